@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import Foundation
+import PackageDescription
+
+// Every .sql file in Queries/ is compiled into the binary (no resource bundle
+// to ship); adding a named query is adding a file.
+let queryFiles = ((try? FileManager.default.contentsOfDirectory(
+    atPath: Context.packageDirectory + "/Queries")) ?? [])
+    .filter { $0.hasSuffix(".sql") }.sorted()
+
+// Layers, bottom up: C shims -> store/codec -> domain -> simulator/reports -> CLI.
+// Only the toolchain and two Debian C libraries are used: no Swift package can
+// be fetched on the machines this builds on.
+let package = Package(
+    name: "mqa",
+    products: [
+        .executable(name: "mqa", targets: ["mqa"]),
+        .library(name: "MQADomain", targets: ["MQADomain"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CZstd", pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]),
+        .target(
+            name: "MQAQueries", path: "Queries",
+            exclude: ["README.md"],
+            resources: queryFiles.map { .embedInCode($0) }),
+        .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd"]),
+        .target(name: "MQADomain", dependencies: ["MQAStore", "MQAQueries"]),
+        .target(name: "MQASimulator", dependencies: ["MQADomain"]),
+        .target(name: "MQAReports", dependencies: ["MQADomain"]),
+        .target(name: "MQACLI", dependencies: ["MQADomain", "MQASimulator", "MQAReports", "MQAQueries"]),
+        .executableTarget(name: "mqa", dependencies: ["MQACLI"]),
+        .testTarget(name: "MQAStoreTests", dependencies: ["MQAStore"]),
+        .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"]),
+        .testTarget(name: "MQACLITests", dependencies: ["MQACLI"]),
+    ]
+)

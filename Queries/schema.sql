@@ -1,0 +1,89 @@
+-- The mqa store, schema version 1. Open any store with the sqlite3 shell:
+--   sqlite3 mqa.sqlite '.read Queries/rejects.sql'
+-- Quality reports live in compressed column chunks (report_chunks.data, see
+-- Docs/store.md); every chunk row also carries count, time range and
+-- min/max/sum per metric, so summaries need no decoding. All other events are
+-- plain rows whose payload is canonical JSON, readable with json_extract().
+
+CREATE TABLE IF NOT EXISTS meetings (
+    id      INTEGER PRIMARY KEY,
+    meeting TEXT NOT NULL UNIQUE
+);
+
+-- One row per client (local user) of a meeting: the (meeting, uid) pair.
+CREATE TABLE IF NOT EXISTS clients (
+    id         INTEGER PRIMARY KEY,
+    meeting_id INTEGER NOT NULL REFERENCES meetings(id),
+    uid        TEXT NOT NULL,
+    UNIQUE (meeting_id, uid)
+);
+
+-- Quality reports of one client, a time-ordered block each. Chunks of a
+-- client never overlap in time (ingest merges and re-chunks), so reading a
+-- client's series is reading its chunks in first_ts order.
+CREATE TABLE IF NOT EXISTS report_chunks (
+    id          INTEGER PRIMARY KEY,
+    client_id   INTEGER NOT NULL REFERENCES clients(id),
+    first_ts    INTEGER NOT NULL,
+    last_ts     INTEGER NOT NULL,
+    count       INTEGER NOT NULL,
+    loss_min    REAL, loss_max    REAL, loss_sum    REAL,
+    rtt_min     REAL, rtt_max     REAL, rtt_sum     REAL,
+    jitter_min  REAL, jitter_max  REAL, jitter_sum  REAL,
+    bitrate_min REAL, bitrate_max REAL, bitrate_sum REAL,
+    -- over the reports whose MOS is in [1, 5] (0 and null are placeholders)
+    mos_count   INTEGER NOT NULL, mos_min REAL, mos_max REAL, mos_sum REAL,
+    data        BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS report_chunks_by_client ON report_chunks (client_id, first_ts);
+
+-- Every other known event. The key doubles as the duplicate check: the same
+-- client, instant, event and payload is stored once, across files and runs.
+CREATE TABLE IF NOT EXISTS events (
+    client_id INTEGER NOT NULL REFERENCES clients(id),
+    ts        INTEGER NOT NULL,
+    kind      INTEGER NOT NULL REFERENCES event_kinds(kind),
+    payload   TEXT NOT NULL,
+    seq       INTEGER NOT NULL,  -- ingest order: keeps equal-ts events in input order
+    PRIMARY KEY (client_id, ts, kind, payload)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS event_kinds (
+    kind INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE
+);
+INSERT OR IGNORE INTO event_kinds (kind, name) VALUES
+    (1, 'meeting_join'), (2, 'meeting_leave'), (3, 'disconnect'), (4, 'reconnect'),
+    (5, 'quality_report'), (6, 'connection_quality_change'), (7, 'active_speakers_change'),
+    (8, 'stream_subscribe'), (9, 'stream_unsubscribe'), (10, 'receive_stream_status'),
+    (11, 'user_enter'), (12, 'user_leave'), (13, 'member_media_state'),
+    (14, 'room_title_change'), (15, 'room_share_start'), (16, 'room_share_stop');
+
+-- Ingested inputs by content fingerprint. status 'partial' with lines_done is
+-- the resume point after a kill; 'done' makes re-ingesting the same content a
+-- no-op. The counters are the file's share of the ingest summary.
+CREATE TABLE IF NOT EXISTS files (
+    id          INTEGER PRIMARY KEY,
+    hash        TEXT NOT NULL UNIQUE,
+    path        TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('partial', 'done')),
+    lines_done  INTEGER NOT NULL DEFAULT 0,
+    lines       INTEGER NOT NULL DEFAULT 0,
+    events      INTEGER NOT NULL DEFAULT 0,
+    reports     INTEGER NOT NULL DEFAULT 0,
+    rejected    INTEGER NOT NULL DEFAULT 0,
+    duplicates  INTEGER NOT NULL DEFAULT 0,
+    ignored     INTEGER NOT NULL DEFAULT 0,
+    ingested_at INTEGER NOT NULL
+);
+
+-- Lines that failed validation, never silently dropped. raw is cut to 4 KiB.
+CREATE TABLE IF NOT EXISTS rejects (
+    id      INTEGER PRIMARY KEY,
+    file_id INTEGER REFERENCES files(id),
+    file    TEXT NOT NULL,
+    line    INTEGER NOT NULL,
+    reason  TEXT NOT NULL,
+    raw     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rejects_by_file ON rejects (file_id, line);

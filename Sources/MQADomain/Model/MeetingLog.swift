@@ -1,0 +1,88 @@
+/// One client's quality reports as columns, sorted by `ts` (equal `ts` keep
+/// input order). Columns, not report structs, so that a tuning sweep runs
+/// over flat arrays.
+public struct ReportColumns: Sendable, Equatable {
+    public var ts: [Int64] = []
+    public var loss: [Double] = []
+    public var rtt: [Double] = []
+    public var jitter: [Double] = []
+    public var bitrate: [Double] = []
+    /// The SDK's MOS; `Double.nan` stands for `null`.
+    public var mos: [Double] = []
+
+    public init() {}
+
+    public var count: Int { ts.count }
+
+    public mutating func append(ts: Int64, _ r: QualityReport) {
+        self.ts.append(ts)
+        loss.append(r.loss)
+        rtt.append(r.rtt)
+        jitter.append(r.jitter)
+        bitrate.append(r.bitrate)
+        mos.append(r.mos ?? .nan)
+    }
+
+    public func report(at i: Int) -> QualityReport {
+        QualityReport(
+            loss: loss[i], rtt: rtt[i], jitter: jitter[i], bitrate: bitrate[i],
+            mos: mos[i].isNaN ? nil : mos[i])
+    }
+}
+
+/// Everything one client (`meeting`, `uid`) logged in one meeting.
+///
+/// Ordering rule at equal `ts` between a report and another event (the store
+/// keeps reports in their own compressed columns, so the input order between
+/// the two kinds is not kept): `meeting_join` and `reconnect` come before the
+/// reports of the same millisecond, every other event after them. A report
+/// logged in the same millisecond as a join therefore belongs to the new
+/// connection, and one logged with a disconnect to the connection that ends.
+public struct ClientLog: Sendable, Equatable {
+    public var uid: String
+    /// Every event except quality reports, in `ts` order (equal `ts` keep
+    /// input order).
+    public var events: [TimedEvent]
+    public var reports: ReportColumns
+
+    public init(uid: String, events: [TimedEvent] = [], reports: ReportColumns = ReportColumns()) {
+        self.uid = uid
+        self.events = events
+        self.reports = reports
+    }
+
+    /// The client's first and last event time, reports included; `nil` when
+    /// the client logged nothing.
+    public var span: (first: Int64, last: Int64)? {
+        let lo = [events.first?.ts, reports.ts.first].compactMap { $0 }.min()
+        let hi = [events.last?.ts, reports.ts.last].compactMap { $0 }.max()
+        guard let lo, let hi else { return nil }
+        return (lo, hi)
+    }
+}
+
+/// All clients of one meeting, sorted by `uid`.
+public struct MeetingLog: Sendable, Equatable {
+    public var meeting: String
+    public var clients: [ClientLog]
+
+    public init(meeting: String, clients: [ClientLog]) {
+        self.meeting = meeting
+        self.clients = clients
+    }
+
+    /// The engine from the first `meeting_join` (by time) that names one;
+    /// `nil` when no client logged a join.
+    public var engine: String? {
+        var best: (Int64, String)?
+        for client in clients {
+            for e in client.events {
+                if case .meetingJoin(let engine, _) = e.payload, best == nil || e.ts < best!.0 {
+                    best = (e.ts, engine)
+                    break
+                }
+            }
+        }
+        return best?.1
+    }
+}

@@ -1,0 +1,409 @@
+import MQAStore
+
+/// What became of one line.
+public enum LineOutcome: Equatable, Sendable {
+    /// A known event; its fields are in the parser.
+    case event
+    /// A valid line whose `event` this version does not know: counted, not stored.
+    case ignored
+    /// A bad line, with a reason that names the field.
+    case rejected(String)
+}
+
+/// Validates one NDJSON line against the event-log contract and exposes its
+/// fields without building per-line objects: envelope strings as reusable
+/// byte buffers, a quality report's values as exact decimals. Other events'
+/// payloads are built on request (`payload()`), as they are rare.
+public struct LineParser {
+    /// Lines longer than this are rejected (the spec's 1 MiB).
+    public static let maxLineBytes = 1 << 20
+    /// 2000-01-01T00:00:00Z: earlier times are rejected.
+    public static let earliestTs: Int64 = 946_684_800_000
+
+    /// Times more than a day after this are rejected.
+    public var nowMs: Int64
+
+    public private(set) var ts: Int64 = 0
+    public private(set) var kind: EventKind = .meetingJoin
+    /// The decoded `meeting` and `uid` (UTF-8), valid after `.event`/`.ignored`.
+    public private(set) var meeting: [UInt8] = []
+    public private(set) var uid: [UInt8] = []
+    /// A quality report's values, valid when `kind == .qualityReport`.
+    public private(set) var loss = DecimalNumber(mantissa: 0, exponent: 0)
+    public private(set) var rtt = DecimalNumber(mantissa: 0, exponent: 0)
+    public private(set) var jitter = DecimalNumber(mantissa: 0, exponent: 0)
+    public private(set) var bitrate = DecimalNumber(mantissa: 0, exponent: 0)
+    /// `DecimalNumber.null` for a logged `null`.
+    public private(set) var mos = DecimalNumber(mantissa: 0, exponent: 0)
+
+    private var scanner = JSONScanner()
+    private var line = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    private var scratch: [UInt8] = []
+
+    public init(nowMs: Int64) { self.nowMs = nowMs }
+
+    /// Parses and validates `line` (without its newline). The buffer must
+    /// stay valid until the next call when `payload()` is used.
+    public mutating func parse(_ line: UnsafeBufferPointer<UInt8>) -> LineOutcome {
+        if line.count > LineParser.maxLineBytes {
+            return .rejected("line longer than 1 MiB (\(line.count) bytes)")
+        }
+        self.line = line
+        do {
+            try scanner.scan(line)
+        } catch {
+            return .rejected(error.message + " at column \(error.column)")
+        }
+        if let reason = validateEnvelope() { return .rejected(reason) }
+        guard let known = eventKind() else { return .ignored }
+        kind = known
+        if let reason = validatePayload() { return .rejected(reason) }
+        return .event
+    }
+
+    private func field(_ key: FieldKey) -> FieldValue { scanner.fields[key.rawValue] }
+
+    // MARK: Envelope
+
+    private mutating func validateEnvelope() -> String? {
+        let t = field(.ts)
+        switch t.type {
+        case .absent: return "ts: missing"
+        case .number:
+            guard let v = LineParser.integer(t.number) else {
+                return "ts: must be an integer number of ms since the epoch or an RFC 3339 string"
+            }
+            ts = v
+        case .string:
+            decode(t, into: &scratch)
+            guard let v = scratch.withUnsafeBufferPointer({ RFC3339.milliseconds($0) }) else {
+                return "ts: not a valid RFC 3339 time: \"\(LineParser.clip(scratch))\""
+            }
+            ts = v
+        default: return "ts: must be an integer or an RFC 3339 string, not \(LineParser.typeName(t.type))"
+        }
+        if ts < LineParser.earliestTs { return "ts: \(ts) is before 2000-01-01" }
+        if ts > nowMs + 86_400_000 { return "ts: \(ts) is more than a day in the future" }
+        let e = field(.event)
+        switch e.type {
+        case .absent: return "event: missing"
+        case .string: if e.end == e.start { return "event: empty" }
+        default: return "event: must be a string, not \(LineParser.typeName(e.type))"
+        }
+        // Swap the buffers out rather than copy them: a copy would defeat
+        // their reuse and allocate on every line.
+        var buffer: [UInt8] = []
+        swap(&buffer, &meeting)
+        defer { swap(&buffer, &meeting) }
+        if let reason = envelopeString(.meeting, into: &buffer) { return reason }
+        var uidBuffer: [UInt8] = []
+        swap(&uidBuffer, &uid)
+        defer { swap(&uidBuffer, &uid) }
+        if let reason = envelopeString(.uid, into: &uidBuffer) { return reason }
+        return nil
+    }
+
+    private func envelopeString(_ key: FieldKey, into out: inout [UInt8]) -> String? {
+        let f = field(key)
+        switch f.type {
+        case .absent: return "\(key.name): missing"
+        case .string: break
+        default: return "\(key.name): must be a string, not \(LineParser.typeName(f.type))"
+        }
+        LineParser.decode(line, f, into: &out)
+        var characters = 0
+        for b in out where b & 0xC0 != 0x80 { characters += 1 }
+        if characters == 0 { return "\(key.name): empty" }
+        if characters > 256 { return "\(key.name): \(characters) characters, at most 256 allowed" }
+        return nil
+    }
+
+    private func eventKind() -> EventKind? {
+        let e = field(.event)
+        let name = UnsafeBufferPointer(rebasing: line[e.start..<e.end])
+        if e.hasEscapes {
+            var decoded: [UInt8] = []
+            JSONScanner.unescape(name, into: &decoded)
+            return EventKind(name: String(decoding: decoded, as: UTF8.self))
+        }
+        return EventKind.match(name)
+    }
+
+    // MARK: Payload
+
+    private mutating func validatePayload() -> String? {
+        switch kind {
+        case .qualityReport:
+            return validateReport()
+        case .meetingJoin:
+            return requireEnum(.engine, ["sfu", "cdn"]) ?? optionalString(.title)
+        case .meetingLeave, .reconnect:
+            return nil
+        case .disconnect:
+            return requireString(.reason) ?? optionalString(.error)
+        case .connectionQualityChange:
+            return requireString(.tier)
+        case .activeSpeakersChange:
+            return validateSpeakers()
+        case .streamSubscribe:
+            return requireString(.publisher) ?? requireString(.track) ?? requireEnum(.kind, ["camera", "screen"])
+        case .streamUnsubscribe:
+            return requireString(.publisher) ?? requireString(.track)
+        case .receiveStreamStatus:
+            return requireString(.publisher) ?? requireString(.track) ?? requireBool(.timedOut)
+        case .userEnter, .userLeave:
+            return requireString(.target)
+        case .memberMediaState:
+            return requireString(.target) ?? requireEnum(.media, ["mic", "camera"]) ?? requireBool(.on)
+                ?? requireBool(.byAdmin) ?? optionalString(.opUid)
+        case .roomTitleChange:
+            return requireString(.title) ?? requireString(.previousTitle)
+        case .roomShareStart, .roomShareStop:
+            return requireString(.publisher)
+        }
+    }
+
+    private mutating func validateReport() -> String? {
+        let fields = scanner.fields
+        func number(_ key: FieldKey, _ out: inout DecimalNumber) -> (String?, Double) {
+            let f = fields[key.rawValue]
+            switch f.type {
+            case .absent: return ("\(key.name): missing", 0)
+            case .number: break
+            default: return ("\(key.name): must be a number, not \(LineParser.typeName(f.type))", 0)
+            }
+            out = f.number.normalized
+            let v = out.doubleValue!
+            if !v.isFinite { return ("\(key.name): not a finite number", v) }
+            return (nil, v)
+        }
+        var lossNumber = loss
+        let (e1, lossValue) = number(.loss, &lossNumber)
+        loss = lossNumber
+        if let e1 { return e1 }
+        if !(lossValue >= 0 && lossValue <= 100) { return "loss: \(loss.jsonText) is outside 0–100 (percent)" }
+        for (key, name) in [(FieldKey.rtt, "rtt"), (.jitter, "jitter"), (.bitrate, "bitrate")] {
+            var value = DecimalNumber(mantissa: 0, exponent: 0)
+            let (e, v) = number(key, &value)
+            if let e { return e }
+            if v < 0 { return "\(name): \(value.jsonText) is negative" }
+            switch key {
+            case .rtt: rtt = value
+            case .jitter: jitter = value
+            default: bitrate = value
+            }
+        }
+        let m = field(.mos)
+        if m.type == .null {
+            mos = .null
+            return nil
+        }
+        if m.type == .absent { return "mos: missing (use null when not available)" }
+        var mosNumber = mos
+        let (e5, mosValue) = number(.mos, &mosNumber)
+        mos = mosNumber
+        if let e5 { return e5 }
+        if mosValue != 0 && !(mosValue >= 1 && mosValue <= 5) {
+            return "mos: \(mos.jsonText) is outside 1–5 (0 or null mean not available)"
+        }
+        return nil
+    }
+
+    private func requireString(_ key: FieldKey) -> String? {
+        let f = field(key)
+        switch f.type {
+        case .string: return nil
+        case .absent: return "\(key.name): missing"
+        default: return "\(key.name): must be a string, not \(LineParser.typeName(f.type))"
+        }
+    }
+
+    /// Optional fields may be absent or `null` (encoders differ on nil).
+    private func optionalString(_ key: FieldKey) -> String? {
+        let f = field(key)
+        switch f.type {
+        case .string, .absent, .null: return nil
+        default: return "\(key.name): must be a string, not \(LineParser.typeName(f.type))"
+        }
+    }
+
+    private mutating func requireEnum(_ key: FieldKey, _ allowed: [String]) -> String? {
+        if let reason = requireString(key) { return reason }
+        let value = string(key)!
+        if allowed.contains(value) { return nil }
+        return "\(key.name): \"\(LineParser.clip(Array(value.utf8)))\" is not one of " + allowed.map { "\"\($0)\"" }.joined(separator: ", ")
+    }
+
+    private func requireBool(_ key: FieldKey) -> String? {
+        let f = field(key)
+        switch f.type {
+        case .bool: return nil
+        case .absent: return "\(key.name): missing"
+        default: return "\(key.name): must be true or false, not \(LineParser.typeName(f.type))"
+        }
+    }
+
+    private func validateSpeakers() -> String? {
+        let f = field(.speakers)
+        switch f.type {
+        case .array: break
+        case .absent: return "speakers: missing"
+        default: return "speakers: must be an array of uid strings, not \(LineParser.typeName(f.type))"
+        }
+        var ok = true
+        forEachArrayElement(f) { element in if element.type != .string { ok = false } }
+        return ok ? nil : "speakers: must be an array of uid strings"
+    }
+
+    /// Visits the elements of an already validated array field.
+    private func forEachArrayElement(_ f: FieldValue, _ body: (FieldValue) -> Void) {
+        let s = UnsafeBufferPointer(rebasing: line[..<f.end])
+        var p = f.start + 1
+        func space() { while p < s.count, s[p] == 0x20 || s[p] == 0x09 || s[p] == 0x0A || s[p] == 0x0D { p += 1 } }
+        space()
+        if s[p] == UInt8(ascii: "]") { return }
+        while true {
+            var element = FieldValue()
+            element.start = p
+            if s[p] == UInt8(ascii: "\"") {
+                element.type = .string
+                element.start = p + 1
+                element.hasEscapes = (try? scanner.scanString(s, &p)) ?? false
+                element.end = p - 1
+            } else {
+                element.type = .object  // anything but a string: only the type matters
+                try? scanner.skipValue(s, &p, depth: 2)
+                element.end = p
+            }
+            body(element)
+            space()
+            if s[p] == UInt8(ascii: "]") { return }
+            p += 1  // ','
+            space()
+        }
+    }
+
+    // MARK: Decoded values
+
+    private func decode(_ f: FieldValue, into out: inout [UInt8]) {
+        LineParser.decode(line, f, into: &out)
+    }
+
+    private static func decode(_ line: UnsafeBufferPointer<UInt8>, _ f: FieldValue, into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
+        let raw = UnsafeBufferPointer(rebasing: line[f.start..<f.end])
+        if f.hasEscapes {
+            JSONScanner.unescape(raw, into: &out)
+        } else {
+            out.append(contentsOf: raw)
+        }
+    }
+
+    private func string(_ f: FieldValue) -> String {
+        var bytes: [UInt8] = []
+        decode(f, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func string(_ key: FieldKey) -> String? {
+        let f = field(key)
+        return f.type == .string ? string(f) : nil
+    }
+
+    private func bool(_ key: FieldKey) -> Bool { field(key).bool }
+
+    /// The values of the last `.event` quality report.
+    public var report: QualityReport {
+        QualityReport(
+            loss: loss.doubleValue!, rtt: rtt.doubleValue!, jitter: jitter.doubleValue!,
+            bitrate: bitrate.doubleValue!, mos: mos.doubleValue)
+    }
+
+    /// The payload of the last `.event` line.
+    public func payload() -> EventPayload {
+        switch kind {
+        case .meetingJoin: return .meetingJoin(engine: string(.engine)!, title: string(.title))
+        case .meetingLeave: return .meetingLeave
+        case .disconnect: return .disconnect(reason: string(.reason)!, error: string(.error))
+        case .reconnect: return .reconnect
+        case .qualityReport: return .qualityReport(report)
+        case .connectionQualityChange: return .connectionQualityChange(tier: string(.tier)!)
+        case .activeSpeakersChange:
+            var speakers: [String] = []
+            forEachArrayElement(field(.speakers)) { speakers.append(string($0)) }
+            return .activeSpeakersChange(speakers: speakers)
+        case .streamSubscribe:
+            return .streamSubscribe(publisher: string(.publisher)!, track: string(.track)!, kind: string(.kind)!)
+        case .streamUnsubscribe: return .streamUnsubscribe(publisher: string(.publisher)!, track: string(.track)!)
+        case .receiveStreamStatus:
+            return .receiveStreamStatus(publisher: string(.publisher)!, track: string(.track)!, timedOut: bool(.timedOut))
+        case .userEnter: return .userEnter(target: string(.target)!)
+        case .userLeave: return .userLeave(target: string(.target)!)
+        case .memberMediaState:
+            return .memberMediaState(
+                target: string(.target)!, media: string(.media)!, on: bool(.on), byAdmin: bool(.byAdmin),
+                opUid: string(.opUid))
+        case .roomTitleChange: return .roomTitleChange(title: string(.title)!, previousTitle: string(.previousTitle)!)
+        case .roomShareStart: return .roomShareStart(publisher: string(.publisher)!)
+        case .roomShareStop: return .roomShareStop(publisher: string(.publisher)!)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// An integral number as Int64 (`1e3` and `1795946400000.0` included).
+    static func integer(_ d: DecimalNumber) -> Int64? {
+        if d.isBinary {
+            let v = d.doubleValue!
+            guard v == v.rounded(), abs(v) < 9.2e18 else { return nil }
+            return Int64(v)
+        }
+        let n = d.normalized
+        guard n.exponent >= 0 else { return nil }
+        var v = n.mantissa
+        for _ in 0..<Int(n.exponent) {
+            let (p, overflow) = v.multipliedReportingOverflow(by: 10)
+            if overflow { return nil }
+            v = p
+        }
+        return v
+    }
+
+    static func typeName(_ t: JSONType) -> String {
+        switch t {
+        case .absent: "missing"
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    /// At most 80 bytes of a value for an error message, cut at a character.
+    static func clip(_ bytes: [UInt8]) -> String {
+        guard bytes.count > 80 else { return String(decoding: bytes, as: UTF8.self) }
+        var end = 80
+        while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: bytes[..<end], as: UTF8.self) + "…"
+    }
+}
+
+extension EventKind {
+    /// Matches an `event` name's bytes without building a String.
+    static func match(_ bytes: UnsafeBufferPointer<UInt8>) -> EventKind? {
+        // quality_report is most lines by far: test it first.
+        if bytes.count == 14 && bytes[0] == UInt8(ascii: "q") {
+            let q: StaticString = "quality_report"
+            let w = q.utf8Start
+            var same = true
+            for i in 0..<14 where bytes[i] != w[i] { same = false; break }
+            if same { return .qualityReport }
+        }
+        return EventKind.byUTF8[Array(bytes)]
+    }
+
+    static let byUTF8: [[UInt8]: EventKind] = Dictionary(
+        uniqueKeysWithValues: allCases.map { (Array($0.name.utf8), $0) })
+}

@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A number exactly as it was written in the log: `mantissa × 10^exponent`.
+///
+/// Keeping the decimal (not the `Double`) is what lets the store hold `0.4`
+/// as the integer 4 at scale 1, delta-encode it, and give back `0.4` to the
+/// last digit. Two markers in `exponent` cover what a 64-bit decimal cannot:
+/// `null`, and numbers outside its range, which are kept as `Double` bits.
+public struct DecimalNumber: Hashable, Sendable {
+    public var mantissa: Int64
+    public var exponent: Int16
+
+    /// `exponent` value marking a JSON `null`.
+    public static let nullExponent = Int16.min
+    /// `exponent` value marking `mantissa` as the bit pattern of a `Double`.
+    public static let binaryExponent = Int16.max
+
+    public static let null = DecimalNumber(mantissa: 0, exponent: nullExponent)
+
+    public init(mantissa: Int64, exponent: Int16) {
+        self.mantissa = mantissa
+        self.exponent = exponent
+    }
+
+    /// A number kept as its `Double` value.
+    public init(binary value: Double) {
+        mantissa = Int64(bitPattern: value.bitPattern)
+        exponent = DecimalNumber.binaryExponent
+    }
+
+    public var isNull: Bool { exponent == DecimalNumber.nullExponent }
+    public var isBinary: Bool { exponent == DecimalNumber.binaryExponent }
+
+    /// The same number with trailing zeros of the mantissa moved into the
+    /// exponent, so that equal numbers have equal representations.
+    public var normalized: DecimalNumber {
+        if isNull || isBinary { return self }
+        if mantissa == 0 { return DecimalNumber(mantissa: 0, exponent: 0) }
+        var m = mantissa
+        var e = exponent
+        while m % 10 == 0 && e < Int16.max - 1 {
+            m /= 10
+            e += 1
+        }
+        return DecimalNumber(mantissa: m, exponent: e)
+    }
+
+    static let exactPowers: [Double] = (0...22).map { p in
+        var v = 1.0
+        for _ in 0..<p { v *= 10 }
+        return v
+    }
+
+    /// The nearest `Double`, rounded exactly as a correct JSON parser rounds
+    /// the decimal text. `nil` for `null`.
+    ///
+    /// When the mantissa and the power of ten are both exact doubles, one
+    /// IEEE multiplication or division is correctly rounded; otherwise the C
+    /// library's `strtod`, which rounds correctly, does the work.
+    public var doubleValue: Double? {
+        if isNull { return nil }
+        if isBinary { return Double(bitPattern: UInt64(bitPattern: mantissa)) }
+        let magnitude = mantissa.magnitude
+        if magnitude <= (1 << 53) && exponent >= -22 && exponent <= 22 {
+            let m = Double(mantissa)
+            return exponent < 0 ? m / DecimalNumber.exactPowers[Int(-exponent)] : m * DecimalNumber.exactPowers[Int(exponent)]
+        }
+        if exponent == 0 { return Double(mantissa) }
+        return strtod("\(mantissa)e\(exponent)", nil)
+    }
+
+    /// The number as JSON text: plain decimal notation where it is short,
+    /// exponent notation otherwise. `null` for null.
+    public var jsonText: String {
+        if isNull { return "null" }
+        if isBinary {
+            let d = doubleValue!
+            return d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : "\(d)"
+        }
+        let n = normalized
+        let negative = n.mantissa < 0
+        let digits = String(n.mantissa.magnitude)
+        var body: String
+        if n.exponent >= 0 {
+            body = n.exponent <= 6 ? digits + String(repeating: "0", count: Int(n.exponent)) : "\(digits)e\(n.exponent)"
+        } else {
+            let places = Int(-n.exponent)
+            if places < digits.count {
+                body = String(digits.dropLast(places)) + "." + String(digits.suffix(places))
+            } else if places - digits.count <= 6 {
+                body = "0." + String(repeating: "0", count: places - digits.count) + digits
+            } else {
+                body = "\(digits)e\(n.exponent)"
+            }
+        }
+        return negative ? "-" + body : body
+    }
+}
