@@ -37,5 +37,9 @@ let package = Package(
         .testTarget(name: "MQAStoreTests", dependencies: ["MQAStore"]),
         .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"]),
         .testTarget(name: "MQACLITests", dependencies: ["MQACLI"]),
-    ]
+    ],
+    // Swift 5 mode: the CLI keeps command tables and output sinks in statics,
+    // used from one thread; the parallel tuning sweep shares only immutable
+    // arrays.
+    swiftLanguageModes: [.v5]
 )

@@ -1,1 +1,6 @@
-print("x")
+import MQACLI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+exit(CLI.main(Array(CommandLine.arguments.dropFirst())))

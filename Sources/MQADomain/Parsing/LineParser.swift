@@ -407,3 +407,15 @@ extension EventKind {
     static let byUTF8: [[UInt8]: EventKind] = Dictionary(
         uniqueKeysWithValues: allCases.map { (Array($0.name.utf8), $0) })
 }
+
+extension LineParser {
+    /// Rebuilds a payload from its stored canonical JSON; `nil` when the text
+    /// is damaged or does not fit `kind`.
+    public mutating func payload(of kind: EventKind, canonicalJSON text: UnsafeBufferPointer<UInt8>) -> EventPayload? {
+        self.line = text
+        do { try scanner.scan(text) } catch { return nil }
+        self.kind = kind
+        guard validatePayload() == nil else { return nil }
+        return payload()
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import MQADomain
+
+/// A subcommand: its spec (options, help) and what it does. `run` returns
+/// the exit code.
+struct Subcommand {
+    var spec: CommandSpec
+    var run: (ParsedArguments, CommandContext) throws -> Int32
+}
+
+/// Exit codes of the spec.
+public enum ExitCode {
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let rejectedLines: Int32 = 3
+    public static let usage: Int32 = 64
+}
+
+/// The `mqa` command line.
+public enum CLI {
+    public static let version = "0.1.0"
+
+    static var subcommands: [Subcommand] {
+        [
+            IngestCommand.command, ExportCommand.command, QueryCommand.command,
+        ]
+    }
+
+    static var overview: String {
+        var text = """
+            OVERVIEW: mqa — media quality analytics for video-meeting event logs.
+
+            Ingests the quality events a meeting SDK logs, stores them as compressed
+            time series in SQLite, recomputes quality tiers offline, reports per
+            meeting, track and fleet, and tunes tier thresholds against real stalls.
+
+            USAGE: mqa <subcommand> [options]
+
+            OPTIONS:
+              --version               Show the version.
+              -h, --help              Show help information.
+
+            SUBCOMMANDS:
+
+            """
+        for s in subcommands { text += CommandSpec.row(s.spec.name, s.spec.abstract) }
+        text += "\n  See 'mqa help <subcommand>' for detailed help.\n"
+        return text
+    }
+
+    /// Runs `mqa` with `arguments` (without the program name); returns the
+    /// exit code.
+    public static func main(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+        let context = CommandContext(environment: environment, stdout: .standardOutput, stderr: .standardError)
+        defer {
+            context.stdout.flush()
+            context.stderr.flush()
+        }
+        guard let first = arguments.first else {
+            context.stdout.write(overview)
+            return ExitCode.success
+        }
+        if first == "-h" || first == "--help" {
+            context.stdout.write(overview)
+            return ExitCode.success
+        }
+        if first == "--version" {
+            context.stdout.write("mqa \(version)\n")
+            return ExitCode.success
+        }
+        if first == "help" {
+            let rest = Array(arguments.dropFirst())
+            guard let name = rest.first else {
+                context.stdout.write(overview)
+                return ExitCode.success
+            }
+            guard let command = subcommand(rest) else {
+                return usageError(UsageError("unknown subcommand '\(rest.joined(separator: " "))'", usage: "mqa help <subcommand>"), context)
+            }
+            _ = name
+            context.stdout.write(command.spec.helpText)
+            return ExitCode.success
+        }
+        guard let command = subcommand(arguments) else {
+            return usageError(UsageError("unknown subcommand '\(first)'", usage: "mqa <subcommand> [options]"), context)
+        }
+        let consumed = command.spec.name.split(separator: " ").count
+        do {
+            let parsed = try command.spec.parse(Array(arguments.dropFirst(consumed)))
+            if parsed.has("--help") {
+                context.stdout.write(command.spec.helpText)
+                return ExitCode.success
+            }
+            return try command.run(parsed, context)
+        } catch let error as UsageError {
+            var e = error
+            if e.usage == nil { e.usage = command.spec.usage }
+            return usageError(e, context)
+        } catch {
+            context.stderr.write("Error: \(error)\n")
+            return ExitCode.failure
+        }
+    }
+
+    /// The subcommand named by the first word(s): `report meeting` is two words.
+    static func subcommand(_ words: [String]) -> Subcommand? {
+        let all = subcommands
+        if words.count >= 2, let two = all.first(where: { $0.spec.name == words[0] + " " + words[1] }) { return two }
+        return all.first(where: { $0.spec.name == words[0] })
+    }
+
+    static func usageError(_ error: UsageError, _ context: CommandContext) -> Int32 {
+        context.stderr.write("Error: \(error.message)\n")
+        if let usage = error.usage { context.stderr.write("Usage: \(usage)\n") }
+        context.stderr.write("  See 'mqa --help' or 'mqa help <subcommand>'.\n")
+        return ExitCode.usage
+    }
+}

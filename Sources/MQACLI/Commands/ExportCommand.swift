@@ -1,0 +1,29 @@
+import MQADomain
+
+/// `mqa export`
+enum ExportCommand {
+    static let spec = CommandSpec(
+        name: "export",
+        abstract: "Write the stored events back as event-log lines.",
+        discussion: """
+            Lines are ordered by meeting, uid and ts; quality reports are decoded from
+            their compressed chunks with the decimals they were logged with. Ingesting
+            the export into an empty store gives the same store (and the same export).
+            """,
+        options: [
+            CommandContext.dbOption,
+            .option("--meeting", value: "ID", help: "Only this meeting."),
+            .option("--format", value: "FORMAT", help: "ndjson (default) or csv."),
+            CommandContext.outOption,
+        ])
+
+    static let command = Subcommand(spec: spec, run: run)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let format = try args.choice("--format", ["ndjson", "csv"], default: "ndjson", usage: spec.usage)
+        let store = try context.openStore(args)
+        let out = try context.output(args)
+        try Exporter(store: store).export(meeting: args.value("--meeting"), format: Exporter.Format(rawValue: format)!, to: out)
+        return ExitCode.success
+    }
+}

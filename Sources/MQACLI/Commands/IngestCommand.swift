@@ -1,0 +1,77 @@
+import Foundation
+import MQADomain
+
+/// `mqa ingest FILE...`
+enum IngestCommand {
+    static let spec = CommandSpec(
+        name: "ingest",
+        abstract: "Ingest event logs (NDJSON, .zst, or - for stdin) into the store.",
+        discussion: """
+            Every line is validated against the event-log contract (Docs/event-log.md).
+            Good lines are stored, bad lines are recorded with file, line and reason
+            (the first 20 are printed; `mqa query rejects` lists all), unknown events
+            are counted as ignored and repeated events as duplicates. Re-ingesting a
+            file with identical content is a no-op; a killed ingest resumes where its
+            last commit ended when run again.
+
+            Exit status: 0 done, 3 done but some lines were rejected, 1 failed, 64 usage.
+            """,
+        arguments: [("FILE...", "Event log files: plain NDJSON, zstd-compressed (.zst), or - for standard input.")],
+        minPositionals: 1, maxPositionals: nil,
+        options: [
+            CommandContext.dbOption,
+            .option("--format", value: "FORMAT", help: "Summary format: text (default) or json."),
+        ])
+
+    static let command = Subcommand(spec: spec, run: run)
+
+    static let shownRejects = 20
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let format = try args.choice("--format", ["text", "json", "md"], default: "text", usage: spec.usage)
+        let store = try EventStore(path: context.databasePath(args))
+        let ingester = Ingester(store: store)
+        var rejectsShown = 0
+        var rejectsTotal = 0
+        ingester.onReject = { reject in
+            rejectsTotal += 1
+            if rejectsShown < shownRejects {
+                rejectsShown += 1
+                context.stderr.write("\(reject.file):\(reject.line): \(reject.reason)\n")
+            }
+        }
+        ingester.onInputError = { error in context.stderr.write("Error: \(error)\n") }
+        let progress = context.stderr.isTerminal ? ProgressBar(sink: context.stderr) : nil
+        if let progress {
+            let paths = args.positionals
+            var finishedBytes = 0
+            var currentPath = ""
+            var lastBytes = 0
+            let totalBytes = paths.reduce(0) { sum, p in
+                sum + ((try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0)
+            }
+            ingester.onProgress = { bytes, _, path in
+                if path != currentPath {
+                    finishedBytes += lastBytes
+                    currentPath = path
+                }
+                lastBytes = bytes
+                progress.update(done: finishedBytes + bytes, total: totalBytes, label: path)
+            }
+        }
+        let summary = try ingester.ingest(paths: args.positionals)
+        progress?.finish()
+        if rejectsTotal > shownRejects {
+            context.stderr.write("… and \(rejectsTotal - shownRejects) more rejected lines (`mqa query rejects` lists them all)\n")
+        }
+        let out = try context.output(args)
+        if format == "json" {
+            out.write(summary.json.rendered() + "\n")
+        } else {
+            out.write(summary.text + "\n")
+        }
+        out.flush()
+        if ingester.failedInputs > 0 { return ExitCode.failure }
+        return summary.rejected > 0 ? ExitCode.rejectedLines : ExitCode.success
+    }
+}

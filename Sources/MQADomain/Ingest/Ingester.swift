@@ -1,0 +1,274 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import MQAStore
+
+/// Reads event logs into the store: validates every line, keeps the good
+/// ones, records the bad ones, drops duplicates, and commits in batches so
+/// that a killed process leaves a consistent store that a re-run completes.
+public final class Ingester {
+    public let store: EventStore
+    private var parser: LineParser
+    /// Lines per transaction. Each commit also records how far the file got,
+    /// so a re-run after a kill resumes there.
+    public var commitEvery = 100_000
+
+    /// Called for every rejected line (the CLI prints the first 20).
+    public var onReject: (RejectedLine) -> Void = { _ in }
+    /// Called now and then with (bytes read of this input, its size if
+    /// known, input path).
+    public var onProgress: ((Int, Int?, String) -> Void)?
+    /// Called when an input fails as a whole (unreadable, damaged zstd);
+    /// the ingest goes on with the next input.
+    public var onInputError: (Error) -> Void = { _ in }
+    public private(set) var failedInputs = 0
+
+    private var buffers: [Int64: ReportSeries] = [:]
+    private var buffered = 0
+    private var lastMeeting: [UInt8] = []
+    private var lastUID: [UInt8] = []
+    private var lastClient: Int64 = -1
+
+    public init(store: EventStore, nowMs: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) {
+        self.store = store
+        parser = LineParser(nowMs: nowMs)
+    }
+
+    /// Ingests each input in turn; returns the summed summary.
+    public func ingest(paths: [String]) throws -> IngestSummary {
+        var total = IngestSummary()
+        for path in paths {
+            do {
+                total = total + (try ingest(path: path))
+            } catch let error as InputError {
+                failedInputs += 1
+                onInputError(error)
+            }
+        }
+        return total
+    }
+
+    /// Ingests one input; a file whose content was ingested before is skipped.
+    public func ingest(path: String) throws -> IngestSummary {
+        let db = store.db
+        var summary = IngestSummary()
+        summary.files = 1
+        var fileID: Int64
+        var resumeAfter = 0
+        if path != "-" {
+            let hash = try Ingester.hashFile(path)
+            let find = try db.cached(
+                "SELECT id, status, lines_done, lines, events, reports, rejected, duplicates, ignored FROM files WHERE hash = ?")
+            find.bind(1, hash)
+            if try find.step() {
+                fileID = find.int64(0)
+                if find.string(1) == "done" {
+                    summary.skippedFiles = 1
+                    return summary
+                }
+                resumeAfter = find.int(2)
+                summary.lines = find.int(3)
+                summary.events = find.int(4)
+                summary.reports = find.int(5)
+                summary.rejected = find.int(6)
+                summary.duplicates = find.int(7)
+                summary.ignored = find.int(8)
+                find.reset()
+            } else {
+                find.reset()
+                fileID = try insertFileRow(hash: hash, path: path)
+            }
+        } else {
+            // Standard input can only be fingerprinted once read: a
+            // provisional key, replaced at the end.
+            fileID = try insertFileRow(hash: "stdin-\(UUID().uuidString)", path: path)
+        }
+
+        let reader = try LineReader(path: path)
+        var hasher = ContentHasher()
+        var linesSinceCommit = 0
+        var lastProgress = 0
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            try reader.forEachLine { line, number, oversize in
+                if path == "-" {
+                    hasher.update(UnsafeRawBufferPointer(line))
+                    var newline: UInt8 = 0x0A
+                    withUnsafeBytes(of: &newline) { hasher.update($0) }
+                }
+                if number <= resumeAfter { return }
+                try process(line, number: number, oversize: oversize, fileID: fileID, path: path, summary: &summary)
+                linesSinceCommit += 1
+                if linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery {
+                    try checkpoint(fileID: fileID, linesDone: number, status: "partial", summary: &summary)
+                    try db.execute("COMMIT")
+                    try db.execute("BEGIN IMMEDIATE")
+                    linesSinceCommit = 0
+                }
+                if let onProgress, number - lastProgress >= 16_384 {
+                    lastProgress = number
+                    onProgress(reader.bytesRead, reader.size, path)
+                }
+            }
+            try checkpoint(fileID: fileID, linesDone: Int.max, status: "done", summary: &summary)
+            if path == "-" { try settleStdinHash(fileID: fileID, hash: hasher.finalize()) }
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            buffers.removeAll()
+            buffered = 0
+            lastClient = -1
+            store.forgetCachedIDs()
+            throw error
+        }
+        onProgress?(reader.bytesRead, reader.size, path)
+        return summary
+    }
+
+    private func insertFileRow(hash: String, path: String) throws -> Int64 {
+        let insert = try store.db.cached("INSERT INTO files (hash, path, status, ingested_at) VALUES (?, ?, 'partial', ?)")
+        insert.bind(1, hash)
+        insert.bind(2, path)
+        insert.bind(3, Int64(Date().timeIntervalSince1970 * 1000))
+        try insert.run()
+        return store.db.lastInsertRowID
+    }
+
+    /// Identical stdin content ingested before: keep the older row (this run
+    /// only found duplicates); otherwise record the real fingerprint.
+    private func settleStdinHash(fileID: Int64, hash: String) throws {
+        let find = try store.db.cached("SELECT id FROM files WHERE hash = ?")
+        find.bind(1, hash)
+        let exists = try find.step()
+        find.reset()
+        if exists {
+            let moveRejects = try store.db.cached("UPDATE rejects SET file_id = NULL WHERE file_id = ?")
+            moveRejects.bind(1, fileID)
+            try moveRejects.run()
+            let delete = try store.db.cached("DELETE FROM files WHERE id = ?")
+            delete.bind(1, fileID)
+            try delete.run()
+        } else {
+            let update = try store.db.cached("UPDATE files SET hash = ? WHERE id = ?")
+            update.bind(1, hash)
+            update.bind(2, fileID)
+            try update.run()
+        }
+    }
+
+    @inline(__always)
+    private func process(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, oversize: Int?, fileID: Int64, path: String,
+        summary: inout IngestSummary
+    ) throws {
+        if Ingester.isBlank(line) && oversize == nil { return }
+        summary.lines += 1
+        let outcome: LineOutcome
+        if let oversize {
+            outcome = .rejected("line longer than 1 MiB (\(oversize) bytes)")
+        } else {
+            outcome = parser.parse(line)
+        }
+        switch outcome {
+        case .rejected(let reason):
+            summary.rejected += 1
+            try recordReject(line, number: number, reason: reason, fileID: fileID, path: path)
+        case .ignored:
+            summary.ignored += 1
+        case .event:
+            let client = try resolveClient()
+            if parser.kind == .qualityReport {
+                buffers[client, default: ReportSeries()].append(
+                    ts: parser.ts, (parser.loss, parser.rtt, parser.jitter, parser.bitrate, parser.mos))
+                buffered += 1
+            } else {
+                let seq = fileID << 32 | Int64(number & 0xFFFF_FFFF)
+                let inserted = try store.insertEvent(
+                    client: client, ts: parser.ts, kind: parser.kind, payload: parser.payload().canonicalJSON, seq: seq)
+                if inserted { summary.events += 1 } else { summary.duplicates += 1 }
+            }
+        }
+    }
+
+    @inline(__always)
+    private func resolveClient() throws -> Int64 {
+        if lastClient >= 0 && parser.meeting == lastMeeting && parser.uid == lastUID { return lastClient }
+        lastClient = try store.clientID(meeting: parser.meeting, uid: parser.uid)
+        lastMeeting = parser.meeting
+        lastUID = parser.uid
+        return lastClient
+    }
+
+    private func recordReject(_ line: UnsafeBufferPointer<UInt8>, number: Int, reason: String, fileID: Int64, path: String) throws {
+        var cut = min(line.count, 4096)
+        while cut < line.count && cut > 0 && line[cut] & 0xC0 == 0x80 { cut -= 1 }
+        let raw = String(decoding: UnsafeBufferPointer(rebasing: line[..<cut]), as: UTF8.self)
+        let insert = try store.db.cached("INSERT INTO rejects (file_id, file, line, reason, raw) VALUES (?, ?, ?, ?, ?)")
+        insert.bind(1, fileID)
+        insert.bind(2, path)
+        insert.bind(3, number)
+        insert.bind(4, reason)
+        insert.bind(5, raw)
+        try insert.run()
+        onReject(RejectedLine(file: path, line: number, reason: reason))
+    }
+
+    /// Writes the buffered reports and the file's progress, inside the open
+    /// transaction, so a commit always holds a whole prefix of the file.
+    private func checkpoint(fileID: Int64, linesDone: Int, status: String, summary: inout IngestSummary) throws {
+        for client in buffers.keys.sorted() {
+            let series = buffers[client]!
+            let duplicates = try store.storeReports(series, client: client)
+            summary.duplicates += duplicates
+            summary.events += series.count - duplicates
+            summary.reports += series.count - duplicates
+        }
+        buffers.removeAll(keepingCapacity: true)
+        buffered = 0
+        let update = try store.db.cached(
+            """
+            UPDATE files SET status = ?, lines_done = ?, lines = ?, events = ?, reports = ?,
+              rejected = ?, duplicates = ?, ignored = ? WHERE id = ?
+            """)
+        update.bind(1, status)
+        update.bind(2, Int64(min(linesDone, Int(Int64.max))))
+        update.bind(3, summary.lines)
+        update.bind(4, summary.events)
+        update.bind(5, summary.reports)
+        update.bind(6, summary.rejected)
+        update.bind(7, summary.duplicates)
+        update.bind(8, summary.ignored)
+        update.bind(9, fileID)
+        try update.run()
+    }
+
+    @inline(__always)
+    static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        for b in line where !(b == 0x20 || b == 0x09 || b == 0x0D) { return false }
+        return true
+    }
+
+    /// The content fingerprint of a file, read in 1 MiB blocks.
+    static func hashFile(_ path: String) throws -> String {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw InputError.isDirectory(path) }
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
+        defer { close(fd) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var hasher = ContentHasher()
+        while true {
+            let n = read(fd, buffer.baseAddress, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw InputError.readFailed(path, String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        }
+        return hasher.finalize()
+    }
+}

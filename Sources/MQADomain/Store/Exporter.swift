@@ -1,0 +1,96 @@
+import MQAStore
+
+/// Writes stored events back as event-log lines, ordered by meeting, uid and
+/// ts, quality reports decoded from their chunks with their logged decimals.
+/// Ingesting the output into an empty store gives the same store back.
+public struct Exporter {
+    public enum Format: String, CaseIterable, Sendable { case ndjson, csv }
+
+    public let store: EventStore
+
+    public init(store: EventStore) { self.store = store }
+
+    /// Exports one meeting, or all when `meeting` is nil; returns the number
+    /// of lines written (the CSV header not counted).
+    @discardableResult
+    public func export(meeting: String?, format: Format, to out: OutputSink) throws -> Int {
+        let meetings: [String]
+        if let meeting {
+            guard try !store.clients(meeting: meeting).isEmpty else { throw StoreError.noMeeting(meeting) }
+            meetings = [meeting]
+        } else {
+            meetings = try store.meetings()
+        }
+        if format == .csv { out.write("ts,event,meeting,uid,loss,rtt,jitter,bitrate,mos,payload\n") }
+        var count = 0
+        for meeting in meetings {
+            for (id, uid) in try store.clients(meeting: meeting) {
+                let events = try store.events(client: id)
+                let reports = try store.reportSeries(client: id, meeting: meeting, uid: uid)
+                // Merge by the ordering rule of `ClientLog`: joins and
+                // reconnects before the reports of the same ms, others after.
+                var e = 0
+                var r = 0
+                while e < events.count || r < reports.count {
+                    let takeEvent: Bool
+                    if r >= reports.count {
+                        takeEvent = true
+                    } else if e >= events.count {
+                        takeEvent = false
+                    } else if events[e].ts != reports.ts[r] {
+                        takeEvent = events[e].ts < reports.ts[r]
+                    } else {
+                        let kind = events[e].payload.kind
+                        takeEvent = kind == .meetingJoin || kind == .reconnect
+                    }
+                    if takeEvent {
+                        write(events[e], meeting: meeting, uid: uid, format: format, to: out)
+                        e += 1
+                    } else {
+                        writeReport(reports, r, meeting: meeting, uid: uid, format: format, to: out)
+                        r += 1
+                    }
+                    count += 1
+                }
+            }
+        }
+        out.flush()
+        return count
+    }
+
+    private func envelope(_ ts: Int64, _ kind: EventKind, _ meeting: String, _ uid: String) -> String {
+        var line = "{\"ts\":\(ts),\"event\":\"\(kind.name)\",\"meeting\":"
+        JSON.quote(meeting, into: &line)
+        line += ",\"uid\":"
+        JSON.quote(uid, into: &line)
+        return line
+    }
+
+    private func write(_ event: TimedEvent, meeting: String, uid: String, format: Format, to out: OutputSink) {
+        let payload = event.payload.canonicalJSON
+        switch format {
+        case .ndjson:
+            var line = envelope(event.ts, event.payload.kind, meeting, uid)
+            if payload.count > 2 { line += "," + payload.dropFirst() } else { line += "}" }
+            out.write(line + "\n")
+        case .csv:
+            out.write(
+                [String(event.ts), event.payload.kind.name, CSV.cell(meeting), CSV.cell(uid), "", "", "", "", "",
+                 CSV.cell(payload)].joined(separator: ",") + "\n")
+        }
+    }
+
+    private func writeReport(_ s: ReportSeries, _ i: Int, meeting: String, uid: String, format: Format, to out: OutputSink) {
+        let v = (0..<5).map { s.columns[$0][i].jsonText }
+        switch format {
+        case .ndjson:
+            var line = envelope(s.ts[i], .qualityReport, meeting, uid)
+            line += ",\"loss\":\(v[0]),\"rtt\":\(v[1]),\"jitter\":\(v[2]),\"bitrate\":\(v[3]),\"mos\":\(v[4])}\n"
+            out.write(line)
+        case .csv:
+            out.write(
+                [String(s.ts[i]), "quality_report", CSV.cell(meeting), CSV.cell(uid), v[0], v[1], v[2], v[3],
+                 v[4] == "null" ? "" : v[4], ""].joined(separator: ",") + "\n")
+        }
+    }
+}
