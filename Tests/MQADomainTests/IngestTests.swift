@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+@testable import MQADomain
+@testable import MQAStore
+
+/// A scratch folder per test.
+struct Scratch {
+    let dir: String
+    init() {
+        dir = NSTemporaryDirectory() + "mqa-test-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+    func write(_ name: String, _ lines: [String]) -> String {
+        let path = dir + "/" + name
+        try! (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+    var db: String { dir + "/mqa.sqlite" }
+}
+
+func qr(_ ts: Int64, uid: String = "alice", meeting: String = "m-1", loss: String = "0.4", mos: String = "4.31") -> String {
+    #"{"ts":\#(ts),"event":"quality_report","meeting":"\#(meeting)","uid":"\#(uid)","loss":\#(loss),"rtt":48,"jitter":6,"bitrate":1850,"mos":\#(mos)}"#
+}
+
+func exportText(_ store: EventStore, meeting: String? = nil) throws -> String {
+    let path = NSTemporaryDirectory() + "mqa-export-\(UUID().uuidString).ndjson"
+    let sink = try OutputSink(path: path)
+    try Exporter(store: store).export(meeting: meeting, format: .ndjson, to: sink)
+    sink.flush()
+    return try String(contentsOfFile: path, encoding: .utf8)
+}
+
+let t0: Int64 = 1_795_946_400_000
+
+@Suite struct IngestTests {
+    @Test func summaryCountsAddUp() throws {
+        let s = Scratch()
+        let file = s.write("a.ndjson", [
+            #"{"ts":1795946400000,"event":"meeting_join","meeting":"m-1","uid":"alice","engine":"sfu"}"#,
+            qr(t0 + 2000), qr(t0 + 2000), "", "  ", "garbage",
+            #"{"ts":1795946400000,"event":"something_new","meeting":"m-1","uid":"alice"}"#,
+            #"{"ts":1795946400000,"event":"meeting_join","meeting":"m-1","uid":"alice","engine":"sfu","extra":true}"#,
+        ])
+        let store = try EventStore(path: s.db)
+        let summary = try Ingester(store: store).ingest(paths: [file])
+        #expect(summary.lines == 6)
+        #expect(summary.events == 2)
+        #expect(summary.reports == 1)
+        #expect(summary.duplicates == 2)
+        #expect(summary.rejected == 1)
+        #expect(summary.ignored == 1)
+        #expect(summary.lines == summary.events + summary.rejected + summary.duplicates + summary.ignored)
+    }
+
+    @Test func reingestingIdenticalContentIsANoOp() throws {
+        let s = Scratch()
+        let file = s.write("a.ndjson", (0..<100).map { qr(t0 + Int64($0) * 2000) })
+        let store = try EventStore(path: s.db)
+        let first = try Ingester(store: store).ingest(paths: [file])
+        let before = try exportText(store)
+        let second = try Ingester(store: store).ingest(paths: [file])
+        #expect(first.reports == 100)
+        #expect(second.skippedFiles == 1)
+        #expect(second.lines == 0)
+        #expect(try exportText(store) == before)
+    }
+
+    @Test func splitAndOverlappingFilesMergeWithoutDuplicates() throws {
+        let s = Scratch()
+        let all = (0..<3000).map { qr(t0 + Int64($0) * 2000, loss: String($0 % 17)) }
+        // Three uploads: overlapping ranges, out of order, one shuffled.
+        let a = s.write("a.ndjson", Array(all[0..<1200]))
+        let b = s.write("b.ndjson", Array(all[1000..<2500]).reversed())
+        let c = s.write("c.ndjson", Array(all[2400..<3000]) + Array(all[0..<10]))
+        let merged = try EventStore(path: s.db)
+        let ingester = Ingester(store: merged)
+        var total = IngestSummary()
+        for f in [b, a, c] { total = total + (try ingester.ingest(path: f)) }
+        #expect(total.reports == 3000)
+        #expect(total.duplicates == 200 + 100 + 10)
+
+        let s2 = Scratch()
+        let reference = try EventStore(path: s2.db)
+        _ = try Ingester(store: reference).ingest(paths: [s2.write("all.ndjson", all)])
+        #expect(try exportText(merged) == exportText(reference))
+        // Chunks of a client never overlap.
+        let q = try merged.db.prepare("SELECT first_ts, last_ts FROM report_chunks ORDER BY first_ts")
+        var previousEnd = Int64.min
+        while try q.step() {
+            #expect(q.int64(0) >= previousEnd)
+            previousEnd = q.int64(1)
+        }
+    }
+
+    @Test func duplicatesAreFoundAcrossRunsAndNumberSpellings() throws {
+        let s = Scratch()
+        let store = try EventStore(path: s.db)
+        _ = try Ingester(store: store).ingest(paths: [s.write("a.ndjson", [qr(t0, loss: "0.4", mos: "0")])])
+        let again = try Ingester(store: store).ingest(paths: [s.write("b.ndjson", [
+            qr(t0, loss: "4e-1", mos: "null"),  // same values: duplicate (mos 0 == null)
+            qr(t0, loss: "0.5", mos: "0"),  // same instant, different value: kept
+            #"{"ts":"2026-11-29T10:00:00Z","event":"reconnect","meeting":"m-1","uid":"alice"}"#,
+            #"{"ts":1795946400000,"event":"reconnect","meeting":"m-1","uid":"alice","x":1}"#,
+        ])])
+        #expect(again.duplicates == 2)
+        #expect(again.events == 2)
+    }
+
+    @Test func exportReingestsToTheSameExport() throws {
+        let s = Scratch()
+        let file = s.write("a.ndjson", [
+            #"{"ts":1795946400000,"event":"meeting_join","meeting":"m \"1\"","uid":"ålice","engine":"sfu","title":"<b>Q&A</b> 🎉"}"#,
+            #"{"ts":1795946400000,"event":"quality_report","meeting":"m \"1\"","uid":"ålice","loss":0,"rtt":0,"jitter":0,"bitrate":0,"mos":null}"#,
+            #"{"ts":1795946402000,"event":"active_speakers_change","meeting":"m \"1\"","uid":"ålice","speakers":["b","ålice"]}"#,
+            #"{"ts":1795946402000,"event":"quality_report","meeting":"m \"1\"","uid":"ålice","loss":12.25,"rtt":1e20,"jitter":0.001,"bitrate":5e-7,"mos":4.5}"#,
+            #"{"ts":1795946404000,"event":"disconnect","meeting":"m \"1\"","uid":"ålice","reason":"network","error":"timeout"}"#,
+            #"{"ts":1795946404000,"event":"quality_report","meeting":"m \"1\"","uid":"ålice","loss":1,"rtt":1,"jitter":1,"bitrate":1,"mos":1}"#,
+        ])
+        let first = try EventStore(path: s.db)
+        _ = try Ingester(store: first).ingest(paths: [file])
+        let exported = try exportText(first)
+        let s2 = Scratch()
+        let second = try EventStore(path: s2.db)
+        _ = try Ingester(store: second).ingest(paths: [s2.write("export.ndjson", exported.split(separator: "\n").map(String.init))])
+        #expect(try exportText(second) == exported)
+        // The ordering rule: join before the report of its ms, disconnect after.
+        let kinds = exported.split(separator: "\n").map { $0.contains("quality_report") ? "q" : "e" }
+        #expect(kinds == ["e", "q", "q", "e", "q", "e"])
+        #expect(exported.contains(#""loss":12.25,"rtt":1e+20,"jitter":0.001,"bitrate":0.0000005,"mos":4.5"#))
+    }
+
+    @Test func anInterruptedFileResumesWhereItsLastCommitEnded() throws {
+        let s = Scratch()
+        let lines = (0..<1000).map { qr(t0 + Int64($0) * 2000) } + ["bad line"]
+        let full = s.write("a.ndjson", lines)
+        let store = try EventStore(path: s.db)
+        // The state a kill leaves after a commit at line 600: those lines
+        // stored, the file's row 'partial' with its progress and counters.
+        _ = try Ingester(store: store).ingest(path: s.write("prefix.ndjson", Array(lines[0..<600])))
+        let mark = try store.db.prepare(
+            "INSERT INTO files (hash, path, status, lines_done, lines, events, reports, ingested_at) VALUES (?, ?, 'partial', 600, 600, 600, 600, 0)")
+        mark.bind(1, try Ingester.hashFile(full))
+        mark.bind(2, full)
+        try mark.run()
+        let resumed = try Ingester(store: store).ingest(path: full)
+        #expect(resumed.lines == 1001)
+        #expect(resumed.reports == 1000)
+        #expect(resumed.duplicates == 0)
+        #expect(resumed.rejected == 1)
+
+        let s2 = Scratch()
+        let clean = try EventStore(path: s2.db)
+        _ = try Ingester(store: clean).ingest(path: full)
+        #expect(try exportText(store) == exportText(clean))
+    }
+
+    @Test func zstdInputsAreStreamed() throws {
+        let s = Scratch()
+        let plain = s.write("a.ndjson", (0..<5000).map { qr(t0 + Int64($0) * 2000) })
+        let zst = plain + ".zst"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/zstd")
+        p.arguments = ["-q", "-f", plain, "-o", zst]
+        try p.run()
+        p.waitUntilExit()
+        let store = try EventStore(path: s.db)
+        let summary = try Ingester(store: store).ingest(path: zst)
+        #expect(summary.reports == 5000)
+        // A truncated frame is an input error, not a crash or silent loss.
+        let data = try Data(contentsOf: URL(fileURLWithPath: zst))
+        let cut = s.dir + "/cut.ndjson.zst"
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
+        #expect(throws: InputError.self) { try Ingester(store: store).ingest(path: cut) }
+    }
+
+    @Test func oversizeLinesAreRejectedWithoutBeingHeld() throws {
+        let s = Scratch()
+        let huge = #"{"ts":1795946400000,"event":"x","meeting":"m","uid":"u","pad":""# + String(repeating: "a", count: 3 << 20) + #""}"#
+        let file = s.write("a.ndjson", [qr(t0), huge, qr(t0 + 2000)])
+        let store = try EventStore(path: s.db)
+        var reasons: [String] = []
+        let ingester = Ingester(store: store)
+        ingester.onReject = { reasons.append("\($0.line): \($0.reason)") }
+        let summary = try ingester.ingest(path: file)
+        #expect(summary.reports == 2)
+        #expect(reasons == ["2: line longer than 1 MiB (\(huge.utf8.count) bytes)"])
+    }
+}

@@ -1,0 +1,198 @@
+import Testing
+@testable import MQADomain
+@testable import MQAStore
+
+/// Parses one line with a fixed "now" (2026-11-30).
+func parse(_ text: String, now: Int64 = 1_796_000_000_000) -> (LineOutcome, LineParser) {
+    var parser = LineParser(nowMs: now)
+    let bytes = Array(text.utf8)
+    let outcome = bytes.withUnsafeBufferPointer { parser.parse($0) }
+    return (outcome, parser)
+}
+
+func reason(_ text: String) -> String? {
+    if case .rejected(let r) = parse(text).0 { return r }
+    return nil
+}
+
+let envelope = #""ts":1795946400000,"meeting":"m-1","uid":"alice""#
+func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_report\",\(fields)}" }
+
+@Suite struct LineParserTests {
+    @Test func acceptsTheSpecExample() {
+        let (outcome, p) = parse(report(#""loss":0.4,"rtt":48,"jitter":6,"bitrate":1850,"mos":4.31"#))
+        #expect(outcome == .event)
+        #expect(p.kind == .qualityReport)
+        #expect(p.ts == 1_795_946_400_000)
+        #expect(p.report == QualityReport(loss: 0.4, rtt: 48, jitter: 6, bitrate: 1850, mos: 4.31))
+        #expect(String(decoding: p.meeting, as: UTF8.self) == "m-1")
+    }
+
+    @Test("numbers in every JSON form", arguments: [
+        ("1e3", 1000.0), ("-0", 0.0), ("4.50", 4.5), ("0.0001", 0.0001), ("1E+2", 100), ("25e-1", 2.5),
+        ("100.000000000000000000001", 100.0),
+    ])
+    func numberForms(text: String, value: Double) {
+        let (outcome, p) = parse(report("\"loss\":0,\"rtt\":\(text),\"jitter\":0,\"bitrate\":0,\"mos\":null"))
+        #expect(outcome == .event)
+        #expect(p.report.rtt == value)
+    }
+
+    @Test func keepsDecimalText() {
+        let (_, p) = parse(report(#""loss":4.50,"rtt":1e3,"jitter":0.4,"bitrate":0,"mos":0"#))
+        #expect(p.loss.jsonText == "4.5")
+        #expect(p.rtt.jsonText == "1000")
+        #expect(p.jitter.jsonText == "0.4")
+    }
+
+    @Test("invalid JSON is rejected", arguments: [
+        "{", "not json", #"{"ts":1,}"#, #"{"ts":01}"#, #"{"a":"\x"}"#, #"{"a":tru}"#, "{\"a\":\"\u{01}\"}",
+        #"{"a":"\ud800"}"#, #"{"a":"\udc00\ud800"}"#, #"{"a":1.}"#, #"{"a":-}"#, #"{"a":NaN}"#, #"{"a":Infinity}"#,
+        #"{} {}"#, #"{"a" 1}"#,
+    ])
+    func invalidJSON(line: String) {
+        #expect(reason(line)?.hasPrefix("not valid JSON") == true)
+    }
+
+    @Test func invalidUTF8IsRejected() {
+        var parser = LineParser(nowMs: .max)
+        for bad: [UInt8] in [[0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xE2, 0x82], [0xFF]] {
+            let line = Array(#"{"ts":1795946400000,"event":"x","meeting":"m","uid":""#.utf8) + bad + Array(#""}"#.utf8)
+            let outcome = line.withUnsafeBufferPointer { parser.parse($0) }
+            guard case .rejected(let r) = outcome else { Issue.record("accepted \(bad)"); continue }
+            #expect(r.contains("invalid UTF-8"))
+        }
+    }
+
+    @Test func notAnObject() {
+        #expect(reason("[1,2]") == "not a JSON object at column 1")
+        #expect(reason("42")?.contains("not a JSON object") == true)
+    }
+
+    @Test func deepNestingIsRefused() {
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect(reason(#"{"x":\#(deep),"ts":1}"#)?.contains("nested deeper") == true)
+    }
+
+    @Test("envelope rules", arguments: [
+        (#"{"event":"x","meeting":"m","uid":"u"}"#, "ts: missing"),
+        (#"{"ts":true,"event":"x","meeting":"m","uid":"u"}"#, "ts: must be"),
+        (#"{"ts":1795946400000.5,"event":"x","meeting":"m","uid":"u"}"#, "ts: must be an integer"),
+        (#"{"ts":"yesterday","event":"x","meeting":"m","uid":"u"}"#, "ts: not a valid RFC 3339"),
+        (#"{"ts":"2026-02-30T00:00:00Z","event":"x","meeting":"m","uid":"u"}"#, "ts: not a valid RFC 3339"),
+        (#"{"ts":946684799999,"event":"x","meeting":"m","uid":"u"}"#, "before 2000-01-01"),
+        (#"{"ts":1796086400001,"event":"x","meeting":"m","uid":"u"}"#, "more than a day in the future"),
+        (#"{"ts":1795946400000,"meeting":"m","uid":"u"}"#, "event: missing"),
+        (#"{"ts":1795946400000,"event":7,"meeting":"m","uid":"u"}"#, "event: must be a string"),
+        (#"{"ts":1795946400000,"event":"","meeting":"m","uid":"u"}"#, "event: empty"),
+        (#"{"ts":1795946400000,"event":"x","uid":"u"}"#, "meeting: missing"),
+        (#"{"ts":1795946400000,"event":"x","meeting":"","uid":"u"}"#, "meeting: empty"),
+        (#"{"ts":1795946400000,"event":"x","meeting":null,"uid":"u"}"#, "meeting: must be a string"),
+        (#"{"ts":1795946400000,"event":"x","meeting":"m"}"#, "uid: missing"),
+        (#"{"ts":1795946400000,"event":"x","meeting":"m","uid":5}"#, "uid: must be a string"),
+    ])
+    func envelopeRules(line: String, expected: String) {
+        #expect(reason(line)?.contains(expected) == true, "\(line) -> \(reason(line) ?? "accepted")")
+    }
+
+    @Test func idsAreCountedInCodePoints() {
+        let ok = String(repeating: "é", count: 256)  // 512 bytes, 256 characters
+        #expect(parse(#"{"ts":1795946400000,"event":"x","meeting":"\#(ok)","uid":"u"}"#).0 == .ignored)
+        let long = String(repeating: "a", count: 257)
+        #expect(reason(#"{"ts":1795946400000,"event":"x","meeting":"m","uid":"\#(long)"}"#)?.contains("257 characters") == true)
+    }
+
+    @Test func rfc3339Forms() {
+        for (text, ms) in [("2026-11-29T10:00:02.125Z", Int64(1_795_946_402_125)), ("2026-11-29t10:00:02z", 1_795_946_402_000),
+                           ("2026-11-29T11:00:02.1259+01:00", 1_795_946_402_125), ("2026-11-29 10:00:02Z", 1_795_946_402_000),
+                           ("2024-02-29T00:00:00-00:30", 1_709_166_600_000)] {
+            let (outcome, p) = parse(#"{"ts":"\#(text)","event":"reconnect","meeting":"m","uid":"u"}"#, now: 1_800_000_000_000)
+            #expect(outcome == .event, "\(text)")
+            #expect(p.ts == ms, "\(text)")
+        }
+    }
+
+    @Test func unknownEventsAreIgnoredButStillValidated() {
+        #expect(parse(#"{"ts":1795946400000,"event":"future_thing","meeting":"m","uid":"u","x":{"y":[1,2]}}"#).0 == .ignored)
+        #expect(reason(#"{"ts":1795946400000,"event":"future_thing","meeting":"m"}"#) == "uid: missing")
+    }
+
+    @Test func escapesAndSurrogatesDecode() {
+        let (outcome, p) = parse(#"{"ts":1795946400000,"event":"reconnect","meeting":"m-\u00e9\ud83d\ude00\n","uid":"a\"b"}"#)
+        #expect(outcome == .event)
+        #expect(String(decoding: p.meeting, as: UTF8.self) == "m-é😀\n")
+        #expect(String(decoding: p.uid, as: UTF8.self) == "a\"b")
+        // An escaped key still names the field.
+        #expect(parse(#"{"t\u0073":1795946400000,"event":"reconnect","meeting":"m","uid":"u"}"#).0 == .event)
+    }
+
+    @Test("report value rules", arguments: [
+        (#""rtt":1,"jitter":1,"bitrate":1,"mos":4"#, "loss: missing"),
+        (#""loss":"1","rtt":1,"jitter":1,"bitrate":1,"mos":4"#, "loss: must be a number"),
+        (#""loss":100.01,"rtt":1,"jitter":1,"bitrate":1,"mos":4"#, "loss: 100.01 is outside 0–100"),
+        (#""loss":-1,"rtt":1,"jitter":1,"bitrate":1,"mos":4"#, "loss: -1 is outside"),
+        (#""loss":1,"rtt":-0.5,"jitter":1,"bitrate":1,"mos":4"#, "rtt: -0.5 is negative"),
+        (#""loss":1,"rtt":1,"jitter":-1,"bitrate":1,"mos":4"#, "jitter: -1 is negative"),
+        (#""loss":1,"rtt":1,"jitter":1,"bitrate":-1,"mos":4"#, "bitrate: -1 is negative"),
+        (#""loss":1,"rtt":1e999,"jitter":1,"bitrate":1,"mos":4"#, "rtt: not a finite number"),
+        (#""loss":1,"rtt":1,"jitter":1,"bitrate":1"#, "mos: missing"),
+        (#""loss":1,"rtt":1,"jitter":1,"bitrate":1,"mos":0.5"#, "mos: 0.5 is outside 1–5"),
+        (#""loss":1,"rtt":1,"jitter":1,"bitrate":1,"mos":5.01"#, "mos: 5.01 is outside 1–5"),
+        (#""loss":1,"rtt":1,"jitter":1,"bitrate":1,"mos":"4""#, "mos: must be a number"),
+    ])
+    func reportRules(fields: String, expected: String) {
+        let r = reason(report(fields))
+        #expect(r?.hasPrefix(expected) == true, "\(fields) -> \(r ?? "accepted")")
+    }
+
+    @Test func mosZeroAndNullAreAccepted() {
+        #expect(parse(report(#""loss":0,"rtt":0,"jitter":0,"bitrate":0,"mos":0"#)).1.report.mos == 0)
+        #expect(parse(report(#""loss":0,"rtt":0,"jitter":0,"bitrate":0,"mos":null"#)).1.report.mos == nil)
+    }
+
+    @Test("payload rules of each known event", arguments: [
+        ("meeting_join", #""engine":"sfu""#, nil),
+        ("meeting_join", #""engine":"p2p""#, "engine: \"p2p\" is not one of"),
+        ("meeting_join", #""title":"x""#, "engine: missing"),
+        ("meeting_join", #""engine":"cdn","title":5"#, "title: must be a string"),
+        ("disconnect", #""error":"x""#, "reason: missing"),
+        ("disconnect", #""reason":"network","error":null"#, nil),
+        ("connection_quality_change", #""tier":1"#, "tier: must be a string"),
+        ("active_speakers_change", #""speakers":["a",1]"#, "speakers: must be an array of uid strings"),
+        ("active_speakers_change", #""speakers":[]"#, nil),
+        ("active_speakers_change", #""speakers":"a""#, "speakers: must be an array"),
+        ("stream_subscribe", #""publisher":"b","track":"t","kind":"audio""#, "kind: \"audio\" is not one of"),
+        ("stream_subscribe", #""publisher":"b","kind":"camera""#, "track: missing"),
+        ("stream_unsubscribe", #""track":"t""#, "publisher: missing"),
+        ("receive_stream_status", #""publisher":"b","track":"t","timedOut":"yes""#, "timedOut: must be true or false"),
+        ("receive_stream_status", #""publisher":"b","track":"t""#, "timedOut: missing"),
+        ("user_enter", "", "target: missing"),
+        ("user_leave", #""target":"b""#, nil),
+        ("member_media_state", #""target":"b","media":"mic","on":true"#, "byAdmin: missing"),
+        ("member_media_state", #""target":"b","media":"screen","on":true,"byAdmin":false"#, "media: \"screen\" is not one of"),
+        ("member_media_state", #""target":"b","media":"camera","on":false,"byAdmin":true,"opUid":"h""#, nil),
+        ("room_title_change", #""title":"a""#, "previousTitle: missing"),
+        ("room_share_start", #""publisher":"b""#, nil),
+        ("room_share_stop", "", "publisher: missing"),
+    ])
+    func payloadRules(event: String, fields: String, expected: String?) {
+        let line = "{\(envelope),\"event\":\"\(event)\"\(fields.isEmpty ? "" : ",")\(fields)}"
+        if let expected {
+            #expect(reason(line)?.hasPrefix(expected) == true, "\(line) -> \(reason(line) ?? "accepted")")
+        } else {
+            #expect(parse(line).0 == .event, "\(line) -> \(reason(line) ?? "")")
+        }
+    }
+
+    @Test func payloadsBuildAndRoundTripThroughCanonicalJSON() {
+        let line = "{\(envelope),\"event\":\"member_media_state\",\"opUid\":\"h\",\"byAdmin\":true,\"on\":false,\"media\":\"camera\",\"target\":\"b\",\"extra\":1}"
+        let (outcome, p) = parse(line)
+        #expect(outcome == .event)
+        let payload = p.payload()
+        #expect(payload == .memberMediaState(target: "b", media: "camera", on: false, byAdmin: true, opUid: "h"))
+        #expect(payload.canonicalJSON == #"{"target":"b","media":"camera","on":false,"byAdmin":true,"opUid":"h"}"#)
+        var again = LineParser(nowMs: 0)
+        let text = Array(payload.canonicalJSON.utf8)
+        #expect(text.withUnsafeBufferPointer { again.payload(of: .memberMediaState, canonicalJSON: $0) } == payload)
+    }
+}
