@@ -1,0 +1,127 @@
+/// An emitted tier change.
+public struct TierChange: Sendable, Equatable {
+    public var ts: Int64
+    public var from: Tier
+    public var to: Tier
+
+    public init(ts: Int64, from: Tier, to: Tier) {
+        self.ts = ts
+        self.from = from
+        self.to = to
+    }
+
+    /// A change between two known tiers (changes from or to `unknown` are not flaps).
+    public var isFlap: Bool { from.isKnown && to.isKnown }
+}
+
+/// The recomputed tier timeline of one connection (`mqa tiers`).
+public struct ConnectionAnalysis: Sendable, Equatable {
+    public var uid: String
+    /// 0-based among the client's connections.
+    public var index: Int
+    public var start: Int64
+    public var end: Int64
+    public var changes: [TierChange]
+    /// Time per tier; the six values sum to `end - start`.
+    public var tierMs: TierDurations
+    public var flaps: Int
+    public var warmReports: Int
+    public var coldReports: Int
+    /// The non-empty holds of known tiers, ascending.
+    public var holds: [TierHold]
+
+    /// `{"uid", "index", "start", "end", "changes", "tierMs", "flaps", "warmReports", "coldReports"}`.
+    public var json: JSON {
+        .object([
+            ("uid", .string(uid)),
+            ("index", .int(Int64(index))),
+            ("start", .int(start)),
+            ("end", .int(end)),
+            ("changes", .array(changes.map {
+                .object([("ts", .int($0.ts)), ("from", .string($0.from.name)), ("to", .string($0.to.name))])
+            })),
+            ("tierMs", tierMs.json),
+            ("flaps", .int(Int64(flaps))),
+            ("warmReports", .int(Int64(warmReports))),
+            ("coldReports", .int(Int64(coldReports))),
+        ])
+    }
+}
+
+/// Records everything the machine reports for one connection.
+struct RecordingSink: TierSink {
+    var changes: [TierChange] = []
+    var holds: [TierHold] = []
+    var durations = TierDurations()
+    /// Where the last hold ended: the time since then is `unknown`.
+    var cursor: Int64
+    var warmIndices: [Int] = []
+    var warmMOS: [Double] = []
+    var coldCount = 0
+
+    init(start: Int64) { cursor = start }
+
+    mutating func cold(report index: Int) { coldCount += 1 }
+
+    mutating func warm(report index: Int, mos: Double) {
+        warmIndices.append(index)
+        warmMOS.append(mos)
+    }
+
+    mutating func change(ts: Int64, from: Tier, to: Tier) {
+        changes.append(TierChange(ts: ts, from: from, to: to))
+    }
+
+    mutating func hold(_ tier: Tier, from: Int64, to: Int64) {
+        // Unknown is counted from the gaps between holds rather than as the
+        // remainder, so that "the six totals sum to the connection's length"
+        // is a real check of the interval bookkeeping.
+        durations[.unknown] += from - cursor
+        durations[tier] += to - from
+        cursor = to
+        if to > from { holds.append(TierHold(tier: tier, from: from, to: to)) }
+    }
+
+    mutating func finish(end: Int64) { durations[.unknown] += end - cursor }
+}
+
+/// One connection analysed: the public timeline plus the warm reports'
+/// indices (into the client's reports) and MOS, for the participant stats.
+struct ConnectionRun {
+    var analysis: ConnectionAnalysis
+    var warmIndices: [Int]
+    var warmMOS: [Double]
+}
+
+extension ClientLog {
+    /// Runs the tier machine over one connection of this client.
+    func runConnection(_ span: ConnectionSpan, config: TierConfig) -> ConnectionRun {
+        let r = span.reports
+        // The MOS the engine uses, per report, by the one shared rule.
+        var mos = [Double](repeating: 0, count: r.count)
+        for k in 0..<r.count {
+            let i = r.lowerBound + k
+            mos[k] = ReportMOS.mos(
+                sdkMOS: reports.mos[i], rtt: reports.rtt[i], loss: reports.loss[i],
+                jitter: reports.jitter[i], source: config.mos, emodel: config.emodel)
+        }
+        var sink = RecordingSink(start: span.start)
+        let params = TierParams(config)
+        reports.ts[r].withUnsafeBufferPointer { ts in
+            reports.rtt[r].withUnsafeBufferPointer { rtt in
+                mos.withUnsafeBufferPointer { m in
+                    TierMachine.run(ts: ts, rtt: rtt, mos: m, start: span.start, end: span.end, params, &sink)
+                }
+            }
+        }
+        sink.finish(end: span.end)
+        let analysis = ConnectionAnalysis(
+            uid: uid, index: span.index, start: span.start, end: span.end,
+            changes: sink.changes, tierMs: sink.durations,
+            flaps: sink.changes.count { $0.isFlap },
+            warmReports: sink.warmIndices.count, coldReports: sink.coldCount, holds: sink.holds)
+        return ConnectionRun(
+            analysis: analysis, warmIndices: sink.warmIndices.map { $0 + r.lowerBound },
+            warmMOS: sink.warmMOS)
+    }
+}

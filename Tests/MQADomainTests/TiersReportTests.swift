@@ -1,0 +1,77 @@
+import Testing
+@testable import MQADomain
+
+@Suite("Meeting report parts")
+struct TiersReportTests {
+    @Test("nearest-rank percentiles", arguments: [
+        (5, 10, 1), (50, 10, 5), (95, 10, 10), (95, 20, 19), (50, 3, 2), (5, 1, 1), (95, 100, 95), (5, 21, 2),
+    ])
+    func nearestRank(percent: Int, n: Int, rank: Int) {
+        #expect(NearestRank.rank(percent: percent, count: n) == rank)
+    }
+
+    @Test func distribution() {
+        let d = Distribution((1...20).map(Double.init).reversed())!
+        #expect(d.mean == 10.5 && d.p5 == 1 && d.p50 == 10 && d.p95 == 19)
+        #expect(Distribution([]) == nil)
+    }
+
+    @Test("a CDN meeting has null quality stats and a no_quality_data issue, never perfect scores")
+    func cdnMeeting() {
+        var alice = ClientBuilder("alice")
+        alice.join(0, engine: "cdn")
+        alice.report(5000, mos: 4.4)  // should not exist on CDN; must still not show
+        alice.leave(9000)
+        let a = MeetingAnalysis.analyze(meeting([alice]), config: TierConfig())
+        let p = a.participants[0]
+        #expect(a.isCDN)
+        #expect(p.mos == nil && p.lossPct == nil && p.rttMs == nil && p.jitterMs == nil && p.bitrateKbps == nil)
+        #expect(p.sdkTierAgreement == nil)
+        #expect(a.issues.map(\.code) == [.noQualityData])
+        let json = a.participantsJSON.rendered()
+        #expect(json.contains("\"mos\":null") && json.contains("\"lossPct\":null") && json.contains("\"bitrateKbps\":null"))
+        #expect(a.issuesJSON.rendered() == #"[{"code":"no_quality_data","uid":null,"detail":"no quality data (CDN engine)"}]"#)
+    }
+
+    @Test("quality issues fire strictly beyond their thresholds")
+    func qualityIssues() {
+        var bad = ClientBuilder("bad")
+        bad.join(0)
+        for t in stride(from: Int64(5000), to: 25000, by: 1000) {
+            bad.report(t, mos: 3.0, rtt: 450, loss: 7.5, jitter: 38)
+        }
+        bad.leave(25000)
+        var fine = ClientBuilder("fine")
+        fine.join(0)
+        for t in stride(from: Int64(5000), to: 25000, by: 1000) {
+            fine.report(t, mos: 3.5, rtt: 400, loss: 5, jitter: 30)  // exactly at the thresholds
+        }
+        fine.leave(25000)
+        let a = MeetingAnalysis.analyze(meeting([bad, fine]), config: TierConfig())
+        #expect(a.issues.map(\.code) == [.lowMOS, .highPacketLoss, .highLatency, .highJitter])
+        #expect(a.issues.allSatisfy { $0.uid == "bad" })
+        #expect(a.issues[1].detail == "p95 loss 7.5% (> 5%)")
+    }
+
+    @Test("participant and tiers JSON carry the spec's keys")
+    func jsonShapes() {
+        var alice = ClientBuilder("alice")
+        alice.join(1_795_946_400_000)
+        alice.report(1_795_946_402_000, mos: 0, rtt: 0)
+        alice.report(1_795_946_404_000, mos: 4.31, rtt: 48, loss: 0.4, jitter: 6, bitrate: 1850)
+        alice.report(1_795_946_406_000, mos: 3.02, rtt: 210, loss: 7.5, jitter: 38, bitrate: 640)
+        alice.sdkTier(1_795_946_406_500, "poor")
+        alice.disconnect(1_795_946_420_000, error: "timeout")
+        let a = MeetingAnalysis.analyze(meeting([alice], id: "m-42"), config: TierConfig())
+        let tiers = a.tiersJSON().rendered()
+        #expect(tiers.hasPrefix(#"{"meeting":"m-42","config":{"thresholds":[4,3.6,3.1,2.6]"#))
+        #expect(tiers.contains(#""connections":[{"uid":"alice","index":0,"start":1795946400000,"end":1795946420000,"changes":[{"ts":1795946404000,"from":"unknown","to":"excellent"},{"ts":1795946406000,"from":"excellent","to":"fair"}],"tierMs":{"excellent":2000,"good":0,"fair":10000,"poor":0,"bad":0,"unknown":8000},"flaps":1"#))
+        #expect(a.tiersJSON(uid: "bob").rendered().hasSuffix(#""connections":[]}"#))
+        let p = a.participantsJSON.rendered()
+        #expect(p.contains(#""reports":{"warm":2,"cold":1},"mos":{"mean":3.665,"p5":3.02,"p50":3.02,"p95":4.31},"lossPct":{"mean":3.95,"p95":7.5}"#))
+        #expect(p.contains(#""bitrateKbps":{"mean":1245,"p5":640}"#))
+        #expect(p.contains(#""disconnects":[{"ts":1795946420000,"reason":"network","error":"timeout"}]"#))
+        // SDK says poor over [406500, 420000); recomputed is fair then: 0 agreement.
+        #expect(p.contains(#""sdkTierAgreement":0"#))
+    }
+}

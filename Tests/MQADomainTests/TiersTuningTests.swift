@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+@testable import MQADomain
+
+@Suite("Tuning")
+struct TiersTuningTests {
+    /// Alice's tier, with MOS setting it directly: excellent from 1000, bad
+    /// over [5000, 6000), [20000, 25000) and [40000, 42000); alarms at 5000,
+    /// 20000 and 40000. Her stalls of bob-cam start at 22000, 33000, 50000
+    /// and 52000.
+    func handLog() -> MeetingLog {
+        var alice = ClientBuilder("alice")
+        alice.join(0)
+        alice.subscribe(500, "bob", "bob-cam")
+        alice.status(800, "bob", "bob-cam", timedOut: false)
+        for t in stride(from: Int64(1000), to: 60000, by: 1000) {
+            let bad = t == 5000 || (20000..<25000).contains(t) || (40000..<42000).contains(t)
+            alice.report(t, mos: bad ? 2.0 : 4.3)
+        }
+        for start: Int64 in [22000, 33000, 50000, 52000] {
+            alice.status(start, "bob", "bob-cam", timedOut: true)
+            alice.status(start + 1000, "bob", "bob-cam", timedOut: false)
+        }
+        alice.leave(60000)
+        var bob = ClientBuilder("bob")  // no stalls, no warm data: must not disturb anything
+        bob.join(0)
+        bob.leave(60000)
+        return meeting([alice, bob])
+    }
+
+    @Test("a score computed by hand")
+    func handScore() {
+        let corpus = TuningCorpus([handLog()])
+        #expect(corpus.stallCount == 4)
+        let s = Tuning.score(corpus, config: directConfig(), options: TuningOptions(target: .poor, leadMs: 10000))
+        #expect(s.alarms == 3)
+        #expect(s.stalls == 4)
+        // 22000 under bad; 33000: [23000, 33000] meets [20000, 25000);
+        // 50000: [40000, 50000] meets [40000, 42000); 52000: [42000, 52000] misses it.
+        #expect(s.covered == 3)
+        // 5000: nothing in [5000, 15000]; 20000: 22000; 40000: 50000 (inclusive).
+        #expect(s.useful == 2)
+        #expect(s.precision == 2.0 / 3.0)
+        #expect(s.recall == 0.75)
+        #expect(s.f1 == 2 * (2.0 / 3.0) * 0.75 / (2.0 / 3.0 + 0.75))
+        // Leads 2000 (22000−20000), 13000 (33000−20000), 10000 (50000−40000): median the 2nd smallest.
+        #expect(s.medianLeadMs == 10000)
+        #expect(s.warmMs == 59000)
+        #expect(s.flaps == 6)
+        #expect(s.alarmsPerHour == 3 / (59000.0 / 3_600_000))
+        #expect(s.flapsPerHour == 6 / (59000.0 / 3_600_000))
+    }
+
+    @Test("target and lead change the score as the spec says")
+    func targetAndLead() {
+        let corpus = TuningCorpus([handLog()])
+        // Target bad: the same drops (to bad) are alarms.
+        #expect(Tuning.score(corpus, config: directConfig(), options: TuningOptions(target: .bad)).alarms == 3)
+        // Lead 0: only stalls under a bad tier at t1 are covered, no alarm is useful
+        // (no stall starts exactly at an alarm).
+        let s = Tuning.score(corpus, config: directConfig(), options: TuningOptions(leadMs: 0))
+        #expect(s.covered == 1 && s.useful == 0 && s.precision == 0 && s.medianLeadMs == 2000)
+        #expect(s.f1 == 0)
+    }
+
+    @Test("no alarms and no stalls: zeros and a null median")
+    func emptyCorpus() {
+        let s = Tuning.score(TuningCorpus([]), config: TierConfig())
+        #expect(s.alarms == 0 && s.stalls == 0 && s.f1 == 0 && s.alarmsPerHour == 0 && s.medianLeadMs == nil)
+    }
+
+    @Test("tuning and analysis run the same machine: alarms, flaps, warm time and coverage agree")
+    func agreesWithAnalysis() throws {
+        var rng = SeededRandom(seed: 3)
+        var logs: [MeetingLog] = []
+        for m in 0..<30 {
+            let uids = ["a", "b", "c", "d"]
+            logs.append(meeting(uids.map { u in randomClient(u, peers: uids.filter { $0 != u }, rng: &rng) }, id: "m-\(m)"))
+        }
+        let corpus = TuningCorpus(logs)
+        let grid = try TuningGrid.parse(Data(#"{"hysteresis": [0, 0.2], "downDwell": [1, 2], "mos": ["sdk", "emodel"]}"#.utf8))
+        let options = TuningOptions(target: .fair, leadMs: 8000)
+        let scores = Tuning.scoreAll(corpus, configs: grid.configs(), options: options)
+        for (config, score) in zip(grid.configs(), scores) {
+            var alarms = 0, flaps = 0, covered = 0, stalls = 0
+            var warm: Int64 = 0
+            for log in logs {
+                let a = MeetingAnalysis.analyze(log, config: config)
+                for c in a.connections {
+                    alarms += c.changes.count { $0.from.isKnown && $0.to.isKnown && $0.from > options.target && $0.to <= options.target }
+                    flaps += c.flaps
+                    warm += c.tierMs.known
+                }
+                for s in a.subscriptions {
+                    for stall in s.stalls {
+                        stalls += 1
+                        if a.timelines[s.subscriber]!.isAtOrBelow(options.target, anywhereIn: stall.start - options.leadMs, stall.start) {
+                            covered += 1
+                        }
+                    }
+                }
+            }
+            #expect(score.alarms == alarms)
+            #expect(score.flaps == flaps)
+            #expect(score.warmMs == warm)
+            #expect(score.stalls == stalls)
+            #expect(score.covered == covered)
+            #expect(score == Tuning.score(corpus, config: config, options: options))
+        }
+        #expect(corpus.stallCount > 10)
+    }
+
+    func result(_ index: Int, f1: Double, recall: Double, perHour: Double) -> TuningResult {
+        var score = TuningScore(alarms: 0, stalls: 0, covered: 0, useful: 0, flaps: 0, warmMs: 0, leads: [])
+        score.f1 = f1
+        score.recall = recall
+        score.alarmsPerHour = perHour
+        return TuningResult(config: TierConfig(), score: score, gridIndex: index, pareto: false)
+    }
+
+    @Test("ranking: F1, then recall, then fewer alarms per hour, then grid order")
+    func ranking() {
+        var results = [
+            result(0, f1: 0.5, recall: 0.5, perHour: 2),
+            result(1, f1: 0.6, recall: 0.4, perHour: 9),
+            result(2, f1: 0.5, recall: 0.7, perHour: 3),
+            result(3, f1: 0.5, recall: 0.5, perHour: 1),
+            result(4, f1: 0.5, recall: 0.5, perHour: 1),
+        ]
+        results.sort(by: Tuning.ranksBefore)
+        #expect(results.map(\.gridIndex) == [1, 2, 3, 4, 0])
+    }
+
+    @Test("Pareto front of recall vs alarms per hour")
+    func pareto() {
+        var results = [
+            result(0, f1: 0, recall: 0.5, perHour: 2),  // dominated by 3
+            result(1, f1: 0, recall: 0.9, perHour: 9),  // front: best recall
+            result(2, f1: 0, recall: 0.2, perHour: 0),  // front: fewest alarms
+            result(3, f1: 0, recall: 0.6, perHour: 2),  // front
+            result(4, f1: 0, recall: 0.6, perHour: 2),  // equal to 3: both on the front
+            result(5, f1: 0, recall: 0.2, perHour: 1),  // dominated by 2
+        ]
+        Tuning.markPareto(&results)
+        #expect(results.map(\.pareto) == [false, true, true, true, true, false])
+    }
+
+    @Test("sweep returns every config ranked, with JSON in the spec's shape")
+    func sweepJSON() throws {
+        let corpus = TuningCorpus([handLog()])
+        let configs = try TuningGrid.parse(Data(#"{"alphaDown": [1, 0.5], "hysteresis": [0]}"#.utf8)).configs()
+        let results = Tuning.sweep(corpus, configs: configs)
+        #expect(results.count == 2)
+        #expect(zip(results, results.dropFirst()).allSatisfy { !Tuning.ranksBefore($1, $0) })
+        let text = results.json.rendered()
+        for key in ["\"config\":{", "\"alarms\":", "\"stalls\":4", "\"covered\":", "\"useful\":", "\"precision\":",
+                    "\"recall\":", "\"f1\":", "\"alarmsPerHour\":", "\"flapsPerHour\":", "\"medianLeadMs\":", "\"pareto\":"] {
+            #expect(text.contains(key))
+        }
+    }
+}
