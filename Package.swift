@@ -36,6 +36,7 @@ let package = Package(
         .executableTarget(name: "mqa", dependencies: ["MQACLI"]),
         .testTarget(name: "MQAStoreTests", dependencies: ["MQAStore"]),
         .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"]),
+        .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports"]),
         .testTarget(name: "MQACLITests", dependencies: ["MQACLI"]),
     ],
     // Swift 5 mode: the CLI keeps command tables and output sinks in statics,
