@@ -22,7 +22,8 @@ public enum CLI {
 
     static var subcommands: [Subcommand] {
         [
-            IngestCommand.command, ExportCommand.command, QueryCommand.command,
+            IngestCommand.command, ExportCommand.command, TiersCommand.command, TuneCommand.command,
+            QueryCommand.command,
         ]
     }
 
@@ -96,6 +97,8 @@ public enum CLI {
             var e = error
             if e.usage == nil { e.usage = command.spec.usage }
             return usageError(e, context)
+        } catch let error as TierConfigError {
+            return usageError(UsageError("\(error)", usage: command.spec.usage), context)
         } catch {
             context.stderr.write("Error: \(error)\n")
             return ExitCode.failure

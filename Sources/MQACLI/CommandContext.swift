@@ -24,6 +24,21 @@ struct CommandContext {
         try EventStore.openExisting(path: databasePath(args))
     }
 
+    /// `--config FILE` parsed over the defaults; a bad file is a usage error
+    /// (exit 64) naming the key.
+    func tierConfig(_ args: ParsedArguments) throws -> TierConfig {
+        guard let path = args.value("--config") else { return TierConfig() }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("cannot read config file '\(path)'")
+        }
+        return try TierConfig.parse(data)
+    }
+
+    /// `--format`, with `md` as the default.
+    func format(_ args: ParsedArguments, _ allowed: [String], usage: String) throws -> String {
+        try args.choice("--format", allowed, default: "md", usage: usage)
+    }
+
     static let dbOption = OptionSpec.option(
         "--db", value: "PATH", help: "The store (default: $MQA_DB, else ./mqa.sqlite).")
     static let outOption = OptionSpec.option("--out", value: "FILE", help: "Write to FILE instead of standard output.")

@@ -1,0 +1,122 @@
+import Foundation
+import MQADomain
+
+/// `mqa tune --grid FILE [--target TIER] [--lead-ms N]`
+enum TuneCommand {
+    static let spec = CommandSpec(
+        name: "tune",
+        abstract: "Sweep tier configs and score each against the video stalls that happened.",
+        discussion: """
+            The grid file gives, for any config key, a list of candidate values, e.g.
+              {"hysteresis": [0, 0.1, 0.2], "upDwell": [1, 2, 3],
+               "thresholds": [[4.0, 3.6, 3.1, 2.6], [4.2, 3.8, 3.3, 2.8]]}
+            Every combination (other keys at their defaults) is run over every meeting
+            in the store. An alarm is a change from above --target to --target or
+            worse; a stall is covered when its subscriber's tier was --target or worse
+            in the --lead-ms before it; an alarm is useful when a stall of that client
+            follows within --lead-ms. Results are ranked by F1 (then recall, then fewer
+            alarms per hour); in md output '*' marks the Pareto front of recall
+            against alarms per hour: the configs no other config beats on both.
+            """,
+        options: [
+            CommandContext.dbOption,
+            .option("--grid", value: "FILE", help: "The grid JSON (required)."),
+            .option("--target", value: "TIER", help: "Alarm tier: good, fair, poor (default) or bad."),
+            .option("--lead-ms", value: "N", help: "How long before a stall an alarm counts (default 10000)."),
+            .option("--top", value: "N", help: "Show only the N best (md and csv; default all)."),
+            .option("--format", value: "FORMAT", help: "md (default), json or csv."),
+            CommandContext.outOption,
+        ])
+
+    static let command = Subcommand(spec: spec, run: run)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        guard let gridPath = args.value("--grid") else { throw UsageError("missing '--grid <file>'") }
+        let format = try context.format(args, ["md", "json", "csv"], usage: spec.usage)
+        var options = TuningOptions()
+        if let name = args.value("--target") {
+            guard let tier = Tier(name: name), tier.isKnown else {
+                throw UsageError("'--target' must be one of excellent, good, fair, poor, bad; got '\(name)'")
+            }
+            options.target = tier
+        }
+        options.leadMs = Int64(try args.int("--lead-ms", default: 10_000, range: 0...86_400_000, usage: spec.usage))
+        if let problem = options.problem { throw UsageError(problem) }
+        let top = try args.int("--top", default: Int.max, range: 1...Int.max, usage: spec.usage)
+        guard let data = FileManager.default.contents(atPath: gridPath) else {
+            throw UsageError("cannot read grid file '\(gridPath)'")
+        }
+        let grid = try TuningGrid.parse(data)
+        let configs = grid.configs()
+        let store = try context.openStore(args)
+
+        let started = Date()
+        let progress = context.stderr.isTerminal
+        var logs: [MeetingLog] = []
+        let meetings = try store.meetings()
+        for (i, meeting) in meetings.enumerated() {
+            if let log = try store.meetingLog(meeting) { logs.append(log) }
+            if progress && i % 50 == 0 {
+                context.stderr.write("\rloading meetings \(i + 1)/\(meetings.count)")
+                context.stderr.flush()
+            }
+        }
+        let corpus = TuningCorpus(logs)
+        logs = []
+        let loaded = Date()
+        if progress { context.stderr.write("\r\u{1B}[Kscoring \(configs.count) configs over \(corpus.reportCount) reports…") }
+        context.stderr.flush()
+        let results = Tuning.sweep(corpus, configs: configs, options: options)
+        let seconds = Date().timeIntervalSince(loaded)
+        if progress { context.stderr.write("\r\u{1B}[K") }
+        let steps = Double(corpus.reportCount) * Double(configs.count)
+        context.stderr.write(String(
+            format: "tune: %d configs × %d reports = %.0f steps in %.2f s (%.1fM steps/s); loading took %.2f s\n",
+            configs.count, corpus.reportCount, steps, seconds, steps / max(seconds, 1e-9) / 1e6,
+            loaded.timeIntervalSince(started)))
+
+        let out = try context.output(args)
+        let keys = grid.axes.map(\.key)
+        switch format {
+        case "json":
+            out.write(results.json.rendered(pretty: true) + "\n")
+        case "csv":
+            out.write((["rank"] + keys + ["alarms", "stalls", "covered", "useful", "precision", "recall", "f1",
+                        "alarmsPerHour", "flapsPerHour", "medianLeadMs", "pareto"]).joined(separator: ",") + "\n")
+            for (rank, r) in results.prefix(top).enumerated() {
+                let cells = [String(rank + 1)] + keys.map { CSV.cell(value(of: $0, in: r.config)) } + row(r) + [r.pareto ? "1" : "0"]
+                out.write(cells.joined(separator: ",") + "\n")
+            }
+        default:
+            out.write("# Tuning: \(configs.count) configs against \(corpus.stallCount) stalls\n\n")
+            out.write("Target tier \(options.target.name), lead \(options.leadMs) ms, \(corpus.reportCount) reports in \(corpus.connectionCount) connections. `*` marks the Pareto front (recall vs alarms/hour).\n\n")
+            var table = MarkdownTable(
+                headers: ["#", ""] + keys + ["alarms", "stalls", "covered", "useful", "precision", "recall", "F1",
+                                            "alarms/h", "flaps/h", "median lead"],
+                rightAligned: Set(0..<1).union(Set((2 + keys.count)..<(12 + keys.count))))
+            for (rank, r) in results.prefix(top).enumerated() {
+                var cells = [String(rank + 1), r.pareto ? "*" : ""] + keys.map { value(of: $0, in: r.config) }
+                cells += row(r, rounded: true)
+                table.add(cells)
+            }
+            out.write(table.rendered)
+        }
+        out.flush()
+        return ExitCode.success
+    }
+
+    static func row(_ r: TuningResult, rounded: Bool = false) -> [String] {
+        let s = r.score
+        func f(_ v: Double) -> String { rounded ? String(format: "%.3f", v) : JSON.number(v) }
+        func h(_ v: Double) -> String { rounded ? String(format: "%.2f", v) : JSON.number(v) }
+        return [String(s.alarms), String(s.stalls), String(s.covered), String(s.useful), f(s.precision), f(s.recall),
+                f(s.f1), h(s.alarmsPerHour), h(s.flapsPerHour),
+                s.medianLeadMs.map { rounded ? Time.duration($0) : String($0) } ?? ""]
+    }
+
+    /// A config key's value as compact JSON text, for the table columns.
+    static func value(of key: String, in config: TierConfig) -> String {
+        guard case .object(let fields) = config.json, let v = fields.first(where: { $0.0 == key })?.1 else { return "" }
+        return v.rendered()
+    }
+}
