@@ -196,3 +196,16 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
         #expect(text.withUnsafeBufferPointer { again.payload(of: .memberMediaState, canonicalJSON: $0) } == payload)
     }
 }
+
+@Suite struct FieldKeyTests {
+    @Test func everyKeyMatchesItselfAndNothingElse() {
+        for key in FieldKey.allCases {
+            let bytes = Array(key.name.utf8)
+            #expect(bytes.withUnsafeBufferPointer { FieldKey.match($0) } == key)
+            for variant in [key.name + "x", String(key.name.dropLast()), key.name.uppercased()] where variant != key.name {
+                let other = Array(variant.utf8)
+                #expect(other.withUnsafeBufferPointer { FieldKey.match($0) } == nil, "\(variant)")
+            }
+        }
+    }
+}

@@ -24,7 +24,12 @@ public final class Ingester {
     public var onInputError: (Error) -> Void = { _ in }
     public private(set) var failedInputs = 0
 
-    private var buffers: [Int64: ReportSeries] = [:]
+    /// Reports waiting for the next checkpoint, one series per client.
+    private var series: [ReportSeries] = []
+    private var seriesClients: [Int64] = []
+    private var seriesIndex: [Int64: Int] = [:]
+    /// The series of `lastClient`, -1 when it has none yet.
+    private var lastSeries = -1
     private var buffered = 0
     private var lastMeeting: [UInt8] = []
     private var lastUID: [UInt8] = []
@@ -116,8 +121,7 @@ public final class Ingester {
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
-            buffers.removeAll()
-            buffered = 0
+            clearBuffers()
             lastClient = -1
             store.forgetCachedIDs()
             throw error
@@ -179,8 +183,17 @@ public final class Ingester {
         case .event:
             let client = try resolveClient()
             if parser.kind == .qualityReport {
-                buffers[client, default: ReportSeries()].append(
-                    ts: parser.ts, (parser.loss, parser.rtt, parser.jitter, parser.bitrate, parser.mos))
+                if lastSeries < 0 {
+                    if let index = seriesIndex[client] {
+                        lastSeries = index
+                    } else {
+                        lastSeries = series.count
+                        seriesIndex[client] = lastSeries
+                        series.append(ReportSeries())
+                        seriesClients.append(client)
+                    }
+                }
+                series[lastSeries].append(ts: parser.ts, (parser.loss, parser.rtt, parser.jitter, parser.bitrate, parser.mos))
                 buffered += 1
             } else {
                 let seq = fileID << 32 | Int64(number & 0xFFFF_FFFF)
@@ -191,10 +204,19 @@ public final class Ingester {
         }
     }
 
+    private func clearBuffers() {
+        series.removeAll()
+        seriesClients.removeAll()
+        seriesIndex.removeAll()
+        lastSeries = -1
+        buffered = 0
+    }
+
     @inline(__always)
     private func resolveClient() throws -> Int64 {
         if lastClient >= 0 && parser.meeting == lastMeeting && parser.uid == lastUID { return lastClient }
         lastClient = try store.clientID(meeting: parser.meeting, uid: parser.uid)
+        lastSeries = -1
         lastMeeting = parser.meeting
         lastUID = parser.uid
         return lastClient
@@ -217,15 +239,13 @@ public final class Ingester {
     /// Writes the buffered reports and the file's progress, inside the open
     /// transaction, so a commit always holds a whole prefix of the file.
     private func checkpoint(fileID: Int64, linesDone: Int, status: String, summary: inout IngestSummary) throws {
-        for client in buffers.keys.sorted() {
-            let series = buffers[client]!
-            let duplicates = try store.storeReports(series, client: client)
+        for (client, reports) in zip(seriesClients, series).sorted(by: { $0.0 < $1.0 }) {
+            let duplicates = try store.storeReports(reports, client: client)
             summary.duplicates += duplicates
-            summary.events += series.count - duplicates
-            summary.reports += series.count - duplicates
+            summary.events += reports.count - duplicates
+            summary.reports += reports.count - duplicates
         }
-        buffers.removeAll(keepingCapacity: true)
-        buffered = 0
+        clearBuffers()
         let update = try store.db.cached(
             """
             UPDATE files SET status = ?, lines_done = ?, lines = ?, events = ?, reports = ?,

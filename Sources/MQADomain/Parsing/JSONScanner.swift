@@ -459,40 +459,76 @@ struct JSONScanner {
 }
 
 extension FieldKey {
-    /// Matches a key's bytes without hashing: the known keys differ in length
-    /// or first byte, so at most one comparison runs.
-    static func match(_ k: UnsafeBufferPointer<UInt8>) -> FieldKey? {
-        @inline(__always) func eq(_ word: StaticString) -> Bool {
-            guard k.count == word.utf8CodeUnitCount else { return false }
-            let w = word.utf8Start
-            for i in 0..<k.count where k[i] != w[i] { return false }
-            return true
+    /// The key's first eight bytes as a little-endian integer, zero padded.
+    @inline(__always)
+    static func word(_ k: UnsafeBufferPointer<UInt8>, from: Int = 0) -> UInt64 {
+        var w: UInt64 = 0
+        var i = min(k.count, from + 8) - 1
+        while i >= from {
+            w = w << 8 | UInt64(k[i])
+            i -= 1
         }
-        guard let first = k.first else { return nil }
-        switch (k.count, first) {
-        case (2, UInt8(ascii: "t")): return eq("ts") ? .ts : nil
-        case (2, UInt8(ascii: "o")): return eq("on") ? .on : nil
-        case (3, UInt8(ascii: "u")): return eq("uid") ? .uid : nil
-        case (3, UInt8(ascii: "r")): return eq("rtt") ? .rtt : nil
-        case (3, UInt8(ascii: "m")): return eq("mos") ? .mos : nil
-        case (4, UInt8(ascii: "l")): return eq("loss") ? .loss : nil
-        case (4, UInt8(ascii: "t")): return eq("tier") ? .tier : nil
-        case (4, UInt8(ascii: "k")): return eq("kind") ? .kind : nil
-        case (5, UInt8(ascii: "e")): return eq("event") ? .event : (eq("error") ? .error : nil)
-        case (5, UInt8(ascii: "t")): return eq("title") ? .title : (eq("track") ? .track : nil)
-        case (5, UInt8(ascii: "m")): return eq("media") ? .media : nil
-        case (5, UInt8(ascii: "o")): return eq("opUid") ? .opUid : nil
-        case (6, UInt8(ascii: "e")): return eq("engine") ? .engine : nil
-        case (6, UInt8(ascii: "r")): return eq("reason") ? .reason : nil
-        case (6, UInt8(ascii: "j")): return eq("jitter") ? .jitter : nil
-        case (6, UInt8(ascii: "t")): return eq("target") ? .target : nil
-        case (7, UInt8(ascii: "m")): return eq("meeting") ? .meeting : nil
-        case (7, UInt8(ascii: "b")): return eq("bitrate") ? .bitrate : (eq("byAdmin") ? .byAdmin : nil)
-        case (8, UInt8(ascii: "s")): return eq("speakers") ? .speakers : nil
-        case (8, UInt8(ascii: "t")): return eq("timedOut") ? .timedOut : nil
-        case (9, UInt8(ascii: "p")): return eq("publisher") ? .publisher : nil
-        case (13, UInt8(ascii: "p")): return eq("previousTitle") ? .previousTitle : nil
+        return w
+    }
+
+    static func word(_ s: StaticString) -> UInt64 {
+        var w: UInt64 = 0
+        let p = s.utf8Start
+        for i in (0..<min(8, s.utf8CodeUnitCount)).reversed() { w = w << 8 | UInt64(p[i]) }
+        return w
+    }
+
+    /// Matches a key's bytes by comparing them as one or two integers: no
+    /// hashing, no per-byte loop on the hot path.
+    static func match(_ k: UnsafeBufferPointer<UInt8>) -> FieldKey? {
+        guard k.count <= 13 else { return nil }
+        let w = word(k)
+        switch k.count {
+        case 2: return w == KeyWord.ts ? .ts : w == KeyWord.on ? .on : nil
+        case 3: return w == KeyWord.uid ? .uid : w == KeyWord.rtt ? .rtt : w == KeyWord.mos ? .mos : nil
+        case 4: return w == KeyWord.loss ? .loss : w == KeyWord.tier ? .tier : w == KeyWord.kind ? .kind : nil
+        case 5:
+            return w == KeyWord.event ? .event : w == KeyWord.title ? .title : w == KeyWord.track ? .track : w == KeyWord.error ? .error
+                : w == KeyWord.media ? .media : w == KeyWord.opUid ? .opUid : nil
+        case 6: return w == KeyWord.jitter ? .jitter : w == KeyWord.engine ? .engine : w == KeyWord.reason ? .reason : w == KeyWord.target ? .target : nil
+        case 7: return w == KeyWord.meeting ? .meeting : w == KeyWord.bitrate ? .bitrate : w == KeyWord.byAdmin ? .byAdmin : nil
+        case 8: return w == KeyWord.speakers ? .speakers : w == KeyWord.timedOut ? .timedOut : nil
+        case 9: return w == KeyWord.publishe && word(k, from: 8) == KeyWord.rTail ? .publisher : nil
+        case 13: return w == KeyWord.previous && word(k, from: 8) == KeyWord.titleTail ? .previousTitle : nil
         default: return nil
         }
     }
+}
+
+/// Known keys as little-endian integers (their first eight bytes; the tails
+/// of the two longer keys separately), as literals so that the match
+/// compiles to plain comparisons. `FieldKeyTests` checks them.
+enum KeyWord {
+    static let ts: UInt64 = 0x7374  // "ts"
+    static let on: UInt64 = 0x6e6f  // "on"
+    static let uid: UInt64 = 0x646975  // "uid"
+    static let rtt: UInt64 = 0x747472  // "rtt"
+    static let mos: UInt64 = 0x736f6d  // "mos"
+    static let loss: UInt64 = 0x73736f6c  // "loss"
+    static let tier: UInt64 = 0x72656974  // "tier"
+    static let kind: UInt64 = 0x646e696b  // "kind"
+    static let event: UInt64 = 0x746e657665  // "event"
+    static let error: UInt64 = 0x726f727265  // "error"
+    static let title: UInt64 = 0x656c746974  // "title"
+    static let track: UInt64 = 0x6b63617274  // "track"
+    static let media: UInt64 = 0x616964656d  // "media"
+    static let opUid: UInt64 = 0x646955706f  // "opUid"
+    static let engine: UInt64 = 0x656e69676e65  // "engine"
+    static let reason: UInt64 = 0x6e6f73616572  // "reason"
+    static let jitter: UInt64 = 0x72657474696a  // "jitter"
+    static let target: UInt64 = 0x746567726174  // "target"
+    static let meeting: UInt64 = 0x676e697465656d  // "meeting"
+    static let bitrate: UInt64 = 0x65746172746962  // "bitrate"
+    static let byAdmin: UInt64 = 0x6e696d64417962  // "byAdmin"
+    static let speakers: UInt64 = 0x7372656b61657073  // "speakers"
+    static let timedOut: UInt64 = 0x74754f64656d6974  // "timedOut"
+    static let publishe: UInt64 = 0x656873696c627570  // "publishe"
+    static let previous: UInt64 = 0x73756f6976657270  // "previous"
+    static let rTail: UInt64 = 0x72  // "r"
+    static let titleTail: UInt64 = 0x656c746954  // "Title"
 }
