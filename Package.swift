@@ -41,6 +41,7 @@ let package = Package(
         .executableTarget(name: "mqa", dependencies: ["MQACLI"]),
         .testTarget(name: "MQAStoreTests", dependencies: ["MQAStore"]),
         .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"]),
+        .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQADomain"]),
         .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports"]),
         .testTarget(name: "MQACLITests", dependencies: ["MQACLI"]),
     ],

@@ -23,7 +23,7 @@ public enum CLI {
     static var subcommands: [Subcommand] {
         [
             IngestCommand.command, ExportCommand.command, TiersCommand.command, TuneCommand.command,
-            QueryCommand.command,
+            SimulateCommand.command, QueryCommand.command,
         ]
     }
 

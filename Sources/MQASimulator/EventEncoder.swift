@@ -1,0 +1,173 @@
+/// Writes `LogEvent`s as event-log lines (shared/spec/event-log.md).
+struct EventEncoder {
+    let plan: MeetingPlan
+    let me: Int
+    let mobile: Bool
+    let style: ClientStyle
+    let errors: [String]
+    private let uids: [[UInt8]]
+    private var seq = 0
+
+    static let sdkVersions: [StaticString] = ["3.9.4", "4.0.0", "4.1.2", "4.2.0-beta.1"]
+    static let tierNames: [StaticString] = ["excellent", "good", "fair", "poor", "bad"]
+    static let tierNamesCapitalized: [StaticString] = ["Excellent", "Good", "Fair", "Poor", "Bad"]
+
+    init(plan: MeetingPlan, me: Int, style: ClientStyle, errors: [String]) {
+        self.plan = plan
+        self.me = me
+        self.mobile = plan.participants[me].mobile
+        self.style = style
+        self.errors = errors
+        uids = plan.participants.map(\.uidBytes)
+    }
+
+    private func ts(_ t: Int64, _ w: inout LineWriter) {
+        switch style.time {
+        case .epochMs: w.int(t)
+        case .rfc3339: w.rfc3339(t)
+        case .rfc3339Offset: w.rfc3339(t, offsetMinutes: 60)
+        }
+    }
+
+    @inline(__always)
+    private func uid(_ i: Int, _ w: inout LineWriter) {
+        w.byte(UInt8(ascii: "\""))
+        w.bytes(uids[i])
+        w.byte(UInt8(ascii: "\""))
+    }
+
+    private func track(_ publisher: Int, screen: Bool, _ w: inout LineWriter) {
+        w.raw(",\"publisher\":"); uid(publisher, &w)
+        w.raw(",\"track\":\"")
+        w.bytes(uids[publisher])
+        if screen { w.raw("-screen\"") } else { w.raw("-cam\"") }
+    }
+
+    /// Appends one line (with its newline) for `e`.
+    mutating func write(_ e: LogEvent, _ w: inout LineWriter) {
+        w.byte(UInt8(ascii: "{"))
+        if !style.tsLast { w.raw("\"ts\":"); ts(e.ts, &w); w.byte(UInt8(ascii: ",")) }
+        w.raw("\"event\":\"")
+        switch e.payload {
+        case .join: w.raw("meeting_join")
+        case .leave: w.raw("meeting_leave")
+        case .disconnect: w.raw("disconnect")
+        case .reconnect: w.raw("reconnect")
+        case .quality, .coldQuality: w.raw("quality_report")
+        case .tier: w.raw("connection_quality_change")
+        case .speakers: w.raw("active_speakers_change")
+        case .subscribe: w.raw("stream_subscribe")
+        case .unsubscribe: w.raw("stream_unsubscribe")
+        case .streamStatus: w.raw("receive_stream_status")
+        case .userEnter: w.raw("user_enter")
+        case .userLeave: w.raw("user_leave")
+        case .meeting(let k):
+            switch plan.events[k].kind {
+            case .media: w.raw("member_media_state")
+            case .titleChange: w.raw("room_title_change")
+            case .shareStart: w.raw("room_share_start")
+            case .shareStop: w.raw("room_share_stop")
+            }
+        case .unknown(let kind, _):
+            switch kind {
+            case 0: w.raw("audio_level")
+            case 1: w.raw("network_type_change")
+            case 2: w.raw("sdk_log")
+            default: w.raw("local_video_stats")
+            }
+        }
+        w.raw("\",\"meeting\":\""); w.bytes(plan.idBytes)
+        w.raw("\",\"uid\":"); uid(me, &w)
+        payload(e.payload, &w)
+        if style.extras {
+            w.raw(",\"sdk\":\""); w.raw(Self.sdkVersions[style.sdkVersion])
+            w.raw(mobile ? "\",\"platform\":\"mobile\",\"seq\":" : "\",\"platform\":\"desktop\",\"seq\":")
+            w.int(seq)
+        }
+        seq += 1
+        if style.tsLast { w.raw(",\"ts\":"); ts(e.ts, &w) }
+        w.raw("}\n")
+    }
+
+    private func payload(_ p: Payload, _ w: inout LineWriter) {
+        switch p {
+        case .join(let title):
+            w.raw(plan.engine == .sfu ? ",\"engine\":\"sfu\"" : ",\"engine\":\"cdn\"")
+            if let title { w.raw(",\"title\":"); w.string(plan.titles[title]) }
+        case .leave, .reconnect:
+            break
+        case .disconnect(let end):
+            switch end {
+            case .networkDrop(let error):
+                w.raw(",\"reason\":\"network\",\"error\":"); w.string(errors[error])
+            case .kicked: w.raw(",\"reason\":\"kicked\"")
+            default: w.raw(",\"reason\":\"meeting_ended\"")
+            }
+        case .quality(let m):
+            w.raw(",\"loss\":"); w.fixed(m.loss, decimals: m.loss < 10 ? 2 : 1)
+            w.raw(",\"rtt\":"); w.int(m.rtt)
+            w.raw(",\"jitter\":"); w.int(m.jitter)
+            w.raw(",\"bitrate\":"); w.int(m.bitrate)
+            w.raw(",\"mos\":"); w.fixed(m.mos, decimals: 2)
+        case .coldQuality(let bitrate):
+            w.raw(",\"loss\":0,\"rtt\":0,\"jitter\":0,\"bitrate\":"); w.int(bitrate)
+            switch style.placeholder {
+            case 0: w.raw(",\"mos\":0")
+            case 1: w.raw(",\"mos\":null")
+            default: w.raw(",\"mos\":4.5")
+            }
+        case .tier(let t):
+            w.raw(",\"tier\":\"")
+            w.raw(style.capitalizedTier ? Self.tierNamesCapitalized[t] : Self.tierNames[t])
+            w.byte(UInt8(ascii: "\""))
+        case .speakers(let k):
+            let s = plan.speakers[k]
+            w.raw(",\"speakers\":[")
+            for i in 0..<s.count {
+                if i > 0 { w.byte(UInt8(ascii: ",")) }
+                uid(s.speaker(i), &w)
+            }
+            w.byte(UInt8(ascii: "]"))
+        case .subscribe(let publisher, let screen):
+            track(publisher, screen: screen, &w)
+            w.raw(screen ? ",\"kind\":\"screen\"" : ",\"kind\":\"camera\"")
+        case .unsubscribe(let publisher, let screen):
+            track(publisher, screen: screen, &w)
+        case .streamStatus(let publisher, let screen, let timedOut):
+            track(publisher, screen: screen, &w)
+            w.raw(timedOut ? ",\"timedOut\":true" : ",\"timedOut\":false")
+        case .userEnter(let target), .userLeave(let target):
+            w.raw(",\"target\":"); uid(target, &w)
+        case .meeting(let k):
+            meetingPayload(plan.events[k].kind, &w)
+        case .unknown(let kind, let value):
+            switch kind {
+            case 0: w.raw(",\"level\":"); w.fixed(Double(value % 100) / 100, decimals: 2)
+            case 1: w.raw(value % 2 == 0 ? ",\"type\":\"wifi\"" : ",\"type\":\"cellular\"")
+            case 2: w.raw(",\"level\":\"debug\",\"message\":\"ice candidate pair changed\"")
+            default:
+                w.raw(",\"fps\":"); w.int(10 + value % 21)
+                w.raw(",\"width\":1280,\"height\":720")
+            }
+        }
+    }
+
+    private func meetingPayload(_ kind: MeetingEventKind, _ w: inout LineWriter) {
+        switch kind {
+        case .media(let target, let camera, let on, let byAdmin):
+            w.raw(",\"target\":"); uid(target, &w)
+            w.raw(camera ? ",\"media\":\"camera\"" : ",\"media\":\"mic\"")
+            w.raw(on ? ",\"on\":true" : ",\"on\":false")
+            if byAdmin {
+                w.raw(",\"byAdmin\":true,\"opUid\":"); uid(plan.host, &w)
+            } else {
+                w.raw(",\"byAdmin\":false")
+            }
+        case .titleChange(let title, let previous):
+            w.raw(",\"title\":"); w.string(plan.titles[title])
+            w.raw(",\"previousTitle\":"); w.string(plan.titles[previous])
+        case .shareStart(let publisher), .shareStop(let publisher):
+            w.raw(",\"publisher\":"); uid(publisher, &w)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// Counts of what a simulation wrote. Duplicated lines count as lines.
+public struct SimulationSummary: Sendable, Equatable {
+    public var meetings = 0
+    /// Client logs (one file per client per meeting).
+    public var clients = 0
+    public var lines = 0
+    public var qualityReports = 0
+    public var bytes = 0
+
+    public init() {}
+}
+
+/// One meeting as generated, with the simulator's ground truth (for tests
+/// and for scoring the pipeline).
+public struct SimulatedMeeting: Sendable {
+    public let id: String
+    public let engine: Engine
+    /// Each client's log, in participant order (the host first).
+    public let files: [(uid: String, contents: [UInt8])]
+    public let truth: MeetingTruth
+}
+
+public enum SimulationError: Error, CustomStringConvertible {
+    case invalidParameters([String])
+    case cannotWrite(String)
+
+    public var description: String {
+        switch self {
+        case .invalidParameters(let problems): "invalid simulation parameters: " + problems.joined(separator: "; ")
+        case .cannotWrite(let path): "cannot write \(path)"
+        }
+    }
+}
+
+/// Deterministic synthetic event logs (shared/spec/event-log.md): the same
+/// seed, meeting count and parameters give byte-identical output. Meetings
+/// are generated one at a time, so memory stays bounded at any size.
+public struct Simulator: Sendable {
+    public static let defaultSeed: UInt64 = 1
+    /// Enough for a demo: a few dozen meetings, ~100k quality reports.
+    public static let defaultMeetings = 24
+
+    public let seed: UInt64
+    public let meetings: Int
+    public let parameters: SimulationParameters
+
+    public init(seed: UInt64 = Simulator.defaultSeed, meetings: Int = Simulator.defaultMeetings,
+                parameters: SimulationParameters = .default) {
+        self.seed = seed
+        self.meetings = max(0, meetings)
+        self.parameters = parameters
+    }
+
+    /// The id of meeting `index` (0-based).
+    public func meetingID(_ index: Int) -> String {
+        MeetingPlan.meetingID(seed: seed, index: index)
+    }
+
+    /// One file per client per meeting: `directory/<meeting>/<uid>.ndjson`.
+    /// Directories are created as needed; existing files are overwritten.
+    public func writeFiles(to directory: URL) throws -> SimulationSummary {
+        try validate()
+        let fm = FileManager.default
+        var summary = SimulationSummary()
+        var writer = LineWriter(capacity: 1 << 22)
+        var scratch: [LogEvent] = []
+        for index in 0..<meetings {
+            writer.reset()
+            let m = MeetingGenerator.generate(seed: seed, index: index, parameters: parameters,
+                                              collect: false, writer: &writer, scratch: &scratch)
+            let dir = directory.appendingPathComponent(Self.safeFileName(m.plan.id), isDirectory: true)
+            try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+            for (i, range) in m.ranges.enumerated() {
+                let name = Self.safeFileName(m.plan.participants[i].uid) + ".ndjson"
+                let url = dir.appendingPathComponent(name, isDirectory: false)
+                let data = writer.buffer.withUnsafeBufferPointer { Data(buffer: UnsafeBufferPointer(rebasing: $0[range])) }
+                do { try data.write(to: url) } catch { throw SimulationError.cannotWrite(url.path) }
+            }
+            add(m, bytes: writer.buffer.count, to: &summary)
+        }
+        return summary
+    }
+
+    /// A single stream: meetings one after another, each client's lines
+    /// together. `sink` is called once per meeting with its bytes.
+    public func write(to sink: (UnsafeRawBufferPointer) throws -> Void) throws -> SimulationSummary {
+        try validate()
+        var summary = SimulationSummary()
+        var writer = LineWriter(capacity: 1 << 22)
+        var scratch: [LogEvent] = []
+        for index in 0..<meetings {
+            writer.reset()
+            let m = MeetingGenerator.generate(seed: seed, index: index, parameters: parameters,
+                                              collect: false, writer: &writer, scratch: &scratch)
+            try writer.buffer.withUnsafeBytes { try sink($0) }
+            add(m, bytes: writer.buffer.count, to: &summary)
+        }
+        return summary
+    }
+
+    /// Meeting `index` with each client's log and the ground truth.
+    public func meeting(_ index: Int) -> SimulatedMeeting {
+        var writer = LineWriter()
+        var scratch: [LogEvent] = []
+        let m = MeetingGenerator.generate(seed: seed, index: index, parameters: parameters,
+                                          collect: true, writer: &writer, scratch: &scratch)
+        let files = m.ranges.enumerated().map { i, r in
+            (uid: m.plan.participants[i].uid, contents: Array(writer.buffer[r]))
+        }
+        return SimulatedMeeting(id: m.plan.id, engine: m.plan.engine, files: files, truth: m.truth!)
+    }
+
+    /// A file name that stays inside its directory: ASCII letters, digits,
+    /// `-`, `_` and `.` are kept, anything else becomes `_`; a name made of
+    /// dots only (or empty) is prefixed with `_`.
+    public static func safeFileName(_ id: String) -> String {
+        var out = ""
+        for u in id.unicodeScalars.prefix(200) {
+            switch u {
+            case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".": out.unicodeScalars.append(u)
+            default: out.append("_")
+            }
+        }
+        if out.allSatisfy({ $0 == "." }) { out = "_" + out }
+        return out
+    }
+
+    private func validate() throws {
+        let problems = parameters.problems()
+        if !problems.isEmpty { throw SimulationError.invalidParameters(problems) }
+    }
+
+    private func add(_ m: GeneratedMeeting, bytes: Int, to s: inout SimulationSummary) {
+        s.meetings += 1
+        s.clients += m.ranges.count
+        s.lines += m.lines
+        s.qualityReports += m.qualityReports
+        s.bytes += bytes
+    }
+}
