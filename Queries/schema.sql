@@ -2,8 +2,8 @@
 --   sqlite3 mqa.sqlite '.read Queries/rejects.sql'
 -- Quality reports live in compressed column chunks (report_chunks.data, see
 -- Docs/store.md); every chunk row also carries count, time range and
--- min/max/sum per metric, so summaries need no decoding. All other events are
--- plain rows whose payload is canonical JSON, readable with json_extract().
+-- min/max/sum per metric, so summaries need no decoding. All other events
+-- live in compressed blocks too (event_chunks).
 
 CREATE TABLE IF NOT EXISTS meetings (
     id      INTEGER PRIMARY KEY,
@@ -37,16 +37,21 @@ CREATE TABLE IF NOT EXISTS report_chunks (
 );
 CREATE INDEX IF NOT EXISTS report_chunks_by_client ON report_chunks (client_id, first_ts);
 
--- Every other known event. The key doubles as the duplicate check: the same
--- client, instant, event and payload is stored once, across files and runs.
-CREATE TABLE IF NOT EXISTS events (
+-- Every other known event of a client, compressed like the reports: a
+-- time-ordered block per row (ts, kind, canonical payload JSON; see
+-- Docs/store.md). Blocks of a client never overlap, and an event is stored
+-- once: ingest merges a client's new events with the blocks they overlap and
+-- drops repeats (same ts, event and payload), across files and runs.
+CREATE TABLE IF NOT EXISTS event_chunks (
+    id        INTEGER PRIMARY KEY,
     client_id INTEGER NOT NULL REFERENCES clients(id),
-    ts        INTEGER NOT NULL,
-    kind      INTEGER NOT NULL REFERENCES event_kinds(kind),
-    payload   TEXT NOT NULL,
-    seq       INTEGER NOT NULL,  -- ingest order: keeps equal-ts events in input order
-    PRIMARY KEY (client_id, ts, kind, payload)
-) WITHOUT ROWID;
+    first_ts  INTEGER NOT NULL,
+    last_ts   INTEGER NOT NULL,
+    count     INTEGER NOT NULL,
+    kinds     INTEGER NOT NULL,  -- bit (1 << kind) set for each event kind present
+    data      BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS event_chunks_by_client ON event_chunks (client_id, first_ts);
 
 CREATE TABLE IF NOT EXISTS event_kinds (
     kind INTEGER PRIMARY KEY,

@@ -44,11 +44,29 @@ public struct ChunkCodec {
         scratch.varint(UInt64(block.columns.count))
         ChunkCodec.encodeTimestamps(block.ts, into: &scratch)
         for column in block.columns { ChunkCodec.encodeColumn(column, into: &scratch) }
-        var out: [UInt8] = [ChunkCodec.version, 0, 0, 0, 0]
-        try scratch.bytes.withUnsafeBytes { try compressor.compress($0, appendingTo: &out) }
+        return try seal(scratch.bytes, version: ChunkCodec.version)
+    }
+
+    /// Compresses `payload` and wraps it: version byte, CRC-32 of the zstd
+    /// frame, the frame.
+    func seal(_ payload: [UInt8], version: UInt8) throws -> [UInt8] {
+        var out: [UInt8] = [version, 0, 0, 0, 0]
+        try payload.withUnsafeBytes { try compressor.compress($0, appendingTo: &out) }
         let crc = out.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[5...])) }
         for i in 0..<4 { out[1 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
         return out
+    }
+
+    /// Checks version and checksum, then decompresses.
+    func open(_ blob: UnsafeRawBufferPointer, version: UInt8) throws -> [UInt8] {
+        guard blob.count >= 5 else { throw CorruptData("chunk is only \(blob.count) bytes") }
+        guard blob[0] == version else { throw CorruptData("chunk version \(blob[0]), expected \(version)") }
+        var header = ByteReader(UnsafeRawBufferPointer(rebasing: blob[1..<5]))
+        let stored = try header.uint32()
+        let frame = UnsafeRawBufferPointer(rebasing: blob[5...])
+        let actual = CRC32.checksum(frame)
+        guard stored == actual else { throw CorruptData("checksum mismatch (stored \(stored), computed \(actual))") }
+        return try decompressor.decompress(frame)
     }
 
     static func encodeTimestamps(_ ts: [Int64], into w: inout ByteWriter) {
@@ -137,14 +155,7 @@ public struct ChunkCodec {
     /// Decodes a blob, checking version and checksum first. Throws
     /// `CorruptData` or `ZstdError` on damage, never traps.
     public func decode(_ blob: UnsafeRawBufferPointer) throws -> SeriesBlock {
-        guard blob.count >= 5 else { throw CorruptData("chunk is only \(blob.count) bytes") }
-        guard blob[0] == ChunkCodec.version else { throw CorruptData("unknown chunk version \(blob[0])") }
-        var header = ByteReader(UnsafeRawBufferPointer(rebasing: blob[1..<5]))
-        let stored = try header.uint32()
-        let frame = UnsafeRawBufferPointer(rebasing: blob[5...])
-        let actual = CRC32.checksum(frame)
-        guard stored == actual else { throw CorruptData("checksum mismatch (stored \(stored), computed \(actual))") }
-        let payload = try decompressor.decompress(frame)
+        let payload = try open(blob, version: ChunkCodec.version)
         return try payload.withUnsafeBytes { try ChunkCodec.decodePayload($0) }
     }
 
@@ -159,23 +170,27 @@ public struct ChunkCodec {
         // Every value takes at least one byte: a count beyond the payload is damage.
         guard count <= UInt64(bytes.count), columnCount <= 64 else { throw CorruptData("implausible chunk header") }
         let n = Int(count)
-        var ts = [Int64]()
-        ts.reserveCapacity(n)
-        if n > 0 {
-            var previous = try r.signed()
-            ts.append(previous)
-            var delta: Int64 = 0
-            for i in 1..<n {
-                let v = try r.signed()
-                delta = i == 1 ? v : delta &+ v
-                previous = previous &+ delta
-                ts.append(previous)
-            }
-        }
+        let ts = try decodeTimestamps(&r, count: n)
         var columns = [[DecimalNumber]]()
         for _ in 0..<Int(columnCount) { columns.append(try decodeColumn(&r, count: n)) }
         guard r.isAtEnd else { throw CorruptData("trailing bytes after the last column") }
         return SeriesBlock(ts: ts, columns: columns)
+    }
+
+    static func decodeTimestamps(_ r: inout ByteReader, count n: Int) throws -> [Int64] {
+        var ts = [Int64]()
+        ts.reserveCapacity(n)
+        guard n > 0 else { return ts }
+        var previous = try r.signed()
+        ts.append(previous)
+        var delta: Int64 = 0
+        for i in 1..<n {
+            let v = try r.signed()
+            delta = i == 1 ? v : delta &+ v
+            previous = previous &+ delta
+            ts.append(previous)
+        }
+        return ts
     }
 
     static func decodeColumn(_ r: inout ByteReader, count n: Int) throws -> [DecimalNumber] {

@@ -162,3 +162,31 @@ func sameNumber(_ a: DecimalNumber, _ b: DecimalNumber) -> Bool {
         for (m, e, d) in cases { #expect(DecimalNumber(mantissa: m, exponent: e).doubleValue == d) }
     }
 }
+
+@Suite struct EventChunkCodecTests {
+    @Test func randomEventBlocksRoundTrip() throws {
+        var r = TestRandom(state: 99)
+        var codec = ChunkCodec()
+        for _ in 0..<50 {
+            let n = Int(r.int(0...2000))
+            var block = EventBlock()
+            var t = r.int(946_684_800_000...1_900_000_000_000)
+            for _ in 0..<n {
+                t += r.int(0...5000)
+                block.ts.append(t)
+                block.kinds.append(UInt8(r.int(1...16)))
+                block.payloads.append((0..<Int(r.int(0...80))).map { _ in UInt8(truncatingIfNeeded: r.next()) })
+            }
+            #expect(try codec.decodeEvents(try codec.encode(block)) == block)
+        }
+    }
+
+    @Test func eventAndReportChunksAreNotConfused() throws {
+        var codec = ChunkCodec()
+        let events = try codec.encode(EventBlock(ts: [1], kinds: [3], payloads: [[1, 2]]))
+        #expect(throws: CorruptData.self) { try codec.decode(events) }
+        var damaged = events
+        damaged[damaged.count - 1] ^= 1
+        #expect(throws: CorruptData.self) { try codec.decodeEvents(damaged) }
+    }
+}

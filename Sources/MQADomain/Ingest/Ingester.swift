@@ -24,8 +24,9 @@ public final class Ingester {
     public var onInputError: (Error) -> Void = { _ in }
     public private(set) var failedInputs = 0
 
-    /// Reports waiting for the next checkpoint, one series per client.
-    private var series: [ReportSeries] = []
+    /// Events waiting for the next checkpoint, per client: their reports
+    /// and their other events.
+    private var series: [(reports: ReportSeries, events: EventSeries)] = []
     private var seriesClients: [Int64] = []
     private var seriesIndex: [Int64: Int] = [:]
     /// The series of `lastClient`, -1 when it has none yet.
@@ -182,25 +183,24 @@ public final class Ingester {
             summary.ignored += 1
         case .event:
             let client = try resolveClient()
-            if parser.kind == .qualityReport {
-                if lastSeries < 0 {
-                    if let index = seriesIndex[client] {
-                        lastSeries = index
-                    } else {
-                        lastSeries = series.count
-                        seriesIndex[client] = lastSeries
-                        series.append(ReportSeries())
-                        seriesClients.append(client)
-                    }
+            if lastSeries < 0 {
+                if let index = seriesIndex[client] {
+                    lastSeries = index
+                } else {
+                    lastSeries = series.count
+                    seriesIndex[client] = lastSeries
+                    series.append((ReportSeries(), EventSeries()))
+                    seriesClients.append(client)
                 }
-                series[lastSeries].append(ts: parser.ts, (parser.loss, parser.rtt, parser.jitter, parser.bitrate, parser.mos))
-                buffered += 1
-            } else {
-                let seq = fileID << 32 | Int64(number & 0xFFFF_FFFF)
-                let inserted = try store.insertEvent(
-                    client: client, ts: parser.ts, kind: parser.kind, payload: parser.payload().canonicalJSON, seq: seq)
-                if inserted { summary.events += 1 } else { summary.duplicates += 1 }
             }
+            if parser.kind == .qualityReport {
+                series[lastSeries].reports.append(
+                    ts: parser.ts, (parser.loss, parser.rtt, parser.jitter, parser.bitrate, parser.mos))
+            } else {
+                series[lastSeries].events.append(
+                    ts: parser.ts, kind: parser.kind, payload: Array(parser.payload().canonicalJSON.utf8))
+            }
+            buffered += 1
         }
     }
 
@@ -239,11 +239,12 @@ public final class Ingester {
     /// Writes the buffered reports and the file's progress, inside the open
     /// transaction, so a commit always holds a whole prefix of the file.
     private func checkpoint(fileID: Int64, linesDone: Int, status: String, summary: inout IngestSummary) throws {
-        for (client, reports) in zip(seriesClients, series).sorted(by: { $0.0 < $1.0 }) {
-            let duplicates = try store.storeReports(reports, client: client)
-            summary.duplicates += duplicates
-            summary.events += reports.count - duplicates
-            summary.reports += reports.count - duplicates
+        for (client, buffer) in zip(seriesClients, series).sorted(by: { $0.0 < $1.0 }) {
+            let reportDuplicates = try store.storeReports(buffer.reports, client: client)
+            let eventDuplicates = try store.storeEvents(buffer.events, client: client)
+            summary.duplicates += reportDuplicates + eventDuplicates
+            summary.events += buffer.reports.count + buffer.events.count - reportDuplicates - eventDuplicates
+            summary.reports += buffer.reports.count - reportDuplicates
         }
         clearBuffers()
         let update = try store.db.cached(

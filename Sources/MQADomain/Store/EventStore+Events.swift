@@ -1,37 +1,50 @@
 import MQAStore
 
 extension EventStore {
-    /// Stores a non-report event; `false` when the same event (client, ts,
-    /// kind and canonical payload) is already stored: a duplicate.
-    func insertEvent(client: Int64, ts: Int64, kind: EventKind, payload: String, seq: Int64) throws -> Bool {
-        let insert = try db.cached("INSERT OR IGNORE INTO events (client_id, ts, kind, payload, seq) VALUES (?, ?, ?, ?, ?)")
-        insert.bind(1, client)
-        insert.bind(2, ts)
-        insert.bind(3, Int64(kind.rawValue))
-        insert.bind(4, payload)
-        insert.bind(5, seq)
-        try insert.run()
-        return db.changes > 0
+    /// Stores a client's non-report events (any order, may repeat stored
+    /// ones); returns the number of duplicates dropped.
+    func storeEvents(_ series: EventSeries, client: Int64) throws -> Int {
+        try storeSeries(series, client: client, table: "event_chunks",
+            decode: { _, blob in EventSeries(block: try self.codec.decodeEvents(blob)) },
+            insert: { merged, range in
+                let block = EventBlock(
+                    ts: Array(merged.block.ts[range]), kinds: Array(merged.block.kinds[range]),
+                    payloads: Array(merged.block.payloads[range]))
+                let blob = try self.codec.encode(block)
+                let insert = try self.db.cached(
+                    "INSERT INTO event_chunks (client_id, first_ts, last_ts, count, kinds, data) VALUES (?, ?, ?, ?, ?, ?)")
+                insert.bind(1, client)
+                insert.bind(2, block.ts.first!)
+                insert.bind(3, block.ts.last!)
+                insert.bind(4, block.ts.count)
+                insert.bind(5, block.kinds.reduce(Int64(0)) { $0 | (1 << Int64($1)) })
+                insert.bind(6, blob: blob)
+                try insert.run()
+            })
     }
 
     /// A client's non-report events in time order (equal times in input order).
-    func events(client: Int64) throws -> [TimedEvent] {
-        let select = try db.cached("SELECT ts, kind, payload FROM events WHERE client_id = ? ORDER BY ts, seq")
+    func events(client: Int64, meeting: String, uid: String) throws -> [TimedEvent] {
+        let select = try db.cached("SELECT id, data FROM event_chunks WHERE client_id = ? ORDER BY first_ts, id")
         select.bind(1, client)
         var parser = LineParser(nowMs: .max)
         var out: [TimedEvent] = []
         while try select.step() {
-            let ts = select.int64(0)
-            guard let kind = EventKind(rawValue: UInt8(clamping: select.int64(1))) else {
-                throw StoreError.inconsistent("unknown event kind \(select.int64(1))")
+            let id = select.int64(0)
+            let block: EventBlock
+            do {
+                block = try select.withBlob(1) { try codec.decodeEvents($0) }
+            } catch {
+                throw StoreError.damagedChunk(meeting: meeting, uid: uid, chunk: id, reason: "\(error)")
             }
-            let payload = select.withBlob(2) { raw in
-                parser.payload(of: kind, canonicalJSON: raw.assumingMemoryBound(to: UInt8.self))
+            for i in block.ts.indices {
+                guard let kind = EventKind(rawValue: block.kinds[i]), kind != .qualityReport,
+                    let payload = block.payloads[i].withUnsafeBufferPointer({ parser.payload(of: kind, canonicalJSON: $0) })
+                else {
+                    throw StoreError.damagedChunk(meeting: meeting, uid: uid, chunk: id, reason: "unreadable event \(i)")
+                }
+                out.append(TimedEvent(ts: block.ts[i], payload: payload))
             }
-            guard let payload else {
-                throw StoreError.inconsistent("unreadable payload of a \(kind.name) event at \(ts)")
-            }
-            out.append(TimedEvent(ts: ts, payload: payload))
         }
         return out
     }
@@ -51,7 +64,7 @@ extension EventStore {
             columns.jitter = series.columns[2].map { $0.doubleValue ?? 0 }
             columns.bitrate = series.columns[3].map { $0.doubleValue ?? 0 }
             columns.mos = series.columns[4].map { $0.doubleValue ?? .nan }
-            logs.append(ClientLog(uid: uid, events: try events(client: id), reports: columns))
+            logs.append(ClientLog(uid: uid, events: try events(client: id, meeting: meeting, uid: uid), reports: columns))
         }
         return MeetingLog(meeting: meeting, clients: logs)
     }

@@ -2,12 +2,19 @@ import MQAStore
 
 /// One client's quality reports in exact decimal form, the unit of chunk
 /// encoding and of merging.
-struct ReportSeries {
+struct ReportSeries: MergeableSeries {
     var ts: [Int64] = []
     /// loss, rtt, jitter, bitrate, mos: the chunk's column order.
     var columns: [[DecimalNumber]] = [[], [], [], [], []]
 
+    init() {}
+    init(ts: [Int64], columns: [[DecimalNumber]]) {
+        self.ts = ts
+        self.columns = columns
+    }
+
     var count: Int { ts.count }
+    func ts(_ i: Int) -> Int64 { ts[i] }
 
     mutating func append(ts t: Int64, _ values: (DecimalNumber, DecimalNumber, DecimalNumber, DecimalNumber, DecimalNumber)) {
         ts.append(t)
@@ -25,7 +32,7 @@ struct ReportSeries {
 
     /// Two reports are duplicates when every value is equal as a number;
     /// `mos` 0 equals `null` (both mean "not available").
-    func sameValues(_ i: Int, _ other: ReportSeries, _ j: Int) -> Bool {
+    func same(_ i: Int, _ other: ReportSeries, _ j: Int) -> Bool {
         for c in 0..<5 {
             var a = columns[c][i].doubleValue
             var b = other.columns[c][j].doubleValue
@@ -47,77 +54,54 @@ extension EventStore {
     /// Stores `series` (any order, may repeat stored reports) for a client,
     /// keeping the invariant that a client's chunks are sorted, disjoint and
     /// free of duplicates. Returns the number of duplicates dropped.
-    func storeReports(_ newSeries: ReportSeries, client: Int64) throws -> Int {
-        guard newSeries.count > 0 else { return 0 }
-        // Stable sort by ts: equal timestamps keep input order.
-        let order = newSeries.ts.indices.sorted { (newSeries.ts[$0], $0) < (newSeries.ts[$1], $1) }
-        var sorted = ReportSeries()
-        for i in order { sorted.append(newSeries, at: i) }
-        let first = sorted.ts.first!
-        let last = sorted.ts.last!
+    func storeReports(_ series: ReportSeries, client: Int64) throws -> Int {
+        try storeSeries(series, client: client, table: "report_chunks",
+            decode: { row, blob in
+                let block = try self.codec.decode(blob)
+                guard block.columns.count == 5 else { throw StoreError.inconsistent("report chunk \(row) has \(block.columns.count) columns") }
+                return ReportSeries(ts: block.ts, columns: block.columns)
+            },
+            insert: { merged, range in try self.insertChunk(merged, range, client: client) })
+    }
 
-        // Stored chunks that overlap, plus a trailing chunk that is not full
-        // yet and ends before us: merging it keeps chunks full when a log
-        // arrives in pieces.
+    /// The merge-on-write shared by reports and events: stored chunks that
+    /// overlap the new items' time range, plus a trailing chunk that is not
+    /// full yet and ends before them (merging it keeps chunks full when a
+    /// log arrives in pieces), are decoded, merged with the new items,
+    /// deleted and written again in chunks of `chunkCapacity`.
+    func storeSeries<S: MergeableSeries>(
+        _ series: S, client: Int64, table: String,
+        decode: (Int64, UnsafeRawBufferPointer) throws -> S,
+        insert: (S, Range<Int>) throws -> Void
+    ) throws -> Int {
+        guard series.count > 0 else { return 0 }
+        let sorted = series.sortedByTime()
         let select = try db.cached(
             """
-            SELECT id, data, first_ts, last_ts, count FROM report_chunks
+            SELECT id, data, count FROM \(table)
             WHERE client_id = ?1 AND first_ts <= ?3 AND (last_ts >= ?2
-              OR id = (SELECT id FROM report_chunks WHERE client_id = ?1 AND last_ts < ?2
+              OR id = (SELECT id FROM \(table) WHERE client_id = ?1 AND last_ts < ?2
                        ORDER BY last_ts DESC LIMIT 1) AND count < ?4)
             ORDER BY first_ts, id
             """)
         select.bind(1, client)
-        select.bind(2, first)
-        select.bind(3, last)
+        select.bind(2, sorted.ts(0))
+        select.bind(3, sorted.ts(sorted.count - 1))
         select.bind(4, EventStore.chunkCapacity)
-        var stored = ReportSeries()
+        var stored = S()
         var replaced: [Int64] = []
         while try select.step() {
-            replaced.append(select.int64(0))
-            let block = try select.withBlob(1) { try codec.decode($0) }
-            guard block.columns.count == 5, block.ts.count == select.int(4) else {
-                throw StoreError.inconsistent("report chunk \(select.int64(0)) does not match its row")
+            let id = select.int64(0)
+            replaced.append(id)
+            let chunk = try select.withBlob(1) { try decode(id, $0) }
+            guard chunk.count == select.int(2) else {
+                throw StoreError.inconsistent("\(table) row \(id) says \(select.int(2)) items, holds \(chunk.count)")
             }
-            for i in block.ts.indices {
-                stored.ts.append(block.ts[i])
-                for c in 0..<5 { stored.columns[c].append(block.columns[c][i]) }
-            }
+            for i in 0..<chunk.count { stored.append(chunk, at: i) }
         }
-
-        // Merge: stored reports first at equal ts (they were logged earlier),
-        // then new ones unless a report with equal values exists at that ts.
-        var merged = ReportSeries()
-        var duplicates = 0
-        var i = 0
-        var j = 0
-        var groupStart = 0  // first index in `merged` with the current ts
-        while i < stored.count || j < sorted.count {
-            let takeStored = j >= sorted.count || (i < stored.count && stored.ts[i] <= sorted.ts[j])
-            if takeStored {
-                if merged.count == 0 || merged.ts[merged.count - 1] != stored.ts[i] { groupStart = merged.count }
-                merged.append(stored, at: i)
-                i += 1
-                continue
-            }
-            let t = sorted.ts[j]
-            if merged.count == 0 || merged.ts[merged.count - 1] != t { groupStart = merged.count }
-            var isDuplicate = false
-            var k = groupStart
-            while k < merged.count {
-                if merged.sameValues(k, sorted, j) { isDuplicate = true; break }
-                k += 1
-            }
-            if isDuplicate {
-                duplicates += 1
-            } else {
-                merged.append(sorted, at: j)
-            }
-            j += 1
-        }
-
+        let (merged, duplicates) = S.merge(stored: stored, new: sorted)
         if !replaced.isEmpty {
-            let delete = try db.cached("DELETE FROM report_chunks WHERE id = ?")
+            let delete = try db.cached("DELETE FROM \(table) WHERE id = ?")
             for id in replaced {
                 delete.reset()
                 delete.bind(1, id)
@@ -127,7 +111,7 @@ extension EventStore {
         var start = 0
         while start < merged.count {
             let end = min(start + EventStore.chunkCapacity, merged.count)
-            try insertChunk(merged, start..<end, client: client)
+            try insert(merged, start..<end)
             start = end
         }
         return duplicates

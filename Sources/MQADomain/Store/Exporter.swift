@@ -25,7 +25,7 @@ public struct Exporter {
         var count = 0
         for meeting in meetings {
             for (id, uid) in try store.clients(meeting: meeting) {
-                let events = try store.events(client: id)
+                let events = try store.events(client: id, meeting: meeting, uid: uid)
                 let reports = try store.reportSeries(client: id, meeting: meeting, uid: uid)
                 // Merge by the ordering rule of `ClientLog`: joins and
                 // reconnects before the reports of the same ms, others after.
