@@ -23,7 +23,8 @@ public enum CLI {
     static var subcommands: [Subcommand] {
         [
             IngestCommand.command, ExportCommand.command, TiersCommand.command, TuneCommand.command,
-            SimulateCommand.command, QueryCommand.command,
+            ReportMeetingCommand.command, ReportTrackCommand.command, ReportFleetCommand.command,
+            SimulateCommand.command, DemoCommand.command, QueryCommand.command,
         ]
     }
 
@@ -46,6 +47,13 @@ public enum CLI {
             """
         for s in subcommands { text += CommandSpec.row(s.spec.name, s.spec.abstract) }
         text += "\n  See 'mqa help <subcommand>' for detailed help.\n"
+        return text
+    }
+
+    static var reportGroupHelp: String {
+        var text = "OVERVIEW: Reports on the stored meetings.\n\nUSAGE: mqa report <subcommand> [options]\n\nSUBCOMMANDS:\n"
+        for s in subcommands where s.spec.name.hasPrefix("report ") { text += CommandSpec.row(String(s.spec.name.dropFirst(7)), s.spec.abstract) }
+        text += "\n  See 'mqa help report <subcommand>' for detailed help.\n"
         return text
     }
 
@@ -81,6 +89,14 @@ public enum CLI {
             _ = name
             context.stdout.write(command.spec.helpText)
             return ExitCode.success
+        }
+        if first == "report" && (arguments.count == 1 || arguments[1].hasPrefix("-")) {
+            let rest = arguments.dropFirst()
+            if rest.isEmpty || rest.contains("-h") || rest.contains("--help") {
+                context.stdout.write(reportGroupHelp)
+                return ExitCode.success
+            }
+            return usageError(UsageError("'report' needs a kind: meeting, track or fleet", usage: "mqa report <meeting|track|fleet> [options]"), context)
         }
         guard let command = subcommand(arguments) else {
             return usageError(UsageError("unknown subcommand '\(first)'", usage: "mqa <subcommand> [options]"), context)

@@ -1,0 +1,121 @@
+import Foundation
+import MQADomain
+import MQASimulator
+
+/// `mqa demo [--out DIR]`: the whole pipeline on simulated data, by running
+/// the other commands exactly as a user would.
+enum DemoCommand {
+    static let spec = CommandSpec(
+        name: "demo",
+        abstract: "Simulate a fleet, ingest it and write every report, in one go.",
+        discussion: """
+            Writes into DIR: logs/ (the simulated event logs), mqa.sqlite (the store),
+            reports/ (the fleet ranking, one report per meeting in HTML and Markdown,
+            a track report) and tuning/ (a threshold sweep against the stalls).
+            Deterministic: the same --seed gives the same files.
+            """,
+        options: [
+            .option("--out", value: "DIR", help: "Where to write (default: ./demo)."),
+            .option("--meetings", value: "N", help: "How many meetings to simulate (default 24)."),
+            .option("--seed", value: "S", help: "Random seed (default \(Simulator.defaultSeed))."),
+        ])
+
+    static let command = Subcommand(spec: spec, run: run)
+
+    /// The demo's tuning grid: the knobs an app engineer turns first.
+    static let grid = """
+        {
+          "thresholds": [[4.0, 3.6, 3.1, 2.6], [4.2, 3.8, 3.3, 2.8], [3.8, 3.4, 2.9, 2.4]],
+          "hysteresis": [0, 0.1, 0.2],
+          "downDwell": [1, 2],
+          "upDwell": [1, 2, 3]
+        }
+        """
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let dir = args.value("--out") ?? "demo"
+        let meetings = try args.int("--meetings", default: 24, range: 1...100_000, usage: spec.usage)
+        let seed = args.value("--seed") ?? String(Simulator.defaultSeed)
+        let fm = FileManager.default
+        let db = dir + "/mqa.sqlite"
+        // A fresh store each time, so the demo's numbers are the seed's.
+        for suffix in ["", "-wal", "-shm"] { try? fm.removeItem(atPath: db + suffix) }
+        try? fm.removeItem(atPath: dir + "/logs")
+        for sub in ["", "/reports/meetings", "/tuning"] {
+            try fm.createDirectory(atPath: dir + sub, withIntermediateDirectories: true)
+        }
+        let say = { (text: String) in
+            context.stderr.write(text + "\n")
+            context.stderr.flush()
+        }
+        func step(_ command: Subcommand, _ words: [String]) throws -> Int32 {
+            let parsed = try command.spec.parse(words)
+            return try command.run(parsed, context)
+        }
+
+        say("1/5 simulating \(meetings) meetings (seed \(seed))…")
+        _ = try step(SimulateCommand.command, ["--meetings", String(meetings), "--seed", seed, "--out", dir + "/logs"])
+
+        say("2/5 ingesting into \(db)…")
+        let files = try logFiles(in: dir + "/logs")
+        let quiet = CommandContext(environment: context.environment, stdout: try OutputSink(path: dir + "/ingest-summary.txt"), stderr: context.stderr)
+        let ingest = try IngestCommand.command.run(try IngestCommand.spec.parse(["--db", db] + files), quiet)
+        quiet.stdout.flush()
+        guard ingest == ExitCode.success || ingest == ExitCode.rejectedLines else { return ingest }
+
+        say("3/5 writing reports…")
+        _ = try step(ReportFleetCommand.command, ["--db", db, "--format", "md", "--out", dir + "/reports/fleet.md"])
+        _ = try step(ReportFleetCommand.command, ["--db", db, "--format", "html", "--out", dir + "/reports/fleet.html"])
+        _ = try step(ReportMeetingCommand.command, ["--db", db, "--all", "--format", "html", "--out", dir + "/reports/meetings"])
+        _ = try step(ReportMeetingCommand.command, ["--db", db, "--all", "--format", "md", "--out", dir + "/reports/meetings"])
+        let store = try EventStore.openExisting(path: db)
+        if let (meeting, track) = try busiestTrack(store) {
+            _ = try step(ReportTrackCommand.command, ["--db", db, track, "--meeting", meeting, "--format", "html", "--out", dir + "/reports/track.html"])
+            _ = try step(ReportTrackCommand.command, ["--db", db, track, "--meeting", meeting, "--format", "md", "--out", dir + "/reports/track.md"])
+        }
+
+        say("4/5 tuning tier thresholds against the stalls…")
+        try grid.write(toFile: dir + "/tuning/grid.json", atomically: true, encoding: .utf8)
+        _ = try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--out", dir + "/tuning/tune.md"])
+        _ = try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--format", "json", "--out", dir + "/tuning/tune.json"])
+
+        say("5/5 done.")
+        let out = context.stdout
+        out.write("""
+            Demo written to \(dir)/:
+              ingest-summary.txt          what ingest stored, rejected and dropped
+              reports/fleet.html (.md)    every meeting ranked, worst first — start here
+              reports/meetings/index.html one report per meeting (HTML and Markdown)
+              reports/track.html (.md)    the busiest video track, per subscriber
+              tuning/tune.md (.json)      tier configs scored against the video stalls
+              mqa.sqlite                  the store: try `mqa query --list --db \(db)`
+
+            """)
+        out.flush()
+        return ExitCode.success
+    }
+
+    /// The .ndjson files below `dir`, sorted so the ingest order is stable.
+    static func logFiles(in dir: String) throws -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: dir) else { return [] }
+        var files: [String] = []
+        while let path = walker.nextObject() as? String {
+            if path.hasSuffix(".ndjson") || path.hasSuffix(".ndjson.zst") { files.append(dir + "/" + path) }
+        }
+        return files.sorted()
+    }
+
+    /// The meeting and track with the most stalls, for the track report example.
+    static func busiestTrack(_ store: EventStore) throws -> (String, String)? {
+        var best: (Int, String, String)?
+        for meeting in try store.meetings() {
+            guard let log = try store.meetingLog(meeting) else { continue }
+            var stalls: [String: Int] = [:]
+            for client in log.clients {
+                for s in client.subscriptions() { stalls[s.track, default: 0] += s.stallCount }
+            }
+            for (track, count) in stalls where best == nil || count > best!.0 { best = (count, meeting, track) }
+        }
+        return best.map { ($0.1, $0.2) }
+    }
+}

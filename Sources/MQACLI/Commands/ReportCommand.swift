@@ -1,0 +1,179 @@
+import Foundation
+import MQADomain
+import MQAReports
+
+/// What the three `report` subcommands share: options, format and config.
+enum ReportOptions {
+    static let formatOption = OptionSpec.option(
+        "--format", value: "FORMAT", help: "md (default), json, csv or html (one self-contained page).")
+
+    static func format(_ args: ParsedArguments, usage: String) throws -> ReportFormat {
+        let text = try args.choice("--format", ReportFormat.allCases.map(\.rawValue), default: "md", usage: usage)
+        return ReportFormat(rawValue: text)!
+    }
+
+    /// `--config FILE` parsed with `TierConfig.parse`; a bad config throws
+    /// `TierConfigError`, which the CLI maps to exit 64.
+    static func config(_ args: ParsedArguments) throws -> TierConfig {
+        guard let path = args.value("--config") else { return TierConfig() }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("cannot read config file '\(path)'")
+        }
+        return try TierConfig.parse(data)
+    }
+
+    /// One meeting's report, or the store's "no such meeting" error.
+    static func meetingReport(_ store: EventStore, _ id: String, config: TierConfig) throws -> MeetingReport {
+        guard let log = try store.meetingLog(id) else { throw StoreError.noMeeting(id) }
+        return MeetingReport(log: log, config: config)
+    }
+
+    static func emit(_ text: String, _ args: ParsedArguments, _ context: CommandContext) throws {
+        let out = try context.output(args)
+        out.write(text)
+        out.flush()
+    }
+}
+
+/// `mqa report meeting ID` / `mqa report meeting --all --out DIR`
+enum ReportMeetingCommand {
+    static let spec = CommandSpec(
+        name: "report meeting",
+        abstract: "Per-meeting report: participants, quality, tiers, tracks, stalls, issues.",
+        discussion: """
+            With --all, writes one report per meeting into the directory given by --out,
+            plus an index (index.md, index.html, ...) ranking them worst first and linking
+            each file. File names are made safe from the meeting ids (only [A-Za-z0-9._-]
+            and a hash suffix); nothing is written outside the directory, and symbolic
+            links inside it are not followed.
+            """,
+        arguments: [("ID", "The meeting id (omit with --all).")],
+        maxPositionals: 1,
+        options: [
+            CommandContext.dbOption, CommandContext.configOption, ReportOptions.formatOption,
+            .option("--out", value: "PATH", help: "Write to this file (with --all: into this directory)."),
+            .flag("--all", help: "Every meeting in the store, one file each, into --out DIR."),
+        ])
+
+    static let command = Subcommand(spec: spec, run: run)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let format = try ReportOptions.format(args, usage: spec.usage)
+        let config = try ReportOptions.config(args)
+        if args.has("--all") {
+            guard args.positionals.isEmpty else { throw UsageError("give either a meeting ID or --all, not both") }
+            guard let dir = args.value("--out") else { throw UsageError("--all needs --out DIR") }
+            let store = try context.openStore(args)
+            return try batch(store: store, dir: dir, format: format, config: config, context: context)
+        }
+        guard let id = args.positionals.first else { throw UsageError("missing expected argument '<id>' (or --all)") }
+        let store = try context.openStore(args)
+        let report = try ReportOptions.meetingReport(store, id, config: config)
+        try ReportOptions.emit(report.render(format), args, context)
+        return ExitCode.success
+    }
+
+    /// Loads meetings one by one (SQLite stays on this thread) and renders
+    /// them in parallel in small groups, so a nightly batch uses every core
+    /// while holding only a group's logs in memory.
+    static func batch(store: EventStore, dir: String, format: ReportFormat, config: TierConfig,
+                      context: CommandContext) throws -> Int32 {
+        let writer = try BatchWriter(directory: dir, format: format)
+        let ids = try store.meetings()
+        var entries: [FleetEntry] = []
+        entries.reserveCapacity(ids.count)
+        let group = 32
+        var i = 0
+        while i < ids.count {
+            let slice = Array(ids[i..<min(i + group, ids.count)])
+            let logs = try slice.map { id -> MeetingLog in
+                guard let log = try store.meetingLog(id) else { throw StoreError.noMeeting(id) }
+                return log
+            }
+            let results = RenderSlots(count: logs.count)
+            DispatchQueue.concurrentPerform(iterations: logs.count) { k in
+                let report = MeetingReport(log: logs[k], config: config)
+                results.set(k, (report.render(format), FleetEntry(report)))
+            }
+            for (k, id) in slice.enumerated() {
+                let (text, entry) = results.get(k)
+                try writer.write(rendered: text, meeting: id)
+                entries.append(entry)
+            }
+            i += group
+        }
+        let index = try writer.writeIndex(entries)
+        context.stderr.write("wrote \(ids.count) reports and \(index) to \(dir)\n")
+        return ExitCode.success
+    }
+}
+
+/// Per-index result slots written from `concurrentPerform`: each index is
+/// written by exactly one iteration, read after all have finished.
+private final class RenderSlots: @unchecked Sendable {
+    private var slots: [(String, FleetEntry)?]
+    private let lock = NSLock()
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ v: (String, FleetEntry)) { lock.lock(); slots[i] = v; lock.unlock() }
+    func get(_ i: Int) -> (String, FleetEntry) { lock.lock(); defer { lock.unlock() }; return slots[i]! }
+}
+
+/// `mqa report track TRACK --meeting ID`
+enum ReportTrackCommand {
+    static let spec = CommandSpec(
+        name: "report track",
+        abstract: "One published track as each subscriber received it, and whose fault its stalls are.",
+        discussion: """
+            A stall is shared when another subscriber's stall of the same track overlaps
+            it within ±2 s. The track is sender-side when more than half of all its
+            stalls are shared, subscriber-side otherwise.
+            """,
+        arguments: [("TRACK", "The track id, as in stream_subscribe.")],
+        minPositionals: 1, maxPositionals: 1,
+        options: [
+            CommandContext.dbOption, CommandContext.configOption,
+            .option("--meeting", value: "ID", help: "The meeting (required)."),
+            ReportOptions.formatOption, CommandContext.outOption,
+        ])
+
+    static let command = Subcommand(spec: spec, run: run)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let format = try ReportOptions.format(args, usage: spec.usage)
+        let config = try ReportOptions.config(args)
+        guard let meeting = args.value("--meeting") else { throw UsageError("missing '--meeting <id>'") }
+        let store = try context.openStore(args)
+        let report = try ReportOptions.meetingReport(store, meeting, config: config)
+        let track = try TrackReport(meeting: report, track: args.positionals[0])
+        try ReportOptions.emit(track.render(format), args, context)
+        return ExitCode.success
+    }
+}
+
+/// `mqa report fleet [--top N]`
+enum ReportFleetCommand {
+    static let spec = CommandSpec(
+        name: "report fleet",
+        abstract: "All meetings ranked worst first, with counts of each issue code.",
+        discussion: "Score = " + FleetReport.scoreRule + ".",
+        options: [
+            CommandContext.dbOption, CommandContext.configOption,
+            .option("--top", value: "N", help: "Show only the N worst meetings (default: all)."),
+            ReportOptions.formatOption, CommandContext.outOption,
+        ])
+
+    static let command = Subcommand(spec: spec, run: run)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let format = try ReportOptions.format(args, usage: spec.usage)
+        let top = args.value("--top") == nil ? nil : try args.int("--top", default: 0, range: 1...Int(Int32.max), usage: spec.usage)
+        let config = try ReportOptions.config(args)
+        let store = try context.openStore(args)
+        var entries: [FleetEntry] = []
+        for id in try store.meetings() {
+            entries.append(FleetEntry(try ReportOptions.meetingReport(store, id, config: config)))
+        }
+        try ReportOptions.emit(FleetReport(entries: entries, top: top).render(format), args, context)
+        return ExitCode.success
+    }
+}

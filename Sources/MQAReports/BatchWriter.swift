@@ -1,0 +1,100 @@
+import Foundation
+import MQADomain
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes batch output (`mqa report meeting --all --out DIR`): one report
+/// file per meeting plus an index, all inside one directory.
+///
+/// Nothing can be written outside the directory: file names come from
+/// `SafeFileName` (no `/`, never `..`), every file is opened relative to a
+/// descriptor of the directory (`openat`), and with `O_NOFOLLOW`, so a
+/// symlink planted in the directory under one of our names is refused
+/// rather than followed.
+public final class BatchWriter {
+    public let directory: String
+    public let format: ReportFormat
+    private let dirFD: Int32
+    /// Meeting id → file name, in writing order.
+    public private(set) var files: [(meeting: String, file: String)] = []
+    private var used: Set<String> = []
+
+    /// Creates `directory` (and its parents) when missing.
+    public init(directory: String, format: ReportFormat) throws {
+        self.directory = directory
+        self.format = format
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ReportError.cannotWrite(path: directory, reason: "cannot create the directory")
+        }
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw ReportError.cannotWrite(path: directory, reason: String(cString: strerror(errno))) }
+        dirFD = fd
+    }
+
+    deinit { close(dirFD) }
+
+    /// The file name a meeting's report gets (unique within this batch).
+    public func fileName(for meeting: String) -> String {
+        var name = SafeFileName.make(for: meeting, extension: format.fileExtension)
+        var n = 2
+        while used.contains(name) {  // a 32-bit hash collision: vanishingly rare, still handled
+            name = SafeFileName.make(for: meeting + "#\(n)", extension: format.fileExtension)
+            n += 1
+        }
+        return name
+    }
+
+    /// Writes one meeting's report; returns its file name.
+    @discardableResult
+    public func write(_ report: MeetingReport) throws -> String {
+        try write(rendered: report.render(format), meeting: report.header.meeting)
+    }
+
+    /// Writes a rendered meeting report (lets callers render in parallel).
+    @discardableResult
+    public func write(rendered text: String, meeting: String) throws -> String {
+        let name = fileName(for: meeting)
+        try writeFile(name, text)
+        used.insert(name)
+        files.append((meeting, name))
+        return name
+    }
+
+    /// Writes the index: the fleet ranking of the written meetings, linking
+    /// each file: `index.html`/`index.md`, or `index.json`/`index.csv`
+    /// with a `file` field.
+    @discardableResult
+    public func writeIndex(_ entries: [FleetEntry]) throws -> String {
+        let map = Dictionary(files.map { ($0.meeting, $0.file) }, uniquingKeysWith: { a, _ in a })
+        let fleet = FleetReport(entries: entries, files: map)
+        let name = "index.\(format.fileExtension)"
+        try writeFile(name, fleet.render(format))
+        return name
+    }
+
+    private func writeFile(_ name: String, _ text: String) throws {
+        guard !name.contains("/"), name != ".", name != "..", !name.isEmpty else {
+            throw ReportError.unsafePath("file name \"\(name)\"")
+        }
+        let fd = openat(dirFD, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link (refusing to follow it out of the directory)"
+                : String(cString: strerror(errno))
+            throw ReportError.cannotWrite(path: directory + "/" + name, reason: reason)
+        }
+        defer { close(fd) }
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ReportError.cannotWrite(path: directory + "/" + name, reason: String(cString: strerror(errno)))
+            }
+            offset += n
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import MQADomain
+
+extension FleetReport {
+    /// Score rounded to 0.1 for display and JSON.
+    static func rounded(_ x: Double) -> Double { (x * 10).rounded() / 10 }
+
+    /// `"video_stalls ×2, low_mos ×1"`, in the order of `IssueCode.allCases`.
+    static func issueSummary(_ counts: [IssueCode: Int]) -> String {
+        IssueCode.allCases.compactMap { c in counts[c].map { "\(c.rawValue) ×\($0)" } }.joined(separator: ", ")
+    }
+
+    /// `mqa report fleet --format json`.
+    public var json: JSON {
+        .object([
+            ("score", .string(FleetReport.scoreRule)),
+            ("meetings", .int(Int64(meetingCount))),
+            ("shown", .int(Int64(ranked.count))),
+            ("issueCounts", .object(IssueCode.allCases.map { c in
+                let t = issueTotals[c] ?? (0, 0)
+                return (c.rawValue, .object([("issues", .int(Int64(t.issues))), ("meetings", .int(Int64(t.meetings)))]))
+            })),
+            ("ranked", .array(ranked.enumerated().map { i, e in
+                var fields: [(String, JSON)] = [
+                    ("rank", .int(Int64(i + 1))),
+                    ("meeting", .string(e.meeting)),
+                    ("title", .optional(e.title)),
+                    ("engine", .optional(e.engine)),
+                    ("start", .optional(e.start)),
+                    ("durationMs", .optional(e.durationMs)),
+                    ("participants", .int(Int64(e.participants))),
+                    ("score", .double(FleetReport.rounded(e.score))),
+                    ("stalledMs", .int(e.stalledMs)),
+                    ("lowTierMs", .int(e.lowTierMs)),
+                    ("abnormalDisconnects", .int(Int64(e.abnormalDisconnects))),
+                    ("issues", .object(IssueCode.allCases.compactMap { c in e.issueCounts[c].map { (c.rawValue, .int(Int64($0))) } })),
+                ]
+                if let files { fields.append(("file", .optional(files[e.meeting]))) }
+                return .object(fields)
+            })),
+        ])
+    }
+
+    /// `mqa report fleet --format md`.
+    public var markdown: String {
+        var out = "# Fleet: \(meetingCount) meetings, worst first\n\n"
+        out += "Score = \(FleetReport.scoreRule).\n\n"
+        if ranked.count < meetingCount { out += "Showing the worst \(ranked.count).\n\n" }
+        var t = MarkdownTable(headers: ["#", "meeting", "title", "engine", "participants", "duration", "score",
+                                        "stalled", "poor/bad", "abnormal disc.", "issues"], rightAligned: [0, 4, 5, 6, 7, 8, 9])
+        for (i, e) in ranked.enumerated() {
+            // A link's target is a file name we made safe; its text is escaped.
+            let name = files?[e.meeting].map { "[\(MarkdownText.inline(e.meeting))](\($0))" } ?? e.meeting
+            t.add([String(i + 1), name, e.title ?? "—", e.engine ?? "—", String(e.participants),
+                   e.durationMs.map(ReportText.duration) ?? "—", ReportText.number(FleetReport.rounded(e.score), places: 1),
+                   ReportText.duration(e.stalledMs), ReportText.duration(e.lowTierMs), String(e.abnormalDisconnects),
+                   FleetReport.issueSummary(e.issueCounts)])
+        }
+        out += t.safeRendered
+        out += "\n## Issue codes (all \(meetingCount) meetings)\n\n"
+        var c = MarkdownTable(headers: ["code", "issues", "meetings"], rightAligned: [1, 2])
+        for code in IssueCode.allCases {
+            let v = issueTotals[code] ?? (0, 0)
+            c.add([code.rawValue, String(v.issues), String(v.meetings)])
+        }
+        out += c.safeRendered
+        return out
+    }
+
+    /// `mqa report fleet --format csv`: one row per ranked meeting, one
+    /// column per issue code (occurrences), plus `file` in a batch index.
+    public var csv: String {
+        var head = ["rank", "meeting", "title", "engine", "start", "duration_ms", "participants", "score",
+                    "stalled_ms", "low_tier_ms", "abnormal_disconnects"] + IssueCode.allCases.map(\.rawValue)
+        if files != nil { head.append("file") }
+        var out = head.joined(separator: ",") + "\n"
+        for (i, e) in ranked.enumerated() {
+            var row = [String(i + 1), CSV.cell(e.meeting), CSV.cell(e.title ?? ""), CSV.cell(e.engine ?? ""),
+                       e.start.map { String($0) } ?? "", e.durationMs.map { String($0) } ?? "", String(e.participants),
+                       CSV.number(FleetReport.rounded(e.score)), String(e.stalledMs), String(e.lowTierMs),
+                       String(e.abnormalDisconnects)]
+            row += IssueCode.allCases.map { String(e.issueCounts[$0] ?? 0) }
+            if let files { row.append(CSV.cell(files[e.meeting] ?? "")) }
+            out += row.joined(separator: ",") + "\n"
+        }
+        return out
+    }
+
+    /// `mqa report fleet --format html` (and `index.html` of a batch).
+    public var html: String {
+        var b = "<header>\n<h1>Fleet: \(meetingCount) meetings, worst first</h1>\n"
+        b += "<p class=\"sub\">Score = \(FleetReport.scoreRule.html).</p>\n</header>\n"
+        if ranked.count < meetingCount { b += "<p class=\"muted\">Showing the worst \(ranked.count).</p>\n" }
+        b += "<h2>Issue codes (all \(meetingCount) meetings)</h2>\n"
+        var c = HTMLTable(headers: ["code", "issues", "meetings"], numeric: [1, 2])
+        for code in IssueCode.allCases {
+            let v = issueTotals[code] ?? (0, 0)
+            c.addMarkup(["<span class=\"code\">\(code.rawValue)</span>", String(v.issues), String(v.meetings)])
+        }
+        b += c.rendered
+        let chart = ranked.prefix(20).map { e in
+            SVGCharts.Bar(label: e.meeting, parts: [
+                ("#d73027", Double(e.stalledMs) / 1000, "\(e.meeting): stalled \(ReportText.duration(e.stalledMs))"),
+                ("#fc8d59", Double(e.lowTierMs) / 1000, "\(e.meeting): poor/bad \(ReportText.duration(e.lowTierMs))"),
+                ("#542788", FleetReport.secondsPerAbnormalDisconnect * Double(e.abnormalDisconnects),
+                 "\(e.meeting): \(e.abnormalDisconnects) abnormal disconnects"),
+            ], note: "score " + ReportText.number(FleetReport.rounded(e.score), places: 1))
+        }
+        if !chart.isEmpty {
+            b += "<figure>\n<figcaption>What the score is made of\(ranked.count > 20 ? " (worst 20)" : "")</figcaption>\n"
+            b += SVGCharts.stackedBars(chart, caption: "Score components per meeting")
+            b += "<p class=\"legend\"><span class=\"key\"><span class=\"swatch\" style=\"background:#d73027\"></span>stalled s</span> "
+            b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#fc8d59\"></span>poor/bad s</span> "
+            b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#542788\"></span>30 s per abnormal disconnect</span></p>\n</figure>\n"
+        }
+        b += "<h2>Ranking</h2>\n"
+        var t = HTMLTable(headers: ["#", "meeting", "title", "engine", "participants", "duration", "score", "stalled",
+                                    "poor/bad", "abnormal disc.", "issues"], numeric: [0, 4, 5, 6, 7, 8, 9])
+        for (i, e) in ranked.enumerated() {
+            let id = "<span class=\"code\">\(e.meeting.html)</span>"
+            let link = files?[e.meeting].map { "<a href=\"\($0.html)\">\(id)</a>" } ?? id
+            t.addMarkup([String(i + 1), link, (e.title ?? "—").html, (e.engine ?? "—").html, String(e.participants),
+                         e.durationMs.map(ReportText.duration) ?? "—", ReportText.number(FleetReport.rounded(e.score), places: 1),
+                         ReportText.duration(e.stalledMs), ReportText.duration(e.lowTierMs), String(e.abnormalDisconnects),
+                         FleetReport.issueSummary(e.issueCounts).html])
+        }
+        b += t.rendered
+        return HTMLPage.document(title: "mqa fleet report", body: b)
+    }
+}

@@ -1,0 +1,101 @@
+import MQADomain
+
+/// One meeting's line in the fleet ranking: what the score is made of.
+public struct FleetEntry: Sendable, Equatable {
+    public var meeting: String
+    public var title: String?
+    public var engine: String?
+    public var start: Int64?
+    public var durationMs: Int64?
+    public var participants: Int
+    /// Stalled video time summed over every subscription.
+    public var stalledMs: Int64
+    /// Warm time in the `poor` or `bad` tier, summed over participants
+    /// (always 0 in a CDN meeting: no quality feed).
+    public var lowTierMs: Int64
+    /// Disconnects that carried an `error` (abnormal ones).
+    public var abnormalDisconnects: Int
+    /// Occurrences of each issue code in the meeting.
+    public var issueCounts: [IssueCode: Int]
+
+    /// Summarises one meeting report.
+    public init(_ report: MeetingReport) {
+        let a = report.analysis
+        meeting = report.header.meeting
+        title = report.header.title
+        engine = report.header.engine
+        start = report.header.start
+        durationMs = report.header.durationMs
+        participants = report.header.participants
+        stalledMs = a.subscriptions.reduce(0) { $0 + $1.stalledMs }
+        lowTierMs = a.isCDN ? 0 : a.participants.reduce(0) { $0 + $1.tierMs[.poor] + $1.tierMs[.bad] }
+        abnormalDisconnects = a.participants.reduce(0) { $0 + $1.disconnects.count { $0.error != nil } }
+        var counts: [IssueCode: Int] = [:]
+        for i in a.issues { counts[i.code, default: 0] += 1 }
+        issueCounts = counts
+    }
+
+    /// The ranking score, see `FleetReport.scoreRule`: higher is worse.
+    public var score: Double {
+        Double(stalledMs) / 1000 + Double(lowTierMs) / 1000
+            + FleetReport.secondsPerAbnormalDisconnect * Double(abnormalDisconnects)
+    }
+}
+
+/// All meetings ranked worst first (`mqa report fleet [--top N]`), and the
+/// index of a batch.
+///
+/// **Score** (higher is worse), in seconds of degraded experience:
+///
+///     score = stalled video s (all subscriptions)
+///           + warm s in the poor or bad tier (all participants)
+///           + 30 s × disconnects with an error
+///
+/// A second of frozen video and a second of poor/bad audio quality each cost
+/// a participant about the same: a second of the meeting they could not
+/// follow. An abnormal disconnect costs more than its measured gap: the
+/// rejoin, the re-subscribe and finding one's place again take tens of
+/// seconds, counted as a flat 30 s. Summing over participants makes a bad
+/// meeting for many people worse than the same trouble for one. Ties rank
+/// by meeting id, so the order is stable.
+public struct FleetReport: Sendable {
+    public static let secondsPerAbnormalDisconnect = 30.0
+    public static let scoreRule =
+        "stalled video seconds + warm seconds in the poor/bad tier + 30 s per disconnect with an error (higher is worse)"
+
+    /// Ranked worst first, cut to `top`.
+    public var ranked: [FleetEntry]
+    /// Meetings ranked before the cut.
+    public var meetingCount: Int
+    /// Over all meetings (not only the top): occurrences of each code, and
+    /// the number of meetings with at least one.
+    public var issueTotals: [IssueCode: (issues: Int, meetings: Int)]
+    /// Batch index: meeting id → file name relative to the index. When set,
+    /// md and html link each meeting, json and csv add a `file` field.
+    public var files: [String: String]?
+
+    public init(entries: [FleetEntry], top: Int? = nil, files: [String: String]? = nil) {
+        let sorted = entries.sorted { ($0.score, $1.meeting) > ($1.score, $0.meeting) }
+        ranked = top.map { Array(sorted.prefix($0)) } ?? sorted
+        meetingCount = entries.count
+        var totals: [IssueCode: (issues: Int, meetings: Int)] = [:]
+        for e in entries {
+            for (code, n) in e.issueCounts where n > 0 {
+                let t = totals[code] ?? (0, 0)
+                totals[code] = (t.issues + n, t.meetings + 1)
+            }
+        }
+        issueTotals = totals
+        self.files = files
+    }
+
+    /// The report in `format`.
+    public func render(_ format: ReportFormat) -> String {
+        switch format {
+        case .md: markdown
+        case .json: json.rendered(pretty: true) + "\n"
+        case .csv: csv
+        case .html: html
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// Escaping for text that comes from the logs (ids, titles, reasons, …) on
+/// its way into HTML or SVG.
+///
+/// The pages are written as XHTML-compatible markup so that an XML parser
+/// can check them; the escaping therefore covers XML's rules too: the five
+/// special characters become entities, and characters XML 1.0 does not allow
+/// at all (C0 controls other than tab/LF/CR, U+FFFE, U+FFFF) become U+FFFD,
+/// since a single one would make the whole page unparseable.
+public enum HTMLEscaping {
+    /// Text content or a quoted attribute value: `&<>"'` escaped.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
+                out += "\u{FFFD}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
+
+extension String {
+    /// `HTMLEscaping.escape(self)`.
+    var html: String { HTMLEscaping.escape(self) }
+}

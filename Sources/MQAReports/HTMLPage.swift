@@ -1,0 +1,126 @@
+import MQADomain
+
+/// The frame every HTML report shares: one self-contained page (inline CSS,
+/// inline SVG, no scripts, no fonts or images fetched), written as
+/// XHTML-compatible markup (every tag closed, attributes quoted, only the
+/// XML entities) so that an XML parser accepts it as well as a browser.
+enum HTMLPage {
+    /// A whole page; `title` is escaped here, `body` is markup already.
+    static func document(title: String, body: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
+        <head>
+        <meta charset="utf-8"/>
+        <meta name="viewport" content="width=device-width, initial-scale=1"/>
+        <title>\(title.html)</title>
+        <style>
+        \(css)
+        </style>
+        </head>
+        <body>
+        \(body)
+        </body>
+        </html>
+
+        """
+    }
+
+    /// The tier colours: a diverging green→red scale (ColorBrewer RdYlGn),
+    /// which stays distinct in greyscale print and for most colour-blind
+    /// readers thanks to its lightness ramp; unknown is neutral grey.
+    static func colour(_ tier: Tier) -> String {
+        switch tier {
+        case .excellent: "#1a9850"
+        case .good: "#91cf60"
+        case .fair: "#fee08b"
+        case .poor: "#fc8d59"
+        case .bad: "#d73027"
+        case .unknown: "#d9d9d9"
+        }
+    }
+
+    /// A row of coloured keys for the tier colours.
+    static var tierLegend: String {
+        var out = "<p class=\"legend\">"
+        for t in Tier.reportOrder {
+            out += "<span class=\"key\"><span class=\"swatch\" style=\"background:\(colour(t))\"></span>\(t.name)</span> "
+        }
+        return out + "</p>\n"
+    }
+
+    // No `<` or `&` in here: the style element is parsed as XML too.
+    static let css = """
+        :root { --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg-alt: #f6f8fa; }
+        * { -webkit-print-color-adjust: exact; print-color-adjust: exact; box-sizing: border-box; }
+        body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+               color: var(--ink); margin: 0 auto; padding: 24px 32px; max-width: 1180px; }
+        h1 { font-size: 22px; margin: 0 0 4px; overflow-wrap: anywhere; }
+        h2 { font-size: 17px; margin: 28px 0 8px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
+        h3 { font-size: 14px; margin: 18px 0 6px; }
+        .sub { color: var(--muted); margin: 0 0 12px; overflow-wrap: anywhere; }
+        dl.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(215px, 1fr)); gap: 6px 18px; margin: 12px 0; }
+        dl.facts div { border-left: 3px solid var(--line); padding-left: 8px; }
+        dl.facts dt { color: var(--muted); font-size: 12px; }
+        dl.facts dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+        .notice { border: 1px solid #d4a72c; background: #fff8c5; padding: 10px 14px; border-radius: 6px; font-weight: 600; }
+        .scroll { overflow-x: auto; }
+        table { border-collapse: collapse; margin: 6px 0 12px; font-size: 13px; }
+        th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+        th { background: var(--bg-alt); font-weight: 600; white-space: nowrap; }
+        td { overflow-wrap: break-word; max-width: 420px; }
+        td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+        tr.bad td { background: #fff1f0; }
+        code, .code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
+        .code { background: var(--bg-alt); padding: 1px 5px; border-radius: 4px; white-space: nowrap; }
+        .muted { color: var(--muted); }
+        figure { margin: 10px 0 18px; }
+        figcaption { font-weight: 600; margin-bottom: 2px; overflow-wrap: anywhere; }
+        svg { display: block; width: 100%; height: auto; }
+        svg text { font: 11px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; fill: var(--ink); }
+        svg text.small { font-size: 10px; fill: var(--muted); }
+        .legend { font-size: 12px; color: var(--muted); margin: 4px 0; }
+        .key { white-space: nowrap; margin-right: 10px; }
+        .swatch { display: inline-block; width: 11px; height: 11px; border: 1px solid #0003; vertical-align: -1px; margin-right: 4px; }
+        footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
+        @media print {
+          body { padding: 0; max-width: none; font-size: 11px; }
+          h2 { break-after: avoid; }
+          figure, table, .notice { break-inside: avoid; }
+          a { color: inherit; text-decoration: none; }
+          .scroll { overflow: visible; }
+        }
+        """
+}
+
+/// An HTML table whose text cells are escaped; numbers align right.
+struct HTMLTable {
+    var headers: [String]
+    var numeric: Set<Int>
+    var rows: [String] = []
+
+    init(headers: [String], numeric: Set<Int> = []) {
+        self.headers = headers
+        self.numeric = numeric
+    }
+
+    /// A row of plain text cells (escaped here).
+    mutating func add(_ cells: [String], rowClass: String? = nil) {
+        addMarkup(cells.map(\.html), rowClass: rowClass)
+    }
+
+    /// A row of cells that are markup already (escape log text first).
+    mutating func addMarkup(_ cells: [String], rowClass: String? = nil) {
+        var row = rowClass.map { "<tr class=\"\($0)\">" } ?? "<tr>"
+        for (i, c) in cells.enumerated() { row += numeric.contains(i) ? "<td class=\"n\">\(c)</td>" : "<td>\(c)</td>" }
+        rows.append(row + "</tr>")
+    }
+
+    var rendered: String {
+        var out = "<div class=\"scroll\"><table>\n<thead><tr>"
+        for (i, h) in headers.enumerated() { out += numeric.contains(i) ? "<th class=\"n\">\(h.html)</th>" : "<th>\(h.html)</th>" }
+        out += "</tr></thead>\n<tbody>\n"
+        for r in rows { out += r + "\n" }
+        return out + "</tbody>\n</table></div>\n"
+    }
+}

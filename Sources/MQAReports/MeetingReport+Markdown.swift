@@ -1,0 +1,138 @@
+import Foundation
+import MQADomain
+
+// The terminal form: a header block, then one aligned table per concern so
+// that no table is wider than a laptop terminal needs to be.
+extension MeetingReport {
+    /// `mqa report meeting --format md`.
+    public var markdown: String {
+        let t0 = timeRange.start
+        var out = "# Meeting \(MarkdownText.inline(header.meeting))\n\n"
+        var head = MarkdownTable(headers: ["meeting", MarkdownText.cell(header.meeting)])
+        head.add(["title", header.title ?? "—"])
+        head.add(["engine", header.engine ?? "—"])
+        head.add(["start", header.start.map(ReportText.timestamp) ?? "—"])
+        head.add(["end", header.end.map(ReportText.timestamp) ?? "—"])
+        head.add(["duration", header.durationMs.map(ReportText.duration) ?? "—"])
+        head.add(["participants", String(header.participants)])
+        out += head.safeRendered + "\n"
+        out += "Times below are offsets from the start (+m:ss.mmm); statistics are over warm reports.\n\n"
+        if !hasQualityData {
+            out += "> **\(MeetingReport.noQualityData)**: this meeting ran on the CDN engine, which has no quality feed; "
+            out += "MOS, loss, RTT, jitter, bitrate and tiers are not shown. Stalls below come from the track status events.\n\n"
+        }
+
+        out += "## Participants\n\n"
+        var conn = MarkdownTable(headers: ["uid", "connections", "disconnects", "abnormal", "reconnects",
+                                           "warm reports", "cold reports", "issues"], rightAligned: [1, 2, 3, 4, 5, 6])
+        for p in analysis.participants {
+            conn.add([p.uid, String(p.connections), String(p.disconnects.count),
+                      String(p.disconnects.count { $0.error != nil }), String(p.reconnects),
+                      String(p.warmReports), String(p.coldReports),
+                      participantIssues(p.uid).map(\.code.rawValue).joined(separator: " ")])
+        }
+        out += conn.safeRendered + "\n"
+
+        if hasQualityData {
+            out += "### Quality\n\n"
+            var q = MarkdownTable(headers: ["uid", "MOS mean", "p5", "p50", "p95", "loss % mean", "p95",
+                                            "RTT ms mean", "p95", "jitter ms mean", "p95", "kbps mean", "p5"],
+                                  rightAligned: Set(1...12))
+            for p in analysis.participants {
+                func n(_ x: Double?) -> String { ReportText.number(x) }
+                q.add([p.uid, n(p.mos?.mean), n(p.mos?.p5), n(p.mos?.p50), n(p.mos?.p95),
+                       n(p.lossPct?.mean), n(p.lossPct?.p95), n(p.rttMs?.mean), n(p.rttMs?.p95),
+                       n(p.jitterMs?.mean), n(p.jitterMs?.p95), n(p.bitrateKbps?.mean), n(p.bitrateKbps?.p5)])
+            }
+            out += q.safeRendered + "\n"
+
+            out += "### Time per tier\n\n"
+            var tiers = MarkdownTable(headers: ["uid"] + Tier.reportOrder.map(\.name) + ["changes", "flaps", "SDK agreement"],
+                                      rightAligned: Set(1...9))
+            for p in analysis.participants {
+                tiers.add([p.uid] + Tier.reportOrder.map { ReportText.duration(p.tierMs[$0]) }
+                          + [String(p.tierChanges), String(p.flaps), ReportText.percent(p.sdkTierAgreement)])
+            }
+            out += tiers.safeRendered + "\n"
+        }
+
+        let disconnects = analysis.participants.flatMap { p in p.disconnects.map { (p.uid, $0) } }
+        if !disconnects.isEmpty {
+            out += "### Disconnects\n\n"
+            var d = MarkdownTable(headers: ["uid", "at", "reason", "error"])
+            for (uid, x) in disconnects { d.add([uid, ReportText.offset(x.ts, from: t0), x.reason, x.error ?? "—"]) }
+            out += d.safeRendered + "\n"
+        }
+
+        out += "## Tracks\n\n"
+        if analysis.subscriptions.isEmpty {
+            out += "No subscriptions.\n\n"
+        } else {
+            var tr = MarkdownTable(headers: ["subscriber", "publisher", "track", "kind", "subscribed", "first frame",
+                                             "stalls", "stalled", "stall ratio", "under good tier", "issues"],
+                                   rightAligned: [5, 6, 7, 8, 9])
+            for s in analysis.subscriptions {
+                tr.add([s.subscriber, s.publisher, s.track, s.kind ?? "—", ReportText.offset(s.subscribeTs, from: t0),
+                        s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never",
+                        String(s.stallCount), ReportText.duration(s.stalledMs), ReportText.percent(s.stallRatio, places: 2),
+                        String(s.stallsUnderGoodTier), trackIssueCodes(s).map(\.rawValue).joined(separator: " ")])
+            }
+            out += tr.safeRendered + "\n"
+            let stalls = analysis.subscriptions.flatMap { s in s.stalls.map { (s, $0) } }
+            if !stalls.isEmpty {
+                out += "### Stalls\n\n"
+                var st = MarkdownTable(headers: ["subscriber", "track", "start", "end", "length", "tier at start"],
+                                       rightAligned: [4])
+                for (s, x) in stalls {
+                    st.add([s.subscriber, s.track, ReportText.offset(x.start, from: t0),
+                            ReportText.offset(x.end, from: t0) + (x.open ? " (open)" : ""),
+                            ReportText.duration(x.durationMs), x.tier.name])
+                }
+                out += st.safeRendered + "\n"
+            }
+        }
+
+        out += "## Issues\n\n"
+        if analysis.issues.isEmpty {
+            out += "None.\n"
+        } else {
+            var iss = MarkdownTable(headers: ["code", "uid", "detail"])
+            for i in analysis.issues { iss.add([i.code.rawValue, i.uid ?? "—", i.detail]) }
+            out += iss.safeRendered
+        }
+        return out
+    }
+}
+
+extension MarkdownTable {
+    /// `rendered`, with `<` and `>` in the cells backslash-escaped: a report
+    /// file opened in a Markdown viewer must not turn a logged
+    /// `<script>` into markup. Our own headers never contain them.
+    var safeRendered: String {
+        var copy = self
+        copy.rows = rows.map { $0.map(MarkdownText.cell) }
+        return copy.rendered
+    }
+}
+
+/// Text from the logs outside a table cell.
+enum MarkdownText {
+    /// A table cell from the logs: `<` and `>` backslash-escaped.
+    static func cell(_ text: String) -> String {
+        text.replacingOccurrences(of: "<", with: "\\<").replacingOccurrences(of: ">", with: "\\>")
+    }
+
+    /// One line, with Markdown's emphasis/code/link characters escaped so a
+    /// title cannot restyle or link the heading it sits in.
+    static func inline(_ text: String) -> String {
+        var out = ""
+        for ch in text {
+            switch ch {
+            case "\n", "\r": out += " "
+            case "\\", "`", "*", "_", "[", "]", "<", ">", "#": out += "\\" + String(ch)
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,80 @@
+import MQADomain
+
+/// Everything `mqa report meeting` shows about one meeting: the header, the
+/// tier engine's analysis and the warm quality series for the charts.
+///
+/// Build one with `MeetingReport(log:config:)`, then render it with
+/// `json`, `markdown`, `csv` or `html`, or `render(_:)` by format.
+public struct MeetingReport: Sendable {
+    public var header: MeetingHeader
+    public var analysis: MeetingAnalysis
+    /// One per participant, in uid order (for the HTML charts).
+    public var series: [QualitySeries]
+
+    /// The sentence a CDN meeting shows instead of quality numbers.
+    public static let noQualityData = "no quality data (CDN engine)"
+
+    public init(log: MeetingLog, config: TierConfig) {
+        header = MeetingHeader(log)
+        analysis = MeetingAnalysis.analyze(log, config: config)
+        // A CDN meeting has no quality feed: nothing to chart.
+        series = analysis.isCDN ? [] : log.clients.map { QualitySeries($0, config: config) }
+    }
+
+    /// Whether the meeting has a quality feed (it does not on the CDN engine).
+    public var hasQualityData: Bool { !analysis.isCDN }
+
+    /// Meeting time axis for charts: the header's span, at least 1 ms long.
+    var timeRange: (start: Int64, end: Int64) {
+        let s = header.start ?? 0
+        return (s, max(header.end ?? s, s + 1))
+    }
+
+    /// The report in `format`.
+    public func render(_ format: ReportFormat) -> String {
+        switch format {
+        case .md: markdown
+        case .json: json.rendered(pretty: true) + "\n"
+        case .csv: csv
+        case .html: html
+        }
+    }
+
+    /// `mqa report meeting --format json`: the shape of `cli.md`, plus
+    /// `participantCount`, `qualityData` (false on a CDN meeting) and
+    /// `notice` (the no-quality-data sentence, else null).
+    public var json: JSON {
+        .object([
+            ("meeting", .string(header.meeting)),
+            ("title", .optional(header.title)),
+            ("engine", .optional(header.engine)),
+            ("start", .optional(header.start)),
+            ("end", .optional(header.end)),
+            ("durationMs", .optional(header.durationMs)),
+            ("participantCount", .int(Int64(header.participants))),
+            ("qualityData", .bool(hasQualityData)),
+            ("notice", hasQualityData ? .null : .string(MeetingReport.noQualityData)),
+            ("participants", analysis.participantsJSON),
+            ("tracks", analysis.tracksJSON),
+            ("issues", analysis.issuesJSON),
+        ])
+    }
+
+    /// The issues that concern participant `uid` itself (not one of its tracks).
+    func participantIssues(_ uid: String) -> [Issue] {
+        analysis.issues.filter { $0.uid == uid && $0.track == nil }
+    }
+
+    /// The track issue codes of one subscription, in `IssueFinder`'s
+    /// order. Decided from the subscription itself with the engine's public
+    /// thresholds, because an `Issue` names (subscriber, publisher, track)
+    /// and a re-subscribed track has several subscriptions under that name.
+    func trackIssueCodes(_ s: Subscription) -> [IssueCode] {
+        var codes: [IssueCode] = []
+        if s.stallRatio > IssueThresholds.stallRatio { codes.append(.videoStalls) }
+        if s.stallsUnderGoodTier > 0 { codes.append(.stallsUnderGoodTier) }
+        if s.neverRendered { codes.append(.neverRendered) }
+        if let ttff = s.timeToFirstFrameMs, ttff > IssueThresholds.firstFrameMs { codes.append(.slowFirstFrame) }
+        return codes
+    }
+}

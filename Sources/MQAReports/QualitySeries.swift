@@ -1,0 +1,38 @@
+import MQADomain
+
+/// One participant's warm quality reports over time, for the charts: the
+/// same reports and the same MOS rule the tier engine uses, so a chart never
+/// shows a value the statistics did not count.
+public struct QualitySeries: Sendable, Equatable {
+    public struct Point: Sendable, Equatable {
+        public var ts: Int64
+        /// The MOS the tier engine used (SDK or E-model, per the config).
+        public var mos: Double
+        public var loss: Double
+        public var rtt: Double
+        /// First warm report of a connection, or after a reporting gap: a
+        /// chart starts a new line segment here instead of bridging.
+        public var breaksLine: Bool
+    }
+
+    public var uid: String
+    public var points: [Point]
+
+    /// The warm reports of `client`: inside a connection, not in its cold
+    /// start, `rtt != 0` (spec "Cold start").
+    public init(_ client: ClientLog, config: TierConfig) {
+        uid = client.uid
+        points = []
+        let r = client.reports
+        for span in client.connectionSpans() {
+            var previous: Int64?
+            for i in span.reports where r.ts[i] >= span.start + config.coldStartMs && r.rtt[i] != 0 {
+                let mos = ReportMOS.mos(sdkMOS: r.mos[i], rtt: r.rtt[i], loss: r.loss[i], jitter: r.jitter[i],
+                                        source: config.mos, emodel: config.emodel)
+                let breaks = previous == nil || r.ts[i] - previous! > config.gapMs
+                points.append(Point(ts: r.ts[i], mos: mos, loss: r.loss[i], rtt: r.rtt[i], breaksLine: breaks))
+                previous = r.ts[i]
+            }
+        }
+    }
+}

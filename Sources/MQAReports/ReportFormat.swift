@@ -1,0 +1,32 @@
+/// The output formats of every report (`--format`).
+public enum ReportFormat: String, Sendable, CaseIterable {
+    /// Aligned Markdown tables, readable in a terminal.
+    case md
+    /// The shapes of `cli.md`.
+    case json
+    /// One row per participant/track/meeting, for spreadsheets.
+    case csv
+    /// One self-contained XHTML-compatible page with inline CSS and SVG.
+    case html
+
+    /// The file extension of a report in this format.
+    public var fileExtension: String { rawValue }
+}
+
+/// A report that cannot be produced from what the store holds.
+public enum ReportError: Error, CustomStringConvertible, Equatable {
+    /// The meeting has no subscription of that track.
+    case noTrack(track: String, meeting: String)
+    /// A batch output file or directory could not be written.
+    case unsafePath(String)
+    case cannotWrite(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .noTrack(let track, let meeting):
+            "no subscription of track \"\(track)\" in meeting \"\(meeting)\" (`mqa report meeting \(meeting)` lists the tracks)"
+        case .unsafePath(let what): "refusing to write \(what)"
+        case .cannotWrite(let path, let reason): "\(path): cannot write: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import MQADomain
+
+extension TrackReport {
+    /// `mqa report track --format json`.
+    public var json: JSON {
+        .object([
+            ("meeting", .string(header.meeting)),
+            ("title", .optional(header.title)),
+            ("engine", .optional(header.engine)),
+            ("track", .string(track)),
+            ("publishers", .array(publishers.map { .string($0) })),
+            ("verdict", .string(verdict.rawValue)),
+            ("rule", .string(TrackReport.ruleText)),
+            ("toleranceMs", .int(TrackReport.alignmentToleranceMs)),
+            ("stallCount", .int(Int64(stallCount))),
+            ("sharedStallCount", .int(Int64(sharedStallCount))),
+            ("subscribers", .array(rows.map { r in
+                let s = r.subscription
+                return .object([
+                    ("subscriber", .string(s.subscriber)),
+                    ("publisher", .string(s.publisher)),
+                    ("kind", .optional(s.kind)),
+                    ("subscribeTs", .int(s.subscribeTs)),
+                    ("endTs", .int(s.endTs)),
+                    ("firstFrameTs", .optional(s.firstFrameTs)),
+                    ("timeToFirstFrameMs", .optional(s.timeToFirstFrameMs)),
+                    ("stallCount", .int(Int64(s.stallCount))),
+                    ("sharedStallCount", .int(Int64(r.sharedStallCount))),
+                    ("stalledMs", .int(s.stalledMs)),
+                    ("stallRatio", .double(s.stallRatio)),
+                    ("attribution", .string(r.attribution)),
+                    ("stalls", .array(zip(s.stalls, r.sharedWith).map { x, who in
+                        .object([
+                            ("start", .int(x.start)), ("end", .int(x.end)), ("open", .bool(x.open)),
+                            ("tier", .string(x.tier.name)), ("sharedWith", .array(who.map { .string($0) })),
+                        ])
+                    })),
+                ])
+            })),
+        ])
+    }
+
+    /// `mqa report track --format md`.
+    public var markdown: String {
+        var out = "# Track \(MarkdownText.inline(track)) in meeting \(MarkdownText.inline(header.meeting))\n\n"
+        out += "Publisher: \(MarkdownText.inline(publishers.joined(separator: ", "))) · title: \(MarkdownText.inline(header.title ?? "—"))"
+        out += " · start \(header.start.map(ReportText.timestamp) ?? "—")\n\n"
+        out += "**Verdict: \(verdict.rawValue)**: \(verdict.explanation) (\(sharedStallCount) of \(stallCount) stalls shared).\n\n"
+        out += "Rule: \(TrackReport.ruleText)\n\n"
+        var t = MarkdownTable(headers: ["subscriber", "publisher", "subscribed", "first frame", "stalls", "shared",
+                                        "stalled", "stall ratio", "attribution"], rightAligned: [2, 3, 4, 5, 6, 7])
+        for r in rows {
+            let s = r.subscription
+            t.add([s.subscriber, s.publisher, ReportText.offset(s.subscribeTs, from: origin),
+                   s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never", String(s.stallCount), String(r.sharedStallCount),
+                   ReportText.duration(s.stalledMs), ReportText.percent(s.stallRatio, places: 2), r.attribution])
+        }
+        out += t.safeRendered
+        let stalls = rows.flatMap { r in zip(r.subscription.stalls, r.sharedWith).map { (r.subscription.subscriber, $0, $1) } }
+        if !stalls.isEmpty {
+            out += "\n## Stalls\n\n"
+            var st = MarkdownTable(headers: ["subscriber", "start", "end", "length", "tier at start", "lines up with"],
+                                   rightAligned: [1, 2, 3])
+            for (uid, x, who) in stalls {
+                st.add([uid, ReportText.offset(x.start, from: origin),
+                        ReportText.offset(x.end, from: origin) + (x.open ? " (open)" : ""),
+                        ReportText.duration(x.durationMs), x.tier.name, who.isEmpty ? "— (own)" : who.joined(separator: ", ")])
+            }
+            out += st.safeRendered
+        }
+        return out
+    }
+
+    /// `mqa report track --format csv`: one row per subscription of the
+    /// track; `verdict` repeats the track's verdict on every row.
+    public var csv: String {
+        var out = "meeting,track,publisher,subscriber,kind,subscribe_ts,end_ts,first_frame_ts,time_to_first_frame_ms,"
+            + "stall_count,shared_stall_count,stalled_ms,stall_ratio,attribution,verdict\n"
+        for r in rows {
+            let s = r.subscription
+            out += [CSV.cell(header.meeting), CSV.cell(track), CSV.cell(s.publisher), CSV.cell(s.subscriber),
+                    CSV.cell(s.kind ?? ""), String(s.subscribeTs), String(s.endTs),
+                    s.firstFrameTs.map { String($0) } ?? "", s.timeToFirstFrameMs.map { String($0) } ?? "",
+                    String(s.stallCount), String(r.sharedStallCount), String(s.stalledMs), CSV.number(s.stallRatio),
+                    CSV.cell(r.attribution), CSV.cell(verdict.rawValue)].joined(separator: ",") + "\n"
+        }
+        return out
+    }
+
+    /// `mqa report track --format html`.
+    public var html: String {
+        var b = "<header>\n<h1>Track <span class=\"code\">\(track.html)</span></h1>\n"
+        b += "<p class=\"sub\">Meeting <span class=\"code\">\(header.meeting.html)</span>"
+        if let title = header.title { b += " · \(title.html)" }
+        b += " · published by \(publishers.joined(separator: ", ").html)</p>\n</header>\n"
+        b += "<p class=\"notice\">Verdict: \(verdict.rawValue.html). \(verdict.explanation.capitalizedFirst.html) "
+        b += "(\(sharedStallCount) of \(stallCount) stalls shared).</p>\n"
+        b += "<p class=\"legend\">\(TrackReport.ruleText.html)</p>\n"
+        var t = HTMLTable(headers: ["subscriber", "publisher", "subscribed", "first frame", "stalls", "shared", "stalled",
+                                    "stall ratio", "attribution"], numeric: [2, 3, 4, 5, 6, 7])
+        for r in rows {
+            let s = r.subscription
+            t.add([s.subscriber, s.publisher, ReportText.offset(s.subscribeTs, from: origin),
+                   s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never", String(s.stallCount), String(r.sharedStallCount),
+                   ReportText.duration(s.stalledMs), ReportText.percent(s.stallRatio, places: 2), r.attribution])
+        }
+        b += t.rendered
+        let start = header.start ?? 0
+        let axis = SVGCharts.TimeAxis(start: start, end: max(header.end ?? start, start + 1), x0: 0, x1: 1)
+        let rowsSVG = rows.map { r in
+            SVGCharts.TrackRow(label: r.subscription.subscriber, subscription: r.subscription, stallColour: { x in
+                let i = r.subscription.stalls.firstIndex(of: x) ?? 0
+                return r.sharedWith[i].isEmpty ? "#fc8d59" : "#a50026"
+            })
+        }
+        b += "<figure>\n<figcaption>Each subscriber's view of the track</figcaption>\n"
+        b += SVGCharts.stallTimeline(rowsSVG, axis: axis, caption: "Stall timeline of the track per subscriber")
+        b += "<p class=\"legend\"><span class=\"key\"><span class=\"swatch\" style=\"background:#a50026\"></span>shared stall</span> "
+        b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#fc8d59\"></span>own stall</span> "
+        b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#bbbbbb\"></span>loading</span> "
+        b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#9ecae1\"></span>flowing</span></p>\n</figure>\n"
+        let stalls = rows.flatMap { r in zip(r.subscription.stalls, r.sharedWith).map { (r.subscription.subscriber, $0, $1) } }
+        if !stalls.isEmpty {
+            b += "<h2>Stalls</h2>\n"
+            var st = HTMLTable(headers: ["subscriber", "start", "end", "length", "tier at start", "lines up with"], numeric: [1, 2, 3])
+            for (uid, x, who) in stalls {
+                st.add([uid, ReportText.offset(x.start, from: origin), ReportText.offset(x.end, from: origin) + (x.open ? " (open)" : ""),
+                        ReportText.duration(x.durationMs), x.tier.name, who.isEmpty ? "— (own)" : who.joined(separator: ", ")])
+            }
+            b += st.rendered
+        }
+        b += "<footer>Times are offsets from the meeting's start (\(header.start.map(ReportText.timestamp) ?? "—")).</footer>"
+        return HTMLPage.document(title: "Track \(track) — meeting \(header.meeting)", body: b)
+    }
+}

@@ -1,0 +1,111 @@
+import MQADomain
+
+/// One published track as each of its subscribers received it
+/// (`mqa report track TRACK --meeting ID`), with an attribution of its
+/// stalls to the sender or to the subscribers.
+///
+/// **Alignment rule.** A stall of one subscriber is *shared* when a stall of
+/// the same track (same publisher) seen by a *different* subscriber overlaps
+/// it once both are widened by `alignmentToleranceMs` (±2 s) on each side:
+/// `other.start < stall.end + 2 s` and `other.end > stall.start − 2 s`. The
+/// tolerance absorbs client clock skew and the SDK's detection delay.
+///
+/// **Verdict.** No stalls: `noStalls`. Fewer than two distinct subscribers:
+/// `undetermined` (there is nobody to compare with). Otherwise
+/// `senderSide` when more than half of all stalls are shared (a frozen
+/// camera or a sender uplink problem freezes the track for everyone), else
+/// `subscriberSide` (each stall belongs to one subscriber's own network or
+/// decoder).
+public struct TrackReport: Sendable {
+    public static let alignmentToleranceMs: Int64 = 2000
+
+    public enum Verdict: String, Sendable {
+        case senderSide = "sender-side"
+        case subscriberSide = "subscriber-side"
+        case noStalls = "no stalls"
+        case undetermined = "undetermined"
+
+        /// One sentence for the reader.
+        public var explanation: String {
+            switch self {
+            case .senderSide: "most stalls line up across subscribers: a sender-side problem (camera, encoder or the publisher's uplink)"
+            case .subscriberSide: "most stalls belong to one subscriber: each subscriber's own network or device"
+            case .noStalls: "no subscriber saw a stall"
+            case .undetermined: "only one subscriber: stalls cannot be compared across subscribers"
+            }
+        }
+    }
+
+    /// One subscription of the track, with, per stall, the other subscribers
+    /// whose stalls line up with it (empty: this subscriber's own stall).
+    public struct Row: Sendable {
+        public var subscription: Subscription
+        public var sharedWith: [[String]]
+
+        public var sharedStallCount: Int { sharedWith.count { !$0.isEmpty } }
+
+        /// `own network`, `sender`, `mixed`, or `—` without stalls.
+        public var attribution: String {
+            let shared = sharedStallCount
+            if subscription.stalls.isEmpty { return "—" }
+            if shared == 0 { return "own network" }
+            return shared == subscription.stalls.count ? "sender" : "mixed"
+        }
+    }
+
+    public var header: MeetingHeader
+    public var track: String
+    /// The publishers of subscriptions named `track`, sorted (normally one).
+    public var publishers: [String]
+    /// In the meeting's subscription order (subscriber uid, then time).
+    public var rows: [Row]
+    public var verdict: Verdict
+
+    /// Builds the report of `track` from a meeting report; throws
+    /// `ReportError.noTrack` when no client subscribed to it.
+    public init(meeting report: MeetingReport, track: String) throws {
+        let subs = report.analysis.subscriptions.filter { $0.track == track }
+        guard !subs.isEmpty else { throw ReportError.noTrack(track: track, meeting: report.header.meeting) }
+        header = report.header
+        self.track = track
+        publishers = Array(Set(subs.map(\.publisher))).sorted()
+        let tol = TrackReport.alignmentToleranceMs
+        rows = subs.map { s in
+            Row(subscription: s, sharedWith: s.stalls.map { x in
+                var who: [String] = []
+                for o in subs where o.subscriber != s.subscriber && o.publisher == s.publisher && !who.contains(o.subscriber) {
+                    if o.stalls.contains(where: { $0.start < x.end + tol && $0.end > x.start - tol }) { who.append(o.subscriber) }
+                }
+                return who.sorted()
+            })
+        }
+        let total = rows.reduce(0) { $0 + $1.subscription.stallCount }
+        let shared = rows.reduce(0) { $0 + $1.sharedStallCount }
+        if total == 0 {
+            verdict = .noStalls
+        } else if Set(subs.map(\.subscriber)).count < 2 {
+            verdict = .undetermined
+        } else {
+            verdict = shared * 2 > total ? .senderSide : .subscriberSide
+        }
+    }
+
+    public var stallCount: Int { rows.reduce(0) { $0 + $1.subscription.stallCount } }
+    public var sharedStallCount: Int { rows.reduce(0) { $0 + $1.sharedStallCount } }
+
+    /// The report in `format`.
+    public func render(_ format: ReportFormat) -> String {
+        switch format {
+        case .md: markdown
+        case .json: json.rendered(pretty: true) + "\n"
+        case .csv: csv
+        case .html: html
+        }
+    }
+
+    var origin: Int64 { header.start ?? 0 }
+
+    /// The rule, in words, as every format states it.
+    static let ruleText = "A stall is shared when another subscriber's stall of the same track overlaps it within ±2 s; "
+        + "sender-side when more than half of all stalls are shared, else subscriber-side."
+}

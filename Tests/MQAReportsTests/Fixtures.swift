@@ -1,0 +1,148 @@
+import MQADomain
+
+/// Builds one client's log the way the store hands it to the engine:
+/// events and reports each sorted by `ts`, stably.
+struct ClientBuilder {
+    var uid: String
+    var events: [TimedEvent] = []
+    var reports: [(ts: Int64, report: QualityReport)] = []
+
+    init(_ uid: String) { self.uid = uid }
+
+    mutating func event(_ ts: Int64, _ payload: EventPayload) { events.append(TimedEvent(ts: ts, payload: payload)) }
+    mutating func join(_ ts: Int64, engine: String = "sfu", title: String? = nil) {
+        event(ts, .meetingJoin(engine: engine, title: title))
+    }
+    mutating func leave(_ ts: Int64) { event(ts, .meetingLeave) }
+    mutating func disconnect(_ ts: Int64, reason: String = "network", error: String? = nil) {
+        event(ts, .disconnect(reason: reason, error: error))
+    }
+    mutating func reconnect(_ ts: Int64) { event(ts, .reconnect) }
+    mutating func sdkTier(_ ts: Int64, _ tier: String) { event(ts, .connectionQualityChange(tier: tier)) }
+    mutating func subscribe(_ ts: Int64, _ publisher: String, _ track: String, kind: String = "camera") {
+        event(ts, .streamSubscribe(publisher: publisher, track: track, kind: kind))
+    }
+    mutating func status(_ ts: Int64, _ publisher: String, _ track: String, timedOut: Bool) {
+        event(ts, .receiveStreamStatus(publisher: publisher, track: track, timedOut: timedOut))
+    }
+    mutating func stall(_ publisher: String, _ track: String, from: Int64, to: Int64) {
+        status(from, publisher, track, timedOut: true)
+        status(to, publisher, track, timedOut: false)
+    }
+    mutating func report(_ ts: Int64, mos: Double?, rtt: Double = 60, loss: Double = 0.4, jitter: Double = 6,
+                         bitrate: Double = 1800) {
+        reports.append((ts, QualityReport(loss: loss, rtt: rtt, jitter: jitter, bitrate: bitrate, mos: mos)))
+    }
+    /// One report every `step` ms over `[from, to)`.
+    mutating func reports(from: Int64, to: Int64, step: Int64 = 2000, mos: Double, rtt: Double = 60,
+                          loss: Double = 0.4, jitter: Double = 6, bitrate: Double = 1800) {
+        var t = from
+        while t < to {
+            report(t, mos: mos, rtt: rtt, loss: loss, jitter: jitter, bitrate: bitrate)
+            t += step
+        }
+    }
+
+    func build() -> ClientLog {
+        var columns = ReportColumns()
+        for r in reports.enumerated().sorted(by: { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }) {
+            columns.append(ts: r.element.ts, r.element.report)
+        }
+        let sorted = events.enumerated().sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
+        return ClientLog(uid: uid, events: sorted, reports: columns)
+    }
+}
+
+func meeting(_ id: String, _ clients: [ClientBuilder]) -> MeetingLog {
+    MeetingLog(meeting: id, clients: clients.map { $0.build() }.sorted { $0.uid < $1.uid })
+}
+
+enum Fixtures {
+    static let t0: Int64 = 1_795_946_400_000
+
+    /// A one-minute SFU meeting with three participants:
+    /// - alice: good network; watches bob-cam and carol-cam, and carol-screen,
+    ///   which never renders; her carol-cam stall begins under a good tier.
+    /// - bob: a dip to poor quality, then an abnormal disconnect and a
+    ///   reconnect; re-subscribes carol-cam after it; a carol-cam stall that
+    ///   lines up with alice's (sender-side).
+    /// - carol: high RTT; slow first frame of bob-cam and an own stall on it.
+    static var sfu: MeetingLog {
+        let t = t0
+        var alice = ClientBuilder("alice")
+        alice.join(t, title: "Weekly sync")
+        alice.report(t + 2000, mos: 0, rtt: 0, loss: 0, jitter: 0, bitrate: 0)  // cold placeholder
+        alice.reports(from: t + 4000, to: t + 60000, mos: 4.3)
+        alice.sdkTier(t + 4500, "Excellent")
+        alice.subscribe(t + 1500, "bob", "bob-cam")
+        alice.status(t + 2200, "bob", "bob-cam", timedOut: false)
+        alice.subscribe(t + 1600, "carol", "carol-cam")
+        alice.status(t + 2400, "carol", "carol-cam", timedOut: false)
+        alice.stall("carol", "carol-cam", from: t + 40000, to: t + 42500)
+        alice.subscribe(t + 5000, "carol", "carol-screen", kind: "screen")
+        alice.status(t + 9000, "carol", "carol-screen", timedOut: true)
+        alice.leave(t + 60000)
+
+        var bob = ClientBuilder("bob")
+        bob.join(t + 500)
+        bob.report(t + 2500, mos: 4.5, rtt: 0)  // cold: optimistic placeholder
+        bob.reports(from: t + 4500, to: t + 16000, mos: 4.2)
+        bob.reports(from: t + 16500, to: t + 28000, mos: 2.9, rtt: 220, loss: 7.5, jitter: 38, bitrate: 640)
+        bob.sdkTier(t + 5000, "good")
+        bob.sdkTier(t + 17000, "poor")
+        bob.subscribe(t + 1000, "alice", "alice-cam")
+        bob.status(t + 1800, "alice", "alice-cam", timedOut: false)
+        bob.subscribe(t + 1100, "carol", "carol-cam")
+        bob.status(t + 1900, "carol", "carol-cam", timedOut: false)
+        bob.disconnect(t + 30000, error: "ice_timeout")
+        bob.reconnect(t + 33000)
+        bob.reports(from: t + 37000, to: t + 59000, mos: 4.1)
+        bob.subscribe(t + 33500, "carol", "carol-cam")
+        bob.status(t + 34200, "carol", "carol-cam", timedOut: false)
+        bob.stall("carol", "carol-cam", from: t + 40800, to: t + 43000)
+        bob.leave(t + 59000)
+
+        var carol = ClientBuilder("carol")
+        carol.join(t + 1000)
+        carol.reports(from: t + 5000, to: t + 58000, mos: 3.7, rtt: 450, jitter: 12)
+        carol.subscribe(t + 2000, "bob", "bob-cam")
+        carol.status(t + 6500, "bob", "bob-cam", timedOut: false)  // slow first frame
+        carol.stall("bob", "bob-cam", from: t + 50000, to: t + 51000)
+        carol.subscribe(t + 2100, "alice", "alice-cam")
+        carol.status(t + 2900, "alice", "alice-cam", timedOut: false)
+        carol.leave(t + 58000)
+        return meeting("m-42", [alice, bob, carol])
+    }
+
+    /// A CDN meeting: no quality feed, one renamed title, one stall.
+    static var cdn: MeetingLog {
+        let t = t0 + 3_600_000
+        var dave = ClientBuilder("dave")
+        dave.join(t, engine: "cdn", title: "Town hall")
+        dave.subscribe(t + 1000, "erin", "erin-cam")
+        dave.status(t + 1700, "erin", "erin-cam", timedOut: false)
+        dave.stall("erin", "erin-cam", from: t + 20000, to: t + 24000)
+        dave.event(t + 30000, .roomTitleChange(title: "Town hall (Q&A)", previousTitle: "Town hall"))
+        dave.disconnect(t + 45000, reason: "meeting_ended")
+        var erin = ClientBuilder("erin")
+        erin.join(t + 200, engine: "cdn", title: "Town hall")
+        erin.leave(t + 44000)
+        return meeting("m-cdn", [dave, erin])
+    }
+
+    /// Attacker-shaped ids and titles everywhere text from the logs goes.
+    static var hostile: MeetingLog {
+        let t = t0
+        var a = ClientBuilder("<script>alert(1)</script>")
+        a.join(t, title: "\"'& <b>bold</b> =HYPERLINK(\"http://evil\",\"x\")")
+        a.reports(from: t + 4000, to: t + 20000, mos: 4.0)
+        a.subscribe(t + 1000, "=HYPERLINK(\"http://evil\")", "../../etc/passwd")
+        a.status(t + 1500, "=HYPERLINK(\"http://evil\")", "../../etc/passwd", timedOut: false)
+        a.stall("=HYPERLINK(\"http://evil\")", "../../etc/passwd", from: t + 8000, to: t + 9000)
+        a.disconnect(t + 20000, reason: "+cmd|' /C calc'!A0", error: "@SUM(1+1)\u{1}")
+        var b = ClientBuilder("-2+3")
+        b.join(t + 100)
+        b.leave(t + 19000)
+        return meeting("../../etc/passwd</title><script>x</script>", [a, b])
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import MQADomain
+import Testing
+@testable import MQAReports
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Parses a page as XML; returns the parser's error, if any.
+func xmlError(_ page: String) -> String? {
+    final class Delegate: NSObject, XMLParserDelegate {
+        var error: String?
+        var svgCount = 0
+        func parser(_ parser: XMLParser, parseErrorOccurred e: Error) {
+            error = "line \(parser.lineNumber), column \(parser.columnNumber): \(e)"
+        }
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?,
+                    qualifiedName: String?, attributes: [String: String] = [:]) {
+            if name == "svg" { svgCount += 1 }
+            if name == "script" { error = "a <script> element" }
+        }
+    }
+    let parser = XMLParser(data: Data(page.utf8))
+    let delegate = Delegate()
+    parser.delegate = delegate
+    let ok = parser.parse()
+    if let e = delegate.error { return e }
+    return ok ? nil : "parse failed: \(String(describing: parser.parserError))"
+}
+
+@Suite struct HTMLTests {
+    static var pages: [(String, String)] {
+        let sfu = MeetingReport(log: Fixtures.sfu, config: TierConfig())
+        let cdn = MeetingReport(log: Fixtures.cdn, config: TierConfig())
+        let hostile = MeetingReport(log: Fixtures.hostile, config: TierConfig())
+        return [
+            ("meeting", sfu.html), ("cdn", cdn.html), ("hostile", hostile.html),
+            ("track", try! TrackReport(meeting: sfu, track: "carol-cam").html),
+            ("hostile track", try! TrackReport(meeting: hostile, track: "../../etc/passwd").html),
+            ("fleet", FleetReport(entries: [FleetEntry(sfu), FleetEntry(cdn), FleetEntry(hostile)],
+                                  files: [hostile.header.meeting: SafeFileName.make(for: hostile.header.meeting, extension: "html")]).html),
+        ]
+    }
+
+    @Test func everyPageIsWellFormedXML() {
+        for (name, page) in HTMLTests.pages { #expect(xmlError(page) == nil, "\(name): \(xmlError(page) ?? "")") }
+    }
+
+    @Test func pagesAreSelfContained() {
+        for (name, page) in HTMLTests.pages {
+            #expect(!page.contains("<script"), "\(name)")
+            #expect(!page.contains("http://") || !page.contains("src=\"http"), "\(name)")
+            #expect(!page.contains("src="), "\(name) loads something")
+            #expect(!page.contains("@import") && !page.contains("url("), "\(name) fetches CSS resources")
+            #expect(page.contains("<svg"), "\(name) has no chart")
+        }
+    }
+
+    @Test func meetingPageHasEveryChart() {
+        let page = MeetingReport(log: Fixtures.sfu, config: TierConfig()).html
+        #expect(page.contains("MOS over time of alice, on the tier bands"))
+        #expect(page.contains("loss % over time of bob"))
+        #expect(page.contains("RTT ms over time of carol"))
+        #expect(page.contains("Stall timeline per track"))
+        #expect(page.contains("Connected time per tier, per participant"))
+    }
+
+    @Test func logTextIsEscaped() {
+        let page = MeetingReport(log: Fixtures.hostile, config: TierConfig()).html
+        #expect(!page.contains("<script>alert(1)</script>"))
+        #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(!page.contains("<b>bold</b>"))
+        #expect(page.contains("&quot;&#39;&amp; &lt;b&gt;bold&lt;/b&gt;"))
+        #expect(!page.contains("\u{1}"))
+        #expect(HTMLEscaping.escape("a\u{0}b\u{FFFF}") == "a\u{FFFD}b\u{FFFD}")
+        #expect(HTMLEscaping.escape("<&>\"'") == "&lt;&amp;&gt;&quot;&#39;")
+    }
+
+    @Test func longMeetingsAreBucketed() {
+        var c = ClientBuilder("long")
+        c.join(Fixtures.t0)
+        c.reports(from: Fixtures.t0 + 5000, to: Fixtures.t0 + 7_200_000, step: 1000, mos: 4.2)
+        c.report(Fixtures.t0 + 3_600_000, mos: 1.5)
+        let r = MeetingReport(log: meeting("long", [c]), config: TierConfig())
+        let page = r.html
+        #expect(xmlError(page) == nil)
+        #expect(page.utf8.count < 200_000)
+        // The one-report dip survives bucketing (worst value kept): y of MOS 1.5.
+        #expect(page.contains(" 121.8 "), "the dip to 1.5 must be drawn")
+    }
+}

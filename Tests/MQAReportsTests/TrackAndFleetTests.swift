@@ -1,0 +1,53 @@
+import MQADomain
+import Testing
+@testable import MQAReports
+
+@Suite struct TrackAndFleetTests {
+    let sfu = MeetingReport(log: Fixtures.sfu, config: TierConfig())
+
+    @Test func alignedStallsAreSenderSide() throws {
+        let r = try TrackReport(meeting: sfu, track: "carol-cam")
+        #expect(r.publishers == ["carol"])
+        #expect(r.rows.map(\.subscription.subscriber) == ["alice", "bob", "bob"])
+        #expect(r.stallCount == 2 && r.sharedStallCount == 2)
+        #expect(r.verdict == .senderSide)
+        #expect(r.rows[0].sharedWith == [["bob"]])
+    }
+
+    @Test func ownStallIsSubscriberSide() throws {
+        let r = try TrackReport(meeting: sfu, track: "bob-cam")
+        #expect(r.verdict == .subscriberSide)
+        #expect(r.rows.first { $0.subscription.subscriber == "carol" }?.attribution == "own network")
+    }
+
+    @Test func oneSubscriberIsUndeterminedAndNoStallsSaysSo() throws {
+        #expect(try TrackReport(meeting: sfu, track: "carol-screen").verdict == .noStalls)
+        let cdn = MeetingReport(log: Fixtures.cdn, config: TierConfig())
+        #expect(try TrackReport(meeting: cdn, track: "erin-cam").verdict == .undetermined)
+    }
+
+    @Test func unknownTrackThrows() {
+        #expect(throws: ReportError.noTrack(track: "nope", meeting: "m-42")) { try TrackReport(meeting: sfu, track: "nope") }
+    }
+
+    @Test func fleetRanksWorstFirstByTheDocumentedScore() {
+        let cdn = MeetingReport(log: Fixtures.cdn, config: TierConfig())
+        let a = FleetEntry(sfu), b = FleetEntry(cdn)
+        // sfu: stalls 2.5 + 2.2 + 1.0 s; bob's poor/bad warm time; one abnormal disconnect.
+        #expect(a.stalledMs == 5700)
+        #expect(a.abnormalDisconnects == 1)
+        #expect(a.score == 5.7 + Double(a.lowTierMs) / 1000 + 30)
+        #expect(b.score == 4)  // 4 s stall, no quality data, "meeting_ended" has no error
+        let fleet = FleetReport(entries: [b, a])
+        #expect(fleet.ranked.map(\.meeting) == ["m-42", "m-cdn"])
+        #expect(FleetReport(entries: [b, a], top: 1).ranked.map(\.meeting) == ["m-42"])
+        #expect(fleet.issueTotals[.noQualityData]?.meetings == 1)
+        #expect(fleet.markdown.contains("30 s per disconnect with an error"))
+    }
+
+    @Test func tiesRankByMeetingId() {
+        var x = FleetEntry(sfu), y = FleetEntry(sfu)
+        x.meeting = "b"; y.meeting = "a"
+        #expect(FleetReport(entries: [x, y]).ranked.map(\.meeting) == ["a", "b"])
+    }
+}
