@@ -8,7 +8,13 @@ public enum Queries {
     /// Named queries by name (file name without `.sql`), schema excluded.
     public static var named: [(name: String, sql: String)] {
         [
+            ("worst-meetings", text(PackageResources.worst_meetings_sql)),
+            ("low-mos-participants", text(PackageResources.low_mos_participants_sql)),
+            ("stalls-by-track", text(PackageResources.stalls_by_track_sql)),
+            ("tracks", text(PackageResources.tracks_sql)),
+            ("meetings", text(PackageResources.meetings_sql)),
             ("rejects", text(PackageResources.rejects_sql)),
+            ("storage", text(PackageResources.storage_sql)),
         ]
     }
 

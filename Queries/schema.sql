@@ -7,7 +7,9 @@
 
 CREATE TABLE IF NOT EXISTS meetings (
     id      INTEGER PRIMARY KEY,
-    meeting TEXT NOT NULL UNIQUE
+    meeting TEXT NOT NULL UNIQUE,
+    -- 1 when data arrived since the summaries below were computed
+    stale   INTEGER NOT NULL DEFAULT 1
 );
 
 -- One row per client (local user) of a meeting: the (meeting, uid) pair.
@@ -92,3 +94,68 @@ CREATE TABLE IF NOT EXISTS rejects (
     raw     TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS rejects_by_file ON rejects (file_id, line);
+
+-- Summaries: the tier engine's results under the default config, one row
+-- per meeting, participant, subscription and stall, so that the named
+-- queries (and anyone with the sqlite3 shell) can rank and filter without
+-- decoding chunks. Ingest recomputes the meetings it touched before it
+-- finishes; `mqa report` and `mqa tiers` always recompute from the chunks,
+-- under any --config.
+CREATE TABLE IF NOT EXISTS meeting_summary (
+    meeting_id       INTEGER PRIMARY KEY REFERENCES meetings(id),
+    title            TEXT,
+    engine           TEXT,            -- 'sfu', 'cdn', or NULL without a join
+    start_ts         INTEGER,
+    end_ts           INTEGER,
+    participants     INTEGER NOT NULL,
+    warm_reports     INTEGER NOT NULL,
+    stalls           INTEGER NOT NULL,
+    stalled_ms       INTEGER NOT NULL,
+    low_tier_ms      INTEGER NOT NULL, -- warm time in poor or bad
+    abnormal_disconnects INTEGER NOT NULL,
+    issues           TEXT NOT NULL    -- JSON array of issue codes, one per issue
+);
+
+CREATE TABLE IF NOT EXISTS participant_summary (
+    meeting_id   INTEGER NOT NULL REFERENCES meetings(id),
+    uid          TEXT NOT NULL,
+    connections  INTEGER NOT NULL,
+    warm_reports INTEGER NOT NULL,
+    cold_reports INTEGER NOT NULL,
+    mos_mean REAL, mos_p5 REAL, mos_p50 REAL, mos_p95 REAL,
+    loss_mean REAL, loss_p95 REAL, rtt_mean REAL, rtt_p95 REAL,
+    jitter_mean REAL, jitter_p95 REAL, bitrate_mean REAL, bitrate_p5 REAL,
+    excellent_ms INTEGER, good_ms INTEGER, fair_ms INTEGER, poor_ms INTEGER, bad_ms INTEGER, unknown_ms INTEGER,
+    tier_changes INTEGER NOT NULL,
+    flaps        INTEGER NOT NULL,
+    sdk_agreement REAL,
+    disconnects  INTEGER NOT NULL,
+    PRIMARY KEY (meeting_id, uid)
+);
+
+CREATE TABLE IF NOT EXISTS track_summary (
+    meeting_id     INTEGER NOT NULL REFERENCES meetings(id),
+    subscriber     TEXT NOT NULL,
+    publisher      TEXT NOT NULL,
+    track          TEXT NOT NULL,
+    kind           TEXT,
+    subscribe_ts   INTEGER NOT NULL,
+    end_ts         INTEGER NOT NULL,
+    first_frame_ts INTEGER,          -- NULL: never rendered
+    stall_count    INTEGER NOT NULL,
+    stalled_ms     INTEGER NOT NULL,
+    stall_ratio    REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS track_summary_by_meeting ON track_summary (meeting_id);
+
+CREATE TABLE IF NOT EXISTS stall_summary (
+    meeting_id INTEGER NOT NULL REFERENCES meetings(id),
+    subscriber TEXT NOT NULL,
+    publisher  TEXT NOT NULL,
+    track      TEXT NOT NULL,
+    start_ts   INTEGER NOT NULL,
+    end_ts     INTEGER NOT NULL,
+    open       INTEGER NOT NULL,     -- 1: still stalled when the subscription ended
+    tier       TEXT NOT NULL         -- the subscriber's recomputed tier at the start
+);
+CREATE INDEX IF NOT EXISTS stall_summary_by_meeting ON stall_summary (meeting_id);

@@ -61,6 +61,12 @@ enum IngestCommand {
         }
         let summary = try ingester.ingest(paths: args.positionals)
         progress?.finish()
+        // The summary tables behind the named queries; a kill here only
+        // leaves meetings marked stale, and the next query or ingest redoes them.
+        try store.refreshSummaries { done, total in
+            progress?.update(done: done, total: total, label: "summarizing meetings")
+        }
+        progress?.finish()
         if rejectsTotal > shownRejects {
             context.stderr.write("… and \(rejectsTotal - shownRejects) more rejected lines (`mqa query rejects` lists them all)\n")
         }

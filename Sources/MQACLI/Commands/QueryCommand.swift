@@ -42,6 +42,7 @@ enum QueryCommand {
         }
         let format = try args.choice("--format", ["md", "json", "csv"], default: "md", usage: spec.usage)
         let store = try context.openStore(args)
+        try store.refreshSummaries()
         let statement = try store.db.prepare(sql)
         var given: [String: String] = [:]
         for pair in args.values["--param"] ?? [] {

@@ -240,6 +240,7 @@ public final class Ingester {
     /// transaction, so a commit always holds a whole prefix of the file.
     private func checkpoint(fileID: Int64, linesDone: Int, status: String, summary: inout IngestSummary) throws {
         for (client, buffer) in zip(seriesClients, series).sorted(by: { $0.0 < $1.0 }) {
+            try store.markStale(client: client)
             let reportDuplicates = try store.storeReports(buffer.reports, client: client)
             let eventDuplicates = try store.storeEvents(buffer.events, client: client)
             summary.duplicates += reportDuplicates + eventDuplicates

@@ -1,0 +1,16 @@
+-- Participants whose mean MOS over warm reports is below 3.5 (the low_mos issue), worst first, with what drove it.
+-- Parameters: none. Reads the summaries ingest keeps (default tier config).
+SELECT m.meeting,
+       p.uid,
+       p.warm_reports,
+       round(p.mos_mean, 2) AS mos_mean,
+       round(p.mos_p5, 2) AS mos_p5,
+       round(p.loss_p95, 1) AS loss_p95_pct,
+       round(p.rtt_p95) AS rtt_p95_ms,
+       round(p.jitter_p95) AS jitter_p95_ms,
+       (p.poor_ms + p.bad_ms) / 1000 AS poor_or_bad_s,
+       p.disconnects
+FROM participant_summary p
+JOIN meetings m ON m.id = p.meeting_id
+WHERE p.mos_mean < 3.5
+ORDER BY p.mos_mean, m.meeting, p.uid;

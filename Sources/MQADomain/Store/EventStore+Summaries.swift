@@ -1,0 +1,123 @@
+import MQAStore
+
+extension EventStore {
+    /// Marks the meeting of `client` as needing its summaries recomputed.
+    func markStale(client: Int64) throws {
+        let update = try db.cached("UPDATE meetings SET stale = 1 WHERE id = (SELECT meeting_id FROM clients WHERE id = ?)")
+        update.bind(1, client)
+        try update.run()
+    }
+
+    /// Recomputes the summary tables of every meeting that changed since
+    /// they were last computed, under the default tier config. Returns how
+    /// many meetings were summarized. Each batch of meetings commits on its
+    /// own: a kill leaves the rest marked stale for the next run.
+    @discardableResult
+    public func refreshSummaries(progress: ((Int, Int) -> Void)? = nil) throws -> Int {
+        let select = try db.prepare("SELECT id, meeting FROM meetings WHERE stale = 1 ORDER BY meeting")
+        var stale: [(Int64, String)] = []
+        while try select.step() { stale.append((select.int64(0), select.string(1) ?? "")) }
+        let config = TierConfig()
+        var done = 0
+        for batch in stride(from: 0, to: stale.count, by: 50) {
+            try db.transaction {
+                for (id, meeting) in stale[batch..<min(batch + 50, stale.count)] {
+                    guard let log = try meetingLog(meeting) else { continue }
+                    try writeSummary(meetingID: id, log: log, analysis: MeetingAnalysis.analyze(log, config: config))
+                    done += 1
+                }
+            }
+            progress?(done, stale.count)
+        }
+        return done
+    }
+
+    private func writeSummary(meetingID: Int64, log: MeetingLog, analysis a: MeetingAnalysis) throws {
+        for table in ["meeting_summary", "participant_summary", "track_summary", "stall_summary"] {
+            let delete = try db.cached("DELETE FROM \(table) WHERE meeting_id = ?")
+            delete.bind(1, meetingID)
+            try delete.run()
+        }
+        var first = Int64.max
+        var last = Int64.min
+        var title: String?
+        var titleTs = Int64.min
+        for client in log.clients {
+            if let span = client.span {
+                first = min(first, span.first)
+                last = max(last, span.last)
+            }
+            for e in client.events {
+                switch e.payload {
+                case .roomTitleChange(let t, _) where e.ts >= titleTs:
+                    title = t
+                    titleTs = e.ts
+                case .meetingJoin(_, let t?) where title == nil:
+                    title = t
+                default: break
+                }
+            }
+        }
+        let meeting = try db.cached(
+            """
+            INSERT INTO meeting_summary (meeting_id, title, engine, start_ts, end_ts, participants, warm_reports,
+              stalls, stalled_ms, low_tier_ms, abnormal_disconnects, issues) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        meeting.bind(1, meetingID)
+        meeting.bind(2, title)
+        meeting.bind(3, a.engine)
+        if first <= last {
+            meeting.bind(4, first)
+            meeting.bind(5, last)
+        }
+        meeting.bind(6, log.clients.count)
+        meeting.bind(7, a.participants.reduce(0) { $0 + $1.warmReports })
+        meeting.bind(8, a.subscriptions.reduce(0) { $0 + $1.stallCount })
+        meeting.bind(9, a.subscriptions.reduce(Int64(0)) { $0 + $1.stalledMs })
+        meeting.bind(10, a.isCDN ? 0 : a.participants.reduce(Int64(0)) { $0 + $1.tierMs[.poor] + $1.tierMs[.bad] })
+        meeting.bind(11, a.participants.reduce(0) { $0 + $1.disconnects.filter { $0.error != nil }.count })
+        meeting.bind(12, JSON.array(a.issues.map { .string($0.code.rawValue) }).rendered())
+        try meeting.run()
+
+        let participant = try db.cached(
+            """
+            INSERT INTO participant_summary VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+              ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for p in a.participants {
+            participant.reset()
+            var values: [SQLValue] = [.int(meetingID), .text(p.uid), .int(Int64(p.connections)),
+                                      .int(Int64(p.warmReports)), .int(Int64(p.coldReports))]
+            func real(_ v: Double?) -> SQLValue { v.map { .double($0) } ?? .null }
+            values += [real(p.mos?.mean), real(p.mos?.p5), real(p.mos?.p50), real(p.mos?.p95)]
+            values += [real(p.lossPct?.mean), real(p.lossPct?.p95), real(p.rttMs?.mean), real(p.rttMs?.p95)]
+            values += [real(p.jitterMs?.mean), real(p.jitterMs?.p95), real(p.bitrateKbps?.mean), real(p.bitrateKbps?.p5)]
+            values += Tier.reportOrder.map { .int(p.tierMs[$0]) }
+            values += [.int(Int64(p.tierChanges)), .int(Int64(p.flaps)), real(p.sdkTierAgreement), .int(Int64(p.disconnects.count))]
+            for (i, v) in values.enumerated() { participant.bind(Int32(i + 1), v) }
+            try participant.run()
+        }
+
+        let track = try db.cached("INSERT INTO track_summary VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        let stall = try db.cached("INSERT INTO stall_summary VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        for s in a.subscriptions {
+            track.reset()
+            let values: [SQLValue] = [.int(meetingID), .text(s.subscriber), .text(s.publisher), .text(s.track),
+                                      s.kind.map { .text($0) } ?? .null, .int(s.subscribeTs), .int(s.endTs),
+                                      s.firstFrameTs.map { .int($0) } ?? .null, .int(Int64(s.stallCount)),
+                                      .int(s.stalledMs), .double(s.stallRatio)]
+            for (i, v) in values.enumerated() { track.bind(Int32(i + 1), v) }
+            try track.run()
+            for st in s.stalls {
+                stall.reset()
+                let values: [SQLValue] = [.int(meetingID), .text(s.subscriber), .text(s.publisher), .text(s.track),
+                                          .int(st.start), .int(st.end), .int(st.open ? 1 : 0), .text(st.tier.name)]
+                for (i, v) in values.enumerated() { stall.bind(Int32(i + 1), v) }
+                try stall.run()
+            }
+        }
+        let fresh = try db.cached("UPDATE meetings SET stale = 0 WHERE id = ?")
+        fresh.bind(1, meetingID)
+        try fresh.run()
+    }
+}
