@@ -1,12 +1,19 @@
 // swift-tools-version:6.0
-import Foundation
 import PackageDescription
 
 // Every .sql file in Queries/ is compiled into the binary (no resource bundle
-// to ship); adding a named query is adding a file.
-let queryFiles = ((try? FileManager.default.contentsOfDirectory(
-    atPath: Context.packageDirectory + "/Queries")) ?? [])
-    .filter { $0.hasSuffix(".sql") }.sorted()
+// to ship). Listed by name: SwiftPM caches the manifest, so a directory
+// listing here would miss a newly added query until the cache is dropped.
+let queryFiles = [
+    "low-mos-participants.sql",
+    "meetings.sql",
+    "rejects.sql",
+    "schema.sql",
+    "stalls-by-track.sql",
+    "storage.sql",
+    "tracks.sql",
+    "worst-meetings.sql",
+]
 
 // Layers, bottom up: C shims -> store/codec -> domain -> simulator/reports -> CLI.
 // Only the toolchain and two Debian C libraries are used: no Swift package can
@@ -43,7 +50,7 @@ let package = Package(
         .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"]),
         .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQADomain"]),
         .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports"]),
-        .testTarget(name: "MQACLITests", dependencies: ["MQACLI"]),
+        .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries"]),
     ],
     // Swift 5 mode: the CLI keeps command tables and output sinks in statics,
     // used from one thread; the parallel tuning sweep shares only immutable

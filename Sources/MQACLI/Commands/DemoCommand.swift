@@ -69,6 +69,12 @@ enum DemoCommand {
         _ = try step(ReportMeetingCommand.command, ["--db", db, "--all", "--format", "html", "--out", dir + "/reports/meetings"])
         _ = try step(ReportMeetingCommand.command, ["--db", db, "--all", "--format", "md", "--out", dir + "/reports/meetings"])
         let store = try EventStore.openExisting(path: db)
+        if let worst = try worstMeeting(store) {
+            for format in ["md", "html", "json", "csv"] {
+                _ = try step(ReportMeetingCommand.command, ["--db", db, worst, "--format", format, "--out", dir + "/reports/worst-meeting.\(format)"])
+            }
+            _ = try step(TiersCommand.command, ["--db", db, "--meeting", worst, "--out", dir + "/reports/worst-meeting-tiers.md"])
+        }
         if let (meeting, track) = try busiestTrack(store) {
             _ = try step(ReportTrackCommand.command, ["--db", db, track, "--meeting", meeting, "--format", "html", "--out", dir + "/reports/track.html"])
             _ = try step(ReportTrackCommand.command, ["--db", db, track, "--meeting", meeting, "--format", "md", "--out", dir + "/reports/track.md"])
@@ -85,6 +91,7 @@ enum DemoCommand {
             Demo written to \(dir)/:
               ingest-summary.txt          what ingest stored, rejected and dropped
               reports/fleet.html (.md)    every meeting ranked, worst first — start here
+              reports/worst-meeting.html  the worst meeting's report (also .md, .json, .csv)
               reports/meetings/index.html one report per meeting (HTML and Markdown)
               reports/track.html (.md)    the busiest video track, per subscriber
               tuning/tune.md (.json)      tier configs scored against the video stalls
@@ -103,6 +110,16 @@ enum DemoCommand {
             if path.hasSuffix(".ndjson") || path.hasSuffix(".ndjson.zst") { files.append(dir + "/" + path) }
         }
         return files.sorted()
+    }
+
+    /// The meeting ranked first by the fleet score (the summaries' score).
+    static func worstMeeting(_ store: EventStore) throws -> String? {
+        let q = try store.db.prepare(
+            """
+            SELECT m.meeting FROM meeting_summary s JOIN meetings m ON m.id = s.meeting_id
+            ORDER BY s.stalled_ms + s.low_tier_ms + 30000 * s.abnormal_disconnects DESC, m.meeting LIMIT 1
+            """)
+        return try q.step() ? q.string(0) : nil
     }
 
     /// The meeting and track with the most stalls, for the track report example.
