@@ -209,3 +209,27 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
         }
     }
 }
+
+@Suite struct CanonicalPayloadTests {
+    /// The byte writer used by ingest must give exactly the text of the
+    /// String-based canonical form, or duplicates would slip through.
+    @Test(arguments: [
+        #""event":"meeting_join","engine":"sfu","title":"A \"q\" \u00e9\n\t\u0001 <b>&</b> 🎉""#,
+        #""event":"meeting_join","title":null,"engine":"cdn""#,
+        #""event":"disconnect","reason":"network","error":"time\/out""#,
+        #""event":"active_speakers_change","speakers":["a","b\\c",  "d"]"#,
+        #""event":"active_speakers_change","speakers":[]"#,
+        #""event":"stream_subscribe","kind":"screen","track":"t","publisher":"p""#,
+        #""event":"receive_stream_status","publisher":"p","track":"t","timedOut":false"#,
+        #""event":"member_media_state","target":"b","media":"mic","on":true,"byAdmin":false,"opUid":"h""#,
+        #""event":"room_title_change","title":"x","previousTitle":"y\u2028""#,
+        #""event":"room_share_stop","publisher":"p""#, #""event":"reconnect""#,
+    ])
+    func bytesEqualTheStringForm(fields: String) {
+        let (outcome, p) = parse("{\(envelope),\(fields)}")
+        #expect(outcome == .event)
+        var bytes: [UInt8] = []
+        p.appendCanonicalPayload(to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == p.payload().canonicalJSON)
+    }
+}

@@ -32,6 +32,7 @@ public final class Ingester {
     /// The series of `lastClient`, -1 when it has none yet.
     private var lastSeries = -1
     private var buffered = 0
+    private var payloadScratch: [UInt8] = []
     private var lastMeeting: [UInt8] = []
     private var lastUID: [UInt8] = []
     private var lastClient: Int64 = -1
@@ -197,8 +198,9 @@ public final class Ingester {
                 series[lastSeries].reports.append(
                     ts: parser.ts, (parser.loss, parser.rtt, parser.jitter, parser.bitrate, parser.mos))
             } else {
-                series[lastSeries].events.append(
-                    ts: parser.ts, kind: parser.kind, payload: Array(parser.payload().canonicalJSON.utf8))
+                payloadScratch.removeAll(keepingCapacity: true)
+                parser.appendCanonicalPayload(to: &payloadScratch)
+                series[lastSeries].events.append(ts: parser.ts, kind: parser.kind, payload: payloadScratch)
             }
             buffered += 1
         }

@@ -37,7 +37,7 @@ public struct LineParser {
     public private(set) var mos = DecimalNumber(mantissa: 0, exponent: 0)
 
     private var scanner = JSONScanner()
-    private var line = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    private(set) var line = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     private var scratch: [UInt8] = []
 
     public init(nowMs: Int64) { self.nowMs = nowMs }
@@ -61,7 +61,7 @@ public struct LineParser {
         return .event
     }
 
-    private func field(_ key: FieldKey) -> FieldValue { scanner.fields[key.rawValue] }
+    func field(_ key: FieldKey) -> FieldValue { scanner.fields[key.rawValue] }
 
     // MARK: Envelope
 
@@ -256,7 +256,7 @@ public struct LineParser {
     }
 
     /// Visits the elements of an already validated array field.
-    private func forEachArrayElement(_ f: FieldValue, _ body: (FieldValue) -> Void) {
+    func forEachArrayElement(_ f: FieldValue, _ body: (FieldValue) -> Void) {
         let s = UnsafeBufferPointer(rebasing: line[..<f.end])
         var p = f.start + 1
         func space() { while p < s.count, s[p] == 0x20 || s[p] == 0x09 || s[p] == 0x0A || s[p] == 0x0D { p += 1 } }
