@@ -46,6 +46,9 @@ let package = Package(
         .target(name: "MQAReports", dependencies: ["MQADomain"]),
         .target(name: "MQACLI", dependencies: ["MQADomain", "MQASimulator", "MQAReports", "MQAQueries"]),
         .executableTarget(name: "mqa", dependencies: ["MQACLI"]),
+        // Benchmarks that print figures (never timed tests): swift run -c release NAME
+        .executableTarget(name: "engine-bench", dependencies: ["MQADomain"], path: "Benchmarks/engine-bench"),
+        .executableTarget(name: "sim-bench", dependencies: ["MQASimulator"], path: "Benchmarks/sim-bench"),
         .testTarget(name: "MQAStoreTests", dependencies: ["MQAStore"]),
         .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"]),
         .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQADomain"]),

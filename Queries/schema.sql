@@ -96,7 +96,7 @@ CREATE TABLE IF NOT EXISTS rejects (
 CREATE INDEX IF NOT EXISTS rejects_by_file ON rejects (file_id, line);
 
 -- Summaries: the tier engine's results under the default config, one row
--- per meeting, participant, subscription and stall, so that the named
+-- per meeting, participant and subscription, so that the named
 -- queries (and anyone with the sqlite3 shell) can rank and filter without
 -- decoding chunks. Ingest recomputes the meetings it touched before it
 -- finishes; `mqa report` and `mqa tiers` always recompute from the chunks,
@@ -133,29 +133,21 @@ CREATE TABLE IF NOT EXISTS participant_summary (
     PRIMARY KEY (meeting_id, uid)
 );
 
+-- One row per subscription (subscriber x published track). Stalls are
+-- counted here rather than listed, to keep the store small: `mqa report
+-- meeting` lists each stall with its tier.
 CREATE TABLE IF NOT EXISTS track_summary (
-    meeting_id     INTEGER NOT NULL REFERENCES meetings(id),
-    subscriber     TEXT NOT NULL,
-    publisher      TEXT NOT NULL,
-    track          TEXT NOT NULL,
-    kind           TEXT,
-    subscribe_ts   INTEGER NOT NULL,
-    end_ts         INTEGER NOT NULL,
-    first_frame_ts INTEGER,          -- NULL: never rendered
-    stall_count    INTEGER NOT NULL,
-    stalled_ms     INTEGER NOT NULL,
-    stall_ratio    REAL NOT NULL
+    meeting_id      INTEGER NOT NULL REFERENCES meetings(id),
+    subscriber      TEXT NOT NULL,
+    publisher       TEXT NOT NULL,
+    track           TEXT NOT NULL,
+    kind            TEXT,
+    subscribe_ts    INTEGER NOT NULL,
+    end_ts          INTEGER NOT NULL,
+    first_frame_ts  INTEGER,          -- NULL: never rendered
+    stall_count     INTEGER NOT NULL,
+    stalled_ms      INTEGER NOT NULL,
+    stall_ratio     REAL NOT NULL,
+    stalls_under_good_tier INTEGER NOT NULL,  -- began under excellent or good
+    open_stalls     INTEGER NOT NULL          -- still stalled at the subscription's end
 );
-CREATE INDEX IF NOT EXISTS track_summary_by_meeting ON track_summary (meeting_id);
-
-CREATE TABLE IF NOT EXISTS stall_summary (
-    meeting_id INTEGER NOT NULL REFERENCES meetings(id),
-    subscriber TEXT NOT NULL,
-    publisher  TEXT NOT NULL,
-    track      TEXT NOT NULL,
-    start_ts   INTEGER NOT NULL,
-    end_ts     INTEGER NOT NULL,
-    open       INTEGER NOT NULL,     -- 1: still stalled when the subscription ended
-    tier       TEXT NOT NULL         -- the subscriber's recomputed tier at the start
-);
-CREATE INDEX IF NOT EXISTS stall_summary_by_meeting ON stall_summary (meeting_id);

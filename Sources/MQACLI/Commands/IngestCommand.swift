@@ -20,7 +20,8 @@ enum IngestCommand {
         minPositionals: 1, maxPositionals: nil,
         options: [
             CommandContext.dbOption,
-            .option("--format", value: "FORMAT", help: "Summary format: text (default) or json."),
+            .option("--format", value: "FORMAT", help: "Summary format: text (default; md is the same) or json."),
+            CommandContext.outOption,
         ])
 
     static let command = Subcommand(spec: spec, run: run)

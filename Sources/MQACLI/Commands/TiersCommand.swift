@@ -76,7 +76,7 @@ enum StoreErrorMessage: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .noMeeting(let m): "no meeting \"\(m)\" in the store (`mqa report fleet` lists them)"
+        case .noMeeting(let m): "no meeting \"\(m)\" in the store (`mqa query meetings` lists them)"
         case .noClient(let m, let u): "meeting \"\(m)\" has no client \"\(u)\""
         }
     }

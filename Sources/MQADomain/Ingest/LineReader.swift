@@ -92,7 +92,12 @@ public final class LineReader {
         func emit(_ from: Int, _ to: Int) throws {
             lineNumber += 1
             var stop = to
+            var from = from
             if stop > from && lines[stop - 1] == 0x0D { stop -= 1 }
+            // A UTF-8 byte order mark, as some Windows editors write: not data.
+            if lineNumber == 1 && stop - from >= 3 && lines[from] == 0xEF && lines[from + 1] == 0xBB && lines[from + 2] == 0xBF {
+                from += 3
+            }
             let line = UnsafeBufferPointer(start: lines.baseAddress!.assumingMemoryBound(to: UInt8.self) + from, count: stop - from)
             try body(line, lineNumber, nil)
         }

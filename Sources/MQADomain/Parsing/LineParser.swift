@@ -87,7 +87,15 @@ public struct LineParser {
         let e = field(.event)
         switch e.type {
         case .absent: return "event: missing"
-        case .string: if e.end == e.start { return "event: empty" }
+        case .string:
+            if e.end == e.start { return "event: empty" }
+            // Like meeting and uid, at most 256 characters (escapes decoded).
+            if e.end - e.start > 256 {
+                var decoded: [UInt8] = []
+                LineParser.decode(line, e, into: &decoded)
+                let characters = decoded.reduce(0) { $0 + ($1 & 0xC0 != 0x80 ? 1 : 0) }
+                if characters > 256 { return "event: \(characters) characters, at most 256 allowed" }
+            }
         default: return "event: must be a string, not \(LineParser.typeName(e.type))"
         }
         // Swap the buffers out rather than copy them: a copy would defeat

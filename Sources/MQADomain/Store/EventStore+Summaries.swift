@@ -33,7 +33,7 @@ extension EventStore {
     }
 
     private func writeSummary(meetingID: Int64, log: MeetingLog, analysis a: MeetingAnalysis) throws {
-        for table in ["meeting_summary", "participant_summary", "track_summary", "stall_summary"] {
+        for table in ["meeting_summary", "participant_summary", "track_summary"] {
             let delete = try db.cached("DELETE FROM \(table) WHERE meeting_id = ?")
             delete.bind(1, meetingID)
             try delete.run()
@@ -98,23 +98,17 @@ extension EventStore {
             try participant.run()
         }
 
-        let track = try db.cached("INSERT INTO track_summary VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        let stall = try db.cached("INSERT INTO stall_summary VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        let track = try db.cached("INSERT INTO track_summary VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         for s in a.subscriptions {
             track.reset()
+            let underGood = s.stalls.filter { $0.tier == .excellent || $0.tier == .good }.count
             let values: [SQLValue] = [.int(meetingID), .text(s.subscriber), .text(s.publisher), .text(s.track),
                                       s.kind.map { .text($0) } ?? .null, .int(s.subscribeTs), .int(s.endTs),
                                       s.firstFrameTs.map { .int($0) } ?? .null, .int(Int64(s.stallCount)),
-                                      .int(s.stalledMs), .double(s.stallRatio)]
+                                      .int(s.stalledMs), .double(s.stallRatio), .int(Int64(underGood)),
+                                      .int(Int64(s.stalls.filter(\.open).count))]
             for (i, v) in values.enumerated() { track.bind(Int32(i + 1), v) }
             try track.run()
-            for st in s.stalls {
-                stall.reset()
-                let values: [SQLValue] = [.int(meetingID), .text(s.subscriber), .text(s.publisher), .text(s.track),
-                                          .int(st.start), .int(st.end), .int(st.open ? 1 : 0), .text(st.tier.name)]
-                for (i, v) in values.enumerated() { stall.bind(Int32(i + 1), v) }
-                try stall.run()
-            }
         }
         let fresh = try db.cached("UPDATE meetings SET stale = 0 WHERE id = ?")
         fresh.bind(1, meetingID)

@@ -24,8 +24,9 @@ public final class EventStore {
         if !readOnly { try db.execute(Queries.schema) }
     }
 
-    /// Opens an existing store read-only, with an error that says how to make
-    /// one when there is none.
+    /// Opens an existing store (read-write: reading commands may refresh the
+    /// summary tables), with an error that says how to make one when there
+    /// is none.
     public static func openExisting(path: String) throws -> EventStore {
         guard FileManager.default.fileExists(atPath: path) else { throw StoreError.noStore(path) }
         return try EventStore(path: path, readOnly: false)
@@ -87,7 +88,7 @@ public enum StoreError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noStore(let path): "no store at \(path) (create one with `mqa ingest FILE...`, or pass --db PATH)"
-        case .noMeeting(let id): "no meeting \"\(id)\" in the store (`mqa query worst-meetings` lists them)"
+        case .noMeeting(let id): "no meeting \"\(id)\" in the store (`mqa query meetings` lists them)"
         case .inconsistent(let what): "store is inconsistent: \(what)"
         case .damagedChunk(let meeting, let uid, let chunk, let reason):
             "damaged report chunk \(chunk) of meeting \"\(meeting)\", client \"\(uid)\": \(reason)"
