@@ -5,11 +5,11 @@
 # so the ratios hold on a noisy shared machine.
 #
 # Usage: Benchmarks/ingest.sh [--meetings N] [--logs DIR]
-#   --meetings N  size of the simulated corpus (default 250: ~1.05M reports)
+#   --meetings N  size of the simulated corpus (default 265: ~1.01M reports)
 #   --logs DIR    use these .ndjson files instead of simulating
 set -euo pipefail
 cd "$(dirname "$0")/.."
-meetings=250
+meetings=265
 logs=""
 while (($#)); do
     case "$1" in

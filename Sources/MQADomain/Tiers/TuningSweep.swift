@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 
 /// `mqa tune`: scores tier configs against the stalls of a corpus.
@@ -46,9 +47,15 @@ public enum Tuning {
         let (mosColumns, columnFor) = (columns, columnOf)  // immutable copies for the workers
         let out = ResultSlots(count: configs.count)
         defer { out.free() }
-        DispatchQueue.concurrentPerform(iterations: configs.count) { i in
+        let work = { (i: Int) in
             let score = mosColumns[columnFor[i]].withUnsafeBufferPointer { kernel.score(configs[i], mos: $0) }
             out.store(score, at: i)  // each iteration writes its own slot only
+        }
+        // MQA_THREADS=1 runs on one core, for benchmarks that compare.
+        if ProcessInfo.processInfo.environment["MQA_THREADS"] == "1" {
+            for i in configs.indices { work(i) }
+        } else {
+            DispatchQueue.concurrentPerform(iterations: configs.count, execute: work)
         }
         return out.values()
     }
