@@ -9,7 +9,8 @@ import MQAStore
 /// that a killed process leaves a consistent store that a re-run completes.
 public final class Ingester {
     public let store: EventStore
-    private var parser: LineParser
+    /// Times more than a day after this are rejected.
+    private let nowMs: Int64
     /// Lines per transaction. Each commit also records how far the file got,
     /// so a re-run after a kill resumes there.
     public var commitEvery = 100_000
@@ -29,17 +30,12 @@ public final class Ingester {
     private var series: [(reports: ReportSeries, events: EventSeries)] = []
     private var seriesClients: [Int64] = []
     private var seriesIndex: [Int64: Int] = [:]
-    /// The series of `lastClient`, -1 when it has none yet.
-    private var lastSeries = -1
     private var buffered = 0
     private var payloadScratch: [UInt8] = []
-    private var lastMeeting: [UInt8] = []
-    private var lastUID: [UInt8] = []
-    private var lastClient: Int64 = -1
 
     public init(store: EventStore, nowMs: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) {
         self.store = store
-        parser = LineParser(nowMs: nowMs)
+        self.nowMs = nowMs
     }
 
     /// Ingests each input in turn; returns the summed summary.
@@ -93,43 +89,119 @@ public final class Ingester {
         }
 
         let reader = try LineReader(path: path)
-        var hasher = ContentHasher()
+        // Parsing runs on its own thread, one batch ahead of the writer
+        // here: the two halves of ingest take about the same time, and the
+        // machine has two cores.
+        let queue = BatchQueue()
+        let nowMs = self.nowMs
+        let skipThrough = resumeAfter
+        let parsing = Thread {
+            var batches = BatchParser(nowMs: nowMs)
+            var hasher = ContentHasher()
+            do {
+                try reader.forEachLine { line, number, oversize in
+                    if path == "-" {
+                        hasher.update(UnsafeRawBufferPointer(line))
+                        var newline: UInt8 = 0x0A
+                        withUnsafeBytes(of: &newline) { hasher.update($0) }
+                    }
+                    if number <= skipThrough { return }
+                    if let full = batches.add(line, number: number, oversize: oversize) {
+                        full.bytesRead = reader.bytesRead
+                        guard queue.put(.batch(full)) else { throw Cancelled() }
+                    }
+                }
+                let last = batches.take()
+                last.bytesRead = reader.bytesRead
+                if queue.put(.batch(last)) { _ = queue.put(.end(hash: path == "-" ? hasher.finalize() : nil)) }
+            } catch is Cancelled {
+            } catch {
+                _ = queue.put(.failed(error))
+            }
+        }
+        parsing.stackSize = 1 << 22
+        parsing.start()
+
         var linesSinceCommit = 0
         var lastProgress = 0
         try db.execute("BEGIN IMMEDIATE")
         do {
-            try reader.forEachLine { line, number, oversize in
-                if path == "-" {
-                    hasher.update(UnsafeRawBufferPointer(line))
-                    var newline: UInt8 = 0x0A
-                    withUnsafeBytes(of: &newline) { hasher.update($0) }
-                }
-                if number <= resumeAfter { return }
-                try process(line, number: number, oversize: oversize, fileID: fileID, path: path, summary: &summary)
-                linesSinceCommit += 1
-                if linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery {
-                    try checkpoint(fileID: fileID, linesDone: number, status: "partial", summary: &summary)
+            loop: while true {
+                switch queue.take() {
+                case .batch(let batch):
+                    try store(batch, fileID: fileID, path: path, summary: &summary)
+                    linesSinceCommit += batch.lines
+                    if linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery {
+                        try checkpoint(fileID: fileID, linesDone: batch.lastLine, status: "partial", summary: &summary)
+                        try db.execute("COMMIT")
+                        try db.execute("BEGIN IMMEDIATE")
+                        linesSinceCommit = 0
+                    }
+                    if let onProgress, batch.lastLine - lastProgress >= 16_384 {
+                        lastProgress = batch.lastLine
+                        onProgress(batch.bytesRead, reader.size, path)
+                    }
+                case .end(let hash):
+                    try checkpoint(fileID: fileID, linesDone: Int.max, status: "done", summary: &summary)
+                    if let hash { try settleStdinHash(fileID: fileID, hash: hash) }
                     try db.execute("COMMIT")
-                    try db.execute("BEGIN IMMEDIATE")
-                    linesSinceCommit = 0
-                }
-                if let onProgress, number - lastProgress >= 16_384 {
-                    lastProgress = number
-                    onProgress(reader.bytesRead, reader.size, path)
+                    break loop
+                case .failed(let error):
+                    throw error
                 }
             }
-            try checkpoint(fileID: fileID, linesDone: Int.max, status: "done", summary: &summary)
-            if path == "-" { try settleStdinHash(fileID: fileID, hash: hasher.finalize()) }
-            try db.execute("COMMIT")
         } catch {
+            queue.cancel()
             try? db.execute("ROLLBACK")
             clearBuffers()
-            lastClient = -1
             store.forgetCachedIDs()
             throw error
         }
-        onProgress?(reader.bytesRead, reader.size, path)
+        onProgress?(reader.size ?? 0, reader.size, path)
         return summary
+    }
+
+    /// Moves a parsed batch into the per-client buffers and records its
+    /// rejects (writer thread).
+    private func store(_ batch: ParsedBatch, fileID: Int64, path: String, summary: inout IngestSummary) throws {
+        summary.lines += batch.lines
+        summary.ignored += batch.ignored
+        let slots = try batch.clients.map { try seriesSlot(client: store.clientID(meeting: $0.meeting, uid: $0.uid)) }
+        for i in batch.reportTs.indices {
+            let v = 5 * i
+            series[slots[Int(batch.reportClient[i])]].reports.append(
+                ts: batch.reportTs[i],
+                (batch.reportValues[v], batch.reportValues[v + 1], batch.reportValues[v + 2],
+                 batch.reportValues[v + 3], batch.reportValues[v + 4]))
+        }
+        var start = 0
+        for i in batch.eventTs.indices {
+            let end = batch.payloadEnds[i]
+            series[slots[Int(batch.eventClient[i])]].events.append(
+                ts: batch.eventTs[i], kind: batch.eventKind[i], payload: Array(batch.payloadBytes[start..<end]))
+            start = end
+        }
+        buffered += batch.reportTs.count + batch.eventTs.count
+        for reject in batch.rejects {
+            summary.rejected += 1
+            try recordReject(raw: reject.raw, number: reject.line, reason: reject.reason, fileID: fileID, path: path)
+        }
+    }
+
+    /// The index of `client`'s buffers in `series`, created when new.
+    private func seriesSlot(client: Int64) -> Int {
+        if let index = seriesIndex[client] { return index }
+        seriesIndex[client] = series.count
+        series.append((ReportSeries(), EventSeries()))
+        seriesClients.append(client)
+        return series.count - 1
+    }
+
+    /// A rejected line's text as stored: at most 4 KiB, cut at a character.
+    static func rawText(_ line: UnsafeBufferPointer<UInt8>) -> String {
+        var cut = min(line.count, 4096)
+        while cut < line.count && cut > 0 && line[cut] & 0xC0 == 0x80 { cut -= 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: line[..<cut]), as: UTF8.self)
     }
 
     private func insertFileRow(hash: String, path: String) throws -> Int64 {
@@ -163,71 +235,7 @@ public final class Ingester {
         }
     }
 
-    @inline(__always)
-    private func process(
-        _ line: UnsafeBufferPointer<UInt8>, number: Int, oversize: Int?, fileID: Int64, path: String,
-        summary: inout IngestSummary
-    ) throws {
-        if Ingester.isBlank(line) && oversize == nil { return }
-        summary.lines += 1
-        let outcome: LineOutcome
-        if let oversize {
-            outcome = .rejected("line longer than 1 MiB (\(oversize) bytes)")
-        } else {
-            outcome = parser.parse(line)
-        }
-        switch outcome {
-        case .rejected(let reason):
-            summary.rejected += 1
-            try recordReject(line, number: number, reason: reason, fileID: fileID, path: path)
-        case .ignored:
-            summary.ignored += 1
-        case .event:
-            let client = try resolveClient()
-            if lastSeries < 0 {
-                if let index = seriesIndex[client] {
-                    lastSeries = index
-                } else {
-                    lastSeries = series.count
-                    seriesIndex[client] = lastSeries
-                    series.append((ReportSeries(), EventSeries()))
-                    seriesClients.append(client)
-                }
-            }
-            if parser.kind == .qualityReport {
-                series[lastSeries].reports.append(
-                    ts: parser.ts, (parser.loss, parser.rtt, parser.jitter, parser.bitrate, parser.mos))
-            } else {
-                payloadScratch.removeAll(keepingCapacity: true)
-                parser.appendCanonicalPayload(to: &payloadScratch)
-                series[lastSeries].events.append(ts: parser.ts, kind: parser.kind, payload: payloadScratch)
-            }
-            buffered += 1
-        }
-    }
-
-    private func clearBuffers() {
-        series.removeAll()
-        seriesClients.removeAll()
-        seriesIndex.removeAll()
-        lastSeries = -1
-        buffered = 0
-    }
-
-    @inline(__always)
-    private func resolveClient() throws -> Int64 {
-        if lastClient >= 0 && parser.meeting == lastMeeting && parser.uid == lastUID { return lastClient }
-        lastClient = try store.clientID(meeting: parser.meeting, uid: parser.uid)
-        lastSeries = -1
-        lastMeeting = parser.meeting
-        lastUID = parser.uid
-        return lastClient
-    }
-
-    private func recordReject(_ line: UnsafeBufferPointer<UInt8>, number: Int, reason: String, fileID: Int64, path: String) throws {
-        var cut = min(line.count, 4096)
-        while cut < line.count && cut > 0 && line[cut] & 0xC0 == 0x80 { cut -= 1 }
-        let raw = String(decoding: UnsafeBufferPointer(rebasing: line[..<cut]), as: UTF8.self)
+    private func recordReject(raw: String, number: Int, reason: String, fileID: Int64, path: String) throws {
         let insert = try store.db.cached("INSERT INTO rejects (file_id, file, line, reason, raw) VALUES (?, ?, ?, ?, ?)")
         insert.bind(1, fileID)
         insert.bind(2, path)
@@ -265,6 +273,13 @@ public final class Ingester {
         update.bind(8, summary.ignored)
         update.bind(9, fileID)
         try update.run()
+    }
+
+    private func clearBuffers() {
+        series.removeAll()
+        seriesClients.removeAll()
+        seriesIndex.removeAll()
+        buffered = 0
     }
 
     @inline(__always)

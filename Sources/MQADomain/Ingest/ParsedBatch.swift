@@ -1,0 +1,156 @@
+import Foundation
+import MQAStore
+
+/// A run of parsed lines of one input, handed from the parsing thread to
+/// the writing thread. Flat arrays, so a batch costs a few allocations, not
+/// one per line; clients are named by an index into `clients`, resolved to
+/// store ids by the writer (only it touches the database).
+final class ParsedBatch {
+    var clients: [(meeting: [UInt8], uid: [UInt8])] = []
+    var reportClient: [Int32] = []
+    var reportTs: [Int64] = []
+    /// Five values per report: loss, rtt, jitter, bitrate, mos.
+    var reportValues: [DecimalNumber] = []
+    var eventClient: [Int32] = []
+    var eventTs: [Int64] = []
+    var eventKind: [EventKind] = []
+    /// Canonical payloads back to back; event i ends at `payloadEnds[i]`.
+    var payloadBytes: [UInt8] = []
+    var payloadEnds: [Int] = []
+    var rejects: [(line: Int, reason: String, raw: String)] = []
+    /// Non-blank lines and ignored lines in this batch.
+    var lines = 0
+    var ignored = 0
+    /// The last line number this batch covers (the resume point once stored).
+    var lastLine = 0
+    /// Input bytes read when the batch closed, for progress.
+    var bytesRead = 0
+
+    static let targetLines = 8192
+}
+
+/// Parses lines into batches: the work that runs off the writer's thread.
+struct BatchParser {
+    private var parser: LineParser
+    private var batch = ParsedBatch()
+    private var clientIndex: [EventStore.ClientKey: Int32] = [:]
+    private var lastMeeting: [UInt8] = []
+    private var lastUID: [UInt8] = []
+    private var lastIndex: Int32 = -1
+
+    init(nowMs: Int64) { parser = LineParser(nowMs: nowMs) }
+
+    /// Adds one line; returns a full batch when one is ready.
+    mutating func add(_ line: UnsafeBufferPointer<UInt8>, number: Int, oversize: Int?) -> ParsedBatch? {
+        if oversize == nil && Ingester.isBlank(line) { return nil }
+        batch.lines += 1
+        batch.lastLine = number
+        let outcome: LineOutcome =
+            oversize.map { .rejected("line longer than 1 MiB (\($0) bytes)") } ?? parser.parse(line)
+        switch outcome {
+        case .rejected(let reason):
+            batch.rejects.append((number, reason, Ingester.rawText(line)))
+        case .ignored:
+            batch.ignored += 1
+        case .event:
+            let client = clientIndexOfLastLine()
+            if parser.kind == .qualityReport {
+                batch.reportClient.append(client)
+                batch.reportTs.append(parser.ts)
+                batch.reportValues.append(parser.loss)
+                batch.reportValues.append(parser.rtt)
+                batch.reportValues.append(parser.jitter)
+                batch.reportValues.append(parser.bitrate)
+                batch.reportValues.append(parser.mos)
+            } else {
+                batch.eventClient.append(client)
+                batch.eventTs.append(parser.ts)
+                batch.eventKind.append(parser.kind)
+                parser.appendCanonicalPayload(to: &batch.payloadBytes)
+                batch.payloadEnds.append(batch.payloadBytes.count)
+            }
+        }
+        return batch.lines >= ParsedBatch.targetLines ? take() : nil
+    }
+
+    /// The batch so far (possibly empty), and a fresh one started.
+    mutating func take() -> ParsedBatch {
+        let full = batch
+        batch = ParsedBatch()
+        clientIndex.removeAll(keepingCapacity: true)
+        lastIndex = -1
+        return full
+    }
+
+    private mutating func clientIndexOfLastLine() -> Int32 {
+        if lastIndex >= 0 && parser.meeting == lastMeeting && parser.uid == lastUID { return lastIndex }
+        let key = EventStore.ClientKey(meeting: parser.meeting, uid: parser.uid)
+        if let index = clientIndex[key] {
+            lastIndex = index
+        } else {
+            lastIndex = Int32(batch.clients.count)
+            clientIndex[key] = lastIndex
+            batch.clients.append((parser.meeting, parser.uid))
+        }
+        lastMeeting = parser.meeting
+        lastUID = parser.uid
+        return lastIndex
+    }
+}
+
+/// A bounded hand-over between the parsing thread and the writer: the
+/// parser runs at most `capacity` batches ahead, so memory stays bounded.
+final class BatchQueue {
+    enum Item {
+        case batch(ParsedBatch)
+        /// The input ended; `hash` is its fingerprint when it was computed
+        /// while reading (stdin).
+        case end(hash: String?)
+        case failed(Error)
+    }
+
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var cancelled = false
+    private let capacity: Int
+
+    init(capacity: Int = 4) { self.capacity = capacity }
+
+    /// Blocks while full; returns false when the writer gave up.
+    func put(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    func take() -> Item {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return item
+    }
+
+    /// The writer failed: release a parser blocked in `put`.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        items.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
+    }
+}
+
+/// Stops the parser's line loop when the writer has failed.
+struct Cancelled: Error {}
