@@ -60,42 +60,53 @@ public final class Ingester {
         let db = store.db
         var summary = IngestSummary()
         summary.files = 1
-        var fileID: Int64
+        var fileID: Int64 = 0
         var resumeAfter = 0
-        if path != "-" {
-            let hash = try Ingester.hashFile(path)
-            let find = try db.cached(
-                "SELECT id, status, lines_done, lines, events, reports, rejected, duplicates, ignored FROM files WHERE hash = ?")
-            find.bind(1, hash)
-            if try find.step() {
-                fileID = find.int64(0)
-                if find.string(1) == "done" {
-                    summary.skippedFiles = 1
-                    return summary
-                }
-                resumeAfter = find.int(2)
-                summary.lines = find.int(3)
-                summary.events = find.int(4)
-                summary.reports = find.int(5)
-                summary.rejected = find.int(6)
-                summary.duplicates = find.int(7)
-                summary.ignored = find.int(8)
-                find.reset()
-            } else {
-                find.reset()
-                fileID = try insertFileRow(hash: hash, path: path)
-            }
-        } else {
-            // Standard input can only be fingerprinted once read: a
-            // provisional key, replaced at the end.
-            fileID = try insertFileRow(hash: "stdin-\(UUID().uuidString)", path: path)
-        }
-
+        let hash = path == "-" ? nil : try Ingester.hashFile(path)
         let reader = try LineReader(path: path)
         var hasher = ContentHasher()
         var linesSinceCommit = 0
         var lastProgress = 0
+        var committedLines = 0
+        // The file's row is looked up and created inside the first write
+        // transaction: two ingests of the same content at once then queue on
+        // the write lock, and the second sees the first one's row.
         try db.execute("BEGIN IMMEDIATE")
+        do {
+            if let hash {
+                let find = try db.cached(
+                    "SELECT id, status, lines_done, lines, events, reports, rejected, duplicates, ignored FROM files WHERE hash = ?")
+                find.bind(1, hash)
+                if try find.step() {
+                    fileID = find.int64(0)
+                    if find.string(1) == "done" {
+                        find.reset()
+                        try db.execute("ROLLBACK")
+                        summary.skippedFiles = 1
+                        return summary
+                    }
+                    resumeAfter = find.int(2)
+                    committedLines = resumeAfter
+                    summary.lines = find.int(3)
+                    summary.events = find.int(4)
+                    summary.reports = find.int(5)
+                    summary.rejected = find.int(6)
+                    summary.duplicates = find.int(7)
+                    summary.ignored = find.int(8)
+                    find.reset()
+                } else {
+                    find.reset()
+                    fileID = try insertFileRow(hash: hash, path: path)
+                }
+            } else {
+                // Standard input can only be fingerprinted once read: a
+                // provisional key, replaced at the end.
+                fileID = try insertFileRow(hash: "stdin-\(UUID().uuidString)", path: path)
+            }
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
         do {
             try reader.forEachLine { line, number, oversize in
                 if path == "-" {
@@ -107,8 +118,10 @@ public final class Ingester {
                 try process(line, number: number, oversize: oversize, fileID: fileID, path: path, summary: &summary)
                 linesSinceCommit += 1
                 if linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery {
+                    try claim(fileID: fileID, committed: committedLines)
                     try checkpoint(fileID: fileID, linesDone: number, status: "partial", summary: &summary)
                     try db.execute("COMMIT")
+                    committedLines = number
                     try db.execute("BEGIN IMMEDIATE")
                     linesSinceCommit = 0
                 }
@@ -117,6 +130,7 @@ public final class Ingester {
                     onProgress(reader.bytesRead, reader.size, path)
                 }
             }
+            try claim(fileID: fileID, committed: committedLines)
             try checkpoint(fileID: fileID, linesDone: Int.max, status: "done", summary: &summary)
             if path == "-" { try settleStdinHash(fileID: fileID, hash: hasher.finalize()) }
             try db.execute("COMMIT")
@@ -125,6 +139,15 @@ public final class Ingester {
             clearBuffers()
             lastClient = -1
             store.forgetCachedIDs()
+            if error is IngestedElsewhere {
+                // Another process took this content over between two of our
+                // commits and went further: it finishes the file. What we
+                // committed before is a prefix of what it commits.
+                var skipped = IngestSummary()
+                skipped.files = 1
+                skipped.skippedFiles = 1
+                return skipped
+            }
             throw error
         }
         onProgress?(reader.bytesRead, reader.size, path)
@@ -234,6 +257,22 @@ public final class Ingester {
         insert.bind(5, raw)
         try insert.run()
         onReject(RejectedLine(file: path, line: number, reason: reason))
+    }
+
+    /// Another ingest of the same content committed progress since our last
+    /// commit (two `mqa ingest` of one file at once).
+    struct IngestedElsewhere: Error {}
+
+    /// Checks, inside the open transaction, that the file's progress is still
+    /// the one this ingest last committed; otherwise another process is
+    /// ingesting the same content and this one stands down (its open batch
+    /// rolled back), so that no line is stored or rejected twice.
+    private func claim(fileID: Int64, committed: Int) throws {
+        let select = try store.db.cached("SELECT lines_done FROM files WHERE id = ?")
+        select.bind(1, fileID)
+        let current = try select.step() ? select.int(0) : -1
+        select.reset()
+        if current != committed { throw IngestedElsewhere() }
     }
 
     /// Writes the buffered reports and the file's progress, inside the open
