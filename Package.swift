@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"]),
         .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQADomain"]),
         .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports"]),
-        .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries"]),
+        .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQAStore"]),
     ],
     // Swift 5 mode: the CLI keeps command tables and output sinks in statics,
     // used from one thread; the parallel tuning sweep shares only immutable

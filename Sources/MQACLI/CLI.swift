@@ -24,7 +24,7 @@ public enum CLI {
         [
             IngestCommand.command, ExportCommand.command, TiersCommand.command, TuneCommand.command,
             ReportMeetingCommand.command, ReportTrackCommand.command, ReportFleetCommand.command,
-            SimulateCommand.command, DemoCommand.command, QueryCommand.command,
+            SimulateCommand.command, DemoCommand.command, QueryCommand.command, CheckCommand.command,
         ]
     }
 

@@ -53,6 +53,12 @@ extension MeetingReport {
             row += [CSV.cell(trackIssueCodes(s).map(\.rawValue).joined(separator: " "))]
             out += row.joined(separator: ",") + "\n"
         }
+        // A report on damaged data says so in every format: one row per
+        // chunk left out, the reason in the `issues` column.
+        for d in damage {
+            out += (["damaged_chunk", meeting] + blank(MeetingReport.csvColumns.count - 3) + [CSV.cell(d)])
+                .joined(separator: ",") + "\n"
+        }
         return out
     }
 }

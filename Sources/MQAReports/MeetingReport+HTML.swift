@@ -18,6 +18,11 @@ extension MeetingReport {
         fact("participants", String(header.participants))
         fact("issues", String(analysis.issues.count))
         b += "</dl>\n</header>\n"
+        if !damage.isEmpty {
+            b += "<p class=\"notice\"><strong>Warning: \(damageNotice.html)</strong></p>\n<ul>\n"
+            for d in damage { b += "<li>\(d.html)</li>\n" }
+            b += "</ul>\n"
+        }
         if !hasQualityData {
             b += "<p class=\"notice\">\(MeetingReport.noQualityData.capitalizedFirst): this meeting ran on the CDN engine, which has no quality feed. "
             b += "MOS, loss, RTT, jitter, bitrate and tiers are not shown; the stalls come from the track status events.</p>\n"

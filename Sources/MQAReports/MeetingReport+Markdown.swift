@@ -17,6 +17,11 @@ extension MeetingReport {
         head.add(["participants", String(header.participants)])
         out += head.safeRendered + "\n"
         out += "Times below are offsets from the start (+m:ss.mmm); statistics are over warm reports.\n\n"
+        if !damage.isEmpty {
+            out += "> **Warning: \(damageNotice)**\n"
+            for d in damage { out += ">\n> - \(MarkdownText.inline(d))\n" }
+            out += "\n"
+        }
         if !hasQualityData {
             out += "> **\(MeetingReport.noQualityData)**: this meeting ran on the CDN engine, which has no quality feed; "
             out += "MOS, loss, RTT, jitter, bitrate and tiers are not shown. Stalls below come from the track status events.\n\n"

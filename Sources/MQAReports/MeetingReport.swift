@@ -10,12 +10,16 @@ public struct MeetingReport: Sendable {
     public var analysis: MeetingAnalysis
     /// One per participant, in uid order (for the HTML charts).
     public var series: [QualitySeries]
+    /// Stored chunks that could not be read and are left out of this report
+    /// (`MeetingLog.damage`); every format says so when there are any.
+    public var damage: [String]
 
     /// The sentence a CDN meeting shows instead of quality numbers.
     public static let noQualityData = "no quality data (CDN engine)"
 
     public init(log: MeetingLog, config: TierConfig) {
         header = MeetingHeader(log)
+        damage = log.damage
         analysis = MeetingAnalysis.analyze(log, config: config)
         // A CDN meeting has no quality feed: nothing to chart.
         series = analysis.isCDN ? [] : log.clients.map { QualitySeries($0, config: config) }
@@ -44,7 +48,7 @@ public struct MeetingReport: Sendable {
     /// `participantCount`, `qualityData` (false on a CDN meeting) and
     /// `notice` (the no-quality-data sentence, else null).
     public var json: JSON {
-        .object([
+        var fields: [(String, JSON)] = [
             ("meeting", .string(header.meeting)),
             ("title", .optional(header.title)),
             ("engine", .optional(header.engine)),
@@ -57,7 +61,18 @@ public struct MeetingReport: Sendable {
             ("participants", analysis.participantsJSON),
             ("tracks", analysis.tracksJSON),
             ("issues", analysis.issuesJSON),
-        ])
+        ]
+        // Only on damaged data, so that reports on sound data keep their shape.
+        if !damage.isEmpty {
+            fields.append(("damage", .object([("notice", .string(damageNotice)), ("chunks", .array(damage.map { .string($0) }))])))
+        }
+        return .object(fields)
+    }
+
+    /// The sentence a report on damaged data opens with.
+    var damageNotice: String {
+        "damaged data: \(damage.count) stored chunk\(damage.count == 1 ? "" : "s") could not be read and "
+            + "\(damage.count == 1 ? "is" : "are") left out of this report; the rest is shown. Run `mqa check` for details."
     }
 
     /// The issues that concern participant `uid` itself (not one of its tracks).

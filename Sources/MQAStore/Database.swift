@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One SQLite connection. Not thread-safe: use one per thread.
 ///
@@ -27,7 +30,10 @@ public final class Database {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 60_000)
         if !readOnly {
-            try execute("PRAGMA journal_mode=WAL")
+            // Switching to WAL needs an exclusive lock, and SQLite does not
+            // always call the busy handler for it: two processes creating a
+            // store at once would fail. Retry for up to the busy timeout.
+            try retryingWhenBusy { try execute("PRAGMA journal_mode=WAL") }
             // NORMAL is durable against process crashes in WAL mode; only an
             // OS crash can lose the last commits, never consistency.
             try execute("PRAGMA synchronous=NORMAL")
@@ -68,11 +74,32 @@ public final class Database {
         try Statement(database: self, sql: sql)
     }
 
+    /// Runs `body` again while SQLite answers SQLITE_BUSY, for up to a
+    /// minute. SQLite skips the busy handler in some lock races (a journal
+    /// mode switch, a writer that just started in another process), and a
+    /// second ingest must wait for the first, not fail.
+    public func retryingWhenBusy<T>(_ body: () throws -> T) throws -> T {
+        var attempts = 0
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError where error.primaryCode == SQLITE_BUSY && attempts < 600 {
+                attempts += 1
+                usleep(100_000)
+            }
+        }
+    }
+
+    /// Starts a write transaction, waiting for other writers.
+    public func beginImmediate() throws {
+        try retryingWhenBusy { try execute("BEGIN IMMEDIATE") }
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back
     /// when it throws. `IMMEDIATE` takes the write lock up front, so that two
     /// writers queue on the busy timeout instead of deadlocking on upgrade.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try beginImmediate()
         do {
             let result = try body()
             try execute("COMMIT")

@@ -32,6 +32,9 @@ enum IngestCommand {
         let format = try args.choice("--format", ["text", "json", "md"], default: "text", usage: spec.usage)
         let store = try EventStore(path: context.databasePath(args))
         let ingester = Ingester(store: store)
+        // Advanced, for crash tests and slow disks: lines per commit (the
+        // resume granularity after a kill). Not a documented option.
+        if let text = context.environment["MQA_COMMIT_EVERY"], let n = Int(text), n > 0 { ingester.commitEvery = n }
         var rejectsShown = 0
         var rejectsTotal = 0
         ingester.onReject = { reject in

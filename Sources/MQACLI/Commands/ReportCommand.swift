@@ -23,9 +23,17 @@ enum ReportOptions {
     }
 
     /// One meeting's report, or the store's "no such meeting" error.
-    static func meetingReport(_ store: EventStore, _ id: String, config: TierConfig) throws -> MeetingReport {
-        guard let log = try store.meetingLog(id) else { throw StoreError.noMeeting(id) }
-        return MeetingReport(log: log, config: config)
+    static func meetingReport(_ store: EventStore, _ id: String, config: TierConfig, _ context: CommandContext) throws -> MeetingReport {
+        MeetingReport(log: try meetingLog(store, id, context), config: config)
+    }
+
+    /// A meeting's log, read leniently: a damaged chunk is left out, named
+    /// on stderr and in the report (`MeetingReport.damage`), and the rest is
+    /// shown. `mqa check` lists every damaged chunk; `mqa export` stays strict.
+    static func meetingLog(_ store: EventStore, _ id: String, _ context: CommandContext) throws -> MeetingLog {
+        guard let log = try store.meetingLog(id, lenient: true) else { throw StoreError.noMeeting(id) }
+        for d in log.damage { context.stderr.write("Warning: \(d); left out of the report\n") }
+        return log
     }
 
     static func emit(_ text: String, _ args: ParsedArguments, _ context: CommandContext) throws {
@@ -68,7 +76,7 @@ enum ReportMeetingCommand {
         }
         guard let id = args.positionals.first else { throw UsageError("missing expected argument '<id>' (or --all)") }
         let store = try context.openStore(args)
-        let report = try ReportOptions.meetingReport(store, id, config: config)
+        let report = try ReportOptions.meetingReport(store, id, config: config, context)
         try ReportOptions.emit(report.render(format), args, context)
         return ExitCode.success
     }
@@ -86,10 +94,7 @@ enum ReportMeetingCommand {
         var i = 0
         while i < ids.count {
             let slice = Array(ids[i..<min(i + group, ids.count)])
-            let logs = try slice.map { id -> MeetingLog in
-                guard let log = try store.meetingLog(id) else { throw StoreError.noMeeting(id) }
-                return log
-            }
+            let logs = try slice.map { id in try ReportOptions.meetingLog(store, id, context) }
             let results = RenderSlots(count: logs.count)
             DispatchQueue.concurrentPerform(iterations: logs.count) { k in
                 let report = MeetingReport(log: logs[k], config: config)
@@ -143,7 +148,7 @@ enum ReportTrackCommand {
         let config = try ReportOptions.config(args)
         guard let meeting = args.value("--meeting") else { throw UsageError("missing '--meeting <id>'") }
         let store = try context.openStore(args)
-        let report = try ReportOptions.meetingReport(store, meeting, config: config)
+        let report = try ReportOptions.meetingReport(store, meeting, config: config, context)
         let track = try TrackReport(meeting: report, track: args.positionals[0])
         try ReportOptions.emit(track.render(format), args, context)
         return ExitCode.success
@@ -171,7 +176,7 @@ enum ReportFleetCommand {
         let store = try context.openStore(args)
         var entries: [FleetEntry] = []
         for id in try store.meetings() {
-            entries.append(FleetEntry(try ReportOptions.meetingReport(store, id, config: config)))
+            entries.append(FleetEntry(try ReportOptions.meetingReport(store, id, config: config, context)))
         }
         try ReportOptions.emit(FleetReport(entries: entries, top: top).render(format), args, context)
         return ExitCode.success

@@ -57,41 +57,52 @@ public final class Ingester {
         let db = store.db
         var summary = IngestSummary()
         summary.files = 1
-        var fileID: Int64
+        var fileID: Int64 = 0
         var resumeAfter = 0
-        if path != "-" {
-            let hash = try Ingester.hashFile(path)
-            let find = try db.cached(
-                "SELECT id, status, lines_done, lines, events, reports, rejected, duplicates, ignored FROM files WHERE hash = ?")
-            find.bind(1, hash)
-            if try find.step() {
-                fileID = find.int64(0)
-                if find.string(1) == "done" {
-                    summary.skippedFiles = 1
-                    return summary
+        let hash = path == "-" ? nil : try Ingester.hashFile(path)
+        let reader = try LineReader(path: path)
+        // The file's row is looked up and created inside the first write
+        // transaction: two ingests of the same content at once then queue on
+        // the write lock, and the second sees the first one's row.
+        try db.beginImmediate()
+        do {
+            if let hash {
+                let find = try db.cached(
+                    "SELECT id, status, lines_done, lines, events, reports, rejected, duplicates, ignored FROM files WHERE hash = ?")
+                find.bind(1, hash)
+                if try find.step() {
+                    fileID = find.int64(0)
+                    if find.string(1) == "done" {
+                        find.reset()
+                        try db.execute("ROLLBACK")
+                        summary.skippedFiles = 1
+                        return summary
+                    }
+                    resumeAfter = find.int(2)
+                    summary.lines = find.int(3)
+                    summary.events = find.int(4)
+                    summary.reports = find.int(5)
+                    summary.rejected = find.int(6)
+                    summary.duplicates = find.int(7)
+                    summary.ignored = find.int(8)
+                    find.reset()
+                } else {
+                    find.reset()
+                    fileID = try insertFileRow(hash: hash, path: path)
                 }
-                resumeAfter = find.int(2)
-                summary.lines = find.int(3)
-                summary.events = find.int(4)
-                summary.reports = find.int(5)
-                summary.rejected = find.int(6)
-                summary.duplicates = find.int(7)
-                summary.ignored = find.int(8)
-                find.reset()
             } else {
-                find.reset()
-                fileID = try insertFileRow(hash: hash, path: path)
+                // Standard input can only be fingerprinted once read: a
+                // provisional key, replaced at the end.
+                fileID = try insertFileRow(hash: "stdin-\(UUID().uuidString)", path: path)
             }
-        } else {
-            // Standard input can only be fingerprinted once read: a
-            // provisional key, replaced at the end.
-            fileID = try insertFileRow(hash: "stdin-\(UUID().uuidString)", path: path)
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
         }
 
-        let reader = try LineReader(path: path)
-        // Parsing runs on its own thread, one batch ahead of the writer
-        // here: the two halves of ingest take about the same time, and the
-        // machine has two cores.
+        // Parsing runs on its own thread, a few bounded batches ahead of the
+        // writer here: the two halves of ingest take about the same time,
+        // and the machine has two cores.
         let queue = BatchQueue()
         let nowMs = self.nowMs
         let skipThrough = resumeAfter
@@ -124,26 +135,29 @@ public final class Ingester {
 
         var linesSinceCommit = 0
         var lastProgress = 0
-        try db.execute("BEGIN IMMEDIATE")
+        var committedLines = resumeAfter
         do {
             loop: while true {
                 switch queue.take() {
                 case .batch(let batch):
-                    try store(batch, fileID: fileID, path: path, summary: &summary)
+                    try write(batch, fileID: fileID, path: path, summary: &summary)
                     linesSinceCommit += batch.lines
                     if linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery {
+                        try claim(fileID: fileID, committed: committedLines)
                         try checkpoint(fileID: fileID, linesDone: batch.lastLine, status: "partial", summary: &summary)
                         try db.execute("COMMIT")
-                        try db.execute("BEGIN IMMEDIATE")
+                        committedLines = batch.lastLine
+                        try db.beginImmediate()
                         linesSinceCommit = 0
                     }
                     if let onProgress, batch.lastLine - lastProgress >= 16_384 {
                         lastProgress = batch.lastLine
                         onProgress(batch.bytesRead, reader.size, path)
                     }
-                case .end(let hash):
+                case .end(let stdinHash):
+                    try claim(fileID: fileID, committed: committedLines)
                     try checkpoint(fileID: fileID, linesDone: Int.max, status: "done", summary: &summary)
-                    if let hash { try settleStdinHash(fileID: fileID, hash: hash) }
+                    if let stdinHash { try settleStdinHash(fileID: fileID, hash: stdinHash) }
                     try db.execute("COMMIT")
                     break loop
                 case .failed(let error):
@@ -155,6 +169,15 @@ public final class Ingester {
             try? db.execute("ROLLBACK")
             clearBuffers()
             store.forgetCachedIDs()
+            if error is IngestedElsewhere {
+                // Another process took this content over between two of our
+                // commits and went further: it finishes the file. What we
+                // committed before is a prefix of what it commits.
+                var skipped = IngestSummary()
+                skipped.files = 1
+                skipped.skippedFiles = 1
+                return skipped
+            }
             throw error
         }
         onProgress?(reader.size ?? 0, reader.size, path)
@@ -163,7 +186,7 @@ public final class Ingester {
 
     /// Moves a parsed batch into the per-client buffers and records its
     /// rejects (writer thread).
-    private func store(_ batch: ParsedBatch, fileID: Int64, path: String, summary: inout IngestSummary) throws {
+    private func write(_ batch: ParsedBatch, fileID: Int64, path: String, summary: inout IngestSummary) throws {
         summary.lines += batch.lines
         summary.ignored += batch.ignored
         let slots = try batch.clients.map { try seriesSlot(client: store.clientID(meeting: $0.meeting, uid: $0.uid)) }
@@ -244,6 +267,22 @@ public final class Ingester {
         insert.bind(5, raw)
         try insert.run()
         onReject(RejectedLine(file: path, line: number, reason: reason))
+    }
+
+    /// Another ingest of the same content committed progress since our last
+    /// commit (two `mqa ingest` of one file at once).
+    struct IngestedElsewhere: Error {}
+
+    /// Checks, inside the open transaction, that the file's progress is still
+    /// the one this ingest last committed; otherwise another process is
+    /// ingesting the same content and this one stands down (its open batch
+    /// rolled back), so that no line is stored or rejected twice.
+    private func claim(fileID: Int64, committed: Int) throws {
+        let select = try store.db.cached("SELECT lines_done FROM files WHERE id = ?")
+        select.bind(1, fileID)
+        let current = try select.step() ? select.int(0) : -1
+        select.reset()
+        if current != committed { throw IngestedElsewhere() }
     }
 
     /// Writes the buffered reports and the file's progress, inside the open

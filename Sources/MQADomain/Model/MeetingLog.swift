@@ -65,10 +65,14 @@ public struct ClientLog: Sendable, Equatable {
 public struct MeetingLog: Sendable, Equatable {
     public var meeting: String
     public var clients: [ClientLog]
+    /// Stored chunks that could not be read and are left out (a lenient
+    /// read of a damaged store), one description each; empty normally.
+    public var damage: [String]
 
-    public init(meeting: String, clients: [ClientLog]) {
+    public init(meeting: String, clients: [ClientLog], damage: [String] = []) {
         self.meeting = meeting
         self.clients = clients
+        self.damage = damage
     }
 
     /// The engine from the first `meeting_join` (by time) that names one;

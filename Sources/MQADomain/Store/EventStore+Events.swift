@@ -23,40 +23,59 @@ extension EventStore {
             })
     }
 
-    /// A client's non-report events in time order (equal times in input order).
-    func events(client: Int64, meeting: String, uid: String) throws -> [TimedEvent] {
+    /// A client's non-report events in time order (equal times in input
+    /// order). A damaged chunk throws, or with `onDamage` is reported there
+    /// and skipped (its readable events kept).
+    func events(client: Int64, meeting: String, uid: String,
+                onDamage: ((StoreError) -> Void)? = nil) throws -> [TimedEvent] {
         let select = try db.cached("SELECT id, data FROM event_chunks WHERE client_id = ? ORDER BY first_ts, id")
         select.bind(1, client)
         var parser = LineParser(nowMs: .max)
         var out: [TimedEvent] = []
         while try select.step() {
             let id = select.int64(0)
+            func damaged(_ reason: String) throws {
+                let error = StoreError.damagedChunk(meeting: meeting, uid: uid, table: "event_chunks", chunk: id, reason: reason)
+                guard let onDamage else { throw error }
+                onDamage(error)
+            }
             let block: EventBlock
             do {
                 block = try select.withBlob(1) { try codec.decodeEvents($0) }
             } catch {
-                throw StoreError.damagedChunk(meeting: meeting, uid: uid, chunk: id, reason: "\(error)")
+                try damaged("\(error)")
+                continue
             }
+            var unreadable = 0
             for i in block.ts.indices {
                 guard let kind = EventKind(rawValue: block.kinds[i]), kind != .qualityReport,
                     let payload = block.payloads[i].withUnsafeBufferPointer({ parser.payload(of: kind, canonicalJSON: $0) })
                 else {
-                    throw StoreError.damagedChunk(meeting: meeting, uid: uid, chunk: id, reason: "unreadable event \(i)")
+                    if onDamage == nil { try damaged("unreadable event \(i)") }
+                    unreadable += 1
+                    continue
                 }
                 out.append(TimedEvent(ts: block.ts[i], payload: payload))
             }
+            if unreadable > 0 { try damaged("\(unreadable) unreadable event(s) left out") }
         }
         return out
     }
 
     /// Everything one meeting's clients logged, as the tier engine takes it;
     /// `nil` when the store has no such meeting.
-    public func meetingLog(_ meeting: String) throws -> MeetingLog? {
+    ///
+    /// A damaged chunk throws `StoreError.damagedChunk`; with `lenient` it is
+    /// left out instead and named in the log's `damage`, so that a report
+    /// can show the rest and say what is missing.
+    public func meetingLog(_ meeting: String, lenient: Bool = false) throws -> MeetingLog? {
         let clients = try clients(meeting: meeting)
         if clients.isEmpty { return nil }
         var logs: [ClientLog] = []
+        var damage: [String] = []
+        let onDamage: ((StoreError) -> Void)? = lenient ? { damage.append($0.description) } : nil
         for (id, uid) in clients {
-            let series = try reportSeries(client: id, meeting: meeting, uid: uid)
+            let series = try reportSeries(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
             var columns = ReportColumns()
             columns.ts = series.ts
             columns.loss = series.columns[0].map { $0.doubleValue ?? 0 }
@@ -64,8 +83,9 @@ extension EventStore {
             columns.jitter = series.columns[2].map { $0.doubleValue ?? 0 }
             columns.bitrate = series.columns[3].map { $0.doubleValue ?? 0 }
             columns.mos = series.columns[4].map { $0.doubleValue ?? .nan }
-            logs.append(ClientLog(uid: uid, events: try events(client: id, meeting: meeting, uid: uid), reports: columns))
+            let events = try events(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
+            logs.append(ClientLog(uid: uid, events: events, reports: columns))
         }
-        return MeetingLog(meeting: meeting, clients: logs)
+        return MeetingLog(meeting: meeting, clients: logs, damage: damage)
     }
 }

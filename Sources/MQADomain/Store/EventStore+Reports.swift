@@ -169,21 +169,30 @@ extension EventStore {
         try insert.run()
     }
 
-    /// A client's stored reports in time order, decoded from its chunks.
-    func reportSeries(client: Int64, meeting: String, uid: String) throws -> ReportSeries {
+    /// A client's stored reports in time order, decoded from its chunks. A
+    /// damaged chunk throws, or with `onDamage` is reported there and skipped.
+    func reportSeries(client: Int64, meeting: String, uid: String,
+                      onDamage: ((StoreError) -> Void)? = nil) throws -> ReportSeries {
         let select = try db.cached("SELECT id, data FROM report_chunks WHERE client_id = ? ORDER BY first_ts, id")
         select.bind(1, client)
         var out = ReportSeries()
         while try select.step() {
             let id = select.int64(0)
+            func damaged(_ reason: String) throws {
+                let error = StoreError.damagedChunk(meeting: meeting, uid: uid, table: "report_chunks", chunk: id, reason: reason)
+                guard let onDamage else { throw error }
+                onDamage(error)
+            }
             let block: SeriesBlock
             do {
                 block = try select.withBlob(1) { try codec.decode($0) }
             } catch {
-                throw StoreError.damagedChunk(meeting: meeting, uid: uid, chunk: id, reason: "\(error)")
+                try damaged("\(error)")
+                continue
             }
             guard block.columns.count == 5 else {
-                throw StoreError.damagedChunk(meeting: meeting, uid: uid, chunk: id, reason: "wrong column count")
+                try damaged("wrong column count")
+                continue
             }
             out.ts.append(contentsOf: block.ts)
             for c in 0..<5 { out.columns[c].append(contentsOf: block.columns[c]) }

@@ -24,18 +24,38 @@ public final class EventStore {
         if !readOnly { try db.execute(Queries.schema) }
     }
 
-    /// Opens an existing store (read-write: reading commands may refresh the
-    /// summary tables), with an error that says how to make one when there
-    /// is none.
+    /// Opens an existing store for reading, with an error that says how to
+    /// make one when there is none. It writes nothing when the schema is
+    /// there already: a report must not queue behind an ingest's write lock
+    /// (in WAL mode readers never wait for the writer). `mqa query` may
+    /// still write: it refreshes stale summary tables first.
     public static func openExisting(path: String) throws -> EventStore {
-        guard FileManager.default.fileExists(atPath: path) else { throw StoreError.noStore(path) }
-        return try EventStore(path: path, readOnly: false)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw StoreError.noStore(path) }
+        if isDirectory.boolValue { throw StoreError.notAStore(path, "is a directory") }
+        return try EventStore(path: path, readOnly: false, migrate: false)
+    }
+
+    /// Opens the store at `path`; `migrate: false` creates the schema only
+    /// when the file has none yet.
+    init(path: String, readOnly: Bool = false, migrate: Bool) throws {
+        db = try Database(path: path, readOnly: readOnly)
+        if !readOnly && !migrate {
+            let probe = try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'event_kinds'")
+            guard try probe.step() else { return }
+            if probe.int(0) == 0 { try db.execute(Queries.schema) }
+        } else if !readOnly {
+            try db.execute(Queries.schema)
+        }
     }
 
     /// The id of the client (`meeting`, `uid`), created when new.
     func clientID(meeting: [UInt8], uid: [UInt8]) throws -> Int64 {
         let key = ClientKey(meeting: meeting, uid: uid)
         if let id = clientIDs[key] { return id }
+        // Bounded: a log with millions of distinct meetings must not keep
+        // them all in memory (the database is the index).
+        if clientIDs.count >= EventStore.clientCacheLimit { clientIDs.removeAll(keepingCapacity: true) }
         let meetingText = String(decoding: meeting, as: UTF8.self)
         let uidText = String(decoding: uid, as: UTF8.self)
         let insertMeeting = try db.cached("INSERT OR IGNORE INTO meetings (meeting) VALUES (?)")
@@ -55,6 +75,8 @@ public final class EventStore {
         clientIDs[key] = id
         return id
     }
+
+    static let clientCacheLimit = 4096
 
     /// Forgets cached ids: after a rollback they may name rows that are gone.
     func forgetCachedIDs() { clientIDs.removeAll() }
@@ -83,15 +105,17 @@ public enum StoreError: Error, CustomStringConvertible {
     case noStore(String)
     case noMeeting(String)
     case inconsistent(String)
-    case damagedChunk(meeting: String, uid: String, chunk: Int64, reason: String)
+    case notAStore(String, String)
+    case damagedChunk(meeting: String, uid: String, table: String, chunk: Int64, reason: String)
 
     public var description: String {
         switch self {
         case .noStore(let path): "no store at \(path) (create one with `mqa ingest FILE...`, or pass --db PATH)"
         case .noMeeting(let id): "no meeting \"\(id)\" in the store (`mqa query meetings` lists them)"
         case .inconsistent(let what): "store is inconsistent: \(what)"
-        case .damagedChunk(let meeting, let uid, let chunk, let reason):
-            "damaged report chunk \(chunk) of meeting \"\(meeting)\", client \"\(uid)\": \(reason)"
+        case .notAStore(let path, let why): "\(path) is not an mqa store: \(why)"
+        case .damagedChunk(let meeting, let uid, let table, let chunk, let reason):
+            "damaged \(table == "event_chunks" ? "event" : "report") chunk \(chunk) (\(table)) of meeting \"\(meeting)\", client \"\(uid)\": \(reason)"
         }
     }
 }

@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+
+/// Inputs built to hurt: each gets a clear message and an exit code of the
+/// spec (3: some lines rejected, 1: an input failed as a whole), never a
+/// crash, and the store stays sound (`mqa check` exits 0).
+@Suite struct HostileInputTests {
+    let dir = Scratch()
+    var db: String { dir.file("store.sqlite") }
+
+    func ingest(_ paths: [String], stdin: String? = nil, environment: [String: String] = [:]) -> MQA.Result {
+        MQA.run(["ingest", "--db", db, "--format", "json"] + paths, stdin: stdin, environment: environment, timeout: 300)
+    }
+
+    func expectSound(_ comment: Comment? = nil) {
+        let r = MQA.run(["check", "--db", db])
+        #expect(r.status == 0, "store not sound after a hostile input: \(r)")
+    }
+
+    func summary(_ r: MQA.Result) -> [String: Int] {
+        let object = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: Any] ?? [:]
+        return object.compactMapValues { $0 as? Int }
+    }
+
+    @Test func lineOverOneMiBIsRejectedAndTheRestKept() {
+        let long = "{\"ts\":1795946404000,\"event\":\"user_enter\",\"meeting\":\"m\",\"uid\":\"u\",\"target\":\""
+            + String(repeating: "x", count: 3 << 20) + "\"}\n"
+        let path = dir.write("long.ndjson", Lines.meeting("m-1") + long + Lines.meeting("m-2")
+                             + String(repeating: "y", count: (1 << 20) + 5))  // no final newline
+        let r = ingest([path])
+        #expect(r.status == 3, "\(r)")
+        #expect(r.stderr.contains("long.ndjson:11: line longer than 1 MiB (\(long.utf8.count - 1) bytes)"), "\(r)")
+        #expect(r.stderr.contains("long.ndjson:22: line longer than 1 MiB (\((1 << 20) + 5) bytes)"), "\(r)")
+        #expect(summary(r)["events"] == 20)
+        #expect(summary(r)["rejected"] == 2)
+        let rejects = MQA.run(["query", "rejects", "--db", db, "--format", "csv"])
+        #expect(rejects.stdout.contains("line longer than 1 MiB"), "\(rejects)")
+        expectSound()
+    }
+
+    @Test func deeplyNestedJSONHitsTheDepthLimit() {
+        let deep = "{\"ts\":1795946404000,\"event\":\"x\",\"meeting\":\"m\",\"uid\":\"u\",\"a\":"
+            + String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000) + "}\n"
+        let objects = String(repeating: "{\"a\":", count: 100_000) + "1" + String(repeating: "}", count: 100_000) + "\n"
+        let justInside = "{\"ts\":1795946404000,\"event\":\"x\",\"meeting\":\"m\",\"uid\":\"u\",\"a\":"
+            + String(repeating: "[", count: 62) + String(repeating: "]", count: 62) + "}\n"
+        let path = dir.write("deep.ndjson", deep + objects + justInside)
+        let r = ingest([path])
+        #expect(r.status == 3, "\(r)")
+        #expect(r.stderr.contains("deep.ndjson:1: not valid JSON: nested deeper than 64 levels"), "\(r)")
+        #expect(r.stderr.contains("deep.ndjson:2: not valid JSON: nested deeper than 64 levels"), "\(r)")
+        #expect(summary(r)["ignored"] == 1, "depth 63 is fine: \(r)")
+        expectSound()
+    }
+
+    @Test func invalidUTF8IsRejectedWithItsColumn() {
+        let head = Array("{\"ts\":1795946404000,\"event\":\"user_enter\",\"meeting\":\"".utf8)
+        let tail = Array("\",\"uid\":\"u\",\"target\":\"x\"}\n".utf8)
+        var bytes: [UInt8] = []
+        let bad: [[UInt8]] = [[0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0x80], [0xF4, 0x90, 0x80, 0x80],
+                              [0xF8, 0x88, 0x80, 0x80, 0x80]]
+        for b in bad { bytes += head + Array("m".utf8) + b + tail }
+        bytes += Array("\u{FEFF}{\"ts\":1}\n".utf8)  // a BOM is not JSON either
+        bytes += [0x00, 0x01, 0xFF, 0xFE, 0x0A]
+        bytes += head + Array("m-ok-é".utf8) + tail
+        let path = dir.write("utf8.ndjson", bytes: bytes)
+        let r = ingest([path])
+        #expect(r.status == 3, "\(r)")
+        for line in 1...bad.count { #expect(r.stderr.contains("utf8.ndjson:\(line): invalid UTF-8 at column"), "line \(line): \(r)") }
+        #expect(summary(r)["rejected"] == bad.count + 2)
+        #expect(summary(r)["events"] == 1)
+        let export = MQA.run(["export", "--db", db])
+        #expect(export.stdout.contains("m-ok-é"))
+        expectSound()
+    }
+
+    @Test func zstdBombIsStreamedInBoundedMemory() {
+        // 1 GiB of spaces between two good lines, in a ~32 KB file: one
+        // enormous line, rejected without ever being held.
+        let expanded = 1 << 30
+        let frame = ZstdFrame.bomb(prefix: Lines.meeting("m-before"), byte: 0x20, count: expanded,
+                                   suffix: "\n" + Lines.meeting("m-after"))
+        #expect(frame.count < 40_000)
+        let path = dir.write("bomb.ndjson.zst", bytes: frame)
+        let r = ingest([path])
+        #expect(r.status == 3, "\(r)")
+        #expect(r.stderr.contains("bomb.ndjson.zst:11: line longer than 1 MiB (\(expanded) bytes)"), "\(r)")
+        #expect(summary(r)["events"] == 20, "\(r)")
+        #expect(r.maxRSSKiB > 0 && r.maxRSSKiB < 150_000, "peak memory \(r.maxRSSKiB) KiB for a 1 GiB expansion")
+        expectSound()
+    }
+
+    @Test func truncatedZstdFailsThatFileOnly() {
+        let good = dir.write("good.ndjson", Lines.meeting("m-good"))
+        let frame = ZstdFrame.stored(Lines.meeting("m-cut", reports: 200))
+        let cut = dir.write("cut.ndjson.zst", bytes: Array(frame.prefix(frame.count / 2)))
+        let notZstd = dir.write("plain.ndjson.zst", Lines.meeting("m-plain"))
+        let r = ingest([cut, notZstd, good])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("Error: \(cut): zstd stream is damaged or truncated: unexpected end of data"), "\(r)")
+        #expect(r.stderr.contains("Error: \(notZstd): zstd stream is damaged or truncated"), "\(r)")
+        #expect(MQA.run(["export", "--db", db, "--meeting", "m-good"]).status == 0, "the other file is ingested")
+        expectSound()
+        // The truncated file rolled back whole: nothing half-stored of it.
+        #expect(MQA.run(["export", "--db", db, "--meeting", "m-cut"]).status == 1)
+    }
+
+    @Test func manyDistinctMeetingIDs() {
+        // Scaled down for CI; MQA_STRESS=1 (Scripts/stress.sh) runs 2,000,000.
+        let n = ProcessInfo.processInfo.environment["MQA_STRESS"] == "1" ? 2_000_000 : 20_000
+        let path = dir.file("many.ndjson")
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = FileHandle(forWritingAtPath: path)!
+        var chunk = ""
+        for i in 0..<n {
+            chunk += "{\"ts\":1795946404000,\"event\":\"meeting_join\",\"meeting\":\"m-\(i)\",\"uid\":\"u\",\"engine\":\"sfu\"}\n"
+            if chunk.utf8.count > 1 << 20 { handle.write(Data(chunk.utf8)); chunk = "" }
+        }
+        handle.write(Data(chunk.utf8))
+        try? handle.close()
+        let r = ingest([path], environment: ["MQA_COMMIT_EVERY": "10000"])
+        #expect(r.status == 0, "\(r)")
+        #expect(summary(r)["events"] == n)
+        #expect(r.maxRSSKiB > 0 && r.maxRSSKiB < 150_000, "peak memory \(r.maxRSSKiB) KiB for \(n) meetings")
+        let last = MQA.run(["export", "--db", db, "--meeting", "m-\(n - 1)"])
+        #expect(last.status == 0 && last.stdout.contains("\"m-\(n - 1)\""), "\(last)")
+        expectSound()
+    }
+
+    @Test func logOfOnlyBadLines() {
+        var text = ""
+        for i in 0..<500 { text += i % 2 == 0 ? "not json \(i)\n" : "{\"ts\":\"yesterday\",\"event\":\"x\",\"meeting\":\"m\",\"uid\":\"u\"}\n" }
+        let path = dir.write("bad.ndjson", text)
+        let r = ingest([path])
+        #expect(r.status == 3, "\(r)")
+        #expect(summary(r)["rejected"] == 500)
+        #expect(summary(r)["events"] == 0)
+        #expect(r.stderr.split(separator: "\n").filter { $0.hasPrefix("\(path):") }.count == 20, "the first 20 shown")
+        #expect(r.stderr.contains("… and 480 more rejected lines"), "\(r)")
+        let rejects = MQA.run(["query", "rejects", "--db", db, "--format", "json"])
+        #expect(rejects.status == 0)
+        #expect(rejects.stdout.components(separatedBy: "\"reason\"").count - 1 == 500, "all 500 in the store")
+        expectSound()
+    }
+
+    @Test func emptyAndBlankFiles() {
+        let empty = dir.write("empty.ndjson", "")
+        let blank = dir.write("blank.ndjson", "\n\r\n   \n\t\n")
+        let emptyZst = dir.write("empty.ndjson.zst", "")
+        let r = ingest([empty, blank, emptyZst])
+        #expect(r.status == 0, "\(r)")
+        #expect(summary(r)["lines"] == 0)
+        #expect(summary(r)["files"] == 3)
+        expectSound()
+    }
+
+    @Test func directoryOrMissingFileGivenAsAFile() {
+        let folder = dir.file("logs")
+        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let good = dir.write("good.ndjson", Lines.meeting("m-good"))
+        let missing = dir.file("missing.ndjson")
+        let r = ingest([folder, missing, good])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("Error: \(folder): is a directory (give the log files inside it"), "\(r)")
+        #expect(r.stderr.contains("Error: \(missing): cannot open: No such file or directory"), "\(r)")
+        #expect(summary(r)["events"] == 10, "the good file is still ingested")
+        expectSound()
+        // A directory as the store: a clear error, not a crash.
+        let asStore = MQA.run(["export", "--db", folder])
+        #expect(asStore.status == 1)
+        #expect(asStore.stderr.contains("is a directory"), "\(asStore)")
+    }
+
+    @Test func binaryGarbageAndStdin() {
+        var rng = SystemRandomNumberGenerator()
+        let garbage = (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let path = dir.write("garbage.bin", bytes: garbage)
+        let r = ingest([path])
+        #expect(r.status == 3 || r.status == 0, "\(r)")
+        #expect(r.signal == 0)
+        let stdin = dir.write("stdin.ndjson", Lines.meeting("m-stdin") + "oops\n")
+        let s = ingest(["-"], stdin: stdin)
+        #expect(s.status == 3, "\(s)")
+        #expect(s.stderr.contains("-:11: not valid JSON"), "\(s)")
+        expectSound()
+    }
+
+    @Test func notAStoreFile() {
+        let fake = dir.write("fake.sqlite", String(repeating: "this is not a database\n", count: 400))
+        let r = MQA.run(["check", "--db", fake])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stdout.contains("sqlite"), "\(r)")
+        #expect(r.stderr.contains("Error:"), "\(r)")
+        let e = MQA.run(["export", "--db", fake])
+        #expect(e.status == 1, "\(e)")
+        #expect(e.stderr.hasPrefix("Error: "), "\(e)")
+    }
+}
