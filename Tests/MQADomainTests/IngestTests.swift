@@ -186,3 +186,35 @@ let t0: Int64 = 1_795_946_400_000
         #expect(reasons == ["2: line longer than 1 MiB (\(huge.utf8.count) bytes)"])
     }
 }
+
+@Suite struct IngestPipelineTests {
+    /// The same content twice in one run (parsed ahead while the first copy
+    /// is written) is stored once and counted as a skipped file.
+    @Test func identicalFilesInOneRunAreStoredOnce() throws {
+        let s = Scratch()
+        let lines = (0..<500).map { qr(t0 + Int64($0) * 2000) }
+        let a = s.write("a.ndjson", lines)
+        let b = s.write("b.ndjson", lines)
+        let c = s.write("c.ndjson", (0..<50).map { qr(t0 + Int64($0) * 2000, uid: "bob") })
+        let store = try EventStore(path: s.db)
+        let summary = try Ingester(store: store).ingest(paths: [a, b, c, a])
+        #expect(summary.files == 4)
+        #expect(summary.skippedFiles == 2)
+        #expect(summary.reports == 550)
+        #expect(summary.duplicates == 0)
+    }
+
+    /// A failing input in the middle does not stop or disturb the others.
+    @Test func aBadInputBetweenGoodOnesIsReportedAndSkipped() throws {
+        let s = Scratch()
+        let a = s.write("a.ndjson", [qr(t0)])
+        let c = s.write("c.ndjson", [qr(t0, uid: "bob")])
+        let ingester = Ingester(store: try EventStore(path: s.db))
+        var errors: [String] = []
+        ingester.onInputError = { errors.append("\($0)") }
+        let summary = try ingester.ingest(paths: [a, s.dir + "/missing.ndjson", s.dir, c])
+        #expect(summary.reports == 2)
+        #expect(errors.count == 2)
+        #expect(ingester.failedInputs == 2)
+    }
+}

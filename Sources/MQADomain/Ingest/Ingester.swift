@@ -38,15 +38,29 @@ public final class Ingester {
         self.nowMs = nowMs
     }
 
-    /// Ingests each input in turn; returns the summed summary.
+    /// Ingests each input in turn; returns the summed summary. While one
+    /// input is written, the next one is already being parsed: logs come
+    /// as many small files (one per client), and per file the two threads
+    /// would otherwise take turns.
     public func ingest(paths: [String]) throws -> IngestSummary {
         var total = IngestSummary()
-        for path in paths {
+        var next: Result<PreparedInput, Error>? = nil
+        for (i, path) in paths.enumerated() {
+            let current = next ?? Result { try prepare(path: path) }
+            next = nil
             do {
-                total = total + (try ingest(path: path))
+                let input = try current.get()
+                // Stdin cannot be read ahead of its turn (it is one stream).
+                if i + 1 < paths.count && paths[i + 1] != "-" && !input.isFinished {
+                    next = Result { try prepare(path: paths[i + 1]) }
+                }
+                total = total + (try write(input))
             } catch let error as InputError {
                 failedInputs += 1
                 onInputError(error)
+            } catch {
+                if case .success(let waiting) = next { waiting.queue.cancel() }
+                throw error
             }
         }
         return total
@@ -54,6 +68,27 @@ public final class Ingester {
 
     /// Ingests one input; a file whose content was ingested before is skipped.
     public func ingest(path: String) throws -> IngestSummary {
+        try write(try prepare(path: path))
+    }
+
+    /// An input whose file row is in the store and whose lines are being
+    /// parsed on their own thread into `queue`.
+    struct PreparedInput {
+        var path: String
+        var fileID: Int64
+        var resumeAfter: Int
+        /// The counters so far: restored on resume; `skippedFiles` set when
+        /// the content is already stored (then nothing is parsed).
+        var summary: IngestSummary
+        var queue: BatchQueue
+        var size: Int?
+        var isFinished: Bool { summary.skippedFiles > 0 }
+    }
+
+    /// Looks the input up by content and records it (committed at once: a
+    /// kill later leaves a 'partial' row, which the next run resumes), then
+    /// starts parsing it.
+    private func prepare(path: String) throws -> PreparedInput {
         let db = store.db
         var summary = IngestSummary()
         summary.files = 1
@@ -61,9 +96,9 @@ public final class Ingester {
         var resumeAfter = 0
         let hash = path == "-" ? nil : try Ingester.hashFile(path)
         let reader = try LineReader(path: path)
-        // The file's row is looked up and created inside the first write
-        // transaction: two ingests of the same content at once then queue on
-        // the write lock, and the second sees the first one's row.
+        // Looked up and created inside a write transaction: two ingests of
+        // the same content at once then queue on the write lock, and the
+        // second sees the first one's row.
         try db.beginImmediate()
         do {
             if let hash {
@@ -76,7 +111,7 @@ public final class Ingester {
                         find.reset()
                         try db.execute("ROLLBACK")
                         summary.skippedFiles = 1
-                        return summary
+                        return PreparedInput(path: path, fileID: fileID, resumeAfter: 0, summary: summary, queue: BatchQueue(), size: reader.size)
                     }
                     resumeAfter = find.int(2)
                     summary.lines = find.int(3)
@@ -95,14 +130,15 @@ public final class Ingester {
                 // provisional key, replaced at the end.
                 fileID = try insertFileRow(hash: "stdin-\(UUID().uuidString)", path: path)
             }
+            try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
             throw error
         }
 
         // Parsing runs on its own thread, a few bounded batches ahead of the
-        // writer here: the two halves of ingest take about the same time,
-        // and the machine has two cores.
+        // writer: the two halves of ingest take about the same time, and the
+        // machine has two cores.
         let queue = BatchQueue()
         let nowMs = self.nowMs
         let skipThrough = resumeAfter
@@ -132,11 +168,21 @@ public final class Ingester {
         }
         parsing.stackSize = 1 << 22
         parsing.start()
+        return PreparedInput(path: path, fileID: fileID, resumeAfter: resumeAfter, summary: summary, queue: queue, size: reader.size)
+    }
 
+    /// Stores a prepared input's batches as they come, committing every
+    /// `commitEvery` lines with the file's progress.
+    private func write(_ input: PreparedInput) throws -> IngestSummary {
+        if input.isFinished { return input.summary }
+        let db = store.db
+        let (path, fileID, queue) = (input.path, input.fileID, input.queue)
+        var summary = input.summary
         var linesSinceCommit = 0
         var lastProgress = 0
-        var committedLines = resumeAfter
+        var committedLines = input.resumeAfter
         do {
+            try db.beginImmediate()
             loop: while true {
                 switch queue.take() {
                 case .batch(let batch):
@@ -152,7 +198,7 @@ public final class Ingester {
                     }
                     if let onProgress, batch.lastLine - lastProgress >= 16_384 {
                         lastProgress = batch.lastLine
-                        onProgress(batch.bytesRead, reader.size, path)
+                        onProgress(batch.bytesRead, input.size, path)
                     }
                 case .end(let stdinHash):
                     try claim(fileID: fileID, committed: committedLines)
@@ -180,7 +226,7 @@ public final class Ingester {
             }
             throw error
         }
-        onProgress?(reader.size ?? 0, reader.size, path)
+        onProgress?(input.size ?? 0, input.size, path)
         return summary
     }
 
