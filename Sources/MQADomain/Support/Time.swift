@@ -3,18 +3,15 @@ public enum Time {
     /// `2026-11-29T10:00:02.125Z`
     public static func iso(_ ms: Int64) -> String { RFC3339.format(ms) }
 
-    /// A duration in the largest sensible units: `850 ms`, `12.4 s`,
-    /// `3m05s`, `1h02m`.
+    /// A duration in the largest sensible units: `850 ms`, `2.5 s`,
+    /// `1 m 05 s`, `2 h 03 m`.
     public static func duration(_ ms: Int64) -> String {
         if ms < 0 { return "-" + duration(-ms) }
         if ms < 1000 { return "\(ms) ms" }
-        if ms < 60_000 {
-            let tenths = (ms + 50) / 100
-            return "\(tenths / 10).\(tenths % 10) s"
-        }
-        let seconds = ms / 1000
-        if seconds < 3600 { return "\(seconds / 60)m\(pad(seconds % 60))s" }
-        return "\(seconds / 3600)h\(pad(seconds / 60 % 60))m"
+        if ms < 60_000 { return "\(JSON.number((Double(ms) / 100).rounded() / 10)) s" }
+        let s = ms / 1000
+        if s < 3600 { return "\(s / 60) m \(pad(s % 60)) s" }
+        return "\(s / 3600) h \(pad(s / 60 % 60)) m"
     }
 
     private static func pad(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
