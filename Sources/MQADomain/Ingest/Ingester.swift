@@ -14,6 +14,10 @@ public final class Ingester {
     /// Lines per transaction. Each commit also records how far the file got,
     /// so a re-run after a kill resumes there.
     public var commitEvery = 100_000
+    /// A commit also comes once this many clients have buffered events: a
+    /// log of many tiny meetings would otherwise hold a buffer per client
+    /// for a whole window.
+    static let maxBufferedClients = 4096
 
     /// Called for every rejected line (the CLI prints the first 20).
     public var onReject: (RejectedLine) -> Void = { _ in }
@@ -188,7 +192,7 @@ public final class Ingester {
                 case .batch(let batch):
                     try write(batch, fileID: fileID, path: path, summary: &summary)
                     linesSinceCommit += batch.lines
-                    if linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery {
+                    if linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery || series.count >= Ingester.maxBufferedClients {
                         try claim(fileID: fileID, committed: committedLines)
                         try checkpoint(fileID: fileID, linesDone: batch.lastLine, status: "partial", summary: &summary)
                         try db.execute("COMMIT")

@@ -14,20 +14,31 @@ extension EventStore {
     /// own: a kill leaves the rest marked stale for the next run.
     @discardableResult
     public func refreshSummaries(progress: ((Int, Int) -> Void)? = nil) throws -> Int {
-        let select = try db.prepare("SELECT id, meeting FROM meetings WHERE stale = 1 ORDER BY meeting")
-        var stale: [(Int64, String)] = []
-        while try select.step() { stale.append((select.int64(0), select.string(1) ?? "")) }
+        let count = try db.prepare("SELECT count(*) FROM meetings WHERE stale = 1")
+        let total = try count.step() ? count.int(0) : 0
         let config = TierConfig()
         var done = 0
-        for batch in stride(from: 0, to: stale.count, by: 50) {
+        // A page of stale meetings at a time, each page one transaction that
+        // also clears their flags: memory stays bounded with millions of
+        // meetings, and a kill leaves only unfinished pages stale.
+        let page = try db.cached("SELECT id, meeting FROM meetings WHERE stale = 1 AND id > ? ORDER BY id LIMIT 50")
+        var after: Int64 = -1
+        while true {
+            page.reset()
+            page.bind(1, after)
+            var batch: [(Int64, String)] = []
+            while try page.step() { batch.append((page.int64(0), page.string(1) ?? "")) }
+            if batch.isEmpty { break }
+            after = batch.last!.0
             try db.transaction {
-                for (id, meeting) in stale[batch..<min(batch + 50, stale.count)] {
-                    guard let log = try meetingLog(meeting) else { continue }
-                    try writeSummary(meetingID: id, log: log, analysis: MeetingAnalysis.analyze(log, config: config))
+                for (id, meeting) in batch {
+                    if let log = try meetingLog(meeting) {
+                        try writeSummary(meetingID: id, log: log, analysis: MeetingAnalysis.analyze(log, config: config))
+                    }
                     done += 1
                 }
             }
-            progress?(done, stale.count)
+            progress?(done, total)
         }
         return done
     }
