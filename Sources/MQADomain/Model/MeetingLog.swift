@@ -34,10 +34,13 @@ public struct ReportColumns: Sendable, Equatable {
 ///
 /// Ordering rule at equal `ts` between a report and another event (the store
 /// keeps reports in their own compressed columns, so the input order between
-/// the two kinds is not kept): `meeting_join` and `reconnect` come before the
-/// reports of the same millisecond, every other event after them. A report
-/// logged in the same millisecond as a join therefore belongs to the new
-/// connection, and one logged with a disconnect to the connection that ends.
+/// the two kinds is not kept): other events keep their input order among
+/// themselves, and the reports of a millisecond come right after the leading
+/// run of `meeting_join`/`reconnect` events of that millisecond, before any
+/// other event of it. A report logged in the same millisecond as a join
+/// therefore belongs to the new connection, and one logged with a disconnect
+/// (even a disconnect followed by a reconnect in that millisecond) to the
+/// connection that ends.
 public struct ClientLog: Sendable, Equatable {
     public var uid: String
     /// Every event except quality reports, in `ts` order (equal `ts` keep
