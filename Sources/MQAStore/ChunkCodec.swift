@@ -33,7 +33,9 @@ public struct ChunkCodec {
     private let decompressor = ZstdDecompressor()
     private var scratch = ByteWriter(capacity: 1 << 16)
 
-    public init(level: Int32 = 9) { compressor = ZstdCompressor(level: level) }
+    /// Level 5: on the benchmark corpus, level 9 made the store only 1% smaller
+    /// and ingest 12% slower (the writer thread compresses every chunk).
+    public init(level: Int32 = 5) { compressor = ZstdCompressor(level: level) }
 
     // MARK: Encoding
 
