@@ -110,6 +110,12 @@ public final class Database {
         }
     }
 
+    /// Bytes SQLite holds now and at its peak, process-wide (for memory
+    /// diagnostics).
+    public static var sqliteMemory: (current: Int64, peak: Int64) {
+        (sqlite3_memory_used(), sqlite3_memory_highwater(0))
+    }
+
     /// Row id of the last INSERT on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

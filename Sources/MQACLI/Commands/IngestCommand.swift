@@ -1,5 +1,6 @@
 import Foundation
 import MQADomain
+import MQAStore
 
 /// `mqa ingest FILE...`
 enum IngestCommand {
@@ -71,6 +72,10 @@ enum IngestCommand {
             progress?.update(done: done, total: total, label: "summarizing meetings")
         }
         progress?.finish()
+        if context.environment["MQA_DEBUG_MEMORY"] != nil {
+            let m = Database.sqliteMemory
+            context.stderr.write("sqlite memory: \(m.current / 1024) KiB now, \(m.peak / 1024) KiB peak\n")
+        }
         if rejectsTotal > shownRejects {
             context.stderr.write("… and \(rejectsTotal - shownRejects) more rejected lines (`mqa query rejects` lists them all)\n")
         }
