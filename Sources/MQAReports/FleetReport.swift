@@ -58,7 +58,7 @@ public struct FleetEntry: Sendable, Equatable {
 /// seconds, counted as a flat 30 s. Summing over participants makes a bad
 /// meeting for many people worse than the same trouble for one. Ties rank
 /// by meeting id, so the order is stable.
-public struct FleetReport: Sendable {
+public struct FleetReport: Sendable, RenderedReport {
     public static let secondsPerAbnormalDisconnect = 30.0
     public static let scoreRule =
         "stalled video seconds + warm seconds in the poor/bad tier + 30 s per disconnect with an error (higher is worse)"
@@ -89,13 +89,4 @@ public struct FleetReport: Sendable {
         self.files = files
     }
 
-    /// The report in `format`.
-    public func render(_ format: ReportFormat) -> String {
-        switch format {
-        case .md: markdown
-        case .json: json.rendered(pretty: true) + "\n"
-        case .csv: csv
-        case .html: html
-        }
-    }
 }

@@ -5,7 +5,7 @@ import MQADomain
 ///
 /// Build one with `MeetingReport(log:config:)`, then render it with
 /// `json`, `markdown`, `csv` or `html`, or `render(_:)` by format.
-public struct MeetingReport: Sendable {
+public struct MeetingReport: Sendable, RenderedReport {
     public var header: MeetingHeader
     public var analysis: MeetingAnalysis
     /// One per participant, in uid order (for the HTML charts).
@@ -34,15 +34,6 @@ public struct MeetingReport: Sendable {
         return (s, max(header.end ?? s, s + 1))
     }
 
-    /// The report in `format`.
-    public func render(_ format: ReportFormat) -> String {
-        switch format {
-        case .md: markdown
-        case .json: json.rendered(pretty: true) + "\n"
-        case .csv: csv
-        case .html: html
-        }
-    }
 
     /// `mqa report meeting --format json`: the shape of `cli.md`, plus
     /// `participantCount`, `qualityData` (false on a CDN meeting) and

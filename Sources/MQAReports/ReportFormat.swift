@@ -1,3 +1,5 @@
+import MQADomain
+
 /// The output formats of every report (`--format`).
 public enum ReportFormat: String, Sendable, CaseIterable {
     /// Aligned Markdown tables, readable in a terminal.
@@ -27,6 +29,26 @@ public enum ReportError: Error, CustomStringConvertible, Equatable {
             "no subscription of track \"\(track)\" in meeting \"\(meeting)\" (`mqa report meeting \(meeting)` lists the tracks)"
         case .unsafePath(let what): "refusing to write \(what)"
         case .cannotWrite(let path, let reason): "\(path): cannot write: \(reason)"
+        }
+    }
+}
+
+/// A report that renders in every format; `render` picks one.
+public protocol RenderedReport {
+    var markdown: String { get }
+    var json: JSON { get }
+    var csv: String { get }
+    var html: String { get }
+}
+
+extension RenderedReport {
+    /// The report in `format`.
+    public func render(_ format: ReportFormat) -> String {
+        switch format {
+        case .md: markdown
+        case .json: json.rendered(pretty: true) + "\n"
+        case .csv: csv
+        case .html: html
         }
     }
 }

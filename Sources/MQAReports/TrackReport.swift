@@ -16,7 +16,7 @@ import MQADomain
 /// camera or a sender uplink problem freezes the track for everyone), else
 /// `subscriberSide` (each stall belongs to one subscriber's own network or
 /// decoder).
-public struct TrackReport: Sendable {
+public struct TrackReport: Sendable, RenderedReport {
     public static let alignmentToleranceMs: Int64 = 2000
 
     public enum Verdict: String, Sendable {
@@ -93,15 +93,6 @@ public struct TrackReport: Sendable {
     public var stallCount: Int { rows.reduce(0) { $0 + $1.subscription.stallCount } }
     public var sharedStallCount: Int { rows.reduce(0) { $0 + $1.sharedStallCount } }
 
-    /// The report in `format`.
-    public func render(_ format: ReportFormat) -> String {
-        switch format {
-        case .md: markdown
-        case .json: json.rendered(pretty: true) + "\n"
-        case .csv: csv
-        case .html: html
-        }
-    }
 
     var origin: Int64 { header.start ?? 0 }
 
