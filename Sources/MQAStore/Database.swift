@@ -95,6 +95,15 @@ public final class Database {
         try retryingWhenBusy { try execute("BEGIN IMMEDIATE") }
     }
 
+    /// Commits the open transaction. Every cached statement is reset first:
+    /// one left on a row after its last use keeps a read snapshot open, and
+    /// while any snapshot is open the WAL can never be reset, so a long
+    /// ingest grew the WAL (and memory) without bound.
+    public func commit() throws {
+        for statement in cache.values { statement.reset() }
+        try execute("COMMIT")
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back
     /// when it throws. `IMMEDIATE` takes the write lock up front, so that two
     /// writers queue on the busy timeout instead of deadlocking on upgrade.
@@ -102,7 +111,7 @@ public final class Database {
         try beginImmediate()
         do {
             let result = try body()
-            try execute("COMMIT")
+            try commit()
             return result
         } catch {
             try? execute("ROLLBACK")

@@ -134,7 +134,7 @@ public final class Ingester {
                 // provisional key, replaced at the end.
                 fileID = try insertFileRow(hash: "stdin-\(UUID().uuidString)", path: path)
             }
-            try db.execute("COMMIT")
+            try db.commit()
         } catch {
             try? db.execute("ROLLBACK")
             throw error
@@ -195,7 +195,7 @@ public final class Ingester {
                     if linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery || series.count >= Ingester.maxBufferedClients {
                         try claim(fileID: fileID, committed: committedLines)
                         try checkpoint(fileID: fileID, linesDone: batch.lastLine, status: "partial", summary: &summary)
-                        try db.execute("COMMIT")
+                        try db.commit()
                         committedLines = batch.lastLine
                         try db.beginImmediate()
                         linesSinceCommit = 0
@@ -208,7 +208,7 @@ public final class Ingester {
                     try claim(fileID: fileID, committed: committedLines)
                     try checkpoint(fileID: fileID, linesDone: Int.max, status: "done", summary: &summary)
                     if let stdinHash { try settleStdinHash(fileID: fileID, hash: stdinHash) }
-                    try db.execute("COMMIT")
+                    try db.commit()
                     break loop
                 case .failed(let error):
                     throw error

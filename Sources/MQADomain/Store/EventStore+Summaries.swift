@@ -16,6 +16,7 @@ extension EventStore {
     public func refreshSummaries(progress: ((Int, Int) -> Void)? = nil) throws -> Int {
         let count = try db.prepare("SELECT count(*) FROM meetings WHERE stale = 1")
         let total = try count.step() ? count.int(0) : 0
+        count.reset()  // an open statement would pin a snapshot and the WAL with it
         let config = TierConfig()
         var done = 0
         // A page of stale meetings at a time, each page one transaction that

@@ -72,6 +72,7 @@ public final class EventStore {
         select.bind(2, uidText)
         guard try select.step() else { throw StoreError.inconsistent("client \(meetingText)/\(uidText) vanished") }
         let id = select.int64(0)
+        select.reset()
         clientIDs[key] = id
         return id
     }
