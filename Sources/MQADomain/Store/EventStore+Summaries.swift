@@ -50,37 +50,17 @@ extension EventStore {
             delete.bind(1, meetingID)
             try delete.run()
         }
-        var first = Int64.max
-        var last = Int64.min
-        var title: String?
-        var titleTs = Int64.min
-        for client in log.clients {
-            if let span = client.span {
-                first = min(first, span.first)
-                last = max(last, span.last)
-            }
-            for e in client.events {
-                switch e.payload {
-                case .roomTitleChange(let t, _) where e.ts >= titleTs:
-                    title = t
-                    titleTs = e.ts
-                case .meetingJoin(_, let t?) where title == nil:
-                    title = t
-                default: break
-                }
-            }
-        }
         let meeting = try db.cached(
             """
             INSERT INTO meeting_summary (meeting_id, title, engine, start_ts, end_ts, participants, warm_reports,
               stalls, stalled_ms, low_tier_ms, abnormal_disconnects, issues) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         meeting.bind(1, meetingID)
-        meeting.bind(2, title)
+        meeting.bind(2, log.title)
         meeting.bind(3, a.engine)
-        if first <= last {
-            meeting.bind(4, first)
-            meeting.bind(5, last)
+        if let span = log.span {
+            meeting.bind(4, span.first)
+            meeting.bind(5, span.last)
         }
         meeting.bind(6, log.clients.count)
         meeting.bind(7, a.participants.reduce(0) { $0 + $1.warmReports })
