@@ -35,7 +35,7 @@ done
 out=.build/fuzz
 mkdir -p "$out/mqastore" "$out/artifacts"
 root=$(pwd)
-flags=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$root/Sources/CSQLite" -I "$root/Sources/CZstd")
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$root/Sources/CSQLite" -I "$root/Sources/CZstd" -I "$root/Sources/CCrypto")
 store_sources=("$root"/Sources/MQAStore/*.swift)
 
 # Rebuild only when a source is newer than the targets.
@@ -47,7 +47,7 @@ else
 echo "== building the fuzz targets" >&2
 # chunk: the MQAStore sources and the target in one module (internal API reachable).
 swiftc "${flags[@]}" -module-name ChunkFuzz "${store_sources[@]}" Fuzz/ChunkFuzz/main.swift \
-    -lsqlite3 -lzstd -o "$out/chunk-fuzz" 2> "$out/build-chunk.log" || { cat "$out/build-chunk.log" >&2; exit 1; }
+    -lsqlite3 -lzstd -lcrypto -o "$out/chunk-fuzz" 2> "$out/build-chunk.log" || { cat "$out/build-chunk.log" >&2; exit 1; }
 # line: MQAStore as a module, then the parsing and model sources of MQADomain with the target.
 (cd "$out/mqastore" && swiftc "${flags[@]}" \
     -module-name MQAStore -emit-module -emit-module-path MQAStore.swiftmodule -wmo -c "${store_sources[@]}") \
@@ -60,7 +60,7 @@ domain=(
     Sources/MQADomain/Support/JSON.swift
 )
 swiftc "${flags[@]}" -I "$out/mqastore" -module-name LineFuzz "${domain[@]}" Fuzz/LineFuzz/main.swift \
-    "$out"/mqastore/*.o -lsqlite3 -lzstd -o "$out/line-fuzz" 2> "$out/build-line.log" \
+    "$out"/mqastore/*.o -lsqlite3 -lzstd -lcrypto -o "$out/line-fuzz" 2> "$out/build-line.log" \
     || { cat "$out/build-line.log" >&2; exit 1; }
 fi
 [ "$build_only" = 1 ] && { echo "built $out/line-fuzz and $out/chunk-fuzz" >&2; exit 0; }

@@ -1,4 +1,5 @@
--- The mqa store, schema version 1. Open any store with the sqlite3 shell:
+-- The mqa store, schema version 2 (PRAGMA user_version; older stores are
+-- upgraded in place by the first mqa that may write them). Open any store with the sqlite3 shell:
 --   sqlite3 mqa.sqlite '.read Queries/rejects.sql'
 -- Quality reports live in compressed column chunks (report_chunks.data, see
 -- Docs/store.md); every chunk row also carries count, time range and
@@ -66,15 +67,23 @@ INSERT OR IGNORE INTO event_kinds (kind, name) VALUES
     (11, 'user_enter'), (12, 'user_leave'), (13, 'member_media_state'),
     (14, 'room_title_change'), (15, 'room_share_start'), (16, 'room_share_stop');
 
--- Ingested inputs by content fingerprint. status 'partial' with lines_done is
--- the resume point after a kill; 'done' makes re-ingesting the same content a
--- no-op. The counters are the file's share of the ingest summary.
+-- Ingested inputs. hash is the SHA-256 ('sha256:<hex>') of the content
+-- actually parsed (decompressed), set when the input was read to its end;
+-- stores made before schema version 2 keep their 32-hex fingerprints.
+-- status: 'partial' = a kill interrupted it, lines_done is the resume point
+-- and prefix_hash the SHA-256 of the content through that line (checked
+-- before resuming); 'done' = read whole; 'changed' = read whole, but the
+-- file changed while it was read (what was read is stored; ingesting the
+-- complete file later stores the rest); 'superseded' = a partial ingest
+-- whose file no longer starts with what was stored (ingested anew since).
+-- The counters are the file's share of the ingest summary.
 CREATE TABLE IF NOT EXISTS files (
     id          INTEGER PRIMARY KEY,
-    hash        TEXT NOT NULL UNIQUE,
+    hash        TEXT UNIQUE,
     path        TEXT NOT NULL,
-    status      TEXT NOT NULL CHECK (status IN ('partial', 'done')),
+    status      TEXT NOT NULL CHECK (status IN ('partial', 'done', 'changed', 'superseded')),
     lines_done  INTEGER NOT NULL DEFAULT 0,
+    prefix_hash TEXT,
     lines       INTEGER NOT NULL DEFAULT 0,
     events      INTEGER NOT NULL DEFAULT 0,
     reports     INTEGER NOT NULL DEFAULT 0,
@@ -83,17 +92,29 @@ CREATE TABLE IF NOT EXISTS files (
     ignored     INTEGER NOT NULL DEFAULT 0,
     ingested_at INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS files_by_path ON files (path, id);
 
--- Lines that failed validation, never silently dropped. raw is cut to 4 KiB.
-CREATE TABLE IF NOT EXISTS rejects (
-    id      INTEGER PRIMARY KEY,
-    file_id INTEGER REFERENCES files(id),
-    file    TEXT NOT NULL,
-    line    INTEGER NOT NULL,
-    reason  TEXT NOT NULL,
-    raw     TEXT NOT NULL
+-- Each distinct rejected text once: the reason and the raw bytes of the line
+-- (its first 4 KiB, as a BLOB: invalid UTF-8 is kept as it was), keyed by
+-- the SHA-256 of both. raw is NULL once an input has stored 16 MiB of
+-- distinct raw text (size still says how long the line was): a log of bad
+-- lines cannot blow up the store.
+CREATE TABLE IF NOT EXISTS reject_texts (
+    id     INTEGER PRIMARY KEY,
+    hash   BLOB NOT NULL UNIQUE,
+    reason TEXT NOT NULL,
+    size   INTEGER NOT NULL,
+    raw    BLOB
 );
-CREATE INDEX IF NOT EXISTS rejects_by_file ON rejects (file_id, line);
+
+-- Every rejected line, never silently dropped: its file, its line number
+-- and its text.
+CREATE TABLE IF NOT EXISTS rejects (
+    file_id INTEGER NOT NULL REFERENCES files(id),
+    line    INTEGER NOT NULL,
+    text_id INTEGER NOT NULL REFERENCES reject_texts(id),
+    PRIMARY KEY (file_id, line)
+) WITHOUT ROWID;
 
 -- Summaries: the tier engine's results under the default config, one row
 -- per meeting, participant and subscription, so that the named
@@ -151,3 +172,5 @@ CREATE TABLE IF NOT EXISTS track_summary (
     stalls_under_good_tier INTEGER NOT NULL,  -- began under excellent or good
     open_stalls     INTEGER NOT NULL          -- still stalled at the subscription's end
 );
+
+PRAGMA user_version = 2;

@@ -79,14 +79,13 @@ public enum CLI {
         }
         if first == "help" {
             let rest = Array(arguments.dropFirst())
-            guard let name = rest.first else {
+            guard !rest.isEmpty else {
                 context.stdout.write(overview)
                 return ExitCode.success
             }
             guard let command = subcommand(rest) else {
                 return usageError(UsageError("unknown subcommand '\(rest.joined(separator: " "))'", usage: "mqa help <subcommand>"), context)
             }
-            _ = name
             context.stdout.write(command.spec.helpText)
             return ExitCode.success
         }
@@ -108,7 +107,12 @@ public enum CLI {
                 context.stdout.write(command.spec.helpText)
                 return ExitCode.success
             }
-            return try command.run(parsed, context)
+            let code = try command.run(parsed, context)
+            // Every result file is renamed into place and stdout checked:
+            // a full disk or a closed device is a failure, never exit 0.
+            for sink in context.outputs.sinks { try sink.close() }
+            try context.stdout.check()
+            return code
         } catch let error as UsageError {
             var e = error
             if e.usage == nil { e.usage = command.spec.usage }

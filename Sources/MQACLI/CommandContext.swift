@@ -7,16 +7,42 @@ struct CommandContext {
     var environment: [String: String]
     var stdout: OutputSink
     var stderr: OutputSink
+    /// The `--out` files a command opened: `CLI.main` closes them (renaming
+    /// each into place) only when the command finished without throwing.
+    let outputs = OutputRegistry()
 
-    /// `--db PATH`, else `$MQA_DB`, else `./mqa.sqlite`.
-    func databasePath(_ args: ParsedArguments) -> String {
-        args.value("--db") ?? environment["MQA_DB"] ?? "mqa.sqlite"
+    /// `--db PATH`, else `$MQA_DB`, else `./mqa.sqlite`. The store is always
+    /// a file path: an empty value or `:memory:` would store nothing while
+    /// reporting success, so both are usage errors.
+    func databasePath(_ args: ParsedArguments) throws -> String {
+        let (path, source) = args.value("--db").map { ($0, "--db") }
+            ?? environment["MQA_DB"].map { ($0, "MQA_DB") } ?? ("mqa.sqlite", "")
+        if path.isEmpty { throw UsageError("\(source) is empty: give the store's file path") }
+        if path == ":memory:" {
+            throw UsageError("\(source) ':memory:' would keep nothing: give the store's file path")
+        }
+        return path
     }
 
-    /// Where results go: `--out FILE`, else stdout.
+    /// Where results go: `--out FILE`, else stdout. The file appears only
+    /// when the command succeeds (see `OutputSink`), and it may not be the
+    /// store itself: writing over it would destroy the data.
     func output(_ args: ParsedArguments) throws -> OutputSink {
         guard let path = args.value("--out") else { return stdout }
-        return try OutputSink(path: path)
+        try refuseStore(asOutput: path, args)
+        let sink = try OutputSink(path: path)
+        outputs.sinks.append(sink)
+        return sink
+    }
+
+    /// A usage error when `path` is the store or one of its `-wal`/`-shm`
+    /// files: the same file (device and inode) or, before they exist, the
+    /// same absolute path.
+    func refuseStore(asOutput path: String, _ args: ParsedArguments) throws {
+        let db = try databasePath(args)
+        for suffix in ["", "-wal", "-shm", "-journal"] where FilePaths.same(path, db + suffix) {
+            throw UsageError("--out '\(path)' is the store\(suffix.isEmpty ? "" : " (its \(suffix.dropFirst()) file)"); writing there would destroy it")
+        }
     }
 
     /// An existing store: reading commands must not create an empty one.
@@ -44,4 +70,9 @@ struct CommandContext {
     static let outOption = OptionSpec.option("--out", value: "FILE", help: "Write to FILE instead of standard output.")
     static let configOption = OptionSpec.option(
         "--config", value: "FILE", help: "Tier config JSON (any subset of keys; see Docs/tiers.md). Default: the spec's defaults.")
+}
+
+/// The file sinks a command opened, closed by `CLI.main` on success.
+final class OutputRegistry {
+    var sinks: [OutputSink] = []
 }

@@ -49,11 +49,11 @@ extension FleetReport {
                                         "stalled", "poor/bad", "abnormal disc.", "issues"], rightAligned: [0, 4, 5, 6, 7, 8, 9])
         for (i, e) in ranked.enumerated() {
             // A link's target is a file name we made safe; its text is escaped.
-            let name = files?[e.meeting].map { "[\(MarkdownText.inline(e.meeting))](\($0))" } ?? e.meeting
+            let name = files?[e.meeting].map { "[\(MarkdownText.inline(e.meeting))](\($0))" } ?? Markdown.escape(e.meeting)
             t.add([String(i + 1), name, e.title ?? "—", e.engine ?? "—", String(e.participants),
                    e.durationMs.map(ReportText.duration) ?? "—", ReportText.number(FleetReport.rounded(e.score), places: 1),
                    ReportText.duration(e.stalledMs), ReportText.duration(e.lowTierMs), String(e.abnormalDisconnects),
-                   FleetReport.issueSummary(e.issueCounts)])
+                   FleetReport.issueSummary(e.issueCounts)], markup: [1])
         }
         out += t.safeRendered
         out += "\n## Issue codes (all \(meetingCount) meetings)\n\n"

@@ -8,7 +8,7 @@ extension MeetingReport {
     public var markdown: String {
         let t0 = timeRange.start
         var out = "# Meeting \(MarkdownText.inline(header.meeting))\n\n"
-        var head = MarkdownTable(headers: ["meeting", MarkdownText.cell(header.meeting)])
+        var head = MarkdownTable(headers: ["meeting", Markdown.escape(header.meeting)])
         head.add(["title", header.title ?? "—"])
         head.add(["engine", header.engine ?? "—"])
         head.add(["start", header.start.map(ReportText.timestamp) ?? "—"])
@@ -110,34 +110,12 @@ extension MeetingReport {
 }
 
 extension MarkdownTable {
-    /// `rendered`, with `<` and `>` in the cells backslash-escaped: a report
-    /// file opened in a Markdown viewer must not turn a logged
-    /// `<script>` into markup. Our own headers never contain them.
-    var safeRendered: String {
-        var copy = self
-        copy.rows = rows.map { $0.map(MarkdownText.cell) }
-        return copy.rendered
-    }
+    /// The same as `rendered`: cells are escaped when added.
+    var safeRendered: String { rendered }
 }
 
 /// Text from the logs outside a table cell.
 enum MarkdownText {
-    /// A table cell from the logs: `<` and `>` backslash-escaped.
-    static func cell(_ text: String) -> String {
-        text.replacingOccurrences(of: "<", with: "\\<").replacingOccurrences(of: ">", with: "\\>")
-    }
-
-    /// One line, with Markdown's emphasis/code/link characters escaped so a
-    /// title cannot restyle or link the heading it sits in.
-    static func inline(_ text: String) -> String {
-        var out = ""
-        for ch in text {
-            switch ch {
-            case "\n", "\r": out += " "
-            case "\\", "`", "*", "_", "[", "]", "<", ">", "#": out += "\\" + String(ch)
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
+    static func cell(_ text: String) -> String { Markdown.escape(text) }
+    static func inline(_ text: String) -> String { Markdown.escape(text) }
 }

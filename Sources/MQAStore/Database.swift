@@ -12,14 +12,44 @@ public final class Database {
     public let path: String
     private var cache: [String: Statement] = [:]
 
+    /// How a connection may touch the file.
+    public enum Access: Sendable {
+        /// Read and write, creating the file when missing; WAL mode.
+        case readWrite
+        /// Read only: nothing is written, not even the journal mode.
+        case readOnly
+        /// Read only, and SQLite assumes nobody changes the file meanwhile:
+        /// for a WAL store in a folder this user cannot write, where even a
+        /// reader cannot create the shared-memory file it needs.
+        case immutable
+    }
+
     /// Opens (creating when `create`) the database at `path`, in WAL mode with
     /// a busy timeout so that concurrent writers wait instead of failing.
-    public init(path: String, readOnly: Bool = false, create: Bool = true) throws {
+    public convenience init(path: String, readOnly: Bool = false, create: Bool = true) throws {
+        try self.init(path: path, access: readOnly ? .readOnly : .readWrite, create: create)
+    }
+
+    /// Opens the database at `path`. The path is always a file path, never
+    /// a SQLite URI: a name starting with `file:` is opened as the relative
+    /// file `./file:…`, so that `file:x?mode=memory` cannot silently store
+    /// nothing.
+    public init(path: String, access: Access, create: Bool = true) throws {
         var db: OpaquePointer?
-        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        var flags: Int32
+        var name = path.hasPrefix("file:") ? "./" + path : path
+        switch access {
+        case .readWrite:
+            flags = SQLITE_OPEN_READWRITE
+            if create { flags |= SQLITE_OPEN_CREATE }
+        case .readOnly:
+            flags = SQLITE_OPEN_READONLY
+        case .immutable:
+            flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+            name = "file:" + Database.uriEscaped(Database.absolute(path)) + "?immutable=1"
+        }
         flags |= SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close_v2(db) }
@@ -29,7 +59,7 @@ public final class Database {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 60_000)
-        if !readOnly {
+        if access == .readWrite {
             // Switching to WAL needs an exclusive lock, and SQLite does not
             // always call the busy handler for it: two processes creating a
             // store at once would fail. Retry for up to the busy timeout.
@@ -39,6 +69,29 @@ public final class Database {
             try execute("PRAGMA synchronous=NORMAL")
         }
         try execute("PRAGMA foreign_keys=ON")
+    }
+
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = String(cString: buffer)
+        return (cwd.hasSuffix("/") ? cwd : cwd + "/") + path
+    }
+
+    /// `path` with the characters a URI gives meaning to percent-encoded.
+    static func uriEscaped(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x20, 0x7F...:
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            default:
+                out.append(Character(Unicode.Scalar(byte)))
+            }
+        }
+        return out
     }
 
     deinit {

@@ -16,8 +16,22 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     /// The primary result code (extended codes carry details in the high bits).
     public var primaryCode: Int32 { code & 0xff }
 
+    /// What the code means for someone who ran mqa, when SQLite's own
+    /// message is not enough to act on.
+    public var hint: String? {
+        switch primaryCode {
+        case 10: "the store could not be read or written; was it, or its -wal file, deleted, moved or changed by another program while mqa ran?"
+        case 11: "the store is damaged (`mqa check` lists what)"
+        case 13: "the disk is full"
+        case 14: "the store's file or its folder cannot be opened"
+        case 26: "the file is not an mqa store (not a SQLite database)"
+        default: nil
+        }
+    }
+
     public var description: String {
         var text = "SQLite error \(code): \(message)"
+        if let hint { text += " — " + hint }
         if let sql { text += " (in: \(sql.prefix(200)))" }
         return text
     }

@@ -27,7 +27,7 @@ enum CheckCommand {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try args.choice("--format", ["md", "json"], default: "md", usage: spec.usage)
-        let path = context.databasePath(args)
+        let path = try context.databasePath(args)
         let result: StoreCheckResult
         do {
             result = try context.openStore(args).check()
@@ -57,7 +57,7 @@ enum CheckCommand {
     }
 
     static func markdown(_ r: StoreCheckResult, path: String) -> String {
-        var text = "# Store check: \(path)\n\n"
+        var text = "# Store check: \(Markdown.escape(path))\n\n"
         text += "- SQLite integrity_check: \(r.integrity == ["ok"] ? "ok" : "FAILED (\(r.integrity.count) messages)")\n"
         text += "- report chunks: \(r.reportChunks) (\(r.reports) quality reports)\n"
         text += "- event chunks: \(r.eventChunks) (\(r.events) events)\n"
@@ -69,9 +69,7 @@ enum CheckCommand {
         var table = MarkdownTable(headers: ["meeting", "uid", "table", "chunk", "reason"])
         for d in r.damage.prefix(shownDamage) {
             // Ids come from logs: `<` and `>` escaped, as in the reports.
-            table.add([d.meeting, d.uid, d.table, d.chunk.map { String($0) } ?? "—", d.reason].map {
-                $0.replacingOccurrences(of: "<", with: "\\<").replacingOccurrences(of: ">", with: "\\>")
-            })
+            table.add([d.meeting, d.uid, d.table, d.chunk.map { String($0) } ?? "—", d.reason])
         }
         text += table.rendered
         if r.damage.count > shownDamage {

@@ -31,6 +31,9 @@ enum IngestCommand {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try args.choice("--format", ["text", "json", "md"], default: "text", usage: spec.usage)
+        // Opened first: a bad --out (the store itself, a folder) is refused
+        // before anything is ingested; the file appears only at the end.
+        let out = try context.output(args)
         let store = try EventStore(path: context.databasePath(args))
         let ingester = Ingester(store: store)
         // Advanced, for crash tests and slow disks: lines per commit (the
@@ -42,10 +45,10 @@ enum IngestCommand {
             rejectsTotal += 1
             if rejectsShown < shownRejects {
                 rejectsShown += 1
-                context.stderr.write("\(reject.file):\(reject.line): \(reject.reason)\n")
+                context.stderr.write("\(TerminalText.escaped(reject.file)):\(reject.line): \(TerminalText.escaped(reject.reason))\n")
             }
         }
-        ingester.onInputError = { error in context.stderr.write("Error: \(error)\n") }
+        ingester.onInputError = { error in context.stderr.write("Error: \(TerminalText.escaped("\(error)"))\n") }
         let progress = context.stderr.isTerminal ? ProgressBar(sink: context.stderr) : nil
         if let progress {
             let paths = args.positionals
@@ -79,7 +82,6 @@ enum IngestCommand {
         if rejectsTotal > shownRejects {
             context.stderr.write("… and \(rejectsTotal - shownRejects) more rejected lines (`mqa query rejects` lists them all)\n")
         }
-        let out = try context.output(args)
         if format == "json" {
             out.write(summary.json.rendered() + "\n")
         } else {

@@ -41,8 +41,13 @@ enum QueryCommand {
             throw UsageError("no query named '\(name)'; known: \(Queries.named.map(\.name).joined(separator: ", "))")
         }
         let format = try args.choice("--format", ["md", "json", "csv"], default: "md", usage: spec.usage)
+        // Summaries left stale by a killed ingest are redone first, when the
+        // store may be written; a read-only store is queried as it is.
+        let path = try context.databasePath(args)
+        if let writable = try? EventStore.openForMaintenance(path: path) {
+            _ = try writable.refreshSummaries()
+        }
         let store = try context.openStore(args)
-        try store.refreshSummaries()
         let statement = try store.db.prepare(sql)
         var given: [String: String] = [:]
         for pair in args.values["--param"] ?? [] {
@@ -93,7 +98,7 @@ enum QueryCommand {
         case .int(let i): .int(i)
         case .double(let d): .double(d)
         case .text(let s): .string(s)
-        case .blob(let b): .string("<\(b.count) bytes>")
+        case .blob(let b): .string(TerminalText.escaped(bytes: b))
         }
     }
 
@@ -102,15 +107,18 @@ enum QueryCommand {
         case .null: ""
         case .int(let i): String(i)
         case .double(let d): JSON.number((d * 1000).rounded() / 1000)
-        case .text(let s): s.count > 120 ? String(s.prefix(119)) + "…" : s
-        case .blob(let b): "<\(b.count) bytes>"
+        case .text(let s): short(TerminalText.escaped(s))
+        case .blob(let b): short(TerminalText.escaped(bytes: b))
         }
     }
+
+    static func short(_ s: String) -> String { s.count > 120 ? String(s.prefix(119)) + "…" : s }
 
     static func csv(_ v: SQLValue) -> String {
         switch v {
         case .int, .double: text(v)
-        case .text(let s): CSV.cell(s)
+        case .text(let s): CSV.cell(TerminalText.escaped(s))
+        case .blob(let b): CSV.cell(TerminalText.escaped(bytes: b))
         default: CSV.cell(text(v))
         }
     }

@@ -47,10 +47,10 @@ enum TiersCommand {
                 }
             }
         default:
-            out.write("# Tiers of meeting \(meeting)\n\n")
+            out.write("# Tiers of meeting \(Markdown.escape(meeting))\n\n")
             if analysis.isCDN { out.write("No quality data (CDN engine): the CDN engine has no quality feed, so no tier can be computed.\n\n") }
             for c in connections {
-                out.write("## \(c.uid), connection \(c.index): \(Time.iso(c.start)) – \(Time.iso(c.end)) (\(Time.duration(c.end - c.start)))\n\n")
+                out.write("## \(Markdown.escape(c.uid)), connection \(c.index): \(Time.iso(c.start)) – \(Time.iso(c.end)) (\(Time.duration(c.end - c.start)))\n\n")
                 var time = MarkdownTable(headers: Tier.reportOrder.map(\.name), rightAligned: Set(0..<6))
                 time.add(Tier.reportOrder.map { Time.duration(c.tierMs[$0]) })
                 out.write(time.rendered + "\n")

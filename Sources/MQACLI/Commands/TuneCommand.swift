@@ -98,7 +98,7 @@ enum TuneCommand {
             for (rank, r) in results.prefix(top).enumerated() {
                 var cells = [String(rank + 1), r.pareto ? "*" : ""] + keys.map { value(of: $0, in: r.config) }
                 cells += row(r, rounded: true)
-                table.add(cells)
+                table.add(cells, markup: Set(cells.indices))  // numbers and config values: nothing from a log
             }
             out.write(table.rendered)
         }

@@ -55,7 +55,7 @@ public final class Ingester {
             do {
                 let input = try current.get()
                 // Stdin cannot be read ahead of its turn (it is one stream).
-                if i + 1 < paths.count && paths[i + 1] != "-" && !input.isFinished {
+                if i + 1 < paths.count && paths[i + 1] != "-" {
                     next = Result { try prepare(path: paths[i + 1]) }
                 }
                 total = total + (try write(input))
@@ -75,68 +75,68 @@ public final class Ingester {
         try write(try prepare(path: path))
     }
 
-    /// An input whose file row is in the store and whose lines are being
-    /// parsed on their own thread into `queue`.
+    /// An input whose lines are being parsed on their own thread into `queue`.
     struct PreparedInput {
         var path: String
+        /// Its `files` row: the one being resumed, or a new one; 0 while it
+        /// is compared with a finished record (created on `.restart`).
         var fileID: Int64
         var resumeAfter: Int
-        /// The counters so far: restored on resume; `skippedFiles` set when
-        /// the content is already stored (then nothing is parsed).
+        /// The counters so far (restored on resume).
         var summary: IngestSummary
         var queue: BatchQueue
         var size: Int?
-        var isFinished: Bool { summary.skippedFiles > 0 }
     }
 
-    /// Looks the input up by content and records it (committed at once: a
-    /// kill later leaves a 'partial' row, which the next run resumes), then
-    /// starts parsing it.
+    /// What the parsing thread does before it parses.
+    enum ReadPlan {
+        /// Parse from line 1.
+        case fresh
+        /// Lines through `after` are stored: check that the content through
+        /// that line still has digest `prefix`, then parse the rest.
+        case resume(after: Int, prefix: String)
+        /// The path's newest record is finished with content `digest`: read
+        /// and hash only; the same content is skipped, other content parsed.
+        case compare(digest: String)
+    }
+
+    /// Decides from the path's newest record how to read the input (resume,
+    /// compare or parse afresh), records a new input (committed at once: a
+    /// kill later leaves a 'partial' row that the next run resumes), then
+    /// starts the parsing thread. The input is read once, on that thread;
+    /// only when a regular file turns out not to be what its record says is
+    /// it opened again, from the start.
     private func prepare(path: String) throws -> PreparedInput {
-        let db = store.db
         var summary = IngestSummary()
         summary.files = 1
         var fileID: Int64 = 0
         var resumeAfter = 0
-        let hash = path == "-" ? nil : try Ingester.hashFile(path)
         let reader = try LineReader(path: path)
+        var plan = ReadPlan.fresh
         // Looked up and created inside a write transaction: two ingests of
-        // the same content at once then queue on the write lock, and the
-        // second sees the first one's row.
-        try db.beginImmediate()
+        // the same file at once then queue on the write lock, and the second
+        // sees the first one's row.
+        try store.db.beginImmediate()
         do {
-            if let hash {
-                let find = try db.cached(
-                    "SELECT id, status, lines_done, lines, events, reports, rejected, duplicates, ignored FROM files WHERE hash = ?")
-                find.bind(1, hash)
-                if try find.step() {
-                    fileID = find.int64(0)
-                    if find.string(1) == "done" {
-                        find.reset()
-                        try db.execute("ROLLBACK")
-                        summary.skippedFiles = 1
-                        return PreparedInput(path: path, fileID: fileID, resumeAfter: 0, summary: summary, queue: BatchQueue(), size: reader.size)
-                    }
-                    resumeAfter = find.int(2)
-                    summary.lines = find.int(3)
-                    summary.events = find.int(4)
-                    summary.reports = find.int(5)
-                    summary.rejected = find.int(6)
-                    summary.duplicates = find.int(7)
-                    summary.ignored = find.int(8)
-                    find.reset()
-                } else {
-                    find.reset()
-                    fileID = try insertFileRow(hash: hash, path: path)
-                }
-            } else {
-                // Standard input can only be fingerprinted once read: a
-                // provisional key, replaced at the end.
-                fileID = try insertFileRow(hash: "stdin-\(UUID().uuidString)", path: path)
+            let record = reader.isRegularFile && path != "-" ? try store.latestFile(path: path) : nil
+            switch record {
+            case let r? where r.status == .partial && r.prefixHash != nil:
+                fileID = r.id
+                resumeAfter = r.linesDone
+                summary = summary + r.summary
+                plan = .resume(after: r.linesDone, prefix: r.prefixHash!)
+            case let r? where r.status != .partial && r.hash != nil:
+                plan = .compare(digest: r.hash!)
+            case let r?:
+                // A partial row of an older mqa: no prefix to check it by.
+                try store.setFileStatus(r.id, .superseded)
+                fileID = try store.insertFile(path: path, emptyDigest: Ingester.emptyDigest)
+            case nil:
+                fileID = try store.insertFile(path: path, emptyDigest: Ingester.emptyDigest)
             }
-            try db.commit()
+            try store.db.commit()
         } catch {
-            try? db.execute("ROLLBACK")
+            try? store.db.execute("ROLLBACK")
             throw error
         }
 
@@ -145,26 +145,10 @@ public final class Ingester {
         // machine has two cores.
         let queue = BatchQueue()
         let nowMs = self.nowMs
-        let skipThrough = resumeAfter
+        let readPlan = plan
         let parsing = Thread {
-            var batches = BatchParser(nowMs: nowMs)
-            var hasher = ContentHasher()
             do {
-                try reader.forEachLine { line, number, oversize in
-                    if path == "-" {
-                        hasher.update(UnsafeRawBufferPointer(line))
-                        var newline: UInt8 = 0x0A
-                        withUnsafeBytes(of: &newline) { hasher.update($0) }
-                    }
-                    if number <= skipThrough { return }
-                    if let full = batches.add(line, number: number, oversize: oversize) {
-                        full.bytesRead = reader.bytesRead
-                        guard queue.put(.batch(full)) else { throw Cancelled() }
-                    }
-                }
-                let last = batches.take()
-                last.bytesRead = reader.bytesRead
-                if queue.put(.batch(last)) { _ = queue.put(.end(hash: path == "-" ? hasher.finalize() : nil)) }
+                try Ingester.run(reader, plan: readPlan, nowMs: nowMs, into: queue)
             } catch is Cancelled {
             } catch {
                 _ = queue.put(.failed(error))
@@ -175,16 +159,84 @@ public final class Ingester {
         return PreparedInput(path: path, fileID: fileID, resumeAfter: resumeAfter, summary: summary, queue: queue, size: reader.size)
     }
 
+    /// The SHA-256 of no content: the prefix of a file at line 0.
+    static let emptyDigest = SHA256().snapshotText()
+
+    /// The parsing thread: carries out `plan` on `reader`.
+    private static func run(_ reader: LineReader, plan: ReadPlan, nowMs: Int64, into queue: BatchQueue) throws {
+        switch plan {
+        case .fresh:
+            try parse(reader, skipThrough: 0, nowMs: nowMs, into: queue)
+        case .compare(let digest):
+            let same: Bool
+            if digest.hasPrefix("sha256:") {
+                try reader.forEachLine { _, _, _ in if queue.isCancelled { throw Cancelled() } }
+                same = reader.finalDigest == digest && reader.changedWhileReading() == nil
+            } else {
+                // A record of an older mqa: its fingerprint is over the raw bytes.
+                same = try hashFile(reader.path) == digest
+            }
+            if same {
+                _ = queue.put(.skip)
+                return
+            }
+            guard queue.put(.restart) else { throw Cancelled() }
+            try parse(LineReader(path: reader.path), skipThrough: 0, nowMs: nowMs, into: queue)
+        case .resume(let after, let prefix):
+            do {
+                try parse(reader, skipThrough: after, expecting: prefix, nowMs: nowMs, into: queue)
+            } catch is PrefixMismatch {
+                // The file no longer starts with what was stored: read it anew.
+                guard queue.put(.restart) else { throw Cancelled() }
+                try parse(LineReader(path: reader.path), skipThrough: 0, nowMs: nowMs, into: queue)
+            }
+        }
+    }
+
+    /// The content through the resume line is not what was stored.
+    private struct PrefixMismatch: Error {}
+
+    /// Parses `reader`'s lines after `skipThrough` into batches. With
+    /// `expecting`, the content through line `skipThrough` must have that
+    /// digest (checked before any batch is sent), else `PrefixMismatch`.
+    private static func parse(
+        _ reader: LineReader, skipThrough: Int, expecting prefix: String? = nil, nowMs: Int64, into queue: BatchQueue
+    ) throws {
+        var batches = BatchParser(nowMs: nowMs)
+        var verified = skipThrough == 0
+        try reader.forEachLine { line, number, oversize in
+            if number <= skipThrough {
+                if number == skipThrough, let prefix {
+                    guard reader.digestThroughCurrentLine() == prefix else { throw PrefixMismatch() }
+                    verified = true
+                }
+                return
+            }
+            if let full = batches.add(line, number: number, oversize: oversize) {
+                full.bytesRead = reader.bytesRead
+                full.prefixDigest = reader.digestThroughCurrentLine()
+                guard queue.put(.batch(full)) else { throw Cancelled() }
+            }
+        }
+        if !verified { throw PrefixMismatch() }
+        let last = batches.take()
+        last.bytesRead = reader.bytesRead
+        last.prefixDigest = reader.finalDigest ?? ""
+        guard queue.put(.batch(last)) else { throw Cancelled() }
+        _ = queue.put(.end(digest: reader.finalDigest ?? "", changed: reader.changedWhileReading()))
+    }
+
     /// Stores a prepared input's batches as they come, committing every
     /// `commitEvery` lines with the file's progress.
     private func write(_ input: PreparedInput) throws -> IngestSummary {
-        if input.isFinished { return input.summary }
         let db = store.db
-        let (path, fileID, queue) = (input.path, input.fileID, input.queue)
+        let (path, queue) = (input.path, input.queue)
+        var fileID = input.fileID
         var summary = input.summary
         var linesSinceCommit = 0
         var lastProgress = 0
         var committedLines = input.resumeAfter
+        var changed: String? = nil
         do {
             try db.beginImmediate()
             loop: while true {
@@ -194,7 +246,7 @@ public final class Ingester {
                     linesSinceCommit += batch.lines
                     if linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery || series.count >= Ingester.maxBufferedClients {
                         try claim(fileID: fileID, committed: committedLines)
-                        try checkpoint(fileID: fileID, linesDone: batch.lastLine, status: "partial", summary: &summary)
+                        try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
                         try db.commit()
                         committedLines = batch.lastLine
                         try db.beginImmediate()
@@ -204,10 +256,36 @@ public final class Ingester {
                         lastProgress = batch.lastLine
                         onProgress(batch.bytesRead, input.size, path)
                     }
-                case .end(let stdinHash):
+                case .skip:
+                    try db.execute("ROLLBACK")
+                    var skipped = IngestSummary()
+                    skipped.files = 1
+                    skipped.skippedFiles = 1
+                    return skipped
+                case .restart:
+                    if fileID != 0 { try store.setFileStatus(fileID, .superseded) }
+                    fileID = try store.insertFile(path: path, emptyDigest: Ingester.emptyDigest)
+                    summary = IngestSummary()
+                    summary.files = 1
+                    committedLines = 0
+                case .end(let digest, let changedHow):
                     try claim(fileID: fileID, committed: committedLines)
-                    try checkpoint(fileID: fileID, linesDone: Int.max, status: "done", summary: &summary)
-                    if let stdinHash { try settleStdinHash(fileID: fileID, hash: stdinHash) }
+                    changed = changedHow
+                    try checkpoint(fileID: fileID, linesDone: Int(Int64.max), prefix: digest, status: changed == nil ? .done : .changed, summary: &summary)
+                    if try store.finishedFile(hash: digest, except: fileID) != nil {
+                        // The same content was ingested before under another
+                        // name: this run found only duplicates. Keep the
+                        // older record (and its rejects) alone.
+                        try store.forgetFile(fileID)
+                        try db.commit()
+                        var skipped = IngestSummary()
+                        skipped.files = 1
+                        skipped.skippedFiles = 1
+                        return skipped
+                    }
+                    try store.updateFile(
+                        fileID, status: changed == nil ? .done : .changed, linesDone: Int(Int64.max), prefixHash: digest, hash: digest,
+                        summary: summary)
                     try db.commit()
                     break loop
                 case .failed(let error):
@@ -231,6 +309,12 @@ public final class Ingester {
             throw error
         }
         onProgress?(input.size ?? 0, input.size, path)
+        if let changed {
+            // Stored and counted, but not the file as it is now: a failure
+            // for this input (exit 1), never a silent success.
+            failedInputs += 1
+            onInputError(InputError.changedWhileRead(path, changed))
+        }
         return summary
     }
 
@@ -257,7 +341,7 @@ public final class Ingester {
         buffered += batch.reportTs.count + batch.eventTs.count
         for reject in batch.rejects {
             summary.rejected += 1
-            try recordReject(raw: reject.raw, number: reject.line, reason: reject.reason, fileID: fileID, path: path)
+            try recordReject(raw: reject.raw, size: reject.size, number: reject.line, reason: reject.reason, fileID: fileID, path: path)
         }
     }
 
@@ -270,52 +354,17 @@ public final class Ingester {
         return series.count - 1
     }
 
-    /// A rejected line's text as stored: at most 4 KiB, cut at a character.
-    static func rawText(_ line: UnsafeBufferPointer<UInt8>) -> String {
-        var cut = min(line.count, 4096)
-        while cut < line.count && cut > 0 && line[cut] & 0xC0 == 0x80 { cut -= 1 }
-        return String(decoding: UnsafeBufferPointer(rebasing: line[..<cut]), as: UTF8.self)
-    }
+    /// Raw bytes of distinct rejected texts stored per input; past this,
+    /// new texts keep their reason, size and line numbers but not the bytes.
+    public var rawBudgetPerInput = 16 << 20
+    private var rawStored = (file: Int64(0), bytes: 0)
 
-    private func insertFileRow(hash: String, path: String) throws -> Int64 {
-        let insert = try store.db.cached("INSERT INTO files (hash, path, status, ingested_at) VALUES (?, ?, 'partial', ?)")
-        insert.bind(1, hash)
-        insert.bind(2, path)
-        insert.bind(3, Int64(Date().timeIntervalSince1970 * 1000))
-        try insert.run()
-        return store.db.lastInsertRowID
-    }
-
-    /// Identical stdin content ingested before: keep the older row (this run
-    /// only found duplicates); otherwise record the real fingerprint.
-    private func settleStdinHash(fileID: Int64, hash: String) throws {
-        let find = try store.db.cached("SELECT id FROM files WHERE hash = ?")
-        find.bind(1, hash)
-        let exists = try find.step()
-        find.reset()
-        if exists {
-            let moveRejects = try store.db.cached("UPDATE rejects SET file_id = NULL WHERE file_id = ?")
-            moveRejects.bind(1, fileID)
-            try moveRejects.run()
-            let delete = try store.db.cached("DELETE FROM files WHERE id = ?")
-            delete.bind(1, fileID)
-            try delete.run()
-        } else {
-            let update = try store.db.cached("UPDATE files SET hash = ? WHERE id = ?")
-            update.bind(1, hash)
-            update.bind(2, fileID)
-            try update.run()
-        }
-    }
-
-    private func recordReject(raw: String, number: Int, reason: String, fileID: Int64, path: String) throws {
-        let insert = try store.db.cached("INSERT INTO rejects (file_id, file, line, reason, raw) VALUES (?, ?, ?, ?, ?)")
-        insert.bind(1, fileID)
-        insert.bind(2, path)
-        insert.bind(3, number)
-        insert.bind(4, reason)
-        insert.bind(5, raw)
-        try insert.run()
+    private func recordReject(raw: [UInt8], size: Int, number: Int, reason: String, fileID: Int64, path: String) throws {
+        if rawStored.file != fileID { rawStored = (fileID, 0) }
+        let keep = rawStored.bytes + raw.count <= rawBudgetPerInput
+        let text = try raw.withUnsafeBytes { try store.rejectText(reason: reason, raw: $0, size: size, keepRaw: keep) }
+        if text.new && keep { rawStored.bytes += raw.count }
+        try store.insertReject(file: fileID, line: number, text: text.id)
         onReject(RejectedLine(file: path, line: number, reason: reason))
     }
 
@@ -328,16 +377,12 @@ public final class Ingester {
     /// ingesting the same content and this one stands down (its open batch
     /// rolled back), so that no line is stored or rejected twice.
     private func claim(fileID: Int64, committed: Int) throws {
-        let select = try store.db.cached("SELECT lines_done FROM files WHERE id = ?")
-        select.bind(1, fileID)
-        let current = try select.step() ? select.int(0) : -1
-        select.reset()
-        if current != committed { throw IngestedElsewhere() }
+        if try store.linesDone(file: fileID) != committed { throw IngestedElsewhere() }
     }
 
     /// Writes the buffered reports and the file's progress, inside the open
     /// transaction, so a commit always holds a whole prefix of the file.
-    private func checkpoint(fileID: Int64, linesDone: Int, status: String, summary: inout IngestSummary) throws {
+    private func checkpoint(fileID: Int64, linesDone: Int, prefix: String, status: FileStatus, summary: inout IngestSummary) throws {
         for (client, buffer) in zip(seriesClients, series).sorted(by: { $0.0 < $1.0 }) {
             try store.markStale(client: client)
             let reportDuplicates = try store.storeReports(buffer.reports, client: client)
@@ -347,21 +392,7 @@ public final class Ingester {
             summary.reports += buffer.reports.count - reportDuplicates
         }
         clearBuffers()
-        let update = try store.db.cached(
-            """
-            UPDATE files SET status = ?, lines_done = ?, lines = ?, events = ?, reports = ?,
-              rejected = ?, duplicates = ?, ignored = ? WHERE id = ?
-            """)
-        update.bind(1, status)
-        update.bind(2, Int64(min(linesDone, Int(Int64.max))))
-        update.bind(3, summary.lines)
-        update.bind(4, summary.events)
-        update.bind(5, summary.reports)
-        update.bind(6, summary.rejected)
-        update.bind(7, summary.duplicates)
-        update.bind(8, summary.ignored)
-        update.bind(9, fileID)
-        try update.run()
+        try store.updateFile(fileID, status: status, linesDone: linesDone, prefixHash: prefix, summary: summary)
     }
 
     private func clearBuffers() {
@@ -377,7 +408,8 @@ public final class Ingester {
         return true
     }
 
-    /// The content fingerprint of a file, read in 1 MiB blocks.
+    /// The 128-bit fingerprint by which stores of schema version 1 recorded
+    /// a file (over its raw bytes), to recognise their finished records.
     static func hashFile(_ path: String) throws -> String {
         var st = stat()
         guard stat(path, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }

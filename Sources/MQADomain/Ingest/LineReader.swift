@@ -9,6 +9,7 @@ public enum InputError: Error, CustomStringConvertible {
     case isDirectory(String)
     case readFailed(String, String)
     case badCompression(String, String)
+    case changedWhileRead(String, String)
 
     public var description: String {
         switch self {
@@ -16,6 +17,8 @@ public enum InputError: Error, CustomStringConvertible {
         case .isDirectory(let path): "\(path): is a directory (give the log files inside it, e.g. \(path)/*.ndjson)"
         case .readFailed(let path, let why): "\(path): read failed: \(why)"
         case .badCompression(let path, let why): "\(path): zstd stream is damaged or truncated: \(why)"
+        case .changedWhileRead(let path, let how):
+            "\(path): the file changed while it was read (\(how)); the lines read were stored, and ingesting the file again once it is complete stores the rest"
         }
     }
 }
@@ -23,6 +26,13 @@ public enum InputError: Error, CustomStringConvertible {
 /// Streams an input (`-` for stdin; `.zst` decompressed on the fly) as
 /// lines, with bounded memory whatever the input's size: a fixed read
 /// buffer, and a line buffer that never grows past the longest allowed line.
+///
+/// Every input is read exactly once (a pipe or FIFO can only be), and the
+/// reader hashes the content as it hands out its lines: the identity under
+/// which an input is recorded is the SHA-256 of the bytes actually parsed
+/// (after decompression), and `digestThroughCurrentLine()` gives the
+/// identity of a prefix, for resuming after a kill. A regular file that
+/// changes while it is read is noticed (`changedWhileReading`).
 public final class LineReader {
     public let path: String
     private let fd: Int32
@@ -31,23 +41,72 @@ public final class LineReader {
     public private(set) var bytesRead = 0
     /// The input's size, when it is a regular file.
     public let size: Int?
+    /// Whether the input is a regular file (it can be read again; a pipe cannot).
+    public let isRegularFile: Bool
+    private let opened: stat
+
+    /// The content read so far, hashed up to the end of the last line handed out.
+    private let hasher = SHA256()
+    /// Content bytes hashed (decompressed).
+    public private(set) var contentBytes = 0
+    /// The content digest once `forEachLine` has returned.
+    public private(set) var finalDigest: String?
+    // Set by forEachLine while it runs, for digestThroughCurrentLine().
+    private var pendingHash: (UnsafeRawPointer, Int)?
 
     public init(path: String) throws {
         self.path = path
+        var st = stat()
         if path == "-" {
             fd = 0
             compressed = false
-            size = nil
-            return
+            guard fstat(0, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
+        } else {
+            guard stat(path, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
+            if (st.st_mode & S_IFMT) == S_IFDIR { throw InputError.isDirectory(path) }
+            let opened = open(path, O_RDONLY | O_CLOEXEC)
+            guard opened >= 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
+            guard fstat(opened, &st) == 0 else {
+                close(opened)
+                throw InputError.cannotOpen(path, String(cString: strerror(errno)))
+            }
+            fd = opened
+            compressed = path.hasSuffix(".zst")
         }
-        var st = stat()
-        guard stat(path, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw InputError.isDirectory(path) }
-        let opened = open(path, O_RDONLY)
-        guard opened >= 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
-        fd = opened
-        compressed = path.hasSuffix(".zst")
-        size = (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : nil
+        opened = st
+        isRegularFile = (st.st_mode & S_IFMT) == S_IFREG
+        size = isRegularFile ? Int(st.st_size) : nil
+    }
+
+    /// Why the file is not what it was when opened, once read to the end: a
+    /// regular file that was truncated, grew or was rewritten meanwhile
+    /// (nil when it did not change, and for pipes).
+    public func changedWhileReading() -> String? {
+        guard isRegularFile else { return nil }
+        var now = stat()
+        guard fstat(fd, &now) == 0 else { return "cannot stat it again: \(String(cString: strerror(errno)))" }
+        if Int(now.st_size) != Int(opened.st_size) || bytesRead != Int(opened.st_size) {
+            return "\(opened.st_size) bytes when opened, \(now.st_size) bytes at the end, \(bytesRead) bytes read"
+        }
+        if now.st_mtim.tv_sec != opened.st_mtim.tv_sec || now.st_mtim.tv_nsec != opened.st_mtim.tv_nsec {
+            return "it was modified while it was read"
+        }
+        return nil
+    }
+
+    /// The SHA-256 (`sha256:…`) of the content through the end of the line
+    /// being handed to `forEachLine`'s body, terminator included. Only
+    /// valid inside the body.
+    public func digestThroughCurrentLine() -> String {
+        flushHash()
+        return hasher.snapshotText()
+    }
+
+    private func flushHash() {
+        guard let (start, count) = pendingHash, count > 0 else { return }
+        hasher.update(UnsafeRawBufferPointer(start: start, count: count))
+        contentBytes += count
+        pendingHash = (start + count, 0)
     }
 
     deinit { if fd != 0 { close(fd) } }
@@ -85,6 +144,20 @@ public final class LineReader {
 
         var start = 0  // first byte of the pending line
         var end = 0  // end of valid data
+        var hashed = 0  // content before this offset of `lines` is hashed
+        let linesBase = UnsafeRawPointer(lines.baseAddress!)
+        /// Marks the content through `offset` as consumed; it is hashed
+        /// lazily, when a digest is asked for or the buffer moves.
+        func consume(through offset: Int) {
+            let from = pendingHash?.0 ?? linesBase + hashed
+            pendingHash = (from, from.distance(to: linesBase + offset))
+        }
+        func hashConsumed() {
+            flushHash()
+            if let (p, _) = pendingHash { hashed = linesBase.distance(to: p) }
+            pendingHash = nil
+        }
+        defer { pendingHash = nil }
         var lineNumber = 0
         var oversize: Int? = nil  // length so far of a line being skipped
         var eof = false
@@ -109,6 +182,7 @@ public final class LineReader {
             while scan < end {
                 guard let hit = memchr(base + scan, 0x0A, end - scan) else { break }
                 let nl = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+                consume(through: nl + 1)
                 if let skipped = oversize {
                     lineNumber += 1
                     let cut = UnsafeBufferPointer(start: base + start, count: min(4096, nl - start))
@@ -121,6 +195,11 @@ public final class LineReader {
                 scan = start
             }
             if eof {
+                consume(through: end)
+                defer {
+                    hashConsumed()
+                    finalDigest = hasher.snapshotText()
+                }
                 if start < end || oversize != nil {
                     if let skipped = oversize {
                         lineNumber += 1
@@ -131,8 +210,12 @@ public final class LineReader {
                 }
                 return
             }
-            // Keep the pending partial line; drop the middle of an oversize one.
+            // The buffer moves below: hash what was handed out, and the
+            // middle of an oversize line before it is dropped.
+            hashConsumed()
             if end - start > maxLine {
+                consume(through: end)
+                hashConsumed()
                 if oversize == nil {
                     oversize = 0
                     // Keep the first 4 KiB for the reject record.
@@ -144,10 +227,12 @@ public final class LineReader {
                     oversize! += end - start - 4096
                     end = start + 4096
                 }
+                hashed = end
             }
             if start > 0 {
                 memmove(base, base + start, end - start)
                 end -= start
+                hashed -= start
                 start = 0
             }
             // Refill.

@@ -17,7 +17,9 @@ final class ParsedBatch {
     /// Canonical payloads back to back; event i ends at `payloadEnds[i]`.
     var payloadBytes: [UInt8] = []
     var payloadEnds: [Int] = []
-    var rejects: [(line: Int, reason: String, raw: String)] = []
+    /// Rejected lines: number, reason, the first 4 KiB of the raw bytes and
+    /// the line's full length.
+    var rejects: [(line: Int, reason: String, raw: [UInt8], size: Int)] = []
     /// Non-blank lines and ignored lines in this batch.
     var lines = 0
     var ignored = 0
@@ -25,6 +27,10 @@ final class ParsedBatch {
     var lastLine = 0
     /// Input bytes read when the batch closed, for progress.
     var bytesRead = 0
+    /// SHA-256 of the input's content through `lastLine`: stored with the
+    /// resume point, so that a resumed ingest can check that the file still
+    /// starts with what was stored.
+    var prefixDigest = ""
 
     static let targetLines = 8192
 }
@@ -49,7 +55,7 @@ struct BatchParser {
             oversize.map { .rejected("line longer than 1 MiB (\($0) bytes)") } ?? parser.parse(line)
         switch outcome {
         case .rejected(let reason):
-            batch.rejects.append((number, reason, Ingester.rawText(line)))
+            batch.rejects.append((number, reason, Array(line.prefix(4096)), oversize ?? line.count))
         case .ignored:
             batch.ignored += 1
         case .event:
@@ -103,9 +109,14 @@ struct BatchParser {
 final class BatchQueue {
     enum Item {
         case batch(ParsedBatch)
-        /// The input ended; `hash` is its fingerprint when it was computed
-        /// while reading (stdin).
-        case end(hash: String?)
+        /// The input ended: its content digest, and why it is not what it
+        /// was when opened (nil when it did not change while read).
+        case end(digest: String, changed: String?)
+        /// The input is the same content as its finished record: nothing to do.
+        case skip
+        /// The record being resumed (or compared with) is not this content:
+        /// the batches that follow are the whole input, from line 1.
+        case restart
         case failed(Error)
     }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import MQAQueries
 import MQAStore
 
@@ -18,35 +21,64 @@ public final class EventStore {
         var uid: [UInt8]
     }
 
-    /// Opens or creates the store at `path`.
-    public init(path: String, readOnly: Bool = false) throws {
-        db = try Database(path: path, readOnly: readOnly)
-        if !readOnly { try db.execute(Queries.schema) }
+    /// Opens or creates the store at `path` for writing, upgrading an older
+    /// schema in place.
+    public init(path: String) throws {
+        try EventStore.refuseDirectory(path)
+        db = try Database(path: path, access: .readWrite)
+        try migrate()
+        try db.execute(Queries.schema)
     }
 
-    /// Opens an existing store for reading, with an error that says how to
-    /// make one when there is none. It writes nothing when the schema is
-    /// there already: a report must not queue behind an ingest's write lock
-    /// (in WAL mode readers never wait for the writer). `mqa query` may
-    /// still write: it refreshes stale summary tables first.
+    private init(database: Database) {
+        db = database
+    }
+
+    /// Opens an existing store for reading. Nothing is written, not even the
+    /// journal mode: a report never queues behind an ingest, and a store the
+    /// user may only read (mode 444, a read-only folder) can still be read.
+    /// A WAL store whose folder is not writable is opened immutable: then no
+    /// writer may be active at the same time (Docs/store.md).
     public static func openExisting(path: String) throws -> EventStore {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw StoreError.noStore(path) }
-        if isDirectory.boolValue { throw StoreError.notAStore(path, "is a directory") }
-        return try EventStore(path: path, readOnly: false, migrate: false)
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw StoreError.noStore(path) }
+        try refuseDirectory(path)
+        if st.st_size == 0 { throw StoreError.notAStore(path, "the file is empty") }
+        // An old schema is upgraded once, when the store can be written.
+        if access(path, W_OK) == 0 {
+            let probe = try Database(path: path, access: .readOnly)
+            if try EventStore(database: probe).schemaVersion() < EventStore.schemaVersion {
+                _ = try EventStore(path: path)
+            }
+        }
+        var store = EventStore(database: try Database(path: path, access: .readOnly))
+        do {
+            try store.requireSchema()
+        } catch let error as DatabaseError where error.primaryCode == 14 || error.primaryCode == 8 {
+            // SQLITE_CANTOPEN/READONLY: the -shm file cannot be created here.
+            store = EventStore(database: try Database(path: path, access: .immutable))
+            try store.requireSchema()
+        }
+        return store
     }
 
-    /// Opens the store at `path`; `migrate: false` creates the schema only
-    /// when the file has none yet.
-    init(path: String, readOnly: Bool = false, migrate: Bool) throws {
-        db = try Database(path: path, readOnly: readOnly)
-        if !readOnly && !migrate {
-            let probe = try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'event_kinds'")
-            guard try probe.step() else { return }
-            if probe.int(0) == 0 { try db.execute(Queries.schema) }
-        } else if !readOnly {
-            try db.execute(Queries.schema)
+    static func refuseDirectory(_ path: String) throws {
+        var st = stat()
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+            throw StoreError.notAStore(path, "it is a directory, not an mqa store file")
         }
+    }
+
+    /// Throws `notAStore` unless the file holds the mqa tables.
+    func requireSchema() throws {
+        let probe: Statement
+        do {
+            probe = try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('event_kinds', 'files', 'meetings')")
+            guard try probe.step() else { throw StoreError.notAStore(db.path, "it has no mqa tables") }
+        } catch let error as DatabaseError where error.primaryCode == 26 {
+            throw StoreError.notAStore(db.path, "the file is not a SQLite database")
+        }
+        if probe.int(0) != 3 { throw StoreError.notAStore(db.path, "it has no mqa tables") }
     }
 
     /// The id of the client (`meeting`, `uid`), created when new.
@@ -118,5 +150,19 @@ public enum StoreError: Error, CustomStringConvertible {
         case .damagedChunk(let meeting, let uid, let table, let chunk, let reason):
             "damaged \(table == "event_chunks" ? "event" : "report") chunk \(chunk) (\(table)) of meeting \"\(meeting)\", client \"\(uid)\": \(reason)"
         }
+    }
+}
+
+extension EventStore {
+    /// The store opened for writing, when it exists, may be written and has
+    /// summaries left stale (by a killed ingest); nil otherwise, so that a
+    /// reading command writes nothing it need not.
+    public static func openForMaintenance(path: String) throws -> EventStore? {
+        guard access(path, W_OK) == 0 else { return nil }
+        let reader = try openExisting(path: path)
+        let stale = try reader.db.prepare("SELECT EXISTS (SELECT 1 FROM meetings WHERE stale = 1)")
+        guard try stale.step(), stale.int(0) == 1 else { return nil }
+        stale.reset()
+        return try EventStore(path: path)
     }
 }

@@ -6,7 +6,10 @@ public enum CSV {
     /// would take it for a formula (`=`, `+`, `-`, `@`, tab, CR at the start):
     /// a leading apostrophe, which spreadsheets show as text.
     public static func cell(_ text: String) -> String {
-        var t = text
+        // Control characters shown as visible escapes: a CSV is read in
+        // terminals too, and a quoted newline is the only one it needs
+        // (there are none left after this).
+        var t = TerminalText.escaped(text)
         if let first = t.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { t = "'" + t }
         if t.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
             return "\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\""

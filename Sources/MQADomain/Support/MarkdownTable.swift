@@ -13,16 +13,15 @@ public struct MarkdownTable {
         self.rightAligned = rightAligned
     }
 
-    public mutating func add(_ row: [String]) { rows.append(row) }
-
-    /// Pipes and newlines inside cells would break the table: escape them.
-    static func clean(_ cell: String) -> String {
-        cell.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
-            .replacingOccurrences(of: "\r", with: " ")
+    /// Adds a row of text; every cell is escaped (`Markdown.escape`), except
+    /// the columns in `markup`, which hold Markdown built by mqa itself
+    /// (a link to a report file, with its text escaped already).
+    public mutating func add(_ row: [String], markup: Set<Int> = []) {
+        rows.append(row.enumerated().map { markup.contains($0.offset) ? $0.element : Markdown.escape($0.element) })
     }
 
     public var rendered: String {
-        let cleanRows = rows.map { $0.map(MarkdownTable.clean) }
+        let cleanRows = rows
         var widths = headers.map { max(3, $0.count) }
         for row in cleanRows {
             for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }

@@ -2,33 +2,56 @@
 import Glibc
 #endif
 
-/// A buffered writer to a file descriptor: stdout, stderr or a file. Output
-/// is written in 64 KiB blocks, not per line.
+/// A buffered writer to stdout, stderr or a file. Output is written in
+/// 64 KiB blocks, not per line.
+///
+/// Nothing it writes can look whole when it is not: the first failed write
+/// is remembered (later output is dropped) and `close()` throws it, so a
+/// command can never exit 0 over a full disk. A file sink writes to a
+/// temporary name beside its target and renames it into place only in
+/// `close()`, after every byte is on disk; a sink dropped without `close()`
+/// (the command failed) removes its temporary file, leaving the target as
+/// it was.
 public final class OutputSink {
     private let fd: Int32
     private let ownsDescriptor: Bool
+    /// What error messages call it: the path, or "standard output".
+    public let name: String
     private var buffer: [UInt8] = []
+    /// For a file sink: the temporary file and the target it becomes.
+    private let temporary: AtomicFile?
+    private var closed = false
+    /// The first write error; everything after it is dropped.
+    public private(set) var failure: OutputError?
 
     // Written from the main thread only: the CLI is single-threaded where it prints.
-    nonisolated(unsafe) public static let standardOutput = OutputSink(fd: 1, owns: false)
-    nonisolated(unsafe) public static let standardError = OutputSink(fd: 2, owns: false)
+    nonisolated(unsafe) public static let standardOutput = OutputSink(fd: 1, name: "standard output")
+    nonisolated(unsafe) public static let standardError = OutputSink(fd: 2, name: "standard error")
 
-    init(fd: Int32, owns: Bool) {
+    init(fd: Int32, name: String) {
         self.fd = fd
-        ownsDescriptor = owns
+        self.name = name
+        ownsDescriptor = false
+        temporary = nil
         buffer.reserveCapacity(1 << 16)
     }
 
-    /// Creates (or truncates) the file at `path`.
-    public convenience init(path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw OutputError(path: path, reason: String(cString: strerror(errno))) }
-        self.init(fd: fd, owns: true)
+    /// A sink that becomes the file at `path` when closed (see the type's
+    /// doc): nothing appears at `path` before then.
+    public init(path: String) throws {
+        let file = try AtomicFile(path: path)
+        temporary = file
+        fd = file.fd
+        name = path
+        ownsDescriptor = true
+        buffer.reserveCapacity(1 << 16)
     }
 
     deinit {
-        flush()
-        if ownsDescriptor { close(fd) }
+        if !closed {
+            flush()
+            if let temporary { temporary.discard() }
+        }
     }
 
     public func write(_ text: String) {
@@ -37,31 +60,71 @@ public final class OutputSink {
     }
 
     public func write(bytes: UnsafeRawBufferPointer) {
+        if failure != nil { return }
         buffer.append(contentsOf: bytes)
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Writes out the buffer. A failure is kept for `close()`/`check()`.
     public func flush() {
-        var offset = 0
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard failure == nil, !buffer.isEmpty else { return }
         buffer.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return  // a closed pipe: nothing more can be written
-                }
-                offset += n
-            }
+            if let error = writeAll(fd, raw) { failure = OutputError(path: name, reason: error) }
         }
-        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes and throws the first write error, if any (for stdout, which
+    /// is never closed).
+    public func check() throws {
+        flush()
+        if let failure { throw failure }
+    }
+
+    /// Flushes, and for a file: syncs, closes and renames it into place.
+    /// Throws the first write error; then the target is left untouched.
+    public func close() throws {
+        guard !closed else { return }
+        flush()
+        closed = true
+        guard let temporary else {
+            if let failure { throw failure }
+            return
+        }
+        if let failure {
+            temporary.discard()
+            throw failure
+        }
+        try temporary.commit()
     }
 
     /// Whether the descriptor is a terminal (progress bars and colour only then).
     public var isTerminal: Bool { isatty(fd) != 0 }
 }
 
+/// Writes all of `bytes` to `fd`, retrying short writes and EINTR; the
+/// error text on failure.
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> String? {
+    var offset = 0
+    while offset < bytes.count {
+        let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return String(cString: strerror(errno))
+        }
+        if n == 0 { return "write made no progress" }
+        offset += n
+    }
+    return nil
+}
+
+/// A write to an output failed (full disk, closed device, ...).
 public struct OutputError: Error, CustomStringConvertible {
     public var path: String
     public var reason: String
-    public var description: String { "\(path): cannot write: \(reason)" }
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+    public var description: String { "\(path): \(reason)" }
 }

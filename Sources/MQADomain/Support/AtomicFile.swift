@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file written under a temporary name in its target's directory and
+/// renamed over the target only once complete (`commit()`), so a reader
+/// never sees a short file that looks whole and a failed write leaves the
+/// old file in place.
+///
+/// The rename replaces a directory entry: a hard link or symbolic link
+/// planted under the target's name is replaced, never written through.
+/// A target that exists and is not a regular file (`/dev/null`,
+/// `/dev/stdout`, a FIFO) is written directly, since renaming over a device
+/// node would replace the device.
+public final class AtomicFile {
+    /// The open descriptor to write to.
+    public let fd: Int32
+    /// The target as the user named it (for messages).
+    public let path: String
+    private let directoryFD: Int32
+    private let name: String
+    private let temporaryName: String?
+    private var finished = false
+
+    nonisolated(unsafe) private static var counter = 0
+
+    /// A file that becomes `path` on `commit()`.
+    public convenience init(path: String) throws {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw OutputError(path: path, reason: "is a directory")
+        }
+        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dirFD >= 0 else { throw OutputError(path: path, reason: String(cString: strerror(errno))) }
+        do {
+            try self.init(directoryFD: dirFD, name: name, displayPath: path, ownsDirectory: true)
+        } catch {
+            Glibc.close(dirFD)
+            throw error
+        }
+    }
+
+    private let ownsDirectory: Bool
+
+    /// A file that becomes `name` inside the open directory `directoryFD`.
+    public init(directoryFD: Int32, name: String, displayPath: String, ownsDirectory: Bool = false) throws {
+        self.directoryFD = directoryFD
+        self.name = name
+        self.path = displayPath
+        self.ownsDirectory = ownsDirectory
+        var st = stat()
+        if fstatat(directoryFD, name, &st, 0) == 0 {
+            let type = st.st_mode & S_IFMT
+            if type == S_IFDIR { throw OutputError(path: displayPath, reason: "is a directory") }
+            if type != S_IFREG {
+                // A device or FIFO: write to it as it is.
+                let fd = openat(directoryFD, name, O_WRONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw OutputError(path: displayPath, reason: String(cString: strerror(errno))) }
+                self.fd = fd
+                temporaryName = nil
+                return
+            }
+        }
+        AtomicFile.counter += 1
+        let temp = ".\(name.prefix(200)).tmp-\(getpid())-\(AtomicFile.counter)"
+        let fd = openat(directoryFD, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw OutputError(path: displayPath, reason: String(cString: strerror(errno))) }
+        self.fd = fd
+        temporaryName = temp
+    }
+
+    deinit {
+        if !finished { discard() }
+        if ownsDirectory { Glibc.close(directoryFD) }
+    }
+
+    /// Writes all of `bytes`; throws on the first failure.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        if let error = writeAll(fd, bytes) { throw OutputError(path: path, reason: error) }
+    }
+
+    /// Syncs, closes and renames the file into place.
+    public func commit() throws {
+        guard !finished else { return }
+        finished = true
+        guard let temporaryName else {
+            if Glibc.close(fd) != 0 { throw OutputError(path: path, reason: String(cString: strerror(errno))) }
+            return
+        }
+        var failure: String? = nil
+        if fsync(fd) != 0 && errno != EINVAL { failure = String(cString: strerror(errno)) }
+        if Glibc.close(fd) != 0 && failure == nil { failure = String(cString: strerror(errno)) }
+        if failure == nil && renameat(directoryFD, temporaryName, directoryFD, name) != 0 {
+            failure = String(cString: strerror(errno))
+        }
+        if let failure {
+            unlinkat(directoryFD, temporaryName, 0)
+            throw OutputError(path: path, reason: failure)
+        }
+    }
+
+    /// Closes and removes the temporary file; the target is left as it was.
+    public func discard() {
+        guard !finished else { return }
+        finished = true
+        Glibc.close(fd)
+        if let temporaryName { unlinkat(directoryFD, temporaryName, 0) }
+    }
+}
