@@ -75,26 +75,26 @@ public final class BatchWriter {
         return name
     }
 
+    /// Writes `text` to a new temporary file in the directory and renames
+    /// it over `name`: a link planted under that name (symbolic or hard) is
+    /// replaced, never written through, and a failed write leaves no short
+    /// file behind.
     private func writeFile(_ name: String, _ text: String) throws {
         guard !name.contains("/"), name != ".", name != "..", !name.isEmpty else {
             throw ReportError.unsafePath("file name \"\(name)\"")
         }
-        let fd = openat(dirFD, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            let reason = errno == ELOOP ? "it is a symbolic link (refusing to follow it out of the directory)"
-                : String(cString: strerror(errno))
-            throw ReportError.cannotWrite(path: directory + "/" + name, reason: reason)
+        let path = directory + "/" + name
+        var st = stat()
+        if fstatat(dirFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) != S_IFREG && (st.st_mode & S_IFMT) != S_IFLNK {
+            throw ReportError.cannotWrite(path: path, reason: "something other than a file is in the way")
         }
-        defer { close(fd) }
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ReportError.cannotWrite(path: directory + "/" + name, reason: String(cString: strerror(errno)))
-            }
-            offset += n
+        do {
+            let file = try AtomicFile(directoryFD: dirFD, name: name, displayPath: path, replaceSpecial: true)
+            var bytes = text
+            try bytes.withUTF8 { try file.write(UnsafeRawBufferPointer($0)) }
+            try file.commit()
+        } catch let error as OutputError {
+            throw ReportError.cannotWrite(path: path, reason: error.reason)
         }
     }
 }

@@ -70,7 +70,9 @@ import Testing
         for (_, file) in writer.files { #expect(page.contains("href=\"\(file)\"")) }
     }
 
-    @Test func batchRefusesSymlinks() throws {
+    /// A link planted under a report's name, symbolic or hard, is replaced
+    /// by the rename of a new file: its target is never written through.
+    @Test(arguments: [false, true]) func batchReplacesPlantedLinks(hard: Bool) throws {
         let root = try tempDir()
         defer { try? FileManager.default.removeItem(at: root) }
         let out = root.appendingPathComponent("out")
@@ -79,8 +81,16 @@ import Testing
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         let writer = try BatchWriter(directory: out.path, format: .md)
         let name = writer.fileName(for: hostile.header.meeting)
-        try FileManager.default.createSymbolicLink(atPath: out.appendingPathComponent(name).path, withDestinationPath: victim.path)
-        #expect(throws: ReportError.self) { try writer.write(hostile) }
+        let planted = out.appendingPathComponent(name).path
+        if hard {
+            try FileManager.default.linkItem(atPath: victim.path, toPath: planted)
+        } else {
+            try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: victim.path)
+        }
+        try writer.write(hostile)
         #expect(try String(contentsOf: victim, encoding: .utf8) == "keep")
+        let attributes = try FileManager.default.attributesOfItem(atPath: planted)
+        #expect(attributes[.type] as? FileAttributeType == .typeRegular)
+        #expect(try String(contentsOfFile: planted, encoding: .utf8).hasPrefix("# Meeting"))
     }
 }

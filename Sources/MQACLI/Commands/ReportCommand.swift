@@ -89,6 +89,7 @@ enum ReportMeetingCommand {
         let writer = try BatchWriter(directory: dir, format: format)
         let ids = try store.meetings()
         var entries: [FleetEntry] = []
+        var failures = 0
         entries.reserveCapacity(ids.count)
         let group = 32
         var i = 0
@@ -102,14 +103,22 @@ enum ReportMeetingCommand {
             }
             for (k, id) in slice.enumerated() {
                 let (text, entry) = results.get(k)
-                try writer.write(rendered: text, meeting: id)
+                // One file that cannot be written (a folder in the way, a
+                // full disk) does not cost the others: they and the index
+                // are written, the failures named, and the exit code is 1.
+                do {
+                    try writer.write(rendered: text, meeting: id)
+                } catch {
+                    failures += 1
+                    context.stderr.write("Error: \(TerminalText.escaped("\(error)"))\n")
+                }
                 entries.append(entry)
             }
             i += group
         }
         let index = try writer.writeIndex(entries)
-        context.stderr.write("wrote \(ids.count) reports and \(index) to \(dir)\n")
-        return ExitCode.success
+        context.stderr.write("wrote \(ids.count - failures) of \(ids.count) reports and \(index) to \(TerminalText.escaped(dir))\n")
+        return failures == 0 ? ExitCode.success : ExitCode.failure
     }
 }
 

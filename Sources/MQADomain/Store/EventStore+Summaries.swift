@@ -44,66 +44,76 @@ extension EventStore {
         return done
     }
 
-    private func writeSummary(meetingID: Int64, log: MeetingLog, analysis a: MeetingAnalysis) throws {
-        for table in ["meeting_summary", "participant_summary", "track_summary"] {
-            let delete = try db.cached("DELETE FROM \(table) WHERE meeting_id = ?")
-            delete.bind(1, meetingID)
-            try delete.run()
-        }
-        let meeting = try db.cached(
-            """
-            INSERT INTO meeting_summary (meeting_id, title, engine, start_ts, end_ts, participants, warm_reports,
-              stalls, stalled_ms, low_tier_ms, abnormal_disconnects, issues) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        meeting.bind(1, meetingID)
-        meeting.bind(2, log.title)
-        meeting.bind(3, a.engine)
-        if let span = log.span {
-            meeting.bind(4, span.first)
-            meeting.bind(5, span.last)
-        }
-        meeting.bind(6, log.clients.count)
-        meeting.bind(7, a.participants.reduce(0) { $0 + $1.warmReports })
-        meeting.bind(8, a.subscriptions.reduce(0) { $0 + $1.stallCount })
-        meeting.bind(9, a.subscriptions.reduce(Int64(0)) { $0 + $1.stalledMs })
-        meeting.bind(10, a.isCDN ? 0 : a.participants.reduce(Int64(0)) { $0 + $1.tierMs[.poor] + $1.tierMs[.bad] })
-        meeting.bind(11, a.participants.reduce(0) { $0 + $1.disconnects.filter { $0.error != nil }.count })
-        meeting.bind(12, JSON.array(a.issues.map { .string($0.code.rawValue) }).rendered())
-        try meeting.run()
-
-        let participant = try db.cached(
-            """
-            INSERT INTO participant_summary VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-              ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        for p in a.participants {
-            participant.reset()
+    /// The summary rows of one meeting, in the tables' column order: what
+    /// ingest writes and what `mqa check` compares the stored rows with.
+    static func summaryRows(meetingID: Int64, log: MeetingLog, analysis a: MeetingAnalysis) -> [SummaryTable: [[SQLValue]]] {
+        func real(_ v: Double?) -> SQLValue { v.map { .double($0) } ?? .null }
+        let span = log.span
+        let meeting: [SQLValue] = [
+            .int(meetingID), log.title.map { .text($0) } ?? .null, a.engine.map { .text($0) } ?? .null,
+            span.map { .int($0.first) } ?? .null, span.map { .int($0.last) } ?? .null,
+            .int(Int64(log.clients.count)), .int(Int64(a.participants.reduce(0) { $0 + $1.warmReports })),
+            .int(Int64(a.subscriptions.reduce(0) { $0 + $1.stallCount })),
+            .int(a.subscriptions.reduce(Int64(0)) { $0 + $1.stalledMs }),
+            .int(a.isCDN ? 0 : a.participants.reduce(Int64(0)) { $0 + $1.tierMs[.poor] + $1.tierMs[.bad] }),
+            .int(Int64(a.participants.reduce(0) { $0 + $1.disconnects.filter { $0.error != nil }.count })),
+            .text(JSON.array(a.issues.map { .string($0.code.rawValue) }).rendered()),
+        ]
+        let participants: [[SQLValue]] = a.participants.map { p in
             var values: [SQLValue] = [.int(meetingID), .text(p.uid), .int(Int64(p.connections)),
                                       .int(Int64(p.warmReports)), .int(Int64(p.coldReports))]
-            func real(_ v: Double?) -> SQLValue { v.map { .double($0) } ?? .null }
             values += [real(p.mos?.mean), real(p.mos?.p5), real(p.mos?.p50), real(p.mos?.p95)]
             values += [real(p.lossPct?.mean), real(p.lossPct?.p95), real(p.rttMs?.mean), real(p.rttMs?.p95)]
             values += [real(p.jitterMs?.mean), real(p.jitterMs?.p95), real(p.bitrateKbps?.mean), real(p.bitrateKbps?.p5)]
             values += Tier.reportOrder.map { .int(p.tierMs[$0]) }
             values += [.int(Int64(p.tierChanges)), .int(Int64(p.flaps)), real(p.sdkTierAgreement), .int(Int64(p.disconnects.count))]
-            for (i, v) in values.enumerated() { participant.bind(Int32(i + 1), v) }
-            try participant.run()
+            return values
         }
-
-        let track = try db.cached("INSERT INTO track_summary VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        for s in a.subscriptions {
-            track.reset()
+        let tracks: [[SQLValue]] = a.subscriptions.map { s in
             let underGood = s.stalls.filter { $0.tier == .excellent || $0.tier == .good }.count
-            let values: [SQLValue] = [.int(meetingID), .text(s.subscriber), .text(s.publisher), .text(s.track),
-                                      s.kind.map { .text($0) } ?? .null, .int(s.subscribeTs), .int(s.endTs),
-                                      s.firstFrameTs.map { .int($0) } ?? .null, .int(Int64(s.stallCount)),
-                                      .int(s.stalledMs), .double(s.stallRatio), .int(Int64(underGood)),
-                                      .int(Int64(s.stalls.filter(\.open).count))]
-            for (i, v) in values.enumerated() { track.bind(Int32(i + 1), v) }
-            try track.run()
+            return [.int(meetingID), .text(s.subscriber), .text(s.publisher), .text(s.track),
+                    s.kind.map { .text($0) } ?? .null, .int(s.subscribeTs), .int(s.endTs),
+                    s.firstFrameTs.map { .int($0) } ?? .null, .int(Int64(s.stallCount)),
+                    .int(s.stalledMs), .double(s.stallRatio), .int(Int64(underGood)),
+                    .int(Int64(s.stalls.filter(\.open).count))]
+        }
+        return [.meeting: [meeting], .participant: participants, .track: tracks]
+    }
+
+    private func writeSummary(meetingID: Int64, log: MeetingLog, analysis a: MeetingAnalysis) throws {
+        for table in SummaryTable.allCases {
+            let delete = try db.cached("DELETE FROM \(table.rawValue) WHERE meeting_id = ?")
+            delete.bind(1, meetingID)
+            try delete.run()
+        }
+        for (table, rows) in EventStore.summaryRows(meetingID: meetingID, log: log, analysis: a) {
+            guard let width = rows.first?.count else { continue }
+            let insert = try db.cached(
+                "INSERT INTO \(table.rawValue) VALUES (\(Array(repeating: "?", count: width).joined(separator: ", ")))")
+            for row in rows {
+                insert.reset()
+                for (i, v) in row.enumerated() { insert.bind(Int32(i + 1), v) }
+                try insert.run()
+            }
         }
         let fresh = try db.cached("UPDATE meetings SET stale = 0 WHERE id = ?")
         fresh.bind(1, meetingID)
         try fresh.run()
     }
+
+    /// The summary rows stored for a meeting, sorted as `summaryRows` makes them.
+    func storedSummaryRows(meetingID: Int64, table: SummaryTable) throws -> [[SQLValue]] {
+        let s = try db.prepare("SELECT * FROM \(table.rawValue) WHERE meeting_id = ? ORDER BY rowid")
+        s.bind(1, meetingID)
+        var rows: [[SQLValue]] = []
+        while try s.step() { rows.append((0..<s.columnCount).map { s.value($0) }) }
+        return rows
+    }
+}
+
+/// The tables of per-meeting summaries that ingest keeps for the named queries.
+enum SummaryTable: String, CaseIterable {
+    case meeting = "meeting_summary"
+    case participant = "participant_summary"
+    case track = "track_summary"
 }

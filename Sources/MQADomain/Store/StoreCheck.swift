@@ -86,7 +86,49 @@ extension EventStore {
             // The file is too damaged to read the chunk tables at all.
             sqliteDamage("cannot read the chunks: \(error)")
         }
+        if result.isClean {
+            do {
+                try checkSummaries(into: &result)
+            } catch {
+                sqliteDamage("cannot read the summary tables: \(error)")
+            }
+        }
         return result
+    }
+
+    /// Recomputes the summary tables of every meeting that is not marked
+    /// stale and compares them with the stored rows: a summary edited by
+    /// hand, or left behind by a bug, would silently skew every named query.
+    private func checkSummaries(into result: inout StoreCheckResult) throws {
+        let meetings = try db.prepare("SELECT id, meeting FROM meetings WHERE stale = 0 ORDER BY id")
+        var list: [(Int64, String)] = []
+        while try meetings.step() { list.append((meetings.int64(0), meetings.string(1) ?? "")) }
+        let config = TierConfig()
+        for (id, meeting) in list {
+            guard let log = try meetingLog(meeting) else { continue }
+            let expected = EventStore.summaryRows(meetingID: id, log: log, analysis: MeetingAnalysis.analyze(log, config: config))
+            for table in SummaryTable.allCases {
+                let stored = try storedSummaryRows(meetingID: id, table: table)
+                let want = expected[table] ?? []
+                if stored == want { continue }
+                let reason: String
+                if stored.count != want.count {
+                    reason = "\(stored.count) rows stored, \(want.count) recomputed"
+                } else {
+                    let row = stored.indices.first { stored[$0] != want[$0] }!
+                    let column = zip(stored[row], want[row]).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? 0
+                    reason = "row \(row + 1), column \(try columnName(table, column)): stored \(stored[row][column]), recomputed \(want[row][column])"
+                }
+                result.damage.append(StoreDamage(meeting: meeting, uid: "", table: table.rawValue, chunk: nil,
+                                                 reason: "summary does not match the data: \(reason)"))
+            }
+        }
+    }
+
+    private func columnName(_ table: SummaryTable, _ index: Int) throws -> String {
+        let s = try db.prepare("SELECT name FROM pragma_table_info('\(table.rawValue)') WHERE cid = ?")
+        s.bind(1, index)
+        return try s.step() ? s.string(0) ?? "?" : "?"
     }
 
     private func checkChunks(table: String, into result: inout StoreCheckResult) throws {

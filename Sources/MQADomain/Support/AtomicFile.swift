@@ -45,13 +45,15 @@ public final class AtomicFile {
     private let ownsDirectory: Bool
 
     /// A file that becomes `name` inside the open directory `directoryFD`.
-    public init(directoryFD: Int32, name: String, displayPath: String, ownsDirectory: Bool = false) throws {
+    /// With `replaceSpecial`, whatever is at `name` is replaced by the rename
+    /// (batch output: a planted link must never be written through).
+    public init(directoryFD: Int32, name: String, displayPath: String, ownsDirectory: Bool = false, replaceSpecial: Bool = false) throws {
         self.directoryFD = directoryFD
         self.name = name
         self.path = displayPath
         self.ownsDirectory = ownsDirectory
         var st = stat()
-        if fstatat(directoryFD, name, &st, 0) == 0 {
+        if !replaceSpecial && fstatat(directoryFD, name, &st, 0) == 0 {
             let type = st.st_mode & S_IFMT
             if type == S_IFDIR { throw OutputError(path: displayPath, reason: "is a directory") }
             if type != S_IFREG {
