@@ -115,9 +115,18 @@ enum MQA {
         }
     }
 
+    /// Runs a bash `script` to the end, with `$MQA` naming the binary: for
+    /// what a user types in a shell (pipes, FIFOs, process substitution).
+    @discardableResult
+    static func shell(_ script: String, environment: [String: String] = [:], timeout: Double = 120) -> Result {
+        var env = environment
+        env["MQA"] = binary
+        return start(["-c", script], environment: env, program: "/bin/bash").wait(timeout: timeout)
+    }
+
     /// Starts `mqa args...` with stdin from `stdin` (a file path) or
     /// /dev/null, stdout and stderr to temporary files.
-    static func start(_ args: [String], stdin: String? = nil, environment: [String: String] = [:]) -> Child {
+    static func start(_ args: [String], stdin: String? = nil, environment: [String: String] = [:], program: String = binary) -> Child {
         let tmp = NSTemporaryDirectory()
         let tag = UUID().uuidString
         let outPath = tmp + "/mqa-out-\(tag)"
@@ -131,14 +140,14 @@ enum MQA {
         var env = ProcessInfo.processInfo.environment
         env["MQA_DB"] = nil
         for (k, v) in environment { env[k] = v }
-        let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + args).map { strdup($0) } + [nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = ([program] + args).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, binary, &actions, nil, argv, envp)
+        let rc = posix_spawn(&pid, program, &actions, nil, argv, envp)
         precondition(rc == 0, "cannot start \(binary): \(String(cString: strerror(rc))) (run `swift build` first)")
         return Child(pid: pid, outPath: outPath, errPath: errPath)
     }
