@@ -24,6 +24,7 @@ public struct QualitySeries: Sendable, Equatable {
         uid = client.uid
         points = []
         let r = client.reports
+        points.reserveCapacity(r.count)
         for span in client.connectionSpans() {
             var previous: Int64?
             for i in span.reports where r.ts[i] >= span.start + config.coldStartMs && r.rtt[i] != 0 {

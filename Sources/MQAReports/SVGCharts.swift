@@ -77,12 +77,14 @@ enum SVGCharts {
                        value: (QualitySeries.Point) -> Double, worse: (Double, Double) -> Bool)
         -> [(ts: Int64, v: Double, breaks: Bool)]
     {
-        let raw = points.map { (ts: $0.ts, v: value($0), breaks: $0.breaksLine) }
-        guard raw.count > maxPoints else { return raw }
+        guard points.count > maxPoints else { return points.map { (ts: $0.ts, v: value($0), breaks: $0.breaksLine) } }
         let span = max(range.end - range.start, 1)
         var out: [(ts: Int64, v: Double, breaks: Bool)] = []
         var current = -1
-        for p in raw {
+        // Straight from the points: a copy of a series of millions first
+        // would cost more memory than the whole chart.
+        for point in points {
+            let p = (ts: point.ts, v: value(point), breaks: point.breaksLine)
             let b = Int(Double(p.ts - range.start) / Double(span) * Double(maxPoints))
             if b != current || out.isEmpty {
                 out.append(p)

@@ -14,6 +14,16 @@ public struct ReportColumns: Sendable, Equatable {
 
     public var count: Int { ts.count }
 
+    /// Reserves room for `n` reports in every column.
+    public mutating func reserve(_ n: Int) {
+        ts.reserveCapacity(n)
+        loss.reserveCapacity(n)
+        rtt.reserveCapacity(n)
+        jitter.reserveCapacity(n)
+        bitrate.reserveCapacity(n)
+        mos.reserveCapacity(n)
+    }
+
     public mutating func append(ts: Int64, _ r: QualityReport) {
         self.ts.append(ts)
         loss.append(r.loss)

@@ -75,14 +75,19 @@ extension EventStore {
         var damage: [String] = []
         let onDamage: ((StoreError) -> Void)? = lenient ? { damage.append($0.description) } : nil
         for (id, uid) in clients {
-            let series = try reportSeries(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
+            // Chunk by chunk straight into doubles: the exact decimals of a
+            // whole series (88 bytes a report) are never held at once.
             var columns = ReportColumns()
-            columns.ts = series.ts
-            columns.loss = series.columns[0].map { $0.doubleValue ?? 0 }
-            columns.rtt = series.columns[1].map { $0.doubleValue ?? 0 }
-            columns.jitter = series.columns[2].map { $0.doubleValue ?? 0 }
-            columns.bitrate = series.columns[3].map { $0.doubleValue ?? 0 }
-            columns.mos = series.columns[4].map { $0.doubleValue ?? .nan }
+            columns.reserve(try reportCount(client: id))
+            let cursor = try reportChunks(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
+            while let block = try cursor.next() {
+                columns.ts.append(contentsOf: block.ts)
+                columns.loss.append(contentsOf: block.columns[0].lazy.map { $0.doubleValue ?? 0 })
+                columns.rtt.append(contentsOf: block.columns[1].lazy.map { $0.doubleValue ?? 0 })
+                columns.jitter.append(contentsOf: block.columns[2].lazy.map { $0.doubleValue ?? 0 })
+                columns.bitrate.append(contentsOf: block.columns[3].lazy.map { $0.doubleValue ?? 0 })
+                columns.mos.append(contentsOf: block.columns[4].lazy.map { $0.doubleValue ?? .nan })
+            }
             let events = try events(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
             logs.append(ClientLog(uid: uid, events: events, reports: columns))
         }

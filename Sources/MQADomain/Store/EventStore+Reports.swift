@@ -173,30 +173,71 @@ extension EventStore {
     /// damaged chunk throws, or with `onDamage` is reported there and skipped.
     func reportSeries(client: Int64, meeting: String, uid: String,
                       onDamage: ((StoreError) -> Void)? = nil) throws -> ReportSeries {
-        let select = try db.cached("SELECT id, data FROM report_chunks WHERE client_id = ? ORDER BY first_ts, id")
-        select.bind(1, client)
         var out = ReportSeries()
-        while try select.step() {
-            let id = select.int64(0)
-            func damaged(_ reason: String) throws {
-                let error = StoreError.damagedChunk(meeting: meeting, uid: uid, table: "report_chunks", chunk: id, reason: reason)
-                guard let onDamage else { throw error }
-                onDamage(error)
-            }
-            let block: SeriesBlock
-            do {
-                block = try select.withBlob(1) { try codec.decode($0) }
-            } catch {
-                try damaged("\(error)")
-                continue
-            }
-            guard block.columns.count == 5 else {
-                try damaged("wrong column count")
-                continue
-            }
+        let cursor = try reportChunks(client: client, meeting: meeting, uid: uid, onDamage: onDamage)
+        while let block = try cursor.next() {
             out.ts.append(contentsOf: block.ts)
             for c in 0..<5 { out.columns[c].append(contentsOf: block.columns[c]) }
         }
         return out
+    }
+
+    /// A client's report chunks one at a time, in time order: memory follows
+    /// the chunk, not the series (a client may have millions of reports).
+    func reportChunks(client: Int64, meeting: String, uid: String,
+                      onDamage: ((StoreError) -> Void)? = nil) throws -> ReportChunkCursor {
+        let select = try db.prepare("SELECT id, data FROM report_chunks WHERE client_id = ? ORDER BY first_ts, id")
+        select.bind(1, client)
+        return ReportChunkCursor(select: select, codec: codec, meeting: meeting, uid: uid, onDamage: onDamage)
+    }
+
+    /// The number of reports a client has (from the chunk rows, no decoding).
+    func reportCount(client: Int64) throws -> Int {
+        let s = try db.cached("SELECT coalesce(sum(count), 0) FROM report_chunks WHERE client_id = ?")
+        s.bind(1, client)
+        defer { s.reset() }
+        return try s.step() ? s.int(0) : 0
+    }
+}
+
+/// Decodes one client's report chunks on demand (see `reportChunks`).
+final class ReportChunkCursor {
+    private let select: Statement
+    private var codec: ChunkCodec
+    private let meeting: String
+    private let uid: String
+    private let onDamage: ((StoreError) -> Void)?
+
+    init(select: Statement, codec: ChunkCodec, meeting: String, uid: String, onDamage: ((StoreError) -> Void)?) {
+        self.select = select
+        self.codec = codec
+        self.meeting = meeting
+        self.uid = uid
+        self.onDamage = onDamage
+    }
+
+    /// The next chunk's reports, nil after the last. A damaged chunk throws
+    /// `StoreError.damagedChunk`, or is handed to `onDamage` and skipped.
+    func next() throws -> SeriesBlock? {
+        while try select.step() {
+            let id = select.int64(0)
+            let block: SeriesBlock
+            do {
+                block = try select.withBlob(1) { try codec.decode($0) }
+                guard block.columns.count == 5 else { throw StoreError.inconsistent("wrong column count") }
+            } catch {
+                let reason = (error as? StoreError).map { if case .inconsistent(let what) = $0 { what } else { "\($0)" } } ?? "\(error)"
+                let damage = StoreError.damagedChunk(meeting: meeting, uid: uid, table: "report_chunks", chunk: id, reason: reason)
+                guard let onDamage else {
+                    select.reset()
+                    throw damage
+                }
+                onDamage(damage)
+                continue
+            }
+            return block
+        }
+        select.reset()
+        return nil
     }
 }

@@ -25,6 +25,7 @@ public final class EventStore {
     /// schema in place.
     public init(path: String) throws {
         try EventStore.refuseDirectory(path)
+        try EventStore.createAtomically(path)
         db = try Database(path: path, access: .readWrite)
         try migrate()
         try db.execute(Queries.schema)
@@ -60,6 +61,28 @@ public final class EventStore {
             try store.requireSchema()
         }
         return store
+    }
+
+    /// Creates a missing store with its schema under a temporary name and
+    /// links it into place: a kill at any moment leaves either no store or
+    /// a whole empty one, never a 0-byte file that is no store at all.
+    /// When another process creates it first, theirs is used.
+    static func createAtomically(_ path: String) throws {
+        var st = stat()
+        guard lstat(path, &st) != 0, errno == ENOENT else { return }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = directory + ".\(name).creating-\(getpid())"
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+        defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
+        do {
+            let fresh = try Database(path: temporary, access: .readWrite)
+            try fresh.execute(Queries.schema)
+        }  // closed here: SQLite checkpoints and removes the WAL
+        if link(temporary, path) != 0 && errno != EEXIST {
+            throw StoreError.notAStore(path, "cannot create it: \(String(cString: strerror(errno)))")
+        }
     }
 
     static func refuseDirectory(_ path: String) throws {

@@ -26,14 +26,27 @@ public struct Exporter {
         for meeting in meetings {
             for (id, uid) in try store.clients(meeting: meeting) {
                 let events = try store.events(client: id, meeting: meeting, uid: uid)
-                let reports = try store.reportSeries(client: id, meeting: meeting, uid: uid)
+                // Reports chunk by chunk: memory follows the chunk, not the
+                // client's series.
+                let chunks = try store.reportChunks(client: id, meeting: meeting, uid: uid)
+                var reports = SeriesBlock(ts: [], columns: [])
+                var more = true
                 // Merge by the ordering rule of `ClientLog`: joins and
                 // reconnects before the reports of the same ms, others after.
                 var e = 0
                 var r = 0
-                while e < events.count || r < reports.count {
+                while true {
+                    if r >= reports.ts.count && more {
+                        if let next = try chunks.next() {
+                            reports = next
+                            r = 0
+                            continue
+                        }
+                        more = false
+                    }
+                    guard e < events.count || r < reports.ts.count else { break }
                     let takeEvent: Bool
-                    if r >= reports.count {
+                    if r >= reports.ts.count {
                         takeEvent = true
                     } else if e >= events.count {
                         takeEvent = false
@@ -80,7 +93,7 @@ public struct Exporter {
         }
     }
 
-    private func writeReport(_ s: ReportSeries, _ i: Int, meeting: String, uid: String, format: Format, to out: OutputSink) {
+    private func writeReport(_ s: SeriesBlock, _ i: Int, meeting: String, uid: String, format: Format, to out: OutputSink) {
         let v = (0..<5).map { s.columns[$0][i].jsonText }
         switch format {
         case .ndjson:

@@ -79,7 +79,16 @@ struct RecordingSink: TierSink {
         durations[.unknown] += from - cursor
         durations[tier] += to - from
         cursor = to
-        if to > from { holds.append(TierHold(tier: tier, from: from, to: to)) }
+        guard to > from else { return }
+        // The machine reports a hold per report interval; contiguous holds
+        // of one tier are one hold (every use of holds is additive in time
+        // or asks for the tier at an instant), so memory follows the tier
+        // changes, not the reports.
+        if let last = holds.last, last.tier == tier, last.to == from {
+            holds[holds.count - 1].to = to
+        } else {
+            holds.append(TierHold(tier: tier, from: from, to: to))
+        }
     }
 
     mutating func finish(end: Int64) { durations[.unknown] += end - cursor }
@@ -120,8 +129,8 @@ extension ClientLog {
             changes: sink.changes, tierMs: sink.durations,
             flaps: sink.changes.count { $0.isFlap },
             warmReports: sink.warmIndices.count, coldReports: sink.coldCount, holds: sink.holds)
-        return ConnectionRun(
-            analysis: analysis, warmIndices: sink.warmIndices.map { $0 + r.lowerBound },
-            warmMOS: sink.warmMOS)
+        var warmIndices = sink.warmIndices
+        if r.lowerBound != 0 { for k in warmIndices.indices { warmIndices[k] += r.lowerBound } }
+        return ConnectionRun(analysis: analysis, warmIndices: warmIndices, warmMOS: sink.warmMOS)
     }
 }

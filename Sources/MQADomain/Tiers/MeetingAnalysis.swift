@@ -29,8 +29,10 @@ public struct MeetingAnalysis: Sendable {
         var timelines: [String: TierTimeline] = [:]
 
         for client in log.clients {
-            var warmMOS: [Double] = [], loss: [Double] = [], rtt: [Double] = []
-            var jitter: [Double] = [], bitrate: [Double] = []
+            // Indices of the warm reports, not copies of their values: each
+            // metric's distribution is built from them one at a time, so a
+            // client of millions of reports holds one extra column at once.
+            var warmMOS: [Double] = [], warmIndices: [Int] = []
             var tierMs = TierDurations()
             var agreement = TierAgreement()
             var holds: [TierHold] = []
@@ -48,12 +50,7 @@ public struct MeetingAnalysis: Sendable {
                 holds += c.holds
                 agreement.add(client.sdkTierAgreement(in: span, holds: c.holds))
                 warmMOS += run.warmMOS
-                for i in run.warmIndices {
-                    loss.append(client.reports.loss[i])
-                    rtt.append(client.reports.rtt[i])
-                    jitter.append(client.reports.jitter[i])
-                    bitrate.append(client.reports.bitrate[i])
-                }
+                warmIndices += run.warmIndices
             }
             let timeline = TierTimeline(holds: holds)
             timelines[client.uid] = timeline
@@ -67,13 +64,18 @@ public struct MeetingAnalysis: Sendable {
                 default: break
                 }
             }
+            func warmDistribution(_ column: [Double]) -> Distribution? {
+                cdn ? nil : Distribution(warmIndices.map { column[$0] })
+            }
+            let mos = cdn ? nil : Distribution(warmMOS)
+            warmMOS = []
             participants.append(ParticipantAnalysis(
                 uid: client.uid, connections: spans.count, warmReports: warm, coldReports: cold,
-                mos: cdn ? nil : Distribution(warmMOS),
-                lossPct: cdn ? nil : Distribution(loss),
-                rttMs: cdn ? nil : Distribution(rtt),
-                jitterMs: cdn ? nil : Distribution(jitter),
-                bitrateKbps: cdn ? nil : Distribution(bitrate),
+                mos: mos,
+                lossPct: warmDistribution(client.reports.loss),
+                rttMs: warmDistribution(client.reports.rtt),
+                jitterMs: warmDistribution(client.reports.jitter),
+                bitrateKbps: warmDistribution(client.reports.bitrate),
                 tierMs: tierMs, tierChanges: changes, flaps: flaps,
                 sdkAgreement: agreement, sdkTierAgreement: cdn ? nil : agreement.ratio,
                 disconnects: disconnects, reconnects: reconnects))
