@@ -37,9 +37,10 @@ struct TiersConfigTests {
         (#"{"alphaDown": 1.5}"#, #"config key "alphaDown": must be in (0, 1], got 1.5"#),
         (#"{"thresholds": [4.0, 3.6, 3.7, 2.6]}"#, #"config key "thresholds": must be strictly decreasing, got [4, 3.6, 3.7, 2.6]"#),
         (#"{"thresholds": [4.0, 3.6, 3.1]}"#, #"config key "thresholds": must be a list of 4 numbers, got [4, 3.6, 3.1]"#),
-        (#"{"downDwell": 0}"#, #"config key "downDwell": must be an integer >= 1, got 0"#),
-        (#"{"upDwell": 1.5}"#, #"config key "upDwell": must be an integer >= 1, got 1.5"#),
-        (#"{"coldStartMs": -1}"#, #"config key "coldStartMs": must be an integer number of ms >= 0, got -1"#),
+        (#"{"downDwell": 0}"#, #"config key "downDwell": must be an integer from 1 to 1000000000, got 0"#),
+        (#"{"upDwell": 1.5}"#, #"config key "upDwell": must be an integer from 1 to 1000000000, got 1.5"#),
+        (#"{"downDwell": 1000000001}"#, #"config key "downDwell": must be an integer from 1 to 1000000000, got 1000000001"#),
+        (#"{"coldStartMs": -1}"#, #"config key "coldStartMs": must be an integer number of ms from 0 to 9007199254740992, got -1"#),
         (#"{"gapMs": "10s"}"#, #"config key "gapMs": must be a number, got "10s""#),
         (#"{"hysteresis": true}"#, #"config key "hysteresis": must be a number, got true"#),
         (#"{"hysteresis": -0.1}"#, #"config key "hysteresis": must be a number >= 0, got -0.1"#),
@@ -91,7 +92,7 @@ struct TiersGridTests {
     }
 
     @Test("grid errors name the key and the candidate", arguments: [
-        (#"{"upDwell": [1, 0]}"#, #"grid key "upDwell": candidate 2: must be an integer >= 1, got 0"#),
+        (#"{"upDwell": [1, 0]}"#, #"grid key "upDwell": candidate 2: must be an integer from 1 to 1000000000, got 0"#),
         (#"{"thresholds": [4.0, 3.6, 3.1, 2.6]}"#, #"grid key "thresholds": candidate 1: must be a list of 4 numbers, got 4"#),
         (#"{"upDwell": 2}"#, #"grid key "upDwell": must be a non-empty list of candidate values, got 2"#),
         (#"{"upDwell": []}"#, #"grid key "upDwell": must be a non-empty list of candidate values, got []"#),

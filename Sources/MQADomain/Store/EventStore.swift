@@ -45,6 +45,14 @@ public final class EventStore {
         guard stat(path, &st) == 0 else { throw StoreError.noStore(path) }
         try refuseDirectory(path)
         if st.st_size == 0 { throw StoreError.notAStore(path, "the file is empty") }
+        do {
+            return try openReadOnly(path: path)
+        } catch let error as DatabaseError where error.primaryCode == 26 {
+            throw StoreError.notAStore(path, "the file is not a SQLite database")
+        }
+    }
+
+    private static func openReadOnly(path: String) throws -> EventStore {
         // An old schema is upgraded once, when the store can be written.
         if access(path, W_OK) == 0 {
             let probe = try Database(path: path, access: .readOnly)
@@ -88,7 +96,7 @@ public final class EventStore {
     static func refuseDirectory(_ path: String) throws {
         var st = stat()
         if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
-            throw StoreError.notAStore(path, "it is a directory, not an mqa store file")
+            throw StoreError.isDirectory(path)
         }
     }
 
@@ -162,6 +170,7 @@ public enum StoreError: Error, CustomStringConvertible {
     case noMeeting(String)
     case inconsistent(String)
     case notAStore(String, String)
+    case isDirectory(String)
     case damagedChunk(meeting: String, uid: String, table: String, chunk: Int64, reason: String)
 
     public var description: String {
@@ -170,6 +179,7 @@ public enum StoreError: Error, CustomStringConvertible {
         case .noMeeting(let id): "no meeting \"\(id)\" in the store (`mqa query meetings` lists them)"
         case .inconsistent(let what): "store is inconsistent: \(what)"
         case .notAStore(let path, let why): "\(path) is not an mqa store: \(why)"
+        case .isDirectory(let path): "\(path) is a directory, not an mqa store (give the store's file path)"
         case .damagedChunk(let meeting, let uid, let table, let chunk, let reason):
             "damaged \(table == "event_chunks" ? "event" : "report") chunk \(chunk) (\(table)) of meeting \"\(meeting)\", client \"\(uid)\": \(reason)"
         }

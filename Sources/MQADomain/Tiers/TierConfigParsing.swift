@@ -127,14 +127,14 @@ extension TierConfig {
     /// Dwells are counts of reports; capped so that no counter can overflow.
     static func dwellProblem(_ x: Double) -> String? {
         x >= 1 && x <= 1_000_000_000 && x == x.rounded() ? nil
-            : "must be an integer >= 1, got \(JSON.number(x))"
+            : "must be an integer from 1 to 1000000000, got \(JSON.number(x))"
     }
 
     /// Times are integer ms (tier changes are emitted at `lastTs + gapMs`,
     /// which must be a whole ms); capped at 2^53 so `ts + x` cannot overflow.
     static func durationProblem(_ x: Double) -> String? {
         x >= 0 && x <= 9_007_199_254_740_992 && x == x.rounded() ? nil
-            : "must be an integer number of ms >= 0, got \(JSON.number(x))"
+            : "must be an integer number of ms from 0 to 9007199254740992, got \(JSON.number(x))"
     }
 
     static func ieProblem(_ x: Double) -> String? {
