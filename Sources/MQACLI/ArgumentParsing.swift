@@ -43,7 +43,16 @@ struct CommandSpec {
 
     static let help = OptionSpec.flag("-h", "--help", help: "Show help information.")
 
-    var allOptions: [OptionSpec] { options + [CommandSpec.help] }
+    /// Short names for the options people type most, wherever a command has them.
+    static let shortNames = ["--out": "-o", "--format": "-f", "--top": "-n"]
+
+    var allOptions: [OptionSpec] {
+        options.map { o in
+            var o = o
+            if let short = CommandSpec.shortNames[o.primary], !o.names.contains(short) { o.names.insert(short, at: 0) }
+            return o
+        } + [CommandSpec.help]
+    }
 
     var usage: String {
         var parts = ["mqa", name]
@@ -113,7 +122,8 @@ struct CommandSpec {
                 inlineValue = String(arg[arg.index(after: eq)...])
             }
             guard let spec = allOptions.first(where: { $0.names.contains(name) }) else {
-                throw UsageError("unknown option '\(name)'", usage: usage)
+                let hint = Suggestion.closest(to: name, among: allOptions.flatMap(\.names)).map { "; did you mean '\($0)'?" } ?? ""
+                throw UsageError("unknown option '\(name)'\(hint)", usage: usage)
             }
             if spec.value == nil {
                 if inlineValue != nil { throw UsageError("'\(name)' takes no value", usage: usage) }
@@ -163,12 +173,53 @@ struct ParsedArguments {
         return v
     }
 
-    /// A choice among fixed words, e.g. `--format`.
+    /// A choice among fixed words, e.g. `--format`, in any letter case.
+    /// Without `--format`, the extension of `--out` picks the format when
+    /// it names one (`--out report.html` writes HTML).
     func choice(_ name: String, _ allowed: [String], default fallback: String, usage: String) throws -> String {
-        guard let text = value(name) else { return fallback }
-        guard allowed.contains(text) else {
+        guard let text = value(name) else {
+            if name == "--format", let out = value("--out"), let dot = out.lastIndex(of: "."), !out[dot...].contains("/") {
+                var ext = out[out.index(after: dot)...].lowercased()
+                if ext == "htm" { ext = "html" }
+                if ext == "markdown" { ext = "md" }
+                if ext == "txt" && allowed.contains("text") { ext = "text" }
+                if ext == "jsonl" && allowed.contains("ndjson") { ext = "ndjson" }
+                if allowed.contains(ext) { return ext }
+            }
+            return fallback
+        }
+        guard let match = allowed.first(where: { $0.lowercased() == text.lowercased() }) else {
             throw UsageError("'\(name)' must be one of \(allowed.joined(separator: ", ")), got '\(text)'", usage: usage)
         }
-        return text
+        return match
+    }
+}
+
+/// "Did you mean …?" for mistyped commands and options.
+enum Suggestion {
+    /// The candidate closest to `word` by edit distance, when it is close
+    /// enough to be a typo (at most 2 edits, or a third of the word).
+    static func closest(to word: String, among candidates: [String]) -> String? {
+        let limit = max(2, word.count / 3)
+        var best: (String, Int)? = nil
+        for c in Set(candidates) {
+            let d = distance(Array(word.lowercased()), Array(c.lowercased()))
+            if d <= limit && (best == nil || d < best!.1 || (d == best!.1 && c < best!.0)) { best = (c, d) }
+        }
+        return best?.0
+    }
+
+    static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 }

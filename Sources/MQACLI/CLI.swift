@@ -24,7 +24,8 @@ public enum CLI {
         [
             IngestCommand.command, ExportCommand.command, TiersCommand.command, TuneCommand.command,
             ReportMeetingCommand.command, ReportTrackCommand.command, ReportFleetCommand.command,
-            SimulateCommand.command, DemoCommand.command, QueryCommand.command, CheckCommand.command,
+            MeetingsCommand.command, SimulateCommand.command, DemoCommand.command, QueryCommand.command,
+            CheckCommand.command,
         ]
     }
 
@@ -83,8 +84,12 @@ public enum CLI {
                 context.stdout.write(overview)
                 return ExitCode.success
             }
+            if rest == ["report"] {
+                context.stdout.write(reportGroupHelp)
+                return ExitCode.success
+            }
             guard let command = subcommand(rest) else {
-                return usageError(UsageError("unknown subcommand '\(rest.joined(separator: " "))'", usage: "mqa help <subcommand>"), context)
+                return usageError(UsageError("unknown subcommand '\(rest.joined(separator: " "))'\(suggestion(rest[0]))", usage: "mqa help <subcommand>"), context)
             }
             context.stdout.write(command.spec.helpText)
             return ExitCode.success
@@ -98,7 +103,7 @@ public enum CLI {
             return usageError(UsageError("'report' needs a kind: meeting, track or fleet", usage: "mqa report <meeting|track|fleet> [options]"), context)
         }
         guard let command = subcommand(arguments) else {
-            return usageError(UsageError("unknown subcommand '\(first)'", usage: "mqa <subcommand> [options]"), context)
+            return usageError(UsageError("unknown subcommand '\(first)'\(suggestion(first))", usage: "mqa <subcommand> [options]"), context)
         }
         let consumed = command.spec.name.split(separator: " ").count
         do {
@@ -128,8 +133,15 @@ public enum CLI {
     /// The subcommand named by the first word(s): `report meeting` is two words.
     static func subcommand(_ words: [String]) -> Subcommand? {
         let all = subcommands
+        if words.first == "ls" { return all.first { $0.spec.name == "meetings" } }
         if words.count >= 2, let two = all.first(where: { $0.spec.name == words[0] + " " + words[1] }) { return two }
         return all.first(where: { $0.spec.name == words[0] })
+    }
+
+    /// "; did you mean 'report'?" for a mistyped subcommand, or nothing.
+    static func suggestion(_ word: String) -> String {
+        let names = Set(subcommands.map { String($0.spec.name.split(separator: " ")[0]) })
+        return Suggestion.closest(to: word, among: Array(names)).map { "; did you mean '\($0)'?" } ?? ""
     }
 
     static func usageError(_ error: UsageError, _ context: CommandContext) -> Int32 {

@@ -46,8 +46,14 @@ struct CommandContext {
     }
 
     /// An existing store: reading commands must not create an empty one.
-    func openStore(_ args: ParsedArguments) throws -> EventStore {
-        try EventStore.openExisting(path: databasePath(args))
+    /// With `requireMeetings`, a store without meetings is an error too:
+    /// a fleet ranking or a tuning sweep of nothing would look like an
+    /// answer (every config at F1 0).
+    func openStore(_ args: ParsedArguments, requireMeetings: Bool = false) throws -> EventStore {
+        let path = try databasePath(args)
+        let store = try EventStore.openExisting(path: path)
+        if requireMeetings, try store.isEmpty() { throw StoreError.emptyStore(path) }
+        return store
     }
 
     /// `--config FILE` parsed over the defaults; a bad file is a usage error
@@ -64,6 +70,31 @@ struct CommandContext {
     func format(_ args: ParsedArguments, _ allowed: [String], usage: String) throws -> String {
         try args.choice("--format", allowed, default: "md", usage: usage)
     }
+
+    /// `--since`/`--until` as a half-open window [since, until) of meeting
+    /// start times, ms; nil ends are open.
+    func timeWindow(_ args: ParsedArguments) throws -> (since: Int64?, until: Int64?) {
+        func parse(_ name: String) throws -> Int64? {
+            guard let text = args.value(name) else { return nil }
+            guard let ms = Time.parse(text) else {
+                throw UsageError("'\(name)' must be an RFC 3339 time or a date (2026-11-29T10:00:00Z, 2026-11-29), got '\(text)'")
+            }
+            return ms
+        }
+        return (try parse("--since"), try parse("--until"))
+    }
+
+    static func inWindow(_ start: Int64?, _ window: (since: Int64?, until: Int64?)) -> Bool {
+        if window.since == nil && window.until == nil { return true }
+        guard let start else { return false }
+        if let since = window.since, start < since { return false }
+        if let until = window.until, start >= until { return false }
+        return true
+    }
+
+    static let sinceOption = OptionSpec.option(
+        "--since", value: "TIME", help: "Only meetings that started at or after TIME (RFC 3339, or a date: 2026-11-29).")
+    static let untilOption = OptionSpec.option("--until", value: "TIME", help: "Only meetings that started before TIME.")
 
     static let dbOption = OptionSpec.option(
         "--db", value: "PATH", help: "The store (default: $MQA_DB, else ./mqa.sqlite).")

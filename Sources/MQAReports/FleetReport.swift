@@ -35,6 +35,21 @@ public struct FleetEntry: Sendable, Equatable {
         issueCounts = counts
     }
 
+    /// An entry from stored summary figures (`mqa meetings`).
+    public init(meeting: String, title: String?, engine: String?, start: Int64?, durationMs: Int64?, participants: Int,
+                stalledMs: Int64, lowTierMs: Int64, abnormalDisconnects: Int, issueCounts: [IssueCode: Int] = [:]) {
+        self.meeting = meeting
+        self.title = title
+        self.engine = engine
+        self.start = start
+        self.durationMs = durationMs
+        self.participants = participants
+        self.stalledMs = stalledMs
+        self.lowTierMs = lowTierMs
+        self.abnormalDisconnects = abnormalDisconnects
+        self.issueCounts = issueCounts
+    }
+
     /// The ranking score, see `FleetReport.scoreRule`: higher is worse.
     public var score: Double {
         Double(stalledMs) / 1000 + Double(lowTierMs) / 1000

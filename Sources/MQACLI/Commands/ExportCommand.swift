@@ -23,7 +23,8 @@ enum ExportCommand {
         let format = try args.choice("--format", ["ndjson", "csv"], default: "ndjson", usage: spec.usage)
         let store = try context.openStore(args)
         let out = try context.output(args)
-        try Exporter(store: store).export(meeting: args.value("--meeting"), format: Exporter.Format(rawValue: format)!, to: out)
+        let meeting = try args.value("--meeting").map { try store.resolveMeeting($0) }
+        try Exporter(store: store).export(meeting: meeting, format: Exporter.Format(rawValue: format)!, to: out)
         return ExitCode.success
     }
 }

@@ -34,7 +34,9 @@ enum IngestCommand {
         // Opened first: a bad --out (the store itself, a folder) is refused
         // before anything is ingested; the file appears only at the end.
         let out = try context.output(args)
-        let store = try EventStore(path: context.databasePath(args))
+        let dbPath = try context.databasePath(args)
+        let existed = FileManager.default.fileExists(atPath: dbPath)
+        let store = try EventStore(path: dbPath)
         let ingester = Ingester(store: store)
         // Advanced, for crash tests and slow disks: lines per commit (the
         // resume granularity after a kill). Not a documented option.
@@ -69,6 +71,14 @@ enum IngestCommand {
         }
         let summary = try ingester.ingest(paths: args.positionals)
         progress?.finish()
+        if !existed && summary.lines == 0 && ingester.failedInputs == args.positionals.count {
+            // Nothing could be read: leave no empty store behind to be
+            // mistaken for an ingest of nothing.
+            withExtendedLifetime(store) {}
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: dbPath + suffix) }
+            context.stderr.write("Error: no input could be read; no store was created at \(TerminalText.escaped(dbPath))\n")
+            return ExitCode.failure
+        }
         // The summary tables behind the named queries; a kill here only
         // leaves meetings marked stale, and the next query or ingest redoes them.
         try store.refreshSummaries { done, total in

@@ -31,6 +31,7 @@ enum ReportOptions {
     /// on stderr and in the report (`MeetingReport.damage`), and the rest is
     /// shown. `mqa check` lists every damaged chunk; `mqa export` stays strict.
     static func meetingLog(_ store: EventStore, _ id: String, _ context: CommandContext) throws -> MeetingLog {
+        let id = try store.resolveMeeting(id)
         guard let log = try store.meetingLog(id, lenient: true) else { throw StoreError.noMeeting(id) }
         for d in log.damage { context.stderr.write("Warning: \(d); left out of the report\n") }
         return log
@@ -61,6 +62,7 @@ enum ReportMeetingCommand {
             CommandContext.dbOption, CommandContext.configOption, ReportOptions.formatOption,
             .option("--out", value: "PATH", help: "Write to this file (with --all: into this directory)."),
             .flag("--all", help: "Every meeting in the store, one file each, into --out DIR."),
+            CommandContext.sinceOption, CommandContext.untilOption,
         ])
 
     static let command = Subcommand(spec: spec, run: run)
@@ -71,8 +73,8 @@ enum ReportMeetingCommand {
         if args.has("--all") {
             guard args.positionals.isEmpty else { throw UsageError("give either a meeting ID or --all, not both") }
             guard let dir = args.value("--out") else { throw UsageError("--all needs --out DIR") }
-            let store = try context.openStore(args)
-            return try batch(store: store, dir: dir, format: format, config: config, context: context)
+            let store = try context.openStore(args, requireMeetings: true)
+            return try batch(store: store, dir: dir, format: format, config: config, window: try context.timeWindow(args), context: context)
         }
         guard let id = args.positionals.first else { throw UsageError("missing expected argument '<id>' (or --all)") }
         let store = try context.openStore(args)
@@ -85,9 +87,9 @@ enum ReportMeetingCommand {
     /// them in parallel in small groups, so a nightly batch uses every core
     /// while holding only a group's logs in memory.
     static func batch(store: EventStore, dir: String, format: ReportFormat, config: TierConfig,
-                      context: CommandContext) throws -> Int32 {
+                      window: (since: Int64?, until: Int64?) = (nil, nil), context: CommandContext) throws -> Int32 {
         let writer = try BatchWriter(directory: dir, format: format)
-        let ids = try store.meetings()
+        let ids = try store.meetings(startingIn: window)
         var entries: [FleetEntry] = []
         var failures = 0
         entries.reserveCapacity(ids.count)
@@ -173,6 +175,7 @@ enum ReportFleetCommand {
         options: [
             CommandContext.dbOption, CommandContext.configOption,
             .option("--top", value: "N", help: "Show only the N worst meetings (default: all)."),
+            CommandContext.sinceOption, CommandContext.untilOption,
             ReportOptions.formatOption, CommandContext.outOption,
         ])
 
@@ -182,9 +185,9 @@ enum ReportFleetCommand {
         let format = try ReportOptions.format(args, usage: spec.usage)
         let top = args.value("--top") == nil ? nil : try args.int("--top", default: 0, range: 1...Int(Int32.max), usage: spec.usage)
         let config = try ReportOptions.config(args)
-        let store = try context.openStore(args)
+        let store = try context.openStore(args, requireMeetings: true)
         var entries: [FleetEntry] = []
-        for id in try store.meetings() {
+        for id in try store.meetings(startingIn: try context.timeWindow(args)) {
             entries.append(FleetEntry(try ReportOptions.meetingReport(store, id, config: config, context)))
         }
         try ReportOptions.emit(FleetReport(entries: entries, top: top).render(format), args, context)

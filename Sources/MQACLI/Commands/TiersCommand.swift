@@ -24,10 +24,11 @@ enum TiersCommand {
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        guard let meeting = args.value("--meeting") else { throw UsageError("missing '--meeting <id>'") }
+        guard let given = args.value("--meeting") else { throw UsageError("missing '--meeting <id>'") }
         let format = try context.format(args, ["md", "json", "csv"], usage: spec.usage)
         let config = try context.tierConfig(args)
         let store = try context.openStore(args)
+        let meeting = try store.resolveMeeting(given)
         guard let log = try store.meetingLog(meeting) else { throw StoreErrorMessage.noMeeting(meeting) }
         let uid = args.value("--uid")
         if let uid, !log.clients.contains(where: { $0.uid == uid }) {

@@ -49,7 +49,7 @@ enum TuneCommand {
         }
         let grid = try TuningGrid.parse(data)
         let configs = grid.configs()
-        let store = try context.openStore(args)
+        let store = try context.openStore(args, requireMeetings: true)
 
         let started = Date()
         let progress = context.stderr.isTerminal

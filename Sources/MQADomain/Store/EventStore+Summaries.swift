@@ -117,3 +117,37 @@ enum SummaryTable: String, CaseIterable {
     case participant = "participant_summary"
     case track = "track_summary"
 }
+
+/// One meeting's stored summary row, as `mqa meetings` lists it.
+public struct MeetingSummaryRow: Sendable {
+    public var meeting: String
+    public var title: String?
+    public var engine: String?
+    public var start: Int64?
+    public var end: Int64?
+    public var participants: Int
+    public var stalledMs: Int64
+    public var lowTierMs: Int64
+    public var abnormalDisconnects: Int
+}
+
+extension EventStore {
+    /// Every meeting's stored summary (meetings without one, stale and
+    /// never summarised, are left out).
+    public func meetingSummaries() throws -> [MeetingSummaryRow] {
+        let s = try db.prepare(
+            """
+            SELECT m.meeting, s.title, s.engine, s.start_ts, s.end_ts, s.participants, s.stalled_ms, s.low_tier_ms,
+                   s.abnormal_disconnects
+            FROM meetings m JOIN meeting_summary s ON s.meeting_id = m.id
+            """)
+        var rows: [MeetingSummaryRow] = []
+        while try s.step() {
+            rows.append(MeetingSummaryRow(
+                meeting: s.string(0) ?? "", title: s.string(1), engine: s.string(2),
+                start: s.isNull(3) ? nil : s.int64(3), end: s.isNull(4) ? nil : s.int64(4), participants: s.int(5),
+                stalledMs: s.int64(6), lowTierMs: s.int64(7), abnormalDisconnects: s.int(8)))
+        }
+        return rows
+    }
+}

@@ -171,6 +171,8 @@ public enum StoreError: Error, CustomStringConvertible {
     case inconsistent(String)
     case notAStore(String, String)
     case isDirectory(String)
+    case ambiguousMeeting(String, [String], more: Bool)
+    case emptyStore(String)
     case damagedChunk(meeting: String, uid: String, table: String, chunk: Int64, reason: String)
 
     public var description: String {
@@ -179,6 +181,10 @@ public enum StoreError: Error, CustomStringConvertible {
         case .noMeeting(let id): "no meeting \"\(id)\" in the store (`mqa query meetings` lists them)"
         case .inconsistent(let what): "store is inconsistent: \(what)"
         case .notAStore(let path, let why): "\(path) is not an mqa store: \(why)"
+        case .ambiguousMeeting(let id, let matches, let more):
+            "meeting id prefix \"\(id)\" matches \(matches.map { "\"\($0)\"" }.joined(separator: ", "))\(more ? " and more" : ""): give more of the id"
+        case .emptyStore(let path):
+            "the store \(path) holds no meetings (ingest logs with `mqa ingest --db \(path) FILE...`)"
         case .isDirectory(let path): "\(path) is a directory, not an mqa store (give the store's file path)"
         case .damagedChunk(let meeting, let uid, let table, let chunk, let reason):
             "damaged \(table == "event_chunks" ? "event" : "report") chunk \(chunk) (\(table)) of meeting \"\(meeting)\", client \"\(uid)\": \(reason)"
@@ -197,5 +203,60 @@ extension EventStore {
         guard try stale.step(), stale.int(0) == 1 else { return nil }
         stale.reset()
         return try EventStore(path: path)
+    }
+}
+
+extension EventStore {
+    /// The meeting named by `id`: the meeting itself when it exists, else
+    /// the one meeting whose id starts with `id` (ids like 16 hex digits
+    /// are long to type). No match is `noMeeting`; several are an error
+    /// that lists them.
+    public func resolveMeeting(_ id: String) throws -> String {
+        let exact = try db.cached("SELECT 1 FROM meetings WHERE meeting = ?")
+        exact.bind(1, id)
+        let found = try exact.step()
+        exact.reset()
+        if found || id.isEmpty { return id }
+        let prefix = try db.cached("SELECT meeting FROM meetings WHERE substr(meeting, 1, length(?1)) = ?1 ORDER BY meeting LIMIT 6")
+        prefix.bind(1, id)
+        var matches: [String] = []
+        while try prefix.step() { matches.append(prefix.string(0) ?? "") }
+        prefix.reset()
+        switch matches.count {
+        case 0: throw StoreError.noMeeting(id)
+        case 1: return matches[0]
+        default:
+            throw StoreError.ambiguousMeeting(id, matches.prefix(5).map { $0 }, more: matches.count > 5)
+        }
+    }
+
+    /// Whether the store holds any meeting.
+    public func isEmpty() throws -> Bool {
+        let s = try db.cached("SELECT NOT EXISTS (SELECT 1 FROM meetings)")
+        defer { s.reset() }
+        return try s.step() && s.int(0) == 1
+    }
+}
+
+extension EventStore {
+    /// Meeting ids, sorted, whose first event lies in [since, until) (an
+    /// open end when nil). The start comes from the first event of any
+    /// client, chunk rows only: nothing is decoded.
+    public func meetings(startingIn window: (since: Int64?, until: Int64?)) throws -> [String] {
+        if window.since == nil && window.until == nil { return try meetings() }
+        let s = try db.prepare(
+            """
+            SELECT m.meeting FROM meetings m
+            JOIN (SELECT c.meeting_id AS id, min(k.first_ts) AS start FROM clients c
+                  JOIN (SELECT client_id, first_ts FROM report_chunks UNION ALL SELECT client_id, first_ts FROM event_chunks) k
+                    ON k.client_id = c.id GROUP BY c.meeting_id) t ON t.id = m.id
+            WHERE t.start >= ?1 AND t.start < ?2
+            ORDER BY m.meeting
+            """)
+        s.bind(1, window.since ?? Int64.min)
+        s.bind(2, window.until ?? Int64.max)
+        var out: [String] = []
+        while try s.step() { out.append(s.string(0) ?? "") }
+        return out
     }
 }

@@ -3,6 +3,14 @@ public enum Time {
     /// `2026-11-29T10:00:02.125Z`
     public static func iso(_ ms: Int64) -> String { RFC3339.format(ms) }
 
+    /// A time a user typed: RFC 3339 (`2026-11-29T10:00:00Z`, any offset)
+    /// or a date (`2026-11-29`, midnight UTC); nil when it is neither.
+    public static func parse(_ text: String) -> Int64? {
+        var t = text
+        if t.count == 10 { t += "T00:00:00Z" }
+        return t.utf8.withContiguousStorageIfAvailable { RFC3339.milliseconds($0) } ?? nil
+    }
+
     /// A duration in the largest sensible units: `850 ms`, `2.5 s`,
     /// `1 m 05 s`, `2 h 03 m`.
     public static func duration(_ ms: Int64) -> String {

@@ -1,0 +1,76 @@
+import MQADomain
+import MQAReports
+import MQAStore
+
+/// `mqa meetings` (alias `mqa ls`)
+enum MeetingsCommand {
+    static let spec = CommandSpec(
+        name: "meetings",
+        abstract: "List the stored meetings, newest first: start, duration, participants, score.",
+        discussion: """
+            Reads the summary tables that ingest keeps (nothing is decoded), so it is
+            instant on any store. The score is the fleet ranking's (see `mqa report
+            fleet`): higher is worse. Any unique prefix of an id works wherever a
+            meeting id is expected (`mqa report meeting 3f2a`).
+            """,
+        options: [
+            CommandContext.dbOption,
+            CommandContext.sinceOption, CommandContext.untilOption,
+            .option("--top", value: "N", help: "Only the N newest meetings."),
+            .option("--format", value: "FORMAT", help: "md (default), json or csv."),
+            CommandContext.outOption,
+        ])
+
+    static let command = Subcommand(spec: spec, run: run)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let format = try context.format(args, ["md", "json", "csv"], usage: spec.usage)
+        let top = args.value("--top") == nil ? Int.max : try args.int("--top", default: 0, range: 1...Int(Int32.max), usage: spec.usage)
+        let window = try context.timeWindow(args)
+        let path = try context.databasePath(args)
+        if let writable = try? EventStore.openForMaintenance(path: path) { _ = try writable.refreshSummaries() }
+        let store = try context.openStore(args, requireMeetings: true)
+        var entries: [FleetEntry] = []
+        for row in try store.meetingSummaries() where CommandContext.inWindow(row.start, window) {
+            var duration: Int64? = nil
+            if let start = row.start, let end = row.end { duration = end - start }
+            entries.append(FleetEntry(
+                meeting: row.meeting, title: row.title, engine: row.engine, start: row.start, durationMs: duration,
+                participants: row.participants, stalledMs: row.stalledMs, lowTierMs: row.lowTierMs,
+                abnormalDisconnects: row.abnormalDisconnects))
+        }
+        entries.sort { ($0.start ?? Int64.min, $1.meeting) > ($1.start ?? Int64.min, $0.meeting) }
+        if entries.count > top { entries.removeLast(entries.count - top) }
+        let out = try context.output(args)
+        switch format {
+        case "json":
+            var items: [JSON] = []
+            for e in entries {
+                let fields: [(String, JSON)] = [
+                    ("meeting", .string(e.meeting)), ("title", .optional(e.title)), ("engine", .optional(e.engine)),
+                    ("start", .optional(e.start)), ("durationMs", .optional(e.durationMs)),
+                    ("participants", .int(Int64(e.participants))), ("score", .double(e.score)),
+                ]
+                items.append(.object(fields))
+            }
+            out.write(JSON.array(items).rendered(pretty: true) + "\n")
+        case "csv":
+            out.write("meeting,start,durationMs,participants,score,title\n")
+            for e in entries {
+                let cells: [String] = [CSV.cell(e.meeting), e.start.map { String($0) } ?? "", e.durationMs.map { String($0) } ?? "",
+                                       String(e.participants), CSV.number(e.score), CSV.cell(e.title ?? "")]
+                out.write(cells.joined(separator: ",") + "\n")
+            }
+        default:
+            var table = MarkdownTable(headers: ["meeting", "start (UTC)", "duration", "participants", "score", "title"],
+                                      rightAligned: [2, 3, 4])
+            for e in entries {
+                let start = e.start.map { Time.iso($0) } ?? "—"
+                let duration = e.durationMs.map { Time.duration($0) } ?? "—"
+                table.add([e.meeting, start, duration, String(e.participants), JSON.number((e.score * 10).rounded() / 10), e.title ?? "—"])
+            }
+            out.write(table.rendered)
+        }
+        return ExitCode.success
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// The command line people already know: formats from the extension, in
+/// any case, short options, `help CMD`, "did you mean", `mqa meetings`, id
+/// prefixes, time filters, and honest answers about empty stores.
+@Suite struct CLIConveniencesTests {
+    let dir = Scratch()
+    var db: String { dir.file("store.sqlite") }
+
+    /// Three meetings a day apart: m-a (oldest) … m-c (newest), plus m-ab.
+    func threeMeetings() {
+        let day: Int64 = 86_400_000
+        let f = dir.write("log.ndjson", Lines.meeting("m-aaa1", start: Lines.t0 - 3 * day)
+            + Lines.meeting("m-bbb2", start: Lines.t0 - 2 * day) + Lines.meeting("m-ccc3", start: Lines.t0 - day))
+        #expect(MQA.run(["ingest", "--db", db, f]).status == 0)
+    }
+
+    @Test func formatComesFromTheOutExtensionAndAnyCase() throws {
+        threeMeetings()
+        let html = dir.file("r.html")
+        #expect(MQA.run(["report", "meeting", "m-aaa1", "--db", db, "-o", html]).status == 0)
+        #expect(try String(contentsOfFile: html, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
+        let json = MQA.run(["report", "fleet", "--db", db, "--format", "JSON"])
+        #expect(json.status == 0, "\(json)")
+        #expect(json.stdout.hasPrefix("{"), "\(json)")
+        let csv = MQA.run(["report", "fleet", "--db", db, "-f", "csv", "-n", "1"])
+        #expect(csv.stdout.split(separator: "\n").count == 2, "\(csv)")
+    }
+
+    @Test(arguments: [["help", "report"], ["help", "report", "fleet"], ["help", "ingest"], ["help", "meetings"],
+                      ["meetings", "--help"], ["report", "--help"]])
+    func helpExitsZero(args: [String]) {
+        let r = MQA.run(args)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("USAGE:"), "\(r)")
+    }
+
+    @Test func typosGetASuggestion() {
+        let command = MQA.run(["reprot", "fleet"])
+        #expect(command.status == 64)
+        #expect(command.stderr.contains("did you mean 'report'?"), "\(command)")
+        let option = MQA.run(["export", "--fromat", "csv"])
+        #expect(option.status == 64)
+        #expect(option.stderr.contains("did you mean '--format'?"), "\(option)")
+    }
+
+    @Test func meetingsAreListedNewestFirstAndPrefixesResolve() {
+        threeMeetings()
+        let r = MQA.run(["meetings", "--db", db, "--format", "csv"])
+        #expect(r.status == 0, "\(r)")
+        let ids = r.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",")[0] }
+        #expect(ids == ["m-ccc3", "m-bbb2", "m-aaa1"], "\(r)")
+        #expect(MQA.run(["ls", "--db", db]).status == 0)
+        let byPrefix = MQA.run(["report", "meeting", "m-bb", "--db", db, "--format", "json"])
+        #expect(byPrefix.status == 0, "\(byPrefix)")
+        #expect(byPrefix.stdout.contains("\"meeting\" : \"m-bbb2\"") || byPrefix.stdout.contains("\"meeting\": \"m-bbb2\""), "\(byPrefix)")
+        let ambiguous = MQA.run(["tiers", "--meeting", "m-", "--db", db])
+        #expect(ambiguous.status == 1)
+        #expect(ambiguous.stderr.contains("matches"), "\(ambiguous)")
+    }
+
+    @Test func sinceAndUntilFilterByStart() {
+        threeMeetings()
+        let since = Lines.t0 - 2 * 86_400_000
+        let iso = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(since) / 1000))
+        let fleet = MQA.run(["report", "fleet", "--db", db, "--since", iso, "--format", "csv"])
+        #expect(fleet.status == 0, "\(fleet)")
+        #expect(fleet.stdout.contains("m-bbb2") && fleet.stdout.contains("m-ccc3") && !fleet.stdout.contains("m-aaa1"), "\(fleet)")
+        let listed = MQA.run(["meetings", "--db", db, "--until", iso, "--format", "csv"])
+        #expect(listed.stdout.contains("m-aaa1") && !listed.stdout.contains("m-bbb2"), "\(listed)")
+        let bad = MQA.run(["report", "fleet", "--db", db, "--since", "yesterday"])
+        #expect(bad.status == 64, "\(bad)")
+    }
+
+    @Test func emptyStoresAndFailedIngestsSaySo() {
+        let empty = dir.write("empty.ndjson", "")
+        #expect(MQA.run(["ingest", "--db", db, empty]).status == 0)
+        for args in [["report", "fleet"], ["tune", "--grid", dir.write("g.json", #"{"hysteresis": [0, 0.1]}"#)]] {
+            let r = MQA.run(args + ["--db", db])
+            #expect(r.status == 1, "\(args): \(r)")
+            #expect(r.stderr.contains("holds no meetings"), "\(r)")
+            #expect(r.stdout.isEmpty, "\(r)")
+        }
+        let other = dir.file("never.sqlite")
+        let failed = MQA.run(["ingest", "--db", other, dir.file("missing.ndjson")])
+        #expect(failed.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: other), "a failed ingest left a store behind")
+    }
+}
