@@ -23,6 +23,9 @@ public enum RecorderCompression: Sendable {
     }
 }
 
+/// write(2)'s shape, for the tests' stand-in.
+typealias WriteFunction = @Sendable (Int32, UnsafeRawPointer, Int) -> Int
+
 /// The writer thread's files for one client: lines are gathered in
 /// `pending` and reach the file in one `write` per batch, so a crash can
 /// cut the log only between batches, never inside a line. Each file is
@@ -36,6 +39,8 @@ final class LogFiles {
     let uid: String
     let maxFileBytes: Int
     let compression: RecorderCompression
+    /// Tests only: stands in for write(2) to simulate short and failed writes.
+    var writeOverride: WriteFunction?
 
     /// Formatted lines not yet written.
     var pending: [UInt8] = []
@@ -165,7 +170,9 @@ final class LogFiles {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let n =
+                    writeOverride?(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    ?? write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
                     note("write")

@@ -35,6 +35,8 @@ public final class MeetingRecorder: @unchecked Sendable {
         public var lossUnit = LossUnit.fraction
         /// Plain NDJSON by default.
         public var compression = RecorderCompression.none
+        /// Tests only: replaces write(2).
+        var writeOverride: WriteFunction?
 
         public init() {}
     }
@@ -92,6 +94,7 @@ public final class MeetingRecorder: @unchecked Sendable {
         let files = LogFiles(
             directory: directory.path, meeting: meeting, uid: uid, maxFileBytes: configuration.maxFileBytes,
             compression: configuration.compression)
+        files.writeOverride = configuration.writeOverride
         let writer = Writer(
             buffer: buffer, files: files, formatter: LineFormatter(lossUnit: configuration.lossUnit), clock: clock,
             interval: configuration.flushInterval, done: done
