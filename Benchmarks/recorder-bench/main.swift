@@ -28,12 +28,14 @@ struct Options {
     var maxFileBytes = 8 << 20
     var flushMs = 500
     var zstd = false
+    /// Events per second per thread; 0 = as fast as the threads can.
+    var rate = 0
 }
 
 func usage(_ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n" + """
         usage: recorder-bench --out DIR [--threads T] [--events N] [--meeting ID] [--buffer EVENTS]
-                              [--max-file-bytes BYTES] [--flush-ms MS] [--zstd]
+                              [--max-file-bytes BYTES] [--flush-ms MS] [--zstd] [--rate EVENTS_PER_S_PER_THREAD]
         """ + "\n").utf8))
     exit(64)
 }
@@ -59,6 +61,7 @@ func parse() -> Options {
         case "--max-file-bytes": o.maxFileBytes = int(a)
         case "--flush-ms": o.flushMs = int(a)
         case "--zstd": o.zstd = true
+        case "--rate": o.rate = int(a)
         default: usage("unknown argument \(a)")
         }
     }
@@ -163,7 +166,14 @@ for t in 0..<threadCount {
         while !go { start.wait() }
         start.unlock()
         var others = 0
+        let began = monotonicNs()
         for i in 0..<count {
+            if options.rate > 0 {
+                // Paced: sleep until this event's time (not timed as a call).
+                let due = began + UInt64(i) * 1_000_000_000 / UInt64(options.rate)
+                let now = monotonicNs()
+                if due > now + 50_000 { usleep(UInt32((due - now) / 1000)) }
+            }
             if t == 0 && i == count / 2 {
                 // One move, mid-run: the rest of the log is another meeting's file.
                 recorder.subMeetingMoved(to: options.meeting + "-2", reason: "breakout")
