@@ -45,6 +45,7 @@ final class LogFiles {
     /// Formatted lines not yet written.
     var pending: [UInt8] = []
     private var pendingEvents = 0
+    private var pendingDropLines = 0
     private var pendingFirstTs: Int64?
 
     private var fd: Int32 = -1
@@ -95,22 +96,24 @@ final class LogFiles {
     func lineAdded(start: Int, ts: Int64, isEvent: Bool) {
         if !compressed && size + pending.count > maxFileBytes && size + start > 0 {
             if start > 0 {
-                store(pending[..<start], events: pendingEvents)
+                store(pending[..<start], events: pendingEvents, dropLines: pendingDropLines)
                 pending.removeFirst(start)
                 pendingEvents = 0
+                pendingDropLines = 0
             }
             closeFile()
         }
         if pendingFirstTs == nil { pendingFirstTs = ts }
-        if isEvent { pendingEvents += 1 } else { writtenDropLines += 1 }
+        if isEvent { pendingEvents += 1 } else { pendingDropLines += 1 }
     }
 
     /// Writes what is pending as one write (one zstd frame).
     func flush() {
         guard !pending.isEmpty else { return }
-        store(pending[...], events: pendingEvents)
+        store(pending[...], events: pendingEvents, dropLines: pendingDropLines)
         pending.removeAll(keepingCapacity: true)
         pendingEvents = 0
+        pendingDropLines = 0
         if compressed && size >= maxFileBytes { closeFile() }
     }
 
@@ -126,6 +129,7 @@ final class LogFiles {
         if fsync(fd) != 0 { note("fsync") }
         if close(fd) != 0 { note("close") }
         fd = -1
+        size = 0
         // Renamed even after a failed sync: its lines are whole, and a
         // `.partial` left behind would only be renamed by the recovery.
         if rename(partialPath, finalPath) == 0 {
@@ -136,7 +140,7 @@ final class LogFiles {
         }
     }
 
-    private func store(_ bytes: ArraySlice<UInt8>, events: Int) {
+    private func store(_ bytes: ArraySlice<UInt8>, events: Int, dropLines: Int) {
         let firstTs = pendingFirstTs ?? 0
         pendingFirstTs = nil
         guard fd >= 0 || openFile(firstTs: firstTs) else {
@@ -155,6 +159,7 @@ final class LogFiles {
         #endif
         if ok {
             writtenEvents += events
+            writtenDropLines += dropLines
             return
         }
         lostEvents += events
