@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQADomain"]),
         .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports"]),
         .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQAStore"]),
-        .testTarget(name: "MQARecorderTests", dependencies: ["MQARecorder", "MQADomain"]),
+        .testTarget(name: "MQARecorderTests", dependencies: ["MQARecorder", "MQADomain"], swiftSettings: [.swiftLanguageMode(.v6)]),
     ],
     // Swift 5 mode: the CLI keeps command tables and output sinks in statics,
     // used from one thread; the parallel tuning sweep shares only immutable

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(CZstd)
-import CZstd
+internal import CZstd
 #endif
 
 /// How the recorder's files are written.
