@@ -150,7 +150,7 @@ final class LogFiles {
         let ok: Bool
         #if canImport(CZstd)
         if compressed {
-            ok = compressFrame(bytes) && writeAll(frame[...])
+            if let n = compressFrame(bytes) { ok = writeAll(frame[..<n]) } else { ok = false }
         } else {
             ok = writeAll(bytes)
         }
@@ -195,9 +195,11 @@ final class LogFiles {
     }
 
     #if canImport(CZstd)
-    private func compressFrame(_ bytes: ArraySlice<UInt8>) -> Bool {
+    /// Compresses `bytes` into `frame` (kept at its largest size, so it is
+    /// allocated once); returns the frame's length.
+    private func compressFrame(_ bytes: ArraySlice<UInt8>) -> Int? {
         if zstdContext == nil { zstdContext = ZSTD_createCCtx() }
-        guard let zstdContext, case .zstd(let level) = compression else { return false }
+        guard let zstdContext, case .zstd(let level) = compression else { return nil }
         let bound = ZSTD_compressBound(bytes.count)
         if frame.count < bound { frame = [UInt8](repeating: 0, count: bound) }
         let n = bytes.withUnsafeBytes { input in
@@ -207,10 +209,9 @@ final class LogFiles {
         }
         guard ZSTD_isError(n) == 0 else {
             lastError = "zstd: " + String(cString: ZSTD_getErrorName(n))
-            return false
+            return nil
         }
-        frame.removeLast(frame.count - n)
-        return true
+        return n
     }
     #endif
 
