@@ -299,15 +299,25 @@ extension MeetingRecorder {
                 try FileManager.default.removeItem(at: partial)
                 continue
             }
-            let handle = try FileHandle(forWritingTo: partial)
-            try handle.truncate(atOffset: UInt64(keep))
-            try handle.synchronize()
-            try handle.close()
-            if FileManager.default.fileExists(atPath: final.path) { continue }
-            try FileManager.default.moveItem(at: partial, to: final)
+            // POSIX rather than FileHandle's throwing calls, which need
+            // macOS 10.15 / iOS 13.
+            let fd = open(partial.path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw posixError("open \(partial.path)") }
+            let synced = ftruncate(fd, off_t(keep)) == 0 && fsync(fd) == 0
+            let error = synced ? nil : posixError("truncate \(partial.path)")
+            _ = closeDescriptor(fd)
+            if let error { throw error }
+            if access(final.path, F_OK) == 0 { continue }  // never replace a file
+            guard rename(partial.path, final.path) == 0 else { throw posixError("rename \(partial.path)") }
             done.append(final)
         }
         return done
+    }
+
+    private static func posixError(_ what: String) -> NSError {
+        NSError(
+            domain: NSPOSIXErrorDomain, code: Int(errno),
+            userInfo: [NSLocalizedDescriptionKey: what + ": " + String(cString: strerror(errno))])
     }
 
     private static func wholeLines(_ data: Data) -> Int? {
@@ -331,3 +341,6 @@ extension MeetingRecorder {
         #endif
     }
 }
+
+/// close(2), for code inside `MeetingRecorder`, where `close` is the recorder's.
+private func closeDescriptor(_ fd: Int32) -> Int32 { close(fd) }
