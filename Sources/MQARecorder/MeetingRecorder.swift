@@ -38,6 +38,7 @@ public final class MeetingRecorder: @unchecked Sendable {
         /// Tests only: replaces write(2).
         var writeOverride: WriteFunction?
 
+        /// The defaults above.
         public init() {}
     }
 
@@ -63,6 +64,7 @@ public final class MeetingRecorder: @unchecked Sendable {
         case emptyIdentifier
         /// zstd was asked for where the library is not linked.
         case zstdUnavailable
+        /// The folder for the files could not be created (path and reason).
         case cannotCreateDirectory(String)
     }
 
