@@ -22,14 +22,15 @@ public final class MeetingRecorder: @unchecked Sendable {
 
     /// Tuning knobs; the defaults suit a phone.
     public struct Configuration: Sendable {
-        /// Events held between two writes. Memory is twice this many small
-        /// records (~100 bytes each) plus the strings they refer to.
+        /// Events held between two writes (at least 2). Memory is twice this
+        /// many small records (~100 bytes each) plus the strings they refer to.
         public var bufferCapacity = 4096
         /// A file is finished and the next begun before it would pass this
         /// size (for zstd, after the batch that passes it).
         public var maxFileBytes = 8 << 20
-        /// How long the writer lets events gather at most; it also writes as
-        /// soon as the buffer is half full. A crash loses at most this long.
+        /// How long the writer lets events gather at most (at least 1 ms); it
+        /// also writes as soon as the buffer is half full. A crash loses at
+        /// most this long.
         public var flushInterval: TimeInterval = 0.5
         /// The unit of the SDK's `loss` (see `LossUnit`).
         public var lossUnit = LossUnit.fraction
@@ -92,14 +93,17 @@ public final class MeetingRecorder: @unchecked Sendable {
             throw SetupError.cannotCreateDirectory("\(directory.path): \(error.localizedDescription)")
         }
         self.clock = clock
-        buffer = RecordBuffer(capacity: configuration.bufferCapacity)
+        // Out-of-range settings are raised to the smallest that work rather
+        // than trapping in an app: a buffer needs room to swap, and a zero
+        // interval would make the writer spin.
+        buffer = RecordBuffer(capacity: max(2, configuration.bufferCapacity))
         let files = LogFiles(
             directory: directory.path, meeting: meeting, uid: uid, maxFileBytes: configuration.maxFileBytes,
             compression: configuration.compression)
         files.writeOverride = configuration.writeOverride
         let writer = Writer(
             buffer: buffer, files: files, formatter: LineFormatter(lossUnit: configuration.lossUnit), clock: clock,
-            interval: configuration.flushInterval, done: done
+            interval: max(0.001, configuration.flushInterval), done: done
         ) { [weak self] stats in self?.publish(stats) }
         let thread = Thread { writer.run() }
         thread.name = "MQARecorder writer"
