@@ -287,6 +287,8 @@ extension MeetingRecorder {
     /// Returns the files it completed.
     @discardableResult
     public static func finishAbandonedFiles(in directory: URL) throws -> [URL] {
+        // First launch: no folder yet, so nothing was abandoned.
+        guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         var done: [URL] = []
         for name in names.sorted() where name.hasSuffix(LogFiles.partialSuffix) {

@@ -267,6 +267,8 @@ import Testing
         #expect(done.map(\.lastPathComponent) == ["m__u__1.ndjson"])
         #expect(dir.names == ["m__u__1.ndjson"])
         #expect(checkedLines(dir.bytes("m__u__1.ndjson")).count == 2)
+        // First launch: no folder yet.
+        #expect(try MeetingRecorder.finishAbandonedFiles(in: dir.url.appendingPathComponent("none")).isEmpty)
     }
 }
 
