@@ -119,29 +119,47 @@ do {
     usage("cannot start the recorder: \(error)")
 }
 
+/// The strings a thread passes, built before the clock starts: the SDK
+/// hands the app ready-made values, so only the recorder call is timed.
+struct ThreadStrings {
+    let who: [String]
+    let cams: [String]
+    let speakers: [[String]]
+    let titles: [String]
+
+    init(thread t: Int) {
+        who = (0..<7).map { "u\(t)-\($0)" }
+        cams = who.map { $0 + "-cam" }
+        speakers = who.map { [$0, "u\(t)-x"] }
+        titles = (0..<16).map { "Meeting title \(t)-\($0)" }
+    }
+}
+
 /// The events other than quality reports, one every `otherEvery` calls, in turn.
 let otherEvery = 50
-func recordOther(_ n: Int, thread: Int) {
-    let who = "u\(thread)-\(n % 7)"
+func recordOther(_ n: Int, _ s: ThreadStrings) {
+    let who = s.who[n % 7]
+    let cam = s.cams[n % 7]
+    let title = s.titles[n % 16]
     switch n % 21 {
-    case 0: recorder.meetingJoined(engine: .sfu, title: "Bench \(n)")
+    case 0: recorder.meetingJoined(engine: .sfu, title: title)
     case 1: recorder.meetingLeft()
     case 2: recorder.disconnected(reason: "network", error: n % 2 == 0 ? "timeout" : nil)
     case 3: recorder.reconnected()
-    case 4: recorder.connectionQualityChanged(tier: ["excellent", "good", "poor"][n % 3])
-    case 5: recorder.activeSpeakersChanged([who, "u\(thread)-x"])
-    case 6: recorder.streamSubscribed(publisher: who, track: who + "-cam", kind: n % 2 == 0 ? .camera : .screen)
-    case 7: recorder.streamUnsubscribed(publisher: who, track: who + "-cam")
-    case 8: recorder.receiveStreamStatus(publisher: who, track: who + "-cam", timedOut: n % 2 == 0)
+    case 4: recorder.connectionQualityChanged(tier: n % 3 == 0 ? "excellent" : n % 3 == 1 ? "good" : "poor")
+    case 5: recorder.activeSpeakersChanged(s.speakers[n % 7])
+    case 6: recorder.streamSubscribed(publisher: who, track: cam, kind: n % 2 == 0 ? .camera : .screen)
+    case 7: recorder.streamUnsubscribed(publisher: who, track: cam)
+    case 8: recorder.receiveStreamStatus(publisher: who, track: cam, timedOut: n % 2 == 0)
     case 9: recorder.userEntered(who)
     case 10: recorder.userLeft(who)
     case 11: recorder.memberMediaState(target: who, media: .camera, on: n % 2 == 0, byAdmin: true, opUid: "host")
-    case 12: recorder.roomTitleChanged(to: "Title \(n)", from: "Title \(n - 1)")
+    case 12: recorder.roomTitleChanged(to: title, from: s.titles[(n + 1) % 16])
     case 13: recorder.roomShareStarted(publisher: who)
     case 14: recorder.roomShareStopped(publisher: who)
     case 15: recorder.audioRouteChanged(route: "bluetooth", reason: "newDeviceAvailable")
     case 16: recorder.audioInterruption(n % 2 == 0 ? .began : .ended)
-    case 17: recorder.deviceChanged(kind: .mic, change: .added, device: "Mic \(n)")
+    case 17: recorder.deviceChanged(kind: .mic, change: .added, device: title)
     case 18: recorder.userHandup(.request)
     case 19: recorder.shareBroadcastStarted()
     default: recorder.shareBroadcastStopped()
@@ -162,6 +180,7 @@ for t in 0..<threadCount {
         let c = ThreadClock(next: base + Int64(t), step: Int64(threadCount))
         pthread_setspecific(clockKey, Unmanaged.passRetained(c).toOpaque())
         let h = histograms[t]
+        let strings = ThreadStrings(thread: t)
         start.lock()
         while !go { start.wait() }
         start.unlock()
@@ -181,7 +200,7 @@ for t in 0..<threadCount {
             }
             let t0 = monotonicNs()
             if i % otherEvery == otherEvery - 1 {
-                recordOther(others, thread: t)
+                recordOther(others, strings)
                 others += 1
             } else {
                 // Distinct values, in the SDK's units (loss as a fraction).
