@@ -28,6 +28,7 @@ let package = Package(
     products: [
         .executable(name: "mqa", targets: ["mqa"]),
         .library(name: "MQADomain", targets: ["MQADomain"]),
+        .library(name: "MQARecorder", targets: ["MQARecorder"]),
     ],
     targets: [
         .systemLibrary(
@@ -49,14 +50,19 @@ let package = Package(
         .target(name: "MQAReports", dependencies: ["MQADomain"]),
         .target(name: "MQACLI", dependencies: ["MQADomain", "MQASimulator", "MQAReports", "MQAQueries"]),
         .executableTarget(name: "mqa", dependencies: ["MQACLI"]),
+        // The app-side writer of the event log: Foundation only, so it builds for
+        // iOS and macOS; zstd output only where the system library is there.
+        .target(name: "MQARecorder", dependencies: [.target(name: "CZstd", condition: .when(platforms: [.linux]))]),
         // Benchmarks that print figures (never timed tests): swift run -c release NAME
         .executableTarget(name: "engine-bench", dependencies: ["MQADomain"], path: "Benchmarks/engine-bench"),
         .executableTarget(name: "sim-bench", dependencies: ["MQASimulator"], path: "Benchmarks/sim-bench"),
+        .executableTarget(name: "recorder-bench", dependencies: ["MQARecorder"], path: "Benchmarks/recorder-bench"),
         .testTarget(name: "MQAStoreTests", dependencies: ["MQAStore"]),
         .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"]),
         .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQADomain"]),
         .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports"]),
         .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQAStore"]),
+        .testTarget(name: "MQARecorderTests", dependencies: ["MQARecorder", "MQADomain"], swiftSettings: [.swiftLanguageMode(.v6)]),
     ],
     // Swift 5 mode: the CLI keeps command tables and output sinks in statics,
     // used from one thread; the parallel tuning sweep shares only immutable

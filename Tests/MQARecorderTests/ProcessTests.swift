@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import MQADomain
+import Testing
+
+@testable import MQARecorder
+
+/// The built `recorder-bench` and `mqa` as child processes: a kill can only
+/// be tested on a process of its own, and "ingest stores what was recorded"
+/// only against the real binary.
+@Suite(.serialized) struct ProcessTests {
+    static let bench = builtProduct("recorder-bench")
+    static let mqa = builtProduct("mqa")
+
+    /// SIGKILL the recorder while it writes and rotates, at three moments:
+    /// every file, finished or `.partial`, holds whole valid lines only,
+    /// and `finishAbandonedFiles` makes the partial ones uploadable.
+    /// (Batches of ~70 KB into 1 MB files: a kill mostly finds a file open.)
+    @Test func killedMidWriteLeavesOnlyWholeLines() throws {
+        var partialsSeen = 0
+        for afterMs in [150, 400, 900] {
+            let dir = TempDir("kill\(afterMs)")
+            let child = Child(Self.bench, [
+                "--out", dir.path, "--threads", "2", "--events", "100000000", "--buffer", "512",
+                "--max-file-bytes", "1000000", "--flush-ms", "5",
+            ])
+            usleep(UInt32(afterMs) * 1000)
+            kill(child.pid, SIGKILL)
+            let result = child.wait()
+            #expect(result.status == -SIGKILL, "the bench ended before the kill: \(result.stderr)")
+            let names = dir.names
+            #expect(!names.isEmpty)
+            partialsSeen += names.filter { $0.hasSuffix(".partial") }.count
+            var total = 0
+            for name in names { total += checkedLines(dir.bytes(name), file: name).count }
+            #expect(total > 0)
+            try MeetingRecorder.finishAbandonedFiles(in: dir.url)
+            #expect(dir.names.allSatisfy { $0.hasSuffix(".ndjson") })
+            #expect(lines(in: dir).count == total)
+        }
+        #expect(partialsSeen > 0, "no kill found a file being written")
+    }
+
+    /// `recorded` in the bench's JSON is what `mqa ingest` stores: every
+    /// event line, with no reject and no duplicate; `recorder_dropped` lines
+    /// (and the context events, while this build's validator predates
+    /// format 1.1) are counted as ignored.
+    @Test(arguments: [1, 4])
+    func ingestStoresExactlyWhatWasRecorded(threads: Int) throws {
+        let dir = TempDir()
+        let run = Child(Self.bench, [
+            "--out", dir.path, "--threads", String(threads), "--events", "40000", "--buffer", "1024",
+        ]).wait()
+        try #require(run.status == 0, "\(run.stderr)")
+        let last = try #require(run.stdout.split(separator: "\n").last)
+        let figures = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Int])
+        let recorded = try #require(figures["recorded"])
+        let dropped = try #require(figures["dropped"])
+        #expect(figures["p50Ns"] != nil && figures["p99Ns"] != nil)
+        #expect(recorded + dropped == 40000)
+
+        let all = lines(in: dir)
+        let dropLines = all.filter { $0.event == "recorder_dropped" }
+        #expect(all.count - dropLines.count == recorded)
+        #expect(dropLines.reduce(0) { $0 + ($1.json["dropped"] as! Int) } == dropped)
+        let unknown = all.filter { $0.event != "recorder_dropped" && EventKind(name: $0.event) == nil }.count
+
+        let db = dir.path + "/store.sqlite"
+        let files = dir.names.filter { $0.hasSuffix(".ndjson") }.map { dir.path + "/" + $0 }
+        let ingest = Child(Self.mqa, ["ingest", "--db", db, "--format", "json"] + files).wait()
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(ingest.stdout.utf8)) as? [String: Int], "\(ingest.stdout)")
+        #expect(summary["rejected"] == 0)
+        #expect(summary["duplicates"] == 0)
+        #expect(summary["events"] == recorded - unknown)
+        #expect(summary["ignored"] == dropLines.count + unknown)
+        #expect(summary["lines"] == all.count)
+    }
+}
