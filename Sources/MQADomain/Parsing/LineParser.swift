@@ -70,8 +70,15 @@ public struct LineParser {
         switch t.type {
         case .absent: return "ts: missing"
         case .number:
-            guard let v = LineParser.integer(t.number) else {
+            let text = UnsafeBufferPointer(rebasing: line[t.start..<t.end])
+            let exact = NumberText(text)
+            guard exact.isIntegral else {
                 return "ts: must be an integer number of ms since the epoch or an RFC 3339 string"
+            }
+            // A whole number beyond Int64 is a time, just far out of range.
+            guard let v = LineParser.integer(t.number) else {
+                let side = exact.negative ? "before 2000-01-01" : "more than a day in the future"
+                return "ts: \(LineParser.clip(Array(text))) is out of range (\(side))"
             }
             ts = v
         case .string:
@@ -171,49 +178,59 @@ public struct LineParser {
         }
     }
 
+    /// Reports are checked on their exact decimal text: ranges first (a
+    /// value just outside is out, however close), then whether the store
+    /// can keep the number exactly.
     private mutating func validateReport() -> String? {
         let fields = scanner.fields
-        func number(_ key: FieldKey, _ out: inout DecimalNumber) -> (String?, Double) {
+        let line = self.line
+        func number(_ key: FieldKey, _ out: inout DecimalNumber, _ inRange: (NumberText) -> Bool,
+                    _ rule: String) -> String? {
             let f = fields[key.rawValue]
             switch f.type {
-            case .absent: return ("\(key.name): missing", 0)
+            case .absent: return "\(key.name): missing"
             case .number: break
-            default: return ("\(key.name): must be a number, not \(LineParser.typeName(f.type))", 0)
+            default: return "\(key.name): must be a number, not \(LineParser.typeName(f.type))"
             }
+            let text = UnsafeBufferPointer(rebasing: line[f.start..<f.end])
+            if !inRange(NumberText(text)) { return "\(key.name): \(LineParser.clip(Array(text))) \(rule)" }
+            if let reason = LineParser.storable(key, f.number, text) { return reason }
             out = f.number.normalized
-            let v = out.doubleValue!
-            if !v.isFinite { return ("\(key.name): not a finite number", v) }
-            return (nil, v)
+            return nil
         }
-        var lossNumber = loss
-        let (e1, lossValue) = number(.loss, &lossNumber)
-        loss = lossNumber
-        if let e1 { return e1 }
-        if !(lossValue >= 0 && lossValue <= 100) { return "loss: \(loss.jsonText) is outside 0–100 (percent)" }
-        for (key, name) in [(FieldKey.rtt, "rtt"), (.jitter, "jitter"), (.bitrate, "bitrate")] {
-            var value = DecimalNumber(mantissa: 0, exponent: 0)
-            let (e, v) = number(key, &value)
-            if let e { return e }
-            if v < 0 { return "\(name): \(value.jsonText) is negative" }
-            switch key {
-            case .rtt: rtt = value
-            case .jitter: jitter = value
-            default: bitrate = value
-            }
-        }
-        let m = field(.mos)
+        let nonNegative: (NumberText) -> Bool = { $0.compare(toInteger: 0) >= 0 }
+        var value = DecimalNumber(mantissa: 0, exponent: 0)
+        if let e = number(.loss, &value, { $0.compare(toInteger: 0) >= 0 && $0.compare(toInteger: 100) <= 0 },
+                          "is outside 0–100 (percent)") { return e }
+        loss = value
+        if let e = number(.rtt, &value, nonNegative, "is negative") { return e }
+        rtt = value
+        if let e = number(.jitter, &value, nonNegative, "is negative") { return e }
+        jitter = value
+        if let e = number(.bitrate, &value, nonNegative, "is negative") { return e }
+        bitrate = value
+        let m = fields[FieldKey.mos.rawValue]
         if m.type == .null {
             mos = .null
             return nil
         }
         if m.type == .absent { return "mos: missing (use null when not available)" }
-        var mosNumber = mos
-        let (e5, mosValue) = number(.mos, &mosNumber)
-        mos = mosNumber
-        if let e5 { return e5 }
-        if mosValue != 0 && !(mosValue >= 1 && mosValue <= 5) {
-            return "mos: \(mos.jsonText) is outside 1–5 (0 or null mean not available)"
+        if let e = number(.mos, &value, { $0.isZero || ($0.compare(toInteger: 1) >= 0 && $0.compare(toInteger: 5) <= 0) },
+                          "is outside 1–5 (0 or null mean not available)") { return e }
+        mos = value
+        return nil
+    }
+
+    /// The store keeps a report value as a 64-bit decimal (up to 18 (19 when under 2^63)
+    /// significant digits, exponent within ±30000); the scanner marks a
+    /// number beyond that as binary. Rather than store a rounded value,
+    /// such a line is rejected with the limit in the reason.
+    static func storable(_ key: FieldKey, _ n: DecimalNumber, _ text: UnsafeBufferPointer<UInt8>) -> String? {
+        if n.isBinary {
+            return "\(key.name): \(clip(Array(text))) cannot be stored exactly "
+                + "(a 64-bit decimal: up to 18 significant digits, exponent within ±30000)"
         }
+        if !(n.doubleValue ?? 0).isFinite { return "\(key.name): not a finite number" }
         return nil
     }
 
