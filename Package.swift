@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(name: "engine-bench", dependencies: ["MQADomain"], path: "Benchmarks/engine-bench"),
         .executableTarget(name: "sim-bench", dependencies: ["MQASimulator"], path: "Benchmarks/sim-bench"),
         .testTarget(name: "MQAStoreTests", dependencies: ["MQAStore"]),
-        .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"]),
+        .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"], exclude: ["Fixtures"]),
         .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQADomain"]),
         .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports"]),
         .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQAStore"]),

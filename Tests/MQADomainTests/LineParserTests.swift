@@ -253,15 +253,35 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
 }
 
 @Suite struct FieldKeyTests {
+    /// The scanner's key table is derived from the event table's names; every
+    /// name must find its own slot and near-misses none.
     @Test func everyKeyMatchesItselfAndNothingElse() {
+        let table = KeyTable.shared
         for key in FieldKey.allCases {
             let bytes = Array(key.name.utf8)
-            #expect(bytes.withUnsafeBufferPointer { FieldKey.match($0) } == key)
-            for variant in [key.name + "x", String(key.name.dropLast()), key.name.uppercased()] where variant != key.name {
+            #expect(bytes.withUnsafeBufferPointer { table.match($0) } == key)
+            for variant in [key.name + "x", String(key.name.dropLast()), key.name.uppercased(), "x" + key.name.dropFirst()]
+            where !FieldKey.names.contains(variant) {
                 let other = Array(variant.utf8)
-                #expect(other.withUnsafeBufferPointer { FieldKey.match($0) } == nil, "\(variant)")
+                #expect(other.withUnsafeBufferPointer { table.match($0) } == nil, "\(variant)")
             }
         }
+    }
+
+    @Test func everyPayloadFieldHasAKey() {
+        #expect(Array(FieldKey.names.prefix(4)) == ["ts", "event", "meeting", "uid"])
+        for d in EventCatalog.descriptors {
+            for f in d.fields { #expect(FieldKey.names.contains(f.name), "\(d.name).\(f.name)") }
+        }
+        #expect(Set(FieldKey.names).count == FieldKey.names.count)
+    }
+
+    @Test func longKeysUseBothWords() {
+        let table = KeyTable(["abcdefghijklmnop", "abcdefghijklmnoq", "abcdefgh"])
+        for (i, name) in ["abcdefghijklmnop", "abcdefghijklmnoq", "abcdefgh"].enumerated() {
+            #expect(Array(name.utf8).withUnsafeBufferPointer { table.match($0) }?.rawValue == i)
+        }
+        #expect(Array("abcdefghijklmnor".utf8).withUnsafeBufferPointer { table.match($0) } == nil)
     }
 }
 

@@ -37,6 +37,9 @@ public struct LineParser {
     public private(set) var mos = DecimalNumber(mantissa: 0, exponent: 0)
 
     private var scanner = JSONScanner()
+    /// The event table as the parser walks it, held here so the hot loop
+    /// reads no global.
+    let plan = ParsePlan.shared
     private(set) var line = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     private var scratch: [UInt8] = []
 
@@ -62,6 +65,7 @@ public struct LineParser {
     }
 
     func field(_ key: FieldKey) -> FieldValue { scanner.fields[key.rawValue] }
+    func scannedField(_ slot: Int) -> FieldValue { scanner.fields[slot] }
 
     // MARK: Envelope
 
@@ -139,43 +143,70 @@ public struct LineParser {
         if e.hasEscapes {
             var decoded: [UInt8] = []
             JSONScanner.unescape(name, into: &decoded)
-            return EventKind(name: String(decoding: decoded, as: UTF8.self))
+            return decoded.withUnsafeBufferPointer { plan.kind(named: $0) }
         }
-        return EventKind.match(name)
+        return plan.kind(named: name)
     }
 
     // MARK: Payload
 
+    /// Checks the payload against the kind's descriptor: each field present
+    /// unless optional, of its type, and for a closed list one of its values.
     private mutating func validatePayload() -> String? {
-        switch kind {
-        case .qualityReport:
-            return validateReport()
-        case .meetingJoin:
-            return requireEnum(.engine, ["sfu", "cdn"]) ?? optionalString(.title)
-        case .meetingLeave, .reconnect:
-            return nil
-        case .disconnect:
-            return requireString(.reason) ?? optionalString(.error)
-        case .connectionQualityChange:
-            return requireString(.tier)
-        case .activeSpeakersChange:
-            return validateSpeakers()
-        case .streamSubscribe:
-            return requireString(.publisher) ?? requireString(.track) ?? requireEnum(.kind, ["camera", "screen"])
-        case .streamUnsubscribe:
-            return requireString(.publisher) ?? requireString(.track)
-        case .receiveStreamStatus:
-            return requireString(.publisher) ?? requireString(.track) ?? requireBool(.timedOut)
-        case .userEnter, .userLeave:
-            return requireString(.target)
-        case .memberMediaState:
-            return requireString(.target) ?? requireEnum(.media, ["mic", "camera"]) ?? requireBool(.on)
-                ?? requireBool(.byAdmin) ?? optionalString(.opUid)
-        case .roomTitleChange:
-            return requireString(.title) ?? requireString(.previousTitle)
-        case .roomShareStart, .roomShareStop:
-            return requireString(.publisher)
+        if kind == .qualityReport { return validateReport() }
+        let fields = plan.fields[Int(kind.rawValue)]
+        for f in fields {
+            let v = scanner.fields[f.slot]
+            let name = f.field.name
+            switch f.field.type {
+            case .string, .oneOf:
+                switch v.type {
+                case .string: break
+                case .absent where f.field.optional, .null where f.field.optional: continue
+                case .absent: return "\(name): missing"
+                default: return "\(name): must be a string, not \(LineParser.typeName(v.type))"
+                }
+                if !f.field.allowedBytes.isEmpty, let reason = oneOf(v, f.field) { return reason }
+            case .bool:
+                switch v.type {
+                case .bool: break
+                case .absent where f.field.optional, .null where f.field.optional: continue
+                case .absent: return "\(name): missing"
+                default: return "\(name): must be true or false, not \(LineParser.typeName(v.type))"
+                }
+            case .strings:
+                switch v.type {
+                case .array: break
+                case .absent where f.field.optional, .null where f.field.optional: continue
+                case .absent: return "\(name): missing"
+                default: return "\(name): must be an array of uid strings, not \(LineParser.typeName(v.type))"
+                }
+                var ok = true
+                forEachArrayElement(v) { element in if element.type != .string { ok = false } }
+                if !ok { return "\(name): must be an array of uid strings" }
+            case .number:
+                return "\(name): numbers are only defined for quality_report"  // no such row in the table
+            }
         }
+        return nil
+    }
+
+    /// A closed-list field: its decoded bytes must equal one allowed value.
+    private mutating func oneOf(_ v: FieldValue, _ field: PayloadField) -> String? {
+        var matched = false
+        if v.hasEscapes {
+            decode(v, into: &scratch)
+            matched = field.allowedBytes.contains(scratch)
+        } else {
+            let raw = UnsafeBufferPointer(rebasing: line[v.start..<v.end])
+            for allowed in field.allowedBytes where allowed.count == raw.count {
+                if allowed.withUnsafeBufferPointer({ $0.elementsEqual(raw) }) { matched = true; break }
+            }
+            if !matched { decode(v, into: &scratch) }
+        }
+        if matched { return nil }
+        let list = field.allowedBytes.map { "\"" + String(decoding: $0, as: UTF8.self) + "\"" }.joined(separator: ", ")
+        return "\(field.name): \"\(LineParser.clip(scratch))\" is not one of " + list
     }
 
     /// Reports are checked on their exact decimal text: ranges first (a
@@ -234,52 +265,6 @@ public struct LineParser {
         return nil
     }
 
-    private func requireString(_ key: FieldKey) -> String? {
-        let f = field(key)
-        switch f.type {
-        case .string: return nil
-        case .absent: return "\(key.name): missing"
-        default: return "\(key.name): must be a string, not \(LineParser.typeName(f.type))"
-        }
-    }
-
-    /// Optional fields may be absent or `null` (encoders differ on nil).
-    private func optionalString(_ key: FieldKey) -> String? {
-        let f = field(key)
-        switch f.type {
-        case .string, .absent, .null: return nil
-        default: return "\(key.name): must be a string, not \(LineParser.typeName(f.type))"
-        }
-    }
-
-    private mutating func requireEnum(_ key: FieldKey, _ allowed: [String]) -> String? {
-        if let reason = requireString(key) { return reason }
-        let value = string(key)!
-        if allowed.contains(value) { return nil }
-        return "\(key.name): \"\(LineParser.clip(Array(value.utf8)))\" is not one of " + allowed.map { "\"\($0)\"" }.joined(separator: ", ")
-    }
-
-    private func requireBool(_ key: FieldKey) -> String? {
-        let f = field(key)
-        switch f.type {
-        case .bool: return nil
-        case .absent: return "\(key.name): missing"
-        default: return "\(key.name): must be true or false, not \(LineParser.typeName(f.type))"
-        }
-    }
-
-    private func validateSpeakers() -> String? {
-        let f = field(.speakers)
-        switch f.type {
-        case .array: break
-        case .absent: return "speakers: missing"
-        default: return "speakers: must be an array of uid strings, not \(LineParser.typeName(f.type))"
-        }
-        var ok = true
-        forEachArrayElement(f) { element in if element.type != .string { ok = false } }
-        return ok ? nil : "speakers: must be an array of uid strings"
-    }
-
     /// Visits the elements of an already validated array field.
     func forEachArrayElement(_ f: FieldValue, _ body: (FieldValue) -> Void) {
         let s = UnsafeBufferPointer(rebasing: line[..<f.end])
@@ -330,13 +315,6 @@ public struct LineParser {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func string(_ key: FieldKey) -> String? {
-        let f = field(key)
-        return f.type == .string ? string(f) : nil
-    }
-
-    private func bool(_ key: FieldKey) -> Bool { field(key).bool }
-
     /// The values of the last `.event` quality report.
     public var report: QualityReport {
         QualityReport(
@@ -344,34 +322,31 @@ public struct LineParser {
             bitrate: bitrate.doubleValue!, mos: mos.doubleValue)
     }
 
-    /// The payload of the last `.event` line.
+    /// The payload of the last `.event` line, built from its descriptor.
     public func payload() -> EventPayload {
-        switch kind {
-        case .meetingJoin: return .meetingJoin(engine: string(.engine)!, title: string(.title))
-        case .meetingLeave: return .meetingLeave
-        case .disconnect: return .disconnect(reason: string(.reason)!, error: string(.error))
-        case .reconnect: return .reconnect
-        case .qualityReport: return .qualityReport(report)
-        case .connectionQualityChange: return .connectionQualityChange(tier: string(.tier)!)
-        case .activeSpeakersChange:
-            var speakers: [String] = []
-            forEachArrayElement(field(.speakers)) { speakers.append(string($0)) }
-            return .activeSpeakersChange(speakers: speakers)
-        case .streamSubscribe:
-            return .streamSubscribe(publisher: string(.publisher)!, track: string(.track)!, kind: string(.kind)!)
-        case .streamUnsubscribe: return .streamUnsubscribe(publisher: string(.publisher)!, track: string(.track)!)
-        case .receiveStreamStatus:
-            return .receiveStreamStatus(publisher: string(.publisher)!, track: string(.track)!, timedOut: bool(.timedOut))
-        case .userEnter: return .userEnter(target: string(.target)!)
-        case .userLeave: return .userLeave(target: string(.target)!)
-        case .memberMediaState:
-            return .memberMediaState(
-                target: string(.target)!, media: string(.media)!, on: bool(.on), byAdmin: bool(.byAdmin),
-                opUid: string(.opUid))
-        case .roomTitleChange: return .roomTitleChange(title: string(.title)!, previousTitle: string(.previousTitle)!)
-        case .roomShareStart: return .roomShareStart(publisher: string(.publisher)!)
-        case .roomShareStop: return .roomShareStop(publisher: string(.publisher)!)
+        if kind == .qualityReport { return .qualityReport(report) }
+        let values: [PayloadValue] = plan.fields[Int(kind.rawValue)].map { f in
+            let v = scanner.fields[f.slot]
+            switch f.field.type {
+            case .string, .oneOf: return v.type == .string ? .string(string(v)) : .absent
+            case .bool: return v.type == .bool ? .bool(v.bool) : .absent
+            case .strings:
+                guard v.type == .array else { return .absent }
+                var list: [String] = []
+                forEachArrayElement(v) { list.append(string($0)) }
+                return .strings(list)
+            case .number: return .absent
+            }
         }
+        return EventPayload(kind: kind, values: values)
+    }
+
+    /// Appends the canonical payload JSON of the last `.event` line (not a
+    /// quality report) straight from the scanned bytes: the same text as
+    /// `payload().canonicalJSON`, without building Strings or the payload.
+    /// This runs for every non-report line, so it matters for ingest speed.
+    func appendCanonicalPayload(to out: inout [UInt8]) {
+        CanonicalJSON.write(kind.descriptor, from: ScannedPayload(parser: self), to: &out)
     }
 
     // MARK: Helpers
@@ -415,24 +390,6 @@ public struct LineParser {
     }
 }
 
-extension EventKind {
-    /// Matches an `event` name's bytes without building a String.
-    static func match(_ bytes: UnsafeBufferPointer<UInt8>) -> EventKind? {
-        // quality_report is most lines by far: test it first.
-        if bytes.count == 14 && bytes[0] == UInt8(ascii: "q") {
-            let q: StaticString = "quality_report"
-            let w = q.utf8Start
-            var same = true
-            for i in 0..<14 where bytes[i] != w[i] { same = false; break }
-            if same { return .qualityReport }
-        }
-        return EventKind.byUTF8[Array(bytes)]
-    }
-
-    static let byUTF8: [[UInt8]: EventKind] = Dictionary(
-        uniqueKeysWithValues: allCases.map { (Array($0.name.utf8), $0) })
-}
-
 extension LineParser {
     /// Rebuilds a payload from its stored canonical JSON; `nil` when the text
     /// is damaged or does not fit `kind`.
@@ -442,5 +399,94 @@ extension LineParser {
         self.kind = kind
         guard validatePayload() == nil else { return nil }
         return payload()
+    }
+}
+
+extension FieldKey {
+    // The quality report's keys, named once for its hand-written fast path.
+    static let loss = FieldKey.named("loss")
+    static let rtt = FieldKey.named("rtt")
+    static let jitter = FieldKey.named("jitter")
+    static let bitrate = FieldKey.named("bitrate")
+    static let mos = FieldKey.named("mos")
+}
+
+/// `EventCatalog` laid out for the parser: each kind's fields with their
+/// scanner slots, and the kinds by name bytes.
+final class ParsePlan: Sendable {
+    struct Field: Sendable {
+        let field: PayloadField
+        let slot: Int
+    }
+
+    static let shared = ParsePlan()
+
+    /// By kind number; empty for numbers without a kind.
+    let fields: [[Field]]
+    private let byName: [[UInt8]: EventKind]
+    private let qualityReportName = Array("quality_report".utf8)
+
+    private init() {
+        var fields = [[Field]](repeating: [], count: 256)
+        for d in EventCatalog.descriptors {
+            fields[Int(d.kind.rawValue)] = d.fields.map { Field(field: $0, slot: FieldKey.named($0.name).rawValue) }
+        }
+        self.fields = fields
+        byName = EventCatalog.byName
+    }
+
+    /// Matches an `event` name's bytes. quality_report is most lines by far,
+    /// so it is compared first, without hashing.
+    @inline(__always)
+    func kind(named bytes: UnsafeBufferPointer<UInt8>) -> EventKind? {
+        if bytes.count == 14 && bytes[0] == UInt8(ascii: "q")
+            && qualityReportName.withUnsafeBufferPointer({ $0.elementsEqual(bytes) }) {
+            return .qualityReport
+        }
+        return byName[Array(bytes)]
+    }
+}
+
+/// The last scanned line as a `CanonicalSource`: strings are copied from
+/// the line as they are when they hold no escapes (raw JSON string bytes
+/// then already are the canonical text), decoded and escaped again if not.
+struct ScannedPayload: CanonicalSource {
+    let parser: LineParser
+
+    private func value(_ i: Int) -> FieldValue {
+        parser.scannedField(parser.plan.fields[Int(parser.kind.rawValue)][i].slot)
+    }
+
+    func isPresent(_ i: Int) -> Bool {
+        let t = value(i).type
+        return t != .absent && t != .null
+    }
+
+    func appendString(_ i: Int, to out: inout [UInt8]) { quoted(value(i), to: &out) }
+
+    func bool(_ i: Int) -> Bool { value(i).bool }
+
+    func appendStrings(_ i: Int, to out: inout [UInt8]) {
+        var first = true
+        parser.forEachArrayElement(value(i)) { element in
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            quoted(element, to: &out)
+        }
+    }
+
+    func appendNumber(_ i: Int, to out: inout [UInt8]) {}  // reports never take this path
+
+    private func quoted(_ f: FieldValue, to out: inout [UInt8]) {
+        let raw = UnsafeBufferPointer(rebasing: parser.line[f.start..<f.end])
+        if !f.hasEscapes {
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: raw)
+            out.append(UInt8(ascii: "\""))
+        } else {
+            var decoded: [UInt8] = []
+            JSONScanner.unescape(raw, into: &decoded)
+            CanonicalJSON.appendQuoted(decoded, to: &out)
+        }
     }
 }
