@@ -11,22 +11,24 @@ enum CanonicalJSON {
     static func write<S: CanonicalSource>(_ d: EventDescriptor, from source: S, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         var first = true
-        for i in d.fields.indices {
-            guard source.isPresent(i) else { continue }
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: d.fields[i].name.utf8)
-            out.append(UInt8(ascii: "\""))
-            out.append(UInt8(ascii: ":"))
-            switch d.fields[i].type {
-            case .string, .oneOf: source.appendString(i, to: &out)
-            case .bool: out.append(contentsOf: source.bool(i) ? "true".utf8 : "false".utf8)
-            case .strings:
-                out.append(UInt8(ascii: "["))
-                source.appendStrings(i, to: &out)
-                out.append(UInt8(ascii: "]"))
-            case .number: source.appendNumber(i, to: &out)
+        d.keyBytes.withUnsafeBufferPointer { keys in
+            var keyStart = 0
+            for i in 0..<d.tags.count {
+                let keyEnd = d.keyEnds[i]
+                defer { keyStart = keyEnd }
+                guard source.isPresent(i) else { continue }
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: keys[keyStart..<keyEnd]))
+                switch d.tags[i] {
+                case 0, 1: source.appendString(i, to: &out)
+                case 2: out.append(contentsOf: source.bool(i) ? "true".utf8 : "false".utf8)
+                case 3:
+                    out.append(UInt8(ascii: "["))
+                    source.appendStrings(i, to: &out)
+                    out.append(UInt8(ascii: "]"))
+                default: source.appendNumber(i, to: &out)
+                }
             }
         }
         out.append(UInt8(ascii: "}"))

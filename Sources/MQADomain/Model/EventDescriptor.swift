@@ -124,8 +124,9 @@ public struct EventKind: RawRepresentable, Hashable, Comparable, CaseIterable, S
     fileprivate static func defined(_ rawValue: UInt8) -> EventKind { EventKind(rawValue) }
 }
 
-/// One row of `EventCatalog`.
-public struct EventDescriptor: Sendable {
+/// One row of `EventCatalog`. A class, so that passing one around on the
+/// ingest path costs one reference count, not one per field.
+public final class EventDescriptor: Sendable {
     public let kind: EventKind
     /// The `event` string.
     public let name: String
@@ -135,6 +136,12 @@ public struct EventDescriptor: Sendable {
     public let isContext: Bool
     /// `name` as UTF-8, for writers that work in bytes.
     public let nameBytes: [UInt8]
+    /// Each field's `"name":` back to back, field i ending at `keyEnds[i]`:
+    /// what the canonical writer copies, with no String in the loop.
+    let keyBytes: [UInt8]
+    let keyEnds: [Int]
+    /// Each field's type as a small tag (see `PayloadField.tag`).
+    let tags: [UInt8]
 
     init(_ raw: UInt8, _ name: String, _ fields: [PayloadField], context: Bool = false) {
         kind = EventKind.defined(raw)
@@ -142,6 +149,15 @@ public struct EventDescriptor: Sendable {
         self.fields = fields
         isContext = context
         nameBytes = Array(name.utf8)
+        var keys: [UInt8] = []
+        var ends: [Int] = []
+        for f in fields {
+            keys += Array("\"\(f.name)\":".utf8)
+            ends.append(keys.count)
+        }
+        keyBytes = keys
+        keyEnds = ends
+        tags = fields.map(\.tag)
     }
 
     /// The index of the field called `name`.
@@ -187,6 +203,18 @@ public struct PayloadField: Sendable {
         self.optional = optional
         nameBytes = Array(name.utf8)
         if case .oneOf(let values) = type { allowedBytes = values.map { Array($0.utf8) } } else { allowedBytes = [] }
+    }
+
+    /// 0 string, 1 closed list, 2 bool, 3 strings, 4 number: a trivial value
+    /// for hot loops to switch on.
+    var tag: UInt8 {
+        switch type {
+        case .string: 0
+        case .oneOf: 1
+        case .bool: 2
+        case .strings: 3
+        case .number: 4
+        }
     }
 
     static func string(_ name: String, optional: Bool = false) -> PayloadField { .init(name, .string, optional: optional) }

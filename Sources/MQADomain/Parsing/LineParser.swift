@@ -154,38 +154,29 @@ public struct LineParser {
     /// unless optional, of its type, and for a closed list one of its values.
     private mutating func validatePayload() -> String? {
         if kind == .qualityReport { return validateReport() }
-        let fields = plan.fields[Int(kind.rawValue)]
-        for f in fields {
-            let v = scanner.fields[f.slot]
-            let name = f.field.name
-            switch f.field.type {
-            case .string, .oneOf:
-                switch v.type {
-                case .string: break
-                case .absent where f.field.optional, .null where f.field.optional: continue
-                case .absent: return "\(name): missing"
-                default: return "\(name): must be a string, not \(LineParser.typeName(v.type))"
-                }
-                if !f.field.allowedBytes.isEmpty, let reason = oneOf(v, f.field) { return reason }
-            case .bool:
-                switch v.type {
-                case .bool: break
-                case .absent where f.field.optional, .null where f.field.optional: continue
-                case .absent: return "\(name): missing"
-                default: return "\(name): must be true or false, not \(LineParser.typeName(v.type))"
-                }
-            case .strings:
-                switch v.type {
-                case .array: break
-                case .absent where f.field.optional, .null where f.field.optional: continue
-                case .absent: return "\(name): missing"
-                default: return "\(name): must be an array of uid strings, not \(LineParser.typeName(v.type))"
-                }
+        let d = plan.descriptors[Int(kind.rawValue)]!
+        let slots = plan.slots[Int(kind.rawValue)]
+        for i in 0..<slots.count {
+            let v = scanner.fields[slots[i]]
+            let expected: JSONType
+            switch d.tags[i] {
+            case 0, 1: expected = .string
+            case 2: expected = .bool
+            case 3: expected = .array
+            default: return "\(d.fields[i].name): numbers are only defined for quality_report"  // no such row
+            }
+            if v.type != expected {
+                let field = d.fields[i]
+                if field.optional && (v.type == .absent || v.type == .null) { continue }
+                if v.type == .absent { return "\(field.name): missing" }
+                let what = expected == .string ? "a string" : expected == .bool ? "true or false" : "an array of uid strings"
+                return "\(field.name): must be \(what), not \(LineParser.typeName(v.type))"
+            }
+            if d.tags[i] == 1, let reason = oneOf(v, d.fields[i]) { return reason }
+            if d.tags[i] == 3 {
                 var ok = true
                 forEachArrayElement(v) { element in if element.type != .string { ok = false } }
-                if !ok { return "\(name): must be an array of uid strings" }
-            case .number:
-                return "\(name): numbers are only defined for quality_report"  // no such row in the table
+                if !ok { return "\(d.fields[i].name): must be an array of uid strings" }
             }
         }
         return nil
@@ -325,17 +316,18 @@ public struct LineParser {
     /// The payload of the last `.event` line, built from its descriptor.
     public func payload() -> EventPayload {
         if kind == .qualityReport { return .qualityReport(report) }
-        let values: [PayloadValue] = plan.fields[Int(kind.rawValue)].map { f in
-            let v = scanner.fields[f.slot]
-            switch f.field.type {
-            case .string, .oneOf: return v.type == .string ? .string(string(v)) : .absent
-            case .bool: return v.type == .bool ? .bool(v.bool) : .absent
-            case .strings:
+        let d = plan.descriptors[Int(kind.rawValue)]!
+        let values: [PayloadValue] = plan.slots[Int(kind.rawValue)].enumerated().map { i, slot in
+            let v = scanner.fields[slot]
+            switch d.tags[i] {
+            case 0, 1: return v.type == .string ? .string(string(v)) : .absent
+            case 2: return v.type == .bool ? .bool(v.bool) : .absent
+            case 3:
                 guard v.type == .array else { return .absent }
                 var list: [String] = []
                 forEachArrayElement(v) { list.append(string($0)) }
                 return .strings(list)
-            case .number: return .absent
+            default: return .absent
             }
         }
         return EventPayload(kind: kind, values: values)
@@ -346,7 +338,12 @@ public struct LineParser {
     /// `payload().canonicalJSON`, without building Strings or the payload.
     /// This runs for every non-report line, so it matters for ingest speed.
     func appendCanonicalPayload(to out: inout [UInt8]) {
-        CanonicalJSON.write(kind.descriptor, from: ScannedPayload(parser: self), to: &out)
+        let k = Int(kind.rawValue)
+        // The source borrows this parser through a pointer: a copy would
+        // retain every buffer the parser holds, once per event.
+        withUnsafePointer(to: self) { me in
+            CanonicalJSON.write(plan.descriptors[k]!, from: ScannedPayload(parser: me, slots: plan.slots[k]), to: &out)
+        }
     }
 
     // MARK: Helpers
@@ -414,24 +411,21 @@ extension FieldKey {
 /// `EventCatalog` laid out for the parser: each kind's fields with their
 /// scanner slots, and the kinds by name bytes.
 final class ParsePlan: Sendable {
-    struct Field: Sendable {
-        let field: PayloadField
-        let slot: Int
-    }
-
     static let shared = ParsePlan()
 
-    /// By kind number; empty for numbers without a kind.
-    let fields: [[Field]]
+    /// By kind number: the descriptor, and its fields' scanner slots.
+    let descriptors: [EventDescriptor?]
+    let slots: [[Int]]
     private let byName: [[UInt8]: EventKind]
     private let qualityReportName = Array("quality_report".utf8)
 
     private init() {
-        var fields = [[Field]](repeating: [], count: 256)
+        var slots = [[Int]](repeating: [], count: 256)
         for d in EventCatalog.descriptors {
-            fields[Int(d.kind.rawValue)] = d.fields.map { Field(field: $0, slot: FieldKey.named($0.name).rawValue) }
+            slots[Int(d.kind.rawValue)] = d.fields.map { FieldKey.named($0.name).rawValue }
         }
-        self.fields = fields
+        self.slots = slots
+        descriptors = EventCatalog.byRawValue
         byName = EventCatalog.byName
     }
 
@@ -451,11 +445,10 @@ final class ParsePlan: Sendable {
 /// the line as they are when they hold no escapes (raw JSON string bytes
 /// then already are the canonical text), decoded and escaped again if not.
 struct ScannedPayload: CanonicalSource {
-    let parser: LineParser
+    let parser: UnsafePointer<LineParser>
+    let slots: [Int]
 
-    private func value(_ i: Int) -> FieldValue {
-        parser.scannedField(parser.plan.fields[Int(parser.kind.rawValue)][i].slot)
-    }
+    private func value(_ i: Int) -> FieldValue { parser.pointee.scannedField(slots[i]) }
 
     func isPresent(_ i: Int) -> Bool {
         let t = value(i).type
@@ -468,7 +461,7 @@ struct ScannedPayload: CanonicalSource {
 
     func appendStrings(_ i: Int, to out: inout [UInt8]) {
         var first = true
-        parser.forEachArrayElement(value(i)) { element in
+        parser.pointee.forEachArrayElement(value(i)) { element in
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             quoted(element, to: &out)
@@ -478,7 +471,7 @@ struct ScannedPayload: CanonicalSource {
     func appendNumber(_ i: Int, to out: inout [UInt8]) {}  // reports never take this path
 
     private func quoted(_ f: FieldValue, to out: inout [UInt8]) {
-        let raw = UnsafeBufferPointer(rebasing: parser.line[f.start..<f.end])
+        let raw = UnsafeBufferPointer(rebasing: parser.pointee.line[f.start..<f.end])
         if !f.hasEscapes {
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: raw)
