@@ -447,43 +447,49 @@ struct JSONScanner {
 }
 
 /// The known keys as integers, for matching a key with one or two integer
-/// compares instead of hashing it: each key's first eight bytes and next
-/// eight as little-endian words, grouped by length. Built from
+/// compares instead of hashing its bytes: each key's first eight bytes and
+/// next eight as little-endian words, in an open-addressing table indexed by
+/// a multiplicative hash of the first word and the length. Built from
 /// `FieldKey.names` at start-up, so a new field name needs no constant.
-final class KeyTable: Sendable {
+final class KeyTable: @unchecked Sendable {
     /// Longest key the table can hold (two words).
     static let maxLength = 16
 
     static let shared = KeyTable(FieldKey.names)
 
-    private let head: [UInt64]
-    private let tail: [UInt64]
-    private let slot: [Int]
-    /// Entries of length n are at `start[n]..<start[n + 1]`.
-    private let start: [Int]
+    private struct Entry {
+        var head: UInt64 = 0
+        var tail: UInt64 = 0
+        var length = 0
+        var slot = -1
+    }
+
+    /// Never written after `init`; a raw buffer, so that the lookup has no
+    /// bounds checks or reference counting.
+    private let entries: UnsafeMutableBufferPointer<Entry>
+    private let mask: Int
 
     init(_ names: [String]) {
-        let sorted = names.indices.sorted { (names[$0].utf8.count, $0) < (names[$1].utf8.count, $1) }
-        var head: [UInt64] = [], tail: [UInt64] = [], slot: [Int] = []
-        var start = [Int](repeating: 0, count: KeyTable.maxLength + 2)
-        for i in sorted {
-            let bytes = Array(names[i].utf8)
-            precondition(bytes.count <= KeyTable.maxLength, "field name \(names[i]) longer than \(KeyTable.maxLength) bytes")
-            bytes.withUnsafeBufferPointer { b in
-                head.append(KeyTable.word(b, from: 0))
-                tail.append(KeyTable.word(b, from: 8))
-            }
-            slot.append(i)
+        var size = 64
+        while size < names.count * 4 { size *= 2 }
+        mask = size - 1
+        entries = .allocate(capacity: size)
+        entries.initialize(repeating: Entry())
+        for (slot, name) in names.enumerated() {
+            let bytes = Array(name.utf8)
+            precondition(bytes.count <= KeyTable.maxLength, "field name \(name) longer than \(KeyTable.maxLength) bytes")
+            let (head, tail) = bytes.withUnsafeBufferPointer { (KeyTable.word($0, from: 0), KeyTable.word($0, from: 8)) }
+            var i = KeyTable.index(head, bytes.count, mask)
+            while entries[i].slot >= 0 { i = (i + 1) & mask }
+            entries[i] = Entry(head: head, tail: tail, length: bytes.count, slot: slot)
         }
-        var k = 0
-        for n in 0...KeyTable.maxLength + 1 {
-            while k < sorted.count && names[sorted[k]].utf8.count < n { k += 1 }
-            start[n] = k
-        }
-        self.head = head
-        self.tail = tail
-        self.slot = slot
-        self.start = start
+    }
+
+    deinit { entries.deallocate() }
+
+    @inline(__always)
+    private static func index(_ head: UInt64, _ length: Int, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: ((head &+ UInt64(length)) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
     }
 
     /// Up to eight bytes of `k` from `from` as a little-endian integer, zero padded.
@@ -503,11 +509,15 @@ final class KeyTable: Sendable {
     func match(_ k: UnsafeBufferPointer<UInt8>) -> FieldKey? {
         let n = k.count
         guard n <= KeyTable.maxLength else { return nil }
-        let lo = start[n], hi = start[n + 1]
-        if lo == hi { return nil }
-        let w = KeyTable.word(k, from: 0)
-        let t = n > 8 ? KeyTable.word(k, from: 8) : 0
-        for e in lo..<hi where head[e] == w && tail[e] == t { return FieldKey(rawValue: slot[e]) }
-        return nil
+        let head = KeyTable.word(k, from: 0)
+        var i = KeyTable.index(head, n, mask)
+        while true {
+            let e = entries[i]
+            if e.slot < 0 { return nil }
+            if e.head == head && e.length == n && (n <= 8 || e.tail == KeyTable.word(k, from: 8)) {
+                return FieldKey(rawValue: e.slot)
+            }
+            i = (i + 1) & mask
+        }
     }
 }

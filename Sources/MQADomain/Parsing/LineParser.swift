@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import MQAStore
 
 /// What became of one line.
@@ -74,17 +77,17 @@ public struct LineParser {
         switch t.type {
         case .absent: return "ts: missing"
         case .number:
-            let text = UnsafeBufferPointer(rebasing: line[t.start..<t.end])
-            let exact = NumberText(text)
-            guard exact.isIntegral else {
-                return "ts: must be an integer number of ms since the epoch or an RFC 3339 string"
-            }
-            // A whole number beyond Int64 is a time, just far out of range.
-            guard let v = LineParser.integer(t.number) else {
+            if !t.number.isBinary, let v = LineParser.integer(t.number) {
+                ts = v  // the common case: an exact whole number that fits
+            } else {
+                // Read the text exactly: a fraction is "not an integer", a
+                // whole number beyond Int64 is a time far out of range.
+                let text = UnsafeBufferPointer(rebasing: line[t.start..<t.end])
+                let exact = NumberText(text)
+                if !exact.isIntegral { return "ts: must be an integer number of ms since the epoch or an RFC 3339 string" }
                 let side = exact.negative ? "before 2000-01-01" : "more than a day in the future"
                 return "ts: \(LineParser.clip(Array(text))) is out of range (\(side))"
             }
-            ts = v
         case .string:
             decode(t, into: &scratch)
             guard let v = scratch.withUnsafeBufferPointer({ RFC3339.milliseconds($0) }) else {
@@ -206,7 +209,8 @@ public struct LineParser {
     private mutating func validateReport() -> String? {
         let fields = scanner.fields
         let line = self.line
-        func number(_ key: FieldKey, _ out: inout DecimalNumber, _ inRange: (NumberText) -> Bool,
+        /// `lo...hi` (no upper bound when `hi` is nil); `zeroToo` admits 0 besides.
+        func number(_ key: FieldKey, _ out: inout DecimalNumber, _ lo: Int64, _ hi: Int64?, zeroToo: Bool = false,
                     _ rule: String) -> String? {
             let f = fields[key.rawValue]
             switch f.type {
@@ -215,21 +219,27 @@ public struct LineParser {
             default: return "\(key.name): must be a number, not \(LineParser.typeName(f.type))"
             }
             let text = UnsafeBufferPointer(rebasing: line[f.start..<f.end])
-            if !inRange(NumberText(text)) { return "\(key.name): \(LineParser.clip(Array(text))) \(rule)" }
-            if let reason = LineParser.storable(key, f.number, text) { return reason }
-            out = f.number.normalized
+            // A 64-bit decimal compares exactly in integers; only a number
+            // beyond one (kept as binary) needs its text read again.
+            let n = f.number
+            func compare(_ bound: Int64) -> Int {
+                n.isBinary ? NumberText(text).compare(toInteger: UInt64(bound)) : LineParser.compare(n, bound)
+            }
+            let isZero = n.isBinary ? NumberText(text).isZero : n.mantissa == 0
+            let inRange = (zeroToo && isZero) || (compare(lo) >= 0 && (hi.map { compare($0) <= 0 } ?? true))
+            if !inRange { return "\(key.name): \(LineParser.clip(Array(text))) \(rule)" }
+            if let reason = LineParser.storable(key, n, text) { return reason }
+            out = n.normalized
             return nil
         }
-        let nonNegative: (NumberText) -> Bool = { $0.compare(toInteger: 0) >= 0 }
         var value = DecimalNumber(mantissa: 0, exponent: 0)
-        if let e = number(.loss, &value, { $0.compare(toInteger: 0) >= 0 && $0.compare(toInteger: 100) <= 0 },
-                          "is outside 0–100 (percent)") { return e }
+        if let e = number(.loss, &value, 0, 100, "is outside 0–100 (percent)") { return e }
         loss = value
-        if let e = number(.rtt, &value, nonNegative, "is negative") { return e }
+        if let e = number(.rtt, &value, 0, nil, "is negative") { return e }
         rtt = value
-        if let e = number(.jitter, &value, nonNegative, "is negative") { return e }
+        if let e = number(.jitter, &value, 0, nil, "is negative") { return e }
         jitter = value
-        if let e = number(.bitrate, &value, nonNegative, "is negative") { return e }
+        if let e = number(.bitrate, &value, 0, nil, "is negative") { return e }
         bitrate = value
         let m = fields[FieldKey.mos.rawValue]
         if m.type == .null {
@@ -237,10 +247,35 @@ public struct LineParser {
             return nil
         }
         if m.type == .absent { return "mos: missing (use null when not available)" }
-        if let e = number(.mos, &value, { $0.isZero || ($0.compare(toInteger: 1) >= 0 && $0.compare(toInteger: 5) <= 0) },
-                          "is outside 1–5 (0 or null mean not available)") { return e }
+        if let e = number(.mos, &value, 1, 5, zeroToo: true, "is outside 1–5 (0 or null mean not available)") { return e }
         mos = value
         return nil
+    }
+
+    /// The sign of `d − bound` for a 64-bit decimal, exactly: the bound is
+    /// scaled to `d`'s exponent (or `d` to 0) in integers, and an overflow
+    /// means the scaled side is the larger in magnitude.
+    static func compare(_ d: DecimalNumber, _ bound: Int64) -> Int {
+        let m = d.mantissa
+        if m == 0 || bound == 0 || (m < 0) != (bound < 0) {
+            return m == bound ? 0 : (m < bound ? -1 : (m > bound ? 1 : 0))  // signs decide
+        }
+        if d.exponent >= 0 {
+            var v = m
+            for _ in 0..<Int(d.exponent) {
+                let (p, overflow) = v.multipliedReportingOverflow(by: 10)
+                if overflow { return m > 0 ? 1 : -1 }
+                v = p
+            }
+            return v == bound ? 0 : (v < bound ? -1 : 1)
+        }
+        var b = bound
+        for _ in 0..<Int(-d.exponent) {
+            let (p, overflow) = b.multipliedReportingOverflow(by: 10)
+            if overflow { return bound > 0 ? -1 : 1 }
+            b = p
+        }
+        return m == b ? 0 : (m < b ? -1 : 1)
     }
 
     /// The store keeps a report value as a 64-bit decimal (up to 18 (19 when under 2^63)
@@ -434,7 +469,7 @@ final class ParsePlan: Sendable {
     @inline(__always)
     func kind(named bytes: UnsafeBufferPointer<UInt8>) -> EventKind? {
         if bytes.count == 14 && bytes[0] == UInt8(ascii: "q")
-            && qualityReportName.withUnsafeBufferPointer({ $0.elementsEqual(bytes) }) {
+            && qualityReportName.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, 14) }) == 0 {
             return .qualityReport
         }
         return byName[Array(bytes)]
