@@ -25,6 +25,12 @@ import Testing
             #expect(EventKind(rawValue: k.rawValue) == k)
         }
         #expect(EventKind(rawValue: 0) == nil)
+        #expect(EventKind.named == kinds)
+        #expect(EventKind.named.map(\.name) == ["meeting_join", "meeting_leave", "disconnect", "reconnect", "quality_report",
+            "connection_quality_change", "active_speakers_change", "stream_subscribe", "stream_unsubscribe",
+            "receive_stream_status", "user_enter", "user_leave", "member_media_state", "room_title_change",
+            "room_share_start", "room_share_stop", "audio_route_change", "audio_interruption", "device_change",
+            "sub_meeting_move", "user_handup", "share_broadcast_start", "share_broadcast_stop"])
         #expect(EventKind(name: "audio_level") == nil)
     }
 
@@ -160,5 +166,46 @@ func contextLine(_ event: String, _ fields: String) -> String {
         _ = try Ingester(store: second).ingest(paths: [s2.write("e.ndjson", exported.split(separator: "\n").map(String.init))])
         #expect(try exportText(second) == exported)
         #expect(try second.check().isClean)
+    }
+}
+
+/// tiers.md: "A log with and without them gives the same numbers", through
+/// the store: a device change before the join does not open a connection
+/// early, and a client that logged only context events is no participant.
+@Suite struct ContextChangesNoFigureTests {
+    func analysis(_ lines: [String]) throws -> (MeetingAnalysis, MeetingLog) {
+        let s = Scratch()
+        let store = try EventStore(path: s.db)
+        _ = try Ingester(store: store).ingest(paths: [s.write("a.ndjson", lines)])
+        let log = try #require(try store.meetingLog("m-1"))
+        return (MeetingAnalysis.analyze(log, config: TierConfig()), log)
+    }
+
+    @Test func sameNumbersWithAndWithoutContext() throws {
+        var plain = [#"{"ts":1795946400000,"event":"meeting_join","meeting":"m-1","uid":"alice","engine":"sfu"}"#]
+        plain += (1...30).map { qr(t0 + Int64($0) * 2000, loss: $0 > 15 ? "9" : "0.4") }
+        plain += [
+            #"{"ts":1795946401000,"event":"stream_subscribe","meeting":"m-1","uid":"alice","publisher":"bob","track":"bob-cam","kind":"camera"}"#,
+            #"{"ts":1795946402000,"event":"receive_stream_status","meeting":"m-1","uid":"alice","publisher":"bob","track":"bob-cam","timedOut":false}"#,
+            #"{"ts":1795946440000,"event":"receive_stream_status","meeting":"m-1","uid":"alice","publisher":"bob","track":"bob-cam","timedOut":true}"#,
+            #"{"ts":1795946460000,"event":"meeting_leave","meeting":"m-1","uid":"alice"}"#,
+        ]
+        let context = [
+            #"{"ts":1795946370000,"event":"device_change","meeting":"m-1","uid":"alice","kind":"mic","change":"default","device":"USB"}"#,
+            #"{"ts":1795946441000,"event":"audio_interruption","meeting":"m-1","uid":"alice","phase":"began"}"#,
+            #"{"ts":1795946470000,"event":"audio_route_change","meeting":"m-1","uid":"alice","route":"speaker","reason":"override"}"#,
+            #"{"ts":1795946390000,"event":"device_change","meeting":"m-1","uid":"carol","kind":"camera","change":"added"}"#,
+            #"{"ts":1795946450000,"event":"share_broadcast_start","meeting":"m-1","uid":"alice"}"#,
+        ]
+        let (a, logA) = try analysis(plain)
+        let (b, logB) = try analysis(plain + context)
+        #expect(a.tiersJSON() == b.tiersJSON())
+        #expect(a.participantsJSON == b.participantsJSON)
+        #expect(a.tracksJSON == b.tracksJSON)
+        #expect(a.issuesJSON == b.issuesJSON)
+        #expect(logA.span! == logB.span!)
+        #expect(logB.clients.map(\.uid) == ["alice"])
+        #expect(logB.contextOnly.map(\.uid) == ["carol"])
+        #expect(logB.clients[0].context.count == 4)
     }
 }

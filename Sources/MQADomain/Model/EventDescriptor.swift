@@ -63,6 +63,9 @@ public enum EventCatalog {
         uniqueKeysWithValues: descriptors.map { ($0.nameBytes, $0.kind) })
 }
 
+/// The kinds by name, for code that switches on them. Each constant's
+/// number is its row's in `EventCatalog.descriptors` (a test checks every
+/// row has a kind and every kind a row).
 extension EventKind {
     public static let meetingJoin = EventKind(1)
     public static let meetingLeave = EventKind(2)
@@ -87,6 +90,14 @@ extension EventKind {
     public static let userHandup = EventKind(21)
     public static let shareBroadcastStart = EventKind(22)
     public static let shareBroadcastStop = EventKind(23)
+
+    /// Every constant above, to check against the table.
+    static let named: [EventKind] = [
+        .meetingJoin, .meetingLeave, .disconnect, .reconnect, .qualityReport, .connectionQualityChange,
+        .activeSpeakersChange, .streamSubscribe, .streamUnsubscribe, .receiveStreamStatus, .userEnter, .userLeave,
+        .memberMediaState, .roomTitleChange, .roomShareStart, .roomShareStop, .audioRouteChange, .audioInterruption,
+        .deviceChange, .subMeetingMove, .userHandup, .shareBroadcastStart, .shareBroadcastStop,
+    ]
 }
 
 /// A known event kind: its stored number. Its name and fields are in its
