@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(name: "sim-bench", dependencies: ["MQASimulator"], path: "Benchmarks/sim-bench"),
         .executableTarget(name: "recorder-bench", dependencies: ["MQARecorder"], path: "Benchmarks/recorder-bench"),
         .testTarget(name: "MQAStoreTests", dependencies: ["MQAStore"]),
-        .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"]),
+        .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"], exclude: ["Fixtures"]),
         .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQADomain"]),
         .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports"]),
         .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQAStore"]),

@@ -65,7 +65,10 @@ INSERT OR IGNORE INTO event_kinds (kind, name) VALUES
     (5, 'quality_report'), (6, 'connection_quality_change'), (7, 'active_speakers_change'),
     (8, 'stream_subscribe'), (9, 'stream_unsubscribe'), (10, 'receive_stream_status'),
     (11, 'user_enter'), (12, 'user_leave'), (13, 'member_media_state'),
-    (14, 'room_title_change'), (15, 'room_share_start'), (16, 'room_share_stop');
+    (14, 'room_title_change'), (15, 'room_share_start'), (16, 'room_share_stop'),
+    (17, 'audio_route_change'), (18, 'audio_interruption'), (19, 'device_change'),
+    (20, 'sub_meeting_move'), (21, 'user_handup'), (22, 'share_broadcast_start'),
+    (23, 'share_broadcast_stop');
 
 -- Ingested inputs. hash is the SHA-256 ('sha256:<hex>') of the content
 -- actually parsed (decompressed), set when the input was read to its end;

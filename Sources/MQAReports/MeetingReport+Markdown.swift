@@ -69,6 +69,8 @@ extension MeetingReport {
             out += d.safeRendered + "\n"
         }
 
+        out += contextMarkdown(t0)
+
         out += "## Tracks\n\n"
         if analysis.subscriptions.isEmpty {
             out += "No subscriptions.\n\n"
@@ -97,6 +99,15 @@ extension MeetingReport {
             }
         }
 
+        let notes = contextNotes
+        if !notes.isEmpty {
+            out += "### What else was happening\n\n"
+            for n in notes {
+                out += "- \(MarkdownText.inline(n.subject)): " + n.explanations.map(MarkdownText.inline).joined(separator: "; also ") + "\n"
+            }
+            out += "\n"
+        }
+
         out += "## Issues\n\n"
         if analysis.issues.isEmpty {
             out += "None.\n"
@@ -104,6 +115,49 @@ extension MeetingReport {
             var iss = MarkdownTable(headers: ["code", "uid", "detail"])
             for i in analysis.issues { iss.add([i.code.rawValue, i.uid ?? "—", i.detail]) }
             out += iss.safeRendered
+        }
+        return out
+    }
+}
+
+extension MeetingReport {
+    /// The Context section: talk time and hands per participant, each
+    /// participant's context timeline, shares and sub-meeting moves. Left
+    /// out when the logs have none of it.
+    func contextMarkdown(_ t0: Int64) -> String {
+        let people = context.participants.filter { $0.talkMs > 0 || $0.handups > 0 || $0.hasItems }
+        guard !people.isEmpty || !context.shares.isEmpty || !context.subMeetingMoves.isEmpty else { return "" }
+        var out = "## Context\n\n"
+        out += "What the speaker snapshots and the context events say; none of it changes a figure above.\n\n"
+        if !people.isEmpty {
+            var t = MarkdownTable(headers: ["uid", "talk time", "hands raised", "media changes", "audio routes",
+                                            "interruptions", "device changes"], rightAligned: Set(1...6))
+            for p in people {
+                t.add([p.uid, ReportText.duration(p.talkMs), String(p.handups), String(p.mediaChanges.count),
+                       String(p.audioRoutes.count), String(p.interruptions.count), String(p.devices.count)])
+            }
+            out += t.safeRendered + "\n"
+        }
+        for p in people where p.hasItems {
+            out += "### \(MarkdownText.inline(p.uid))\n\n"
+            var t = MarkdownTable(headers: ["at", "what"])
+            for r in contextRows(p) { t.add([ReportText.offset(r.ts, from: t0), r.what]) }
+            out += t.safeRendered + "\n"
+        }
+        if !context.shares.isEmpty {
+            out += "### Shares\n\n"
+            var t = MarkdownTable(headers: ["publisher", "kind", "start", "end"])
+            for s in context.shares {
+                t.add([s.publisher, s.kind.rawValue, ReportText.offset(s.startTs, from: t0),
+                       s.endTs.map { ReportText.offset($0, from: t0) } ?? "(not stopped)"])
+            }
+            out += t.safeRendered + "\n"
+        }
+        if !context.subMeetingMoves.isEmpty {
+            out += "### Moves to sub-meetings\n\n"
+            var t = MarkdownTable(headers: ["at", "uid", "target", "reason"])
+            for m in context.subMeetingMoves { t.add([ReportText.offset(m.ts, from: t0), m.uid, m.target, m.reason ?? "—"]) }
+            out += t.safeRendered + "\n"
         }
         return out
     }

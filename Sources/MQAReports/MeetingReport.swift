@@ -13,6 +13,8 @@ public struct MeetingReport: Sendable, RenderedReport {
     /// Stored chunks that could not be read and are left out of this report
     /// (`MeetingLog.damage`); every format says so when there are any.
     public var damage: [String]
+    /// Speaking time and the 1.1 context events; shown, never counted.
+    public var context: MeetingContext
 
     /// The sentence a CDN meeting shows instead of quality numbers.
     public static let noQualityData = "no quality data (CDN engine)"
@@ -21,6 +23,7 @@ public struct MeetingReport: Sendable, RenderedReport {
         header = MeetingHeader(log)
         damage = log.damage
         analysis = MeetingAnalysis.analyze(log, config: config)
+        context = MeetingContext.build(log)
         // A CDN meeting has no quality feed: nothing to chart.
         series = analysis.isCDN ? [] : log.clients.map { QualitySeries($0, config: config) }
     }
@@ -49,15 +52,26 @@ public struct MeetingReport: Sendable, RenderedReport {
             ("participantCount", .int(Int64(header.participants))),
             ("qualityData", .bool(hasQualityData)),
             ("notice", hasQualityData ? .null : .string(MeetingReport.noQualityData)),
-            ("participants", analysis.participantsJSON),
+            ("participants", participantsWithContextJSON),
             ("tracks", analysis.tracksJSON),
             ("issues", analysis.issuesJSON),
+            ("subMeetingMoves", context.subMeetingMovesJSON),
+            ("shares", context.sharesJSON),
         ]
         // Only on damaged data, so that reports on sound data keep their shape.
         if !damage.isEmpty {
             fields.append(("damage", .object([("notice", .string(damageNotice)), ("chunks", .array(damage.map { .string($0) }))])))
         }
         return .object(fields)
+    }
+
+    /// The engine's participant objects, each with its `context` object.
+    var participantsWithContextJSON: JSON {
+        .array(zip(analysis.participants, context.participants).map { p, c in
+            guard case .object(var fields) = p.json else { return p.json }
+            fields.append(("context", c.json))
+            return .object(fields)
+        })
     }
 
     /// The sentence a report on damaged data opens with.

@@ -20,6 +20,7 @@ struct ClientSimulator {
 
     private let timeline: ClientTimeline
     private let spans: [Interval]
+    private let seed: UInt64
 
     init(plan: MeetingPlan, timelines: [ClientTimeline], me: Int, seed: UInt64,
          parameters: SimulationParameters, collect: Bool, scratch: [LogEvent]) {
@@ -30,6 +31,7 @@ struct ClientSimulator {
         self.collect = collect
         timeline = timelines[me]
         spans = timelines[me].spans
+        self.seed = seed
         var rng = SplitMix64(seed: seed, stream: (UInt64(plan.index) << 16 | UInt64(me)) &* 4 &+ 3)
         style = ClientStyle(parameters: parameters, &rng)
         self.rng = rng
@@ -49,6 +51,17 @@ struct ClientSimulator {
         meetingEvents()
         unknownEvents()
         disorder()
+        contextEvents()
+    }
+
+    /// Adds the context events after the disorder pass, so that the draws
+    /// of the other events, and thus their lines, do not depend on them.
+    /// They keep their time order (the loggers of these events are sync).
+    private mutating func contextEvents() {
+        let context = ClientSimulator.contextEvents(plan: plan, timeline: timeline, me: me, seed: seed)
+        guard !context.isEmpty else { return }
+        for (ts, e) in context { add(ts, .context(e)) }
+        events.sort { $0.key != $1.key ? $0.key < $1.key : $0.seq < $1.seq }
     }
 
     @inline(__always)

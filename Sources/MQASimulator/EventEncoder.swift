@@ -1,3 +1,5 @@
+import MQADomain
+
 /// Writes `LogEvent`s as event-log lines (shared/spec/event-log.md).
 struct EventEncoder {
     let plan: MeetingPlan
@@ -43,32 +45,48 @@ struct EventEncoder {
         if screen { w.raw("-screen\"") } else { w.raw("-cam\"") }
     }
 
+    /// `event` names by kind number, from the event table.
+    static let names: [[UInt8]] = {
+        var names = [[UInt8]](repeating: [], count: 256)
+        for d in EventCatalog.descriptors { names[Int(d.kind.rawValue)] = d.nameBytes }
+        return names
+    }()
+
+    /// The known kind a payload is logged as; `nil` for the unknown events.
+    func kind(of payload: Payload) -> EventKind? {
+        switch payload {
+        case .join: .meetingJoin
+        case .leave: .meetingLeave
+        case .disconnect: .disconnect
+        case .reconnect: .reconnect
+        case .quality, .coldQuality: .qualityReport
+        case .tier: .connectionQualityChange
+        case .speakers: .activeSpeakersChange
+        case .subscribe: .streamSubscribe
+        case .unsubscribe: .streamUnsubscribe
+        case .streamStatus: .receiveStreamStatus
+        case .userEnter: .userEnter
+        case .userLeave: .userLeave
+        case .meeting(let k):
+            switch plan.events[k].kind {
+            case .media: .memberMediaState
+            case .titleChange: .roomTitleChange
+            case .shareStart: .roomShareStart
+            case .shareStop: .roomShareStop
+            }
+        case .context(let c): c.kind
+        case .unknown: nil
+        }
+    }
+
     /// Appends one line (with its newline) for `e`.
     mutating func write(_ e: LogEvent, _ w: inout LineWriter) {
         w.byte(UInt8(ascii: "{"))
         if !style.tsLast { w.raw("\"ts\":"); ts(e.ts, &w); w.byte(UInt8(ascii: ",")) }
         w.raw("\"event\":\"")
-        switch e.payload {
-        case .join: w.raw("meeting_join")
-        case .leave: w.raw("meeting_leave")
-        case .disconnect: w.raw("disconnect")
-        case .reconnect: w.raw("reconnect")
-        case .quality, .coldQuality: w.raw("quality_report")
-        case .tier: w.raw("connection_quality_change")
-        case .speakers: w.raw("active_speakers_change")
-        case .subscribe: w.raw("stream_subscribe")
-        case .unsubscribe: w.raw("stream_unsubscribe")
-        case .streamStatus: w.raw("receive_stream_status")
-        case .userEnter: w.raw("user_enter")
-        case .userLeave: w.raw("user_leave")
-        case .meeting(let k):
-            switch plan.events[k].kind {
-            case .media: w.raw("member_media_state")
-            case .titleChange: w.raw("room_title_change")
-            case .shareStart: w.raw("room_share_start")
-            case .shareStop: w.raw("room_share_stop")
-            }
-        case .unknown(let kind, _):
+        if let kind = kind(of: e.payload) {
+            w.bytes(EventEncoder.names[Int(kind.rawValue)])
+        } else if case .unknown(let kind, _) = e.payload {
             switch kind {
             case 0: w.raw("audio_level")
             case 1: w.raw("network_type_change")
@@ -140,6 +158,16 @@ struct EventEncoder {
             w.raw(",\"target\":"); uid(target, &w)
         case .meeting(let k):
             meetingPayload(plan.events[k].kind, &w)
+        case .context(let c):
+            let fields = c.kind.descriptor.fields
+            for (i, value) in [c.values.0, c.values.1, c.values.2].enumerated() {
+                guard let value, i < fields.count else { continue }
+                w.raw(",\"")
+                w.bytes(fields[i].nameBytes)
+                w.raw("\":\"")
+                w.raw(value)
+                w.byte(UInt8(ascii: "\""))
+            }
         case .unknown(let kind, let value):
             switch kind {
             case 0: w.raw(",\"level\":"); w.fixed(Double(value % 100) / 100, decimals: 2)

@@ -21,6 +21,8 @@ enum Payload: Sendable {
     case meeting(Int)
     /// An event the pipeline does not know (kind 0..<4) with a value.
     case unknown(kind: Int, value: Int)
+    /// A context event of format 1.1.
+    case context(ContextEvent)
 }
 
 struct LogEvent: Sendable {

@@ -23,6 +23,10 @@ public struct SeriesBlock: Equatable, Sendable {
 ///               each XORed with the previous value's. Either mode first
 ///               carries a byte "has nulls" and, when set, a bitmap.
 ///               Decimal values: zigzag first, then zigzag deltas.
+///               Mode 2 (exact decimals that share no 64-bit scale, such as
+///               123456789.123456789 next to 1e-12): each value as zigzag
+///               mantissa and zigzag exponent. Readers before mode 2 refuse
+///               such a chunk as damaged rather than misread it.
 ///
 /// Reports come every ~2 s, so delta-of-delta timestamps are a byte or two;
 /// values like packet loss move slowly, so deltas at a per-block decimal
@@ -97,6 +101,14 @@ public struct ChunkCodec {
             for (i, v) in scaled.enumerated() {
                 w.signed(i == 0 ? v : v &- previous)
                 previous = v
+            }
+        } else if !values.contains(where: { $0.isBinary }) {
+            // Binary mode would round these to Double: keep them exact.
+            w.byte(2)
+            encodeNulls(values, hasNulls, into: &w)
+            for v in values where !v.isNull {
+                w.signed(v.mantissa)
+                w.signed(Int64(v.exponent))
             }
         } else {
             w.byte(1)
@@ -197,7 +209,7 @@ public struct ChunkCodec {
 
     static func decodeColumn(_ r: inout ByteReader, count n: Int) throws -> [DecimalNumber] {
         let mode = try r.byte()
-        guard mode <= 1 else { throw CorruptData("unknown column mode \(mode)") }
+        guard mode <= 2 else { throw CorruptData("unknown column mode \(mode)") }
         let scale = mode == 0 ? Int(try r.byte()) : 0
         guard scale <= maxScale else { throw CorruptData("column scale \(scale) out of range") }
         var nulls = [Bool](repeating: false, count: n)
@@ -216,6 +228,17 @@ public struct ChunkCodec {
                 let v = try r.signed()
                 previous = i == 0 ? v : previous &+ v
                 out.append(nulls[i] ? .null : DecimalNumber(mantissa: previous, exponent: Int16(-scale)))
+            }
+        } else if mode == 2 {
+            for i in 0..<n {
+                if nulls[i] { out.append(.null); continue }
+                let mantissa = try r.signed()
+                let exponent = try r.signed()
+                // The two marker exponents are not decimals: refuse them.
+                guard exponent > Int64(Int16.min), exponent < Int64(Int16.max) else {
+                    throw CorruptData("decimal exponent \(exponent) out of range")
+                }
+                out.append(DecimalNumber(mantissa: mantissa, exponent: Int16(exponent)))
             }
         } else {
             var previous: UInt64 = 0

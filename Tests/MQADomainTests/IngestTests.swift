@@ -126,7 +126,7 @@ let t0: Int64 = 1_795_946_400_000
         // The ordering rule: join before the report of its ms, disconnect after.
         let kinds = exported.split(separator: "\n").map { $0.contains("quality_report") ? "q" : "e" }
         #expect(kinds == ["e", "q", "q", "e", "q", "e"])
-        #expect(exported.contains(#""loss":12.25,"rtt":1e+20,"jitter":0.001,"bitrate":0.0000005,"mos":4.5"#))
+        #expect(exported.contains(#""loss":12.25,"rtt":1e20,"jitter":0.001,"bitrate":0.0000005,"mos":4.5"#))
     }
 
     @Test func anInterruptedFileResumesWhereItsLastCommitEnded() throws {

@@ -30,7 +30,7 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
 
     @Test("numbers in every JSON form", arguments: [
         ("1e3", 1000.0), ("-0", 0.0), ("4.50", 4.5), ("0.0001", 0.0001), ("1E+2", 100), ("25e-1", 2.5),
-        ("100.000000000000000000001", 100.0),
+        ("100.000000000000000000000", 100.0), ("1e-30000", 0),
     ])
     func numberForms(text: String, value: Double) {
         let (outcome, p) = parse(report("\"loss\":0,\"rtt\":\(text),\"jitter\":0,\"bitrate\":0,\"mos\":null"))
@@ -145,6 +145,61 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
         #expect(r?.hasPrefix(expected) == true, "\(fields) -> \(r ?? "accepted")")
     }
 
+    /// Ranges are decided on the logged decimal text, not on the nearest
+    /// Double (which is exactly the bound for all of these).
+    @Test("values just outside a range are rejected", arguments: [
+        (#""loss":1,"rtt":1,"jitter":1,"bitrate":1,"mos":0.99999999999999999999999"#,
+         "mos: 0.99999999999999999999999 is outside 1–5"),
+        (#""loss":100.00000000000000000001,"rtt":1,"jitter":1,"bitrate":1,"mos":4"#,
+         "loss: 100.00000000000000000001 is outside 0–100"),
+        (#""loss":100.0000000000000001,"rtt":1,"jitter":1,"bitrate":1,"mos":4"#, "loss: 100.0000000000000001 is outside"),
+        (#""loss":1,"rtt":1,"jitter":1,"bitrate":1,"mos":5.000000000000000001"#, "mos: 5.000000000000000001 is outside"),
+        (#""loss":1,"rtt":-1e-400,"jitter":1,"bitrate":1,"mos":4"#, "rtt: -1e-400 is negative"),
+        (#""loss":-0.0000000000000000000000001,"rtt":1,"jitter":1,"bitrate":1,"mos":4"#, "loss: -0.0000000000000000000000001 is outside"),
+        (#""loss":1,"rtt":1,"jitter":1,"bitrate":1,"mos":1e-99999"#, "mos: 1e-99999 is outside"),
+    ])
+    func exactRanges(fields: String, expected: String) {
+        let r = reason(report(fields))
+        #expect(r?.hasPrefix(expected) == true, "\(fields) -> \(r ?? "accepted")")
+    }
+
+    @Test func valuesAtTheBoundsAndJustInsideAreKeptExactly() {
+        let (outcome, p) = parse(report(#""loss":99.9999999999999999,"rtt":123456789.123456789,"jitter":-0,"bitrate":0,"mos":1.000000000000000001"#))
+        #expect(outcome == .event)
+        #expect(p.loss.jsonText == "99.9999999999999999")
+        #expect(p.rtt.jsonText == "123456789.123456789")
+        #expect(p.mos.jsonText == "1.000000000000000001")
+        #expect(parse(report(#""loss":100,"rtt":0,"jitter":0,"bitrate":0,"mos":5.0000"#)).0 == .event)
+        #expect(parse(report(#""loss":0,"rtt":0,"jitter":0,"bitrate":0,"mos":1"#)).0 == .event)
+    }
+
+    /// Beyond 64-bit decimals (19 digits under 2^63) numbers do not fit the store's decimals: the
+    /// line is rejected, naming the limit, rather than stored rounded.
+    @Test func numbersTheStoreCannotHoldAreRejectedWithTheLimit() {
+        let r = reason(report(#""loss":1,"rtt":50.0000000000000000000001,"jitter":1,"bitrate":1,"mos":4"#))
+        #expect(r == "rtt: 50.0000000000000000000001 cannot be stored exactly (a 64-bit decimal: up to 18 significant digits, exponent within ±30000)")
+        #expect(reason(report(#""loss":1,"rtt":1,"jitter":1e-40000,"bitrate":1,"mos":4"#))?.hasPrefix("jitter: 1e-40000 cannot be stored exactly") == true)
+    }
+
+    @Test("ts beyond Int64 is out of range, a fraction is not an integer", arguments: [
+        ("1e30", "ts: 1e30 is out of range (more than a day in the future)"),
+        ("-1e30", "ts: -1e30 is out of range (before 2000-01-01)"),
+        ("17959464000000000000000000001", "ts: 17959464000000000000000000001 is out of range (more than a day in the future)"),
+        ("1795946400000.0000000000000000001", "ts: must be an integer number of ms since the epoch or an RFC 3339 string"),
+        ("1e-5", "ts: must be an integer number of ms since the epoch or an RFC 3339 string"),
+    ])
+    func tsRange(text: String, expected: String) {
+        #expect(reason(#"{"ts":\#(text),"event":"x","meeting":"m","uid":"u"}"#) == expected)
+    }
+
+    @Test func wholeTsInOtherSpellings() {
+        for text in ["1795946400000.000", "1.7959464e12", "17959464000000000000e-7"] {
+            let (outcome, p) = parse(#"{"ts":\#(text),"event":"reconnect","meeting":"m","uid":"u"}"#)
+            #expect(outcome == .event, "\(text)")
+            #expect(p.ts == 1_795_946_400_000, "\(text)")
+        }
+    }
+
     @Test func mosZeroAndNullAreAccepted() {
         #expect(parse(report(#""loss":0,"rtt":0,"jitter":0,"bitrate":0,"mos":0"#)).1.report.mos == 0)
         #expect(parse(report(#""loss":0,"rtt":0,"jitter":0,"bitrate":0,"mos":null"#)).1.report.mos == nil)
@@ -198,15 +253,35 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
 }
 
 @Suite struct FieldKeyTests {
+    /// The scanner's key table is derived from the event table's names; every
+    /// name must find its own slot and near-misses none.
     @Test func everyKeyMatchesItselfAndNothingElse() {
+        let table = KeyTable.shared
         for key in FieldKey.allCases {
             let bytes = Array(key.name.utf8)
-            #expect(bytes.withUnsafeBufferPointer { FieldKey.match($0) } == key)
-            for variant in [key.name + "x", String(key.name.dropLast()), key.name.uppercased()] where variant != key.name {
+            #expect(bytes.withUnsafeBufferPointer { table.match($0) } == key)
+            for variant in [key.name + "x", String(key.name.dropLast()), key.name.uppercased(), "x" + key.name.dropFirst()]
+            where !FieldKey.names.contains(variant) {
                 let other = Array(variant.utf8)
-                #expect(other.withUnsafeBufferPointer { FieldKey.match($0) } == nil, "\(variant)")
+                #expect(other.withUnsafeBufferPointer { table.match($0) } == nil, "\(variant)")
             }
         }
+    }
+
+    @Test func everyPayloadFieldHasAKey() {
+        #expect(Array(FieldKey.names.prefix(4)) == ["ts", "event", "meeting", "uid"])
+        for d in EventCatalog.descriptors {
+            for f in d.fields { #expect(FieldKey.names.contains(f.name), "\(d.name).\(f.name)") }
+        }
+        #expect(Set(FieldKey.names).count == FieldKey.names.count)
+    }
+
+    @Test func longKeysUseBothWords() {
+        let table = KeyTable(["abcdefghijklmnop", "abcdefghijklmnoq", "abcdefgh"])
+        for (i, name) in ["abcdefghijklmnop", "abcdefghijklmnoq", "abcdefgh"].enumerated() {
+            #expect(Array(name.utf8).withUnsafeBufferPointer { table.match($0) }?.rawValue == i)
+        }
+        #expect(Array("abcdefghijklmnor".utf8).withUnsafeBufferPointer { table.match($0) } == nil)
     }
 }
 

@@ -18,6 +18,10 @@ struct ClientBuilder {
         event(ts, .disconnect(reason: reason, error: error))
     }
     mutating func reconnect(_ ts: Int64) { event(ts, .reconnect) }
+    mutating func context(_ ts: Int64, _ kind: EventKind, _ fields: [String: String] = [:]) {
+        event(ts, EventPayload(kind, fields.mapValues { PayloadValue.string($0) }))
+    }
+    mutating func speakers(_ ts: Int64, _ uids: [String]) { event(ts, .activeSpeakersChange(speakers: uids)) }
     mutating func sdkTier(_ ts: Int64, _ tier: String) { event(ts, .connectionQualityChange(tier: tier)) }
     mutating func subscribe(_ ts: Int64, _ publisher: String, _ track: String, kind: String = "camera") {
         event(ts, .streamSubscribe(publisher: publisher, track: track, kind: kind))
@@ -49,7 +53,9 @@ struct ClientBuilder {
             columns.append(ts: r.element.ts, r.element.report)
         }
         let sorted = events.enumerated().sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
-        return ClientLog(uid: uid, events: sorted, reports: columns)
+        // As the store hands them over: context events on their own.
+        return ClientLog(uid: uid, events: sorted.filter { !$0.payload.kind.isContext }, reports: columns,
+                         context: sorted.filter { $0.payload.kind.isContext })
     }
 }
 
@@ -114,6 +120,43 @@ enum Fixtures {
         return meeting("m-42", [alice, bob, carol])
     }
 
+    /// `sfu` with speaker snapshots and the 1.1 context events: a headset
+    /// set before alice joins, her route change to Bluetooth 2 s before her
+    /// carol-cam stall, bob's audio interruption across his poor stretch,
+    /// carol muted by the host (heard by two clients), carol's screen share,
+    /// a raised hand, and carol's move to a breakout room.
+    static var withContext: MeetingLog {
+        let t = t0
+        var log = sfu
+        var extra: [String: ClientBuilder] = [:]
+        for uid in ["alice", "bob", "carol"] { extra[uid] = ClientBuilder(uid) }
+        extra["alice"]!.context(t - 20000, .deviceChange, ["kind": "mic", "change": "default", "device": "Jabra Evolve2 65"])
+        extra["alice"]!.speakers(t + 3000, ["alice"])
+        extra["alice"]!.speakers(t + 20000, ["bob", "alice"])
+        extra["alice"]!.speakers(t + 35000, [])
+        extra["bob"]!.speakers(t + 3500, ["alice"])  // bob hears less of alice: alice's own total counts
+        extra["bob"]!.speakers(t + 10000, [])
+        extra["alice"]!.context(t + 38000, .audioRouteChange, ["route": "bluetooth", "reason": "newDeviceAvailable"])
+        extra["bob"]!.context(t + 15000, .audioInterruption, ["phase": "began"])
+        extra["bob"]!.context(t + 27000, .audioInterruption, ["phase": "ended"])
+        extra["bob"]!.context(t + 45000, .userHandup, ["step": "request"])
+        extra["bob"]!.context(t + 52000, .userHandup, ["step": "confirmOpen"])
+        for (uid, delay) in [("alice", Int64(120)), ("bob", 310)] {
+            extra[uid]!.event(t + 21000 + delay, .memberMediaState(target: "carol", media: "mic", on: false, byAdmin: true, opUid: "alice"))
+            extra[uid]!.event(t + 5000 + delay, .roomShareStart(publisher: "carol"))
+            extra[uid]!.event(t + 25000 + delay, .roomShareStop(publisher: "carol"))
+        }
+        extra["carol"]!.context(t + 57500, .subMeetingMove, ["target": "m-42/breakout-1", "reason": "breakout"])
+        for i in log.clients.indices {
+            let more = extra[log.clients[i].uid]!.build()
+            log.clients[i].events = (log.clients[i].events + more.events).enumerated()
+                .sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
+            log.clients[i].context = more.context
+        }
+        log.meeting = "m-ctx"
+        return log
+    }
+
     /// A CDN meeting: no quality feed, one renamed title, one stall.
     static var cdn: MeetingLog {
         let t = t0 + 3_600_000
@@ -140,6 +183,8 @@ enum Fixtures {
         a.status(t + 1500, "=HYPERLINK(\"http://evil\")", "../../etc/passwd", timedOut: false)
         a.stall("=HYPERLINK(\"http://evil\")", "../../etc/passwd", from: t + 8000, to: t + 9000)
         a.disconnect(t + 20000, reason: "+cmd|' /C calc'!A0", error: "@SUM(1+1)\u{1}")
+        a.context(t + 7000, .audioRouteChange, ["route": "<iframe onload=alert(1)>", "reason": "=cmd|' /C calc'!A0"])
+        a.context(t + 7500, .deviceChange, ["kind": "mic", "change": "added", "device": "</td><script>x</script>"])
         var b = ClientBuilder("-2+3")
         b.join(t + 100)
         b.leave(t + 19000)

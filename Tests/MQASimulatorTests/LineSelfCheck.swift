@@ -105,6 +105,20 @@ enum LineSelfCheck {
             guard str("title"), str("previousTitle") else { return "bad title change" }
         case "room_share_start", "room_share_stop":
             guard uid("publisher") else { return "bad share" }
+        case "audio_route_change":
+            guard str("route"), str("reason") else { return "bad route change" }
+        case "audio_interruption":
+            guard let p = o["phase"] as? String, p == "began" || p == "ended" else { return "bad phase" }
+        case "device_change":
+            guard let k = o["kind"] as? String, ["camera", "mic", "speaker"].contains(k) else { return "bad device kind" }
+            guard let c = o["change"] as? String, ["added", "removed", "default"].contains(c) else { return "bad device change" }
+            guard optStr("device") else { return "bad device" }
+        case "sub_meeting_move":
+            guard idString(o["target"]), optStr("reason") else { return "bad move" }
+        case "user_handup":
+            guard let s = o["step"] as? String, ["request", "cancel", "confirmOpen", "rejectOpen"].contains(s) else { return "bad step" }
+        case "share_broadcast_start", "share_broadcast_stop":
+            break
         default:
             break // unknown events are valid (ignored)
         }

@@ -200,6 +200,8 @@ import Testing
             "connection_quality_change", "active_speakers_change", "stream_subscribe",
             "stream_unsubscribe", "receive_stream_status", "user_enter", "user_leave",
             "member_media_state", "room_title_change", "room_share_start", "room_share_stop",
+            "audio_route_change", "audio_interruption", "device_change", "sub_meeting_move", "user_handup",
+            "share_broadcast_start", "share_broadcast_stop",
         ]
         for m in all {
             for f in m.logs {
@@ -224,6 +226,40 @@ import Testing
         #expect(duplicates > 0)
         #expect(rfc > 0 && unknown > 0 && extras > 0)
         #expect(byAdmin > 0 && titleChanges > 0 && shares > 0 && capitalized > 0)
+    }
+
+    /// The 1.1 context events show up the way they do on real devices: iOS
+    /// route changes and interruptions, devices set up before the join,
+    /// raised hands, each interruption's end after its start.
+    @Test func contextEventsArePlausible() {
+        var counts: [String: Int] = [:]
+        var devicesBeforeJoin = 0, bluetooth = 0
+        for m in all {
+            for f in m.logs {
+                var joined = false
+                var began: Int64? = nil
+                for o in f.objects.sorted(by: { Fleet.ts($0) < Fleet.ts($1) }) {
+                    let event = o["event"] as! String
+                    counts[event, default: 0] += 1
+                    switch event {
+                    case "meeting_join": joined = true
+                    case "device_change" where !joined: devicesBeforeJoin += 1
+                    case "audio_route_change" where o["route"] as? String == "bluetooth": bluetooth += 1
+                    case "audio_interruption":
+                        if o["phase"] as? String == "began" { began = Fleet.ts(o) } else {
+                            #expect(began != nil && began! < Fleet.ts(o))
+                            began = nil
+                        }
+                    default: break
+                    }
+                }
+            }
+        }
+        #expect(devicesBeforeJoin > 0 && bluetooth > 0)
+        for event in ["audio_route_change", "audio_interruption", "device_change", "user_handup"] {
+            #expect(counts[event, default: 0] > 0, "\(event)")
+        }
+        #expect(counts["audio_route_change", default: 0] < counts["quality_report", default: 0] / 50)
     }
 
     @Test func titlesSurviveJSONIntact() {

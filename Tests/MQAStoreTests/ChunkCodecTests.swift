@@ -44,6 +44,21 @@ func sameNumber(_ a: DecimalNumber, _ b: DecimalNumber) -> Bool {
         }
     }
 
+    /// Decimals that share no 64-bit scale used to fall back to Double bits
+    /// and lose digits; mode 2 keeps each one exactly.
+    @Test func decimalsWithoutACommonScaleStayExact() throws {
+        let column: [DecimalNumber] = [
+            DecimalNumber(mantissa: 123_456_789_123_456_789, exponent: -9), DecimalNumber(mantissa: 1, exponent: -12),
+            .null, DecimalNumber(mantissa: 1, exponent: -30000), DecimalNumber(mantissa: -7, exponent: 400),
+            DecimalNumber(mantissa: .max, exponent: -18),
+        ]
+        var codec = ChunkCodec()
+        let block = SeriesBlock(ts: Array(0..<Int64(column.count)), columns: [column])
+        let decoded = try codec.decode(try codec.encode(block))
+        #expect(decoded.columns[0].map(\.jsonText) == column.map(\.jsonText))
+        #expect(decoded.columns[0].map { $0.normalized } == column.map { $0.normalized })
+    }
+
     @Test("random series round-trip exactly", arguments: 0..<5)
     func roundTrip(style: Int) throws {
         var r = TestRandom(state: UInt64(style) &* 7919)

@@ -20,46 +20,105 @@ public struct QualityReport: Hashable, Sendable {
     }
 }
 
-/// The payload of a known event: only the fields the log format defines.
-/// Unknown extra fields are not kept (they never affect any result).
-public enum EventPayload: Hashable, Sendable {
-    case meetingJoin(engine: String, title: String?)
-    case meetingLeave
-    case disconnect(reason: String, error: String?)
-    case reconnect
-    case qualityReport(QualityReport)
-    case connectionQualityChange(tier: String)
-    case activeSpeakersChange(speakers: [String])
-    case streamSubscribe(publisher: String, track: String, kind: String)
-    case streamUnsubscribe(publisher: String, track: String)
-    case receiveStreamStatus(publisher: String, track: String, timedOut: Bool)
-    case userEnter(target: String)
-    case userLeave(target: String)
-    case memberMediaState(target: String, media: String, on: Bool, byAdmin: Bool, opUid: String?)
-    case roomTitleChange(title: String, previousTitle: String)
-    case roomShareStart(publisher: String)
-    case roomShareStop(publisher: String)
+/// The value of one payload field.
+public enum PayloadValue: Hashable, Sendable {
+    /// An optional field that was left out (or logged as `null`).
+    case absent
+    case string(String)
+    case bool(Bool)
+    case strings([String])
+    /// A quality report value; `nil` for a `null` MOS.
+    case number(Double?)
+}
 
-    public var kind: EventKind {
-        switch self {
-        case .meetingJoin: .meetingJoin
-        case .meetingLeave: .meetingLeave
-        case .disconnect: .disconnect
-        case .reconnect: .reconnect
-        case .qualityReport: .qualityReport
-        case .connectionQualityChange: .connectionQualityChange
-        case .activeSpeakersChange: .activeSpeakersChange
-        case .streamSubscribe: .streamSubscribe
-        case .streamUnsubscribe: .streamUnsubscribe
-        case .receiveStreamStatus: .receiveStreamStatus
-        case .userEnter: .userEnter
-        case .userLeave: .userLeave
-        case .memberMediaState: .memberMediaState
-        case .roomTitleChange: .roomTitleChange
-        case .roomShareStart: .roomShareStart
-        case .roomShareStop: .roomShareStop
-        }
+/// The payload of a known event: one value per field of its kind's
+/// descriptor, in the descriptor's order. Unknown extra fields are not kept
+/// (they never affect any result).
+public struct EventPayload: Hashable, Sendable {
+    public let kind: EventKind
+    /// `values[i]` belongs to `kind.descriptor.fields[i]`.
+    public let values: [PayloadValue]
+
+    /// A payload from its values in descriptor order.
+    public init(kind: EventKind, values: [PayloadValue]) {
+        precondition(values.count == kind.descriptor.fields.count, "\(kind.name) takes \(kind.descriptor.fields.count) values")
+        self.kind = kind
+        self.values = values
     }
+
+    /// A payload from values by field name; fields not given are absent.
+    public init(_ kind: EventKind, _ fields: [String: PayloadValue] = [:]) {
+        let d = kind.descriptor
+        precondition(fields.keys.allSatisfy { d.index(of: $0) != nil }, "unknown field for \(kind.name): \(fields.keys)")
+        self.init(kind: kind, values: d.fields.map { fields[$0.name] ?? .absent })
+    }
+
+    /// The value of the field called `name` (`.absent` for a field the kind
+    /// does not have).
+    public subscript(_ name: String) -> PayloadValue {
+        guard let i = kind.descriptor.index(of: name) else { return .absent }
+        return values[i]
+    }
+
+    public func string(_ name: String) -> String? {
+        if case .string(let s) = self[name] { return s }
+        return nil
+    }
+
+    public func bool(_ name: String) -> Bool? {
+        if case .bool(let b) = self[name] { return b }
+        return nil
+    }
+
+    public func strings(_ name: String) -> [String]? {
+        if case .strings(let s) = self[name] { return s }
+        return nil
+    }
+}
+
+/// Typed constructors for the kinds of format version 1, so that tests and
+/// fixtures read like the log. Kinds added later are built with
+/// `EventPayload(kind, [name: value])`.
+extension EventPayload {
+    public static func meetingJoin(engine: String, title: String?) -> EventPayload {
+        EventPayload(.meetingJoin, ["engine": .string(engine), "title": title.map(PayloadValue.string) ?? .absent])
+    }
+    public static let meetingLeave = EventPayload(.meetingLeave)
+    public static func disconnect(reason: String, error: String?) -> EventPayload {
+        EventPayload(.disconnect, ["reason": .string(reason), "error": error.map(PayloadValue.string) ?? .absent])
+    }
+    public static let reconnect = EventPayload(.reconnect)
+    public static func qualityReport(_ r: QualityReport) -> EventPayload {
+        EventPayload(kind: .qualityReport, values: [.number(r.loss), .number(r.rtt), .number(r.jitter), .number(r.bitrate), .number(r.mos)])
+    }
+    public static func connectionQualityChange(tier: String) -> EventPayload {
+        EventPayload(.connectionQualityChange, ["tier": .string(tier)])
+    }
+    public static func activeSpeakersChange(speakers: [String]) -> EventPayload {
+        EventPayload(.activeSpeakersChange, ["speakers": .strings(speakers)])
+    }
+    public static func streamSubscribe(publisher: String, track: String, kind: String) -> EventPayload {
+        EventPayload(.streamSubscribe, ["publisher": .string(publisher), "track": .string(track), "kind": .string(kind)])
+    }
+    public static func streamUnsubscribe(publisher: String, track: String) -> EventPayload {
+        EventPayload(.streamUnsubscribe, ["publisher": .string(publisher), "track": .string(track)])
+    }
+    public static func receiveStreamStatus(publisher: String, track: String, timedOut: Bool) -> EventPayload {
+        EventPayload(.receiveStreamStatus, ["publisher": .string(publisher), "track": .string(track), "timedOut": .bool(timedOut)])
+    }
+    public static func userEnter(target: String) -> EventPayload { EventPayload(.userEnter, ["target": .string(target)]) }
+    public static func userLeave(target: String) -> EventPayload { EventPayload(.userLeave, ["target": .string(target)]) }
+    public static func memberMediaState(target: String, media: String, on: Bool, byAdmin: Bool, opUid: String?) -> EventPayload {
+        EventPayload(.memberMediaState, [
+            "target": .string(target), "media": .string(media), "on": .bool(on), "byAdmin": .bool(byAdmin),
+            "opUid": opUid.map(PayloadValue.string) ?? .absent,
+        ])
+    }
+    public static func roomTitleChange(title: String, previousTitle: String) -> EventPayload {
+        EventPayload(.roomTitleChange, ["title": .string(title), "previousTitle": .string(previousTitle)])
+    }
+    public static func roomShareStart(publisher: String) -> EventPayload { EventPayload(.roomShareStart, ["publisher": .string(publisher)]) }
+    public static func roomShareStop(publisher: String) -> EventPayload { EventPayload(.roomShareStop, ["publisher": .string(publisher)]) }
 }
 
 /// A payload with the client time it fired at (ms since the Unix epoch).

@@ -8,15 +8,15 @@ extension MeetingLog {
         var firstJoin: (ts: Int64, title: String)?
         for client in clients {
             for e in client.events {
-                switch e.payload {
                 // `>=`/`<` over clients in uid order: at equal ts the later
                 // uid's rename wins and the earlier uid's join title wins,
                 // so the choice never depends on input order.
-                case .roomTitleChange(let title, _) where latestRename == nil || e.ts >= latestRename!.ts:
+                if e.payload.kind == .roomTitleChange, let title = e.payload.string("title"),
+                    latestRename == nil || e.ts >= latestRename!.ts {
                     latestRename = (e.ts, title)
-                case .meetingJoin(_, let title?) where firstJoin == nil || e.ts < firstJoin!.ts:
+                } else if e.payload.kind == .meetingJoin, let title = e.payload.string("title"),
+                    firstJoin == nil || e.ts < firstJoin!.ts {
                     firstJoin = (e.ts, title)
-                default: break
                 }
             }
         }

@@ -53,16 +53,26 @@ public struct ReportColumns: Sendable, Equatable {
 /// connection that ends.
 public struct ClientLog: Sendable, Equatable {
     public var uid: String
-    /// Every event except quality reports, in `ts` order (equal `ts` keep
-    /// input order).
+    /// Every event except quality reports and context events, in `ts` order
+    /// (equal `ts` keep input order).
     public var events: [TimedEvent]
     public var reports: ReportColumns
+    /// The 1.1 context events (`EventKind.isContext`), in `ts` order. Kept
+    /// apart so that no connection, subscription, tier or tuning figure can
+    /// see them: a log with and without them gives the same numbers.
+    public var context: [TimedEvent]
 
-    public init(uid: String, events: [TimedEvent] = [], reports: ReportColumns = ReportColumns()) {
+    public init(uid: String, events: [TimedEvent] = [], reports: ReportColumns = ReportColumns(),
+                context: [TimedEvent] = []) {
         self.uid = uid
         self.events = events
         self.reports = reports
+        self.context = context
     }
+
+    /// True when the client logged only context events (for instance a
+    /// device change and then nothing): it is no participant of the figures.
+    public var onlyContext: Bool { events.isEmpty && reports.count == 0 && !context.isEmpty }
 
     /// The client's first and last event time, reports included; `nil` when
     /// the client logged nothing.
@@ -81,11 +91,16 @@ public struct MeetingLog: Sendable, Equatable {
     /// Stored chunks that could not be read and are left out (a lenient
     /// read of a damaged store), one description each; empty normally.
     public var damage: [String]
+    /// Clients that logged only context events (say a device change, then
+    /// no join): not participants, so not in `clients`, which every figure
+    /// reads; kept for the report's context.
+    public var contextOnly: [ClientLog]
 
-    public init(meeting: String, clients: [ClientLog], damage: [String] = []) {
+    public init(meeting: String, clients: [ClientLog], damage: [String] = [], contextOnly: [ClientLog] = []) {
         self.meeting = meeting
         self.clients = clients
         self.damage = damage
+        self.contextOnly = contextOnly
     }
 
     /// The engine from the first `meeting_join` (by time) that names one;
@@ -94,7 +109,7 @@ public struct MeetingLog: Sendable, Equatable {
         var best: (Int64, String)?
         for client in clients {
             for e in client.events {
-                if case .meetingJoin(let engine, _) = e.payload, best == nil || e.ts < best!.0 {
+                if e.payload.kind == .meetingJoin, let engine = e.payload.string("engine"), best == nil || e.ts < best!.0 {
                     best = (e.ts, engine)
                     break
                 }

@@ -20,47 +20,36 @@ struct FieldValue {
     var number = DecimalNumber(mantissa: 0, exponent: 0)
 }
 
-/// The top-level keys the log format defines; everything else is skipped
-/// (after being checked to be valid JSON).
-enum FieldKey: Int, CaseIterable {
-    case ts, event, meeting, uid
-    case engine, title, reason, error
-    case loss, rtt, jitter, bitrate, mos
-    case tier, speakers, publisher, track, kind, timedOut
-    case target, media, on, byAdmin, opUid, previousTitle
+/// A top-level key the log format defines: the envelope's four, then every
+/// payload field name of `EventCatalog` (each once). Everything else on a
+/// line is skipped after being checked to be valid JSON.
+struct FieldKey: Hashable {
+    /// The key's slot in `JSONScanner.fields`.
+    let rawValue: Int
 
-    var name: String {
-        switch self {
-        case .ts: "ts"
-        case .event: "event"
-        case .meeting: "meeting"
-        case .uid: "uid"
-        case .engine: "engine"
-        case .title: "title"
-        case .reason: "reason"
-        case .error: "error"
-        case .loss: "loss"
-        case .rtt: "rtt"
-        case .jitter: "jitter"
-        case .bitrate: "bitrate"
-        case .mos: "mos"
-        case .tier: "tier"
-        case .speakers: "speakers"
-        case .publisher: "publisher"
-        case .track: "track"
-        case .kind: "kind"
-        case .timedOut: "timedOut"
-        case .target: "target"
-        case .media: "media"
-        case .on: "on"
-        case .byAdmin: "byAdmin"
-        case .opUid: "opUid"
-        case .previousTitle: "previousTitle"
+    static let ts = FieldKey(rawValue: 0)
+    static let event = FieldKey(rawValue: 1)
+    static let meeting = FieldKey(rawValue: 2)
+    static let uid = FieldKey(rawValue: 3)
+
+    /// Every key's name, by slot; derived from the event table.
+    static let names: [String] = {
+        var names = ["ts", "event", "meeting", "uid"]
+        for d in EventCatalog.descriptors {
+            for f in d.fields where !names.contains(f.name) { names.append(f.name) }
         }
-    }
+        return names
+    }()
 
-    static let byName: [[UInt8]: FieldKey] = Dictionary(
-        uniqueKeysWithValues: allCases.map { (Array($0.name.utf8), $0) })
+    static var allCases: [FieldKey] { names.indices.map { FieldKey(rawValue: $0) } }
+
+    var name: String { FieldKey.names[rawValue] }
+
+    /// The key called `name`; traps for a name outside the table (a
+    /// programming error: payload fields come from the table).
+    static func named(_ name: String) -> FieldKey {
+        FieldKey(rawValue: names.firstIndex(of: name)!)
+    }
 }
 
 /// Why a line is not valid JSON (the position is a 1-based byte column).
@@ -79,8 +68,10 @@ struct JSONScanner {
     /// the stack.
     static let maxDepth = 64
 
-    var fields = [FieldValue](repeating: FieldValue(), count: FieldKey.allCases.count)
+    var fields = [FieldValue](repeating: FieldValue(), count: FieldKey.names.count)
     private var keyScratch: [UInt8] = []
+    /// The key table, held here so the hot loop reads no global.
+    private let keys = KeyTable.shared
 
     /// Scans `line`; on success `fields` holds the known top-level fields.
     mutating func scan(_ line: UnsafeBufferPointer<UInt8>) throws(SyntaxError) {
@@ -148,15 +139,12 @@ struct JSONScanner {
     }
 
     private mutating func lookup(_ s: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ escaped: Bool) -> FieldKey? {
-        let length = end - start
-        guard length <= 13 else { return nil }  // longest known key: previousTitle
-        if !escaped {
-            // Fast path: switch on length and first byte before comparing.
-            return FieldKey.match(UnsafeBufferPointer(rebasing: s[start..<end]))
-        }
+        if end - start > KeyTable.maxLength { return nil }
+        if !escaped { return keys.match(UnsafeBufferPointer(rebasing: s[start..<end])) }
         keyScratch.removeAll(keepingCapacity: true)
         JSONScanner.unescape(UnsafeBufferPointer(rebasing: s[start..<end]), into: &keyScratch)
-        return keyScratch.withUnsafeBufferPointer { FieldKey.match($0) }
+        let keys = self.keys
+        return keyScratch.withUnsafeBufferPointer { keys.match($0) }
     }
 
     /// Scans a known field's value, capturing what the validator needs.
@@ -458,10 +446,55 @@ struct JSONScanner {
     }
 }
 
-extension FieldKey {
-    /// The key's first eight bytes as a little-endian integer, zero padded.
+/// The known keys as integers, for matching a key with one or two integer
+/// compares instead of hashing its bytes: each key's first eight bytes and
+/// next eight as little-endian words, in an open-addressing table indexed by
+/// a multiplicative hash of the first word and the length. Built from
+/// `FieldKey.names` at start-up, so a new field name needs no constant.
+final class KeyTable: @unchecked Sendable {
+    /// Longest key the table can hold (two words).
+    static let maxLength = 16
+
+    static let shared = KeyTable(FieldKey.names)
+
+    private struct Entry {
+        var head: UInt64 = 0
+        var tail: UInt64 = 0
+        var length = 0
+        var slot = -1
+    }
+
+    /// Never written after `init`; a raw buffer, so that the lookup has no
+    /// bounds checks or reference counting.
+    private let entries: UnsafeMutableBufferPointer<Entry>
+    private let mask: Int
+
+    init(_ names: [String]) {
+        var size = 64
+        while size < names.count * 4 { size *= 2 }
+        mask = size - 1
+        entries = .allocate(capacity: size)
+        entries.initialize(repeating: Entry())
+        for (slot, name) in names.enumerated() {
+            let bytes = Array(name.utf8)
+            precondition(bytes.count <= KeyTable.maxLength, "field name \(name) longer than \(KeyTable.maxLength) bytes")
+            let (head, tail) = bytes.withUnsafeBufferPointer { (KeyTable.word($0, from: 0), KeyTable.word($0, from: 8)) }
+            var i = KeyTable.index(head, bytes.count, mask)
+            while entries[i].slot >= 0 { i = (i + 1) & mask }
+            entries[i] = Entry(head: head, tail: tail, length: bytes.count, slot: slot)
+        }
+    }
+
+    deinit { entries.deallocate() }
+
     @inline(__always)
-    static func word(_ k: UnsafeBufferPointer<UInt8>, from: Int = 0) -> UInt64 {
+    private static func index(_ head: UInt64, _ length: Int, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: ((head &+ UInt64(length)) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+    }
+
+    /// Up to eight bytes of `k` from `from` as a little-endian integer, zero padded.
+    @inline(__always)
+    static func word(_ k: UnsafeBufferPointer<UInt8>, from: Int) -> UInt64 {
         var w: UInt64 = 0
         var i = min(k.count, from + 8) - 1
         while i >= from {
@@ -471,64 +504,20 @@ extension FieldKey {
         return w
     }
 
-    static func word(_ s: StaticString) -> UInt64 {
-        var w: UInt64 = 0
-        let p = s.utf8Start
-        for i in (0..<min(8, s.utf8CodeUnitCount)).reversed() { w = w << 8 | UInt64(p[i]) }
-        return w
-    }
-
-    /// Matches a key's bytes by comparing them as one or two integers: no
-    /// hashing, no per-byte loop on the hot path.
-    static func match(_ k: UnsafeBufferPointer<UInt8>) -> FieldKey? {
-        guard k.count <= 13 else { return nil }
-        let w = word(k)
-        switch k.count {
-        case 2: return w == KeyWord.ts ? .ts : w == KeyWord.on ? .on : nil
-        case 3: return w == KeyWord.uid ? .uid : w == KeyWord.rtt ? .rtt : w == KeyWord.mos ? .mos : nil
-        case 4: return w == KeyWord.loss ? .loss : w == KeyWord.tier ? .tier : w == KeyWord.kind ? .kind : nil
-        case 5:
-            return w == KeyWord.event ? .event : w == KeyWord.title ? .title : w == KeyWord.track ? .track : w == KeyWord.error ? .error
-                : w == KeyWord.media ? .media : w == KeyWord.opUid ? .opUid : nil
-        case 6: return w == KeyWord.jitter ? .jitter : w == KeyWord.engine ? .engine : w == KeyWord.reason ? .reason : w == KeyWord.target ? .target : nil
-        case 7: return w == KeyWord.meeting ? .meeting : w == KeyWord.bitrate ? .bitrate : w == KeyWord.byAdmin ? .byAdmin : nil
-        case 8: return w == KeyWord.speakers ? .speakers : w == KeyWord.timedOut ? .timedOut : nil
-        case 9: return w == KeyWord.publishe && word(k, from: 8) == KeyWord.rTail ? .publisher : nil
-        case 13: return w == KeyWord.previous && word(k, from: 8) == KeyWord.titleTail ? .previousTitle : nil
-        default: return nil
+    /// The key whose bytes are `k`, if it is known.
+    @inline(__always)
+    func match(_ k: UnsafeBufferPointer<UInt8>) -> FieldKey? {
+        let n = k.count
+        guard n <= KeyTable.maxLength else { return nil }
+        let head = KeyTable.word(k, from: 0)
+        var i = KeyTable.index(head, n, mask)
+        while true {
+            let e = entries[i]
+            if e.slot < 0 { return nil }
+            if e.head == head && e.length == n && (n <= 8 || e.tail == KeyTable.word(k, from: 8)) {
+                return FieldKey(rawValue: e.slot)
+            }
+            i = (i + 1) & mask
         }
     }
-}
-
-/// Known keys as little-endian integers (their first eight bytes; the tails
-/// of the two longer keys separately), as literals so that the match
-/// compiles to plain comparisons. `FieldKeyTests` checks them.
-enum KeyWord {
-    static let ts: UInt64 = 0x7374  // "ts"
-    static let on: UInt64 = 0x6e6f  // "on"
-    static let uid: UInt64 = 0x646975  // "uid"
-    static let rtt: UInt64 = 0x747472  // "rtt"
-    static let mos: UInt64 = 0x736f6d  // "mos"
-    static let loss: UInt64 = 0x73736f6c  // "loss"
-    static let tier: UInt64 = 0x72656974  // "tier"
-    static let kind: UInt64 = 0x646e696b  // "kind"
-    static let event: UInt64 = 0x746e657665  // "event"
-    static let error: UInt64 = 0x726f727265  // "error"
-    static let title: UInt64 = 0x656c746974  // "title"
-    static let track: UInt64 = 0x6b63617274  // "track"
-    static let media: UInt64 = 0x616964656d  // "media"
-    static let opUid: UInt64 = 0x646955706f  // "opUid"
-    static let engine: UInt64 = 0x656e69676e65  // "engine"
-    static let reason: UInt64 = 0x6e6f73616572  // "reason"
-    static let jitter: UInt64 = 0x72657474696a  // "jitter"
-    static let target: UInt64 = 0x746567726174  // "target"
-    static let meeting: UInt64 = 0x676e697465656d  // "meeting"
-    static let bitrate: UInt64 = 0x65746172746962  // "bitrate"
-    static let byAdmin: UInt64 = 0x6e696d64417962  // "byAdmin"
-    static let speakers: UInt64 = 0x7372656b61657073  // "speakers"
-    static let timedOut: UInt64 = 0x74754f64656d6974  // "timedOut"
-    static let publishe: UInt64 = 0x656873696c627570  // "publishe"
-    static let previous: UInt64 = 0x73756f6976657270  // "previous"
-    static let rTail: UInt64 = 0x72  // "r"
-    static let titleTail: UInt64 = 0x656c746954  // "Title"
 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import MQAStore
 
 /// What became of one line.
@@ -37,6 +40,9 @@ public struct LineParser {
     public private(set) var mos = DecimalNumber(mantissa: 0, exponent: 0)
 
     private var scanner = JSONScanner()
+    /// The event table as the parser walks it, held here so the hot loop
+    /// reads no global.
+    let plan = ParsePlan.shared
     private(set) var line = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     private var scratch: [UInt8] = []
 
@@ -62,6 +68,7 @@ public struct LineParser {
     }
 
     func field(_ key: FieldKey) -> FieldValue { scanner.fields[key.rawValue] }
+    func scannedField(_ slot: Int) -> FieldValue { scanner.fields[slot] }
 
     // MARK: Envelope
 
@@ -70,10 +77,17 @@ public struct LineParser {
         switch t.type {
         case .absent: return "ts: missing"
         case .number:
-            guard let v = LineParser.integer(t.number) else {
-                return "ts: must be an integer number of ms since the epoch or an RFC 3339 string"
+            if !t.number.isBinary, let v = LineParser.integer(t.number) {
+                ts = v  // the common case: an exact whole number that fits
+            } else {
+                // Read the text exactly: a fraction is "not an integer", a
+                // whole number beyond Int64 is a time far out of range.
+                let text = UnsafeBufferPointer(rebasing: line[t.start..<t.end])
+                let exact = NumberText(text)
+                if !exact.isIntegral { return "ts: must be an integer number of ms since the epoch or an RFC 3339 string" }
+                let side = exact.negative ? "before 2000-01-01" : "more than a day in the future"
+                return "ts: \(LineParser.clip(Array(text))) is out of range (\(side))"
             }
-            ts = v
         case .string:
             decode(t, into: &scratch)
             guard let v = scratch.withUnsafeBufferPointer({ RFC3339.milliseconds($0) }) else {
@@ -132,135 +146,149 @@ public struct LineParser {
         if e.hasEscapes {
             var decoded: [UInt8] = []
             JSONScanner.unescape(name, into: &decoded)
-            return EventKind(name: String(decoding: decoded, as: UTF8.self))
+            return decoded.withUnsafeBufferPointer { plan.kind(named: $0) }
         }
-        return EventKind.match(name)
+        return plan.kind(named: name)
     }
 
     // MARK: Payload
 
+    /// Checks the payload against the kind's descriptor: each field present
+    /// unless optional, of its type, and for a closed list one of its values.
     private mutating func validatePayload() -> String? {
-        switch kind {
-        case .qualityReport:
-            return validateReport()
-        case .meetingJoin:
-            return requireEnum(.engine, ["sfu", "cdn"]) ?? optionalString(.title)
-        case .meetingLeave, .reconnect:
-            return nil
-        case .disconnect:
-            return requireString(.reason) ?? optionalString(.error)
-        case .connectionQualityChange:
-            return requireString(.tier)
-        case .activeSpeakersChange:
-            return validateSpeakers()
-        case .streamSubscribe:
-            return requireString(.publisher) ?? requireString(.track) ?? requireEnum(.kind, ["camera", "screen"])
-        case .streamUnsubscribe:
-            return requireString(.publisher) ?? requireString(.track)
-        case .receiveStreamStatus:
-            return requireString(.publisher) ?? requireString(.track) ?? requireBool(.timedOut)
-        case .userEnter, .userLeave:
-            return requireString(.target)
-        case .memberMediaState:
-            return requireString(.target) ?? requireEnum(.media, ["mic", "camera"]) ?? requireBool(.on)
-                ?? requireBool(.byAdmin) ?? optionalString(.opUid)
-        case .roomTitleChange:
-            return requireString(.title) ?? requireString(.previousTitle)
-        case .roomShareStart, .roomShareStop:
-            return requireString(.publisher)
+        if kind == .qualityReport { return validateReport() }
+        let d = plan.descriptors[Int(kind.rawValue)]!
+        let slots = plan.slots[Int(kind.rawValue)]
+        for i in 0..<slots.count {
+            let v = scanner.fields[slots[i]]
+            let expected: JSONType
+            switch d.tags[i] {
+            case 0, 1: expected = .string
+            case 2: expected = .bool
+            case 3: expected = .array
+            default: return "\(d.fields[i].name): numbers are only defined for quality_report"  // no such row
+            }
+            if v.type != expected {
+                let field = d.fields[i]
+                if field.optional && (v.type == .absent || v.type == .null) { continue }
+                if v.type == .absent { return "\(field.name): missing" }
+                let what = expected == .string ? "a string" : expected == .bool ? "true or false" : "an array of uid strings"
+                return "\(field.name): must be \(what), not \(LineParser.typeName(v.type))"
+            }
+            if d.tags[i] == 1, let reason = oneOf(v, d.fields[i]) { return reason }
+            if d.tags[i] == 3 {
+                var ok = true
+                forEachArrayElement(v) { element in if element.type != .string { ok = false } }
+                if !ok { return "\(d.fields[i].name): must be an array of uid strings" }
+            }
         }
+        return nil
     }
 
+    /// A closed-list field: its decoded bytes must equal one allowed value.
+    private mutating func oneOf(_ v: FieldValue, _ field: PayloadField) -> String? {
+        var matched = false
+        if v.hasEscapes {
+            decode(v, into: &scratch)
+            matched = field.allowedBytes.contains(scratch)
+        } else {
+            let raw = UnsafeBufferPointer(rebasing: line[v.start..<v.end])
+            for allowed in field.allowedBytes where allowed.count == raw.count {
+                if allowed.withUnsafeBufferPointer({ $0.elementsEqual(raw) }) { matched = true; break }
+            }
+            if !matched { decode(v, into: &scratch) }
+        }
+        if matched { return nil }
+        let list = field.allowedBytes.map { "\"" + String(decoding: $0, as: UTF8.self) + "\"" }.joined(separator: ", ")
+        return "\(field.name): \"\(LineParser.clip(scratch))\" is not one of " + list
+    }
+
+    /// Reports are checked on their exact decimal text: ranges first (a
+    /// value just outside is out, however close), then whether the store
+    /// can keep the number exactly.
     private mutating func validateReport() -> String? {
         let fields = scanner.fields
-        func number(_ key: FieldKey, _ out: inout DecimalNumber) -> (String?, Double) {
+        let line = self.line
+        /// `lo...hi` (no upper bound when `hi` is nil); `zeroToo` admits 0 besides.
+        func number(_ key: FieldKey, _ out: inout DecimalNumber, _ lo: Int64, _ hi: Int64?, zeroToo: Bool = false,
+                    _ rule: String) -> String? {
             let f = fields[key.rawValue]
             switch f.type {
-            case .absent: return ("\(key.name): missing", 0)
+            case .absent: return "\(key.name): missing"
             case .number: break
-            default: return ("\(key.name): must be a number, not \(LineParser.typeName(f.type))", 0)
+            default: return "\(key.name): must be a number, not \(LineParser.typeName(f.type))"
             }
-            out = f.number.normalized
-            let v = out.doubleValue!
-            if !v.isFinite { return ("\(key.name): not a finite number", v) }
-            return (nil, v)
-        }
-        var lossNumber = loss
-        let (e1, lossValue) = number(.loss, &lossNumber)
-        loss = lossNumber
-        if let e1 { return e1 }
-        if !(lossValue >= 0 && lossValue <= 100) { return "loss: \(loss.jsonText) is outside 0–100 (percent)" }
-        for (key, name) in [(FieldKey.rtt, "rtt"), (.jitter, "jitter"), (.bitrate, "bitrate")] {
-            var value = DecimalNumber(mantissa: 0, exponent: 0)
-            let (e, v) = number(key, &value)
-            if let e { return e }
-            if v < 0 { return "\(name): \(value.jsonText) is negative" }
-            switch key {
-            case .rtt: rtt = value
-            case .jitter: jitter = value
-            default: bitrate = value
+            let text = UnsafeBufferPointer(rebasing: line[f.start..<f.end])
+            // A 64-bit decimal compares exactly in integers; only a number
+            // beyond one (kept as binary) needs its text read again.
+            let n = f.number
+            func compare(_ bound: Int64) -> Int {
+                n.isBinary ? NumberText(text).compare(toInteger: UInt64(bound)) : LineParser.compare(n, bound)
             }
+            let isZero = n.isBinary ? NumberText(text).isZero : n.mantissa == 0
+            let inRange = (zeroToo && isZero) || (compare(lo) >= 0 && (hi.map { compare($0) <= 0 } ?? true))
+            if !inRange { return "\(key.name): \(LineParser.clip(Array(text))) \(rule)" }
+            if let reason = LineParser.storable(key, n, text) { return reason }
+            out = n.normalized
+            return nil
         }
-        let m = field(.mos)
+        var value = DecimalNumber(mantissa: 0, exponent: 0)
+        if let e = number(.loss, &value, 0, 100, "is outside 0–100 (percent)") { return e }
+        loss = value
+        if let e = number(.rtt, &value, 0, nil, "is negative") { return e }
+        rtt = value
+        if let e = number(.jitter, &value, 0, nil, "is negative") { return e }
+        jitter = value
+        if let e = number(.bitrate, &value, 0, nil, "is negative") { return e }
+        bitrate = value
+        let m = fields[FieldKey.mos.rawValue]
         if m.type == .null {
             mos = .null
             return nil
         }
         if m.type == .absent { return "mos: missing (use null when not available)" }
-        var mosNumber = mos
-        let (e5, mosValue) = number(.mos, &mosNumber)
-        mos = mosNumber
-        if let e5 { return e5 }
-        if mosValue != 0 && !(mosValue >= 1 && mosValue <= 5) {
-            return "mos: \(mos.jsonText) is outside 1–5 (0 or null mean not available)"
-        }
+        if let e = number(.mos, &value, 1, 5, zeroToo: true, "is outside 1–5 (0 or null mean not available)") { return e }
+        mos = value
         return nil
     }
 
-    private func requireString(_ key: FieldKey) -> String? {
-        let f = field(key)
-        switch f.type {
-        case .string: return nil
-        case .absent: return "\(key.name): missing"
-        default: return "\(key.name): must be a string, not \(LineParser.typeName(f.type))"
+    /// The sign of `d − bound` for a 64-bit decimal, exactly: the bound is
+    /// scaled to `d`'s exponent (or `d` to 0) in integers, and an overflow
+    /// means the scaled side is the larger in magnitude.
+    static func compare(_ d: DecimalNumber, _ bound: Int64) -> Int {
+        let m = d.mantissa
+        if m == 0 || bound == 0 || (m < 0) != (bound < 0) {
+            return m == bound ? 0 : (m < bound ? -1 : (m > bound ? 1 : 0))  // signs decide
         }
+        if d.exponent >= 0 {
+            var v = m
+            for _ in 0..<Int(d.exponent) {
+                let (p, overflow) = v.multipliedReportingOverflow(by: 10)
+                if overflow { return m > 0 ? 1 : -1 }
+                v = p
+            }
+            return v == bound ? 0 : (v < bound ? -1 : 1)
+        }
+        var b = bound
+        for _ in 0..<Int(-d.exponent) {
+            let (p, overflow) = b.multipliedReportingOverflow(by: 10)
+            if overflow { return bound > 0 ? -1 : 1 }
+            b = p
+        }
+        return m == b ? 0 : (m < b ? -1 : 1)
     }
 
-    /// Optional fields may be absent or `null` (encoders differ on nil).
-    private func optionalString(_ key: FieldKey) -> String? {
-        let f = field(key)
-        switch f.type {
-        case .string, .absent, .null: return nil
-        default: return "\(key.name): must be a string, not \(LineParser.typeName(f.type))"
+    /// The store keeps a report value as a 64-bit decimal (up to 18 (19 when under 2^63)
+    /// significant digits, exponent within ±30000); the scanner marks a
+    /// number beyond that as binary. Rather than store a rounded value,
+    /// such a line is rejected with the limit in the reason.
+    static func storable(_ key: FieldKey, _ n: DecimalNumber, _ text: UnsafeBufferPointer<UInt8>) -> String? {
+        if n.isBinary {
+            return "\(key.name): \(clip(Array(text))) cannot be stored exactly "
+                + "(a 64-bit decimal: up to 18 significant digits, exponent within ±30000)"
         }
-    }
-
-    private mutating func requireEnum(_ key: FieldKey, _ allowed: [String]) -> String? {
-        if let reason = requireString(key) { return reason }
-        let value = string(key)!
-        if allowed.contains(value) { return nil }
-        return "\(key.name): \"\(LineParser.clip(Array(value.utf8)))\" is not one of " + allowed.map { "\"\($0)\"" }.joined(separator: ", ")
-    }
-
-    private func requireBool(_ key: FieldKey) -> String? {
-        let f = field(key)
-        switch f.type {
-        case .bool: return nil
-        case .absent: return "\(key.name): missing"
-        default: return "\(key.name): must be true or false, not \(LineParser.typeName(f.type))"
-        }
-    }
-
-    private func validateSpeakers() -> String? {
-        let f = field(.speakers)
-        switch f.type {
-        case .array: break
-        case .absent: return "speakers: missing"
-        default: return "speakers: must be an array of uid strings, not \(LineParser.typeName(f.type))"
-        }
-        var ok = true
-        forEachArrayElement(f) { element in if element.type != .string { ok = false } }
-        return ok ? nil : "speakers: must be an array of uid strings"
+        if !(n.doubleValue ?? 0).isFinite { return "\(key.name): not a finite number" }
+        return nil
     }
 
     /// Visits the elements of an already validated array field.
@@ -313,13 +341,6 @@ public struct LineParser {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func string(_ key: FieldKey) -> String? {
-        let f = field(key)
-        return f.type == .string ? string(f) : nil
-    }
-
-    private func bool(_ key: FieldKey) -> Bool { field(key).bool }
-
     /// The values of the last `.event` quality report.
     public var report: QualityReport {
         QualityReport(
@@ -327,33 +348,36 @@ public struct LineParser {
             bitrate: bitrate.doubleValue!, mos: mos.doubleValue)
     }
 
-    /// The payload of the last `.event` line.
+    /// The payload of the last `.event` line, built from its descriptor.
     public func payload() -> EventPayload {
-        switch kind {
-        case .meetingJoin: return .meetingJoin(engine: string(.engine)!, title: string(.title))
-        case .meetingLeave: return .meetingLeave
-        case .disconnect: return .disconnect(reason: string(.reason)!, error: string(.error))
-        case .reconnect: return .reconnect
-        case .qualityReport: return .qualityReport(report)
-        case .connectionQualityChange: return .connectionQualityChange(tier: string(.tier)!)
-        case .activeSpeakersChange:
-            var speakers: [String] = []
-            forEachArrayElement(field(.speakers)) { speakers.append(string($0)) }
-            return .activeSpeakersChange(speakers: speakers)
-        case .streamSubscribe:
-            return .streamSubscribe(publisher: string(.publisher)!, track: string(.track)!, kind: string(.kind)!)
-        case .streamUnsubscribe: return .streamUnsubscribe(publisher: string(.publisher)!, track: string(.track)!)
-        case .receiveStreamStatus:
-            return .receiveStreamStatus(publisher: string(.publisher)!, track: string(.track)!, timedOut: bool(.timedOut))
-        case .userEnter: return .userEnter(target: string(.target)!)
-        case .userLeave: return .userLeave(target: string(.target)!)
-        case .memberMediaState:
-            return .memberMediaState(
-                target: string(.target)!, media: string(.media)!, on: bool(.on), byAdmin: bool(.byAdmin),
-                opUid: string(.opUid))
-        case .roomTitleChange: return .roomTitleChange(title: string(.title)!, previousTitle: string(.previousTitle)!)
-        case .roomShareStart: return .roomShareStart(publisher: string(.publisher)!)
-        case .roomShareStop: return .roomShareStop(publisher: string(.publisher)!)
+        if kind == .qualityReport { return .qualityReport(report) }
+        let d = plan.descriptors[Int(kind.rawValue)]!
+        let values: [PayloadValue] = plan.slots[Int(kind.rawValue)].enumerated().map { i, slot in
+            let v = scanner.fields[slot]
+            switch d.tags[i] {
+            case 0, 1: return v.type == .string ? .string(string(v)) : .absent
+            case 2: return v.type == .bool ? .bool(v.bool) : .absent
+            case 3:
+                guard v.type == .array else { return .absent }
+                var list: [String] = []
+                forEachArrayElement(v) { list.append(string($0)) }
+                return .strings(list)
+            default: return .absent
+            }
+        }
+        return EventPayload(kind: kind, values: values)
+    }
+
+    /// Appends the canonical payload JSON of the last `.event` line (not a
+    /// quality report) straight from the scanned bytes: the same text as
+    /// `payload().canonicalJSON`, without building Strings or the payload.
+    /// This runs for every non-report line, so it matters for ingest speed.
+    func appendCanonicalPayload(to out: inout [UInt8]) {
+        let k = Int(kind.rawValue)
+        // The source borrows this parser through a pointer: a copy would
+        // retain every buffer the parser holds, once per event.
+        withUnsafePointer(to: self) { me in
+            CanonicalJSON.write(plan.descriptors[k]!, from: ScannedPayload(parser: me, slots: plan.slots[k]), to: &out)
         }
     }
 
@@ -398,24 +422,6 @@ public struct LineParser {
     }
 }
 
-extension EventKind {
-    /// Matches an `event` name's bytes without building a String.
-    static func match(_ bytes: UnsafeBufferPointer<UInt8>) -> EventKind? {
-        // quality_report is most lines by far: test it first.
-        if bytes.count == 14 && bytes[0] == UInt8(ascii: "q") {
-            let q: StaticString = "quality_report"
-            let w = q.utf8Start
-            var same = true
-            for i in 0..<14 where bytes[i] != w[i] { same = false; break }
-            if same { return .qualityReport }
-        }
-        return EventKind.byUTF8[Array(bytes)]
-    }
-
-    static let byUTF8: [[UInt8]: EventKind] = Dictionary(
-        uniqueKeysWithValues: allCases.map { (Array($0.name.utf8), $0) })
-}
-
 extension LineParser {
     /// Rebuilds a payload from its stored canonical JSON; `nil` when the text
     /// is damaged or does not fit `kind`.
@@ -425,5 +431,90 @@ extension LineParser {
         self.kind = kind
         guard validatePayload() == nil else { return nil }
         return payload()
+    }
+}
+
+extension FieldKey {
+    // The quality report's keys, named once for its hand-written fast path.
+    static let loss = FieldKey.named("loss")
+    static let rtt = FieldKey.named("rtt")
+    static let jitter = FieldKey.named("jitter")
+    static let bitrate = FieldKey.named("bitrate")
+    static let mos = FieldKey.named("mos")
+}
+
+/// `EventCatalog` laid out for the parser: each kind's fields with their
+/// scanner slots, and the kinds by name bytes.
+final class ParsePlan: Sendable {
+    static let shared = ParsePlan()
+
+    /// By kind number: the descriptor, and its fields' scanner slots.
+    let descriptors: [EventDescriptor?]
+    let slots: [[Int]]
+    private let byName: [[UInt8]: EventKind]
+    private let qualityReportName = Array("quality_report".utf8)
+
+    private init() {
+        var slots = [[Int]](repeating: [], count: 256)
+        for d in EventCatalog.descriptors {
+            slots[Int(d.kind.rawValue)] = d.fields.map { FieldKey.named($0.name).rawValue }
+        }
+        self.slots = slots
+        descriptors = EventCatalog.byRawValue
+        byName = EventCatalog.byName
+    }
+
+    /// Matches an `event` name's bytes. quality_report is most lines by far,
+    /// so it is compared first, without hashing.
+    @inline(__always)
+    func kind(named bytes: UnsafeBufferPointer<UInt8>) -> EventKind? {
+        if bytes.count == 14 && bytes[0] == UInt8(ascii: "q")
+            && qualityReportName.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, 14) }) == 0 {
+            return .qualityReport
+        }
+        return byName[Array(bytes)]
+    }
+}
+
+/// The last scanned line as a `CanonicalSource`: strings are copied from
+/// the line as they are when they hold no escapes (raw JSON string bytes
+/// then already are the canonical text), decoded and escaped again if not.
+struct ScannedPayload: CanonicalSource {
+    let parser: UnsafePointer<LineParser>
+    let slots: [Int]
+
+    private func value(_ i: Int) -> FieldValue { parser.pointee.scannedField(slots[i]) }
+
+    func isPresent(_ i: Int) -> Bool {
+        let t = value(i).type
+        return t != .absent && t != .null
+    }
+
+    func appendString(_ i: Int, to out: inout [UInt8]) { quoted(value(i), to: &out) }
+
+    func bool(_ i: Int) -> Bool { value(i).bool }
+
+    func appendStrings(_ i: Int, to out: inout [UInt8]) {
+        var first = true
+        parser.pointee.forEachArrayElement(value(i)) { element in
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            quoted(element, to: &out)
+        }
+    }
+
+    func appendNumber(_ i: Int, to out: inout [UInt8]) {}  // reports never take this path
+
+    private func quoted(_ f: FieldValue, to out: inout [UInt8]) {
+        let raw = UnsafeBufferPointer(rebasing: parser.pointee.line[f.start..<f.end])
+        if !f.hasEscapes {
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: raw)
+            out.append(UInt8(ascii: "\""))
+        } else {
+            var decoded: [UInt8] = []
+            JSONScanner.unescape(raw, into: &decoded)
+            CanonicalJSON.appendQuoted(decoded, to: &out)
+        }
     }
 }

@@ -72,6 +72,7 @@ extension EventStore {
         let clients = try clients(meeting: meeting)
         if clients.isEmpty { return nil }
         var logs: [ClientLog] = []
+        var contextOnly: [ClientLog] = []
         var damage: [String] = []
         let onDamage: ((StoreError) -> Void)? = lenient ? { damage.append($0.description) } : nil
         for (id, uid) in clients {
@@ -88,9 +89,12 @@ extension EventStore {
                 columns.bitrate.append(contentsOf: block.columns[3].lazy.map { $0.doubleValue ?? 0 })
                 columns.mos.append(contentsOf: block.columns[4].lazy.map { $0.doubleValue ?? .nan })
             }
-            let events = try events(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
-            logs.append(ClientLog(uid: uid, events: events, reports: columns))
+            let all = try events(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
+            let context = all.filter { $0.payload.kind.isContext }
+            let events = context.isEmpty ? all : all.filter { !$0.payload.kind.isContext }
+            let log = ClientLog(uid: uid, events: events, reports: columns, context: context)
+            if log.onlyContext { contextOnly.append(log) } else { logs.append(log) }
         }
-        return MeetingLog(meeting: meeting, clients: logs, damage: damage)
+        return MeetingLog(meeting: meeting, clients: logs, damage: damage, contextOnly: contextOnly)
     }
 }

@@ -58,8 +58,9 @@ public struct MeetingAnalysis: Sendable {
             var disconnects: [Disconnect] = []
             var reconnects = 0
             for e in client.events {
-                switch e.payload {
-                case .disconnect(let reason, let error): disconnects.append(Disconnect(ts: e.ts, reason: reason, error: error))
+                switch e.payload.kind {
+                case .disconnect:
+                    disconnects.append(Disconnect(ts: e.ts, reason: e.payload.string("reason") ?? "", error: e.payload.string("error")))
                 case .reconnect: reconnects += 1
                 default: break
                 }

@@ -29,7 +29,7 @@ extension ClientLog {
     func sdkTierAgreement(in span: ConnectionSpan, holds: [TierHold]) -> TierAgreement {
         var sdk: [(ts: Int64, name: String)] = []
         for e in events[span.events] {
-            if case .connectionQualityChange(let tier) = e.payload { sdk.append((e.ts, tier.lowercased())) }
+            if e.payload.kind == .connectionQualityChange, let tier = e.payload.string("tier") { sdk.append((e.ts, tier.lowercased())) }
         }
         var tally = TierAgreement()
         var h = 0

@@ -91,14 +91,16 @@ extension ClientLog {
         }
 
         for e in events {
-            switch e.payload {
-            case .streamSubscribe(let publisher, let track, let kind):
-                let key = Key(publisher: publisher, track: track)
-                if openByKey[key] == nil { _ = openNew(key, kind: kind, at: e.ts) }  // repeats ignored
-            case .streamUnsubscribe(let publisher, let track):
-                if let index = openByKey[Key(publisher: publisher, track: track)] { close(index, at: e.ts) }
-            case .receiveStreamStatus(let publisher, let track, let timedOut):
-                let key = Key(publisher: publisher, track: track)
+            let p = e.payload
+            switch p.kind {
+            case .streamSubscribe:
+                let key = Key(publisher: p.string("publisher")!, track: p.string("track")!)
+                if openByKey[key] == nil { _ = openNew(key, kind: p.string("kind")!, at: e.ts) }  // repeats ignored
+            case .streamUnsubscribe:
+                if let index = openByKey[Key(publisher: p.string("publisher")!, track: p.string("track")!)] { close(index, at: e.ts) }
+            case .receiveStreamStatus:
+                let key = Key(publisher: p.string("publisher")!, track: p.string("track")!)
+                let timedOut = p.bool("timedOut")!
                 let index = openByKey[key] ?? openNew(key, kind: nil, at: e.ts)
                 if subs[index].firstFrameTs == nil {
                     // `timedOut: true` before the first frame is still loading.
@@ -111,7 +113,8 @@ extension ClientLog {
                 }
             case .disconnect, .meetingLeave:
                 closeAll(at: e.ts)
-            case .userLeave(let target):
+            case .userLeave:
+                let target = p.string("target")!
                 closeAll(at: e.ts, where: { $0.publisher == target })
             default:
                 break
