@@ -55,9 +55,9 @@ swiftc "${flags[@]}" -module-name ChunkFuzz "${store_sources[@]}" Fuzz/ChunkFuzz
     || { cat "$out/build-store.log" >&2; exit 1; }
 domain=(
     Sources/MQADomain/Parsing/JSONScanner.swift Sources/MQADomain/Parsing/LineParser.swift
-    Sources/MQADomain/Parsing/RFC3339.swift Sources/MQADomain/Model/Event.swift
-    Sources/MQADomain/Model/EventKind.swift Sources/MQADomain/Model/EventPayload+Canonical.swift
-    Sources/MQADomain/Support/JSON.swift
+    Sources/MQADomain/Parsing/NumberText.swift Sources/MQADomain/Parsing/RFC3339.swift
+    Sources/MQADomain/Model/Event.swift Sources/MQADomain/Model/EventDescriptor.swift
+    Sources/MQADomain/Model/CanonicalJSON.swift Sources/MQADomain/Support/JSON.swift
 )
 swiftc "${flags[@]}" -I "$out/mqastore" -module-name LineFuzz "${domain[@]}" Fuzz/LineFuzz/main.swift \
     "$out"/mqastore/*.o -lsqlite3 -lzstd -lcrypto -o "$out/line-fuzz" 2> "$out/build-line.log" \

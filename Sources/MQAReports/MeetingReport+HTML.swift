@@ -94,14 +94,18 @@ extension MeetingReport {
             b += "<section>\n<h2>Quality over time</h2>\n"
             b += "<p class=\"legend\">MOS of every warm report on the tier bands of the config (thresholds "
             b += analysis.config.thresholds.map { JSON.number($0) }.joined(separator: ", ")
-            b += "); the strip under it is the recomputed tier; red shading marks the participant's video stalls. "
+            b += "); the strip under it is the recomputed tier; red shading marks the participant's video stalls; "
+            b += "dashed grey lines mark context events (hover for what happened). "
             b += "Loss and RTT below, with the issue thresholds dashed. Time axis: minutes from the start.</p>\n"
             b += HTMLPage.tierLegend
             for s in series {
                 let stalls = analysis.subscriptions.filter { $0.subscriber == s.uid }.flatMap(\.stalls)
                 b += "<figure>\n<figcaption>\(s.uid.html)</figcaption>\n"
+                let marks = context.participant(s.uid).map { p in
+                    contextRows(p).map { (ts: $0.ts, label: ReportText.offset($0.ts, from: t0) + " " + $0.what) }
+                } ?? []
                 b += SVGCharts.mosChart(s, timeline: analysis.timelines[s.uid], stalls: stalls,
-                                        thresholds: analysis.config.thresholds, axis: axis)
+                                        thresholds: analysis.config.thresholds, axis: axis, marks: marks)
                 b += SVGCharts.metricChart(s, value: \.loss, name: "loss %", unit: "%", floor: 2,
                                            threshold: IssueThresholds.lossP95Pct, axis: axis)
                 b += SVGCharts.metricChart(s, value: \.rtt, name: "RTT ms", unit: "ms", floor: 100,

@@ -113,7 +113,7 @@ enum SVGCharts {
     /// config's tier thresholds, with the recomputed tier as a strip under
     /// the plot and the participant's stalls (as subscriber) shaded red.
     static func mosChart(_ series: QualitySeries, timeline: TierTimeline?, stalls: [Stall],
-                         thresholds: [Double], axis a: TimeAxis) -> String {
+                         thresholds: [Double], axis a: TimeAxis, marks: [(ts: Int64, label: String)] = []) -> String {
         let top = 8.0, plotH = 130.0, stripY = top + plotH + 4, stripH = 8.0, height = stripY + stripH + 20
         let axis = TimeAxis(start: a.start, end: a.end, x0: left, x1: width - right)
         func y(_ mos: Double) -> Double { top + plotH * (5 - min(max(mos, 1), 5)) / 4 }
@@ -134,6 +134,12 @@ enum SVGCharts {
         for s in stalls {
             let x0 = axis.x(s.start), x1 = max(axis.x(s.end), x0 + 1)
             out += "<rect x=\"\(f(x0))\" y=\"\(f(top))\" width=\"\(f(x1 - x0))\" height=\"\(f(plotH))\" fill=\"#d73027\" fill-opacity=\"0.35\"><title>stall \(ReportText.duration(s.durationMs)), tier \(s.tier.name) at its start</title></rect>\n"
+        }
+        // Context events (route changes, mutes by the host, …) as thin
+        // dashed lines, the words in a tooltip.
+        for m in marks where m.ts >= axis.start && m.ts <= axis.end {
+            let x = f(axis.x(m.ts))
+            out += "<line x1=\"\(x)\" y1=\"\(f(top))\" x2=\"\(x)\" y2=\"\(f(top + plotH))\" stroke=\"#57606a\" stroke-dasharray=\"2 2\" stroke-width=\"1.2\"><title>\(m.label.html)</title></line>\n"
         }
         let pts = bucket(series.points, range: axis, value: \.mos, worse: <)
         out += path(pts, axis: axis, y: y)
