@@ -9,24 +9,32 @@ public enum InputError: Error, CustomStringConvertible {
     case isDirectory(String)
     case readFailed(String, String)
     case badCompression(String, String)
+    /// A stats dump that is not valid in its format (rejected whole).
+    case invalidDump(String, String)
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let why): "\(path): cannot open: \(why)"
         case .isDirectory(let path): "\(path): is a directory (give the log files inside it, e.g. \(path)/*.ndjson)"
         case .readFailed(let path, let why): "\(path): read failed: \(why)"
-        case .badCompression(let path, let why): "\(path): zstd stream is damaged or truncated: \(why)"
+        case .badCompression(let path, let why): "\(path): \(why)"
+        case .invalidDump(let path, let why): "\(path): \(why)"
         }
     }
 }
 
-/// Streams an input (`-` for stdin; `.zst` decompressed on the fly) as
+/// Streams an input (`-` for stdin; zstd or gzip, told by their magic
+/// bytes, decompressed on the fly) as
 /// lines, with bounded memory whatever the input's size: a fixed read
 /// buffer, and a line buffer that never grows past the longest allowed line.
 public final class LineReader {
     public let path: String
     private let fd: Int32
-    private let compressed: Bool
+    /// How the input is compressed, from its first bytes (not its name).
+    public private(set) var compression: Compression = .none
+    /// Bytes read ahead to tell the compression (and the content format),
+    /// handed out again before the rest of the input.
+    private var pending: [UInt8] = []
     /// Bytes read from the input so far (compressed bytes for `.zst`).
     public private(set) var bytesRead = 0
     /// The input's size, when it is a regular file.
@@ -36,8 +44,8 @@ public final class LineReader {
         self.path = path
         if path == "-" {
             fd = 0
-            compressed = false
             size = nil
+            compression = try readAhead(4).withUnsafeBytes { Compression.detect($0) }
             return
         }
         var st = stat()
@@ -46,13 +54,36 @@ public final class LineReader {
         let opened = open(path, O_RDONLY)
         guard opened >= 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
         fd = opened
-        compressed = path.hasSuffix(".zst")
         size = (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : nil
+        compression = try readAhead(4).withUnsafeBytes { Compression.detect($0) }
+    }
+
+    /// Reads until `count` bytes are pending (fewer at the end of input);
+    /// returns them, still pending.
+    @discardableResult
+    func readAhead(_ count: Int) throws -> [UInt8] {
+        while pending.count < count {
+            var chunk = [UInt8](repeating: 0, count: count - pending.count)
+            let n = try chunk.withUnsafeMutableBytes { try readFD($0) }
+            if n == 0 { break }
+            pending += chunk[0..<n]
+        }
+        return pending
     }
 
     deinit { if fd != 0 { close(fd) } }
 
-    private func readRaw(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    func readRaw(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if !pending.isEmpty {
+            let n = min(buffer.count, pending.count)
+            pending.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: n) }
+            pending.removeFirst(n)
+            return n
+        }
+        return try readFD(buffer)
+    }
+
+    private func readFD(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
             let n = read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 {
@@ -75,12 +106,13 @@ public final class LineReader {
         let capacity = maxLine + (1 << 20)
         let lines = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         defer { lines.deallocate() }
+        let compressed = compression != .none
         let rawCapacity = compressed ? 1 << 18 : 0
         let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: max(rawCapacity, 1), alignment: 16)
         defer { raw.deallocate() }
         var rawStart = 0
         var rawEnd = 0
-        let stream = compressed ? ZstdStream() : nil
+        let stream: StreamDecompressor? = compression == .zstd ? ZstdStream() : compression == .gzip ? GzipStream() : nil
         var sawInput = false
 
         var start = 0  // first byte of the pending line
@@ -160,7 +192,7 @@ public final class LineReader {
                         rawEnd = try readRaw(raw)
                         if rawEnd == 0 {
                             if sawInput && !stream.atFrameBoundary {
-                                throw InputError.badCompression(path, "unexpected end of data")
+                                throw InputError.badCompression(path, "\(compression.name) stream is damaged or truncated: unexpected end of data")
                             }
                             eof = true
                             break
@@ -174,7 +206,7 @@ public final class LineReader {
                             input: UnsafeRawBufferPointer(rebasing: raw[0..<rawEnd]), inputPosition: &inPos,
                             output: free, outputPosition: &outPos)
                     } catch {
-                        throw InputError.badCompression(path, "\(error)")
+                        throw InputError.badCompression(path, "\(compression.name) stream is damaged or truncated: \(error)")
                     }
                     rawStart = inPos
                     produced = outPos
