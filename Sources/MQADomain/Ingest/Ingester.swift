@@ -28,6 +28,10 @@ public final class Ingester {
     /// the ingest goes on with the next input.
     public var onInputError: (Error) -> Void = { _ in }
     public private(set) var failedInputs = 0
+    /// The inputs' content format; nil tells each input's by its content.
+    public var inputFormat: InputFormat?
+    /// The meeting id for events converted from dumps (`--meeting`).
+    public var meeting: String?
 
     /// Events waiting for the next checkpoint, per client: their reports
     /// and their other events.
@@ -100,6 +104,7 @@ public final class Ingester {
         var resumeAfter = 0
         let hash = path == "-" ? nil : try Ingester.hashFile(path)
         let reader = try LineReader(path: path)
+        let format = try inputFormat ?? reader.peekContent().withUnsafeBufferPointer { WebRTCImport.sniff($0) }
         // Looked up and created inside a write transaction: two ingests of
         // the same content at once then queue on the write lock, and the
         // second sees the first one's row.
@@ -146,7 +151,12 @@ public final class Ingester {
         let queue = BatchQueue()
         let nowMs = self.nowMs
         let skipThrough = resumeAfter
+        let meeting = self.meeting
         let parsing = Thread {
+            if format.isDump {
+                Ingester.parseDump(reader, format: format, meeting: meeting, path: path, nowMs: nowMs, skipThrough: skipThrough, into: queue)
+                return
+            }
             var batches = BatchParser(nowMs: nowMs)
             var hasher = ContentHasher()
             do {
@@ -172,6 +182,7 @@ public final class Ingester {
         }
         parsing.stackSize = 1 << 22
         parsing.start()
+        summary.formats[format.rawValue, default: .init()].files += 1
         return PreparedInput(path: path, fileID: fileID, resumeAfter: resumeAfter, summary: summary, queue: queue, size: reader.size)
     }
 
@@ -234,9 +245,69 @@ public final class Ingester {
         return summary
     }
 
+    /// The parsing thread's work for a stats dump: read it whole, convert
+    /// it, and pass the produced event lines through the same batches as a
+    /// log's (validation, dedupe and resume apply unchanged). The resume
+    /// point counts the dump's rejects, then its produced lines.
+    static func parseDump(
+        _ reader: LineReader, format: InputFormat, meeting: String?, path: String, nowMs: Int64, skipThrough: Int,
+        into queue: BatchQueue
+    ) {
+        do {
+            let content = try reader.readAll()
+            let conversion: Conversion
+            do {
+                conversion = try content.withUnsafeBufferPointer {
+                    try WebRTCImport.convert($0, format: format, fileName: path, meeting: meeting)
+                }
+            } catch let error as ImportError {
+                throw InputError.invalidDump(path, error.reason)
+            }
+            var batches = BatchParser(nowMs: nowMs)
+            var number = 0
+            func put(_ full: ParsedBatch?) throws {
+                guard let full else { return }
+                full.bytesRead = reader.bytesRead
+                guard queue.put(.batch(full)) else { throw Cancelled() }
+            }
+            for reject in conversion.rejects {
+                number += 1
+                if number <= skipThrough { continue }
+                try put(batches.addReject(line: reject.line, reason: reject.reason, raw: reject.raw, number: number))
+            }
+            try conversion.lines.withUnsafeBufferPointer { lines in
+                var start = 0
+                while let newline = lines[start...].firstIndex(of: 0x0A) {
+                    number += 1
+                    if number > skipThrough {
+                        try put(batches.add(UnsafeBufferPointer(rebasing: lines[start..<newline]), number: number, oversize: nil))
+                    }
+                    start = newline + 1
+                }
+            }
+            let last = batches.take()
+            last.bytesRead = reader.bytesRead
+            last.conversion = ConversionCounts(conversion)
+            var hasher = ContentHasher()
+            if path == "-" { content.withUnsafeBytes { hasher.update($0) } }
+            if queue.put(.batch(last)) { _ = queue.put(.end(hash: path == "-" ? hasher.finalize() : nil)) }
+        } catch is Cancelled {
+        } catch {
+            _ = queue.put(.failed(error))
+        }
+    }
+
     /// Moves a parsed batch into the per-client buffers and records its
     /// rejects (writer thread).
     private func write(_ batch: ParsedBatch, fileID: Int64, path: String, summary: inout IngestSummary) throws {
+        if let c = batch.conversion {
+            var counts = summary.formats[c.format.rawValue, default: .init()]
+            counts.connections += c.connections
+            counts.samples += c.samples
+            counts.events += c.events
+            summary.formats[c.format.rawValue] = counts
+            summary.skippedConnections += c.skipped
+        }
         summary.lines += batch.lines
         summary.ignored += batch.ignored
         let slots = try batch.clients.map { try seriesSlot(client: store.clientID(meeting: $0.meeting, uid: $0.uid)) }

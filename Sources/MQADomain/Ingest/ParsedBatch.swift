@@ -25,6 +25,8 @@ final class ParsedBatch {
     var lastLine = 0
     /// Input bytes read when the batch closed, for progress.
     var bytesRead = 0
+    /// On a dump's last batch: what the conversion found.
+    var conversion: ConversionCounts?
 
     static let targetLines = 8192
 }
@@ -70,6 +72,15 @@ struct BatchParser {
                 batch.payloadEnds.append(batch.payloadBytes.count)
             }
         }
+        return batch.lines >= ParsedBatch.targetLines ? take() : nil
+    }
+
+    /// Records an unusable line of a dump: `number` is its place in the
+    /// converted input (the resume point), `line` its line in the dump.
+    mutating func addReject(line: Int, reason: String, raw: String, number: Int) -> ParsedBatch? {
+        batch.lines += 1
+        batch.lastLine = number
+        batch.rejects.append((line, reason, raw))
         return batch.lines >= ParsedBatch.targetLines ? take() : nil
     }
 
