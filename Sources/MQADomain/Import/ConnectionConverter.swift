@@ -59,19 +59,18 @@ struct ConnectionConverter {
         var bytes = Fixed.zero
         var jitter: Int64? = nil
         for (id, r) in sample.reports {
-            switch r.type {
-            case "inbound-rtp", "remote-inbound-rtp", "candidate-pair": hasStandardStats = true
-            case "ssrc", "VideoBwe": hasLegacyStats = true
-            default: if r.type.hasPrefix("goog") { hasLegacyStats = true }
+            switch r.category {
+            case .inbound, .remoteInbound, .candidatePair: hasStandardStats = true
+            case .legacy: hasLegacyStats = true
+            default: break
             }
             guard r.isLocalInbound else { continue }
             let nowLost = r.number(.packetsLost)
             let nowReceived = r.number(.packetsReceived)
             let nowBytes = r.number(.bytesReceived)
-            var base = counters[id] ?? (.zero, .zero, .zero)
-            if let last = counters[id],
-                (nowReceived.map { $0 < last.received } ?? false) || (nowBytes.map { $0 < last.bytes } ?? false)
-            {
+            let last = counters[id]
+            var base = last ?? (.zero, .zero, .zero)
+            if let last, (nowReceived.map { $0 < last.received } ?? false) || (nowBytes.map { $0 < last.bytes } ?? false) {
                 base = (.zero, .zero, .zero)  // the report restarted: count from zero
             }
             let current = (lost: nowLost ?? base.lost, received: nowReceived ?? base.received, bytes: nowBytes ?? base.bytes)
@@ -171,18 +170,18 @@ struct ConnectionConverter {
     /// The rtt rule: the selected candidate pair's current RTT, else the
     /// mean remote-inbound RTT; ms, at least 1 when measured.
     static func roundTrip(_ sample: StatsSample, _ report: (String) -> StatsReport?) -> Int64 {
-        var named = Set<String>()
-        for (_, r) in sample.reports where r.type == "transport" {
-            if let id = r.text(.selectedCandidatePairId) { named.insert(id) }
+        var named: [String] = []
+        for (_, r) in sample.reports where r.category == .transport {
+            if let id = r.text(.selectedCandidatePairId) { named.append(id) }
         }
-        let rules: [(String, StatsReport) -> Bool] = [
-            { id, _ in named.contains(id) },
-            { _, r in r.bool(.selected) == true },
-            { _, r in r.bool(.nominated) == true && r.text(.state) == "succeeded" },
-        ]
-        for rule in rules {
+        for rule in 0..<3 {
             var best: (rtt: Fixed, traffic: Fixed)? = nil
-            for (id, r) in sample.reports where r.type == "candidate-pair" && rule(id, r) {
+            for (id, r) in sample.reports where r.category == .candidatePair {
+                switch rule {
+                case 0: guard named.contains(id) else { continue }
+                case 1: guard r.bool(.selected) == true else { continue }
+                default: guard r.bool(.nominated) == true && r.text(.state) == "succeeded" else { continue }
+                }
                 guard let rtt = r.number(.currentRoundTripTime), rtt.isPositive else { continue }
                 let traffic = (r.number(.bytesReceived) ?? .zero) + (r.number(.bytesSent) ?? .zero)
                 if best == nil || traffic > best!.traffic { best = (rtt, traffic) }
@@ -191,7 +190,7 @@ struct ConnectionConverter {
         }
         var sum: Int128 = 0
         var count: Int128 = 0
-        for (_, r) in sample.reports where r.type == "remote-inbound-rtp" {
+        for (_, r) in sample.reports where r.category == .remoteInbound {
             guard let rtt = r.number(.roundTripTime), rtt.isPositive else { continue }
             sum += rtt.raw
             count += 1

@@ -41,7 +41,7 @@ struct RTCStatsImporter {
             if lineNumber == 1 && stop - from >= 3 && bytes[from] == 0xEF && bytes[from + 1] == 0xBB && bytes[from + 2] == 0xBF { from += 3 }
             let line = UnsafeBufferPointer(rebasing: bytes[from..<stop])
             start = end + 1
-            if Ingester.isBlank(line) { continue }
+            if WebRTCImport.isBlank(line) { continue }
             do {
                 guard let parsed = try parse(line) else { objects += 1; continue }
                 arrays += 1
@@ -71,7 +71,7 @@ struct RTCStatsImporter {
                 connections[pcID] = c
             } catch {
                 let reason = (error as? LineReject)?.reason ?? "\(error)"
-                conversion.rejects.append(ImportReject(line: lineNumber, reason: reason, raw: Ingester.rawText(line)))
+                conversion.rejects.append(ImportReject(line: lineNumber, reason: reason, raw: WebRTCImport.rawText(line)))
             }
         }
         guard arrays > 0 || !conversion.rejects.isEmpty else {

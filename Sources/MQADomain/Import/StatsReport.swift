@@ -23,22 +23,22 @@ struct Fixed: Comparable, Hashable {
             raw = Int128((v * 1e9).rounded()) * 1_000_000_000
             return
         }
-        var m = Int128(d.mantissa)
-        var e = Int(d.exponent) + 18
-        if e < 0 {
+        let e = Int(d.exponent) + 18
+        if e >= 0 {
+            // ≤ 10²⁰ in value: 10³⁸ in raw units, inside Int128.
+            guard e < Fixed.powers.count else { return nil }
+            let (v, overflow) = Int128(d.mantissa).multipliedReportingOverflow(by: Fixed.powers[e])
+            guard !overflow, v.magnitude <= Fixed.limit else { return nil }
+            raw = v
+        } else {
             // Beyond 10⁻¹⁸: truncated, far below any rounding the mapping does.
-            while e < 0 && m != 0 { m /= 10; e += 1 }
-            raw = m
-            return
+            raw = -e < Fixed.powers.count ? Int128(d.mantissa) / Fixed.powers[-e] : 0
         }
-        while e > 0 {
-            guard m.magnitude < UInt128(Int128.max / 10) else { return nil }
-            m *= 10
-            e -= 1
-        }
-        guard m.magnitude <= UInt128(Int128(100_000_000_000_000_000_000) * Fixed.one) else { return nil }
-        raw = m
     }
+
+    /// 10⁰ … 10³⁸.
+    static let powers: [Int128] = (0...38).map { p in (0..<p).reduce(Int128(1)) { r, _ in r * 10 } }
+    static let limit = UInt128(100_000_000_000_000_000_000) * UInt128(1_000_000_000_000_000_000)
 
     static func < (a: Fixed, b: Fixed) -> Bool { a.raw < b.raw }
     static func + (a: Fixed, b: Fixed) -> Fixed { Fixed(raw: a.raw + b.raw) }
@@ -100,10 +100,34 @@ enum StatsValue: Equatable {
 /// One stats report at one sample: its type and the properties the
 /// mapping reads (absent ones are nil).
 struct StatsReport: Equatable {
-    var type: String
+    var type: String { didSet { category = Category(type) } }
+    /// The type as the mapping sorts it, decided once per report.
+    private(set) var category: Category
     var values = [StatsValue?](repeating: nil, count: StatsProperty.allCases.count)
 
-    init(type: String) { self.type = type }
+    init(type: String) {
+        self.type = type
+        category = Category(type)
+    }
+
+    enum Category: Equatable {
+        case inbound, remoteInbound, remoteOutbound, candidatePair, transport, legacy, other
+
+        init(_ type: String) {
+            switch type {
+            case "inbound-rtp": self = .inbound
+            case "remote-inbound-rtp": self = .remoteInbound
+            case "remote-outbound-rtp": self = .remoteOutbound
+            case "candidate-pair": self = .candidatePair
+            case "transport": self = .transport
+            case "ssrc", "VideoBwe": self = .legacy
+            default: self = type.hasPrefix("goog") ? .legacy : .other
+            }
+        }
+
+        /// Stamped by the remote side: aligned to the local samples.
+        var isRemoteStamped: Bool { self == .remoteInbound || self == .remoteOutbound }
+    }
 
     subscript(_ p: StatsProperty) -> StatsValue? {
         get { values[p.rawValue] }
@@ -114,7 +138,7 @@ struct StatsReport: Equatable {
     func text(_ p: StatsProperty) -> String? { values[p.rawValue]?.text }
     func bool(_ p: StatsProperty) -> Bool? { values[p.rawValue]?.bool }
 
-    var isLocalInbound: Bool { type == "inbound-rtp" && bool(.isRemote) != true }
+    var isLocalInbound: Bool { category == .inbound && bool(.isRemote) != true }
 
     /// `kind`, else the older `mediaType`.
     func isKind(_ k: String) -> Bool { text(.kind) == k || text(.mediaType) == k }

@@ -81,6 +81,19 @@ public enum WebRTCImport {
         return .events
     }
 
+    // The ingest's own rules for blank lines and stored reject text, kept
+    // here so that the importers build without the store (the fuzz targets).
+    static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        for b in line where !(b == 0x20 || b == 0x09 || b == 0x0D) { return false }
+        return true
+    }
+
+    static func rawText(_ line: UnsafeBufferPointer<UInt8>) -> String {
+        var cut = min(line.count, 4096)
+        while cut < line.count && cut > 0 && line[cut] & 0xC0 == 0x80 { cut -= 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: line[..<cut]), as: UTF8.self)
+    }
+
     static func contains(_ s: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
         guard s.count >= needle.count else { return false }
         var i = 0

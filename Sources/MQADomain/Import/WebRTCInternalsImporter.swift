@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import MQAStore
 
 /// Reads a chrome://webrtc-internals dump: one JSON object whose
@@ -69,7 +72,7 @@ struct WebRTCInternalsImporter {
                 try entry(s, ss, se, sesc, &r, &reports, &series, &legacy)
             }
         }
-        for sample in samples(series) { converter.feed(sample) }
+        forEachSample(series) { converter.feed($0) }
         let empty = !sawStats ? "no stats" : legacy ? "legacy goog* stats only (no standard getStats reports)" : "no stats samples"
         context.finish(&converter, into: &conversion, emptyReason: empty)
     }
@@ -122,8 +125,23 @@ struct WebRTCInternalsImporter {
     private func valueArray(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, key: [UInt8]) throws -> [StatsValue?]? {
         func elements(_ b: UnsafeBufferPointer<UInt8>, _ q: inout Int) throws -> [StatsValue?] {
             var out: [StatsValue?] = []
+            var last: (start: Int, end: Int, value: StatsValue?)? = nil
             try scanner.forEachElement(b, &q, depth: 6) { _, r in
-                out.append(StatsReport.value(try scanner.scanScalar(b, &r, depth: 7), in: b))
+                let scalar = try scanner.scanScalar(b, &r, depth: 7)
+                // String series repeat one value ("audio", a track id): share it.
+                if case .string(let start, let end, _) = scalar {
+                    if let l = last, l.end - l.start == end - start,
+                        memcmp(b.baseAddress! + l.start, b.baseAddress! + start, end - start) == 0
+                    {
+                        out.append(l.value)
+                        return
+                    }
+                    let value = StatsReport.value(scalar, in: b)
+                    last = (start, end, value)
+                    out.append(value)
+                    return
+                }
+                out.append(StatsReport.value(scalar, in: b))
             }
             return out
         }
@@ -149,65 +167,63 @@ struct WebRTCInternalsImporter {
     /// the distinct rounded times of its locally stamped reports; at each,
     /// those reports that have a value then, plus each remote-stamped
     /// report's latest value since the previous sample.
-    func samples(_ series: [(id: String, series: Series)]) -> [StatsSample] {
+    func forEachSample(_ series: [(id: String, series: Series)], _ body: (StatsSample) -> Void) {
         struct Timed {
             var times: [Int64?]
             var remote: Bool
         }
         let timed = series.map { entry -> Timed in
             let times = (entry.series.values[StatsProperty.timestamp.rawValue] ?? []).map { $0?.number?.roundedHalfUp }
-            let type = entry.series.type
-            return Timed(times: times, remote: type == "remote-inbound-rtp" || type == "remote-outbound-rtp")
+            return Timed(times: times, remote: StatsReport.Category(entry.series.type).isRemoteStamped)
         }
         var all = Set<Int64>()
         for t in timed where !t.remote { for time in t.times { if let time { all.insert(time) } } }
         let sampleTimes = all.sorted()
-        guard !sampleTimes.isEmpty else { return [] }
-        var sampleIndex: [Int64: Int] = [:]
-        for (k, t) in sampleTimes.enumerated() { sampleIndex[t] = k }
+        guard !sampleTimes.isEmpty else { return }
+        /// The first sample at or after `time`.
+        func firstSample(atOrAfter time: Int64) -> Int {
+            var lo = 0
+            var hi = sampleTimes.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if sampleTimes[mid] < time { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
         // at[r][k]: report r's element index at sample k.
         var at = [[Int?]](repeating: [Int?](repeating: nil, count: sampleTimes.count), count: series.count)
         for (r, t) in timed.enumerated() {
             var stamp = [Int64?](repeating: nil, count: sampleTimes.count)
             for (i, time) in t.times.enumerated() {
                 guard let time else { continue }
-                let k: Int
-                if t.remote {
-                    // The first sample at or after the remote value; the latest value wins.
-                    var lo = 0
-                    var hi = sampleTimes.count
-                    while lo < hi {
-                        let mid = (lo + hi) / 2
-                        if sampleTimes[mid] < time { lo = mid + 1 } else { hi = mid }
-                    }
-                    guard lo < sampleTimes.count else { continue }
-                    k = lo
-                    if let s = stamp[k], s > time { continue }
-                } else {
-                    k = sampleIndex[time]!
-                }
+                // A local value is at its own sample; a remote one joins the
+                // first sample at or after it, the latest such value winning.
+                let k = firstSample(atOrAfter: time)
+                guard k < sampleTimes.count else { continue }
+                if t.remote, let s = stamp[k], s > time { continue }
                 stamp[k] = time
                 at[r][k] = i
             }
         }
-        var out: [StatsSample] = []
-        out.reserveCapacity(sampleTimes.count)
+        // One report value per series, updated in place sample after sample
+        // (the sample handed out is released before the next update, so
+        // nothing is copied).
+        var current = series.map { StatsReport(type: $0.series.type) }
+        var reports: [(id: String, report: StatsReport)] = []
         for (k, time) in sampleTimes.enumerated() {
-            var reports: [(id: String, report: StatsReport)] = []
-            for (r, entry) in series.enumerated() {
+            reports.removeAll(keepingCapacity: true)
+            for r in series.indices {
                 guard let i = at[r][k] else { continue }
                 let n = timed[r].times.count
-                var report = StatsReport(type: entry.series.type)
-                for (pi, values) in entry.series.values.enumerated() {
+                for (pi, values) in series[r].series.values.enumerated() {
                     guard let values else { continue }
                     // Shorter series are aligned to the end of the timestamps.
                     let j = i - (n - values.count)
-                    if j >= 0 && j < values.count { report.values[pi] = values[j] }
+                    current[r].values[pi] = j >= 0 && j < values.count ? values[j] : nil
                 }
-                reports.append((entry.id, report))
+                reports.append((series[r].id, current[r]))
             }
-            out.append(StatsSample(ts: time, statsTime: Fixed(integer: time), reports: reports))
+            body(StatsSample(ts: time, statsTime: Fixed(integer: time), reports: reports))
         }
-        return out
     }
 }
