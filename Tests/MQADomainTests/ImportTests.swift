@@ -245,7 +245,11 @@ enum Dump {
         #expect(throws: ImportError.self) { try Dump.convert("[1,2]", .webrtcInternals) }
         let badValues = "{\"PeerConnections\":{\"1\":{\"stats\":{\"I-timestamp\":{\"statsType\":\"inbound-rtp\",\"values\":\"[1,\"}}}}}"
         #expect(throws: ImportError.self) { try Dump.convert(badValues, .webrtcInternals) }
+        #expect(throws: ImportError.self) { try Dump.convert("\n \n", .rtcstats) }
         #expect(throws: ImportError.self) { try Dump.convert("{\"a\":1}\n{\"b\":2}\n", .rtcstats) }
+        // Object lines beside array lines without samples: listed as a server-side dump.
+        let server = try Dump.convert("{\"a\":1}\n[\"close\",null,null,1]\n", .rtcstats)
+        #expect(server.connections.isEmpty && server.skipped.count == 1 && server.skipped[0].reason.hasPrefix("server-side dump"))
         #expect(throws: ImportError.self) { try Dump.convert("", .rtcstats) }
     }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import MQAStore
 
 /// Whole-content access for the dump importers, beside the line streaming.
@@ -22,6 +25,25 @@ extension LineReader {
             }
         }
         return Array(out[0..<produced])
+    }
+
+    /// Calls `body` with the whole decompressed content: a plain regular
+    /// file is mapped (no copy; its pages are the page cache's), anything
+    /// else is read into memory by `readAll`.
+    public func withContent<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R {
+        if compression == .none, let size, size > 0, path != "-" {
+            let fd = open(path, O_RDONLY)
+            if fd >= 0 {
+                defer { close(fd) }
+                if let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED {
+                    defer { munmap(base, size) }
+                    _ = madvise(base, size, MADV_SEQUENTIAL)
+                    return try body(UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: size))
+                }
+            }
+        }
+        let content = try readAll()
+        return try content.withUnsafeBufferPointer { try body($0) }
     }
 
     /// The whole decompressed content. A dump is one document (or one

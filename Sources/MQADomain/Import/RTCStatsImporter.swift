@@ -74,6 +74,8 @@ struct RTCStatsImporter {
                 conversion.rejects.append(ImportReject(line: lineNumber, reason: reason, raw: WebRTCImport.rawText(line)))
             }
         }
+        // A file without a single array line is not an rtcstats dump (a
+        // wrongly forced format must not mark the content as ingested).
         guard arrays > 0 || !conversion.rejects.isEmpty else {
             if objects > 0 { throw ImportError("server-side dump: only JSON object lines, no rtcstats [method, pcId, value, ts] lines") }
             throw ImportError("no rtcstats lines ([method, pcId, value, ts] arrays)")

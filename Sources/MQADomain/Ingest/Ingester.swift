@@ -254,11 +254,12 @@ public final class Ingester {
         into queue: BatchQueue
     ) {
         do {
-            let content = try reader.readAll()
+            var hasher = ContentHasher()
             let conversion: Conversion
             do {
-                conversion = try content.withUnsafeBufferPointer {
-                    try WebRTCImport.convert($0, format: format, fileName: path, meeting: meeting)
+                conversion = try reader.withContent { content in
+                    if path == "-" { hasher.update(UnsafeRawBufferPointer(content)) }
+                    return try WebRTCImport.convert(content, format: format, fileName: path, meeting: meeting)
                 }
             } catch let error as ImportError {
                 throw InputError.invalidDump(path, error.reason)
@@ -288,8 +289,6 @@ public final class Ingester {
             let last = batches.take()
             last.bytesRead = reader.bytesRead
             last.conversion = ConversionCounts(conversion)
-            var hasher = ContentHasher()
-            if path == "-" { content.withUnsafeBytes { hasher.update($0) } }
             if queue.put(.batch(last)) { _ = queue.put(.end(hash: path == "-" ? hasher.finalize() : nil)) }
         } catch is Cancelled {
         } catch {
