@@ -312,6 +312,24 @@ enum Dump {
         #expect(summary.reports == 2)
     }
 
+    @Test func aDumpInvalidAfterItsFirstConnectionsStoresNothing() throws {
+        let s = Scratch()
+        let a = Dump.Report(id: "IA", type: "inbound-rtp", times: Dump.times([0, 1000]), props: [("packetsReceived", ["1", "2"])])
+        var text = Dump.internals([("1-1", [a]), ("1-2", [a])])
+        // Damage the last connection's values: the first is converted and handed on before that is seen.
+        let range = text.range(of: "[1,2]", options: .backwards)!
+        text.replaceSubrange(range, with: "[1,2")
+        let bad = s.write("late.json", [text])
+        let store = try EventStore(path: s.db)
+        let ingester = Ingester(store: store)
+        ingester.commitEvery = 1
+        var errors: [String] = []
+        ingester.onInputError = { errors.append("\($0)") }
+        _ = try ingester.ingest(paths: [bad])
+        #expect(ingester.failedInputs == 1 && errors.count == 1 && errors[0].contains("values is not a JSON array"), "\(errors)")
+        #expect(try exportText(store).isEmpty, "nothing of a rejected dump is stored")
+    }
+
     @Test func invalidDumpFailsThatFileOnly() throws {
         let s = Scratch()
         let bad = s.write("bad.json", ["{\"PeerConnections\":{\"1\":{\"stats\":{}}"])

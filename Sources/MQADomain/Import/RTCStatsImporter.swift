@@ -82,7 +82,7 @@ struct RTCStatsImporter {
         }
         for id in order {
             var c = connections[id]!
-            context.finish(&c.converter, into: &conversion, emptyReason: "no getstats samples")
+            try context.finish(&c.converter, into: &conversion, emptyReason: "no getstats samples")
         }
         if connections.isEmpty && objects > 0 {
             conversion.skipped.append(SkippedConnection(

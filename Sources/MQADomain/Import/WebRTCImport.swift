@@ -131,12 +131,17 @@ public enum WebRTCImport {
     /// - Parameters:
     ///   - fileName: the path as given; names the meeting and the uids.
     ///   - meeting: `--meeting`, when given.
+    ///   - emit: when given, receives each converted connection's lines
+    ///     as soon as they are ready (they are then not in `lines`), so a
+    ///     caller can store them while the rest converts. A later throw
+    ///     still means the whole dump is invalid.
     /// - Throws: `ImportError` when the dump is not valid in its format.
     public static func convert(
-        _ bytes: UnsafeBufferPointer<UInt8>, format: InputFormat, fileName: String, meeting: String?
+        _ bytes: UnsafeBufferPointer<UInt8>, format: InputFormat, fileName: String, meeting: String?,
+        emit: ((UnsafeBufferPointer<UInt8>) throws -> Void)? = nil
     ) throws -> Conversion {
         let context = ImportContext(
-            meeting: meetingID(fileName: fileName, meeting: meeting), name: baseName(fileName), file: fileName)
+            meeting: meetingID(fileName: fileName, meeting: meeting), name: baseName(fileName), file: fileName, emit: emit)
         switch format {
         case .events: throw ImportError("an event log is not a dump")
         case .rtcstats: return try RTCStatsImporter(context: context).convert(bytes)
@@ -150,14 +155,19 @@ struct ImportContext {
     var meeting: String
     var name: String
     var file: String
+    var emit: ((UnsafeBufferPointer<UInt8>) throws -> Void)?
 
     func uid(_ connection: String) -> String { name + "-" + connection }
 
     /// Adds a finished connection to the conversion, or lists it as skipped.
-    func finish(_ converter: inout ConnectionConverter, into conversion: inout Conversion, emptyReason: String? = nil) {
+    func finish(_ converter: inout ConnectionConverter, into conversion: inout Conversion, emptyReason: String? = nil) throws {
         converter.finish()
         if converter.hasStandardStats {
-            conversion.lines += converter.out
+            if let emit {
+                try converter.out.withUnsafeBufferPointer { try emit($0) }
+            } else {
+                conversion.lines += converter.out
+            }
             conversion.connections.append(
                 ImportedConnection(connection: converter.connection, samples: converter.samples, events: converter.events))
             return

@@ -55,7 +55,7 @@ struct WebRTCInternalsImporter {
         var converter = ConnectionConverter(meeting: context.meeting, uid: context.uid(key), connection: key)
         guard s[p] == UInt8(ascii: "{") else {
             try scanner.skipValue(s, &p, depth: 2)
-            context.finish(&converter, into: &conversion, emptyReason: "not an object")
+            try context.finish(&converter, into: &conversion, emptyReason: "not an object")
             return
         }
         var reports: [String: Int] = [:]
@@ -74,7 +74,7 @@ struct WebRTCInternalsImporter {
         }
         forEachSample(series) { converter.feed($0) }
         let empty = !sawStats ? "no stats" : legacy ? "legacy goog* stats only (no standard getStats reports)" : "no stats samples"
-        context.finish(&converter, into: &conversion, emptyReason: empty)
+        try context.finish(&converter, into: &conversion, emptyReason: empty)
     }
 
     /// One `stats` entry: kept when its property is one the mapping reads.

@@ -203,7 +203,9 @@ public final class Ingester {
                 case .batch(let batch):
                     try write(batch, fileID: fileID, path: path, summary: &summary)
                     linesSinceCommit += batch.lines
-                    if linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery || series.count >= Ingester.maxBufferedClients {
+                    if !batch.holdsCommit
+                        && (linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery || series.count >= Ingester.maxBufferedClients)
+                    {
                         try claim(fileID: fileID, committed: committedLines)
                         try checkpoint(fileID: fileID, linesDone: batch.lastLine, status: "partial", summary: &summary)
                         try db.commit()
@@ -249,43 +251,53 @@ public final class Ingester {
     /// it, and pass the produced event lines through the same batches as a
     /// log's (validation, dedupe and resume apply unchanged). The resume
     /// point counts the dump's rejects, then its produced lines.
+    ///
+    /// A webrtc-internals dump's connections are handed on as each is
+    /// converted, so that the writer stores them meanwhile; their batches
+    /// hold the commit until the whole document has proved valid.
     static func parseDump(
         _ reader: LineReader, format: InputFormat, meeting: String?, path: String, nowMs: Int64, skipThrough: Int,
         into queue: BatchQueue
     ) {
         do {
             var hasher = ContentHasher()
-            let conversion: Conversion
-            do {
-                conversion = try reader.withContent { content in
-                    if path == "-" { hasher.update(UnsafeRawBufferPointer(content)) }
-                    return try WebRTCImport.convert(content, format: format, fileName: path, meeting: meeting)
-                }
-            } catch let error as ImportError {
-                throw InputError.invalidDump(path, error.reason)
-            }
             var batches = BatchParser(nowMs: nowMs)
             var number = 0
-            func put(_ full: ParsedBatch?) throws {
+            func put(_ full: ParsedBatch?, holding: Bool) throws {
                 guard let full else { return }
                 full.bytesRead = reader.bytesRead
+                full.holdsCommit = holding
                 guard queue.put(.batch(full)) else { throw Cancelled() }
             }
-            for reject in conversion.rejects {
-                number += 1
-                if number <= skipThrough { continue }
-                try put(batches.addReject(line: reject.line, reason: reject.reason, raw: reject.raw, number: number))
-            }
-            try conversion.lines.withUnsafeBufferPointer { lines in
+            func add(_ lines: UnsafeBufferPointer<UInt8>, holding: Bool) throws {
                 var start = 0
                 while let newline = lines[start...].firstIndex(of: 0x0A) {
                     number += 1
                     if number > skipThrough {
-                        try put(batches.add(UnsafeBufferPointer(rebasing: lines[start..<newline]), number: number, oversize: nil))
+                        try put(batches.add(UnsafeBufferPointer(rebasing: lines[start..<newline]), number: number, oversize: nil), holding: holding)
                     }
                     start = newline + 1
                 }
             }
+            // rtcstats rejects are numbered before its lines, so its lines wait for the end.
+            let streaming = format == .webrtcInternals
+            let conversion: Conversion
+            do {
+                conversion = try reader.withContent { content in
+                    if path == "-" { hasher.update(UnsafeRawBufferPointer(content)) }
+                    return try WebRTCImport.convert(
+                        content, format: format, fileName: path, meeting: meeting,
+                        emit: streaming ? { try add($0, holding: true) } : nil)
+                }
+            } catch let error as ImportError {
+                throw InputError.invalidDump(path, error.reason)
+            }
+            for reject in conversion.rejects {
+                number += 1
+                if number <= skipThrough { continue }
+                try put(batches.addReject(line: reject.line, reason: reject.reason, raw: reject.raw, number: number), holding: false)
+            }
+            try conversion.lines.withUnsafeBufferPointer { try add($0, holding: false) }
             let last = batches.take()
             last.bytesRead = reader.bytesRead
             last.conversion = ConversionCounts(conversion)

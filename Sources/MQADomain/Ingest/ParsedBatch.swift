@@ -27,6 +27,10 @@ final class ParsedBatch {
     var bytesRead = 0
     /// On a dump's last batch: what the conversion found.
     var conversion: ConversionCounts?
+    /// A dump's batch sent while its conversion still runs: no commit may
+    /// follow it, since the rest of the dump can still prove it invalid
+    /// (a dump is rejected whole).
+    var holdsCommit = false
 
     static let targetLines = 8192
 }
