@@ -4,6 +4,7 @@
 # run, so that the MB/s figures compare on a noisy shared machine.
 #
 # Usage: Benchmarks/import.sh [SIZE_MB]   (default 100)
+# Each ingest runs 3 times into a fresh store; the fastest run counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-100}
@@ -27,10 +28,21 @@ run() {  # run NAME CMD...: prints "seconds maxrss_kb"
 }
 dump_bytes=$(wc -c < "$out/dump.txt")
 log_bytes=$(cat "${logs[@]}" | wc -c)
-read -r dump_s dump_kb < <(run dump "$mqa" ingest --db "$out/dump.sqlite" "$out/dump.txt")
-read -r log_s log_kb < <(run log "$mqa" ingest --db "$out/log.sqlite" "${logs[@]}")
 gzip -1 -c "$out/dump.txt" > "$out/dump.txt.gz"
-read -r gz_s gz_kb < <(run gz "$mqa" ingest --db "$out/gz.sqlite" "$out/dump.txt.gz")
+best() {  # best NAME ARGS...: the fastest of 3 runs into fresh stores (the machine is shared)
+    local name=$1; shift
+    local bs="" bk=""
+    for _ in 1 2 3; do
+        rm -f "$out/$name.sqlite"*
+        read -r s k < <(run "$name" "$mqa" ingest --db "$out/$name.sqlite" "$@")
+        if [ -z "$bs" ] || python3 -c "import sys; sys.exit(0 if $s < $bs else 1)"; then bs=$s; bk=$k; fi
+    done
+    echo "$bs $bk"
+}
+# Best of three each: a busy moment of the shared machine would otherwise decide the ratio.
+read -r dump_s dump_kb < <(best dump "$out/dump.txt")
+read -r log_s log_kb < <(best log "${logs[@]}")
+read -r gz_s gz_kb < <(best gz "$out/dump.txt.gz")
 grep -E "webrtc-internals" "$out/dump.log" >&2 || true
 python3 - "$dump_bytes" "$dump_s" "$dump_kb" "$log_bytes" "$log_s" "$log_kb" "$gz_s" "$gz_kb" <<'PY'
 import sys

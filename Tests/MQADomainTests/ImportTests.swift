@@ -260,6 +260,9 @@ enum Dump {
         #expect(sniff("\u{FEFF}{\n \"getUserMedia\": [],\n \"PeerConnections\": {}}") == .webrtcInternals)
         #expect(sniff(qr(t0) + "\n" + qr(t0 + 1)) == .events)
         #expect(sniff("garbage") == .events)
+        #expect(sniff("{\n  \"getUserMedia\": [") == .webrtcInternals, "pretty-printed, PeerConnections further on")
+        #expect(sniff("{\"getUserMedia\":[" + String(repeating: "{\"a\":1},", count: 9000)) == .webrtcInternals)
+        #expect(sniff("{}") == .events)
         #expect(WebRTCImport.baseName("/a/b/dump.json.txt.gz") == "dump")
         #expect(WebRTCImport.baseName("dump.log.zst") == "dump.log.zst")
     }

@@ -60,10 +60,10 @@ public enum WebRTCImport {
     /// as many as are at hand; 64 KiB is plenty).
     ///
     /// A line that is a JSON array means rtcstats; an object holding
-    /// `"PeerConnections"` a webrtc-internals dump; a first object line
-    /// followed by an array line an rtcstats dump with a metadata header;
-    /// anything else the event log (whose validator then explains what is
-    /// wrong with it).
+    /// `"PeerConnections"` (or that opens like one and runs past the
+    /// prefix) a webrtc-internals dump; a first object line followed by an array line
+    /// an rtcstats dump with a metadata header; anything else the event log
+    /// (whose validator then explains what is wrong with it).
     public static func sniff(_ prefix: UnsafeBufferPointer<UInt8>) -> InputFormat {
         var p = 0
         if prefix.count >= 3 && prefix[0] == 0xEF && prefix[1] == 0xBB && prefix[2] == 0xBF { p = 3 }
@@ -73,8 +73,17 @@ public enum WebRTCImport {
         if prefix[p] == UInt8(ascii: "[") { return .rtcstats }
         guard prefix[p] == UInt8(ascii: "{") else { return .events }
         if contains(prefix, Array("\"PeerConnections\"".utf8)) { return .webrtcInternals }
+        // An event-log line is one object on one line: a document that opens
+        // with a lone `{` (pretty-printed) is a dump whose PeerConnections
+        // come later, and so is a long one-line document that starts with
+        // the page's `getUserMedia` list.
+        guard let newline = prefix[p...].firstIndex(of: 0x0A) else {
+            let head = Array("{\"getUserMedia\"".utf8)
+            let startsLikeDump = prefix.count - p >= head.count && prefix[p..<(p + head.count)].elementsEqual(head)
+            return startsLikeDump && prefix.count >= 1 << 16 ? .webrtcInternals : .events
+        }
+        if prefix[(p + 1)..<newline].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .webrtcInternals }
         // The second non-blank line of the content.
-        guard let newline = prefix[p...].firstIndex(of: 0x0A) else { return .events }
         p = newline + 1
         skipSpace()
         if p < prefix.count && prefix[p] == UInt8(ascii: "[") { return .rtcstats }
