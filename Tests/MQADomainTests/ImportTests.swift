@@ -194,6 +194,34 @@ enum Dump {
         #expect(reports.map { ($0["jitter"] as! NSNumber).intValue } == [0, 10, 20])
     }
 
+    @Test func derivedKeysRemoteInboundFlagTrackIdAndMediaType() throws {
+        // A derived series whose name ends in a property the mapping reads is still skipped.
+        var a = audio(times: [0, 1000], received: [10, 20], lost: [0, 0])
+        a.props.append(("[packetsLost]-packetsLost", ["0", "10"]))
+        // An inbound-rtp report flagged isRemote (older Chrome) is not local: no loss from it.
+        let remoteFlagged = Dump.Report(id: "IR", type: "inbound-rtp", times: Dump.times([0, 1000]), props: [
+            ("isRemote", ["true", "true"]), ("packetsReceived", ["0", "0"]), ("packetsLost", ["0", "50"])])
+        // Video known by mediaType, its track named through trackId.
+        let video = Dump.Report(id: "IV", type: "inbound-rtp", times: Dump.times([0, 1000]), props: [
+            ("mediaType", Dump.strings(["video", "video"])), ("trackId", Dump.strings(["TR", "TR"])), ("ssrc", ["9", "9"])])
+        let track = Dump.Report(id: "TR", type: "track", times: Dump.times([0, 1000]), props: [("trackIdentifier", Dump.strings(["cam-9", "cam-9"]))])
+        let c = try Dump.convert(Dump.internals([("1-1", [a, remoteFlagged, video, track])]), .webrtcInternals)
+        #expect(Dump.reports(c).map { ($0["loss"] as! NSNumber).doubleValue } == [0, 0])
+        let sub = Dump.events(c).first { $0["event"] as? String == "stream_subscribe" }
+        #expect(sub?["track"] as? String == "cam-9" && sub?["publisher"] as? String == "remote-9")
+    }
+
+    @Test func rtcstatsTimeFallsBackToTheSampleTimestamp() throws {
+        let lines = [
+            #"["getstats","pc",{"timestamp":1795946400000.5,"I":{"type":"inbound-rtp","packetsReceived":1}}]"#,
+            #"["getstats","pc",{"timestamp":1795946401000.4,"I":{"packetsReceived":2}}]"#,
+            #"["getstats","pc",{"I":{"packetsReceived":3}}]"#,
+        ].joined(separator: "\n")
+        let c = try Dump.convert(lines, .rtcstats)
+        #expect(Dump.reports(c).map { ($0["ts"] as! NSNumber).int64Value } == [t0 + 1, t0 + 1000])
+        #expect(c.rejects.map(\.line) == [3] && c.rejects[0].reason.contains("without a time"))
+    }
+
     @Test func sampleTimesRoundHalfUp() throws {
         let a = Dump.Report(id: "IA", type: "inbound-rtp", times: [String(t0) + ".5", String(t0 + 1) + ".499"])
         let c = try Dump.convert(Dump.internals([("1-1", [a])]), .webrtcInternals)
