@@ -84,17 +84,17 @@ struct ConnectionConverter {
             }
         }
         var lossHundredths: Int128 = 0
-        let expected = received.raw + lost.raw
+        let expected = received.raw &+? lost.raw
         if expected > 0 && lost.raw > 0 {
-            lossHundredths = min(10_000, Fixed.floorDiv(20_000 * lost.raw + expected, 2 * expected))
+            lossHundredths = min(10_000, Fixed.floorDiv((20_000 &*? lost.raw) &+? expected, 2 &*? expected))
         }
         var bitrate: Int128 = 0
         if let previous = previousStatsTime {
-            let interval = sample.statsTime.raw - previous.raw
+            let interval = sample.statsTime.raw &-? previous.raw
             if interval > 0 {
                 let b = max(0, bytes.raw)
                 // kbps = bytes·8 / ms; both in 10⁻¹⁸ units, which cancel.
-                bitrate = Fixed.floorDiv(16 * b + interval, 2 * interval)
+                bitrate = Fixed.floorDiv((16 &*? b) &+? interval, 2 &*? interval)
             }
         }
         previousStatsTime = sample.statsTime
@@ -192,12 +192,12 @@ struct ConnectionConverter {
         var count: Int128 = 0
         for (_, r) in sample.reports where r.category == .remoteInbound {
             guard let rtt = r.number(.roundTripTime), rtt.isPositive else { continue }
-            sum += rtt.raw
+            sum = sum &+? rtt.raw
             count += 1
         }
         guard count > 0 else { return 0 }
         // mean·1000, halves up, on the exact sum.
-        let ms = Fixed.floorDiv(2000 * sum + count * Fixed.one, 2 * count * Fixed.one)
+        let ms = Fixed.floorDiv((2000 &*? sum) &+? (count &*? Fixed.one), 2 &*? count &*? Fixed.one)
         return max(1, Int64(clamping: ms))
     }
 

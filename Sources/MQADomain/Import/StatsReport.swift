@@ -41,8 +41,8 @@ struct Fixed: Comparable, Hashable {
     static let limit = UInt128(100_000_000_000_000_000_000) * UInt128(1_000_000_000_000_000_000)
 
     static func < (a: Fixed, b: Fixed) -> Bool { a.raw < b.raw }
-    static func + (a: Fixed, b: Fixed) -> Fixed { Fixed(raw: a.raw + b.raw) }
-    static func - (a: Fixed, b: Fixed) -> Fixed { Fixed(raw: a.raw - b.raw) }
+    static func + (a: Fixed, b: Fixed) -> Fixed { Fixed(raw: a.raw &+? b.raw) }
+    static func - (a: Fixed, b: Fixed) -> Fixed { Fixed(raw: a.raw &-? b.raw) }
 
     /// Floor division that rounds toward −∞ for negative numerators too.
     static func floorDiv(_ a: Int128, _ b: Int128) -> Int128 {
@@ -52,13 +52,36 @@ struct Fixed: Comparable, Hashable {
 
     /// ⌊x + ½⌋: the nearest integer, halves up.
     var roundedHalfUp: Int64 {
-        Int64(clamping: Fixed.floorDiv(2 * raw + Fixed.one, 2 * Fixed.one))
+        Int64(clamping: Fixed.floorDiv((2 &*? raw) &+? Fixed.one, 2 * Fixed.one))
     }
 
     /// Seconds to milliseconds, halves up.
-    var millisecondsHalfUp: Int64 { Fixed(raw: raw * 1000).roundedHalfUp }
+    var millisecondsHalfUp: Int64 { Fixed(raw: 1000 &*? raw).roundedHalfUp }
 
     var isPositive: Bool { raw > 0 }
+}
+
+// Saturating arithmetic: a hostile dump's 10²⁰ counters must give absurd
+// figures (which validation then judges), never a trap.
+infix operator &+?: AdditionPrecedence
+infix operator &-?: AdditionPrecedence
+infix operator &*?: MultiplicationPrecedence
+
+extension Int128 {
+    static func &+? (a: Int128, b: Int128) -> Int128 {
+        let (v, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : v
+    }
+
+    static func &-? (a: Int128, b: Int128) -> Int128 {
+        let (v, overflow) = a.subtractingReportingOverflow(b)
+        return overflow ? (b < 0 ? .max : .min) : v
+    }
+
+    static func &*? (a: Int128, b: Int128) -> Int128 {
+        let (v, overflow) = a.multipliedReportingOverflow(by: b)
+        return overflow ? ((a < 0) != (b < 0) ? .min : .max) : v
+    }
 }
 
 /// The stats properties the mapping reads; every other one is skipped.
