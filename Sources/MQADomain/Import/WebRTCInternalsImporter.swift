@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import MQAStore
 
 /// Reads a chrome://webrtc-internals dump: one JSON object whose
@@ -22,8 +23,41 @@ struct WebRTCInternalsImporter {
         var values = [[StatsValue?]?](repeating: nil, count: StatsProperty.allCases.count)
     }
 
+    /// Converts connections on a second thread while the next one is
+    /// scanned: the two halves cost about the same, and the event log's
+    /// ingest uses two threads too. At most two connections wait, and they
+    /// are converted (and handed on) in the dump's order.
+    final class Pipeline {
+        private var conversion: Conversion
+        private var error: Error?
+        private let queue = DispatchQueue(label: "mqa.import.connections")
+        private let slots = DispatchSemaphore(value: 2)
+
+        init(_ conversion: Conversion) { self.conversion = conversion }
+
+        func submit(_ work: @escaping (inout Conversion) throws -> Void) {
+            slots.wait()
+            queue.async { [self] in
+                defer { slots.signal() }
+                guard error == nil else { return }
+                do { try work(&conversion) } catch { self.error = error }
+            }
+        }
+
+        /// Waits for the submitted work (also before a throw leaves convert:
+        /// the work calls back into the caller's state).
+        func drain() { queue.sync {} }
+
+        func result() throws -> Conversion {
+            drain()
+            if let error { throw error }
+            return conversion
+        }
+    }
+
     func convert(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Conversion {
-        var conversion = Conversion(format: .webrtcInternals)
+        let pipeline = Pipeline(Conversion(format: .webrtcInternals))
+        defer { pipeline.drain() }
         var p = 0
         var sawPeerConnections = false
         do {
@@ -38,7 +72,7 @@ struct WebRTCInternalsImporter {
                 sawPeerConnections = true
                 try scanner.forEachMember(bytes, &q, depth: 1) { cs, ce, cesc, r in
                     let key = String(decoding: JSONScanner.stringBytes(bytes, cs, ce, cesc), as: UTF8.self)
-                    try connection(key, bytes, &r, into: &conversion)
+                    try connection(key, bytes, &r, pipeline)
                 }
             }
             scanner.skipSpace(bytes, &p)
@@ -47,15 +81,18 @@ struct WebRTCInternalsImporter {
             throw ImportError(e.message + " at byte \(e.column)")
         }
         guard sawPeerConnections else { throw ImportError("not a webrtc-internals dump: no PeerConnections object") }
-        return conversion
+        return try pipeline.result()
     }
 
     /// Reads one connection's object at `p` and converts it.
-    private func connection(_ key: String, _ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, into conversion: inout Conversion) throws {
-        var converter = ConnectionConverter(meeting: context.meeting, uid: context.uid(key), connection: key)
+    private func connection(_ key: String, _ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ pipeline: Pipeline) throws {
+        let context = self.context
         guard s[p] == UInt8(ascii: "{") else {
             try scanner.skipValue(s, &p, depth: 2)
-            try context.finish(&converter, into: &conversion, emptyReason: "not an object")
+            pipeline.submit { conversion in
+                var converter = ConnectionConverter(meeting: context.meeting, uid: context.uid(key), connection: key)
+                try context.finish(&converter, into: &conversion, emptyReason: "not an object")
+            }
             return
         }
         var reports: [String: Int] = [:]
@@ -72,9 +109,12 @@ struct WebRTCInternalsImporter {
                 try entry(s, ss, se, sesc, &r, &reports, &series, &legacy)
             }
         }
-        forEachSample(series) { converter.feed($0) }
         let empty = !sawStats ? "no stats" : legacy ? "legacy goog* stats only (no standard getStats reports)" : "no stats samples"
-        try context.finish(&converter, into: &conversion, emptyReason: empty)
+        pipeline.submit { [self, series] conversion in
+            var converter = ConnectionConverter(meeting: context.meeting, uid: context.uid(key), connection: key)
+            forEachSample(series) { converter.feed($0) }
+            try context.finish(&converter, into: &conversion, emptyReason: empty)
+        }
     }
 
     /// One `stats` entry: kept when its property is one the mapping reads.
