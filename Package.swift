@@ -16,7 +16,7 @@ let queryFiles = [
 ]
 
 // Layers, bottom up: C shims -> store/codec -> domain -> simulator/reports -> CLI.
-// Only the toolchain and three Debian C libraries are used: no Swift package can
+// Only the toolchain and four Debian C libraries are used: no Swift package can
 // be fetched on the machines this builds on.
 // The ingest scanner and the tuning kernel touch struct fields millions of
 // times a second; dynamic exclusivity checks there cost ~5% (callgrind).
@@ -40,11 +40,14 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "MQAQueries", path: "Queries",
             exclude: ["README.md"],
             resources: queryFiles.map { .embedInCode($0) }),
-        .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd", "CCrypto"], swiftSettings: hotLoops),
+        .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd", "CZlib", "CCrypto"], swiftSettings: hotLoops),
         .target(name: "MQADomain", dependencies: ["MQAStore", "MQAQueries"], swiftSettings: hotLoops),
         .target(name: "MQASimulator", dependencies: ["MQADomain"]),
         .target(name: "MQAReports", dependencies: ["MQADomain"]),

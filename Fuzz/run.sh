@@ -3,7 +3,7 @@
 #
 #   Fuzz/run.sh                 build, then run each target for 600 s
 #   Fuzz/run.sh 60              ... for 60 s each
-#   Fuzz/run.sh 600 line        only the line target (line | chunk)
+#   Fuzz/run.sh 600 line        only the line target (line | chunk | rtcstats | internals)
 #   Fuzz/run.sh build           only build
 #
 # Targets (swiftc -sanitize=fuzzer,address, straight from the sources; no
@@ -12,6 +12,9 @@
 #          payload JSON and of the exported line
 #   chunk  ChunkCodec.decode / decodeEvents on damaged blobs; encode/decode
 #          round trips
+#   rtcstats   the rtcstats dump importer on one dump; every produced line
+#              passes the ingest validator, counts match
+#   internals  the same for the webrtc-internals importer
 #
 # Seeds are in Fuzz/corpus/<target>/ (committed); the growing corpus goes to
 # .build/fuzz/corpus/<target>/, crash inputs to .build/fuzz/artifacts/.
@@ -26,8 +29,8 @@ build_only=0
 for arg in "$@"; do
     case "$arg" in
         build) build_only=1 ;;
-        line|chunk) only="$arg" ;;
-        ''|*[!0-9]*) echo "usage: Fuzz/run.sh [SECONDS] [line|chunk] | build" >&2; exit 64 ;;
+        line|chunk|rtcstats|internals) only="$arg" ;;
+        ''|*[!0-9]*) echo "usage: Fuzz/run.sh [SECONDS] [line|chunk|rtcstats|internals] | build" >&2; exit 64 ;;
         *) seconds="$arg" ;;
     esac
 done
@@ -35,11 +38,13 @@ done
 out=.build/fuzz
 mkdir -p "$out/mqastore" "$out/artifacts"
 root=$(pwd)
-flags=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$root/Sources/CSQLite" -I "$root/Sources/CZstd" -I "$root/Sources/CCrypto")
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$root/Sources/CSQLite" -I "$root/Sources/CZstd" -I "$root/Sources/CCrypto" -I "$root/Sources/CZlib")
 store_sources=("$root"/Sources/MQAStore/*.swift)
 
 # Rebuild only when a source is newer than the targets.
 if [ "$build_only" = 0 ] && [ -x "$out/line-fuzz" ] && [ -x "$out/chunk-fuzz" ] \
+    && [ -x "$out/rtcstats-fuzz" ] && [ -x "$out/internals-fuzz" ] \
+    && [ -z "$(find Sources/MQAStore Sources/MQADomain Fuzz -name '*.swift' -newer "$out/rtcstats-fuzz")" ] \
     && [ -z "$(find Sources/MQAStore Sources/MQADomain Fuzz -name '*.swift' -newer "$out/line-fuzz")" ] \
     && [ -z "$(find Sources/MQAStore Fuzz -name '*.swift' -newer "$out/chunk-fuzz")" ]; then
     echo "== fuzz targets are up to date" >&2
@@ -47,7 +52,7 @@ else
 echo "== building the fuzz targets" >&2
 # chunk: the MQAStore sources and the target in one module (internal API reachable).
 swiftc "${flags[@]}" -module-name ChunkFuzz "${store_sources[@]}" Fuzz/ChunkFuzz/main.swift \
-    -lsqlite3 -lzstd -lcrypto -o "$out/chunk-fuzz" 2> "$out/build-chunk.log" || { cat "$out/build-chunk.log" >&2; exit 1; }
+    -lsqlite3 -lzstd -lcrypto -lz -o "$out/chunk-fuzz" 2> "$out/build-chunk.log" || { cat "$out/build-chunk.log" >&2; exit 1; }
 # line: MQAStore as a module, then the parsing and model sources of MQADomain with the target.
 (cd "$out/mqastore" && swiftc "${flags[@]}" \
     -module-name MQAStore -emit-module -emit-module-path MQAStore.swiftmodule -wmo -c "${store_sources[@]}") \
@@ -60,13 +65,23 @@ domain=(
     Sources/MQADomain/Model/CanonicalJSON.swift Sources/MQADomain/Support/JSON.swift
 )
 swiftc "${flags[@]}" -I "$out/mqastore" -module-name LineFuzz "${domain[@]}" Fuzz/LineFuzz/main.swift \
-    "$out"/mqastore/*.o -lsqlite3 -lzstd -lcrypto -o "$out/line-fuzz" 2> "$out/build-line.log" \
+    "$out"/mqastore/*.o -lsqlite3 -lzstd -lcrypto -lz -o "$out/line-fuzz" 2> "$out/build-line.log" \
     || { cat "$out/build-line.log" >&2; exit 1; }
+# rtcstats / internals: the same parsing sources plus the importers (no store).
+importers=(Sources/MQADomain/Parsing/JSONScanner+Walk.swift Sources/MQADomain/Import/StatsReport.swift
+    Sources/MQADomain/Import/ConnectionConverter.swift Sources/MQADomain/Import/RTCStatsImporter.swift
+    Sources/MQADomain/Import/WebRTCInternalsImporter.swift Sources/MQADomain/Import/WebRTCImport.swift)
+for t in rtcstats:RTCStatsFuzz internals:InternalsFuzz; do
+    swiftc "${flags[@]}" -I "$out/mqastore" -module-name "${t#*:}" "${domain[@]}" "${importers[@]}" \
+        Fuzz/ImportFuzzSupport.swift "Fuzz/${t#*:}/main.swift" \
+        "$out"/mqastore/*.o -lsqlite3 -lzstd -lcrypto -lz -o "$out/${t%%:*}-fuzz" 2> "$out/build-${t%%:*}.log" \
+        || { cat "$out/build-${t%%:*}.log" >&2; exit 1; }
+done
 fi
-[ "$build_only" = 1 ] && { echo "built $out/line-fuzz and $out/chunk-fuzz" >&2; exit 0; }
+[ "$build_only" = 1 ] && { echo "built $out/line-fuzz, chunk-fuzz, rtcstats-fuzz and internals-fuzz" >&2; exit 0; }
 
 status=0
-for target in line chunk; do
+for target in line chunk rtcstats internals; do
     [ -n "$only" ] && [ "$only" != "$target" ] && continue
     corpus="$out/corpus/$target"
     mkdir -p "$corpus"

@@ -98,7 +98,9 @@ import Testing
         let r = ingest([cut, notZstd, good])
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.contains("Error: \(cut): zstd stream is damaged or truncated: unexpected end of data"), "\(r)")
-        #expect(r.stderr.contains("Error: \(notZstd): zstd stream is damaged or truncated"), "\(r)")
+        // Compression is told by magic bytes, not the name: a plain log named .zst is read as plain.
+        #expect(!r.stderr.contains("\(notZstd)"), "\(r)")
+        #expect(MQA.run(["export", "--db", db, "--meeting", "m-plain"]).status == 0, "the misnamed plain file is ingested")
         #expect(MQA.run(["export", "--db", db, "--meeting", "m-good"]).status == 0, "the other file is ingested")
         expectSound()
         // The truncated file rolled back whole: nothing half-stored of it.

@@ -6,7 +6,7 @@ import MQAStore
 enum IngestCommand {
     static let spec = CommandSpec(
         name: "ingest",
-        abstract: "Ingest event logs (NDJSON, .zst, or - for stdin) into the store.",
+        abstract: "Ingest event logs or WebRTC stats dumps (plain, gzip or zstd; - for stdin) into the store.",
         discussion: """
             Every line is validated against the event-log contract (Docs/event-log.md).
             Good lines are stored, bad lines are recorded with file, line and reason
@@ -15,13 +15,24 @@ enum IngestCommand {
             file with identical content is a no-op; a killed ingest resumes where its
             last commit ended when run again.
 
+            Each file's format is told by its content: the event log, an rtcstats dump
+            (one JSON array per line) or a chrome://webrtc-internals dump (one JSON
+            object with PeerConnections), each plain, gzip or zstd (by magic bytes, not
+            by name). Dumps are converted to event-log events (Docs/import.md) and
+            stored like logged ones; the summary counts connections, samples and events
+            per format and lists the connections that gave no events, with the reason.
+            A dump that is not valid in its format fails that file only.
+
             Exit status: 0 done, 3 done but some lines were rejected, 1 failed, 64 usage.
             """,
-        arguments: [("FILE...", "Event log files: plain NDJSON, zstd-compressed (.zst), or - for standard input.")],
+        arguments: [("FILE...", "Event logs or stats dumps: plain, gzip or zstd compressed, or - for standard input.")],
         minPositionals: 1, maxPositionals: nil,
         options: [
             CommandContext.dbOption,
             .option("--format", value: "FORMAT", help: "Summary format: text (default; md is the same) or json."),
+            .option("--input-format", value: "FORMAT",
+                    help: "Content format of every FILE: auto (default: told by content), events, rtcstats or webrtc-internals."),
+            .option("--meeting", value: "ID", help: "Meeting id for events converted from dumps (default: rtc-<file name>)."),
             CommandContext.outOption,
         ])
 
@@ -31,6 +42,10 @@ enum IngestCommand {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try args.choice("--format", ["text", "json", "md"], default: "text", usage: spec.usage)
+        let inputFormat = try args.choice("--input-format", ["auto"] + InputFormat.allCases.map(\.rawValue), default: "auto", usage: spec.usage)
+        if let meeting = args.value("--meeting"), meeting.isEmpty || meeting.count > 256 {
+            throw UsageError("'--meeting' must be 1 to 256 characters", usage: spec.usage)
+        }
         // Opened first: a bad --out (the store itself, a folder) is refused
         // before anything is ingested; the file appears only at the end.
         let out = try context.output(args)
@@ -38,6 +53,8 @@ enum IngestCommand {
         let existed = FileManager.default.fileExists(atPath: dbPath)
         let store = try EventStore(path: dbPath)
         let ingester = Ingester(store: store)
+        ingester.inputFormat = InputFormat(rawValue: inputFormat)
+        ingester.meeting = args.value("--meeting")
         // Advanced, for crash tests and slow disks: lines per commit (the
         // resume granularity after a kill). Not a documented option.
         if let text = context.environment["MQA_COMMIT_EVERY"], let n = Int(text), n > 0 { ingester.commitEvery = n }

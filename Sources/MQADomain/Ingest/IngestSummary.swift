@@ -1,3 +1,5 @@
+import Foundation
+
 /// What an ingest did, in the spec's terms:
 /// `lines = events + rejected + duplicates + ignored`.
 public struct IngestSummary: Equatable, Sendable {
@@ -11,8 +13,28 @@ public struct IngestSummary: Equatable, Sendable {
     public var rejected = 0
     public var duplicates = 0
     public var ignored = 0
+    /// Per content format (`events`, `rtcstats`, `webrtc-internals`): files,
+    /// and for dumps the connections, samples and events they converted to.
+    public var formats: [String: FormatCounts] = [:]
+    /// Dump connections that gave no events, with the reason.
+    public var skippedConnections: [SkippedConnection] = []
 
     public init() {}
+
+    /// Counts of one input format.
+    public struct FormatCounts: Equatable, Sendable {
+        public var files = 0
+        public var connections = 0
+        public var samples = 0
+        /// Events the conversion produced (before dedupe; `events` above
+        /// counts those stored).
+        public var events = 0
+
+        static func + (a: FormatCounts, b: FormatCounts) -> FormatCounts {
+            FormatCounts(files: a.files + b.files, connections: a.connections + b.connections,
+                         samples: a.samples + b.samples, events: a.events + b.events)
+        }
+    }
 
     public var json: JSON {
         .object([
@@ -20,6 +42,16 @@ public struct IngestSummary: Equatable, Sendable {
             ("lines", .int(Int64(lines))), ("events", .int(Int64(events))), ("reports", .int(Int64(reports))),
             ("rejected", .int(Int64(rejected))), ("duplicates", .int(Int64(duplicates))),
             ("ignored", .int(Int64(ignored))),
+            ("formats", .object(formats.keys.sorted().map { name in
+                let f = formats[name]!
+                return (name, .object([
+                    ("files", .int(Int64(f.files))), ("connections", .int(Int64(f.connections))),
+                    ("samples", .int(Int64(f.samples))), ("events", .int(Int64(f.events))),
+                ]))
+            })),
+            ("skippedConnections", .array(skippedConnections.map {
+                .object([("file", .string($0.file)), ("connection", .string($0.connection)), ("reason", .string($0.reason))])
+            })),
         ])
     }
 
@@ -31,7 +63,23 @@ public struct IngestSummary: Equatable, Sendable {
         rejected    \(rejected)\(rejected > 0 ? "  (see `mqa query rejects`)" : "")
         duplicates  \(duplicates)
         ignored     \(ignored) (unknown event names)
-        """
+        """ + formatsText
+    }
+
+    private var formatsText: String {
+        var text = ""
+        for name in formats.keys.sorted() {
+            let f = formats[name]!
+            let label = "\(name):"
+            text += "\n" + label + String(repeating: " ", count: max(1, 12 - label.count)) + "\(f.files) files"
+            if name != InputFormat.events.rawValue {
+                text += ", \(f.connections) connections, \(f.samples) samples, \(f.events) events"
+            }
+        }
+        for s in skippedConnections {
+            text += "\nskipped     \(s.file) connection \(s.connection.isEmpty ? "-" : s.connection): \(s.reason)"
+        }
+        return text
     }
 
     static func + (a: IngestSummary, b: IngestSummary) -> IngestSummary {
@@ -44,6 +92,8 @@ public struct IngestSummary: Equatable, Sendable {
         s.rejected += b.rejected
         s.duplicates += b.duplicates
         s.ignored += b.ignored
+        s.formats.merge(b.formats) { $0 + $1 }
+        s.skippedConnections += b.skippedConnections
         return s
     }
 }

@@ -28,6 +28,10 @@ public final class Ingester {
     /// the ingest goes on with the next input.
     public var onInputError: (Error) -> Void = { _ in }
     public private(set) var failedInputs = 0
+    /// The inputs' content format; nil tells each input's by its content.
+    public var inputFormat: InputFormat?
+    /// The meeting id for events converted from dumps (`--meeting`).
+    public var meeting: String?
 
     /// Events waiting for the next checkpoint, per client: their reports
     /// and their other events.
@@ -113,6 +117,8 @@ public final class Ingester {
         var resumeAfter = 0
         let reader = try LineReader(path: path)
         var plan = ReadPlan.fresh
+        // Told from the first bytes, which stay pending for the real read.
+        let format = try inputFormat ?? reader.peekContent().withUnsafeBufferPointer { WebRTCImport.sniff($0) }
         // Looked up and created inside a write transaction: two ingests of
         // the same file at once then queue on the write lock, and the second
         // sees the first one's row.
@@ -146,9 +152,14 @@ public final class Ingester {
         let queue = BatchQueue()
         let nowMs = self.nowMs
         let readPlan = plan
+        let meeting = self.meeting
         let parsing = Thread {
             do {
-                try Ingester.run(reader, plan: readPlan, nowMs: nowMs, into: queue)
+                if format.isDump {
+                    try Ingester.runDump(reader, format: format, meeting: meeting, plan: readPlan, nowMs: nowMs, into: queue)
+                } else {
+                    try Ingester.run(reader, plan: readPlan, nowMs: nowMs, into: queue)
+                }
             } catch is Cancelled {
             } catch {
                 _ = queue.put(.failed(error))
@@ -156,6 +167,7 @@ public final class Ingester {
         }
         parsing.stackSize = 1 << 22
         parsing.start()
+        summary.formats[format.rawValue, default: .init()].files += 1
         return PreparedInput(path: path, fileID: fileID, resumeAfter: resumeAfter, summary: summary, queue: queue, size: reader.size)
     }
 
@@ -244,7 +256,9 @@ public final class Ingester {
                 case .batch(let batch):
                     try write(batch, fileID: fileID, path: path, summary: &summary)
                     linesSinceCommit += batch.lines
-                    if linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery || series.count >= Ingester.maxBufferedClients {
+                    if !batch.holdsCommit
+                        && (linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery || series.count >= Ingester.maxBufferedClients)
+                    {
                         try claim(fileID: fileID, committed: committedLines)
                         try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
                         try db.commit()
@@ -265,8 +279,10 @@ public final class Ingester {
                 case .restart:
                     if fileID != 0 { try store.setFileStatus(fileID, .superseded) }
                     fileID = try store.insertFile(path: path, emptyDigest: Ingester.emptyDigest)
+                    let formats = summary.formats  // which format this input is: still true
                     summary = IngestSummary()
                     summary.files = 1
+                    summary.formats = formats
                     committedLines = 0
                 case .end(let digest, let changedHow):
                     try claim(fileID: fileID, committed: committedLines)
@@ -318,9 +334,109 @@ public final class Ingester {
         return summary
     }
 
+    /// The parsing thread's work for a stats dump: read it whole (once,
+    /// hashed), carry out `plan`, convert it, and pass the produced event
+    /// lines through the same batches as a log's (validation, dedupe and
+    /// resume apply unchanged). The resume point counts the dump's rejects,
+    /// then its produced lines; every checkpoint's prefix digest is the
+    /// whole dump's, so a dump resumes only when it is unchanged.
+    ///
+    /// A webrtc-internals dump's connections are handed on as each is
+    /// converted, so that the writer stores them meanwhile; their batches
+    /// hold the commit until the whole document has proved valid.
+    static func runDump(
+        _ reader: LineReader, format: InputFormat, meeting: String?, plan: ReadPlan, nowMs: Int64, into queue: BatchQueue
+    ) throws {
+        let path = reader.path
+        try reader.withContent { content in
+            // The converted events depend on the file's name and --meeting
+            // as well as its bytes (they name the meeting and clients), so
+            // both are part of the identity: the same dump under another
+            // name is another meeting, never "already ingested".
+            let digest = dumpIdentity(content: reader.finalDigest ?? "", format: format, meeting: meeting, path: path)
+            var skipThrough = 0
+            switch plan {
+            case .fresh:
+                break
+            case .compare(let expected):
+                let same = expected.hasPrefix("sha256:")
+                    ? digest == expected && reader.changedWhileReading() == nil : try hashFile(path) == expected
+                if same {
+                    _ = queue.put(.skip)
+                    return
+                }
+                guard queue.put(.restart) else { throw Cancelled() }
+            case .resume(let after, let prefix):
+                if after == 0 || prefix == digest {
+                    skipThrough = after
+                } else {
+                    guard queue.put(.restart) else { throw Cancelled() }
+                }
+            }
+            var batches = BatchParser(nowMs: nowMs)
+            var number = 0
+            func put(_ full: ParsedBatch?, holding: Bool) throws {
+                guard let full else { return }
+                full.bytesRead = reader.bytesRead
+                full.holdsCommit = holding
+                full.prefixDigest = digest
+                guard queue.put(.batch(full)) else { throw Cancelled() }
+            }
+            func add(_ lines: UnsafeBufferPointer<UInt8>, holding: Bool) throws {
+                var start = 0
+                while let newline = lines[start...].firstIndex(of: 0x0A) {
+                    number += 1
+                    if number > skipThrough {
+                        try put(batches.add(UnsafeBufferPointer(rebasing: lines[start..<newline]), number: number, oversize: nil), holding: holding)
+                    }
+                    start = newline + 1
+                }
+            }
+            // rtcstats rejects are numbered before its lines, so its lines wait for the end.
+            let streaming = format == .webrtcInternals
+            let conversion: Conversion
+            do {
+                conversion = try WebRTCImport.convert(
+                    content, format: format, fileName: path, meeting: meeting,
+                    emit: streaming ? { try add($0, holding: true) } : nil)
+            } catch let error as ImportError {
+                throw InputError.invalidDump(path, error.reason)
+            }
+            for reject in conversion.rejects {
+                number += 1
+                if number <= skipThrough { continue }
+                try put(batches.addReject(line: reject.line, reason: reject.reason, raw: reject.raw, size: reject.size, number: number),
+                        holding: false)
+            }
+            try conversion.lines.withUnsafeBufferPointer { try add($0, holding: false) }
+            let last = batches.take()
+            last.bytesRead = reader.bytesRead
+            last.prefixDigest = digest
+            last.conversion = ConversionCounts(conversion)
+            guard queue.put(.batch(last)) else { throw Cancelled() }
+            _ = queue.put(.end(digest: digest, changed: reader.changedWhileReading()))
+        }
+    }
+
+    /// A dump's identity: the SHA-256 of its content digest, format,
+    /// `--meeting` and file name.
+    static func dumpIdentity(content: String, format: InputFormat, meeting: String?, path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let key = [content, format.rawValue, meeting ?? "", name].joined(separator: "\u{0}")
+        return Array(key.utf8).withUnsafeBytes { SHA256.text(SHA256.digest($0)) }
+    }
+
     /// Moves a parsed batch into the per-client buffers and records its
     /// rejects (writer thread).
     private func write(_ batch: ParsedBatch, fileID: Int64, path: String, summary: inout IngestSummary) throws {
+        if let c = batch.conversion {
+            var counts = summary.formats[c.format.rawValue, default: .init()]
+            counts.connections += c.connections
+            counts.samples += c.samples
+            counts.events += c.events
+            summary.formats[c.format.rawValue] = counts
+            summary.skippedConnections += c.skipped
+        }
         summary.lines += batch.lines
         summary.ignored += batch.ignored
         let slots = try batch.clients.map { try seriesSlot(client: store.clientID(meeting: $0.meeting, uid: $0.uid)) }

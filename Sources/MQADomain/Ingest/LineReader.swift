@@ -10,20 +10,24 @@ public enum InputError: Error, CustomStringConvertible {
     case readFailed(String, String)
     case badCompression(String, String)
     case changedWhileRead(String, String)
+    /// A stats dump that is not valid in its format (rejected whole).
+    case invalidDump(String, String)
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let why): "\(path): cannot open: \(why)"
         case .isDirectory(let path): "\(path): is a directory (give the log files inside it, e.g. \(path)/*.ndjson)"
         case .readFailed(let path, let why): "\(path): read failed: \(why)"
-        case .badCompression(let path, let why): "\(path): zstd stream is damaged or truncated: \(why)"
+        case .badCompression(let path, let why): "\(path): \(why)"
         case .changedWhileRead(let path, let how):
             "\(path): the file changed while it was read (\(how)); the lines read were stored, and ingesting the file again once it is complete stores the rest"
+        case .invalidDump(let path, let why): "\(path): \(why)"
         }
     }
 }
 
-/// Streams an input (`-` for stdin; `.zst` decompressed on the fly) as
+/// Streams an input (`-` for stdin; zstd or gzip, told by their magic
+/// bytes, decompressed on the fly) as
 /// lines, with bounded memory whatever the input's size: a fixed read
 /// buffer, and a line buffer that never grows past the longest allowed line.
 ///
@@ -36,7 +40,11 @@ public enum InputError: Error, CustomStringConvertible {
 public final class LineReader {
     public let path: String
     private let fd: Int32
-    private let compressed: Bool
+    /// How the input is compressed, from its first bytes (not its name).
+    public private(set) var compression: Compression = .none
+    /// Bytes read ahead to tell the compression (and the content format),
+    /// handed out again before the rest of the input.
+    private var pending: [UInt8] = []
     /// Bytes read from the input so far (compressed bytes for `.zst`).
     public private(set) var bytesRead = 0
     /// The input's size, when it is a regular file.
@@ -59,7 +67,6 @@ public final class LineReader {
         var st = stat()
         if path == "-" {
             fd = 0
-            compressed = false
             guard fstat(0, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
         } else {
             guard stat(path, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
@@ -71,11 +78,26 @@ public final class LineReader {
                 throw InputError.cannotOpen(path, String(cString: strerror(errno)))
             }
             fd = opened
-            compressed = path.hasSuffix(".zst")
         }
         opened = st
         isRegularFile = (st.st_mode & S_IFMT) == S_IFREG
         size = isRegularFile ? Int(st.st_size) : nil
+        // The first bytes tell the compression (not the name); they stay
+        // pending and are handed out again, so nothing is read twice.
+        compression = try readAhead(4).withUnsafeBytes { Compression.detect($0) }
+    }
+
+    /// Reads until `count` bytes are pending (fewer at the end of input);
+    /// returns them, still pending.
+    @discardableResult
+    func readAhead(_ count: Int) throws -> [UInt8] {
+        while pending.count < count {
+            var chunk = [UInt8](repeating: 0, count: count - pending.count)
+            let n = try chunk.withUnsafeMutableBytes { try readFD($0) }
+            if n == 0 { break }
+            pending += chunk[0..<n]
+        }
+        return pending
     }
 
     /// Why the file is not what it was when opened, once read to the end: a
@@ -102,6 +124,13 @@ public final class LineReader {
         return hasher.snapshotText()
     }
 
+    /// Hashes a whole content read at once (a stats dump) as its digest.
+    func recordWholeContent(_ content: UnsafeRawBufferPointer) {
+        hasher.update(content)
+        contentBytes += content.count
+        finalDigest = hasher.snapshotText()
+    }
+
     private func flushHash() {
         guard let (start, count) = pendingHash, count > 0 else { return }
         hasher.update(UnsafeRawBufferPointer(start: start, count: count))
@@ -111,7 +140,17 @@ public final class LineReader {
 
     deinit { if fd != 0 { close(fd) } }
 
-    private func readRaw(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    func readRaw(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if !pending.isEmpty {
+            let n = min(buffer.count, pending.count)
+            pending.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: n) }
+            pending.removeFirst(n)
+            return n
+        }
+        return try readFD(buffer)
+    }
+
+    private func readFD(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
             let n = read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 {
@@ -134,12 +173,13 @@ public final class LineReader {
         let capacity = maxLine + (1 << 20)
         let lines = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         defer { lines.deallocate() }
+        let compressed = compression != .none
         let rawCapacity = compressed ? 1 << 18 : 0
         let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: max(rawCapacity, 1), alignment: 16)
         defer { raw.deallocate() }
         var rawStart = 0
         var rawEnd = 0
-        let stream = compressed ? ZstdStream() : nil
+        let stream: StreamDecompressor? = compression == .zstd ? ZstdStream() : compression == .gzip ? GzipStream() : nil
         var sawInput = false
 
         var start = 0  // first byte of the pending line
@@ -245,7 +285,7 @@ public final class LineReader {
                         rawEnd = try readRaw(raw)
                         if rawEnd == 0 {
                             if sawInput && !stream.atFrameBoundary {
-                                throw InputError.badCompression(path, "unexpected end of data")
+                                throw InputError.badCompression(path, "\(compression.name) stream is damaged or truncated: unexpected end of data")
                             }
                             eof = true
                             break
@@ -259,7 +299,7 @@ public final class LineReader {
                             input: UnsafeRawBufferPointer(rebasing: raw[0..<rawEnd]), inputPosition: &inPos,
                             output: free, outputPosition: &outPos)
                     } catch {
-                        throw InputError.badCompression(path, "\(error)")
+                        throw InputError.badCompression(path, "\(compression.name) stream is damaged or truncated: \(error)")
                     }
                     rawStart = inPos
                     produced = outPos

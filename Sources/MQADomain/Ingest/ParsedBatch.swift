@@ -31,6 +31,12 @@ final class ParsedBatch {
     /// resume point, so that a resumed ingest can check that the file still
     /// starts with what was stored.
     var prefixDigest = ""
+    /// On a dump's last batch: what the conversion found.
+    var conversion: ConversionCounts?
+    /// A dump's batch sent while its conversion still runs: no commit may
+    /// follow it, since the rest of the dump can still prove it invalid
+    /// (a dump is rejected whole).
+    var holdsCommit = false
 
     static let targetLines = 8192
 }
@@ -76,6 +82,15 @@ struct BatchParser {
                 batch.payloadEnds.append(batch.payloadBytes.count)
             }
         }
+        return batch.lines >= ParsedBatch.targetLines ? take() : nil
+    }
+
+    /// Records an unusable line of a dump: `number` is its place in the
+    /// converted input (the resume point), `line` its line in the dump.
+    mutating func addReject(line: Int, reason: String, raw: [UInt8], size: Int, number: Int) -> ParsedBatch? {
+        batch.lines += 1
+        batch.lastLine = number
+        batch.rejects.append((line, reason, raw, size))
         return batch.lines >= ParsedBatch.targetLines ? take() : nil
     }
 

@@ -130,7 +130,7 @@ struct JSONScanner {
     }
 
     @inline(__always)
-    private func skipSpace(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int) {
+    func skipSpace(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int) {
         while p < s.count {
             let c = s[p]
             guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return }

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+/// `mqa ingest` on stats dumps, as a user runs it: detection by content,
+/// `--input-format`, `--meeting`, the summary's per-format counts, rejects
+/// with the dump's line numbers, and a bad dump failing only its file.
+@Suite struct ImportCLITests {
+    let dir = Scratch()
+    var db: String { dir.file("store.sqlite") }
+
+    static let rtcstats = [
+        #"["create","pc1",{},1795946399000]"#,
+        #"["getstats","pc1",{"timestamp":1795946400000,"I":{"type":"inbound-rtp","kind":"video","ssrc":5,"packetsReceived":10,"packetsLost":0,"bytesReceived":100,"framesDecoded":1}},1795946400000]"#,
+        "{broken",
+        #"["getstats","pc1",{"timestamp":1795946402000,"I":{"packetsReceived":20,"bytesReceived":350}},1795946402000]"#,
+        #"["getstats","pc2",{"timestamp":1795946402000,"x":{"type":"ssrc"}},1795946402000]"#,
+    ].joined(separator: "\n") + "\n"
+
+    static let internals = #"{"PeerConnections":{"3-1":{"stats":{"IA-timestamp":{"statsType":"inbound-rtp","values":"[1795946400000,1795946401000]"},"IA-packetsReceived":{"statsType":"inbound-rtp","values":"[1,2]"}}}}}"#
+
+    func json(_ r: MQA.Result) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: Any] ?? [:]
+    }
+
+    /// A dump's events are named after its file (or --meeting): the same
+    /// bytes under another name are another meeting, never skipped as
+    /// "already ingested"; the same name again is.
+    @Test func theSameDumpUnderAnotherNameIsAnotherMeeting() {
+        let a = dir.write("call-a.txt", ImportCLITests.internals)
+        let b = dir.write("call-b.txt", ImportCLITests.internals)
+        #expect(MQA.run(["ingest", "--db", db, a]).status == 0)
+        let second = MQA.run(["ingest", "--db", db, "--format", "json", b])
+        #expect(json(second)["skippedFiles"] as? Int == 0, "\(second)")
+        #expect(json(second)["events"] as? Int == 4, "\(second)")
+        let again = MQA.run(["ingest", "--db", db, "--format", "json", b])
+        #expect(json(again)["skippedFiles"] as? Int == 1, "\(again)")
+        let listed = MQA.run(["meetings", "--db", db, "--format", "csv"])
+        #expect(listed.stdout.contains("rtc-call-a") && listed.stdout.contains("rtc-call-b"), "\(listed)")
+    }
+
+    @Test func dumpsAreDetectedCountedAndStored() throws {
+        let rtc = dir.write("client.log", ImportCLITests.rtcstats)
+        let web = dir.write("webrtc_internals_dump.txt", ImportCLITests.internals)
+        let bad = dir.write("bad.txt", #"{"PeerConnections":{"#)
+        let r = MQA.run(["ingest", "--db", db, "--format", "json", rtc, bad, web])
+        #expect(r.status == 1, "a bad dump fails its file: \(r)")
+        #expect(r.stderr.contains("Error: \(bad): not valid JSON"), "\(r)")
+        #expect(r.stderr.contains("\(rtc):3: not valid JSON"), "\(r)")
+        let s = json(r)
+        let formats = s["formats"] as? [String: [String: Int]] ?? [:]
+        #expect(formats["rtcstats"] == ["files": 1, "connections": 1, "samples": 2, "events": 6], "\(r)")
+        #expect(formats["webrtc-internals"] == ["files": 1, "connections": 1, "samples": 2, "events": 4], "\(r)")
+        let skipped = s["skippedConnections"] as? [[String: String]] ?? []
+        #expect(skipped.count == 1 && skipped[0]["connection"] == "pc2" && skipped[0]["file"] == rtc, "\(r)")
+        let lines = s["lines"] as? Int ?? -1
+        #expect(lines == (s["events"] as! Int) + (s["rejected"] as! Int) + (s["duplicates"] as! Int) + (s["ignored"] as! Int))
+        let export = MQA.run(["export", "--db", db, "--meeting", "rtc-webrtc_internals_dump"])
+        #expect(export.status == 0 && export.stdout.contains("\"uid\":\"webrtc_internals_dump-3-1\""), "\(export)")
+        // Re-ingesting the same dumps is a no-op.
+        let again = MQA.run(["ingest", "--db", db, "--format", "json", rtc, web])
+        #expect(json(again)["skippedFiles"] as? Int == 2, "\(again)")
+    }
+
+    @Test func forcedFormatAndMeeting() {
+        let web = dir.write("w.json", ImportCLITests.internals)
+        let forced = MQA.run(["ingest", "--db", db, "--input-format", "rtcstats", web])
+        #expect(forced.status == 1 && forced.stderr.contains("\(web): "), "\(forced)")
+        let named = MQA.run(["ingest", "--db", db, "--input-format", "webrtc-internals", "--meeting", "m-call", web])
+        #expect(named.status == 0, "\(named)")
+        #expect(named.stdout.contains("webrtc-internals: 1 files, 1 connections, 2 samples, 4 events"), "\(named)")
+        #expect(MQA.run(["report", "meeting", "m-call", "--db", db, "--format", "json"]).status == 0)
+        let usage = MQA.run(["ingest", "--db", db, "--input-format", "csv", web])
+        #expect(usage.status == 64, "\(usage)")
+        let help = MQA.run(["ingest", "--help"])
+        #expect(help.stdout.contains("--input-format") && help.stdout.contains("--meeting"))
+    }
+
+    @Test func gzipDumpAndDamagedGzip() throws {
+        let path = dir.write("c.log", ImportCLITests.rtcstats)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["gzip", "-f", path]
+        try p.run()
+        p.waitUntilExit()
+        let gz = try Data(contentsOf: URL(fileURLWithPath: path + ".gz"))
+        let r = MQA.run(["ingest", "--db", db, "--format", "json", path + ".gz"])
+        #expect(r.status == 3, "\(r)")
+        #expect((json(r)["formats"] as? [String: [String: Int]])?["rtcstats"]?["events"] == 6, "\(r)")
+        // A damaged gzip stream fails its file with a clear reason.
+        let cut = dir.write("cut.gz", bytes: Array(gz.prefix(gz.count - 12)))
+        let damaged = MQA.run(["ingest", "--db", db, cut])
+        #expect(damaged.status == 1 && damaged.stderr.contains("\(cut): gzip stream is damaged or truncated"), "\(damaged)")
+    }
+}
