@@ -442,10 +442,44 @@ def parse_args(argv):
     p.add_argument('--keep-stores', action='store_true', help='keep the shard stores under OUT/stores/')
     p.add_argument('--mqa', default='mqa', help='the mqa binary (a path, or the name of a file shipped with --files)')
     p.add_argument('--work', help='executor scratch folder for shard stores (default: the temp dir)')
+    p.add_argument('--hadoop-read', action='store_true',
+                   help='read a local folder through Spark (binaryFiles) as a cluster URI is read')
     a = p.parse_args(argv)
     if a.shards < 1:
         p.error('--shards must be >= 1')
     return a
+
+
+def local_dir(logs):
+    """The local folder of --logs, or None for a cluster URI (hdfs:, s3a:, ...)."""
+    if logs.startswith('file://'):
+        return logs[len('file://'):]
+    if logs.startswith('file:'):
+        return logs[len('file:'):]
+    return None if '://' in logs else logs
+
+
+def list_local(root):
+    """Every file under root, recursively, leaving out names that start with
+    '.' or '_' as Hadoop's listing does (so both ways read the same files)."""
+    out = []
+    for d, dirs, names in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if not x.startswith(('.', '_')))
+        out += [os.path.join(d, n) for n in names if not n.startswith(('.', '_'))]
+    return sorted(out)
+
+
+def file_digest(path):
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for block in iter(lambda: f.read(1 << 20), b''):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_local(uri):
+    with open(uri[len('file:'):], 'rb') as f:
+        return f.read()
 
 
 def log(msg):
@@ -484,8 +518,17 @@ def main(argv=None):
     # Pass 1: every file's fingerprint, for path order and repeated content.
     t = time.time()
     parallelism = max(sc.defaultParallelism, shards)
-    files = sc.binaryFiles(logs, minPartitions=parallelism)
-    fingerprints = files.map(lambda pb: (pb[0], hashlib.sha256(pb[1]).hexdigest())).collect()
+    local = None if args.hadoop_read else local_dir(logs)
+    if local is not None:
+        # A folder the driver sees (local mode, or a shared mount): listed and
+        # fingerprinted here, and each task reads its files itself, which
+        # spares the bytes a trip through the JVM (binaryFiles).
+        fingerprints = [('file:' + path, file_digest(path)) for path in list_local(local)]
+        files = (sc.parallelize([p for p, _ in fingerprints], max(parallelism, len(fingerprints) // 64 or 1))
+                 .map(lambda p: (p, read_local(p))))
+    else:
+        files = sc.binaryFiles(logs, minPartitions=parallelism)
+        fingerprints = files.map(lambda pb: (pb[0], hashlib.sha256(pb[1]).hexdigest())).collect()
     fingerprints.sort()
     order, skipped, seen = {}, set(), set()
     for i, (path, digest) in enumerate(fingerprints):

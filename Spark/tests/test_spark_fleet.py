@@ -113,6 +113,15 @@ def test_one_shard_equals_one_store(fleet):
     assert (out / 'tune.json').read_text() == fleet['tune']
 
 
+def test_read_through_hadoop_equals_one_store(fleet):
+    """The cluster way of reading (sc.binaryFiles, as for hdfs: or s3a:)."""
+    out = fleet['base'] / 'out2'
+    run_job(fleet, out, 2, env={'MQA_SPARK_FAULT': 'raise:0'}, extra=['--hadoop-read'])
+    assert (out / 'fleet.json').read_text() == fleet['fleet']
+    assert (out / 'tune.json').read_text() == fleet['tune']
+    assert json.loads((out / 'ingest.json').read_text()) == fleet['summary']
+
+
 def test_render_reproduces_mqa_json(fleet):
     for text in (fleet['fleet'], fleet['tune']):
         assert mqa_spark.render(mqa_spark.load_json(text)) + '\n' == text
