@@ -393,7 +393,10 @@ def run_shard(shard, records, settings):
         timings['fleet'] = time.time() - t
         t = time.time()
         html = os.path.join(work, 'html')
-        run_mqa(binary, ['report', 'meeting', '--all', '--db', store, '--format', 'html', '--out', html] + config)
+        if settings.get('noHtml'):
+            os.makedirs(html)
+        else:
+            run_mqa(binary, ['report', 'meeting', '--all', '--db', store, '--format', 'html', '--out', html] + config)
         for name in sorted(os.listdir(html)):
             if name.startswith('index.'):
                 continue
@@ -442,6 +445,8 @@ def parse_args(argv):
     p.add_argument('--keep-stores', action='store_true', help='keep the shard stores under OUT/stores/')
     p.add_argument('--mqa', default='mqa', help='the mqa binary (a path, or the name of a file shipped with --files)')
     p.add_argument('--work', help='executor scratch folder for shard stores (default: the temp dir)')
+    p.add_argument('--no-html', action='store_true',
+                   help='skip meetings/*.html (every report travels through the driver: ~240 KB a meeting)')
     p.add_argument('--hadoop-read', action='store_true',
                    help='read a local folder through Spark (binaryFiles) as a cluster URI is read')
     a = p.parse_args(argv)
@@ -510,7 +515,7 @@ def main(argv=None):
             return f.read()
 
     settings = {
-        'mqa': args.mqa, 'work': args.work, 'out': out, 'keepStores': args.keep_stores,
+        'mqa': args.mqa, 'work': args.work, 'out': out, 'keepStores': args.keep_stores, 'noHtml': args.no_html,
         'grid': read_opt(args.grid), 'config': read_opt(args.config),
         'target': args.target, 'leadMs': args.lead_ms,
     }
