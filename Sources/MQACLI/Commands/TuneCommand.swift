@@ -1,7 +1,8 @@
 import Foundation
 import MQADomain
 
-/// `mqa tune --grid FILE [--target TIER] [--lead-ms N]`
+/// `mqa tune --grid FILE [--target TIER] [--lead-ms N] [--partials]`,
+/// `mqa tune --merge FILE...`
 enum TuneCommand {
     static let spec = CommandSpec(
         name: "tune",
@@ -17,22 +18,48 @@ enum TuneCommand {
             follows within --lead-ms. Results are ranked by F1 (then recall, then fewer
             alarms per hour); in md output '*' marks the Pareto front of recall
             against alarms per hour: the configs no other config beats on both.
+
+            To tune over a fleet kept in several stores (e.g. the shards of a Spark job),
+            run --partials on each: it prints, per config, the counts the score is made
+            of (alarms, stalls, covered, useful, flaps, warm ms, lead times as a 1 ms
+            histogram) and the grid itself, as JSON. Then --merge FILE... adds them up
+            and ranks the sum exactly as one run over all the meetings would: the same
+            F1, Pareto front and median lead, equal to the bit. Each meeting must be in
+            exactly one of the stores.
             """,
+        arguments: [("FILE...", "With --merge: partials files written by --partials.")],
+        maxPositionals: nil,
         options: [
             CommandContext.dbOption,
-            .option("--grid", value: "FILE", help: "The grid JSON (required)."),
+            .option("--grid", value: "FILE", help: "The grid JSON (required, except with --merge)."),
             .option("--target", value: "TIER", help: "Alarm tier: good, fair, poor (default) or bad."),
             .option("--lead-ms", value: "N", help: "How long before a stall an alarm counts (default 10000)."),
             .option("--top", value: "N", help: "Show only the N best (md and csv; default all)."),
             .option("--format", value: "FORMAT", help: "md (default), json or csv."),
+            .flag("--partials", help: "Print the additive counts per config (JSON), to be merged with --merge."),
+            .flag("--merge", help: "Rank the sum of the partials files given as arguments (no store is read)."),
             CommandContext.outOption,
         ])
 
     static let command = Subcommand(spec: spec, run: run)
 
+    /// What the md header says about the sweep.
+    struct Figures {
+        var configs: Int
+        var stalls: Int
+        var reports: Int
+        var connections: Int
+        var options: TuningOptions
+    }
+
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        if args.has("--merge") { return try merge(args, context) }
+        guard args.positionals.isEmpty else {
+            throw UsageError("unexpected argument '\(args.positionals[0])' (files are read only with --merge)")
+        }
         guard let gridPath = args.value("--grid") else { throw UsageError("missing '--grid <file>'") }
-        let format = try context.format(args, ["md", "json", "csv"], usage: spec.usage)
+        let partials = args.has("--partials")
+        let format = try context.format(args, partials ? ["json"] : ["md", "json", "csv"], usage: spec.usage)
         var options = TuningOptions()
         if let name = args.value("--target") {
             // No tier is above excellent, so it could never raise an alarm.
@@ -62,12 +89,13 @@ enum TuneCommand {
                 context.stderr.flush()
             }
         }
+        let meetingCount = logs.count
         let corpus = TuningCorpus(logs)
         logs = []
         let loaded = Date()
         if progress { context.stderr.write("\r\u{1B}[Kscoring \(configs.count) configs over \(corpus.reportCount) reports…") }
         context.stderr.flush()
-        let results = Tuning.sweep(corpus, configs: configs, options: options)
+        let counts = Tuning.countAll(corpus, configs: configs, options: options)
         let seconds = Date().timeIntervalSince(loaded)
         if progress { context.stderr.write("\r\u{1B}[K") }
         let steps = Double(corpus.reportCount) * Double(configs.count)
@@ -77,7 +105,55 @@ enum TuneCommand {
             loaded.timeIntervalSince(started)))
 
         let out = try context.output(args)
-        let keys = grid.axes.map(\.key)
+        if partials {
+            // The grid's bytes travel inside the file, so that a merge ranks
+            // exactly these configs.
+            guard let gridText = String(data: data, encoding: .utf8) else { throw UsageError("the grid file is not UTF-8") }
+            let part = TuningPartials(grid: gridText, target: options.target, leadMs: options.leadMs,
+                                      meetings: meetingCount, reports: corpus.reportCount,
+                                      connections: corpus.connectionCount, counts: counts)
+            out.write(part.json(configs: configs).rendered() + "\n")
+            out.flush()
+            return ExitCode.success
+        }
+        // The same ranking as `Tuning.sweep`, from the counts just made.
+        let results = Tuning.rank(configs: configs, scores: counts.map(TuningScore.init))
+        let figures = Figures(configs: configs.count, stalls: corpus.stallCount, reports: corpus.reportCount,
+                              connections: corpus.connectionCount, options: options)
+        write(results, keys: grid.axes.map(\.key), figures: figures, format: format, top: top, to: out)
+        return ExitCode.success
+    }
+
+    /// `mqa tune --merge FILE...`: no store, only the partials.
+    static func merge(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        for name in ["--grid", "--target", "--lead-ms", "--db"] where args.value(name) != nil {
+            throw UsageError("'\(name)' does not go with --merge: the partials carry it")
+        }
+        if args.has("--partials") { throw UsageError("give either --partials or --merge, not both") }
+        guard !args.positionals.isEmpty else { throw UsageError("--merge needs at least one partials file") }
+        let format = try context.format(args, ["md", "json", "csv"], usage: spec.usage)
+        let top = try args.int("--top", default: Int.max, range: 1...Int.max, usage: spec.usage)
+        var parts: [TuningPartials] = []
+        for path in args.positionals {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("cannot read partials file '\(path)'")
+            }
+            parts.append(try TuningPartials.parse(data, source: path))
+        }
+        let total = try TuningPartials.merge(parts)
+        let grid = try TuningGrid.parse(Data(total.grid.utf8))
+        let results = try total.results()
+        context.stderr.write("tune: merged \(parts.count) partials: \(total.meetings) meetings, \(total.reports) reports\n")
+        let figures = Figures(configs: results.count, stalls: total.stalls, reports: total.reports,
+                              connections: total.connections,
+                              options: TuningOptions(target: total.target, leadMs: total.leadMs))
+        write(results, keys: grid.axes.map(\.key), figures: figures, format: format, top: top, to: try context.output(args))
+        return ExitCode.success
+    }
+
+    /// The ranked results in md, json or csv.
+    static func write(_ results: [TuningResult], keys: [String], figures: Figures, format: String, top: Int,
+                      to out: OutputSink) {
         switch format {
         case "json":
             out.write(results.json.rendered(pretty: true) + "\n")
@@ -89,8 +165,9 @@ enum TuneCommand {
                 out.write(cells.joined(separator: ",") + "\n")
             }
         default:
-            out.write("# Tuning: \(configs.count) configs against \(corpus.stallCount) stalls\n\n")
-            out.write("Target tier \(options.target.name), lead \(options.leadMs) ms, \(corpus.reportCount) reports in \(corpus.connectionCount) connections. `*` marks the Pareto front (recall vs alarms/hour).\n\n")
+            let options = figures.options
+            out.write("# Tuning: \(figures.configs) configs against \(figures.stalls) stalls\n\n")
+            out.write("Target tier \(options.target.name), lead \(options.leadMs) ms, \(figures.reports) reports in \(figures.connections) connections. `*` marks the Pareto front (recall vs alarms/hour).\n\n")
             var table = MarkdownTable(
                 headers: ["#", ""] + keys + ["alarms", "stalls", "covered", "useful", "precision", "recall", "F1",
                                             "alarms/h", "flaps/h", "median lead"],
@@ -103,7 +180,6 @@ enum TuneCommand {
             out.write(table.rendered)
         }
         out.flush()
-        return ExitCode.success
     }
 
     static func row(_ r: TuningResult, rounded: Bool = false) -> [String] {

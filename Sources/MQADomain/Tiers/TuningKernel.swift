@@ -43,6 +43,11 @@ struct TuningKernel {
     let options: TuningOptions
 
     func score(_ config: TierConfig, mos: UnsafeBufferPointer<Double>) -> TuningScore {
+        TuningScore(counts(config, mos: mos))
+    }
+
+    /// The additive counts behind `score`.
+    func counts(_ config: TierConfig, mos: UnsafeBufferPointer<Double>) -> TuningCounts {
         let p = TierParams(config)
         let lead = options.leadMs
         // At most two changes per warm report (a gap reset and a change).
@@ -97,7 +102,7 @@ struct TuningKernel {
         }
         }
         }
-        return TuningScore(alarms: alarms, stalls: corpus.stallCount, covered: covered, useful: useful,
-                           flaps: flaps, warmMs: warmMs, leads: leads)
+        return TuningCounts(alarms: alarms, stalls: corpus.stallCount, covered: covered, useful: useful,
+                            flaps: flaps, warmMs: warmMs, leadTimes: leads)
     }
 }

@@ -18,6 +18,100 @@ public struct TuningOptions: Sendable, Equatable {
     }
 }
 
+/// The additive part of one config's score: counts that add up exactly
+/// when the meetings are split into parts and each part is scored alone
+/// (`mqa tune --partials` / `--merge`). Every ratio of a `TuningScore` is
+/// derived from these, by the same code whether they come from one run or
+/// from a merge.
+public struct TuningCounts: Sendable, Equatable {
+    /// One lead time and how many covered stalls had it.
+    public struct LeadBin: Sendable, Equatable {
+        public var ms: Int64
+        public var count: Int
+        public init(ms: Int64, count: Int) {
+            self.ms = ms
+            self.count = count
+        }
+    }
+
+    public var alarms: Int
+    public var stalls: Int
+    public var covered: Int
+    public var useful: Int
+    public var flaps: Int
+    public var warmMs: Int64
+    /// The lead times as a histogram at 1 ms resolution: ascending `ms`,
+    /// each at most once, every count > 0. Exact (lead times may exceed
+    /// `leadMs`, see the spec's clarifications) and mergeable.
+    public private(set) var leads: [LeadBin]
+
+    /// From raw lead times in any order.
+    public init(alarms: Int = 0, stalls: Int = 0, covered: Int = 0, useful: Int = 0, flaps: Int = 0,
+                warmMs: Int64 = 0, leadTimes: [Int64] = []) {
+        var bins: [LeadBin] = []
+        for t in leadTimes.sorted() {
+            if let last = bins.last, last.ms == t { bins[bins.count - 1].count += 1 } else { bins.append(LeadBin(ms: t, count: 1)) }
+        }
+        self.init(alarms: alarms, stalls: stalls, covered: covered, useful: useful, flaps: flaps, warmMs: warmMs,
+                  histogram: bins)
+    }
+
+    /// From a histogram already in the form of `leads`; `nil` when it is not
+    /// (out of order, repeated or non-positive counts) or a count is negative.
+    public init?(alarms: Int, stalls: Int, covered: Int, useful: Int, flaps: Int, warmMs: Int64, leads: [LeadBin]) {
+        guard alarms >= 0, stalls >= 0, covered >= 0, useful >= 0, flaps >= 0, warmMs >= 0,
+              leads.allSatisfy({ $0.count > 0 }),
+              zip(leads, leads.dropFirst()).allSatisfy({ $0.ms < $1.ms }) else { return nil }
+        self.init(alarms: alarms, stalls: stalls, covered: covered, useful: useful, flaps: flaps, warmMs: warmMs,
+                  histogram: leads)
+    }
+
+    private init(alarms: Int, stalls: Int, covered: Int, useful: Int, flaps: Int, warmMs: Int64, histogram: [LeadBin]) {
+        self.alarms = alarms
+        self.stalls = stalls
+        self.covered = covered
+        self.useful = useful
+        self.flaps = flaps
+        self.warmMs = warmMs
+        leads = histogram
+    }
+
+    /// How many lead times there are.
+    public var leadCount: Int { leads.reduce(0) { $0 + $1.count } }
+
+    /// Nearest-rank p50 (the ⌈n/2⌉-th smallest) of the lead times; `nil` with none.
+    public var medianLeadMs: Int64? {
+        let n = leadCount
+        guard n > 0 else { return nil }
+        let rank = NearestRank.rank(percent: 50, count: n)
+        var seen = 0
+        for bin in leads {
+            seen += bin.count
+            if seen >= rank { return bin.ms }
+        }
+        return nil  // unreachable: the counts add up to n
+    }
+
+    /// The counts of the union of two disjoint sets of meetings.
+    public static func + (a: TuningCounts, b: TuningCounts) -> TuningCounts {
+        var merged: [LeadBin] = []
+        merged.reserveCapacity(a.leads.count + b.leads.count)
+        var i = 0, j = 0
+        while i < a.leads.count || j < b.leads.count {
+            if j == b.leads.count || (i < a.leads.count && a.leads[i].ms < b.leads[j].ms) {
+                merged.append(a.leads[i]); i += 1
+            } else if i == a.leads.count || b.leads[j].ms < a.leads[i].ms {
+                merged.append(b.leads[j]); j += 1
+            } else {
+                merged.append(LeadBin(ms: a.leads[i].ms, count: a.leads[i].count + b.leads[j].count)); i += 1; j += 1
+            }
+        }
+        return TuningCounts(alarms: a.alarms + b.alarms, stalls: a.stalls + b.stalls, covered: a.covered + b.covered,
+                            useful: a.useful + b.useful, flaps: a.flaps + b.flaps, warmMs: a.warmMs + b.warmMs,
+                            histogram: merged)
+    }
+}
+
 /// How one config's alarms line up with the stalls (spec "Tuning").
 public struct TuningScore: Sendable, Equatable {
     public var alarms: Int
@@ -40,21 +134,28 @@ public struct TuningScore: Sendable, Equatable {
     /// Nearest-rank p50 (the ⌈n/2⌉-th smallest) of the lead times; `nil` with none.
     public var medianLeadMs: Int64?
 
-    /// Derives the ratios from the counts; `leads` is consumed (sorted).
+    /// Derives the ratios from raw counts and lead times (in any order).
     public init(alarms: Int, stalls: Int, covered: Int, useful: Int, flaps: Int, warmMs: Int64, leads: [Int64]) {
-        self.alarms = alarms
-        self.stalls = stalls
-        self.covered = covered
-        self.useful = useful
-        self.flaps = flaps
-        self.warmMs = warmMs
+        self.init(TuningCounts(alarms: alarms, stalls: stalls, covered: covered, useful: useful, flaps: flaps,
+                               warmMs: warmMs, leadTimes: leads))
+    }
+
+    /// Derives the ratios from the additive counts: the one code path for a
+    /// single run and for merged partials, so both give the same bits.
+    public init(_ counts: TuningCounts) {
+        alarms = counts.alarms
+        stalls = counts.stalls
+        covered = counts.covered
+        useful = counts.useful
+        flaps = counts.flaps
+        warmMs = counts.warmMs
         precision = alarms > 0 ? Double(useful) / Double(alarms) : 0
         recall = stalls > 0 ? Double(covered) / Double(stalls) : 0
         f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0
         let hours = Double(warmMs) / 3_600_000
         alarmsPerHour = warmMs > 0 ? Double(alarms) / hours : 0
         flapsPerHour = warmMs > 0 ? Double(flaps) / hours : 0
-        medianLeadMs = NearestRank.value(leads.sorted(), percent: 50)
+        medianLeadMs = counts.medianLeadMs
     }
 }
 

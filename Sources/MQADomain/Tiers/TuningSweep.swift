@@ -18,7 +18,14 @@ public enum Tuning {
     /// Each result carries its Pareto flag (recall vs alarms per hour).
     public static func sweep(_ corpus: TuningCorpus, configs: [TierConfig],
                              options: TuningOptions = TuningOptions()) -> [TuningResult] {
-        let scores = scoreAll(corpus, configs: configs, options: options)
+        rank(configs: configs, scores: scoreAll(corpus, configs: configs, options: options))
+    }
+
+    /// Ranks scored configs as `sweep` does (`scores[i]` belongs to
+    /// `configs[i]`, whose index is its grid index). `mqa tune --merge`
+    /// ranks merged partials with this too.
+    public static func rank(configs: [TierConfig], scores: [TuningScore]) -> [TuningResult] {
+        precondition(configs.count == scores.count)
         var results = configs.indices.map {
             TuningResult(config: configs[$0], score: scores[$0], gridIndex: $0, pareto: false)
         }
@@ -30,6 +37,13 @@ public enum Tuning {
     /// Scores in `configs` order.
     public static func scoreAll(_ corpus: TuningCorpus, configs: [TierConfig],
                                 options: TuningOptions = TuningOptions()) -> [TuningScore] {
+        countAll(corpus, configs: configs, options: options).map(TuningScore.init)
+    }
+
+    /// The additive counts of every config, in `configs` order: what
+    /// `mqa tune --partials` prints, and what `scoreAll` derives its scores from.
+    public static func countAll(_ corpus: TuningCorpus, configs: [TierConfig],
+                                options: TuningOptions = TuningOptions()) -> [TuningCounts] {
         // The MOS column depends only on (mos, emodel): computed once per
         // distinct pair, shared by every config that uses it.
         var columnIndex: [MOSKey: Int] = [:]
@@ -48,8 +62,8 @@ public enum Tuning {
         let out = ResultSlots(count: configs.count)
         defer { out.free() }
         let work = { (i: Int) in
-            let score = mosColumns[columnFor[i]].withUnsafeBufferPointer { kernel.score(configs[i], mos: $0) }
-            out.store(score, at: i)  // each iteration writes its own slot only
+            let counts = mosColumns[columnFor[i]].withUnsafeBufferPointer { kernel.counts(configs[i], mos: $0) }
+            out.store(counts, at: i)  // each iteration writes its own slot only
         }
         // MQA_THREADS=1 runs on one core, for benchmarks that compare.
         if ProcessInfo.processInfo.environment["MQA_THREADS"] == "1" {
@@ -123,7 +137,7 @@ private struct MOSKey: Hashable {
 /// Sendable: safe because no two iterations touch the same slot and the
 /// slots are read only after `concurrentPerform` returns.
 private final class ResultSlots: @unchecked Sendable {
-    private let slots: UnsafeMutablePointer<TuningScore?>
+    private let slots: UnsafeMutablePointer<TuningCounts?>
     private let count: Int
 
     init(count: Int) {
@@ -132,9 +146,9 @@ private final class ResultSlots: @unchecked Sendable {
         slots.initialize(repeating: nil, count: count)
     }
 
-    func store(_ score: TuningScore, at i: Int) { slots[i] = score }
+    func store(_ counts: TuningCounts, at i: Int) { slots[i] = counts }
 
-    func values() -> [TuningScore] { (0..<count).map { slots[$0]! } }
+    func values() -> [TuningCounts] { (0..<count).map { slots[$0]! } }
 
     func free() {
         slots.deinitialize(count: count)

@@ -1,0 +1,670 @@
+"""mqa on Apache Spark: one fleet of logs, many shard stores, one exact answer.
+
+    spark-submit [--master ...] Spark/mqa_spark.py --logs URI --out DIR
+        [--shards N] [--grid FILE] [--target TIER] [--lead-ms N] [--config FILE]
+        [--top N] [--keep-stores] [--mqa PATH] [--work DIR]
+
+What it does (Docs/scale.md has the why):
+
+1. Lists every file under --logs (recursively; Hadoop's rule skips names
+   starting with '_' or '.') and fingerprints them: a file whose bytes equal
+   an earlier file's (in path order) is skipped, as one `mqa ingest` skips
+   content it has already stored.
+2. Assigns each file to a shard by its meeting. A file holding several
+   meetings is split line by line; a line naming no meeting stays with the
+   file's first meeting; a file naming none goes by its path. So every event
+   of a meeting lands in one shard, in the order one ingest would read it.
+3. On each executor, per shard: `mqa ingest` into a store on local disk named
+   after the task attempt, then `mqa report fleet --format json`, `mqa report
+   meeting --all --format html` and `mqa tune --partials`.
+4. The driver merges what the committed attempts returned: fleet.json (ranked
+   exactly as one store ranks), tune.json (`mqa tune --merge`), meetings/*.html
+   and index.html, fleet.parquet/, ingest.json, and with --keep-stores the
+   committed stores under stores/.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+# ---------------------------------------------------------------------------
+# Pure helpers (no Spark): imported by the tests too.
+
+MEETING_FAST = re.compile(rb'"meeting"\s*:\s*"([^"]*)"')
+
+
+def meeting_of(line):
+    """The top-level "meeting" string of one log line, or None.
+
+    A line with no backslash and one occurrence of the key is read with a
+    regex (the key can only be the top-level one or a nested one, and a line
+    whose only "meeting" is nested has no meeting for mqa either: it is
+    rejected wherever it goes). Anything else is parsed as JSON.
+    """
+    if b'meeting' not in line and b'\\' not in line:
+        return None  # (an escaped key such as "me\u0065ting" has a backslash)
+    if b'\\' not in line and line.count(b'"meeting"') == 1:
+        m = MEETING_FAST.search(line)
+        if m:
+            try:
+                return m.group(1).decode('utf-8')
+            except UnicodeDecodeError:
+                return None
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(obj, dict):
+        value = obj.get('meeting')
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def stable_hash(text):
+    return int.from_bytes(hashlib.sha1(text.encode('utf-8', 'surrogatepass')).digest()[:8], 'big')
+
+
+def shard_of_meeting(meeting, shards):
+    return stable_hash('meeting:' + meeting) % shards
+
+
+def shard_of_name(path, shards):
+    return stable_hash('file:' + path) % shards
+
+
+def piece_marker(order, piece):
+    """A line of blanks that makes a piece's bytes unique (mqa fingerprints
+    files by content and skips repeats; a piece must never be taken for an
+    earlier file). mqa skips blank lines and counts them in no total."""
+    n = order * 4096 + piece
+    bits = bin(n)[2:]
+    return (' ' + ''.join(' ' if b == '0' else '\t' for b in bits) + ' ').encode()
+
+
+def decompress(path, data):
+    """The lines of a .zst file, or None when it cannot be read here (then
+    the file goes to one shard whole, and mqa decides about it)."""
+    try:
+        import zstandard  # optional
+        return zstandard.ZstdDecompressor().decompressobj().decompress(data)
+    except ImportError:
+        pass
+    except Exception:
+        return None
+    if shutil.which('zstd') is None:
+        return None
+    r = subprocess.run(['zstd', '-dc', '-q'], input=data, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return r.stdout if r.returncode == 0 else None
+
+
+def split_file(path, data, order, shards):
+    """[(shard, name, bytes)] for one input file.
+
+    A file of one meeting (or none) goes whole, under its own name (so a
+    .zst stays compressed and mqa reads it exactly as on one box). A file of
+    several meetings is cut into one piece per meeting, lines in file order;
+    lines naming no meeting stay with the file's first meeting.
+    """
+    base = os.path.basename(path)
+    text = data
+    if base.endswith('.zst'):
+        text = decompress(path, data)
+        if text is None:
+            return [(shard_of_name(path, shards), '%09d-000-%s' % (order, base), data)]
+    lines = text.split(b'\n')
+    if lines and lines[-1] == b'':
+        lines.pop()
+    groups = {}      # meeting -> list of lines
+    first = None
+    pending = []     # unnamed lines before the first meeting
+    for line in lines:
+        m = meeting_of(line)
+        if m is None:
+            if first is None:
+                pending.append(line)
+            else:
+                groups[first].append(line)
+            continue
+        if first is None:
+            first = m
+            groups[m] = pending
+            pending = None
+        groups.setdefault(m, []).append(line)
+    if first is None:
+        return [(shard_of_name(path, shards), '%09d-000-%s' % (order, base), data)]
+    if len(groups) == 1:
+        return [(shard_of_meeting(first, shards), '%09d-000-%s' % (order, base), data)]
+    stem = base[:-4] if base.endswith('.zst') else base
+    out = []
+    for piece, (m, group) in enumerate(groups.items()):
+        body = b'\n'.join(group) + b'\n' + piece_marker(order, piece) + b'\n'
+        out.append((shard_of_meeting(m, shards), '%09d-%03d-%s' % (order, piece, stem), body))
+    return out
+
+
+def safe_file_name(meeting, ext):
+    """SafeFileName.make of Sources/MQAReports: the name `mqa report meeting
+    --all` gives a meeting's file."""
+    stem = ''.join(c if (c.isascii() and (c.isalnum() or c in '._-')) else '_' for c in meeting)
+    while '..' in stem:
+        stem = stem.replace('..', '_.')
+    if stem.startswith('.'):
+        stem = '_' + stem[1:]
+    stem = stem[:64]
+    if not stem:
+        stem = 'meeting'
+    h = 0xcbf29ce484222325
+    for byte in meeting.encode('utf-8'):
+        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    folded = (h ^ (h >> 32)) & 0xFFFFFFFF
+    return '%s-%08x.%s' % (stem, folded, ext)
+
+
+# mqa's JSON text: pretty-printed with two spaces, keys in the order given,
+# numbers as mqa wrote them (floats keep their original text), strings
+# escaped as JSON.quote does.
+
+class Number(str):
+    """A JSON number kept as the text mqa printed."""
+
+
+def load_json(text):
+    return json.loads(text, parse_float=Number)
+
+
+def quote(s):
+    out = ['"']
+    for ch in s:
+        o = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == '\\':
+            out.append('\\\\')
+        elif ch == '\n':
+            out.append('\\n')
+        elif ch == '\r':
+            out.append('\\r')
+        elif ch == '\t':
+            out.append('\\t')
+        elif o < 0x20:
+            out.append('\\u%04x' % o)
+        else:
+            out.append(ch)
+    out.append('"')
+    return ''.join(out)
+
+
+def render(value, indent=0):
+    pad = '  ' * (indent + 1)
+    if value is None:
+        return 'null'
+    if value is True:
+        return 'true'
+    if value is False:
+        return 'false'
+    if isinstance(value, Number):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        raise ValueError('floats must be kept as Number')
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, list):
+        if not value:
+            return '[]'
+        return '[' + ','.join('\n' + pad + render(v, indent + 1) for v in value) + '\n' + '  ' * indent + ']'
+    if isinstance(value, dict):
+        if not value:
+            return '{}'
+        return '{' + ','.join('\n' + pad + quote(k) + ': ' + render(v, indent + 1) for k, v in value.items()) \
+            + '\n' + '  ' * indent + '}'
+    raise TypeError(type(value))
+
+
+def fleet_score(entry):
+    """FleetEntry.score, operation for operation in IEEE doubles."""
+    return (float(entry['stalledMs']) / 1000 + float(entry['lowTierMs']) / 1000) \
+        + 30.0 * float(entry['abnormalDisconnects'])
+
+
+def merge_fleet(parts, top=None):
+    """One fleet report from per-shard `mqa report fleet --format json`
+    outputs of disjoint meetings, equal to the single store's.
+
+    The ranking key is the exact score, which the JSON shows only rounded;
+    it is recomputed from the integer fields it is made of, with the same
+    double operations. Ties go by meeting id as FleetReport orders them
+    (Swift compares strings by their NFC form), then by the id's UTF-8
+    bytes, the store's order.
+    """
+    import unicodedata
+    entries = []
+    totals = None
+    meetings = 0
+    score_text = None
+    for part in parts:
+        doc = load_json(part) if isinstance(part, str) else part
+        score_text = doc['score']
+        meetings += doc['meetings']
+        if doc['shown'] != doc['meetings']:
+            raise ValueError('a shard fleet report must show every meeting (no --top)')
+        if totals is None:
+            totals = {k: {'issues': 0, 'meetings': 0} for k in doc['issueCounts']}
+        for code, t in doc['issueCounts'].items():
+            totals[code]['issues'] += t['issues']
+            totals[code]['meetings'] += t['meetings']
+        entries.extend(doc['ranked'])
+    seen = set()
+    for e in entries:
+        if e['meeting'] in seen:
+            raise ValueError('meeting %r is in two shards' % e['meeting'])
+        seen.add(e['meeting'])
+    entries.sort(key=lambda e: (-fleet_score(e), unicodedata.normalize('NFC', e['meeting']),
+                                e['meeting'].encode('utf-8', 'surrogatepass')))
+    if top is not None:
+        entries = entries[:top]
+    for i, e in enumerate(entries):
+        e['rank'] = i + 1
+    return {
+        'score': score_text,
+        'meetings': meetings,
+        'shown': len(entries),
+        'issueCounts': totals or {},
+        'ranked': entries,
+    }
+
+
+SUMMARY_KEYS = ['lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored']
+
+
+# ---------------------------------------------------------------------------
+# Executor side
+
+def find_mqa(given):
+    """The mqa binary on this node: an existing path, a file shipped with
+    --files (SparkFiles), or a path inside an unpacked --archives folder."""
+    candidates = [given]
+    try:
+        from pyspark import SparkFiles
+        candidates.append(SparkFiles.get(os.path.basename(given)))
+    except Exception:
+        pass
+    candidates.append(os.path.join(os.getcwd(), given))
+    for c in candidates:
+        if c and os.path.isfile(c):
+            if not os.access(c, os.X_OK):
+                os.chmod(c, 0o755)
+            return os.path.abspath(c)
+    raise FileNotFoundError('mqa binary not found: %s' % given)
+
+
+def mqa_env(binary):
+    env = dict(os.environ)
+    d = os.path.dirname(binary)
+    libs = [d, os.path.join(d, 'lib'), os.path.join(os.path.dirname(d), 'lib')]
+    env['LD_LIBRARY_PATH'] = ':'.join(libs + [env.get('LD_LIBRARY_PATH', '')])
+    env.pop('MQA_DB', None)
+    return env
+
+
+def run_mqa(binary, args, ok=(0,)):
+    r = subprocess.run([binary] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=mqa_env(binary))
+    if r.returncode not in ok:
+        raise RuntimeError('mqa %s failed (%d): %s' % (' '.join(args[:2]), r.returncode,
+                                                        r.stderr.decode('utf-8', 'replace')[-2000:]))
+    return r.stdout.decode('utf-8')
+
+
+def maybe_fault(shard, attempt, stage):
+    """Fault injection for the tests: MQA_SPARK_FAULT=kill:SHARD or
+    raise:SHARD fails the first attempt of that shard after its ingest."""
+    spec = os.environ.get('MQA_SPARK_FAULT', '')
+    if not spec or attempt != 0 or stage != 'after-ingest':
+        return
+    kind, _, which = spec.partition(':')
+    if which != str(shard):
+        return
+    if kind == 'kill':
+        os.kill(os.getpid(), signal.SIGKILL)  # as if the executor died
+    if kind == 'raise':
+        raise RuntimeError('injected fault in shard %d, attempt %d' % (shard, attempt))
+
+
+def run_shard(shard, records, settings):
+    """Everything one shard does on its executor; returns one result dict."""
+    from pyspark import TaskContext
+    ctx = TaskContext.get()
+    attempt = ctx.attemptNumber() if ctx else 0
+    attempt_id = ctx.taskAttemptId() if ctx else 0
+    binary = find_mqa(settings['mqa'])
+    base = settings.get('work') or None
+    if base:
+        os.makedirs(base, exist_ok=True)
+    # Named after the attempt: a retry never reuses a failed attempt's store.
+    work = tempfile.mkdtemp(prefix='mqa-shard%d-attempt%d-%d-' % (shard, attempt, attempt_id), dir=base)
+    timings = {}
+    try:
+        inputs = os.path.join(work, 'inputs')
+        os.makedirs(inputs)
+        t = time.time()
+        names = []
+        for name, body in records:
+            with open(os.path.join(inputs, name), 'wb') as f:
+                f.write(body)
+            names.append(name)
+        names.sort()  # global path order, then piece order: one ingest's order
+        timings['write'] = time.time() - t
+        result = {'shard': shard, 'attempt': attempt, 'attemptId': attempt_id, 'files': len(names),
+                  'summary': {k: 0 for k in SUMMARY_KEYS}, 'fleet': None, 'partials': None, 'html': [],
+                  'store': None, 'timings': timings}
+        if not names:
+            return result
+        store = os.path.join(work, 'shard-%d-attempt-%d-%d.sqlite' % (shard, attempt, attempt_id))
+        t = time.time()
+        for i in range(0, len(names), 1000):  # keep command lines short
+            batch = [os.path.join(inputs, n) for n in names[i:i + 1000]]
+            text = run_mqa(binary, ['ingest', '--db', store, '--format', 'json'] + batch, ok=(0, 3))
+            summary = json.loads(text)
+            for k in SUMMARY_KEYS:
+                result['summary'][k] += summary[k]
+        timings['ingest'] = time.time() - t
+        shutil.rmtree(inputs)
+        maybe_fault(shard, attempt, 'after-ingest')
+
+        config = []
+        if settings.get('config'):
+            path = os.path.join(work, 'config.json')
+            with open(path, 'wb') as f:
+                f.write(settings['config'])
+            config = ['--config', path]
+        t = time.time()
+        result['fleet'] = run_mqa(binary, ['report', 'fleet', '--db', store, '--format', 'json'] + config)
+        timings['fleet'] = time.time() - t
+        t = time.time()
+        html = os.path.join(work, 'html')
+        if settings.get('noHtml'):
+            os.makedirs(html)
+        else:
+            run_mqa(binary, ['report', 'meeting', '--all', '--db', store, '--format', 'html', '--out', html] + config)
+        for name in sorted(os.listdir(html)):
+            if name.startswith('index.'):
+                continue
+            with open(os.path.join(html, name), 'rb') as f:
+                result['html'].append((name, zlib.compress(f.read(), 6)))
+        timings['html'] = time.time() - t
+        if settings.get('grid') is not None:
+            t = time.time()
+            grid = os.path.join(work, 'grid.json')
+            with open(grid, 'wb') as f:
+                f.write(settings['grid'])
+            args = ['tune', '--db', store, '--grid', grid, '--partials']
+            if settings.get('target'):
+                args += ['--target', settings['target']]
+            if settings.get('leadMs') is not None:
+                args += ['--lead-ms', str(settings['leadMs'])]
+            result['partials'] = run_mqa(binary, args)
+            timings['tune'] = time.time() - t
+        if settings.get('keepStores'):
+            # Copied under the attempt's name; the driver keeps only the
+            # committed attempt's copy.
+            dest = os.path.join(settings['out'], 'stores', '_attempts')
+            os.makedirs(dest, exist_ok=True)
+            final = os.path.join(dest, os.path.basename(store))
+            shutil.copyfile(store, final + '.part')
+            os.replace(final + '.part', final)
+            result['store'] = final
+        return result
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------
+# Driver
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog='mqa_spark.py', description='mqa over a fleet of logs, on Spark.')
+    p.add_argument('--logs', required=True, help='folder or URI of logs (file:, hdfs:, s3a:, ...)')
+    p.add_argument('--out', required=True, help='output folder (local or shared by the driver)')
+    p.add_argument('--shards', type=int, default=2)
+    p.add_argument('--grid', help='tuning grid JSON: also writes tune.json')
+    p.add_argument('--target')
+    p.add_argument('--lead-ms', type=int)
+    p.add_argument('--config', help='tier config JSON for the reports')
+    p.add_argument('--top', type=int, help='fleet.json: only the N worst (default: every meeting)')
+    p.add_argument('--keep-stores', action='store_true', help='keep the shard stores under OUT/stores/')
+    p.add_argument('--mqa', default='mqa', help='the mqa binary (a path, or the name of a file shipped with --files)')
+    p.add_argument('--work', help='executor scratch folder for shard stores (default: the temp dir)')
+    p.add_argument('--no-html', action='store_true',
+                   help='skip meetings/*.html (every report travels through the driver: ~240 KB a meeting)')
+    p.add_argument('--hadoop-read', action='store_true',
+                   help='read a local folder through Spark (binaryFiles) as a cluster URI is read')
+    a = p.parse_args(argv)
+    if a.shards < 1:
+        p.error('--shards must be >= 1')
+    return a
+
+
+def local_dir(logs):
+    """The local folder of --logs, or None for a cluster URI (hdfs:, s3a:, ...)."""
+    if logs.startswith('file://'):
+        return logs[len('file://'):]
+    if logs.startswith('file:'):
+        return logs[len('file:'):]
+    return None if '://' in logs else logs
+
+
+def list_local(root):
+    """Every file under root, recursively, leaving out names that start with
+    '.' or '_' as Hadoop's listing does (so both ways read the same files)."""
+    out = []
+    for d, dirs, names in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if not x.startswith(('.', '_')))
+        out += [os.path.join(d, n) for n in names if not n.startswith(('.', '_'))]
+    return sorted(out)
+
+
+def file_digest(path):
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for block in iter(lambda: f.read(1 << 20), b''):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_local(uri):
+    with open(uri[len('file:'):], 'rb') as f:
+        return f.read()
+
+
+def log(msg):
+    sys.stderr.write('mqa-spark: %s\n' % msg)
+    sys.stderr.flush()
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    started = time.time()
+    from pyspark.sql import SparkSession
+    from pyspark.sql import types as T
+
+    spark = SparkSession.builder.appName('mqa-fleet').getOrCreate()
+    sc = spark.sparkContext
+    sc.setLogLevel('WARN')
+    sc._jsc.hadoopConfiguration().set('mapreduce.input.fileinputformat.input.dir.recursive', 'true')
+    out = os.path.abspath(args.out) if '://' not in args.out else args.out
+    os.makedirs(out, exist_ok=True)
+    logs = args.logs if '://' in args.logs else os.path.abspath(args.logs)
+    shards = args.shards
+    driver_mqa = find_mqa(args.mqa)
+
+    def read_opt(path):
+        if path is None:
+            return None
+        with open(path, 'rb') as f:
+            return f.read()
+
+    settings = {
+        'mqa': args.mqa, 'work': args.work, 'out': out, 'keepStores': args.keep_stores, 'noHtml': args.no_html,
+        'grid': read_opt(args.grid), 'config': read_opt(args.config),
+        'target': args.target, 'leadMs': args.lead_ms,
+    }
+
+    # Pass 1: every file's fingerprint, for path order and repeated content.
+    t = time.time()
+    parallelism = max(sc.defaultParallelism, shards)
+    local = None if args.hadoop_read else local_dir(logs)
+    if local is not None:
+        # A folder the driver sees (local mode, or a shared mount): listed and
+        # fingerprinted here, and each task reads its files itself, which
+        # spares the bytes a trip through the JVM (binaryFiles).
+        fingerprints = [('file:' + path, file_digest(path)) for path in list_local(local)]
+        files = (sc.parallelize([p for p, _ in fingerprints], max(parallelism, len(fingerprints) // 64 or 1))
+                 .map(lambda p: (p, read_local(p))))
+    else:
+        files = sc.binaryFiles(logs, minPartitions=parallelism)
+        fingerprints = files.map(lambda pb: (pb[0], hashlib.sha256(pb[1]).hexdigest())).collect()
+    fingerprints.sort()
+    order, skipped, seen = {}, set(), set()
+    for i, (path, digest) in enumerate(fingerprints):
+        order[path] = i
+        if digest in seen:
+            skipped.add(path)
+        seen.add(digest)
+    if not order:
+        raise SystemExit('no files under %s' % logs)
+    log('%d files (%d with content seen before) listed in %.1f s' % (len(order), len(skipped), time.time() - t))
+    order_b = sc.broadcast(order)
+    skipped_b = sc.broadcast(skipped)
+
+    # Pass 2: split by meeting, shuffle to shards, run mqa per shard.
+    t = time.time()
+
+    def pieces(pb):
+        path, data = pb
+        if path in skipped_b.value:
+            return []
+        return [(s, (name, body)) for s, name, body in split_file(path, data, order_b.value[path], shards)]
+
+    shard_results = (files.flatMap(pieces)
+                     .partitionBy(shards, lambda k: k)
+                     .mapPartitionsWithIndex(lambda i, it: [run_shard(i, (v for _, v in it), settings)])
+                     .collect())
+    # collect() returns one result per partition: the committed attempt's.
+    shard_results.sort(key=lambda r: r['shard'])
+    log('shards ran in %.1f s' % (time.time() - t))
+
+    # Merge.
+    t = time.time()
+    summary = {'files': len(order), 'skippedFiles': len(skipped)}
+    for k in SUMMARY_KEYS:
+        summary[k] = sum(r['summary'][k] for r in shard_results)
+    fleet_parts = [r['fleet'] for r in shard_results if r['fleet'] is not None]
+    fleet = merge_fleet(fleet_parts, top=args.top)
+    with open(os.path.join(out, 'fleet.json'), 'w', encoding='utf-8') as f:
+        f.write(render(fleet) + '\n')
+
+    if args.grid:
+        parts_dir = tempfile.mkdtemp(prefix='mqa-partials-')
+        try:
+            paths = []
+            for r in shard_results:
+                if r['partials'] is not None:
+                    p = os.path.join(parts_dir, 'shard-%d.json' % r['shard'])
+                    with open(p, 'w', encoding='utf-8') as f:
+                        f.write(r['partials'])
+                    paths.append(p)
+            run_mqa(driver_mqa, ['tune', '--merge'] + paths + ['--format', 'json', '--out', os.path.join(out, 'tune.json')])
+        finally:
+            shutil.rmtree(parts_dir, ignore_errors=True)
+
+    meetings_dir = os.path.join(out, 'meetings')
+    shutil.rmtree(meetings_dir, ignore_errors=True)
+    os.makedirs(meetings_dir)
+    written = set()
+    for r in shard_results:
+        for name, blob in r['html']:
+            with open(os.path.join(meetings_dir, name), 'wb') as f:
+                f.write(zlib.decompress(blob))
+            written.add(name)
+    write_index(meetings_dir, fleet, written)
+
+    schema = T.StructType([
+        T.StructField('rank', T.IntegerType(), False),
+        T.StructField('meeting', T.StringType(), False),
+        T.StructField('title', T.StringType(), True),
+        T.StructField('engine', T.StringType(), True),
+        T.StructField('start', T.LongType(), True),
+        T.StructField('durationMs', T.LongType(), True),
+        T.StructField('participants', T.IntegerType(), False),
+        T.StructField('score', T.DoubleType(), False),
+        T.StructField('stalledMs', T.LongType(), False),
+        T.StructField('lowTierMs', T.LongType(), False),
+        T.StructField('abnormalDisconnects', T.IntegerType(), False),
+        T.StructField('issues', T.MapType(T.StringType(), T.IntegerType()), False),
+    ])
+    rows = [(e['rank'], e['meeting'], e['title'], e['engine'], e['start'], e['durationMs'], e['participants'],
+             float(e['score']), e['stalledMs'], e['lowTierMs'], e['abnormalDisconnects'], dict(e['issues']))
+            for e in fleet['ranked']]
+    spark.createDataFrame(rows, schema).coalesce(1).write.mode('overwrite').parquet(os.path.join(out, 'fleet.parquet'))
+
+    stores_dir = os.path.join(out, 'stores')
+    if args.keep_stores:
+        committed = {r['store'] for r in shard_results if r['store']}
+        for r in shard_results:
+            if r['store']:
+                os.replace(r['store'], os.path.join(stores_dir, 'shard-%d.sqlite' % r['shard']))
+        attempts = os.path.join(stores_dir, '_attempts')
+        for name in os.listdir(attempts) if os.path.isdir(attempts) else []:
+            if os.path.join(attempts, name) not in committed:
+                log('dropped the store of an attempt that did not commit: %s' % name)
+        shutil.rmtree(attempts, ignore_errors=True)
+
+    timing = {'totalS': round(time.time() - started, 2), 'mergeS': round(time.time() - t, 2),
+              'shards': [{'shard': r['shard'], 'attempt': r['attempt'], 'files': r['files'],
+                          **{k: round(v, 2) for k, v in r['timings'].items()}} for r in shard_results]}
+    with open(os.path.join(out, 'ingest.json'), 'w', encoding='utf-8') as f:
+        f.write(json.dumps(summary) + '\n')
+    with open(os.path.join(out, 'timings.json'), 'w', encoding='utf-8') as f:
+        f.write(json.dumps(timing, indent=2) + '\n')
+    print(json.dumps(summary))
+    log('%d meetings in %d shards; wrote %s in %.1f s' % (fleet['meetings'], shards, out, time.time() - started))
+    spark.stop()
+
+
+def write_index(directory, fleet, written):
+    """index.html: every meeting, worst first, linked to its report."""
+    import html as h
+    rows = []
+    for e in fleet['ranked']:
+        name = safe_file_name(e['meeting'], 'html')
+        cell = h.escape(e['meeting'])
+        if name in written:
+            cell = '<a href="%s">%s</a>' % (h.escape(name), cell)
+        rows.append('<tr><td class="n">%d</td><td>%s</td><td>%s</td><td class="n">%s</td><td class="n">%d</td>'
+                    '<td class="n">%d</td><td class="n">%d</td></tr>'
+                    % (e['rank'], cell, h.escape(e['title'] or '—'), h.escape(str(e['score'])),
+                       e['stalledMs'], e['lowTierMs'], e['abnormalDisconnects']))
+    page = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>mqa fleet</title>\n'
+            '<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}'
+            'td,th{padding:.2em .6em;border-bottom:1px solid #ddd}.n{text-align:right}</style></head><body>\n'
+            '<h1>Fleet: %d meetings, worst first</h1>\n<p>Score = %s.</p>\n<table>\n'
+            '<tr><th>#</th><th>meeting</th><th>title</th><th>score</th><th>stalled ms</th><th>poor/bad ms</th>'
+            '<th>abnormal disc.</th></tr>\n%s\n</table>\n</body></html>\n'
+            % (fleet['meetings'], h.escape(fleet['score']), '\n'.join(rows)))
+    with open(os.path.join(directory, 'index.html'), 'w', encoding='utf-8') as f:
+        f.write(page)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// `mqa tune --partials` on shard stores, then `mqa tune --merge`, prints
+/// exactly what `mqa tune` prints on one store of all the logs.
+@Suite struct TunePartialsCLITests {
+    static let grid = #"{"hysteresis": [0, 0.2], "upDwell": [1, 3], "mos": ["sdk", "emodel"]}"#
+
+    /// The simulated log's lines grouped by meeting, in input order.
+    func linesByMeeting(_ text: String) -> [(String, [Substring])] {
+        var order: [String] = []
+        var groups: [String: [Substring]] = [:]
+        for line in text.split(separator: "\n") {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            let meeting = object?["meeting"] as? String ?? "?"
+            if groups[meeting] == nil { order.append(meeting) }
+            groups[meeting, default: []].append(line)
+        }
+        return order.map { ($0, groups[$0]!) }
+    }
+
+    @Test func mergedShardsEqualOneStore() throws {
+        let dir = Scratch()
+        let all = dir.simulated("all.ndjson", meetings: 9, seed: 4)
+        let grid = dir.write("grid.json", Self.grid)
+        #expect(MQA.run(["ingest", "--db", dir.file("one.sqlite"), all]).status == 0)
+        let text = try String(contentsOfFile: all, encoding: .utf8)
+        let groups = linesByMeeting(text)
+        #expect(groups.count == 9)
+        var partials: [String] = []
+        for shard in 0..<3 {
+            let mine = groups.enumerated().filter { $0.offset % 3 == shard }.flatMap { $0.element.1 }
+            let log = dir.write("shard\(shard).ndjson", mine.joined(separator: "\n") + "\n")
+            let db = dir.file("shard\(shard).sqlite")
+            #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+            let p = MQA.run(["tune", "--db", db, "--grid", grid, "--partials"])
+            #expect(p.status == 0, "\(p)")
+            partials.append(dir.write("p\(shard).json", p.stdout))
+        }
+        for format in ["json", "md", "csv"] {
+            let single = MQA.run(["tune", "--db", dir.file("one.sqlite"), "--grid", grid, "--format", format])
+            let merged = MQA.run(["tune", "--merge"] + partials.reversed() + ["--format", format])
+            #expect(single.status == 0 && merged.status == 0, "\(merged)")
+            #expect(!single.stdout.isEmpty)
+            #expect(merged.stdout == single.stdout, "format \(format)")
+        }
+    }
+
+    @Test(arguments: [
+        (["tune", "--merge"], "at least one partials file"),
+        (["tune", "--merge", "p.json", "--grid", "g.json"], "'--grid' does not go with --merge"),
+        (["tune", "--merge", "p.json", "--partials"], "not both"),
+        (["tune", "p.json", "--grid", "g.json"], "only with --merge"),
+        (["tune", "--grid", "g.json", "--partials", "--format", "md"], "'--format' must be one of json"),
+    ])
+    func usageErrors(args: [String], message: String) {
+        let r = MQA.run(args)
+        #expect(r.status == 64, "mqa \(args): \(r)")
+        #expect(r.stderr.contains(message), "mqa \(args): \(r)")
+    }
+
+    @Test func aFileThatIsNotPartialsFails() {
+        let dir = Scratch()
+        let bad = dir.write("bad.json", #"{"hello": 1}"#)
+        let r = MQA.run(["tune", "--merge", bad])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("not a tuning partials file"), "\(r)")
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import MQADomain
+
+/// `mqa tune --partials` / `--merge`: any split of the meetings, scored part
+/// by part and merged, must rank exactly as one sweep over all of them.
+@Suite("Tuning partials")
+struct TiersTuningPartialsTests {
+    static let gridText = #"{"hysteresis": [0, 0.2], "downDwell": [1, 2], "alphaUp": [0.4, 1], "mos": ["sdk", "emodel"]}"#
+
+    func randomMeetings(_ count: Int, seed: UInt64) -> [MeetingLog] {
+        var rng = SeededRandom(seed: seed)
+        return (0..<count).map { m in
+            let uids = ["a", "b", "c", "d"].prefix(Int.random(in: 1...4, using: &rng)).map { $0 }
+            return meeting(uids.map { u in randomClient(u, peers: uids.filter { $0 != u }, rng: &rng) }, id: "m-\(m)")
+        }
+    }
+
+    /// The partials of one part, as `mqa tune --partials` writes them, read back.
+    func partials(_ logs: [MeetingLog], configs: [TierConfig], options: TuningOptions) throws -> TuningPartials {
+        let corpus = TuningCorpus(logs)
+        let part = TuningPartials(grid: Self.gridText, target: options.target, leadMs: options.leadMs,
+                                  meetings: logs.count, reports: corpus.reportCount, connections: corpus.connectionCount,
+                                  counts: Tuning.countAll(corpus, configs: configs, options: options))
+        let text = part.json(configs: configs).rendered()
+        let back = try TuningPartials.parse(Data(text.utf8))
+        #expect(back == part)
+        return back
+    }
+
+    @Test("property: merging any split of the meetings gives the single run, to the bit",
+          arguments: [(UInt64(1), TuningOptions()), (UInt64(2), TuningOptions(target: .fair, leadMs: 4000)),
+                      (UInt64(3), TuningOptions(target: .bad, leadMs: 20000))])
+    func anySplitMergesExactly(seed: UInt64, options: TuningOptions) throws {
+        let logs = randomMeetings(24, seed: seed)
+        let configs = try TuningGrid.parse(Data(Self.gridText.utf8)).configs()
+        let single = Tuning.sweep(TuningCorpus(logs), configs: configs, options: options)
+        #expect(single.contains { $0.score.medianLeadMs != nil })
+        #expect(single.contains { $0.pareto } && single.contains { !$0.pareto })
+        var rng = SeededRandom(seed: seed &* 7919)
+        for trial in 0..<12 {
+            // 1 to 6 parts; a part may be empty; meetings land in random parts.
+            let k = trial == 0 ? 1 : Int.random(in: 2...6, using: &rng)
+            var parts = Array(repeating: [MeetingLog](), count: k)
+            for log in logs { parts[Int.random(in: 0..<k, using: &rng)].append(log) }
+            var files = try parts.map { try partials($0, configs: configs, options: options) }
+            files.shuffle(using: &rng)  // the order of the parts must not matter
+            let merged = try TuningPartials.merge(files)
+            let results = try merged.results()
+            #expect(results == single, "split into \(k) parts, trial \(trial)")
+            #expect(results.json.rendered(pretty: true) == single.json.rendered(pretty: true))
+            #expect(merged.reports == TuningCorpus(logs).reportCount)
+            #expect(merged.meetings == logs.count)
+        }
+    }
+
+    @Test("property: the lead histogram keeps the multiset, and its median is the nearest-rank p50")
+    func histogram() {
+        var rng = SeededRandom(seed: 11)
+        for _ in 0..<200 {
+            let a = (0..<Int.random(in: 0..<30, using: &rng)).map { _ in Int64.random(in: 0..<40, using: &rng) }
+            let b = (0..<Int.random(in: 0..<30, using: &rng)).map { _ in Int64.random(in: 0..<40, using: &rng) }
+            let merged = TuningCounts(leadTimes: a) + TuningCounts(leadTimes: b)
+            #expect(merged == TuningCounts(leadTimes: a + b))
+            #expect(merged.leadCount == a.count + b.count)
+            #expect(merged.medianLeadMs == NearestRank.value((a + b).sorted(), percent: 50))
+            #expect(zip(merged.leads, merged.leads.dropFirst()).allSatisfy { $0.ms < $1.ms })
+        }
+        #expect(TuningCounts().medianLeadMs == nil)
+        #expect(TuningCounts(leadTimes: [5, 1, 9, 1]).medianLeadMs == 1)  // ⌈4/2⌉ = 2nd smallest
+        #expect(TuningCounts(leadTimes: [5, 1, 9]).medianLeadMs == 5)
+    }
+
+    @Test("a score from counts equals the score from raw figures")
+    func scoreFromCounts() {
+        let counts = TuningCounts(alarms: 7, stalls: 9, covered: 4, useful: 3, flaps: 20, warmMs: 3_600_123,
+                                  leadTimes: [300, 12000, 50])
+        let s = TuningScore(counts)
+        #expect(s == TuningScore(alarms: 7, stalls: 9, covered: 4, useful: 3, flaps: 20, warmMs: 3_600_123,
+                                 leads: [50, 300, 12000]))
+        #expect(s.medianLeadMs == 300)
+        #expect(s.precision == 3.0 / 7.0 && s.recall == 4.0 / 9.0)
+    }
+
+    @Test("merging refuses parts of another grid, target or lead, and malformed files")
+    func refusals() throws {
+        let logs = randomMeetings(4, seed: 5)
+        let configs = try TuningGrid.parse(Data(Self.gridText.utf8)).configs()
+        let p = try partials(logs, configs: configs, options: TuningOptions())
+        var otherGrid = p
+        otherGrid.grid = #"{"hysteresis": [0, 0.3], "downDwell": [1, 2], "alphaUp": [0.4, 1], "mos": ["sdk", "emodel"]}"#
+        #expect(throws: TuningPartialsError.self) { try TuningPartials.merge([p, otherGrid]) }
+        var otherLead = p
+        otherLead.leadMs = 1
+        #expect(throws: TuningPartialsError.self) { try TuningPartials.merge([p, otherLead]) }
+        var otherTarget = p
+        otherTarget.target = .bad
+        #expect(throws: TuningPartialsError.self) { try TuningPartials.merge([p, otherTarget]) }
+        #expect(throws: TuningPartialsError.self) { try TuningPartials.merge([]) }
+
+        let good = p.json(configs: configs).rendered()
+        for bad in [
+            "[]", "{}", good.replacingOccurrences(of: #""mqaTunePartials":1"#, with: #""mqaTunePartials":2"#),
+            good.replacingOccurrences(of: #""gridIndex":1,"#, with: #""gridIndex":5,"#),
+            good.replacingOccurrences(of: #""target":"poor""#, with: #""target":"awful""#),
+            good.replacingOccurrences(of: #""alarms":"#, with: #""alarms":-1"#),
+        ] {
+            #expect(throws: TuningPartialsError.self) { try TuningPartials.parse(Data(bad.utf8)) }
+        }
+        // Lead bins out of order or with a zero count are not a histogram.
+        #expect(TuningCounts(alarms: 0, stalls: 0, covered: 0, useful: 0, flaps: 0, warmMs: 0,
+                             leads: [.init(ms: 5, count: 1), .init(ms: 5, count: 1)]) == nil)
+        #expect(TuningCounts(alarms: 0, stalls: 0, covered: 0, useful: 0, flaps: 0, warmMs: 0,
+                             leads: [.init(ms: 5, count: 0)]) == nil)
+    }
+}
