@@ -186,7 +186,10 @@ extension EventStore {
     /// the chunk, not the series (a client may have millions of reports).
     func reportChunks(client: Int64, meeting: String, uid: String,
                       onDamage: ((StoreError) -> Void)? = nil) throws -> ReportChunkCursor {
-        let select = try db.prepare("SELECT id, data FROM report_chunks WHERE client_id = ? ORDER BY first_ts, id")
+        // Cached: a statement prepared per client costs far more than the
+        // read when a store holds millions of one-client meetings. One
+        // cursor at a time (callers read a client's chunks to the end).
+        let select = try db.cached("SELECT id, data FROM report_chunks WHERE client_id = ? ORDER BY first_ts, id")
         select.bind(1, client)
         return ReportChunkCursor(select: select, codec: codec, meeting: meeting, uid: uid, onDamage: onDamage)
     }
