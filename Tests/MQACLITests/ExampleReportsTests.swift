@@ -23,6 +23,9 @@ import MQAQueries
     @Test func demoReportsMatchTheCommittedExamples() throws {
         let out = NSTemporaryDirectory() + "mqa-examples-\(UUID().uuidString)"
         let code = CLI.main(["demo", "--meetings", "8", "--seed", "1", "--out", out], environment: [:])
+        // Every file the demo writes is complete and in place when it returns.
+        #expect(FileManager.default.fileExists(atPath: out + "/ingest-summary.txt"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/reports").allSatisfy { !$0.contains(".tmp-") })
         #expect(code == 0)
         let record = ProcessInfo.processInfo.environment["MQA_RECORD"] == "1"
         let reports = Self.packageRoot.appendingPathComponent("Reports")

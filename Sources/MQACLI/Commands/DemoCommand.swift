@@ -48,9 +48,14 @@ enum DemoCommand {
             context.stderr.write(text + "\n")
             context.stderr.flush()
         }
+        /// Runs one subcommand; its output files are renamed into place
+        /// as soon as it has finished, as `mqa` itself does.
         func step(_ command: Subcommand, _ words: [String]) throws -> Int32 {
             let parsed = try command.spec.parse(words)
-            return try command.run(parsed, context)
+            let code = try command.run(parsed, context)
+            for sink in context.outputs.sinks { try sink.close() }
+            context.outputs.sinks.removeAll()
+            return code
         }
 
         say("1/5 simulating \(meetings) meetings (seed \(seed))…")
@@ -60,7 +65,7 @@ enum DemoCommand {
         let files = try logFiles(in: dir + "/logs")
         let quiet = CommandContext(environment: context.environment, stdout: try OutputSink(path: dir + "/ingest-summary.txt"), stderr: context.stderr)
         let ingest = try IngestCommand.command.run(try IngestCommand.spec.parse(["--db", db] + files), quiet)
-        quiet.stdout.flush()
+        try quiet.stdout.close()
         guard ingest == ExitCode.success || ingest == ExitCode.rejectedLines else { return ingest }
 
         say("3/5 writing reports…")
