@@ -68,7 +68,10 @@ public struct IngestSummary: Equatable, Sendable {
 
     private var formatsText: String {
         var text = ""
-        for name in formats.keys.sorted() {
+        // A line per format only when a dump was among the inputs: for plain
+        // event logs it would repeat the files line.
+        let onlyLogs = formats.keys.allSatisfy { $0 == InputFormat.events.rawValue } && skippedConnections.isEmpty
+        for name in formats.keys.sorted() where !onlyLogs {
             let f = formats[name]!
             let label = "\(name):"
             text += "\n" + label + String(repeating: " ", count: max(1, 12 - label.count)) + "\(f.files) files"
@@ -77,7 +80,7 @@ public struct IngestSummary: Equatable, Sendable {
             }
         }
         for s in skippedConnections {
-            text += "\nskipped     \(s.file) connection \(s.connection.isEmpty ? "-" : s.connection): \(s.reason)"
+            text += "\nskipped     \(TerminalText.escaped(s.file)) connection \(s.connection.isEmpty ? "-" : s.connection): \(s.reason)"
         }
         return text
     }
