@@ -11,4 +11,27 @@ import Testing
         #expect(Dump.reports(c).count == 2)
         #expect(Dump.reports(c).allSatisfy { ($0["loss"] as! NSNumber).doubleValue <= 100 })
     }
+
+    /// rtcstats fuzz: absurd counters made a bitrate of 20 digits, which the
+    /// validator rejects; converted numbers are capped to what it accepts.
+    @Test func everyConvertedLineOfTheCrashInputsValidates() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let dir = root.appendingPathComponent("Fuzz/corpus/rtcstats")
+        let crashes = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("crash-") }
+        #expect(!crashes.isEmpty)
+        for name in crashes {
+            let bytes = [UInt8](try Data(contentsOf: dir.appendingPathComponent(name)))
+            let conversion = try? bytes.withUnsafeBufferPointer {
+                try WebRTCImport.convert($0, format: .rtcstats, fileName: "fuzz", meeting: nil)
+            }
+            guard let conversion else { continue }  // rejected whole: fine
+            var parser = LineParser(nowMs: Int64.max / 2)
+            for line in conversion.lines.split(separator: 0x0A) {
+                let outcome = line.withUnsafeBufferPointer { parser.parse($0) }
+                if case .rejected(let reason) = outcome {
+                    Issue.record("\(name): \(reason): \(String(decoding: line, as: UTF8.self))")
+                }
+            }
+        }
+    }
 }

@@ -103,7 +103,11 @@ struct ConnectionConverter {
         begin(ts, "quality_report")
         text(",\"loss\":")
         ConnectionConverter.appendHundredths(lossHundredths, to: &out)
-        text(",\"rtt\":\(rtt),\"jitter\":\(jitter ?? 0),\"bitrate\":\(bitrate),\"mos\":null}\n")
+        // Absurd counters can make numbers no 64-bit decimal holds exactly
+        // (18 digits); the validator would reject the whole report, so
+        // they are capped there (found by the rtcstats fuzz target).
+        let cap: Int128 = 999_999_999_999_999_999
+        text(",\"rtt\":\(min(Int128(rtt), cap)),\"jitter\":\(min(Int128(jitter ?? 0), cap)),\"bitrate\":\(min(bitrate, cap)),\"mos\":null}\n")
 
         // Video tracks present in this sample, first report per track.
         var present: [String: (publisher: String, frames: Fixed?)] = [:]
