@@ -91,7 +91,6 @@ enum IngestCommand {
         if !existed && summary.lines == 0 && ingester.failedInputs == args.positionals.count {
             // Nothing could be read: leave no empty store behind to be
             // mistaken for an ingest of nothing.
-            withExtendedLifetime(store) {}
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: dbPath + suffix) }
             context.stderr.write("Error: no input could be read; no store was created at \(TerminalText.escaped(dbPath))\n")
             return ExitCode.failure

@@ -28,7 +28,7 @@ enum MeetingsCommand {
         let top = args.value("--top") == nil ? Int.max : try args.int("--top", default: 0, range: 1...Int(Int32.max), usage: spec.usage)
         let window = try context.timeWindow(args)
         let path = try context.databasePath(args)
-        if let writable = try? EventStore.openForMaintenance(path: path) { _ = try writable.refreshSummaries() }
+        try EventStore.refreshStaleSummaries(path: path)
         let store = try context.openStore(args, requireMeetings: true)
         var entries: [FleetEntry] = []
         for row in try store.meetingSummaries() where CommandContext.inWindow(row.start, window) {

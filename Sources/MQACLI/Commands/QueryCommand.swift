@@ -44,9 +44,7 @@ enum QueryCommand {
         // Summaries left stale by a killed ingest are redone first, when the
         // store may be written; a read-only store is queried as it is.
         let path = try context.databasePath(args)
-        if let writable = try? EventStore.openForMaintenance(path: path) {
-            _ = try writable.refreshSummaries()
-        }
+        try EventStore.refreshStaleSummaries(path: path)
         let store = try context.openStore(args)
         let statement = try store.db.prepare(sql)
         var given: [String: String] = [:]

@@ -193,10 +193,17 @@ public enum StoreError: Error, CustomStringConvertible {
 }
 
 extension EventStore {
+    /// Redoes the summaries a killed ingest left stale, when the store may
+    /// be written; a read-only store, or one with nothing stale, is left
+    /// alone, so that a reading command writes nothing it need not.
+    public static func refreshStaleSummaries(path: String) throws {
+        guard let writable = try? openForMaintenance(path: path) else { return }
+        try writable.refreshSummaries()
+    }
+
     /// The store opened for writing, when it exists, may be written and has
-    /// summaries left stale (by a killed ingest); nil otherwise, so that a
-    /// reading command writes nothing it need not.
-    public static func openForMaintenance(path: String) throws -> EventStore? {
+    /// summaries left stale; nil otherwise.
+    static func openForMaintenance(path: String) throws -> EventStore? {
         guard access(path, W_OK) == 0 else { return nil }
         let reader = try openExisting(path: path)
         let stale = try reader.db.prepare("SELECT EXISTS (SELECT 1 FROM meetings WHERE stale = 1)")
