@@ -326,8 +326,14 @@ public struct LineParser {
     }
 
     private static func decode(_ line: UnsafeBufferPointer<UInt8>, _ f: FieldValue, into out: inout [UInt8]) {
-        out.removeAll(keepingCapacity: true)
         let raw = UnsafeBufferPointer(rebasing: line[f.start..<f.end])
+        // The meeting and uid buffers are shared with the batch's client
+        // keys, so `removeAll(keepingCapacity:)` reallocates them at their
+        // old capacity, which malloc rounds up: line after line they grew
+        // without bound (~600 bytes per id after 200k lines, every id of a
+        // batch holding one). Start afresh once far above what is needed.
+        if out.capacity > 2 * raw.count + 64 { out = [] }
+        out.removeAll(keepingCapacity: true)
         if f.hasEscapes {
             JSONScanner.unescape(raw, into: &out)
         } else {
