@@ -24,6 +24,7 @@ func qr(_ ts: Int64, uid: String = "alice", meeting: String = "m-1", loss: Strin
 
 func exportText(_ store: EventStore, meeting: String? = nil) throws -> String {
     let path = NSTemporaryDirectory() + "mqa-export-\(UUID().uuidString).ndjson"
+    defer { try? FileManager.default.removeItem(atPath: path) }
     let sink = try OutputSink(path: path)
     try Exporter(store: store).export(meeting: meeting, format: .ndjson, to: sink)
     try sink.close()

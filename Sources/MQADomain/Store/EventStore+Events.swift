@@ -69,6 +69,12 @@ extension EventStore {
     /// left out instead and named in the log's `damage`, so that a report
     /// can show the rest and say what is missing.
     public func meetingLog(_ meeting: String, lenient: Bool = false) throws -> MeetingLog? {
+        try meetingLog(meeting, lenient: lenient) { _ in true }
+    }
+
+    /// `meetingLog`, with the reports of only the clients `holdReports`
+    /// accepts (by their report count); the others' are left empty.
+    func meetingLog(_ meeting: String, lenient: Bool, holdReports: (Int) -> Bool) throws -> MeetingLog? {
         let clients = try clients(meeting: meeting)
         if clients.isEmpty { return nil }
         var logs: [ClientLog] = []
@@ -79,22 +85,30 @@ extension EventStore {
             // Chunk by chunk straight into doubles: the exact decimals of a
             // whole series (88 bytes a report) are never held at once.
             var columns = ReportColumns()
-            columns.reserve(try reportCount(client: id))
-            let cursor = try reportChunks(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
-            while let block = try cursor.next() {
-                columns.ts.append(contentsOf: block.ts)
-                columns.loss.append(contentsOf: block.columns[0].lazy.map { $0.doubleValue ?? 0 })
-                columns.rtt.append(contentsOf: block.columns[1].lazy.map { $0.doubleValue ?? 0 })
-                columns.jitter.append(contentsOf: block.columns[2].lazy.map { $0.doubleValue ?? 0 })
-                columns.bitrate.append(contentsOf: block.columns[3].lazy.map { $0.doubleValue ?? 0 })
-                columns.mos.append(contentsOf: block.columns[4].lazy.map { $0.doubleValue ?? .nan })
+            let count = try reportCount(client: id)
+            if holdReports(count) {
+                columns.reserve(count)
+                let cursor = try reportChunks(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
+                while let block = try cursor.next() { columns.append(block) }
             }
             let all = try events(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
             let context = all.filter { $0.payload.kind.isContext }
             let events = context.isEmpty ? all : all.filter { !$0.payload.kind.isContext }
             let log = ClientLog(uid: uid, events: events, reports: columns, context: context)
-            if log.onlyContext { contextOnly.append(log) } else { logs.append(log) }
+            if log.onlyContext && count == 0 { contextOnly.append(log) } else { logs.append(log) }
         }
         return MeetingLog(meeting: meeting, clients: logs, damage: damage, contextOnly: contextOnly)
+    }
+}
+
+extension ReportColumns {
+    /// Appends a decoded chunk, its exact decimals as doubles.
+    mutating func append(_ block: SeriesBlock) {
+        ts.append(contentsOf: block.ts)
+        loss.append(contentsOf: block.columns[0].lazy.map { $0.doubleValue ?? 0 })
+        rtt.append(contentsOf: block.columns[1].lazy.map { $0.doubleValue ?? 0 })
+        jitter.append(contentsOf: block.columns[2].lazy.map { $0.doubleValue ?? 0 })
+        bitrate.append(contentsOf: block.columns[3].lazy.map { $0.doubleValue ?? 0 })
+        mos.append(contentsOf: block.columns[4].lazy.map { $0.doubleValue ?? .nan })
     }
 }

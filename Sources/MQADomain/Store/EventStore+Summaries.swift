@@ -33,8 +33,8 @@ extension EventStore {
             after = batch.last!.0
             try db.transaction {
                 for (id, meeting) in batch {
-                    if let log = try meetingLog(meeting) {
-                        try writeSummary(meetingID: id, log: log, analysis: MeetingAnalysis.analyze(log, config: config))
+                    if let (log, analysis) = try analyzeMeeting(meeting, config: config) {
+                        try writeSummary(meetingID: id, log: log, analysis: analysis)
                     }
                     done += 1
                 }
@@ -46,9 +46,10 @@ extension EventStore {
 
     /// The summary rows of one meeting, in the tables' column order: what
     /// ingest writes and what `mqa check` compares the stored rows with.
+    /// `log` gives the title and the client count (its reports are not read).
     static func summaryRows(meetingID: Int64, log: MeetingLog, analysis a: MeetingAnalysis) -> [SummaryTable: [[SQLValue]]] {
         func real(_ v: Double?) -> SQLValue { v.map { .double($0) } ?? .null }
-        let span = log.span
+        let span = a.span
         let meeting: [SQLValue] = [
             .int(meetingID), log.title.map { .text($0) } ?? .null, a.engine.map { .text($0) } ?? .null,
             span.map { .int($0.first) } ?? .null, span.map { .int($0.last) } ?? .null,

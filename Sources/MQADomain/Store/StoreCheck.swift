@@ -100,28 +100,42 @@ extension EventStore {
     /// stale and compares them with the stored rows: a summary edited by
     /// hand, or left behind by a bug, would silently skew every named query.
     private func checkSummaries(into result: inout StoreCheckResult) throws {
-        let meetings = try db.prepare("SELECT id, meeting FROM meetings WHERE stale = 0 ORDER BY id")
-        var list: [(Int64, String)] = []
-        while try meetings.step() { list.append((meetings.int64(0), meetings.string(1) ?? "")) }
+        // A page of meetings at a time: a store may hold millions.
+        let page = try db.prepare("SELECT id, meeting FROM meetings WHERE stale = 0 AND id > ? ORDER BY id LIMIT 500")
         let config = TierConfig()
-        for (id, meeting) in list {
-            guard let log = try meetingLog(meeting) else { continue }
-            let expected = EventStore.summaryRows(meetingID: id, log: log, analysis: MeetingAnalysis.analyze(log, config: config))
-            for table in SummaryTable.allCases {
-                let stored = try storedSummaryRows(meetingID: id, table: table)
-                let want = expected[table] ?? []
-                if stored == want { continue }
-                let reason: String
-                if stored.count != want.count {
-                    reason = "\(stored.count) rows stored, \(want.count) recomputed"
-                } else {
-                    let row = stored.indices.first { stored[$0] != want[$0] }!
-                    let column = zip(stored[row], want[row]).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? 0
-                    reason = "row \(row + 1), column \(try columnName(table, column)): stored \(stored[row][column]), recomputed \(want[row][column])"
-                }
-                result.damage.append(StoreDamage(meeting: meeting, uid: "", table: table.rawValue, chunk: nil,
-                                                 reason: "summary does not match the data: \(reason)"))
+        var after: Int64 = -1
+        while true {
+            page.reset()
+            page.bind(1, after)
+            var list: [(Int64, String)] = []
+            while try page.step() { list.append((page.int64(0), page.string(1) ?? "")) }
+            page.reset()
+            guard let last = list.last else { break }
+            after = last.0
+            for (id, meeting) in list {
+                guard let (log, analysis) = try analyzeMeeting(meeting, config: config) else { continue }
+                try compareSummaries(meetingID: id, meeting: meeting,
+                                     expected: EventStore.summaryRows(meetingID: id, log: log, analysis: analysis), into: &result)
             }
+        }
+    }
+
+    private func compareSummaries(meetingID id: Int64, meeting: String, expected: [SummaryTable: [[SQLValue]]],
+                                  into result: inout StoreCheckResult) throws {
+        for table in SummaryTable.allCases {
+            let stored = try storedSummaryRows(meetingID: id, table: table)
+            let want = expected[table] ?? []
+            if stored == want { continue }
+            let reason: String
+            if stored.count != want.count {
+                reason = "\(stored.count) rows stored, \(want.count) recomputed"
+            } else {
+                let row = stored.indices.first { stored[$0] != want[$0] }!
+                let column = zip(stored[row], want[row]).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? 0
+                reason = "row \(row + 1), column \(try columnName(table, column)): stored \(stored[row][column]), recomputed \(want[row][column])"
+            }
+            result.damage.append(StoreDamage(meeting: meeting, uid: "", table: table.rawValue, chunk: nil,
+                                             reason: "summary does not match the data: \(reason)"))
         }
     }
 

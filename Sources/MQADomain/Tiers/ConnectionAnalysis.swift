@@ -55,18 +55,14 @@ struct RecordingSink: TierSink {
     var durations = TierDurations()
     /// Where the last hold ended: the time since then is `unknown`.
     var cursor: Int64
-    var warmIndices: [Int] = []
-    var warmMOS: [Double] = []
+    var warmCount = 0
     var coldCount = 0
 
     init(start: Int64) { cursor = start }
 
     mutating func cold(report index: Int) { coldCount += 1 }
 
-    mutating func warm(report index: Int, mos: Double) {
-        warmIndices.append(index)
-        warmMOS.append(mos)
-    }
+    mutating func warm(report index: Int, mos: Double) { warmCount += 1 }
 
     mutating func change(ts: Int64, from: Tier, to: Tier) {
         changes.append(TierChange(ts: ts, from: from, to: to))
@@ -92,45 +88,12 @@ struct RecordingSink: TierSink {
     }
 
     mutating func finish(end: Int64) { durations[.unknown] += end - cursor }
-}
 
-/// One connection analysed: the public timeline plus the warm reports'
-/// indices (into the client's reports) and MOS, for the participant stats.
-struct ConnectionRun {
-    var analysis: ConnectionAnalysis
-    var warmIndices: [Int]
-    var warmMOS: [Double]
-}
-
-extension ClientLog {
-    /// Runs the tier machine over one connection of this client.
-    func runConnection(_ span: ConnectionSpan, config: TierConfig) -> ConnectionRun {
-        let r = span.reports
-        // The MOS the engine uses, per report, by the one shared rule.
-        var mos = [Double](repeating: 0, count: r.count)
-        for k in 0..<r.count {
-            let i = r.lowerBound + k
-            mos[k] = ReportMOS.mos(
-                sdkMOS: reports.mos[i], rtt: reports.rtt[i], loss: reports.loss[i],
-                jitter: reports.jitter[i], source: config.mos, emodel: config.emodel)
-        }
-        var sink = RecordingSink(start: span.start)
-        let params = TierParams(config)
-        reports.ts[r].withUnsafeBufferPointer { ts in
-            reports.rtt[r].withUnsafeBufferPointer { rtt in
-                mos.withUnsafeBufferPointer { m in
-                    TierMachine.run(ts: ts, rtt: rtt, mos: m, start: span.start, end: span.end, params, &sink)
-                }
-            }
-        }
-        sink.finish(end: span.end)
-        let analysis = ConnectionAnalysis(
+    /// The connection's public timeline, once `finish` has run.
+    func analysis(uid: String, span: ConnectionSpan) -> ConnectionAnalysis {
+        ConnectionAnalysis(
             uid: uid, index: span.index, start: span.start, end: span.end,
-            changes: sink.changes, tierMs: sink.durations,
-            flaps: sink.changes.count { $0.isFlap },
-            warmReports: sink.warmIndices.count, coldReports: sink.coldCount, holds: sink.holds)
-        var warmIndices = sink.warmIndices
-        if r.lowerBound != 0 { for k in warmIndices.indices { warmIndices[k] += r.lowerBound } }
-        return ConnectionRun(analysis: analysis, warmIndices: warmIndices, warmMOS: sink.warmMOS)
+            changes: changes, tierMs: durations, flaps: changes.count { $0.isFlap },
+            warmReports: warmCount, coldReports: coldCount, holds: holds)
     }
 }

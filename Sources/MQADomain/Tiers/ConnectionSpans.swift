@@ -25,62 +25,85 @@ public struct ConnectionSpan: Sendable, Equatable {
 }
 
 extension ClientLog {
-    /// Splits the client's log into connections (spec "Connections").
-    ///
-    /// Events and reports are merged in time order with the `ClientLog`
-    /// rule at equal `ts`: join/reconnect before that millisecond's reports,
-    /// every other event after them. Reports met while no connection is open
-    /// belong to none and fall outside every span's `reports` range.
-    ///
-    /// When the log begins without a join/reconnect, the first connection
-    /// starts at the first event whatever it is; if that very event is a
-    /// `disconnect`/`meeting_leave`, that gives a zero-length connection,
-    /// which is kept (it is what the spec's words give, and it records that
-    /// the client was connected when its log began).
+    /// Splits the client's log into connections (spec "Connections"); see
+    /// `ConnectionSpanner` for the rules.
     public func connectionSpans() -> [ConnectionSpan] {
-        guard let last = span?.last else { return [] }
-        var spans: [ConnectionSpan] = []
-        let ne = events.count, nr = reports.count
-        var i = 0, j = 0
-        var isOpen = false
-        var start: Int64 = 0, eventLo = 0, reportLo = 0
+        var spanner = ConnectionSpanner(events: events)
+        for ts in reports.ts { spanner.report(ts: ts) }
+        return spanner.finish(last: span?.last)
+    }
+}
 
-        func opens(_ kind: EventKind) -> Bool { kind == .meetingJoin || kind == .reconnect }
-        func open(at ts: Int64) {
-            isOpen = true; start = ts; eventLo = i; reportLo = j
-        }
-        func close(at ts: Int64, eventHi: Int) {
-            spans.append(ConnectionSpan(
-                index: spans.count, start: start, end: ts,
-                reports: reportLo..<j, events: eventLo..<eventHi))
-            isOpen = false
-        }
+/// Finds a client's connections while its reports go past in time order,
+/// so that a stored series can be split chunk by chunk.
+///
+/// Events and reports are merged in time order with the `ClientLog` rule at
+/// equal `ts`: join/reconnect before that millisecond's reports, every other
+/// event after them. Reports met while no connection is open belong to none
+/// and fall outside every span's `reports` range.
+///
+/// When the log begins without a join/reconnect, the first connection starts
+/// at the first event whatever it is; if that very event is a
+/// `disconnect`/`meeting_leave`, that gives a zero-length connection, which
+/// is kept (it is what the spec's words give, and it records that the client
+/// was connected when its log began).
+struct ConnectionSpanner {
+    private let events: [TimedEvent]
+    /// The connections closed so far, in order.
+    private(set) var spans: [ConnectionSpan] = []
+    /// Whether a connection is open (the one that will be `spans.count`).
+    private(set) var isOpen = false
+    /// Where the open connection began.
+    private(set) var start: Int64 = 0
+    private var i = 0, j = 0
+    private var eventLo = 0, reportLo = 0
 
-        while i < ne || j < nr {
-            let takeEvent: Bool
-            if i < ne, j < nr {
-                let et = events[i].ts, rt = reports.ts[j]
-                takeEvent = et < rt || (et == rt && opens(events[i].payload.kind))
-            } else {
-                takeEvent = i < ne
-            }
-            if i == 0, j == 0, !(takeEvent && opens(events[i].payload.kind)) {
-                open(at: takeEvent ? events[i].ts : reports.ts[j])  // log began late
-            }
-            guard takeEvent else { j += 1; continue }
-            let e = events[i]
-            switch e.payload.kind {
-            case .meetingJoin, .reconnect:
-                if isOpen { close(at: e.ts, eventHi: i) }
-                open(at: e.ts)
-            case .disconnect, .meetingLeave:
-                if isOpen { close(at: e.ts, eventHi: i + 1) }
-            default:
-                break
-            }
-            i += 1
+    init(events: [TimedEvent]) { self.events = events }
+
+    /// Takes every event that comes before a report at `ts`, then the report
+    /// (the next one of the series); returns whether a connection holds it.
+    @discardableResult
+    mutating func report(ts: Int64) -> Bool {
+        while i < events.count, events[i].ts < ts || (events[i].ts == ts && Self.opens(events[i].payload.kind)) {
+            takeEvent()
         }
-        if isOpen { close(at: last, eventHi: ne) }
+        if i == 0, j == 0 { open(at: ts) }  // the log began with a report
+        j += 1
+        return isOpen
+    }
+
+    /// Takes the remaining events and closes the open connection at `last`,
+    /// the client's last event time (reports included). Returns every span.
+    mutating func finish(last: Int64?) -> [ConnectionSpan] {
+        while i < events.count { takeEvent() }
+        if isOpen, let last { close(at: last, eventHi: events.count) }
         return spans
+    }
+
+    private static func opens(_ kind: EventKind) -> Bool { kind == .meetingJoin || kind == .reconnect }
+
+    private mutating func takeEvent() {
+        let e = events[i]
+        let kind = e.payload.kind
+        if i == 0, j == 0, !Self.opens(kind) { open(at: e.ts) }  // the log began late
+        switch kind {
+        case .meetingJoin, .reconnect:
+            if isOpen { close(at: e.ts, eventHi: i) }
+            open(at: e.ts)
+        case .disconnect, .meetingLeave:
+            if isOpen { close(at: e.ts, eventHi: i + 1) }
+        default:
+            break
+        }
+        i += 1
+    }
+
+    private mutating func open(at ts: Int64) {
+        isOpen = true; start = ts; eventLo = i; reportLo = j
+    }
+
+    private mutating func close(at ts: Int64, eventHi: Int) {
+        spans.append(ConnectionSpan(index: spans.count, start: start, end: ts, reports: reportLo..<j, events: eventLo..<eventHi))
+        isOpen = false
     }
 }

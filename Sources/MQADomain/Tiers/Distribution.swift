@@ -23,14 +23,16 @@ public struct Distribution: Sendable, Equatable {
     public var p95: Double
 
     /// `nil` for no values (the report then shows `null`, never a zero).
-    public init?(_ values: [Double]) {
+    /// Sorts `values` in place: a caller that hands its array over (as the
+    /// analysis does with a column of millions of values) pays no copy.
+    public init?(_ values: consuming [Double]) {
         guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
         count = values.count
         mean = values.reduce(0, +) / Double(values.count)
-        p5 = NearestRank.value(sorted, percent: 5)!
-        p50 = NearestRank.value(sorted, percent: 50)!
-        p95 = NearestRank.value(sorted, percent: 95)!
+        values.sort()
+        p5 = NearestRank.value(values, percent: 5)!
+        p50 = NearestRank.value(values, percent: 50)!
+        p95 = NearestRank.value(values, percent: 95)!
     }
 
     /// `{"mean": …}` plus the named percentiles (`"p5"`, `"p50"`, `"p95"`).

@@ -19,76 +19,51 @@ public struct MeetingAnalysis: Sendable {
     /// A CDN meeting has no quality feed: its quality statistics are `nil`.
     public var isCDN: Bool { engine == "cdn" }
 
+    /// The first and last event time over all clients, reports included;
+    /// `nil` when nothing was logged.
+    public var span: (first: Int64, last: Int64)?
+
     /// Analyses one meeting with a valid `config`.
     public static func analyze(_ log: MeetingLog, config: TierConfig) -> MeetingAnalysis {
-        let engine = log.engine
+        let clients = log.clients.map { ClientInput(uid: $0.uid, events: $0.events, reports: ReportBlocks($0.reports)) }
+        // Reports held in memory are read without any failure.
+        return try! analyze(meeting: log.meeting, engine: log.engine, clients: clients, config: config)
+    }
+
+    /// Analyses one meeting whose clients' reports are read block by block
+    /// (see `ReportBlocks`); throws what reading them throws.
+    public static func analyze(meeting: String, engine: String?, clients: [ClientInput],
+                               config: TierConfig) throws -> MeetingAnalysis {
         let cdn = engine == "cdn"
-        var connections: [ConnectionAnalysis] = []
-        var participants: [ParticipantAnalysis] = []
-        var subscriptions: [Subscription] = []
-        var timelines: [String: TierTimeline] = [:]
-
-        for client in log.clients {
-            // Indices of the warm reports, not copies of their values: each
-            // metric's distribution is built from them one at a time, so a
-            // client of millions of reports holds one extra column at once.
-            var warmMOS: [Double] = [], warmIndices: [Int] = []
-            var tierMs = TierDurations()
-            var agreement = TierAgreement()
-            var holds: [TierHold] = []
-            var changes = 0, flaps = 0, warm = 0, cold = 0
-            let spans = client.connectionSpans()
-            for span in spans {
-                let run = client.runConnection(span, config: config)
-                let c = run.analysis
-                connections.append(c)
-                tierMs.add(c.tierMs)
-                changes += c.changes.count
-                flaps += c.flaps
-                warm += c.warmReports
-                cold += c.coldReports
-                holds += c.holds
-                agreement.add(client.sdkTierAgreement(in: span, holds: c.holds))
-                warmMOS += run.warmMOS
-                warmIndices += run.warmIndices
-            }
-            let timeline = TierTimeline(holds: holds)
-            timelines[client.uid] = timeline
-
-            var disconnects: [Disconnect] = []
-            var reconnects = 0
-            for e in client.events {
-                switch e.payload.kind {
-                case .disconnect:
-                    disconnects.append(Disconnect(ts: e.ts, reason: e.payload.string("reason") ?? "", error: e.payload.string("error")))
-                case .reconnect: reconnects += 1
-                default: break
-                }
-            }
-            func warmDistribution(_ column: [Double]) -> Distribution? {
-                cdn ? nil : Distribution(warmIndices.map { column[$0] })
-            }
-            let mos = cdn ? nil : Distribution(warmMOS)
-            warmMOS = []
-            participants.append(ParticipantAnalysis(
-                uid: client.uid, connections: spans.count, warmReports: warm, coldReports: cold,
-                mos: mos,
-                lossPct: warmDistribution(client.reports.loss),
-                rttMs: warmDistribution(client.reports.rtt),
-                jitterMs: warmDistribution(client.reports.jitter),
-                bitrateKbps: warmDistribution(client.reports.bitrate),
-                tierMs: tierMs, tierChanges: changes, flaps: flaps,
-                sdkAgreement: agreement, sdkTierAgreement: cdn ? nil : agreement.ratio,
-                disconnects: disconnects, reconnects: reconnects))
-
-            for var s in client.subscriptions() {
-                for k in s.stalls.indices { s.stalls[k].tier = timeline.tier(at: s.stalls[k].start) }
-                subscriptions.append(s)
+        var analysis = MeetingAnalysis(
+            meeting: meeting, engine: engine, config: config, connections: [], participants: [],
+            subscriptions: [], issues: [], timelines: [:], span: nil)
+        for client in clients {
+            let c = try ClientAnalysis.analyze(
+                uid: client.uid, events: client.events, reports: client.reports, config: config, cdn: cdn)
+            analysis.connections += c.connections
+            analysis.participants.append(c.participant)
+            analysis.subscriptions += c.subscriptions
+            analysis.timelines[client.uid] = c.timeline
+            if let s = c.span {
+                analysis.span = (min(analysis.span?.first ?? s.first, s.first), max(analysis.span?.last ?? s.last, s.last))
             }
         }
-        let issues = IssueFinder.issues(cdn: cdn, participants: participants, subscriptions: subscriptions)
-        return MeetingAnalysis(
-            meeting: log.meeting, engine: engine, config: config, connections: connections,
-            participants: participants, subscriptions: subscriptions, issues: issues, timelines: timelines)
+        analysis.issues = IssueFinder.issues(cdn: cdn, participants: analysis.participants, subscriptions: analysis.subscriptions)
+        return analysis
+    }
+}
+
+/// What the analysis reads of one client: its events except quality reports
+/// and context events, in time order, and its reports.
+public struct ClientInput {
+    public var uid: String
+    public var events: [TimedEvent]
+    public var reports: ReportBlocks
+
+    public init(uid: String, events: [TimedEvent], reports: ReportBlocks) {
+        self.uid = uid
+        self.events = events
+        self.reports = reports
     }
 }

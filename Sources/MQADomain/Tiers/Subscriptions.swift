@@ -60,7 +60,11 @@ public struct Subscription: Sendable, Equatable {
 extension ClientLog {
     /// The client's subscriptions as subscriber, in the order they opened.
     /// Stall tiers are left `unknown`; `MeetingAnalysis` fills them in.
-    public func subscriptions() -> [Subscription] {
+    public func subscriptions() -> [Subscription] { subscriptions(until: span?.last) }
+
+    /// The subscriptions, those still open closed at `last` (the client's
+    /// last event time, reports included).
+    func subscriptions(until last: Int64?) -> [Subscription] {
         struct Key: Hashable { var publisher: String; var track: String }
         struct State { var stalled = false; var stallStart: Int64 = 0 }
         var subs: [Subscription] = []
@@ -120,7 +124,7 @@ extension ClientLog {
                 break
             }
         }
-        if let last = span?.last { closeAll(at: last) }
+        if let last { closeAll(at: last) }
         return subs
     }
 }

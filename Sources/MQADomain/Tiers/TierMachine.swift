@@ -95,36 +95,60 @@ struct TierMachine {
     /// Runs a fresh machine over one connection `[start, end]` whose reports
     /// (already restricted to the connection, in order) are given as columns;
     /// `mos` is each report's MOS as `ReportMOS` chooses it (only read for
-    /// warm reports). Classifies cold/warm, steps the machine, and reports
-    /// each warm report's hold interval
-    /// `[ts_i, min(next warm ts, ts_i + gapMs, end))`.
+    /// warm reports). See `TierRun` for what is reported to the sink.
     @inline(__always)
     static func run<Sink: TierSink>(
         ts: UnsafeBufferPointer<Int64>, rtt: UnsafeBufferPointer<Double>,
         mos: UnsafeBufferPointer<Double>, start: Int64, end: Int64,
         _ p: TierParams, _ sink: inout Sink
     ) {
-        var machine = TierMachine()
-        let warmFrom = start + p.coldStartMs
-        var prevTs: Int64 = 0
-        var prevTier = Tier.unknown
-        var hasPrev = false
+        var run = TierRun(start: start, p)
         for i in 0..<ts.count {
-            let t = ts[i]
-            if t < warmFrom || rtt[i] == 0 {
-                sink.cold(report: i)
-                continue
-            }
-            let m = mos[i]
-            sink.warm(report: i, mos: m)
-            if hasPrev {
-                sink.hold(prevTier, from: prevTs, to: min(t, prevTs + p.gapMs, end))
-            }
-            machine.step(ts: t, mos: m, p, &sink)
-            prevTs = t; prevTier = machine.tier; hasPrev = true
+            run.feed(report: i, ts: ts[i], rtt: rtt[i], mos: mos[i], p, &sink)
         }
-        if hasPrev {
-            sink.hold(prevTier, from: prevTs, to: min(prevTs + p.gapMs, end))
+        run.finish(end: end, p, &sink)
+    }
+}
+
+/// One connection's run of the tier machine, fed a report at a time, so that
+/// a caller may stream a series chunk by chunk (the analysis of a stored
+/// client) or loop over flat buffers (`TierMachine.run`, the tuning sweep):
+/// both go through these lines.
+///
+/// Classifies each report cold or warm, steps the machine with the warm
+/// ones, and reports each warm report's hold interval
+/// `[ts_i, min(next warm ts, ts_i + gapMs, end))`.
+struct TierRun {
+    private var machine = TierMachine()
+    private let warmFrom: Int64
+    private var prevTs: Int64 = 0
+    private var prevTier = Tier.unknown
+    private var hasPrev = false
+
+    /// A fresh machine for a connection opened at `start`.
+    init(start: Int64, _ p: TierParams) { warmFrom = start + p.coldStartMs }
+
+    /// Feeds report `index` of the connection; returns whether it was warm
+    /// (`mos` is only used then).
+    @inline(__always) @discardableResult
+    mutating func feed<Sink: TierSink>(report index: Int, ts t: Int64, rtt: Double, mos m: Double,
+                                       _ p: TierParams, _ sink: inout Sink) -> Bool {
+        if t < warmFrom || rtt == 0 {
+            sink.cold(report: index)
+            return false
         }
+        sink.warm(report: index, mos: m)
+        // Reports of one connection are in time order, so the previous hold
+        // ends at this report at the latest; only the last one needs `end`.
+        if hasPrev { sink.hold(prevTier, from: prevTs, to: min(t, prevTs + p.gapMs)) }
+        machine.step(ts: t, mos: m, p, &sink)
+        prevTs = t; prevTier = machine.tier; hasPrev = true
+        return true
+    }
+
+    /// Ends the run at the connection's `end`: the last warm report's hold.
+    @inline(__always)
+    mutating func finish<Sink: TierSink>(end: Int64, _ p: TierParams, _ sink: inout Sink) {
+        if hasPrev { sink.hold(prevTier, from: prevTs, to: min(prevTs + p.gapMs, end)) }
     }
 }

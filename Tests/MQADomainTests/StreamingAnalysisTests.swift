@@ -1,0 +1,74 @@
+import Foundation
+import MQASimulator
+import Testing
+@testable import MQADomain
+
+/// The analysis reads reports block by block (a stored long series is
+/// decoded a chunk at a time, once per pass): where the blocks split must
+/// never change a figure.
+@Suite struct StreamingAnalysisTests {
+    /// Everything the analysis gives, as text: connections, participants,
+    /// tracks, issues and the meeting's span.
+    func fingerprint(_ a: MeetingAnalysis) -> String {
+        [a.tiersJSON().rendered(), a.participantsJSON.rendered(), a.tracksJSON.rendered(), a.issuesJSON.rendered(),
+         "\(a.span.map { "\($0.first)-\($0.last)" } ?? "none")"].joined(separator: "\n")
+    }
+
+    /// `columns` cut at random places into blocks of 1 to 40 reports (some
+    /// empty blocks too).
+    func randomBlocks(_ columns: ReportColumns, rng: inout SeededRandom) -> ReportBlocks {
+        var cuts: [Range<Int>] = []
+        var i = 0
+        while i < columns.count {
+            let n = Int.random(in: 0...40, using: &rng)
+            cuts.append(i..<min(columns.count, i + n))
+            i += n
+        }
+        return ReportBlocks { body in
+            for r in cuts {
+                var block = ReportColumns()
+                for k in r { block.append(ts: columns.ts[k], columns.report(at: k)) }
+                try body(block)
+            }
+        }
+    }
+
+    @Test func blocksOfAnySizeGiveTheSameAnalysis() throws {
+        var rng = SeededRandom(seed: 23)
+        for round in 0..<60 {
+            let uids = ["a", "b", "c", "d"].prefix(Int.random(in: 1...4, using: &rng)).map { $0 }
+            let log = meeting(uids.map { u in randomClient(u, peers: uids.filter { $0 != u }, rng: &rng) }, id: "m-\(round)")
+            var config = TierConfig()
+            config.gapMs = [3000, 10000][round % 2]
+            config.mos = round % 3 == 0 ? .emodel : .sdk
+            let whole = MeetingAnalysis.analyze(log, config: config)
+            let inputs = log.clients.map { ClientInput(uid: $0.uid, events: $0.events, reports: randomBlocks($0.reports, rng: &rng)) }
+            let streamed = try MeetingAnalysis.analyze(meeting: log.meeting, engine: log.engine, clients: inputs, config: config)
+            #expect(fingerprint(streamed) == fingerprint(whole), "round \(round)")
+            #expect(whole.participants.contains { $0.warmReports > 0 }, "round \(round) has warm reports")
+        }
+    }
+
+    /// A stored meeting analysed with every series read chunk by chunk (the
+    /// path of clients with millions of reports) gives what the whole log
+    /// gives, on simulated meetings of every engine.
+    @Test func storedSeriesReadChunkByChunkGiveTheSameAnalysis() throws {
+        let s = Scratch()
+        let store = try EventStore(path: s.db)
+        let path = s.dir + "/sim.ndjson"
+        var bytes: [UInt8] = []
+        _ = try Simulator(seed: 5, meetings: 6).write { bytes.append(contentsOf: $0) }
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = try Ingester(store: store).ingest(paths: [path])
+        let meetings = try store.meetings()
+        #expect(meetings.count == 6)
+        for meeting in meetings {
+            let log = try #require(try store.meetingLog(meeting))
+            let whole = MeetingAnalysis.analyze(log, config: TierConfig())
+            let (held, streamed) = try #require(try store.analyzeMeeting(meeting, config: TierConfig(), holdingUpTo: 0))
+            #expect(fingerprint(streamed) == fingerprint(whole), "\(meeting)")
+            #expect(held.clients.allSatisfy { $0.reports.count == 0 }, "no series held")
+            #expect(held.title == log.title && held.engine == log.engine && held.clients.count == log.clients.count)
+        }
+    }
+}
