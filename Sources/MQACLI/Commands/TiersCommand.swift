@@ -29,12 +29,14 @@ enum TiersCommand {
         let config = try context.tierConfig(args)
         let store = try context.openStore(args)
         let meeting = try store.resolveMeeting(given)
-        guard let log = try store.meetingLog(meeting) else { throw StoreErrorMessage.noMeeting(meeting) }
+        // Long series are read chunk by chunk: memory stays bounded.
+        guard let (log, analysis) = try store.analyzeMeeting(meeting, config: config) else {
+            throw StoreErrorMessage.noMeeting(meeting)
+        }
         let uid = args.value("--uid")
         if let uid, !log.clients.contains(where: { $0.uid == uid }) {
             throw StoreErrorMessage.noClient(meeting, uid)
         }
-        let analysis = MeetingAnalysis.analyze(log, config: config)
         let connections = analysis.connections.filter { uid == nil || $0.uid == uid }
         let out = try context.output(args)
         switch format {

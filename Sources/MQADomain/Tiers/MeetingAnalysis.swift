@@ -34,11 +34,20 @@ public struct MeetingAnalysis: Sendable {
     /// (see `ReportBlocks`); throws what reading them throws.
     public static func analyze(meeting: String, engine: String?, clients: [ClientInput],
                                config: TierConfig) throws -> MeetingAnalysis {
+        try analyze(meeting: meeting, engine: engine, clientCount: clients.count, client: { clients[$0] }, config: config)
+    }
+
+    /// Analyses one meeting whose clients are made one at a time by
+    /// `client(i)`, `i` in `0..<clientCount` (uid order), and dropped once
+    /// analysed: a meeting of 100,000 clients never holds all their reports.
+    public static func analyze(meeting: String, engine: String?, clientCount: Int, client input: (Int) throws -> ClientInput,
+                               config: TierConfig) throws -> MeetingAnalysis {
         let cdn = engine == "cdn"
         var analysis = MeetingAnalysis(
             meeting: meeting, engine: engine, config: config, connections: [], participants: [],
             subscriptions: [], issues: [], timelines: [:], span: nil)
-        for client in clients {
+        for i in 0..<clientCount {
+            let client = try input(i)
             let c = try ClientAnalysis.analyze(
                 uid: client.uid, events: client.events, reports: client.reports, config: config, cdn: cdn)
             analysis.connections += c.connections
