@@ -21,7 +21,7 @@ public struct MeetingReport: Sendable, RenderedReport {
 
     public init(log: MeetingLog, config: TierConfig) {
         header = MeetingHeader(log)
-        damage = log.damage
+        damage = log.damage.map(\.description)
         analysis = MeetingAnalysis.analyze(log, config: config)
         context = MeetingContext.build(log)
         // A CDN meeting has no quality feed: nothing to chart.

@@ -29,10 +29,10 @@ enum TiersCommand {
         let config = try context.tierConfig(args)
         let store = try context.openStore(args)
         let meeting = try store.resolveMeeting(given)
-        guard let log = try store.meetingLog(meeting) else { throw StoreErrorMessage.noMeeting(meeting) }
+        guard let log = try store.meetingLog(meeting) else { throw StoreError.noMeeting(meeting) }
         let uid = args.value("--uid")
         if let uid, !log.clients.contains(where: { $0.uid == uid }) {
-            throw StoreErrorMessage.noClient(meeting, uid)
+            throw StoreError.noClient(meeting: meeting, uid: uid)
         }
         let analysis = MeetingAnalysis.analyze(log, config: config)
         let connections = analysis.connections.filter { uid == nil || $0.uid == uid }
@@ -67,18 +67,5 @@ enum TiersCommand {
         }
         out.flush()
         return ExitCode.success
-    }
-}
-
-/// Errors of reading commands that name what was asked for.
-enum StoreErrorMessage: Error, CustomStringConvertible {
-    case noMeeting(String)
-    case noClient(String, String)
-
-    var description: String {
-        switch self {
-        case .noMeeting(let m): "no meeting \"\(m)\" in the store (`mqa query meetings` lists them)"
-        case .noClient(let m, let u): "meeting \"\(m)\" has no client \"\(u)\""
-        }
     }
 }

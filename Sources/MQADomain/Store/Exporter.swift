@@ -21,7 +21,7 @@ public struct Exporter {
         } else {
             meetings = try store.meetings()
         }
-        if format == .csv { out.write("ts,event,meeting,uid,loss,rtt,jitter,bitrate,mos,payload\n") }
+        if format == .csv { out.write(Exporter.csvHeader) }
         var count = 0
         for meeting in meetings {
             for (id, uid) in try store.clients(meeting: meeting) {
@@ -88,22 +88,31 @@ public struct Exporter {
             out.write(line + "\n")
         case .csv:
             out.write(
-                [String(event.ts), event.payload.kind.name, CSV.cell(meeting), CSV.cell(uid), "", "", "", "", "",
-                 CSV.cell(payload)].joined(separator: ",") + "\n")
+                ([String(event.ts), event.payload.kind.name, CSV.cell(meeting), CSV.cell(uid)]
+                    + ReportColumn.allCases.map { _ in "" } + [CSV.cell(payload)]).joined(separator: ",") + "\n")
         }
     }
 
+    /// The CSV columns: the envelope, the report's values, then the
+    /// payload of every other event.
+    static let csvHeader = (["ts", "event", "meeting", "uid"] + ReportColumn.allCases.map(\.name) + ["payload"])
+        .joined(separator: ",") + "\n"
+
     private func writeReport(_ s: SeriesBlock, _ i: Int, meeting: String, uid: String, format: Format, to out: OutputSink) {
-        let v = (0..<5).map { s.columns[$0][i].jsonText }
         switch format {
         case .ndjson:
             var line = envelope(s.ts[i], .qualityReport, meeting, uid)
-            line += ",\"loss\":\(v[0]),\"rtt\":\(v[1]),\"jitter\":\(v[2]),\"bitrate\":\(v[3]),\"mos\":\(v[4])}\n"
-            out.write(line)
+            for c in ReportColumn.allCases { line += ",\"\(c.name)\":" + s[c][i].jsonText }
+            out.write(line + "}\n")
         case .csv:
+            // An empty cell, not `null`, for a MOS the SDK did not give.
+            let values = ReportColumn.allCases.map { c in
+                let text = s[c][i].jsonText
+                return c == .mos && text == "null" ? "" : text
+            }
             out.write(
-                [String(s.ts[i]), "quality_report", CSV.cell(meeting), CSV.cell(uid), v[0], v[1], v[2], v[3],
-                 v[4] == "null" ? "" : v[4], ""].joined(separator: ",") + "\n")
+                ([String(s.ts[i]), "quality_report", CSV.cell(meeting), CSV.cell(uid)] + values + [""])
+                    .joined(separator: ",") + "\n")
         }
     }
 }
