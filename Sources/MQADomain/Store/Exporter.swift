@@ -31,12 +31,12 @@ public struct Exporter {
                 let chunks = try store.reportChunks(client: id, meeting: meeting, uid: uid)
                 var reports = SeriesBlock(ts: [], columns: [])
                 var more = true
-                // Merge by the ordering rule of `ClientLog`: joins and
-                // reconnects before the reports of the same ms, others after.
+                // The order of `ClientLog.mergedTimeline()`, with the
+                // reports arriving chunk by chunk.
                 var e = 0
                 var r = 0
                 while true {
-                    if r >= reports.ts.count && more {
+                    if r == reports.ts.count && more {
                         if let next = try chunks.next() {
                             reports = next
                             r = 0
@@ -44,24 +44,14 @@ public struct Exporter {
                         }
                         more = false
                     }
-                    guard e < events.count || r < reports.ts.count else { break }
-                    let takeEvent: Bool
-                    if r >= reports.ts.count {
-                        takeEvent = true
-                    } else if e >= events.count {
-                        takeEvent = false
-                    } else if events[e].ts != reports.ts[r] {
-                        takeEvent = events[e].ts < reports.ts[r]
-                    } else {
-                        let kind = events[e].payload.kind
-                        takeEvent = kind == .meetingJoin || kind == .reconnect
-                    }
-                    if takeEvent {
+                    if e < events.count, r == reports.ts.count || ClientLog.eventComesFirst(events[e], reportTs: reports.ts[r]) {
                         write(events[e], meeting: meeting, uid: uid, format: format, to: out)
                         e += 1
-                    } else {
+                    } else if r < reports.ts.count {
                         writeReport(reports, r, meeting: meeting, uid: uid, format: format, to: out)
                         r += 1
+                    } else {
+                        break
                     }
                     count += 1
                 }

@@ -27,9 +27,9 @@ public struct ConnectionSpan: Sendable, Equatable {
 extension ClientLog {
     /// Splits the client's log into connections (spec "Connections").
     ///
-    /// Events and reports are merged in time order with the `ClientLog`
-    /// rule at equal `ts`: join/reconnect before that millisecond's reports,
-    /// every other event after them. Reports met while no connection is open
+    /// Cut along `mergedTimeline()` (the `ClientLog` rule at equal `ts`:
+    /// join/reconnect before that millisecond's reports, every other event
+    /// after them). Reports met while no connection is open
     /// belong to none and fall outside every span's `reports` range.
     ///
     /// When the log begins without a join/reconnect, the first connection
@@ -40,47 +40,42 @@ extension ClientLog {
     public func connectionSpans() -> [ConnectionSpan] {
         guard let last = span?.last else { return [] }
         var spans: [ConnectionSpan] = []
-        let ne = events.count, nr = reports.count
-        var i = 0, j = 0
+        // Items of each kind met so far, along the merged timeline.
+        var events = 0, reports = 0
         var isOpen = false
         var start: Int64 = 0, eventLo = 0, reportLo = 0
 
-        func opens(_ kind: EventKind) -> Bool { kind == .meetingJoin || kind == .reconnect }
         func open(at ts: Int64) {
-            isOpen = true; start = ts; eventLo = i; reportLo = j
+            isOpen = true; start = ts; eventLo = events; reportLo = reports
         }
         func close(at ts: Int64, eventHi: Int) {
             spans.append(ConnectionSpan(
                 index: spans.count, start: start, end: ts,
-                reports: reportLo..<j, events: eventLo..<eventHi))
+                reports: reportLo..<reports, events: eventLo..<eventHi))
             isOpen = false
         }
 
-        while i < ne || j < nr {
-            let takeEvent: Bool
-            if i < ne, j < nr {
-                let et = events[i].ts, rt = reports.ts[j]
-                takeEvent = et < rt || (et == rt && opens(events[i].payload.kind))
-            } else {
-                takeEvent = i < ne
+        for item in mergedTimeline() {
+            let first = events == 0 && reports == 0
+            switch item {
+            case .report(let j):
+                if first { open(at: self.reports.ts[j]) }  // log began late
+                reports += 1
+            case .event(let i):
+                let e = self.events[i]
+                if e.payload.kind.opensConnection {
+                    if isOpen { close(at: e.ts, eventHi: i) }
+                    open(at: e.ts)
+                } else {
+                    if first { open(at: e.ts) }  // log began late
+                    if e.payload.kind == .disconnect || e.payload.kind == .meetingLeave, isOpen {
+                        close(at: e.ts, eventHi: i + 1)
+                    }
+                }
+                events += 1
             }
-            if i == 0, j == 0, !(takeEvent && opens(events[i].payload.kind)) {
-                open(at: takeEvent ? events[i].ts : reports.ts[j])  // log began late
-            }
-            guard takeEvent else { j += 1; continue }
-            let e = events[i]
-            switch e.payload.kind {
-            case .meetingJoin, .reconnect:
-                if isOpen { close(at: e.ts, eventHi: i) }
-                open(at: e.ts)
-            case .disconnect, .meetingLeave:
-                if isOpen { close(at: e.ts, eventHi: i + 1) }
-            default:
-                break
-            }
-            i += 1
         }
-        if isOpen { close(at: last, eventHi: ne) }
+        if isOpen { close(at: last, eventHi: self.events.count) }
         return spans
     }
 }
