@@ -38,7 +38,7 @@ public struct MeetingReport: Sendable, RenderedReport {
     }
 
 
-    /// `mqa report meeting --format json`: the shape of `cli.md`, plus
+    /// `mqa report meeting --format json`: the shape of `Docs/cli.md`, plus
     /// `participantCount`, `qualityData` (false on a CDN meeting) and
     /// `notice` (the no-quality-data sentence, else null).
     public var json: JSON {

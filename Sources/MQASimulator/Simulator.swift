@@ -34,7 +34,7 @@ public enum SimulationError: Error, CustomStringConvertible {
     }
 }
 
-/// Deterministic synthetic event logs (shared/spec/event-log.md): the same
+/// Deterministic synthetic event logs (Docs/event-log.md): the same
 /// seed, meeting count and parameters give byte-identical output. Meetings
 /// are generated one at a time, so memory stays bounded at any size.
 public struct Simulator: Sendable {
