@@ -16,9 +16,11 @@ struct ReportSeries: MergeableSeries {
     var count: Int { ts.count }
     func ts(_ i: Int) -> Int64 { ts[i] }
 
+    /// In place (`_modify`): a get/set pair would copy the whole column
+    /// on every append.
     subscript(_ column: ReportColumn) -> [DecimalNumber] {
         get { columns[column.rawValue] }
-        set { columns[column.rawValue] = newValue }
+        _modify { yield &columns[column.rawValue] }
     }
 
     /// Appends one report; the values in `ReportColumn` order (the order of
@@ -148,19 +150,33 @@ extension EventStore {
         insert.bind(4, block.ts.count)
         var index: Int32 = 5
         for c in ReportColumn.allCases {
-            // A MOS of 0 or null is a placeholder: its statistics count
-            // only the values in [1, 5], and say how many there were.
-            let values = c == .mos
-                ? block[c].compactMap { $0.doubleValue }.filter { $0 >= 1 && $0 <= 5 }
-                : block[c].map { $0.doubleValue ?? 0 }
+            var count = 0
+            var lo = Double.infinity
+            var hi = -Double.infinity
+            var sum = 0.0
+            for v in block[c] {
+                let d: Double
+                if c == .mos {
+                    // 0 and null are placeholders: the MOS statistics count
+                    // only the values in [1, 5], and say how many there were.
+                    guard let m = v.doubleValue, m >= 1 && m <= 5 else { continue }
+                    d = m
+                } else {
+                    d = v.doubleValue ?? 0
+                }
+                count += 1
+                lo = min(lo, d)
+                hi = max(hi, d)
+                sum += d
+            }
             if c == .mos {
-                insert.bind(index, values.count)
+                insert.bind(index, count)
                 index += 1
             }
-            if !values.isEmpty {
-                insert.bind(index, values.min()!)
-                insert.bind(index + 1, values.max()!)
-                insert.bind(index + 2, values.reduce(0, +))
+            if count > 0 {
+                insert.bind(index, lo)
+                insert.bind(index + 1, hi)
+                insert.bind(index + 2, sum)
             }
             index += 3
         }

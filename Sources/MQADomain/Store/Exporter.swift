@@ -83,6 +83,9 @@ public struct Exporter {
         }
     }
 
+    /// `,"loss":` … per value column, made once.
+    private static let jsonKeys = ReportColumn.allCases.map { ($0, ",\"\($0.name)\":") }
+
     /// The CSV columns: the envelope, the report's values, then the
     /// payload of every other event.
     static let csvHeader = (["ts", "event", "meeting", "uid"] + ReportColumn.allCases.map(\.name) + ["payload"])
@@ -92,8 +95,12 @@ public struct Exporter {
         switch format {
         case .ndjson:
             var line = envelope(s.ts[i], .qualityReport, meeting, uid)
-            for c in ReportColumn.allCases { line += ",\"\(c.name)\":" + s[c][i].jsonText }
-            out.write(line + "}\n")
+            for (c, key) in Exporter.jsonKeys {
+                line += key
+                line += s[c][i].jsonText
+            }
+            line += "}\n"
+            out.write(line)
         case .csv:
             // An empty cell, not `null`, for a MOS the SDK did not give.
             let values = ReportColumn.allCases.map { c in
