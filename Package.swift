@@ -49,7 +49,7 @@ let package = Package(
             resources: queryFiles.map { .embedInCode($0) }),
         .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd", "CZlib", "CCrypto"], swiftSettings: hotLoops),
         .target(name: "MQADomain", dependencies: ["MQAStore", "MQAQueries"], swiftSettings: hotLoops),
-        .target(name: "MQASimulator", dependencies: ["MQADomain"]),
+        .target(name: "MQASimulator", dependencies: ["MQADomain", "MQAStore"]),
         .target(name: "MQAReports", dependencies: ["MQADomain"]),
         .target(name: "MQACLI", dependencies: ["MQADomain", "MQASimulator", "MQAReports", "MQAQueries"]),
         .executableTarget(name: "mqa", dependencies: ["MQACLI"]),
@@ -57,13 +57,14 @@ let package = Package(
         // iOS and macOS; zstd output only where the system library is there.
         .target(name: "MQARecorder", dependencies: [.target(name: "CZstd", condition: .when(platforms: [.linux]))]),
         // Benchmarks that print figures (never timed tests): swift run -c release NAME
-        .executableTarget(name: "engine-bench", dependencies: ["MQADomain"], path: "Benchmarks/engine-bench"),
+        .executableTarget(name: "engine-bench", dependencies: ["MQADomain", "MQAStore"], path: "Benchmarks/engine-bench"),
         .executableTarget(name: "sim-bench", dependencies: ["MQASimulator"], path: "Benchmarks/sim-bench"),
         .executableTarget(name: "recorder-bench", dependencies: ["MQARecorder"], path: "Benchmarks/recorder-bench"),
         .testTarget(name: "MQAStoreTests", dependencies: ["MQAStore"]),
-        .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator"], exclude: ["Fixtures"]),
-        .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQADomain"]),
-        .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports"]),
+        .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator", "MQAStore"], exclude: ["Fixtures"]),
+        .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQADomain", "MQAStore"]),
+        // Goldens are read from the source tree (#filePath), never bundled.
+        .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports"], exclude: ["Golden"]),
         .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQAStore"]),
         .testTarget(name: "MQARecorderTests", dependencies: ["MQARecorder", "MQADomain"], swiftSettings: [.swiftLanguageMode(.v6)]),
     ],

@@ -63,6 +63,7 @@ domain=(
     Sources/MQADomain/Parsing/NumberText.swift Sources/MQADomain/Parsing/RFC3339.swift
     Sources/MQADomain/Model/Event.swift Sources/MQADomain/Model/EventDescriptor.swift
     Sources/MQADomain/Model/CanonicalJSON.swift Sources/MQADomain/Support/JSON.swift
+    Sources/MQADomain/Support/Time.swift
 )
 swiftc "${flags[@]}" -I "$out/mqastore" -module-name LineFuzz "${domain[@]}" Fuzz/LineFuzz/main.swift \
     "$out"/mqastore/*.o -lsqlite3 -lzstd -lcrypto -lz -o "$out/line-fuzz" 2> "$out/build-line.log" \

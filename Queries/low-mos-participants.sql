@@ -8,7 +8,7 @@ SELECT m.meeting,
        round(p.loss_p95, 1) AS loss_p95_pct,
        round(p.rtt_p95) AS rtt_p95_ms,
        round(p.jitter_p95) AS jitter_p95_ms,
-       (p.poor_ms + p.bad_ms) / 1000 AS poor_or_bad_s,
+       p.poor_ms + p.bad_ms AS low_tier_ms,
        p.disconnects
 FROM participant_summary p
 JOIN meetings m ON m.id = p.meeting_id

@@ -4,7 +4,7 @@ SELECT m.meeting,
        t.publisher,
        t.track,
        sum(t.stall_count) AS stalls,
-       sum(t.stalled_ms) / 1000 AS stalled_s,
+       sum(t.stalled_ms) AS stalled_ms,
        sum(t.stall_count > 0) AS subscribers_with_stalls,
        count(*) AS subscriptions,
        sum(t.stalls_under_good_tier) AS under_good_tier,
@@ -13,5 +13,5 @@ FROM track_summary t
 JOIN meetings m ON m.id = t.meeting_id
 GROUP BY t.meeting_id, t.publisher, t.track
 HAVING stalls > 0
-ORDER BY stalled_s DESC, stalls DESC
+ORDER BY sum(t.stalled_ms) DESC, stalls DESC
 LIMIT 100;

@@ -3,19 +3,7 @@
 // [reports]`. Prints report×config steps per second.
 import Dispatch
 import MQADomain
-
-/// SplitMix64: small, fast, deterministic.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
+import MQAStore
 
 let target = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 1_000_000 : 1_000_000
 let clientsPerMeeting = 5
@@ -65,7 +53,7 @@ func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
 let synthStart = now()
 var logs: [MeetingLog] = []
-var rng = SplitMix64(state: 42)
+var rng = SplitMix64(seed: 42)
 for m in 0..<meetings {
     let uids = (0..<clientsPerMeeting).map { "u\($0)" }
     let clients = uids.map { u in synthesizeClient(meeting: m, uid: u, peers: uids.filter { $0 != u }, rng: &rng) }

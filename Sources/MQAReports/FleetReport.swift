@@ -27,9 +27,10 @@ public struct FleetEntry: Sendable, Equatable {
         start = report.header.start
         durationMs = report.header.durationMs
         participants = report.header.participants
-        stalledMs = a.subscriptions.reduce(0) { $0 + $1.stalledMs }
-        lowTierMs = a.isCDN ? 0 : a.participants.reduce(0) { $0 + $1.tierMs[.poor] + $1.tierMs[.bad] }
-        abnormalDisconnects = a.participants.reduce(0) { $0 + $1.disconnects.count { $0.error != nil } }
+        let score = FleetScore(a)
+        stalledMs = score.stalledMs
+        lowTierMs = score.lowTierMs
+        abnormalDisconnects = score.abnormalDisconnects
         var counts: [IssueCode: Int] = [:]
         for i in a.issues { counts[i.code, default: 0] += 1 }
         issueCounts = counts
@@ -50,33 +51,18 @@ public struct FleetEntry: Sendable, Equatable {
         self.issueCounts = issueCounts
     }
 
-    /// The ranking score, see `FleetReport.scoreRule`: higher is worse.
+    /// The ranking score (`FleetScore`): higher is worse.
     public var score: Double {
-        Double(stalledMs) / 1000 + Double(lowTierMs) / 1000
-            + FleetReport.secondsPerAbnormalDisconnect * Double(abnormalDisconnects)
+        FleetScore(stalledMs: stalledMs, lowTierMs: lowTierMs, abnormalDisconnects: abnormalDisconnects).seconds
     }
 }
 
-/// All meetings ranked worst first (`mqa report fleet [--top N]`), and the
-/// index of a batch.
-///
-/// **Score** (higher is worse), in seconds of degraded experience:
-///
-///     score = stalled video s (all subscriptions)
-///           + warm s in the poor or bad tier (all participants)
-///           + 30 s × disconnects with an error
-///
-/// A second of frozen video and a second of poor/bad audio quality each cost
-/// a participant about the same: a second of the meeting they could not
-/// follow. An abnormal disconnect costs more than its measured gap: the
-/// rejoin, the re-subscribe and finding one's place again take tens of
-/// seconds, counted as a flat 30 s. Summing over participants makes a bad
-/// meeting for many people worse than the same trouble for one. Ties rank
-/// by meeting id, so the order is stable.
+/// All meetings ranked worst first by `FleetScore` (`mqa report fleet
+/// [--top N]`), and the index of a batch. Ties rank by meeting id, so the
+/// order is stable.
 public struct FleetReport: Sendable, RenderedReport {
-    public static let secondsPerAbnormalDisconnect = 30.0
-    public static let scoreRule =
-        "stalled video seconds + warm seconds in the poor/bad tier + 30 s per disconnect with an error (higher is worse)"
+    public static let scoreRule = FleetScore.rule
+    public static let secondsPerAbnormalDisconnect = FleetScore.secondsPerAbnormalDisconnect
 
     /// Ranked worst first, cut to `top`.
     public var ranked: [FleetEntry]

@@ -21,7 +21,7 @@ public struct MeetingReport: Sendable, RenderedReport {
 
     public init(log: MeetingLog, config: TierConfig) {
         header = MeetingHeader(log)
-        damage = log.damage
+        damage = log.damage.map(\.description)
         analysis = MeetingAnalysis.analyze(log, config: config)
         context = MeetingContext.build(log)
         // A CDN meeting has no quality feed: nothing to chart.
@@ -38,7 +38,7 @@ public struct MeetingReport: Sendable, RenderedReport {
     }
 
 
-    /// `mqa report meeting --format json`: the shape of `cli.md`, plus
+    /// `mqa report meeting --format json`: the shape of `Docs/cli.md`, plus
     /// `participantCount`, `qualityData` (false on a CDN meeting) and
     /// `notice` (the no-quality-data sentence, else null).
     public var json: JSON {
@@ -85,16 +85,9 @@ public struct MeetingReport: Sendable, RenderedReport {
         analysis.issues.filter { $0.uid == uid && $0.track == nil }
     }
 
-    /// The track issue codes of one subscription, in `IssueFinder`'s
-    /// order. Decided from the subscription itself with the engine's public
-    /// thresholds, because an `Issue` names (subscriber, publisher, track)
-    /// and a re-subscribed track has several subscriptions under that name.
-    func trackIssueCodes(_ s: Subscription) -> [IssueCode] {
-        var codes: [IssueCode] = []
-        if s.stallRatio > IssueThresholds.stallRatio { codes.append(.videoStalls) }
-        if s.stallsUnderGoodTier > 0 { codes.append(.stallsUnderGoodTier) }
-        if s.neverRendered { codes.append(.neverRendered) }
-        if let ttff = s.timeToFirstFrameMs, ttff > IssueThresholds.firstFrameMs { codes.append(.slowFirstFrame) }
-        return codes
-    }
+    /// The track issue codes of one subscription, in the meeting's issue
+    /// order. Asked of the subscription itself, because an `Issue` names
+    /// (subscriber, publisher, track) and a re-subscribed track has several
+    /// subscriptions under that name.
+    func trackIssueCodes(_ s: Subscription) -> [IssueCode] { s.issues.map(\.code) }
 }

@@ -27,10 +27,10 @@ public struct QualitySeries: Sendable, Equatable {
         points.reserveCapacity(r.count)
         for span in client.connectionSpans() {
             var previous: Int64?
-            for i in span.reports where r.ts[i] >= span.start + config.coldStartMs && r.rtt[i] != 0 {
+            for i in span.reports where TierParams.isWarm(ts: r.ts[i], rtt: r.rtt[i], warmFrom: span.start + config.coldStartMs) {
                 let mos = ReportMOS.mos(sdkMOS: r.mos[i], rtt: r.rtt[i], loss: r.loss[i], jitter: r.jitter[i],
                                         source: config.mos, emodel: config.emodel)
-                let breaks = previous == nil || r.ts[i] - previous! > config.gapMs
+                let breaks = previous.map { TierParams.isGap(from: $0, to: r.ts[i], gapMs: config.gapMs) } ?? true
                 points.append(Point(ts: r.ts[i], mos: mos, loss: r.loss[i], rtt: r.rtt[i], breaksLine: breaks))
                 previous = r.ts[i]
             }

@@ -4,7 +4,7 @@ import MQADomain
 public enum ReportFormat: String, Sendable, CaseIterable {
     /// Aligned Markdown tables, readable in a terminal.
     case md
-    /// The shapes of `cli.md`.
+    /// The shapes of `Docs/cli.md`.
     case json
     /// One row per participant/track/meeting, for spreadsheets.
     case csv

@@ -1,3 +1,5 @@
+import MQAStore
+
 /// Phase two of a client's simulation: every event the client's app logs,
 /// given the meeting plan and every client's timeline (phase one), in the
 /// order the app's logger writes them (disorder included).

@@ -1,3 +1,5 @@
+import MQAStore
+
 /// How a connection ends.
 enum ConnectionEnd: Sendable, Equatable {
     case leave                      // meeting_leave

@@ -1,4 +1,5 @@
 import MQADomain
+import MQAStore
 
 /// A 1.1 context event as the simulator logs it: the kind and up to three
 /// field values, in the order of the kind's descriptor (`nil` leaves an

@@ -1,6 +1,6 @@
 import MQADomain
 
-/// Writes `LogEvent`s as event-log lines (shared/spec/event-log.md).
+/// Writes `LogEvent`s as event-log lines (Docs/event-log.md).
 struct EventEncoder {
     let plan: MeetingPlan
     let me: Int

@@ -1,3 +1,5 @@
+import MQADomain
+
 /// Appends NDJSON bytes into a reusable buffer: no JSONEncoder, no
 /// Double-to-string conversion of the platform (numbers are written with a
 /// fixed-decimal formatter of our own, so output is byte-identical anywhere).
@@ -110,7 +112,7 @@ struct LineWriter {
         let secs = floorDiv(local, 1000)
         let days = floorDiv(secs, 86_400)
         let sod = floorMod(secs, 86_400)
-        let (y, m, d) = Self.civil(fromDays: days)
+        let (y, m, d) = Time.civil(fromDays: days)
         buffer.append(UInt8(ascii: "\""))
         pad(y, 4); byte(UInt8(ascii: "-")); pad(m, 2); byte(UInt8(ascii: "-")); pad(d, 2)
         byte(UInt8(ascii: "T"))
@@ -147,19 +149,5 @@ struct LineWriter {
 
     private func floorMod(_ a: Int64, _ b: Int64) -> Int64 {
         a - floorDiv(a, b) * b
-    }
-
-    /// Proleptic Gregorian date from days since 1970-01-01 (H. Hinnant's
-    /// civil_from_days).
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }

@@ -1,3 +1,5 @@
+import MQAStore
+
 /// One report's measured values.
 struct Measurement: Sendable {
     var loss: Double      // percent

@@ -1,3 +1,5 @@
+import MQAStore
+
 /// One event a client logs, before it is written as a line. Payloads refer
 /// to the meeting plan by index so that no strings are built per event.
 enum Payload: Sendable {

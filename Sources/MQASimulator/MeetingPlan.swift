@@ -1,3 +1,5 @@
+import MQAStore
+
 /// The SDK engine a meeting runs on.
 public enum Engine: String, Sendable {
     case sfu

@@ -1,3 +1,5 @@
+import MQAStore
+
 /// A Markov chain over `NetworkState`, one transition per report step.
 struct NetworkChain: Sendable {
     /// Cumulative transition rows, flattened: row `from` at `from * n`.

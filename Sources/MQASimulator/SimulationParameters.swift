@@ -131,7 +131,7 @@ public struct SimulationParameters: Sendable, Equatable {
         /// Bitrate ceiling of a client (its camera/encoder setting).
         public var maxBitrateKbps: ClosedRange<Double> = 1200...2800
         /// MOS = E-model(loss, rtt, jitter) + gaussian * `mosNoise`,
-        /// clamped to [1, `mosCap`]. E-model: ie, bpl as in tiers.md.
+        /// clamped to [1, `mosCap`]. E-model: ie, bpl as in Docs/tiers.md.
         public var mosNoise: Double = 0.08
         public var mosCap: Double = 4.5
         public var emodelIe: Double = 0

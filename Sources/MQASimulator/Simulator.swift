@@ -34,7 +34,7 @@ public enum SimulationError: Error, CustomStringConvertible {
     }
 }
 
-/// Deterministic synthetic event logs (shared/spec/event-log.md): the same
+/// Deterministic synthetic event logs (Docs/event-log.md): the same
 /// seed, meeting count and parameters give byte-identical output. Meetings
 /// are generated one at a time, so memory stays bounded at any size.
 public struct Simulator: Sendable {
@@ -61,31 +61,28 @@ public struct Simulator: Sendable {
     /// One file per client per meeting: `directory/<meeting>/<uid>.ndjson`.
     /// Directories are created as needed; existing files are overwritten.
     public func writeFiles(to directory: URL) throws -> SimulationSummary {
-        try validate()
         let fm = FileManager.default
-        var summary = SimulationSummary()
-        var writer = LineWriter(capacity: 1 << 22)
-        var scratch: [LogEvent] = []
-        for index in 0..<meetings {
-            writer.reset()
-            let m = MeetingGenerator.generate(seed: seed, index: index, parameters: parameters,
-                                              collect: false, writer: &writer, scratch: &scratch)
+        return try generate { m, buffer in
             let dir = directory.appendingPathComponent(Self.safeFileName(m.plan.id), isDirectory: true)
             try fm.createDirectory(at: dir, withIntermediateDirectories: true)
             for (i, range) in m.ranges.enumerated() {
                 let name = Self.safeFileName(m.plan.participants[i].uid) + ".ndjson"
                 let url = dir.appendingPathComponent(name, isDirectory: false)
-                let data = writer.buffer.withUnsafeBufferPointer { Data(buffer: UnsafeBufferPointer(rebasing: $0[range])) }
+                let data = buffer.withUnsafeBufferPointer { Data(buffer: UnsafeBufferPointer(rebasing: $0[range])) }
                 do { try data.write(to: url) } catch { throw SimulationError.cannotWrite(url.path) }
             }
-            add(m, bytes: writer.buffer.count, to: &summary)
         }
-        return summary
     }
 
     /// A single stream: meetings one after another, each client's lines
     /// together. `sink` is called once per meeting with its bytes.
     public func write(to sink: (UnsafeRawBufferPointer) throws -> Void) throws -> SimulationSummary {
+        try generate { _, buffer in try buffer.withUnsafeBytes { try sink($0) } }
+    }
+
+    /// Generates the meetings one at a time into one reused buffer, hands
+    /// each to `emit` with its bytes, and sums them up.
+    private func generate(_ emit: (GeneratedMeeting, [UInt8]) throws -> Void) throws -> SimulationSummary {
         try validate()
         var summary = SimulationSummary()
         var writer = LineWriter(capacity: 1 << 22)
@@ -94,7 +91,7 @@ public struct Simulator: Sendable {
             writer.reset()
             let m = MeetingGenerator.generate(seed: seed, index: index, parameters: parameters,
                                               collect: false, writer: &writer, scratch: &scratch)
-            try writer.buffer.withUnsafeBytes { try sink($0) }
+            try emit(m, writer.buffer)
             add(m, bytes: writer.buffer.count, to: &summary)
         }
         return summary

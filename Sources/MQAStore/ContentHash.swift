@@ -14,13 +14,9 @@ public struct ContentHasher {
 
     public init() {}
 
+    /// SplitMix64's finaliser: a bijection that spreads every input bit.
     @inline(__always)
-    private static func mix(_ x: UInt64) -> UInt64 {
-        var z = x
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private static func mix(_ x: UInt64) -> UInt64 { SplitMix64.mix(x) }
 
     @inline(__always)
     private mutating func word(_ w: UInt64) {

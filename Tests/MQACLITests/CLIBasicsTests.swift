@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The conventions of `cli.md`: help and version on stdout with exit 0,
+/// The conventions of `Docs/cli.md`: help and version on stdout with exit 0,
 /// usage errors on stderr with `Error:`, the usage line and exit 64.
 @Suite struct CLIBasicsTests {
     @Test func helpGoesToStdoutWithExitZero() {

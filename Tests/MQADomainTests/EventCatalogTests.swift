@@ -169,7 +169,7 @@ func contextLine(_ event: String, _ fields: String) -> String {
     }
 }
 
-/// tiers.md: "A log with and without them gives the same numbers", through
+/// Docs/event-log.md: "a log gives the same numbers with and without them", through
 /// the store: a device change before the join does not open a connection
 /// early, and a client that logged only context events is no participant.
 @Suite struct ContextChangesNoFigureTests {

@@ -1,5 +1,6 @@
 import Foundation
 import MQASimulator
+import MQAStore
 import Testing
 @testable import MQADomain
 
@@ -16,7 +17,7 @@ import Testing
 
     /// `columns` cut at random places into blocks of 1 to 40 reports (some
     /// empty blocks too).
-    func randomBlocks(_ columns: ReportColumns, rng: inout SeededRandom) -> ReportBlocks {
+    func randomBlocks(_ columns: ReportColumns, rng: inout SplitMix64) -> ReportBlocks {
         var cuts: [Range<Int>] = []
         var i = 0
         while i < columns.count {
@@ -34,7 +35,7 @@ import Testing
     }
 
     @Test func blocksOfAnySizeGiveTheSameAnalysis() throws {
-        var rng = SeededRandom(seed: 23)
+        var rng = SplitMix64(seed: 23)
         for round in 0..<60 {
             let uids = ["a", "b", "c", "d"].prefix(Int.random(in: 1...4, using: &rng)).map { $0 }
             let log = meeting(uids.map { u in randomClient(u, peers: uids.filter { $0 != u }, rng: &rng) }, id: "m-\(round)")

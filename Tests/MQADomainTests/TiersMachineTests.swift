@@ -1,3 +1,4 @@
+import MQAStore
 import Testing
 @testable import MQADomain
 
@@ -140,7 +141,7 @@ struct TiersMachineTests {
 
     @Test("with no smoothing, dwell or hysteresis each warm report's tier is tierOf(mos)")
     func identityProperty() {
-        var rng = SeededRandom(seed: 7)
+        var rng = SplitMix64(seed: 7)
         let config = directConfig()
         let params = TierParams(config)
         let edges = config.thresholds

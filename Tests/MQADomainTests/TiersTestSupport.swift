@@ -1,3 +1,4 @@
+import MQAStore
 @testable import MQADomain
 
 /// Builds one client's log in the order its lines would be written.
@@ -56,23 +57,11 @@ func directConfig(_ change: (inout TierConfig) -> Void = { _ in }) -> TierConfig
     return c
 }
 
-/// SplitMix64, for reproducible random tests.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A random client log with joins, reports (some cold, some gaps, some null
 /// MOS), SDK tiers, disconnects/reconnects, reports outside connections and
 /// subscriptions with stalls.
-func randomClient(_ uid: String, peers: [String], rng: inout SeededRandom) -> ClientBuilder {
+func randomClient(_ uid: String, peers: [String], rng: inout SplitMix64) -> ClientBuilder {
     var b = ClientBuilder(uid)
     var t: Int64 = 1_000_000 + Int64.random(in: 0..<5000, using: &rng)
     if Bool.random(using: &rng) { b.join(t) }  // else the log began late

@@ -1,3 +1,4 @@
+import MQAStore
 import Testing
 @testable import MQADomain
 
@@ -5,7 +6,7 @@ import Testing
 struct TiersTimeTests {
     @Test("time in tier sums to each connection's length (random logs)")
     func tierTimeSumsToLength() {
-        var rng = SeededRandom(seed: 11)
+        var rng = SplitMix64(seed: 11)
         for round in 0..<40 {
             let uids = ["a", "b", "c"]
             let log = meeting(uids.map { u in randomClient(u, peers: uids.filter { $0 != u }, rng: &rng) },

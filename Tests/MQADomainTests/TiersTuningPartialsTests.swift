@@ -1,4 +1,5 @@
 import Foundation
+import MQAStore
 import Testing
 @testable import MQADomain
 
@@ -9,7 +10,7 @@ struct TiersTuningPartialsTests {
     static let gridText = #"{"hysteresis": [0, 0.2], "downDwell": [1, 2], "alphaUp": [0.4, 1], "mos": ["sdk", "emodel"]}"#
 
     func randomMeetings(_ count: Int, seed: UInt64) -> [MeetingLog] {
-        var rng = SeededRandom(seed: seed)
+        var rng = SplitMix64(seed: seed)
         return (0..<count).map { m in
             let uids = ["a", "b", "c", "d"].prefix(Int.random(in: 1...4, using: &rng)).map { $0 }
             return meeting(uids.map { u in randomClient(u, peers: uids.filter { $0 != u }, rng: &rng) }, id: "m-\(m)")
@@ -37,7 +38,7 @@ struct TiersTuningPartialsTests {
         let single = Tuning.sweep(TuningCorpus(logs), configs: configs, options: options)
         #expect(single.contains { $0.score.medianLeadMs != nil })
         #expect(single.contains { $0.pareto } && single.contains { !$0.pareto })
-        var rng = SeededRandom(seed: seed &* 7919)
+        var rng = SplitMix64(seed: seed &* 7919)
         for trial in 0..<12 {
             // 1 to 6 parts; a part may be empty; meetings land in random parts.
             let k = trial == 0 ? 1 : Int.random(in: 2...6, using: &rng)
@@ -56,7 +57,7 @@ struct TiersTuningPartialsTests {
 
     @Test("property: the lead histogram keeps the multiset, and its median is the nearest-rank p50")
     func histogram() {
-        var rng = SeededRandom(seed: 11)
+        var rng = SplitMix64(seed: 11)
         for _ in 0..<200 {
             let a = (0..<Int.random(in: 0..<30, using: &rng)).map { _ in Int64.random(in: 0..<40, using: &rng) }
             let b = (0..<Int.random(in: 0..<30, using: &rng)).map { _ in Int64.random(in: 0..<40, using: &rng) }

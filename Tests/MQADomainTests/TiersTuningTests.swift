@@ -1,4 +1,5 @@
 import Foundation
+import MQAStore
 import Testing
 @testable import MQADomain
 
@@ -71,7 +72,7 @@ struct TiersTuningTests {
 
     @Test("tuning and analysis run the same machine: alarms, flaps, warm time and coverage agree")
     func agreesWithAnalysis() throws {
-        var rng = SeededRandom(seed: 3)
+        var rng = SplitMix64(seed: 3)
         var logs: [MeetingLog] = []
         for m in 0..<30 {
             let uids = ["a", "b", "c", "d"]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MQAStore
 @testable import MQASimulator
 
 @Suite struct DeterminismTests {

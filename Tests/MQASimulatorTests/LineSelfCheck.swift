@@ -1,7 +1,7 @@
 import Foundation
 @testable import MQASimulator
 
-/// A self-check of generated lines against shared/spec/event-log.md, built
+/// A self-check of generated lines against Docs/event-log.md, built
 /// on Foundation's JSONSerialization (independent of the simulator's writer).
 /// Returns nil for a valid line, else the reason.
 enum LineSelfCheck {

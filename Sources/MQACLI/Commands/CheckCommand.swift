@@ -38,7 +38,7 @@ enum CheckCommand {
             // that is damage too, reported in the same shape.
             var r = StoreCheckResult()
             r.integrity = ["\(error)"]
-            r.damage = [StoreDamage(meeting: "", uid: "", table: "sqlite", chunk: nil, reason: "cannot open: \(error)")]
+            r.damage = [StoreDamage(place: .file, reason: "cannot open: \(error)")]
             result = r
         }
         let out = try context.output(args)

@@ -117,14 +117,10 @@ enum DemoCommand {
         return files.sorted()
     }
 
-    /// The meeting ranked first by the fleet score (the summaries' score).
+    /// The meeting ranked first by the fleet score (of the stored summaries).
     static func worstMeeting(_ store: EventStore) throws -> String? {
-        let q = try store.db.prepare(
-            """
-            SELECT m.meeting FROM meeting_summary s JOIN meetings m ON m.id = s.meeting_id
-            ORDER BY s.stalled_ms + s.low_tier_ms + 30000 * s.abnormal_disconnects DESC, m.meeting LIMIT 1
-            """)
-        return try q.step() ? q.string(0) : nil
+        try store.meetingSummaries()
+            .max { ($0.fleetScore.seconds, $1.meeting) < ($1.fleetScore.seconds, $0.meeting) }?.meeting
     }
 
     /// The meeting and track with the most stalls, for the track report example.

@@ -11,7 +11,9 @@ enum QueryCommand {
         discussion: """
             The queries are the .sql files of the project's Queries/ folder, compiled
             into mqa; each also runs as it is in the sqlite3 shell. Parameters are
-            bound, never spliced into the SQL.
+            bound, never spliced into the SQL. Queries over meetings (meetings,
+            worst-meetings) take --since/--until. JSON keys are camelCase
+            (duration_ms is durationMs); times and durations are in ms.
             """,
         arguments: [("NAME", "The query (see --list).")],
         maxPositionals: 1,
@@ -19,11 +21,15 @@ enum QueryCommand {
             CommandContext.dbOption,
             .flag("--list", help: "List the named queries and what they return."),
             .option("--param", value: "K=V", help: "Bind :K to V (repeatable).", repeatable: true),
+            CommandContext.sinceOption, CommandContext.untilOption,
             .option("--format", value: "FORMAT", help: "md (default), json or csv."),
             CommandContext.outOption,
         ])
 
     static let command = Subcommand(spec: spec, run: run)
+
+    /// Parameters bound from `--since`/`--until` (ms), NULL when not given.
+    static let windowParameters = ["since", "until"]
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let out = try context.output(args)
@@ -37,51 +43,71 @@ enum QueryCommand {
         guard let name = args.positionals.first else {
             throw UsageError("missing expected argument '<name>' (or --list)")
         }
-        guard let sql = Queries.named.first(where: { $0.name == name })?.sql else {
+        guard Queries.named.contains(where: { $0.name == name }) else {
             throw UsageError("no query named '\(name)'; known: \(Queries.named.map(\.name).joined(separator: ", "))")
         }
         let format = try args.choice("--format", ["md", "json", "csv"], default: "md", usage: spec.usage)
+        let window = try context.timeWindow(args)
         // Summaries left stale by a killed ingest are redone first, when the
         // store may be written; a read-only store is queried as it is.
         let path = try context.databasePath(args)
         try EventStore.refreshStaleSummaries(path: path)
         let store = try context.openStore(args)
-        let statement = try store.db.prepare(sql)
-        var given: [String: String] = [:]
+        let takes = try store.parameters(ofQuery: name)
+        var bound: [String: SQLValue] = [:]
         for pair in args.values["--param"] ?? [] {
             guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
                 throw UsageError("'--param' takes K=V, got '\(pair)'")
             }
-            given[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+            let key = String(pair[..<eq])
+            let value = String(pair[pair.index(after: eq)...])
+            guard takes.contains(key) else {
+                throw UsageError("query '\(name)' has no parameter '\(key)' (it takes: \(takes.isEmpty ? "none" : takes.joined(separator: ", ")))")
+            }
+            if windowParameters.contains(key) { throw UsageError("give '\(key)' as --\(key) TIME, not --param") }
+            bound[key] = Int64(value).map { .int($0) } ?? .text(value)
         }
-        for key in given.keys where !statement.parameterNames.contains(key) {
-            throw UsageError("query '\(name)' has no parameter '\(key)' (it takes: \(statement.parameterNames.joined(separator: ", ")))")
+        for (key, ms) in [("since", window.since), ("until", window.until)] {
+            guard let ms else { continue }
+            guard takes.contains(key) else {
+                let windowed = try Queries.named.map(\.name).filter { try store.parameters(ofQuery: $0).contains(key) }
+                throw UsageError("query '\(name)' takes no --\(key) (those that do: \(windowed.joined(separator: ", ")))")
+            }
+            bound[key] = .int(ms)
         }
-        for key in statement.parameterNames {
-            guard let value = given[key] else { throw UsageError("query '\(name)' needs --param \(key)=VALUE") }
-            statement.bind(name: key, Int64(value).map { .int($0) } ?? .text(value))
+        for key in takes where bound[key] == nil && !windowParameters.contains(key) {
+            throw UsageError("query '\(name)' needs --param \(key)=VALUE")
         }
-        let columns = (0..<statement.columnCount).map { statement.columnName($0) }
-        var rows: [[SQLValue]] = []
-        while try statement.step() { rows.append((0..<statement.columnCount).map { statement.value($0) }) }
+        let result = try store.runQuery(name, parameters: bound)
         switch format {
         case "json":
-            let items = rows.map { row in JSON.object(zip(columns, row).map { ($0, json($1)) }) }
+            // The reports' conventions: camelCase keys (`duration_ms` is
+            // `durationMs`), times and durations in ms.
+            let keys = result.columns.map(camelCase)
+            let items = result.rows.map { row in JSON.object(zip(keys, row).map { ($0, json($1)) }) }
             out.write(JSON.array(items).rendered(pretty: true) + "\n")
         case "csv":
-            out.write(columns.map(CSV.cell).joined(separator: ",") + "\n")
-            for row in rows { out.write(row.map(csv).joined(separator: ",") + "\n") }
+            out.write(result.columns.map(CSV.cell).joined(separator: ",") + "\n")
+            for row in result.rows { out.write(row.map(csv).joined(separator: ",") + "\n") }
         default:
-            var table = MarkdownTable(headers: columns)
-            for (i, v) in (rows.first ?? []).enumerated() {
+            var table = MarkdownTable(headers: result.columns)
+            for (i, v) in (result.rows.first ?? []).enumerated() {
                 if case .int = v { table.rightAligned.insert(i) }
                 if case .double = v { table.rightAligned.insert(i) }
             }
-            for row in rows { table.add(row.map(text)) }
+            for row in result.rows { table.add(row.map(text)) }
             out.write(table.rendered)
         }
         out.flush()
         return ExitCode.success
+    }
+
+    /// `low_tier_ms` → `lowTierMs`: a column name as the reports' JSON
+    /// spells its keys.
+    static func camelCase(_ column: String) -> String {
+        let words = column.split(separator: "_")
+        guard let first = words.first else { return column }
+        return String(first) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 
     /// The first comment line of a query file: what it returns.

@@ -2,7 +2,8 @@ import Foundation
 import MQADomain
 import MQAReports
 
-/// What the three `report` subcommands share: options, format and config.
+/// What the three `report` subcommands share: options and format (the
+/// config is `CommandContext.tierConfig`, as for `tiers`).
 enum ReportOptions {
     static let formatOption = OptionSpec.option(
         "--format", value: "FORMAT", help: "md (default), json, csv or html (one self-contained page).")
@@ -10,16 +11,6 @@ enum ReportOptions {
     static func format(_ args: ParsedArguments, usage: String) throws -> ReportFormat {
         let text = try args.choice("--format", ReportFormat.allCases.map(\.rawValue), default: "md", usage: usage)
         return ReportFormat(rawValue: text)!
-    }
-
-    /// `--config FILE` parsed with `TierConfig.parse`; a bad config throws
-    /// `TierConfigError`, which the CLI maps to exit 64.
-    static func config(_ args: ParsedArguments) throws -> TierConfig {
-        guard let path = args.value("--config") else { return TierConfig() }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw UsageError("cannot read config file '\(path)'")
-        }
-        return try TierConfig.parse(data)
     }
 
     /// One meeting's report, or the store's "no such meeting" error.
@@ -69,7 +60,7 @@ enum ReportMeetingCommand {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try ReportOptions.format(args, usage: spec.usage)
-        let config = try ReportOptions.config(args)
+        let config = try context.tierConfig(args)
         if args.has("--all") {
             guard args.positionals.isEmpty else { throw UsageError("give either a meeting ID or --all, not both") }
             guard let dir = args.value("--out") else { throw UsageError("--all needs --out DIR") }
@@ -156,7 +147,7 @@ enum ReportTrackCommand {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try ReportOptions.format(args, usage: spec.usage)
-        let config = try ReportOptions.config(args)
+        let config = try context.tierConfig(args)
         guard let meeting = args.value("--meeting") else { throw UsageError("missing '--meeting <id>'") }
         let store = try context.openStore(args)
         let report = try ReportOptions.meetingReport(store, meeting, config: config, context)
@@ -184,7 +175,7 @@ enum ReportFleetCommand {
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try ReportOptions.format(args, usage: spec.usage)
         let top = args.value("--top") == nil ? nil : try args.int("--top", default: 0, range: 1...Int(Int32.max), usage: spec.usage)
-        let config = try ReportOptions.config(args)
+        let config = try context.tierConfig(args)
         let store = try context.openStore(args, requireMeetings: true)
         var entries: [FleetEntry] = []
         for id in try store.meetings(startingIn: try context.timeWindow(args)) {

@@ -31,11 +31,11 @@ enum TiersCommand {
         let meeting = try store.resolveMeeting(given)
         // Long series are read chunk by chunk: memory stays bounded.
         guard let (log, analysis) = try store.analyzeMeeting(meeting, config: config) else {
-            throw StoreErrorMessage.noMeeting(meeting)
+            throw StoreError.noMeeting(meeting)
         }
         let uid = args.value("--uid")
         if let uid, !log.clients.contains(where: { $0.uid == uid }) {
-            throw StoreErrorMessage.noClient(meeting, uid)
+            throw StoreError.noClient(meeting: meeting, uid: uid)
         }
         let connections = analysis.connections.filter { uid == nil || $0.uid == uid }
         let out = try context.output(args)
@@ -69,18 +69,5 @@ enum TiersCommand {
         }
         out.flush()
         return ExitCode.success
-    }
-}
-
-/// Errors of reading commands that name what was asked for.
-enum StoreErrorMessage: Error, CustomStringConvertible {
-    case noMeeting(String)
-    case noClient(String, String)
-
-    var description: String {
-        switch self {
-        case .noMeeting(let m): "no meeting \"\(m)\" in the store (`mqa query meetings` lists them)"
-        case .noClient(let m, let u): "meeting \"\(m)\" has no client \"\(u)\""
-        }
     }
 }

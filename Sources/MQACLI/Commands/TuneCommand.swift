@@ -12,7 +12,7 @@ enum TuneCommand {
               {"hysteresis": [0, 0.1, 0.2], "upDwell": [1, 2, 3],
                "thresholds": [[4.0, 3.6, 3.1, 2.6], [4.2, 3.8, 3.3, 2.8]]}
             Every combination (other keys at their defaults) is run over every meeting
-            in the store. An alarm is a change from above --target to --target or
+            in the store (with --since/--until, those that started in that window). An alarm is a change from above --target to --target or
             worse; a stall is covered when its subscriber's tier was --target or worse
             in the --lead-ms before it; an alarm is useful when a stall of that client
             follows within --lead-ms. Results are ranked by F1 (then recall, then fewer
@@ -31,6 +31,7 @@ enum TuneCommand {
         maxPositionals: nil,
         options: [
             CommandContext.dbOption,
+            CommandContext.sinceOption, CommandContext.untilOption,
             .option("--grid", value: "FILE", help: "The grid JSON (required, except with --merge)."),
             .option("--target", value: "TIER", help: "Alarm tier: good, fair, poor (default) or bad."),
             .option("--lead-ms", value: "N", help: "How long before a stall an alarm counts (default 10000)."),
@@ -76,12 +77,15 @@ enum TuneCommand {
         }
         let grid = try TuningGrid.parse(data)
         let configs = grid.configs()
+        let window = try context.timeWindow(args)
         let store = try context.openStore(args, requireMeetings: true)
+        let meetings = try store.meetings(startingIn: window)
+        // A sweep over nothing would rank every config at F1 0.
+        if meetings.isEmpty { throw StoreError.noMeetingInWindow }
 
         let started = Date()
         let progress = context.stderr.isTerminal
         var logs: [MeetingLog] = []
-        let meetings = try store.meetings()
         for (i, meeting) in meetings.enumerated() {
             if let log = try store.meetingLog(meeting) { logs.append(log) }
             if progress && i % 50 == 0 {
@@ -126,7 +130,7 @@ enum TuneCommand {
 
     /// `mqa tune --merge FILE...`: no store, only the partials.
     static func merge(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        for name in ["--grid", "--target", "--lead-ms", "--db"] where args.value(name) != nil {
+        for name in ["--grid", "--target", "--lead-ms", "--db", "--since", "--until"] where args.value(name) != nil {
             throw UsageError("'\(name)' does not go with --merge: the partials carry it")
         }
         if args.has("--partials") { throw UsageError("give either --partials or --merge, not both") }

@@ -1,5 +1,5 @@
 /// Turns one peer connection's samples, in time order, into event-log
-/// lines (webrtc-import.md, "Events, per peer connection"). Fed one sample
+/// lines (Docs/import.md, "What becomes what"). Fed one sample
 /// at a time, so a long connection costs only its few counters and its
 /// output lines, never its samples.
 struct ConnectionConverter {

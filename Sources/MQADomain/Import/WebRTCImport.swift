@@ -56,7 +56,7 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
     public init(_ reason: String) { self.reason = reason }
 }
 
-/// Converting WebRTC stats dumps to event-log lines (webrtc-import.md).
+/// Converting WebRTC stats dumps to event-log lines (Docs/import.md).
 public enum WebRTCImport {
     /// The format of content that starts with `prefix` (decompressed bytes,
     /// as many as are at hand; 64 KiB is plenty).

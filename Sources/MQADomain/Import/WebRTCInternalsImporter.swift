@@ -203,7 +203,7 @@ struct WebRTCInternalsImporter {
         return try JSONScanner.stringBytes(s, a, b, true).withUnsafeBufferPointer { try parse($0) }
     }
 
-    /// The connection's samples (webrtc-import.md, "webrtc-internals dump"):
+    /// The connection's samples (Docs/import.md, "Getting a dump"):
     /// the distinct rounded times of its locally stamped reports; at each,
     /// those reports that have a value then, plus each remote-stamped
     /// report's latest value since the previous sample.

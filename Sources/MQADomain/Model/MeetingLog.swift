@@ -89,14 +89,14 @@ public struct MeetingLog: Sendable, Equatable {
     public var meeting: String
     public var clients: [ClientLog]
     /// Stored chunks that could not be read and are left out (a lenient
-    /// read of a damaged store), one description each; empty normally.
-    public var damage: [String]
+    /// read of a damaged store); empty normally.
+    public var damage: [StoreDamage]
     /// Clients that logged only context events (say a device change, then
     /// no join): not participants, so not in `clients`, which every figure
     /// reads; kept for the report's context.
     public var contextOnly: [ClientLog]
 
-    public init(meeting: String, clients: [ClientLog], damage: [String] = [], contextOnly: [ClientLog] = []) {
+    public init(meeting: String, clients: [ClientLog], damage: [StoreDamage] = [], contextOnly: [ClientLog] = []) {
         self.meeting = meeting
         self.clients = clients
         self.damage = damage

@@ -22,12 +22,8 @@ extension JSONScanner {
         _ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, depth: Int,
         _ body: (_ keyStart: Int, _ keyEnd: Int, _ keyEscaped: Bool, _ p: inout Int) throws -> Void
     ) throws {
-        guard depth <= JSONScanner.maxDepth else { throw SyntaxError(message: "not valid JSON: nested too deep", column: p + 1) }
-        guard p < s.count, s[p] == UInt8(ascii: "{") else { throw SyntaxError(message: "not valid JSON: expected '{'", column: p + 1) }
-        p += 1
-        skipSpace(s, &p)
-        if p < s.count && s[p] == UInt8(ascii: "}") { p += 1; return }
-        while true {
+        guard try enter(s, &p, depth: depth, "{", "}") else { return }
+        repeat {
             guard p < s.count, s[p] == UInt8(ascii: "\"") else { throw SyntaxError(message: "not valid JSON: expected a field name", column: p + 1) }
             let keyStart = p + 1
             let escaped = try scanString(s, &p)
@@ -38,13 +34,7 @@ extension JSONScanner {
             skipSpace(s, &p)
             guard p < s.count else { throw SyntaxError(message: "not valid JSON: expected a value", column: p + 1) }
             try body(keyStart, keyEnd, escaped, &p)
-            skipSpace(s, &p)
-            guard p < s.count else { throw SyntaxError(message: "not valid JSON: unterminated object", column: p + 1) }
-            if s[p] == UInt8(ascii: ",") { p += 1; skipSpace(s, &p); continue }
-            guard s[p] == UInt8(ascii: "}") else { throw SyntaxError(message: "not valid JSON: expected ',' or '}'", column: p + 1) }
-            p += 1
-            return
-        }
+        } while try more(s, &p, "}", "object")
     }
 
     /// Visits each element of the array at `p` (which must be `[`); `body`
@@ -53,23 +43,38 @@ extension JSONScanner {
         _ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, depth: Int,
         _ body: (_ index: Int, _ p: inout Int) throws -> Void
     ) throws {
-        guard depth <= JSONScanner.maxDepth else { throw SyntaxError(message: "not valid JSON: nested too deep", column: p + 1) }
-        guard p < s.count, s[p] == UInt8(ascii: "[") else { throw SyntaxError(message: "not valid JSON: expected '['", column: p + 1) }
-        p += 1
-        skipSpace(s, &p)
-        if p < s.count && s[p] == UInt8(ascii: "]") { p += 1; return }
+        guard try enter(s, &p, depth: depth, "[", "]") else { return }
         var index = 0
-        while true {
+        repeat {
             guard p < s.count else { throw SyntaxError(message: "not valid JSON: expected a value", column: p + 1) }
             try body(index, &p)
             index += 1
-            skipSpace(s, &p)
-            guard p < s.count else { throw SyntaxError(message: "not valid JSON: unterminated array", column: p + 1) }
-            if s[p] == UInt8(ascii: ",") { p += 1; skipSpace(s, &p); continue }
-            guard s[p] == UInt8(ascii: "]") else { throw SyntaxError(message: "not valid JSON: expected ',' or ']'", column: p + 1) }
-            p += 1
-            return
-        }
+        } while try more(s, &p, "]", "array")
+    }
+
+    /// Steps into the container opening at `p`; false (with `p` after it)
+    /// when it is empty.
+    @inline(__always)
+    private func enter(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, depth: Int,
+                       _ open: Unicode.Scalar, _ close: Unicode.Scalar) throws -> Bool {
+        guard depth <= JSONScanner.maxDepth else { throw SyntaxError(message: "not valid JSON: nested too deep", column: p + 1) }
+        guard p < s.count, s[p] == UInt8(ascii: open) else { throw SyntaxError(message: "not valid JSON: expected '\(open)'", column: p + 1) }
+        p += 1
+        skipSpace(s, &p)
+        if p < s.count && s[p] == UInt8(ascii: close) { p += 1; return false }
+        return true
+    }
+
+    /// After a member or element: true (with `p` at the next one) after a
+    /// comma, false (with `p` after the container) at its end.
+    @inline(__always)
+    private func more(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ close: Unicode.Scalar, _ container: String) throws -> Bool {
+        skipSpace(s, &p)
+        guard p < s.count else { throw SyntaxError(message: "not valid JSON: unterminated \(container)", column: p + 1) }
+        if s[p] == UInt8(ascii: ",") { p += 1; skipSpace(s, &p); return true }
+        guard s[p] == UInt8(ascii: close) else { throw SyntaxError(message: "not valid JSON: expected ',' or '\(close)'", column: p + 1) }
+        p += 1
+        return false
     }
 
     /// Scans any value at `p`, returning scalars and skipping containers.

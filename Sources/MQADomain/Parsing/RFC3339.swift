@@ -85,22 +85,14 @@ enum RFC3339 {
     }
 
     /// Formats ms since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    /// (The simulator writes the same form straight into its byte buffer.)
     static func format(_ ms: Int64) -> String {
         let totalSeconds = Int(ms >= 0 ? ms / 1000 : (ms - 999) / 1000)
         let millis = Int(ms - Int64(totalSeconds) * 1000)
         let days = totalSeconds >= 0 ? totalSeconds / 86400 : (totalSeconds - 86399) / 86400
         let secs = totalSeconds - days * 86400
-        // civil from days (inverse of daysFromCivil)
-        let z = days + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ v: Int, _ w: Int) -> String {
+        let (year, month, day) = Time.civil(fromDays: Int64(days))
+        func pad(_ v: some BinaryInteger, _ w: Int) -> String {
             let s = String(v)
             return String(repeating: "0", count: max(0, w - s.count)) + s
         }

@@ -4,7 +4,7 @@ extension EventStore {
     /// Stores a client's non-report events (any order, may repeat stored
     /// ones); returns the number of duplicates dropped.
     func storeEvents(_ series: EventSeries, client: Int64) throws -> Int {
-        try storeSeries(series, client: client, table: "event_chunks",
+        try storeSeries(series, client: client, table: .events,
             decode: { _, blob in EventSeries(block: try self.codec.decodeEvents(blob)) },
             insert: { merged, range in
                 let block = EventBlock(
@@ -27,7 +27,7 @@ extension EventStore {
     /// order). A damaged chunk throws, or with `onDamage` is reported there
     /// and skipped (its readable events kept).
     func events(client: Int64, meeting: String, uid: String,
-                onDamage: ((StoreError) -> Void)? = nil) throws -> [TimedEvent] {
+                onDamage: ((StoreDamage) -> Void)? = nil) throws -> [TimedEvent] {
         let select = try db.cached("SELECT id, data FROM event_chunks WHERE client_id = ? ORDER BY first_ts, id")
         select.bind(1, client)
         var parser = LineParser(nowMs: .max)
@@ -35,9 +35,9 @@ extension EventStore {
         while try select.step() {
             let id = select.int64(0)
             func damaged(_ reason: String) throws {
-                let error = StoreError.damagedChunk(meeting: meeting, uid: uid, table: "event_chunks", chunk: id, reason: reason)
-                guard let onDamage else { throw error }
-                onDamage(error)
+                let damage = StoreDamage(meeting: meeting, uid: uid, place: .chunk(.events, id: id), reason: reason)
+                guard let onDamage else { throw StoreError.damaged(damage) }
+                onDamage(damage)
             }
             let block: EventBlock
             do {
@@ -65,7 +65,7 @@ extension EventStore {
     /// Everything one meeting's clients logged, as the tier engine takes it;
     /// `nil` when the store has no such meeting.
     ///
-    /// A damaged chunk throws `StoreError.damagedChunk`; with `lenient` it is
+    /// A damaged chunk throws `StoreError.damaged`; with `lenient` it is
     /// left out instead and named in the log's `damage`, so that a report
     /// can show the rest and say what is missing.
     public func meetingLog(_ meeting: String, lenient: Bool = false) throws -> MeetingLog? {
@@ -79,8 +79,8 @@ extension EventStore {
         if clients.isEmpty { return nil }
         var logs: [ClientLog] = []
         var contextOnly: [ClientLog] = []
-        var damage: [String] = []
-        let onDamage: ((StoreError) -> Void)? = lenient ? { damage.append($0.description) } : nil
+        var damage: [StoreDamage] = []
+        let onDamage: ((StoreDamage) -> Void)? = lenient ? { damage.append($0) } : nil
         for (id, uid) in clients {
             // Chunk by chunk straight into doubles: the exact decimals of a
             // whole series (88 bytes a report) are never held at once.
@@ -105,10 +105,10 @@ extension ReportColumns {
     /// Appends a decoded chunk, its exact decimals as doubles.
     mutating func append(_ block: SeriesBlock) {
         ts.append(contentsOf: block.ts)
-        loss.append(contentsOf: block.columns[0].lazy.map { $0.doubleValue ?? 0 })
-        rtt.append(contentsOf: block.columns[1].lazy.map { $0.doubleValue ?? 0 })
-        jitter.append(contentsOf: block.columns[2].lazy.map { $0.doubleValue ?? 0 })
-        bitrate.append(contentsOf: block.columns[3].lazy.map { $0.doubleValue ?? 0 })
-        mos.append(contentsOf: block.columns[4].lazy.map { $0.doubleValue ?? .nan })
+        loss.append(contentsOf: block[.loss].lazy.map { $0.doubleValue ?? 0 })
+        rtt.append(contentsOf: block[.rtt].lazy.map { $0.doubleValue ?? 0 })
+        jitter.append(contentsOf: block[.jitter].lazy.map { $0.doubleValue ?? 0 })
+        bitrate.append(contentsOf: block[.bitrate].lazy.map { $0.doubleValue ?? 0 })
+        mos.append(contentsOf: block[.mos].lazy.map { $0.doubleValue ?? .nan })
     }
 }

@@ -4,8 +4,8 @@ import MQAStore
 /// encoding and of merging.
 struct ReportSeries: MergeableSeries {
     var ts: [Int64] = []
-    /// loss, rtt, jitter, bitrate, mos: the chunk's column order.
-    var columns: [[DecimalNumber]] = [[], [], [], [], []]
+    /// One array per `ReportColumn`, in its order.
+    var columns: [[DecimalNumber]] = ReportColumn.allCases.map { _ in [] }
 
     init() {}
     init(ts: [Int64], columns: [[DecimalNumber]]) {
@@ -16,27 +16,36 @@ struct ReportSeries: MergeableSeries {
     var count: Int { ts.count }
     func ts(_ i: Int) -> Int64 { ts[i] }
 
+    /// In place (`_modify`): a get/set pair would copy the whole column
+    /// on every append.
+    subscript(_ column: ReportColumn) -> [DecimalNumber] {
+        get { columns[column.rawValue] }
+        _modify { yield &columns[column.rawValue] }
+    }
+
+    /// Appends one report; the values in `ReportColumn` order (the order of
+    /// the parsed batch's value array).
     mutating func append(ts t: Int64, _ values: (DecimalNumber, DecimalNumber, DecimalNumber, DecimalNumber, DecimalNumber)) {
         ts.append(t)
-        columns[0].append(values.0)
-        columns[1].append(values.1)
-        columns[2].append(values.2)
-        columns[3].append(values.3)
-        columns[4].append(values.4)
+        self[.loss].append(values.0)
+        self[.rtt].append(values.1)
+        self[.jitter].append(values.2)
+        self[.bitrate].append(values.3)
+        self[.mos].append(values.4)
     }
 
     mutating func append(_ other: ReportSeries, at i: Int) {
         ts.append(other.ts[i])
-        for c in 0..<5 { columns[c].append(other.columns[c][i]) }
+        for c in ReportColumn.allCases { self[c].append(other[c][i]) }
     }
 
     /// Two reports are duplicates when every value is equal as a number;
     /// `mos` 0 equals `null` (both mean "not available").
     func same(_ i: Int, _ other: ReportSeries, _ j: Int) -> Bool {
-        for c in 0..<5 {
-            var a = columns[c][i].doubleValue
-            var b = other.columns[c][j].doubleValue
-            if c == 4 {
+        for c in ReportColumn.allCases {
+            var a = self[c][i].doubleValue
+            var b = other[c][j].doubleValue
+            if c == .mos {
                 if a == 0 { a = nil }
                 if b == 0 { b = nil }
             }
@@ -55,10 +64,10 @@ extension EventStore {
     /// keeping the invariant that a client's chunks are sorted, disjoint and
     /// free of duplicates. Returns the number of duplicates dropped.
     func storeReports(_ series: ReportSeries, client: Int64) throws -> Int {
-        try storeSeries(series, client: client, table: "report_chunks",
+        try storeSeries(series, client: client, table: .reports,
             decode: { row, blob in
                 let block = try self.codec.decode(blob)
-                guard block.columns.count == 5 else { throw StoreError.inconsistent("report chunk \(row) has \(block.columns.count) columns") }
+                guard block.columns.count == ReportColumn.allCases.count else { throw StoreError.inconsistent("report chunk \(row) has \(block.columns.count) columns") }
                 return ReportSeries(ts: block.ts, columns: block.columns)
             },
             insert: { merged, range in try self.insertChunk(merged, range, client: client) })
@@ -70,7 +79,7 @@ extension EventStore {
     /// log arrives in pieces), are decoded, merged with the new items,
     /// deleted and written again in chunks of `chunkCapacity`.
     func storeSeries<S: MergeableSeries>(
-        _ series: S, client: Int64, table: String,
+        _ series: S, client: Int64, table: ChunkTable,
         decode: (Int64, UnsafeRawBufferPointer) throws -> S,
         insert: (S, Range<Int>) throws -> Void
     ) throws -> Int {
@@ -78,9 +87,9 @@ extension EventStore {
         let sorted = series.sortedByTime()
         let select = try db.cached(
             """
-            SELECT id, data, count FROM \(table)
+            SELECT id, data, count FROM \(table.rawValue)
             WHERE client_id = ?1 AND first_ts <= ?3 AND (last_ts >= ?2
-              OR id = (SELECT id FROM \(table) WHERE client_id = ?1 AND last_ts < ?2
+              OR id = (SELECT id FROM \(table.rawValue) WHERE client_id = ?1 AND last_ts < ?2
                        ORDER BY last_ts DESC LIMIT 1) AND count < ?4)
             ORDER BY first_ts, id
             """)
@@ -95,13 +104,13 @@ extension EventStore {
             replaced.append(id)
             let chunk = try select.withBlob(1) { try decode(id, $0) }
             guard chunk.count == select.int(2) else {
-                throw StoreError.inconsistent("\(table) row \(id) says \(select.int(2)) items, holds \(chunk.count)")
+                throw StoreError.inconsistent("\(table.rawValue) row \(id) says \(select.int(2)) items, holds \(chunk.count)")
             }
             for i in 0..<chunk.count { stored.append(chunk, at: i) }
         }
         let (merged, duplicates) = S.merge(stored: stored, new: sorted)
         if !replaced.isEmpty {
-            let delete = try db.cached("DELETE FROM \(table) WHERE id = ?")
+            let delete = try db.cached("DELETE FROM \(table.rawValue) WHERE id = ?")
             for id in replaced {
                 delete.reset()
                 delete.bind(1, id)
@@ -117,67 +126,73 @@ extension EventStore {
         return duplicates
     }
 
+    /// The INSERT of one report chunk row: its time range and count, per
+    /// value column its min, max and sum (the MOS over valid values only),
+    /// and the encoded chunk.
+    private static let insertChunkSQL: String = {
+        var names = ["client_id", "first_ts", "last_ts", "count"]
+        for c in ReportColumn.allCases {
+            if c == .mos { names.append("mos_count") }
+            names += ["min", "max", "sum"].map { "\(c.name)_\($0)" }
+        }
+        names.append("data")
+        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        return "INSERT INTO report_chunks (\(names.joined(separator: ", "))) VALUES (\(marks))"
+    }()
+
     private func insertChunk(_ s: ReportSeries, _ range: Range<Int>, client: Int64) throws {
         let block = SeriesBlock(ts: Array(s.ts[range]), columns: s.columns.map { Array($0[range]) })
         let blob = try codec.encode(block)
-        let insert = try db.cached(
-            """
-            INSERT INTO report_chunks (client_id, first_ts, last_ts, count,
-              loss_min, loss_max, loss_sum, rtt_min, rtt_max, rtt_sum,
-              jitter_min, jitter_max, jitter_sum, bitrate_min, bitrate_max, bitrate_sum,
-              mos_count, mos_min, mos_max, mos_sum, data)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let insert = try db.cached(EventStore.insertChunkSQL)
         insert.bind(1, client)
         insert.bind(2, block.ts.first!)
         insert.bind(3, block.ts.last!)
         insert.bind(4, block.ts.count)
         var index: Int32 = 5
-        for c in 0..<4 {
+        for c in ReportColumn.allCases {
+            var count = 0
             var lo = Double.infinity
             var hi = -Double.infinity
             var sum = 0.0
-            for v in block.columns[c] {
-                let d = v.doubleValue ?? 0
+            for v in block[c] {
+                let d: Double
+                if c == .mos {
+                    // 0 and null are placeholders: the MOS statistics count
+                    // only the values in [1, 5], and say how many there were.
+                    guard let m = v.doubleValue, m >= 1 && m <= 5 else { continue }
+                    d = m
+                } else {
+                    d = v.doubleValue ?? 0
+                }
+                count += 1
                 lo = min(lo, d)
                 hi = max(hi, d)
                 sum += d
             }
-            insert.bind(index, lo)
-            insert.bind(index + 1, hi)
-            insert.bind(index + 2, sum)
+            if c == .mos {
+                insert.bind(index, count)
+                index += 1
+            }
+            if count > 0 {
+                insert.bind(index, lo)
+                insert.bind(index + 1, hi)
+                insert.bind(index + 2, sum)
+            }
             index += 3
         }
-        var mosCount = 0
-        var lo = Double.infinity
-        var hi = -Double.infinity
-        var sum = 0.0
-        for v in block.columns[4] {
-            guard let d = v.doubleValue, d >= 1 && d <= 5 else { continue }
-            mosCount += 1
-            lo = min(lo, d)
-            hi = max(hi, d)
-            sum += d
-        }
-        insert.bind(17, mosCount)
-        if mosCount > 0 {
-            insert.bind(18, lo)
-            insert.bind(19, hi)
-            insert.bind(20, sum)
-        }
-        insert.bind(21, blob: blob)
+        insert.bind(index, blob: blob)
         try insert.run()
     }
 
     /// A client's stored reports in time order, decoded from its chunks. A
     /// damaged chunk throws, or with `onDamage` is reported there and skipped.
     func reportSeries(client: Int64, meeting: String, uid: String,
-                      onDamage: ((StoreError) -> Void)? = nil) throws -> ReportSeries {
+                      onDamage: ((StoreDamage) -> Void)? = nil) throws -> ReportSeries {
         var out = ReportSeries()
         let cursor = try reportChunks(client: client, meeting: meeting, uid: uid, onDamage: onDamage)
         while let block = try cursor.next() {
             out.ts.append(contentsOf: block.ts)
-            for c in 0..<5 { out.columns[c].append(contentsOf: block.columns[c]) }
+            for c in ReportColumn.allCases { out[c].append(contentsOf: block[c]) }
         }
         return out
     }
@@ -185,7 +200,7 @@ extension EventStore {
     /// A client's report chunks one at a time, in time order: memory follows
     /// the chunk, not the series (a client may have millions of reports).
     func reportChunks(client: Int64, meeting: String, uid: String,
-                      onDamage: ((StoreError) -> Void)? = nil) throws -> ReportChunkCursor {
+                      onDamage: ((StoreDamage) -> Void)? = nil) throws -> ReportChunkCursor {
         // Cached: a statement prepared per client costs far more than the
         // read when a store holds millions of one-client meetings. One
         // cursor at a time (callers read a client's chunks to the end).
@@ -209,9 +224,9 @@ final class ReportChunkCursor {
     private var codec: ChunkCodec
     private let meeting: String
     private let uid: String
-    private let onDamage: ((StoreError) -> Void)?
+    private let onDamage: ((StoreDamage) -> Void)?
 
-    init(select: Statement, codec: ChunkCodec, meeting: String, uid: String, onDamage: ((StoreError) -> Void)?) {
+    init(select: Statement, codec: ChunkCodec, meeting: String, uid: String, onDamage: ((StoreDamage) -> Void)?) {
         self.select = select
         self.codec = codec
         self.meeting = meeting
@@ -220,20 +235,20 @@ final class ReportChunkCursor {
     }
 
     /// The next chunk's reports, nil after the last. A damaged chunk throws
-    /// `StoreError.damagedChunk`, or is handed to `onDamage` and skipped.
+    /// `StoreError.damaged`, or is handed to `onDamage` and skipped.
     func next() throws -> SeriesBlock? {
         while try select.step() {
             let id = select.int64(0)
             let block: SeriesBlock
             do {
                 block = try select.withBlob(1) { try codec.decode($0) }
-                guard block.columns.count == 5 else { throw StoreError.inconsistent("wrong column count") }
+                guard block.columns.count == ReportColumn.allCases.count else { throw StoreError.inconsistent("wrong column count") }
             } catch {
                 let reason = (error as? StoreError).map { if case .inconsistent(let what) = $0 { what } else { "\($0)" } } ?? "\(error)"
-                let damage = StoreError.damagedChunk(meeting: meeting, uid: uid, table: "report_chunks", chunk: id, reason: reason)
+                let damage = StoreDamage(meeting: meeting, uid: uid, place: .chunk(.reports, id: id), reason: reason)
                 guard let onDamage else {
                     select.reset()
-                    throw damage
+                    throw StoreError.damaged(damage)
                 }
                 onDamage(damage)
                 continue

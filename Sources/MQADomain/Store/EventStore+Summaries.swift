@@ -50,14 +50,13 @@ extension EventStore {
     static func summaryRows(meetingID: Int64, log: MeetingLog, analysis a: MeetingAnalysis) -> [SummaryTable: [[SQLValue]]] {
         func real(_ v: Double?) -> SQLValue { v.map { .double($0) } ?? .null }
         let span = a.span
+        let score = FleetScore(a)
         let meeting: [SQLValue] = [
             .int(meetingID), log.title.map { .text($0) } ?? .null, a.engine.map { .text($0) } ?? .null,
             span.map { .int($0.first) } ?? .null, span.map { .int($0.last) } ?? .null,
             .int(Int64(log.clients.count)), .int(Int64(a.participants.reduce(0) { $0 + $1.warmReports })),
             .int(Int64(a.subscriptions.reduce(0) { $0 + $1.stallCount })),
-            .int(a.subscriptions.reduce(Int64(0)) { $0 + $1.stalledMs }),
-            .int(a.isCDN ? 0 : a.participants.reduce(Int64(0)) { $0 + $1.tierMs[.poor] + $1.tierMs[.bad] }),
-            .int(Int64(a.participants.reduce(0) { $0 + $1.disconnects.filter { $0.error != nil }.count })),
+            .int(score.stalledMs), .int(score.lowTierMs), .int(Int64(score.abnormalDisconnects)),
             .text(JSON.array(a.issues.map { .string($0.code.rawValue) }).rendered()),
         ]
         let participants: [[SQLValue]] = a.participants.map { p in
@@ -113,7 +112,7 @@ extension EventStore {
 }
 
 /// The tables of per-meeting summaries that ingest keeps for the named queries.
-enum SummaryTable: String, CaseIterable {
+public enum SummaryTable: String, CaseIterable, Sendable {
     case meeting = "meeting_summary"
     case participant = "participant_summary"
     case track = "track_summary"

@@ -10,7 +10,8 @@ import MQAStore
 /// It knows the domain (meetings, clients, events, report chunks); the
 /// generic SQLite and codec work is `MQAStore`'s.
 public final class EventStore {
-    public let db: Database
+    /// Internal: every SQL statement lives in this module, behind typed calls.
+    let db: Database
     var codec = ChunkCodec()
     /// Client ids by (meeting, uid) bytes: the ingest loop resolves a client
     /// per line.
@@ -168,26 +169,35 @@ public final class EventStore {
 public enum StoreError: Error, CustomStringConvertible {
     case noStore(String)
     case noMeeting(String)
+    case noClient(meeting: String, uid: String)
+    case noSuchQuery(String, known: [String])
+    case noSuchParameter(query: String, parameter: String, known: [String])
     case inconsistent(String)
     case notAStore(String, String)
     case isDirectory(String)
     case ambiguousMeeting(String, [String], more: Bool)
     case emptyStore(String)
-    case damagedChunk(meeting: String, uid: String, table: String, chunk: Int64, reason: String)
+    case noMeetingInWindow
+    /// A chunk that does not decode (a strict read; a lenient one collects these).
+    case damaged(StoreDamage)
 
     public var description: String {
         switch self {
         case .noStore(let path): "no store at \(path) (create one with `mqa ingest FILE...`, or pass --db PATH)"
         case .noMeeting(let id): "no meeting \"\(id)\" in the store (`mqa query meetings` lists them)"
+        case .noClient(let meeting, let uid): "meeting \"\(meeting)\" has no client \"\(uid)\""
+        case .noSuchQuery(let name, let known): "no query named '\(name)'; known: \(known.joined(separator: ", "))"
+        case .noSuchParameter(let query, let parameter, let known):
+            "query '\(query)' has no parameter '\(parameter)' (it takes: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"
         case .inconsistent(let what): "store is inconsistent: \(what)"
         case .notAStore(let path, let why): "\(path) is not an mqa store: \(why)"
         case .ambiguousMeeting(let id, let matches, let more):
             "meeting id prefix \"\(id)\" matches \(matches.map { "\"\($0)\"" }.joined(separator: ", "))\(more ? " and more" : ""): give more of the id"
         case .emptyStore(let path):
             "the store \(path) holds no meetings (ingest logs with `mqa ingest --db \(path) FILE...`)"
+        case .noMeetingInWindow: "no meeting in the store started between --since and --until"
         case .isDirectory(let path): "\(path) is a directory, not an mqa store (give the store's file path)"
-        case .damagedChunk(let meeting, let uid, let table, let chunk, let reason):
-            "damaged \(table == "event_chunks" ? "event" : "report") chunk \(chunk) (\(table)) of meeting \"\(meeting)\", client \"\(uid)\": \(reason)"
+        case .damaged(let damage): damage.description
         }
     }
 }

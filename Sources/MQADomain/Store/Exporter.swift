@@ -21,7 +21,7 @@ public struct Exporter {
         } else {
             meetings = try store.meetings()
         }
-        if format == .csv { out.write("ts,event,meeting,uid,loss,rtt,jitter,bitrate,mos,payload\n") }
+        if format == .csv { out.write(Exporter.csvHeader) }
         var count = 0
         for meeting in meetings {
             for (id, uid) in try store.clients(meeting: meeting) {
@@ -31,12 +31,12 @@ public struct Exporter {
                 let chunks = try store.reportChunks(client: id, meeting: meeting, uid: uid)
                 var reports = SeriesBlock(ts: [], columns: [])
                 var more = true
-                // Merge by the ordering rule of `ClientLog`: joins and
-                // reconnects before the reports of the same ms, others after.
+                // The order of `ClientLog.mergedTimeline()`, with the
+                // reports arriving chunk by chunk.
                 var e = 0
                 var r = 0
                 while true {
-                    if r >= reports.ts.count && more {
+                    if r == reports.ts.count && more {
                         if let next = try chunks.next() {
                             reports = next
                             r = 0
@@ -44,24 +44,14 @@ public struct Exporter {
                         }
                         more = false
                     }
-                    guard e < events.count || r < reports.ts.count else { break }
-                    let takeEvent: Bool
-                    if r >= reports.ts.count {
-                        takeEvent = true
-                    } else if e >= events.count {
-                        takeEvent = false
-                    } else if events[e].ts != reports.ts[r] {
-                        takeEvent = events[e].ts < reports.ts[r]
-                    } else {
-                        let kind = events[e].payload.kind
-                        takeEvent = kind == .meetingJoin || kind == .reconnect
-                    }
-                    if takeEvent {
+                    if e < events.count, r == reports.ts.count || ClientLog.eventComesFirst(events[e], reportTs: reports.ts[r]) {
                         write(events[e], meeting: meeting, uid: uid, format: format, to: out)
                         e += 1
-                    } else {
+                    } else if r < reports.ts.count {
                         writeReport(reports, r, meeting: meeting, uid: uid, format: format, to: out)
                         r += 1
+                    } else {
+                        break
                     }
                     count += 1
                 }
@@ -88,22 +78,38 @@ public struct Exporter {
             out.write(line + "\n")
         case .csv:
             out.write(
-                [String(event.ts), event.payload.kind.name, CSV.cell(meeting), CSV.cell(uid), "", "", "", "", "",
-                 CSV.cell(payload)].joined(separator: ",") + "\n")
+                ([String(event.ts), event.payload.kind.name, CSV.cell(meeting), CSV.cell(uid)]
+                    + ReportColumn.allCases.map { _ in "" } + [CSV.cell(payload)]).joined(separator: ",") + "\n")
         }
     }
 
+    /// `,"loss":` … per value column, made once.
+    private static let jsonKeys = ReportColumn.allCases.map { ($0, ",\"\($0.name)\":") }
+
+    /// The CSV columns: the envelope, the report's values, then the
+    /// payload of every other event.
+    static let csvHeader = (["ts", "event", "meeting", "uid"] + ReportColumn.allCases.map(\.name) + ["payload"])
+        .joined(separator: ",") + "\n"
+
     private func writeReport(_ s: SeriesBlock, _ i: Int, meeting: String, uid: String, format: Format, to out: OutputSink) {
-        let v = (0..<5).map { s.columns[$0][i].jsonText }
         switch format {
         case .ndjson:
             var line = envelope(s.ts[i], .qualityReport, meeting, uid)
-            line += ",\"loss\":\(v[0]),\"rtt\":\(v[1]),\"jitter\":\(v[2]),\"bitrate\":\(v[3]),\"mos\":\(v[4])}\n"
+            for (c, key) in Exporter.jsonKeys {
+                line += key
+                line += s[c][i].jsonText
+            }
+            line += "}\n"
             out.write(line)
         case .csv:
+            // An empty cell, not `null`, for a MOS the SDK did not give.
+            let values = ReportColumn.allCases.map { c in
+                let text = s[c][i].jsonText
+                return c == .mos && text == "null" ? "" : text
+            }
             out.write(
-                [String(s.ts[i]), "quality_report", CSV.cell(meeting), CSV.cell(uid), v[0], v[1], v[2], v[3],
-                 v[4] == "null" ? "" : v[4], ""].joined(separator: ",") + "\n")
+                ([String(s.ts[i]), "quality_report", CSV.cell(meeting), CSV.cell(uid)] + values + [""])
+                    .joined(separator: ",") + "\n")
         }
     }
 }

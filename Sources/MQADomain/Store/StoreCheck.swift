@@ -1,21 +1,55 @@
 import MQAStore
 
-/// One thing `mqa check` found wrong: a chunk (meeting, uid, table, chunk
-/// id) that does not decode or does not match its row, or, with an empty
-/// meeting, a problem of the SQLite file itself (`table` = `sqlite`).
-public struct StoreDamage: Equatable, Sendable {
+/// One thing found wrong in a store: by `mqa check`, or by a lenient read
+/// that left a chunk out of a report.
+public struct StoreDamage: Equatable, Sendable, CustomStringConvertible {
+    /// Where the damage is.
+    public enum Place: Equatable, Sendable {
+        /// The SQLite file itself: `integrity_check`, `foreign_key_check`,
+        /// tables that cannot be read, a file that does not open.
+        case file
+        /// One chunk row (its id) that does not decode or does not match its row.
+        case chunk(ChunkTable, id: Int64)
+        /// A meeting's summary rows, which differ from the recomputed ones.
+        case summary(SummaryTable)
+    }
+
+    /// The meeting concerned; empty for damage to the file.
     public var meeting: String
+    /// The client concerned; empty when the damage is not one client's.
     public var uid: String
-    public var table: String
-    public var chunk: Int64?
+    public var place: Place
     public var reason: String
 
-    public init(meeting: String, uid: String, table: String, chunk: Int64?, reason: String) {
+    public init(meeting: String = "", uid: String = "", place: Place, reason: String) {
         self.meeting = meeting
         self.uid = uid
-        self.table = table
-        self.chunk = chunk
+        self.place = place
         self.reason = reason
+    }
+
+    /// The table the damage is in, as `mqa check` lists it (`sqlite` for the file).
+    public var table: String {
+        switch place {
+        case .file: "sqlite"
+        case .chunk(let table, _): table.rawValue
+        case .summary(let table): table.rawValue
+        }
+    }
+
+    /// The chunk row's id, for damage to a chunk.
+    public var chunk: Int64? {
+        if case .chunk(_, let id) = place { return id }
+        return nil
+    }
+
+    public var description: String {
+        switch place {
+        case .file: "the SQLite file: \(reason)"
+        case .chunk(let table, let id):
+            "damaged \(table.itemName) chunk \(id) (\(table.rawValue)) of meeting \"\(meeting)\", client \"\(uid)\": \(reason)"
+        case .summary(let table): "\(table.rawValue) of meeting \"\(meeting)\": \(reason)"
+        }
     }
 }
 
@@ -60,7 +94,7 @@ extension EventStore {
     public func check() throws -> StoreCheckResult {
         var result = StoreCheckResult()
         func sqliteDamage(_ reason: String) {
-            result.damage.append(StoreDamage(meeting: "", uid: "", table: "sqlite", chunk: nil, reason: reason))
+            result.damage.append(StoreDamage(place: .file, reason: reason))
         }
         do {
             let integrity = try db.prepare("PRAGMA integrity_check")
@@ -80,8 +114,7 @@ extension EventStore {
             sqliteDamage("foreign_key_check: \(error)")
         }
         do {
-            try checkChunks(table: "report_chunks", into: &result)
-            try checkChunks(table: "event_chunks", into: &result)
+            for table in ChunkTable.allCases { try checkChunks(table, into: &result) }
         } catch {
             // The file is too damaged to read the chunk tables at all.
             sqliteDamage("cannot read the chunks: \(error)")
@@ -134,7 +167,7 @@ extension EventStore {
                 let column = zip(stored[row], want[row]).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? 0
                 reason = "row \(row + 1), column \(try columnName(table, column)): stored \(stored[row][column]), recomputed \(want[row][column])"
             }
-            result.damage.append(StoreDamage(meeting: meeting, uid: "", table: table.rawValue, chunk: nil,
+            result.damage.append(StoreDamage(meeting: meeting, place: .summary(table),
                                              reason: "summary does not match the data: \(reason)"))
         }
     }
@@ -145,13 +178,13 @@ extension EventStore {
         return try s.step() ? s.string(0) ?? "?" : "?"
     }
 
-    private func checkChunks(table: String, into result: inout StoreCheckResult) throws {
-        let events = table == "event_chunks"
+    private func checkChunks(_ table: ChunkTable, into result: inout StoreCheckResult) throws {
+        let events = table == .events
         let select = try db.prepare(
             """
             SELECT k.id, coalesce(m.meeting, ''), coalesce(c.uid, ''), k.client_id, k.first_ts, k.last_ts, k.count,
                    \(events ? "k.kinds" : "0"), k.data
-            FROM \(table) k LEFT JOIN clients c ON c.id = k.client_id LEFT JOIN meetings m ON m.id = c.meeting_id
+            FROM \(table.rawValue) k LEFT JOIN clients c ON c.id = k.client_id LEFT JOIN meetings m ON m.id = c.meeting_id
             ORDER BY k.client_id, k.first_ts, k.id
             """)
         var parser = LineParser(nowMs: .max)
@@ -168,7 +201,7 @@ extension EventStore {
             let count = select.int(6)
             let kindsMask = select.int64(7)
             func damaged(_ reason: String) {
-                result.damage.append(StoreDamage(meeting: meeting, uid: uid, table: table, chunk: id, reason: reason))
+                result.damage.append(StoreDamage(meeting: meeting, uid: uid, place: .chunk(table, id: id), reason: reason))
             }
             if events { result.eventChunks += 1 } else { result.reportChunks += 1 }
             if client != previousClient {
@@ -205,7 +238,9 @@ extension EventStore {
                     let block = try select.withBlob(8) { try codec.decode($0) }
                     ts = block.ts
                     result.reports += block.ts.count
-                    if block.columns.count != 5 { damaged("\(block.columns.count) columns, expected 5") }
+                    if block.columns.count != ReportColumn.allCases.count {
+                        damaged("\(block.columns.count) columns, expected \(ReportColumn.allCases.count)")
+                    }
                 } catch {
                     damaged("\(error)")
                 }

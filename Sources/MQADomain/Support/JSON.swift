@@ -44,7 +44,7 @@ public indirect enum JSON: Equatable, Sendable {
             if fields.isEmpty { out += "{}"; return }
             out += "{"
             for (i, (key, value)) in fields.enumerated() {
-                if i > 0 { out += pretty ? "," : "," }
+                if i > 0 { out += "," }
                 if pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
                 JSON.quote(key, into: &out)
                 out += pretty ? ": " : ":"

@@ -37,10 +37,11 @@ extension ClientLog {
 /// Finds a client's connections while its reports go past in time order,
 /// so that a stored series can be split chunk by chunk.
 ///
-/// Events and reports are merged in time order with the `ClientLog` rule at
-/// equal `ts`: join/reconnect before that millisecond's reports, every other
-/// event after them. Reports met while no connection is open belong to none
-/// and fall outside every span's `reports` range.
+/// Cut along the merged timeline of `ClientLog.mergedTimeline()` (its rule
+/// at equal `ts`, `ClientLog.eventComesFirst`: join/reconnect before that
+/// millisecond's reports, every other event after them). Reports met while
+/// no connection is open belong to none and fall outside every span's
+/// `reports` range.
 ///
 /// When the log begins without a join/reconnect, the first connection starts
 /// at the first event whatever it is; if that very event is a
@@ -64,9 +65,7 @@ struct ConnectionSpanner {
     /// (the next one of the series); returns whether a connection holds it.
     @discardableResult
     mutating func report(ts: Int64) -> Bool {
-        while i < events.count, events[i].ts < ts || (events[i].ts == ts && Self.opens(events[i].payload.kind)) {
-            takeEvent()
-        }
+        while i < events.count, ClientLog.eventComesFirst(events[i], reportTs: ts) { takeEvent() }
         if i == 0, j == 0 { open(at: ts) }  // the log began with a report
         j += 1
         return isOpen
@@ -80,12 +79,10 @@ struct ConnectionSpanner {
         return spans
     }
 
-    private static func opens(_ kind: EventKind) -> Bool { kind == .meetingJoin || kind == .reconnect }
-
     private mutating func takeEvent() {
         let e = events[i]
         let kind = e.payload.kind
-        if i == 0, j == 0, !Self.opens(kind) { open(at: e.ts) }  // the log began late
+        if i == 0, j == 0, !kind.opensConnection { open(at: e.ts) }  // the log began late
         switch kind {
         case .meetingJoin, .reconnect:
             if isOpen { close(at: e.ts, eventHi: i) }

@@ -23,7 +23,8 @@ public struct EModelParams: Sendable, Hashable {
 ///
 /// Build one with `TierConfig()` (defaults) or `TierConfig.parse(_:)` (a JSON
 /// file giving any subset of keys). A value built by hand should be checked
-/// with `validate()` before use: the engine assumes a valid config.
+/// with `validate()` before use: the engine assumes a valid config. The keys
+/// (names, JSON, checks) are listed once, in `TierConfig.fields`.
 public struct TierConfig: Sendable, Hashable {
     /// MOS edges `[t0, t1, t2, t3]` of excellent/good/fair/poor, strictly decreasing.
     public var thresholds: [Double] = [4.0, 3.6, 3.1, 2.6]
@@ -48,27 +49,4 @@ public struct TierConfig: Sendable, Hashable {
 
     /// The defaults of the spec.
     public init() {}
-
-    /// The top-level keys in the spec's order (also the JSON output order
-    /// and the order in which a tuning grid's product is enumerated).
-    public static let keys: [String] = [
-        "thresholds", "hysteresis", "alphaDown", "alphaUp", "downDwell", "upDwell",
-        "coldStartMs", "gapMs", "mos", "emodel",
-    ]
-
-    /// The full config as JSON, every key in the spec's order.
-    public var json: JSON {
-        .object([
-            ("thresholds", .array(thresholds.map { .double($0) })),
-            ("hysteresis", .double(hysteresis)),
-            ("alphaDown", .double(alphaDown)),
-            ("alphaUp", .double(alphaUp)),
-            ("downDwell", .int(Int64(downDwell))),
-            ("upDwell", .int(Int64(upDwell))),
-            ("coldStartMs", .int(coldStartMs)),
-            ("gapMs", .int(gapMs)),
-            ("mos", .string(mos.rawValue)),
-            ("emodel", .object([("ie", .double(emodel.ie)), ("bpl", .double(emodel.bpl))])),
-        ])
-    }
 }

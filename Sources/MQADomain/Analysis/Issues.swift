@@ -13,8 +13,8 @@ public enum IssueCode: String, Sendable, CaseIterable {
     case noQualityData = "no_quality_data"
 }
 
-/// The thresholds of `cli.md`; an issue is raised when the value is
-/// strictly beyond them.
+/// The thresholds of `Docs/cli.md`; an issue is raised when the value is
+/// strictly beyond them. The issue texts are built from these values.
 public enum IssueThresholds {
     public static let lowMOSMean = 3.5
     public static let lossP95Pct = 5.0
@@ -74,7 +74,39 @@ public struct Issue: Sendable, Equatable {
     }
 }
 
+/// A participant issue raised when one statistic is beyond its threshold:
+/// the rule and the words of its detail in one row, so the text can never
+/// restate a threshold the check does not use.
+struct ThresholdRule {
+    var code: IssueCode
+    var threshold: Double
+    /// What is measured, as the detail names it: `p95 loss`.
+    var measure: String
+    /// Appended to both numbers: `%`, ` ms`, or nothing.
+    var unit: String
+    /// Raised below the threshold (`low_mos`) instead of above it.
+    var below = false
+    var value: (ParticipantAnalysis) -> Double?
+
+    /// `p95 loss 7.5% (> 5%)` when `p` crosses the threshold.
+    func issue(_ p: ParticipantAnalysis) -> Issue? {
+        guard let v = value(p), below ? v < threshold : v > threshold else { return nil }
+        let detail = "\(measure) \(IssueFinder.short(v))\(unit) (\(below ? "<" : ">") \(IssueFinder.short(threshold))\(unit))"
+        return Issue(code: code, uid: p.uid, value: v, threshold: threshold, detail: detail)
+    }
+}
+
 enum IssueFinder {
+    typealias T = IssueThresholds
+
+    /// The threshold issues of a participant, in report order.
+    static let participantRules = [
+        ThresholdRule(code: .lowMOS, threshold: T.lowMOSMean, measure: "mean MOS", unit: "", below: true) { $0.mos?.mean },
+        ThresholdRule(code: .highPacketLoss, threshold: T.lossP95Pct, measure: "p95 loss", unit: "%") { $0.lossPct?.p95 },
+        ThresholdRule(code: .highLatency, threshold: T.rttP95Ms, measure: "p95 RTT", unit: " ms") { $0.rttMs?.p95 },
+        ThresholdRule(code: .highJitter, threshold: T.jitterP95Ms, measure: "p95 jitter", unit: " ms") { $0.jitterMs?.p95 },
+    ]
+
     /// Issues in a stable order: the meeting-wide one, then per participant
     /// (uid order), then per track (subscription order).
     static func issues(cdn: Bool, participants: [ParticipantAnalysis], subscriptions: [Subscription]) -> [Issue] {
@@ -83,23 +115,7 @@ enum IssueFinder {
             out.append(Issue(code: .noQualityData, uid: nil, detail: "no quality data (CDN engine)"))
         }
         for p in participants {
-            typealias T = IssueThresholds
-            if let mos = p.mos, mos.mean < T.lowMOSMean {
-                out.append(Issue(code: .lowMOS, uid: p.uid, value: mos.mean, threshold: T.lowMOSMean,
-                                 detail: "mean MOS \(short(mos.mean)) (< \(short(T.lowMOSMean)))"))
-            }
-            if let loss = p.lossPct, loss.p95 > T.lossP95Pct {
-                out.append(Issue(code: .highPacketLoss, uid: p.uid, value: loss.p95, threshold: T.lossP95Pct,
-                                 detail: "p95 loss \(short(loss.p95))% (> \(short(T.lossP95Pct))%)"))
-            }
-            if let rtt = p.rttMs, rtt.p95 > T.rttP95Ms {
-                out.append(Issue(code: .highLatency, uid: p.uid, value: rtt.p95, threshold: T.rttP95Ms,
-                                 detail: "p95 RTT \(short(rtt.p95)) ms (> \(short(T.rttP95Ms)) ms)"))
-            }
-            if let jitter = p.jitterMs, jitter.p95 > T.jitterP95Ms {
-                out.append(Issue(code: .highJitter, uid: p.uid, value: jitter.p95, threshold: T.jitterP95Ms,
-                                 detail: "p95 jitter \(short(jitter.p95)) ms (> \(short(T.jitterP95Ms)) ms)"))
-            }
+            out += participantRules.compactMap { $0.issue(p) }
             if p.reconnects > 0 {
                 out.append(Issue(code: .reconnects, uid: p.uid, count: p.reconnects,
                                  detail: p.reconnects == 1 ? "1 reconnect" : "\(p.reconnects) reconnects"))
@@ -113,34 +129,44 @@ enum IssueFinder {
                 out.append(Issue(code: .abnormalDisconnect, uid: p.uid, ts: first.ts, count: abnormal.count, detail: detail))
             }
         }
-        for s in subscriptions {
-            func add(_ code: IssueCode, value: Double? = nil, threshold: Double? = nil, ts: Int64? = nil, count: Int? = nil,
-                     _ detail: String) {
-                out.append(Issue(code: code, uid: s.subscriber, publisher: s.publisher, track: s.track,
-                                 value: value, threshold: threshold, ts: ts, count: count,
-                                 detail: "\(s.track) from \(s.publisher): \(detail)"))
-            }
-            if s.stallRatio > IssueThresholds.stallRatio {
-                add(.videoStalls, value: s.stallRatio, threshold: IssueThresholds.stallRatio, count: s.stallCount,
-                    "stalled \(short(s.stallRatio * 100))% of the time (\(s.stallCount) stalls, > \(short(IssueThresholds.stallRatio * 100))%)")
-            }
-            let unseen = s.stallsUnderGoodTier
-            if unseen > 0 {
-                add(.stallsUnderGoodTier, count: unseen,
-                    unseen == 1 ? "1 stall began under an excellent/good tier"
-                        : "\(unseen) stalls began under an excellent/good tier")
-            }
-            if s.neverRendered {
-                add(.neverRendered, value: Double(s.endTs - s.subscribeTs), ts: s.subscribeTs, "no frame in \(s.endTs - s.subscribeTs) ms")
-            }
-            if let ttff = s.timeToFirstFrameMs, ttff > IssueThresholds.firstFrameMs {
-                add(.slowFirstFrame, value: Double(ttff), threshold: Double(IssueThresholds.firstFrameMs), ts: s.firstFrameTs,
-                    "first frame after \(ttff) ms (> \(IssueThresholds.firstFrameMs) ms)")
-            }
-        }
+        for s in subscriptions { out += s.issues }
         return out
     }
 
     /// At most two decimals, no trailing zeros: `7.5`, `3.21`, `450`.
     static func short(_ x: Double) -> String { JSON.number((x * 100).rounded() / 100) }
+}
+
+extension Subscription {
+    /// The issues of this subscription (its subscriber's view of one
+    /// track), in report order. The meeting's issue list and the report's
+    /// per-track marks both come from here.
+    public var issues: [Issue] {
+        var out: [Issue] = []
+        func add(_ code: IssueCode, value: Double? = nil, threshold: Double? = nil, ts: Int64? = nil, count: Int? = nil,
+                 _ detail: String) {
+            out.append(Issue(code: code, uid: subscriber, publisher: publisher, track: track,
+                             value: value, threshold: threshold, ts: ts, count: count,
+                             detail: "\(track) from \(publisher): \(detail)"))
+        }
+        typealias T = IssueThresholds
+        if stallRatio > T.stallRatio {
+            add(.videoStalls, value: stallRatio, threshold: T.stallRatio, count: stallCount,
+                "stalled \(IssueFinder.short(stallRatio * 100))% of the time (\(stallCount) stalls, > \(IssueFinder.short(T.stallRatio * 100))%)")
+        }
+        let unseen = stallsUnderGoodTier
+        if unseen > 0 {
+            add(.stallsUnderGoodTier, count: unseen,
+                unseen == 1 ? "1 stall began under an excellent/good tier"
+                    : "\(unseen) stalls began under an excellent/good tier")
+        }
+        if neverRendered {
+            add(.neverRendered, value: Double(endTs - subscribeTs), ts: subscribeTs, "no frame in \(endTs - subscribeTs) ms")
+        }
+        if let ttff = timeToFirstFrameMs, ttff > T.firstFrameMs {
+            add(.slowFirstFrame, value: Double(ttff), threshold: Double(T.firstFrameMs), ts: firstFrameTs,
+                "first frame after \(ttff) ms (> \(T.firstFrameMs) ms)")
+        }
+        return out
+    }
 }

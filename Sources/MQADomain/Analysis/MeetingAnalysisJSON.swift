@@ -1,4 +1,4 @@
-// The JSON shapes of `cli.md` for what the tier engine owns.
+// The JSON shapes of `Docs/cli.md` for what the tier engine owns.
 
 extension MeetingAnalysis {
     /// `mqa tiers --format json`: `{"meeting", "config", "connections"}`,

@@ -2,7 +2,7 @@
 /// meeting: per participant, who spoke how long, media changes, audio
 /// routes, interruptions, devices, raised hands; for the meeting, moves to
 /// sub-meetings and shares. Context only: nothing here feeds a figure of
-/// the tier engine (`tiers.md`).
+/// the tier engine (`Docs/tiers.md`).
 public struct MeetingContext: Sendable, Equatable {
     /// One per participant (`MeetingLog.clients`), in uid order.
     public var participants: [ParticipantContext]

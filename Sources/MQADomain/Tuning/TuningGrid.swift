@@ -81,22 +81,3 @@ public struct TuningGrid: Sendable {
         return out
     }
 }
-
-extension TierConfig {
-    /// Copies one top-level key's value from `other`.
-    mutating func copy(_ key: String, from other: TierConfig) {
-        switch key {
-        case "thresholds": thresholds = other.thresholds
-        case "hysteresis": hysteresis = other.hysteresis
-        case "alphaDown": alphaDown = other.alphaDown
-        case "alphaUp": alphaUp = other.alphaUp
-        case "downDwell": downDwell = other.downDwell
-        case "upDwell": upDwell = other.upDwell
-        case "coldStartMs": coldStartMs = other.coldStartMs
-        case "gapMs": gapMs = other.gapMs
-        case "mos": mos = other.mos
-        case "emodel": emodel = other.emodel
-        default: preconditionFailure("unknown config key \(key)")
-        }
-    }
-}

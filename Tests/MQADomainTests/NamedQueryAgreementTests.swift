@@ -1,0 +1,83 @@
+import Foundation
+import MQASimulator
+import Testing
+@testable import MQADomain
+@testable import MQAStore
+
+/// The named queries restate two rules in SQL (the fleet score and the
+/// low-MOS threshold), so that each file runs as it is in the sqlite3 shell.
+/// These tests hold the SQL to the Swift definitions on a simulated fleet.
+@Suite(.serialized) struct NamedQueryAgreementTests {
+    /// A simulated fleet, ingested once into a scratch store.
+    static let store: EventStore = {
+        let s = Scratch()
+        let logs = URL(fileURLWithPath: s.dir).appendingPathComponent("logs")
+        _ = try! Simulator(seed: 5, meetings: 6).writeFiles(to: logs)
+        let files = try! FileManager.default.subpathsOfDirectory(atPath: logs.path)
+            .filter { $0.hasSuffix(".ndjson") || $0.hasSuffix(".ndjson.zst") }.sorted().map { logs.path + "/" + $0 }
+        // Simulated participants rarely average below 3.5: one who does.
+        let join = #"{"ts":\#(t0),"event":"meeting_join","meeting":"m-low","uid":"alice","engine":"sfu"}"#
+        let low = s.write("low.ndjson", [join] + (1...20).map { qr(t0 + Int64($0) * 2000, meeting: "m-low", mos: "2.9") })
+        let store = try! EventStore(path: s.db)
+        _ = try! Ingester(store: store).ingest(paths: files + [low])
+        try! store.refreshSummaries()
+        return store
+    }()
+
+    static func column(_ r: QueryResult, _ name: String, _ row: [SQLValue]) -> SQLValue {
+        row[r.columns.firstIndex(of: name)!]
+    }
+
+    @Test func worstMeetingsScoreIsFleetScore() throws {
+        let store = NamedQueryAgreementTests.store
+        let result = try store.runQuery("worst-meetings")
+        #expect(result.rows.count == 7)
+        var previous = Double.infinity
+        for row in result.rows {
+            guard case .text(let meeting) = Self.column(result, "meeting", row),
+                  case .double(let sqlScore) = Self.column(result, "score", row) else {
+                Issue.record("unexpected row \(row)")
+                continue
+            }
+            let log = try #require(try store.meetingLog(meeting))
+            let swift = FleetScore(MeetingAnalysis.analyze(log, config: TierConfig())).seconds
+            #expect(sqlScore == (swift * 10).rounded() / 10, "\(meeting): SQL \(sqlScore), Swift \(swift)")
+            #expect(sqlScore <= previous)
+            previous = sqlScore
+        }
+        // Not every meeting scores 0: the check compares real figures.
+        #expect(result.rows.contains { if case .double(let s) = Self.column(result, "score", $0) { s > 0 } else { false } })
+    }
+
+    @Test func lowMOSParticipantsAreTheLowMOSIssues() throws {
+        let store = NamedQueryAgreementTests.store
+        let result = try store.runQuery("low-mos-participants")
+        let fromSQL = Set(result.rows.map { row -> String in
+            guard case .text(let m) = Self.column(result, "meeting", row), case .text(let u) = Self.column(result, "uid", row) else { return "?" }
+            return m + "/" + u
+        })
+        var fromSwift: Set<String> = []
+        for meeting in try store.meetings() {
+            let analysis = MeetingAnalysis.analyze(try #require(try store.meetingLog(meeting)), config: TierConfig())
+            for issue in analysis.issues where issue.code == .lowMOS { fromSwift.insert(meeting + "/" + issue.uid!) }
+        }
+        #expect(!fromSwift.isEmpty, "the fleet should have low-MOS participants to compare")
+        #expect(fromSQL == fromSwift)
+    }
+
+    @Test func timeWindowParametersAreOptional() throws {
+        let store = NamedQueryAgreementTests.store
+        #expect(try store.parameters(ofQuery: "meetings") == ["since", "until"])
+        let all = try store.runQuery("meetings")
+        try #require(all.rows.count == 7)
+        let starts = all.rows.compactMap { row -> Int64? in
+            if case .int(let ms) = Self.column(all, "start", row) { ms } else { nil }
+        }.sorted()
+        let later = try store.runQuery("meetings", parameters: ["since": .int(starts[3])])
+        #expect(later.rows.count == 4)
+        let earlier = try store.runQuery("meetings", parameters: ["until": .int(starts[3])])
+        #expect(earlier.rows.count == 3)
+        #expect(throws: StoreError.self) { try store.runQuery("rejects", parameters: ["since": .int(0)]) }
+        #expect(throws: StoreError.self) { try store.runQuery("no-such-query") }
+    }
+}
