@@ -1,0 +1,164 @@
+/// Finds a meeting's incidents (Docs/incidents.md has the rule in words).
+///
+/// 1. **Signals** per participant: each stall they saw, each run of their
+///    recomputed tier at poor/bad, each run of warm reports with loss > 5 %
+///    or RTT > 400 ms (the issue thresholds), each disconnect with an error
+///    or followed by a reconnect (to the reconnect).
+/// 2. **Publisher-side stalls.** The stalls of one published track are
+///    clustered: sorted by start, a stall joins the cluster when it starts
+///    before the cluster's end + 2 s (the track report's tolerance). A
+///    cluster is *shared* when at least two subscribers stalled in it and
+///    every subscriber rendering the track at the cluster's start did. A
+///    shared cluster becomes one stall signal of the publisher, in place of
+///    its subscribers' stalls.
+/// 3. **Merging.** Per participant, signals sorted by start join the open
+///    incident when they start at most `mergeGapMs` (10 s) after its end.
+/// 4. **Cause**, the first that applies: `disconnect` (a disconnect is in
+///    it); `publisher` (a shared cluster is in it); `own_network` (the
+///    participant's own loss, RTT or low tier is in it); `publisher` (every
+///    stall in it lies within 2 s of a signal of that stall's publisher:
+///    the sender's uplink degraded); else `unknown`.
+///
+/// Deterministic: ties sort by uid, kind and track; the output is ordered by
+/// start, then uid, then track.
+public enum IncidentFinder {
+    /// Signals this close (or overlapping) are one incident.
+    public static let mergeGapMs: Int64 = 10_000
+    /// Stalls this close line up (the track report's `alignmentToleranceMs`).
+    public static let alignmentMs: Int64 = 2000
+    /// The fleet score's weight of a disconnect.
+    public static let msPerDisconnect: Int64 = 30_000
+
+    public static func find(_ log: MeetingLog, _ analysis: MeetingAnalysis) -> [Incident] {
+        var signals: [IncidentSignal] = []
+        for client in log.clients {
+            signals += IncidentSignal.disconnects(client)
+            guard !analysis.isCDN else { continue }
+            signals += IncidentSignal.lowTier(client.uid, analysis.timelines[client.uid])
+            signals += IncidentSignal.spikes(client, config: analysis.config)
+        }
+        signals += stallSignals(analysis.subscriptions)
+        let byUid = Dictionary(grouping: signals, by: \.uid)
+        var incidents: [Incident] = []
+        for uid in byUid.keys.sorted() {
+            for group in merge(byUid[uid]!) { incidents.append(incident(uid, group, byUid)) }
+        }
+        return incidents.sorted { ($0.startTs, $0.uid, $0.track ?? "") < ($1.startTs, $1.uid, $1.track ?? "") }
+    }
+
+    /// The stall signals: shared clusters as the publisher's, the rest as
+    /// their subscriber's.
+    static func stallSignals(_ subscriptions: [Subscription]) -> [IncidentSignal] {
+        struct Key: Hashable, Comparable {
+            var publisher: String, track: String
+            static func < (a: Key, b: Key) -> Bool { (a.publisher, a.track) < (b.publisher, b.track) }
+        }
+        let byTrack = Dictionary(grouping: subscriptions, by: { Key(publisher: $0.publisher, track: $0.track) })
+        var out: [IncidentSignal] = []
+        for key in byTrack.keys.sorted() {
+            let subs = byTrack[key]!
+            let stalls = subs.flatMap { s in s.stalls.map { IncidentSignal.stall(s, $0) } }
+                .sorted { ($0.start, $0.end, $0.uid) < ($1.start, $1.end, $1.uid) }
+            var cluster: [IncidentSignal] = []
+            var clusterEnd = Int64.min
+            func flush() {
+                defer { cluster = []; clusterEnd = .min }
+                guard let first = cluster.first else { return }
+                let start = first.start, end = clusterEnd
+                let stalled = Set(cluster.map(\.uid))
+                let watching = Set(subs.filter { s in s.firstFrameTs.map { $0 <= start } == true && s.endTs > start }.map(\.subscriber))
+                guard stalled.count >= 2, watching.isSubset(of: stalled) else { out += cluster; return }
+                out.append(IncidentSignal(kind: .stall, uid: key.publisher, start: start, end: end, track: key.track,
+                                          publisher: key.publisher, subscribers: stalled.sorted(), stallCount: cluster.count,
+                                          stalledMs: cluster.reduce(0) { $0 + $1.stalledMs }, shared: true))
+            }
+            for s in stalls {
+                if !cluster.isEmpty, s.start >= clusterEnd + alignmentMs { flush() }
+                cluster.append(s)
+                clusterEnd = max(clusterEnd, s.end)
+            }
+            flush()
+        }
+        return out
+    }
+
+    /// One participant's signals in groups by the merge rule.
+    static func merge(_ signals: [IncidentSignal]) -> [[IncidentSignal]] {
+        let sorted = signals.sorted {
+            ($0.start, $0.end, $0.kind, $0.track ?? "", $0.publisher ?? "") < ($1.start, $1.end, $1.kind, $1.track ?? "", $1.publisher ?? "")
+        }
+        var groups: [[IncidentSignal]] = []
+        var end = Int64.min
+        for s in sorted {
+            if groups.isEmpty || s.start > end + mergeGapMs {
+                groups.append([s])
+                end = s.end
+            } else {
+                groups[groups.count - 1].append(s)
+                end = max(end, s.end)
+            }
+        }
+        return groups
+    }
+
+    /// One merged group as an incident: its window, kinds, evidence and cause.
+    static func incident(_ uid: String, _ group: [IncidentSignal], _ byUid: [String: [IncidentSignal]]) -> Incident {
+        var e = IncidentEvidence()
+        var tracks: Set<String> = [], subscribers: Set<String> = []
+        for s in group {
+            switch s.kind {
+            case .stall:
+                e.stallCount += s.stallCount
+                e.stalledMs += s.stalledMs
+                if let t = s.track { tracks.insert(t) }
+                subscribers.formUnion(s.subscribers)
+            case .lowTier:
+                e.lowTierMs += s.end - s.start
+                e.lowestTier = min(e.lowestTier ?? s.lowestTier!, s.lowestTier!)
+            case .loss: e.maxLossPct = max(e.maxLossPct ?? 0, s.peak ?? 0)
+            case .rtt: e.maxRttMs = max(e.maxRttMs ?? 0, s.peak ?? 0)
+            case .disconnect:
+                if e.disconnects == 0 { e.disconnectError = s.error; e.awayMs = s.awayMs }
+                e.disconnects += 1
+            }
+        }
+        e.tracks = tracks.sorted()
+        e.subscribers = subscribers.sorted()
+        let kinds = Set(group.map(\.kind)).sorted()
+        let cause: IncidentCause
+        if kinds.contains(.disconnect) {
+            cause = .disconnect
+        } else if group.contains(where: \.shared) {
+            cause = .publisher
+        } else if kinds.contains(where: { $0 == .loss || $0 == .rtt || $0 == .lowTier }) {
+            cause = .ownNetwork
+        } else if let blame = publisherBlame(group.filter { $0.kind == .stall }, byUid) {
+            cause = .publisher
+            e.publishers = blame.publishers
+            e.publisherKinds = blame.kinds
+        } else {
+            cause = .unknown
+        }
+        return Incident(startTs: group.map(\.start).min()!, endTs: group.map(\.end).max()!, uid: uid,
+                        track: tracks.count == 1 ? tracks.first : nil, kinds: kinds, cause: cause, evidence: e)
+    }
+
+    /// When every stall lies within `alignmentMs` of a loss, RTT, low-tier
+    /// or disconnect signal of its publisher: those publishers and kinds.
+    static func publisherBlame(_ stalls: [IncidentSignal], _ byUid: [String: [IncidentSignal]])
+        -> (publishers: [String], kinds: [IncidentKind])?
+    {
+        guard !stalls.isEmpty else { return nil }
+        var publishers: Set<String> = [], kinds: Set<IncidentKind> = []
+        for s in stalls {
+            guard let p = s.publisher, p != s.uid else { return nil }
+            let near = (byUid[p] ?? []).filter {
+                $0.kind != .stall && $0.start <= s.end + alignmentMs && $0.end >= s.start - alignmentMs
+            }
+            guard !near.isEmpty else { return nil }
+            publishers.insert(p)
+            kinds.formUnion(near.map(\.kind))
+        }
+        return (publishers.sorted(), kinds.sorted())
+    }
+}
