@@ -48,6 +48,7 @@ struct IncidentTests {
         #expect(i.evidence.subscribers == ["alice", "carol"])
         #expect(i.evidence.stallCount == 2 && i.evidence.stalledMs == 6000 + 4800)
         #expect(i.impactMs == 10_800)
+        #expect(i.evidence.publishers == ["bob"] && i.evidence.publisherKinds.isEmpty)
     }
 
     @Test("a stall only some watchers saw stays with its subscriber")
@@ -61,7 +62,27 @@ struct IncidentTests {
         let bob = Self.calm("bob")
         let incidents = Self.find([alice, bob, carol, dave])
         #expect(incidents.map(\.uid) == ["alice", "carol"])
-        #expect(incidents.allSatisfy { $0.cause == .unknown && $0.track == "bob-cam" })
+        #expect(incidents.allSatisfy { $0.cause == .unknown && $0.track == nil && $0.evidence.tracks == ["bob-cam"] })
+    }
+
+    @Test("a track's incident stays apart from its publisher's own trouble, naming it as evidence")
+    func trackIncidentKeepsThePublishersSignalsApart() {
+        var bob = ClientBuilder("bob")
+        bob.join(0)
+        for t in stride(from: Int64(1000), to: 120_000, by: 1000) { bob.report(t, mos: 4.3, rtt: 450) }  // high RTT throughout
+        bob.leave(120_000)
+        var alice = Self.calm("alice"), carol = Self.calm("carol")
+        Self.watch(&alice, "bob", "bob-cam")
+        Self.watch(&carol, "bob", "bob-cam")
+        Self.stall(&alice, "bob", "bob-cam", 40_000, 43_000)
+        Self.stall(&carol, "bob", "bob-cam", 40_500, 43_000)
+        let incidents = Self.find([alice, bob, carol])
+        let track = incidents.first { $0.track == "bob-cam" }
+        #expect(track?.startTs == 40_000 && track?.endTs == 43_000)
+        #expect(track?.evidence.publisherKinds == [.rtt])
+        let own = incidents.first { $0.uid == "bob" && $0.track == nil }
+        #expect(own?.kinds == [.rtt] && own?.cause == .ownNetwork)
+        #expect(incidents.count == 2)
     }
 
     @Test("a subscriber's own loss spike during their stall is their own network")

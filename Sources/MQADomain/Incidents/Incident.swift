@@ -74,8 +74,8 @@ public struct IncidentEvidence: Sendable, Equatable {
     public var disconnects = 0
     public var disconnectError: String?
     public var awayMs: Int64?
-    /// For stalls blamed on the sender by its network: the publisher(s)
-    /// and what their own signals showed.
+    /// Publisher side: the publisher(s), and what their own signals showed
+    /// within 2 s (for a participant's stalls, the reason for the blame).
     public var publishers: [String] = []
     public var publisherKinds: [IncidentKind] = []
 
@@ -107,10 +107,11 @@ public struct IncidentEvidence: Sendable, Equatable {
 public struct Incident: Sendable, Equatable {
     public var startTs: Int64
     public var endTs: Int64
-    /// The participant concerned; the publisher for a publisher-side stall
-    /// of their track.
+    /// The participant concerned; for a track's incident, its publisher.
     public var uid: String
-    /// The one track the incident's stalls concern, if they concern one.
+    /// Set for a track's incident: stalls that every subscriber watching
+    /// the track saw together (cause `publisher`). Nil for a participant's
+    /// incident, whose stalled tracks are in `evidence.tracks`.
     public var track: String?
     /// The kinds present, in `IncidentKind` order.
     public var kinds: [IncidentKind]

@@ -9,15 +9,18 @@
 ///    before the cluster's end + 2 s (the track report's tolerance). A
 ///    cluster is *shared* when at least two subscribers stalled in it and
 ///    every subscriber rendering the track at the cluster's start did. A
-///    shared cluster becomes one stall signal of the publisher, in place of
-///    its subscribers' stalls.
-/// 3. **Merging.** Per participant, signals sorted by start join the open
-///    incident when they start at most `mergeGapMs` (10 s) after its end.
-/// 4. **Cause**, the first that applies: `disconnect` (a disconnect is in
-///    it); `publisher` (a shared cluster is in it); `own_network` (the
+///    shared cluster is taken from its subscribers' signals: it belongs to
+///    the track.
+/// 3. **Merging.** Per participant, and per track for shared clusters,
+///    signals sorted by start join the open incident when they start at
+///    most `mergeGapMs` (10 s) after its end.
+/// 4. **Cause**, the first that applies: `publisher` for a track's
+///    incident; `disconnect` (a disconnect is in it); `own_network` (the
 ///    participant's own loss, RTT or low tier is in it); `publisher` (every
-///    stall in it lies within 2 s of a signal of that stall's publisher:
-///    the sender's uplink degraded); else `unknown`.
+///    stall in it lies within 2 s of a loss, RTT, low-tier or disconnect
+///    signal of that stall's publisher: the sender's uplink degraded);
+///    else `unknown`. A track's incident names the publisher's signals
+///    within 2 s of it as evidence.
 ///
 /// Deterministic: ties sort by uid, kind and track; the output is ordered by
 /// start, then uid, then track.
@@ -37,11 +40,16 @@ public enum IncidentFinder {
             signals += IncidentSignal.lowTier(client.uid, analysis.timelines[client.uid])
             signals += IncidentSignal.spikes(client, config: analysis.config)
         }
-        signals += stallSignals(analysis.subscriptions)
+        let stalls = stallSignals(analysis.subscriptions)
+        signals += stalls.filter { !$0.shared }
         let byUid = Dictionary(grouping: signals, by: \.uid)
         var incidents: [Incident] = []
         for uid in byUid.keys.sorted() {
             for group in merge(byUid[uid]!) { incidents.append(incident(uid, group, byUid)) }
+        }
+        let byTrack = Dictionary(grouping: stalls.filter(\.shared), by: { [$0.uid, $0.track ?? ""] })
+        for key in byTrack.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            for group in merge(byTrack[key]!) { incidents.append(trackIncident(group, byUid)) }
         }
         return incidents.sorted { ($0.startTs, $0.uid, $0.track ?? "") < ($1.startTs, $1.uid, $1.track ?? "") }
     }
@@ -128,8 +136,6 @@ public enum IncidentFinder {
         let cause: IncidentCause
         if kinds.contains(.disconnect) {
             cause = .disconnect
-        } else if group.contains(where: \.shared) {
-            cause = .publisher
         } else if kinds.contains(where: { $0 == .loss || $0 == .rtt || $0 == .lowTier }) {
             cause = .ownNetwork
         } else if let blame = publisherBlame(group.filter { $0.kind == .stall }, byUid) {
@@ -140,7 +146,24 @@ public enum IncidentFinder {
             cause = .unknown
         }
         return Incident(startTs: group.map(\.start).min()!, endTs: group.map(\.end).max()!, uid: uid,
-                        track: tracks.count == 1 ? tracks.first : nil, kinds: kinds, cause: cause, evidence: e)
+                        track: nil, kinds: kinds, cause: cause, evidence: e)
+    }
+
+    /// Shared stall clusters of one track, merged: the publisher's incident
+    /// on that track, with the publisher's own signals near it as evidence.
+    static func trackIncident(_ group: [IncidentSignal], _ byUid: [String: [IncidentSignal]]) -> Incident {
+        var e = IncidentEvidence()
+        e.stallCount = group.reduce(0) { $0 + $1.stallCount }
+        e.stalledMs = group.reduce(0) { $0 + $1.stalledMs }
+        e.subscribers = Array(Set(group.flatMap(\.subscribers))).sorted()
+        let publisher = group[0].uid, track = group[0].track!
+        e.tracks = [track]
+        e.publishers = [publisher]
+        let start = group.map(\.start).min()!, end = group.map(\.end).max()!
+        e.publisherKinds = Set((byUid[publisher] ?? []).filter {
+            $0.kind != .stall && $0.start <= end + alignmentMs && $0.end >= start - alignmentMs
+        }.map(\.kind)).sorted()
+        return Incident(startTs: start, endTs: end, uid: publisher, track: track, kinds: [.stall], cause: .publisher, evidence: e)
     }
 
     /// When every stall lies within `alignmentMs` of a loss, RTT, low-tier
