@@ -8,11 +8,13 @@ public struct FleetEntry: Sendable, Equatable {
     public var start: Int64?
     public var durationMs: Int64?
     public var participants: Int
-    /// Stalled video time summed over every subscription.
+    /// Stalled video time summed over every subscription (every viewer of
+    /// every track), so it can exceed the meeting's duration.
     public var stalledMs: Int64
-    /// Warm time in the `poor` or `bad` tier, summed over participants
-    /// (always 0 in a CDN meeting: no quality feed).
-    public var lowTierMs: Int64
+    /// Warm time in the `poor` or `bad` tier, summed over participants;
+    /// nil in a CDN meeting, which has no quality feed: "no quality data",
+    /// never a perfect 0.
+    public var lowTierMs: Int64?
     /// Disconnects that carried an `error` (abnormal ones).
     public var abnormalDisconnects: Int
     /// Occurrences of each issue code in the meeting.
@@ -28,16 +30,17 @@ public struct FleetEntry: Sendable, Equatable {
         durationMs = report.header.durationMs
         participants = report.header.participants
         stalledMs = a.subscriptions.reduce(0) { $0 + $1.stalledMs }
-        lowTierMs = a.isCDN ? 0 : a.participants.reduce(0) { $0 + $1.tierMs[.poor] + $1.tierMs[.bad] }
+        lowTierMs = a.isCDN ? nil : a.participants.reduce(0) { $0 + $1.tierMs[.poor] + $1.tierMs[.bad] }
         abnormalDisconnects = a.participants.reduce(0) { $0 + $1.disconnects.count { $0.error != nil } }
         var counts: [IssueCode: Int] = [:]
         for i in a.issues { counts[i.code, default: 0] += 1 }
         issueCounts = counts
     }
 
-    /// An entry from stored summary figures (`mqa meetings`).
+    /// An entry from stored summary figures (`mqa meetings`); `lowTierMs`
+    /// becomes nil on the CDN engine, whatever the summary says.
     public init(meeting: String, title: String?, engine: String?, start: Int64?, durationMs: Int64?, participants: Int,
-                stalledMs: Int64, lowTierMs: Int64, abnormalDisconnects: Int, issueCounts: [IssueCode: Int] = [:]) {
+                stalledMs: Int64, lowTierMs: Int64?, abnormalDisconnects: Int, issueCounts: [IssueCode: Int] = [:]) {
         self.meeting = meeting
         self.title = title
         self.engine = engine
@@ -45,14 +48,14 @@ public struct FleetEntry: Sendable, Equatable {
         self.durationMs = durationMs
         self.participants = participants
         self.stalledMs = stalledMs
-        self.lowTierMs = lowTierMs
+        self.lowTierMs = engine == "cdn" ? nil : lowTierMs
         self.abnormalDisconnects = abnormalDisconnects
         self.issueCounts = issueCounts
     }
 
     /// The ranking score, see `FleetReport.scoreRule`: higher is worse.
     public var score: Double {
-        Double(stalledMs) / 1000 + Double(lowTierMs) / 1000
+        Double(stalledMs) / 1000 + Double(lowTierMs ?? 0) / 1000
             + FleetReport.secondsPerAbnormalDisconnect * Double(abnormalDisconnects)
     }
 }
@@ -63,7 +66,8 @@ public struct FleetEntry: Sendable, Equatable {
 /// **Score** (higher is worse), in seconds of degraded experience:
 ///
 ///     score = stalled video s (all subscriptions)
-///           + warm s in the poor or bad tier (all participants)
+///           + warm s in the poor or bad tier (all participants; none
+///             on the CDN engine, which has no quality data)
 ///           + 30 s × disconnects with an error
 ///
 /// A second of frozen video and a second of poor/bad audio quality each cost
