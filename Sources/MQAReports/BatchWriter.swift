@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// Writes batch output (`mqa report meeting --all --out DIR`): one report
-/// file per meeting plus an index, all inside one directory.
+/// file per meeting plus an index, all inside one directory; in HTML a
+/// site, with a page per track in `DIR/tracks/` (see `SitePages`).
 ///
 /// Nothing can be written outside the directory: file names come from
 /// `SafeFileName` (no `/`, never `..`), every file is opened relative to a
@@ -16,9 +17,13 @@ public final class BatchWriter {
     public let directory: String
     public let format: ReportFormat
     private let dirFD: Int32
+    /// `DIR/tracks`, opened when the first track page is written.
+    private var tracksFD: Int32 = -1
     /// Meeting id → file name, in writing order.
     public private(set) var files: [(meeting: String, file: String)] = []
     private var used: Set<String> = []
+    /// The folder of the track pages, relative to the directory.
+    public static let tracksFolder = "tracks"
 
     /// Creates `directory` (and its parents) when missing.
     public init(directory: String, format: ReportFormat) throws {
@@ -34,7 +39,10 @@ public final class BatchWriter {
         dirFD = fd
     }
 
-    deinit { close(dirFD) }
+    deinit {
+        close(dirFD)
+        if tracksFD >= 0 { close(tracksFD) }
+    }
 
     /// The file name a meeting's report gets (unique within this batch).
     public func fileName(for meeting: String) -> String {
@@ -45,6 +53,52 @@ public final class BatchWriter {
             n += 1
         }
         return name
+    }
+
+    /// Takes the file name of a meeting's report before it is rendered (a
+    /// site's pages link each other by name); `write(rendered:meeting:name:)`
+    /// writes it.
+    public func reserve(_ meeting: String) -> String {
+        let name = fileName(for: meeting)
+        used.insert(name)
+        return name
+    }
+
+    /// Takes the name of a track page, `tracks/<safe name>.html`, unique
+    /// within the batch.
+    public func reserveTrack(meeting: String, track: String) -> String {
+        var name = SafeFileName.make(for: meeting + "\u{0}" + track, extension: format.fileExtension)
+        var n = 2
+        while used.contains(BatchWriter.tracksFolder + "/" + name) {
+            name = SafeFileName.make(for: meeting + "\u{0}" + track + "#\(n)", extension: format.fileExtension)
+            n += 1
+        }
+        used.insert(BatchWriter.tracksFolder + "/" + name)
+        return BatchWriter.tracksFolder + "/" + name
+    }
+
+    /// Writes a meeting report rendered under a reserved name.
+    public func write(rendered text: String, meeting: String, name: String) throws {
+        try writeFile(name, text)
+        files.append((meeting, name))
+    }
+
+    /// Writes a track page under a name from `reserveTrack`.
+    public func writeTrack(rendered text: String, name: String) throws {
+        let prefix = BatchWriter.tracksFolder + "/"
+        guard name.hasPrefix(prefix) else { throw ReportError.unsafePath("track page \"\(name)\"") }
+        if tracksFD < 0 {
+            // Never through a link planted under the folder's name.
+            if mkdirat(dirFD, BatchWriter.tracksFolder, 0o755) != 0 && errno != EEXIST {
+                throw ReportError.cannotWrite(path: directory + "/" + BatchWriter.tracksFolder, reason: String(cString: strerror(errno)))
+            }
+            let fd = openat(dirFD, BatchWriter.tracksFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw ReportError.cannotWrite(path: directory + "/" + BatchWriter.tracksFolder, reason: "not a folder of its own (a link?)")
+            }
+            tracksFD = fd
+        }
+        try writeFile(String(name.dropFirst(prefix.count)), text, in: tracksFD, shown: directory + "/" + name)
     }
 
     /// Writes one meeting's report; returns its file name.
@@ -79,11 +133,12 @@ public final class BatchWriter {
     /// it over `name`: a link planted under that name (symbolic or hard) is
     /// replaced, never written through, and a failed write leaves no short
     /// file behind.
-    private func writeFile(_ name: String, _ text: String) throws {
+    private func writeFile(_ name: String, _ text: String, in folder: Int32? = nil, shown: String? = nil) throws {
         guard !name.contains("/"), name != ".", name != "..", !name.isEmpty else {
             throw ReportError.unsafePath("file name \"\(name)\"")
         }
-        let path = directory + "/" + name
+        let dirFD = folder ?? self.dirFD
+        let path = shown ?? directory + "/" + name
         var st = stat()
         if fstatat(dirFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) != S_IFREG && (st.st_mode & S_IFMT) != S_IFLNK {
             throw ReportError.cannotWrite(path: path, reason: "something other than a file is in the way")
