@@ -49,8 +49,8 @@ extension FleetReport {
         out += "Score = \(FleetReport.scoreRule).\n\n"
         out += FleetReport.stalledNote + "\n\n"
         if ranked.count < meetingCount { out += "Showing the worst \(ranked.count).\n\n" }
-        var t = MarkdownTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "participants", "duration", "score",
-                                        "stalled", "poor/bad", "abnormal disc."], rightAligned: [0, 5, 6, 7, 8, 9, 10])
+        var t = MarkdownTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score",
+                                        "stalled", "poor/bad", "abn. disc."], rightAligned: [0, 5, 6, 7, 8, 9, 10])
         for (i, e) in ranked.enumerated() {
             // A link's target is a file name we made safe; its text is escaped.
             let name = files?[e.meeting].map { "[\(MarkdownText.inline(e.meeting))](\($0))" } ?? Markdown.escape(e.meeting)
@@ -119,16 +119,18 @@ extension FleetReport {
         b += "<h2>Ranking</h2>\n"
         if files != nil { b += "<p class=\"legend\">Each meeting id opens its report.</p>\n" }
         func table(_ entries: ArraySlice<(offset: Int, element: FleetEntry)>) -> String {
-            var t = HTMLTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "participants", "duration", "score", "stalled",
-                                        "poor/bad", "abnormal disc.", "issues"], numeric: [0, 5, 6, 7, 8, 9, 10])
+            var t = HTMLTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score", "stalled",
+                                        "poor/bad", "abn. disc.", "issues"], numeric: [0, 2, 5, 6, 7, 8, 9, 10, 11])
             for (i, e) in entries {
                 let id = "<span class=\"code\">\(e.meeting.html)</span>"
                 let link = files?[e.meeting].map { HTMLPage.link($0, id) } ?? id
+                // The count in the row, the codes on hover and in the list below.
+                let count = e.issueCounts.values.reduce(0, +)
+                let issues = "<span title=\"\(FleetReport.issueSummary(e.issueCounts).html)\">\(count)</span>"
                 t.addMarkup([String(i + 1), link, FleetReport.startText(e.start).html, (e.title ?? "—").html, (e.engine ?? "—").html,
                              String(e.participants), e.durationMs.map(ReportText.duration) ?? "—",
                              ReportText.number(FleetReport.rounded(e.score), places: 1), ReportText.duration(e.stalledMs),
-                             FleetReport.lowTierText(e.lowTierMs).html, String(e.abnormalDisconnects),
-                             FleetReport.issueSummary(e.issueCounts).html])
+                             FleetReport.lowTierText(e.lowTierMs).html, String(e.abnormalDisconnects), issues])
             }
             return t.rendered
         }
@@ -137,6 +139,13 @@ extension FleetReport {
         if all.count > FleetReport.shownOpen {
             b += HTMLPage.details("The other \(all.count - FleetReport.shownOpen) meetings", table(all.dropFirst(FleetReport.shownOpen)))
         }
+        var list = "<ul>\n"
+        for (i, e) in all where !e.issueCounts.isEmpty {
+            let id = "<span class=\"code\">\(e.meeting.html)</span>"
+            list += "<li>#\(i + 1) " + (files?[e.meeting].map { HTMLPage.link($0, id) } ?? id) + ": "
+            list += FleetReport.issueSummary(e.issueCounts).html + "</li>\n"
+        }
+        b += HTMLPage.details("Issue codes per meeting", list + "</ul>\n")
         b += "<p class=\"legend\">\(FleetReport.stalledNote.html)</p>\n"
         let chart = ranked.prefix(20).map { e in
             SVGCharts.Bar(label: e.meeting, parts: [

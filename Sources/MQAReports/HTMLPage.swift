@@ -108,7 +108,7 @@ enum HTMLPage {
         figure { margin: 10px 0 18px; }
         figcaption { font-weight: 600; margin-bottom: 2px; overflow-wrap: anywhere; }
         svg { display: block; width: 100%; height: auto; }
-        .chart svg { min-width: 720px; }
+        .chart svg { min-width: 800px; }
         svg text { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; fill: var(--ink); }
         svg text.small { font-size: 11px; fill: var(--muted); }
         .legend { font-size: 12px; color: var(--muted); margin: 4px 0; }

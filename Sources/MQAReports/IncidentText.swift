@@ -21,7 +21,8 @@ enum IncidentText {
     }
 
     /// The evidence behind the cause, in one sentence without a full stop.
-    static func evidence(_ i: Incident) -> String {
+    /// Without quality data (CDN) an unknown cause says it cannot tell.
+    static func evidence(_ i: Incident, qualityData: Bool = true) -> String {
         let e = i.evidence
         var parts: [String] = []
         switch i.cause {
@@ -45,7 +46,9 @@ enum IncidentText {
             let what = e.stallCount == 1 ? "1 stall" : "\(e.stallCount) stalls"
             parts.append("\(what) (\(ReportText.duration(e.stalledMs)))" + (i.track == nil ? " of " + list(e.tracks, limit: 3) : ""))
         }
-        if i.cause == .unknown { parts.append("no loss, RTT or tier trouble on either side") }
+        if i.cause == .unknown {
+            parts.append(qualityData ? "no loss, RTT or tier trouble on either side" : "no quality data to tell why (CDN engine)")
+        }
         return parts.joined(separator: "; ")
     }
 
@@ -67,7 +70,10 @@ enum IncidentText {
         if p.abnormalDisconnects > 0 {
             parts.append(p.abnormalDisconnects == 1 ? "1 abnormal disconnect" : "\(p.abnormalDisconnects) abnormal disconnects")
         }
-        return parts.isEmpty ? "no stalls, no poor/bad time, no abnormal disconnect" : parts.joined(separator: ", ")
+        if parts.isEmpty {
+            return p.lowTierMs == nil ? "no stalls, no abnormal disconnect (no quality data)" : "no stalls, no poor/bad time, no abnormal disconnect"
+        }
+        return parts.joined(separator: ", ")
     }
 
     /// `30 own network, 7 disconnect, 2 publisher side`: causes by count.

@@ -15,7 +15,8 @@ extension MeetingReport {
         if let worst = impacts.first, worst.impactMs > 0 {
             s += "\(worst.uid) suffered most: \(IncidentText.impact(worst)). "
         } else {
-            s += "Nobody suffered: no stalls, no poor/bad time, no abnormal disconnect. "
+            s += hasQualityData ? "Nobody suffered: no stalls, no poor/bad time, no abnormal disconnect. "
+                : "No stalls and no abnormal disconnect (no quality data for the rest). "
         }
         if incidents.isEmpty { return s + "No incidents." }
         return s + "\(incidents.count) incident\(incidents.count == 1 ? "" : "s"): \(IncidentText.causes(incidents))."
@@ -60,7 +61,7 @@ extension MeetingReport {
                 b += "<li value=\"\(n)\">" + HTMLPage.link("#" + AnchorID.incident(n), IncidentText.window(i, from: t0).html)
                 b += " <strong>" + incidentSubjectHTML(i) + "</strong> · \(IncidentText.kinds(i).html) "
                 b += "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span><br/>"
-                b += "<span class=\"muted\">\(IncidentText.evidence(i).html)</span></li>\n"
+                b += "<span class=\"muted\">\(IncidentText.evidence(i, qualityData: hasQualityData).html)</span></li>\n"
             }
             b += "</ol>\n<p class=\"muted\">Numbered in time order; " + HTMLPage.link("#incidents", "all \(incidents.count) incidents") + ".</p>\n"
         }
@@ -92,7 +93,7 @@ extension MeetingReport {
         for (k, i) in incidents.enumerated() {
             t.addMarkup([String(k + 1), ReportText.shortOffset(i.startTs, from: t0), ReportText.shortOffset(i.endTs, from: t0),
                          incidentSubjectHTML(i), IncidentText.kinds(i).html,
-                         "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span>", IncidentText.evidence(i).html],
+                         "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span>", IncidentText.evidence(i, qualityData: hasQualityData).html],
                         id: AnchorID.incident(k + 1))
         }
         b += HTMLPage.details("All \(incidents.count) incidents, in time order", open: incidents.count <= 10, t.rendered)
@@ -135,7 +136,7 @@ extension MeetingReport {
     /// `- #12 +12:03–12:41 (38 s) u-8f02: stall ×4, loss spike → own network (loss up to 37 %; …)`.
     func incidentLine(_ n: Int, _ i: Incident, _ t0: Int64) -> String {
         "- #\(n) \(IncidentText.window(i, from: t0)) \(MarkdownText.inline(IncidentText.subject(i))): \(IncidentText.kinds(i)) → "
-            + "**\(i.cause.words)** (\(MarkdownText.inline(IncidentText.evidence(i))))\n"
+            + "**\(i.cause.words)** (\(MarkdownText.inline(IncidentText.evidence(i, qualityData: hasQualityData))))\n"
     }
 
     func incidentsMarkdown(_ t0: Int64) -> String {

@@ -105,15 +105,6 @@ extension TrackReport {
         b += "<p class=\"notice\">Verdict: \(verdict.rawValue.html). \(verdict.explanation.capitalizedFirst.html) "
         b += "(\(sharedStallCount) of \(stallCount) stalls shared).</p>\n"
         b += "<p class=\"legend\">\(TrackReport.ruleText.html)</p>\n"
-        var t = HTMLTable(headers: ["subscriber", "publisher", "subscribed", "first frame", "stalls", "shared", "stalled",
-                                    "stall ratio", "attribution"], numeric: [2, 3, 4, 5, 6, 7])
-        for r in rows {
-            let s = r.subscription
-            t.add([s.subscriber, s.publisher, ReportText.offset(s.subscribeTs, from: origin),
-                   s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never", String(s.stallCount), String(r.sharedStallCount),
-                   ReportText.duration(s.stalledMs), ReportText.percent(s.stallRatio, places: 2), r.attribution])
-        }
-        b += t.rendered
         let start = header.start ?? 0
         let axis = SVGCharts.TimeAxis(start: start, end: max(header.end ?? start, start + 1), x0: 0, x1: 1)
         let rowsSVG = rows.map { r in
@@ -127,6 +118,16 @@ extension TrackReport {
                                    note: "hover a stall for its length and tier.")
         b += "<div class=\"chart\">" + SVGCharts.stallTimeline(rowsSVG, axis: axis, caption: "Stall timeline of the track per subscriber") + "</div>\n"
         b += "</figure>\n"
+        b += "<h2>Subscriptions</h2>\n"
+        var t = HTMLTable(headers: ["subscriber", "publisher", "subscribed", "first frame", "stalls", "shared", "stalled",
+                                    "stall ratio", "attribution"], numeric: [2, 3, 4, 5, 6, 7])
+        for r in rows {
+            let s = r.subscription
+            t.add([s.subscriber, s.publisher, ReportText.offset(s.subscribeTs, from: origin),
+                   s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never", String(s.stallCount), String(r.sharedStallCount),
+                   ReportText.duration(s.stalledMs), ReportText.percent(s.stallRatio, places: 2), r.attribution])
+        }
+        b += t.rendered
         let stalls = rows.flatMap { r in zip(r.subscription.stalls, r.sharedWith).map { (r.subscription.subscriber, $0, $1) } }
         if !stalls.isEmpty {
             b += "<h2>Stalls</h2>\n"
