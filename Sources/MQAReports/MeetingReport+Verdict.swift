@@ -104,8 +104,9 @@ extension MeetingReport {
     static let incidentRule = "An incident is a time window in which trouble signals of one participant co-occur: a stall they saw, "
         + "their tier at poor/bad, their warm reports with loss > 5 % or RTT > 400 ms, a disconnect with an error or followed by a "
         + "reconnect; signals at most 10 s apart merge. Stalls that every subscriber watching a track saw together (within 2 s) "
-        + "are one incident of its publisher. Cause, first that applies: disconnect; publisher side (a shared stall); own network "
-        + "(their own loss, RTT or tier); publisher side (the publisher's loss, RTT, tier or disconnect within 2 s of every stall); unknown."
+        + "are an incident of the track instead, caused on the publisher side. Otherwise the cause is the first that applies: "
+        + "disconnect; own network (their own loss, RTT or tier); publisher side (the publisher's loss, RTT, tier or disconnect "
+        + "within 2 s of every stall); unknown."
 
     /// The verdict and the incidents for `--format md`: lists, which wrap
     /// in a terminal, not wide tables.
