@@ -15,7 +15,9 @@ struct ChartScales {
     struct Metric {
         var name: String
         var unit: String
-        var value: KeyPath<QualitySeries.Point, Double>
+        /// A closure rather than a key path: it runs once per point, and a
+        /// key path lookup costs several times a call.
+        var value: @Sendable (QualitySeries.Point) -> Double
         var threshold: Double?
         var top: Double
         /// Whether some participant's values go above `top`.
@@ -25,10 +27,11 @@ struct ChartScales {
     var metrics: [Metric]
 
     init(_ series: [QualitySeries]) {
-        func top(_ value: KeyPath<QualitySeries.Point, Double>, threshold: Double?, floor: Double) -> (Double, Bool) {
+        func top(_ value: (QualitySeries.Point) -> Double, threshold: Double?, floor: Double) -> (Double, Bool) {
             var p99 = 0.0, peak = 0.0
             for s in series where !s.points.isEmpty {
-                let values = s.points.map { $0[keyPath: value] }.sorted()
+                var values = s.points.map(value)
+                values.sort()
                 p99 = max(p99, values[NearestRank.rank(percent: 99, count: values.count) - 1])
                 peak = max(peak, values.last!)
             }
@@ -37,11 +40,11 @@ struct ChartScales {
             return (t, peak > t)
         }
         typealias T = IssueThresholds
-        let specs: [(String, String, KeyPath<QualitySeries.Point, Double>, Double?, Double)] = [
-            ("loss %", "%", \.loss, T.lossP95Pct, 1),
-            ("RTT ms", "ms", \.rtt, T.rttP95Ms, 100),
-            ("jitter ms", "ms", \.jitter, T.jitterP95Ms, 10),
-            ("kbps", "kbps", \.bitrate, nil, 500),
+        let specs: [(String, String, @Sendable (QualitySeries.Point) -> Double, Double?, Double)] = [
+            ("loss %", "%", { $0.loss }, T.lossP95Pct, 1),
+            ("RTT ms", "ms", { $0.rtt }, T.rttP95Ms, 100),
+            ("jitter ms", "ms", { $0.jitter }, T.jitterP95Ms, 10),
+            ("kbps", "kbps", { $0.bitrate }, nil, 500),
         ]
         metrics = specs.map { name, unit, value, threshold, floor in
             let (t, clips) = top(value, threshold: threshold, floor: floor)

@@ -51,7 +51,9 @@ public enum IncidentFinder {
         for key in byTrack.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             for group in merge(byTrack[key]!) { incidents.append(trackIncident(group, byUid)) }
         }
-        return incidents.sorted { ($0.startTs, $0.uid, $0.track ?? "") < ($1.startTs, $1.uid, $1.track ?? "") }
+        return incidents.sorted { a, b in
+            a.startTs != b.startTs ? a.startTs < b.startTs : (a.uid, a.track ?? "") < (b.uid, b.track ?? "")
+        }
     }
 
     /// The stall signals: shared clusters as the publisher's, the rest as
@@ -65,8 +67,11 @@ public enum IncidentFinder {
         var out: [IncidentSignal] = []
         for key in byTrack.keys.sorted() {
             let subs = byTrack[key]!
-            let stalls = subs.flatMap { s in s.stalls.map { IncidentSignal.stall(s, $0) } }
-                .sorted { ($0.start, $0.end, $0.uid) < ($1.start, $1.end, $1.uid) }
+            let stalls = subs.flatMap { s in s.stalls.map { IncidentSignal.stall(s, $0) } }.sorted { (a: IncidentSignal, b: IncidentSignal) -> Bool in
+                if a.start != b.start { return a.start < b.start }
+                if a.end != b.end { return a.end < b.end }
+                return a.uid < b.uid
+            }
             var cluster: [IncidentSignal] = []
             var clusterEnd = Int64.min
             func flush() {
@@ -92,8 +97,13 @@ public enum IncidentFinder {
 
     /// One participant's signals in groups by the merge rule.
     static func merge(_ signals: [IncidentSignal]) -> [[IncidentSignal]] {
-        let sorted = signals.sorted {
-            ($0.start, $0.end, $0.kind, $0.track ?? "", $0.publisher ?? "") < ($1.start, $1.end, $1.kind, $1.track ?? "", $1.publisher ?? "")
+        // Times first: strings are compared only on a tie (rare), since a
+        // busy participant has thousands of signals.
+        let sorted = signals.sorted { a, b in
+            if a.start != b.start { return a.start < b.start }
+            if a.end != b.end { return a.end < b.end }
+            if a.kind != b.kind { return a.kind < b.kind }
+            return (a.track ?? "", a.publisher ?? "") < (b.track ?? "", b.publisher ?? "")
         }
         var groups: [[IncidentSignal]] = []
         var end = Int64.min
