@@ -15,10 +15,12 @@ public enum SitePages {
     public static func render(_ report: MeetingReport, meetingFile: String, trackFiles: [String: String])
         -> (meeting: String, tracks: [(name: String, text: String)])
     {
-        let page = report.html(links: MeetingLinks(index: index, tracks: trackFiles))
+        var reports: [String: TrackReport] = [:]
+        for id in report.trackIDs { reports[id] = try? TrackReport(meeting: report, track: id) }
+        let page = report.html(links: MeetingLinks(index: index, tracks: trackFiles), verdicts: reports.mapValues(\.verdict))
         var tracks: [(name: String, text: String)] = []
         for id in report.trackIDs {
-            guard let name = trackFiles[id], let track = try? TrackReport(meeting: report, track: id) else { continue }
+            guard let name = trackFiles[id], let track = reports[id] else { continue }
             // A track page is one folder down.
             let anchor = track.publishers.first.map { "#" + AnchorID.track($0, id) } ?? ""
             let links = TrackLinks(index: "../" + index, meeting: "../" + meetingFile + anchor)

@@ -116,28 +116,30 @@ enum ReportMeetingCommand {
                     pages.set(k, (report.render(format), []))
                 }
             }
-            for (k, id) in slice.enumerated() {
+            // One file that cannot be written (a folder in the way, a full
+            // disk) does not cost the others: they and the index are
+            // written, the failures named, and the exit code is 1.
+            var batch: [BatchWriter.Page] = []
+            for k in slice.indices {
                 let (text, tracks) = pages.get(k)
-                // One file that cannot be written (a folder in the way, a
-                // full disk) does not cost the others: they and the index
-                // are written, the failures named, and the exit code is 1.
-                do {
-                    try writer.write(rendered: text, meeting: id, name: names[k])
-                    for t in tracks {
-                        try writer.writeTrack(rendered: t.text, name: t.name)
-                        trackPages += 1
-                    }
-                } catch {
+                batch.append(BatchWriter.Page(name: names[k], text: text, meeting: slice[k]))
+                batch += tracks.map { BatchWriter.Page(name: $0.name, text: $0.text) }
+                entries.append(FleetEntry(reports.get(k)))
+            }
+            for (page, error) in zip(batch, writer.write(pages: batch)) {
+                if let error {
                     failures += 1
                     context.stderr.write("Error: \(TerminalText.escaped("\(error)"))\n")
+                } else if page.meeting == nil {
+                    trackPages += 1
                 }
-                entries.append(FleetEntry(reports.get(k)))
             }
             i += group
         }
         let index = try writer.writeIndex(entries)
         let tracks = trackPages > 0 ? ", \(trackPages) track pages" : ""
-        context.stderr.write("wrote \(ids.count - failures) of \(ids.count) reports\(tracks) and \(index) to \(TerminalText.escaped(dir))\n")
+        let written = writer.files.count
+        context.stderr.write("wrote \(written) of \(ids.count) reports\(tracks) and \(index) to \(TerminalText.escaped(dir))\n")
         return failures == 0 ? ExitCode.success : ExitCode.failure
     }
 }
