@@ -233,8 +233,10 @@ def render(value, indent=0):
 
 
 def fleet_score(entry):
-    """FleetEntry.score, operation for operation in IEEE doubles."""
-    return (float(entry['stalledMs']) / 1000 + float(entry['lowTierMs']) / 1000) \
+    """FleetEntry.score, operation for operation in IEEE doubles. A CDN
+    meeting's lowTierMs is null (no quality data) and counts as 0, as in
+    FleetEntry."""
+    return (float(entry['stalledMs']) / 1000 + float(entry['lowTierMs'] or 0) / 1000) \
         + 30.0 * float(entry['abnormalDisconnects'])
 
 
@@ -397,9 +399,11 @@ def run_shard(shard, records, settings):
             os.makedirs(html)
         else:
             run_mqa(binary, ['report', 'meeting', '--all', '--db', store, '--format', 'html', '--out', html] + config)
-        for name in sorted(os.listdir(html)):
-            if name.startswith('index.'):
-                continue
+        # The meeting pages, and the track pages they link in tracks/.
+        names = [n for n in sorted(os.listdir(html)) if not n.startswith('index.') and n != 'tracks']
+        if os.path.isdir(os.path.join(html, 'tracks')):
+            names += ['tracks/' + n for n in sorted(os.listdir(os.path.join(html, 'tracks')))]
+        for name in names:
             with open(os.path.join(html, name), 'rb') as f:
                 result['html'].append((name, zlib.compress(f.read(), 6)))
         timings['html'] = time.time() - t
@@ -590,7 +594,7 @@ def main(argv=None):
 
     meetings_dir = os.path.join(out, 'meetings')
     shutil.rmtree(meetings_dir, ignore_errors=True)
-    os.makedirs(meetings_dir)
+    os.makedirs(os.path.join(meetings_dir, 'tracks'))
     written = set()
     for r in shard_results:
         for name, blob in r['html']:
@@ -609,7 +613,7 @@ def main(argv=None):
         T.StructField('participants', T.IntegerType(), False),
         T.StructField('score', T.DoubleType(), False),
         T.StructField('stalledMs', T.LongType(), False),
-        T.StructField('lowTierMs', T.LongType(), False),
+        T.StructField('lowTierMs', T.LongType(), True),  # null: a CDN meeting, no quality data
         T.StructField('abnormalDisconnects', T.IntegerType(), False),
         T.StructField('issues', T.MapType(T.StringType(), T.IntegerType()), False),
     ])
@@ -652,9 +656,10 @@ def write_index(directory, fleet, written):
         if name in written:
             cell = '<a href="%s">%s</a>' % (h.escape(name), cell)
         rows.append('<tr><td class="n">%d</td><td>%s</td><td>%s</td><td class="n">%s</td><td class="n">%d</td>'
-                    '<td class="n">%d</td><td class="n">%d</td></tr>'
+                    '<td class="n">%s</td><td class="n">%d</td></tr>'
                     % (e['rank'], cell, h.escape(e['title'] or '—'), h.escape(str(e['score'])),
-                       e['stalledMs'], e['lowTierMs'], e['abnormalDisconnects']))
+                       e['stalledMs'], 'no quality data' if e['lowTierMs'] is None else e['lowTierMs'],
+                       e['abnormalDisconnects']))
     page = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>mqa fleet</title>\n'
             '<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}'
             'td,th{padding:.2em .6em;border-bottom:1px solid #ddd}.n{text-align:right}</style></head><body>\n'

@@ -30,7 +30,8 @@ extension FleetReport {
                     ("participants", .int(Int64(e.participants))),
                     ("score", .double(FleetReport.rounded(e.score))),
                     ("stalledMs", .int(e.stalledMs)),
-                    ("lowTierMs", .int(e.lowTierMs)),
+                    ("lowTierMs", .optional(e.lowTierMs)),
+                    ("qualityData", .bool(e.lowTierMs != nil)),
                     ("abnormalDisconnects", .int(Int64(e.abnormalDisconnects))),
                     ("issues", .object(IssueCode.allCases.compactMap { c in e.issueCounts[c].map { (c.rawValue, .int(Int64($0))) } })),
                 ]
@@ -40,22 +41,32 @@ extension FleetReport {
         ])
     }
 
-    /// `mqa report fleet --format md`.
+    /// `mqa report fleet --format md`: the ranking as a table of short
+    /// cells; each meeting's issue counts as a list under it (in a column
+    /// they made every row hundreds of characters wide).
     public var markdown: String {
         var out = "# Fleet: \(meetingCount) meetings, worst first\n\n"
         out += "Score = \(FleetReport.scoreRule).\n\n"
+        out += FleetReport.stalledNote + "\n\n"
         if ranked.count < meetingCount { out += "Showing the worst \(ranked.count).\n\n" }
-        var t = MarkdownTable(headers: ["#", "meeting", "title", "engine", "participants", "duration", "score",
-                                        "stalled", "poor/bad", "abnormal disc.", "issues"], rightAligned: [0, 4, 5, 6, 7, 8, 9])
+        var t = MarkdownTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score",
+                                        "stalled", "poor/bad", "abn. disc."], rightAligned: [0, 5, 6, 7, 8, 9, 10])
         for (i, e) in ranked.enumerated() {
             // A link's target is a file name we made safe; its text is escaped.
             let name = files?[e.meeting].map { "[\(MarkdownText.inline(e.meeting))](\($0))" } ?? Markdown.escape(e.meeting)
-            t.add([String(i + 1), name, e.title ?? "—", e.engine ?? "—", String(e.participants),
+            t.add([String(i + 1), name, FleetReport.startText(e.start), e.title ?? "—", e.engine ?? "—", String(e.participants),
                    e.durationMs.map(ReportText.duration) ?? "—", ReportText.number(FleetReport.rounded(e.score), places: 1),
-                   ReportText.duration(e.stalledMs), ReportText.duration(e.lowTierMs), String(e.abnormalDisconnects),
-                   FleetReport.issueSummary(e.issueCounts)], markup: [1])
+                   ReportText.duration(e.stalledMs), FleetReport.lowTierText(e.lowTierMs), String(e.abnormalDisconnects)],
+                  markup: [1])
         }
         out += t.safeRendered
+        let withIssues = ranked.enumerated().filter { !$0.element.issueCounts.isEmpty }
+        if !withIssues.isEmpty {
+            out += "\n## Issues per meeting\n\n"
+            for (i, e) in withIssues {
+                out += "- #\(i + 1) \(Markdown.escape(e.meeting)): \(FleetReport.issueSummary(e.issueCounts))\n"
+            }
+        }
         out += "\n## Issue codes (all \(meetingCount) meetings)\n\n"
         var c = MarkdownTable(headers: ["code", "issues", "meetings"], rightAligned: [1, 2])
         for code in IssueCode.allCases {
@@ -65,6 +76,19 @@ extension FleetReport {
         out += c.safeRendered
         return out
     }
+
+    /// Why "stalled" can exceed a meeting's duration, said once per page.
+    static let stalledNote = "Stalled = video stall time summed over every subscription (each viewer of each track), so it can "
+        + "exceed the meeting's duration. Poor/bad = warm time at those tiers summed over participants; a CDN meeting has "
+        + "no quality data (no tiers), shown as such rather than as 0."
+
+    /// `2026-11-01 09:35` (UTC), or `—`.
+    static func startText(_ start: Int64?) -> String {
+        start.map { String(ReportText.dateTime($0).prefix(16)) } ?? "—"
+    }
+
+    /// Poor/bad time, or "no quality data" on the CDN engine.
+    static func lowTierText(_ ms: Int64?) -> String { ms.map(ReportText.duration) ?? "no quality data" }
 
     /// `mqa report fleet --format csv`: one row per ranked meeting, one
     /// column per issue code (occurrences), plus `file` in a batch index.
@@ -76,7 +100,7 @@ extension FleetReport {
         for (i, e) in ranked.enumerated() {
             var row = [String(i + 1), CSV.cell(e.meeting), CSV.cell(e.title ?? ""), CSV.cell(e.engine ?? ""),
                        e.start.map { String($0) } ?? "", e.durationMs.map { String($0) } ?? "", String(e.participants),
-                       CSV.number(FleetReport.rounded(e.score)), String(e.stalledMs), String(e.lowTierMs),
+                       CSV.number(FleetReport.rounded(e.score)), String(e.stalledMs), e.lowTierMs.map { String($0) } ?? "",
                        String(e.abnormalDisconnects)]
             row += IssueCode.allCases.map { String(e.issueCounts[$0] ?? 0) }
             if let files { row.append(CSV.cell(files[e.meeting] ?? "")) }
@@ -85,11 +109,59 @@ extension FleetReport {
         return out
     }
 
-    /// `mqa report fleet --format html` (and `index.html` of a batch).
+    /// `mqa report fleet --format html` (and `index.html` of a batch, where
+    /// each meeting links its page): the ranking first, then what the
+    /// scores are made of, then the issue codes.
     public var html: String {
         var b = "<header>\n<h1>Fleet: \(meetingCount) meetings, worst first</h1>\n"
         b += "<p class=\"sub\">Score = \(FleetReport.scoreRule.html).</p>\n</header>\n"
         if ranked.count < meetingCount { b += "<p class=\"muted\">Showing the worst \(ranked.count).</p>\n" }
+        b += "<h2>Ranking</h2>\n"
+        if files != nil { b += "<p class=\"legend\">Each meeting id opens its report.</p>\n" }
+        func table(_ entries: ArraySlice<(offset: Int, element: FleetEntry)>) -> String {
+            var t = HTMLTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score", "stalled",
+                                        "poor/bad", "abn. disc.", "issues"], numeric: [0, 2, 5, 6, 7, 8, 9, 10, 11])
+            for (i, e) in entries {
+                let id = "<span class=\"code\">\(e.meeting.html)</span>"
+                let link = files?[e.meeting].map { HTMLPage.link($0, id) } ?? id
+                // The count in the row, the codes on hover and in the list below.
+                let count = e.issueCounts.values.reduce(0, +)
+                let issues = "<span title=\"\(FleetReport.issueSummary(e.issueCounts).html)\">\(count)</span>"
+                t.addMarkup([String(i + 1), link, FleetReport.startText(e.start).html, (e.title ?? "—").html, (e.engine ?? "—").html,
+                             String(e.participants), e.durationMs.map(ReportText.duration) ?? "—",
+                             ReportText.number(FleetReport.rounded(e.score), places: 1), ReportText.duration(e.stalledMs),
+                             FleetReport.lowTierText(e.lowTierMs).html, String(e.abnormalDisconnects), issues])
+            }
+            return t.rendered
+        }
+        let all = Array(ranked.enumerated())
+        b += table(all.prefix(FleetReport.shownOpen))
+        if all.count > FleetReport.shownOpen {
+            b += HTMLPage.details("The other \(all.count - FleetReport.shownOpen) meetings", table(all.dropFirst(FleetReport.shownOpen)))
+        }
+        var list = "<ul>\n"
+        for (i, e) in all where !e.issueCounts.isEmpty {
+            let id = "<span class=\"code\">\(e.meeting.html)</span>"
+            list += "<li>#\(i + 1) " + (files?[e.meeting].map { HTMLPage.link($0, id) } ?? id) + ": "
+            list += FleetReport.issueSummary(e.issueCounts).html + "</li>\n"
+        }
+        b += HTMLPage.details("Issue codes per meeting", list + "</ul>\n")
+        b += "<p class=\"legend\">\(FleetReport.stalledNote.html)</p>\n"
+        let chart = ranked.prefix(20).map { e in
+            SVGCharts.Bar(label: e.meeting, parts: [
+                ("#d73027", Double(e.stalledMs) / 1000, "\(e.meeting): stalled \(ReportText.duration(e.stalledMs))"),
+                ("#fc8d59", Double(e.lowTierMs ?? 0) / 1000, "\(e.meeting): poor/bad \(FleetReport.lowTierText(e.lowTierMs))"),
+                ("#542788", FleetReport.secondsPerAbnormalDisconnect * Double(e.abnormalDisconnects),
+                 "\(e.meeting): \(e.abnormalDisconnects) abnormal disconnects"),
+            ], note: "score " + ReportText.number(FleetReport.rounded(e.score), places: 1))
+        }
+        if !chart.isEmpty {
+            b += "<h2>What the score is made of\(ranked.count > 20 ? " (worst 20)" : "")</h2>\n<figure>\n"
+            b += "<p class=\"legend\"><span class=\"key\"><span class=\"swatch\" style=\"background:#d73027\"></span>stalled s</span> "
+            b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#fc8d59\"></span>poor/bad s</span> "
+            b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#542788\"></span>30 s per abnormal disconnect</span></p>\n"
+            b += "<div class=\"chart\">" + SVGCharts.stackedBars(chart, caption: "Score components per meeting") + "</div>\n</figure>\n"
+        }
         b += "<h2>Issue codes (all \(meetingCount) meetings)</h2>\n"
         var c = HTMLTable(headers: ["code", "issues", "meetings"], numeric: [1, 2])
         for code in IssueCode.allCases {
@@ -97,33 +169,9 @@ extension FleetReport {
             c.addMarkup(["<span class=\"code\">\(code.rawValue)</span>", String(v.issues), String(v.meetings)])
         }
         b += c.rendered
-        let chart = ranked.prefix(20).map { e in
-            SVGCharts.Bar(label: e.meeting, parts: [
-                ("#d73027", Double(e.stalledMs) / 1000, "\(e.meeting): stalled \(ReportText.duration(e.stalledMs))"),
-                ("#fc8d59", Double(e.lowTierMs) / 1000, "\(e.meeting): poor/bad \(ReportText.duration(e.lowTierMs))"),
-                ("#542788", FleetReport.secondsPerAbnormalDisconnect * Double(e.abnormalDisconnects),
-                 "\(e.meeting): \(e.abnormalDisconnects) abnormal disconnects"),
-            ], note: "score " + ReportText.number(FleetReport.rounded(e.score), places: 1))
-        }
-        if !chart.isEmpty {
-            b += "<figure>\n<figcaption>What the score is made of\(ranked.count > 20 ? " (worst 20)" : "")</figcaption>\n"
-            b += SVGCharts.stackedBars(chart, caption: "Score components per meeting")
-            b += "<p class=\"legend\"><span class=\"key\"><span class=\"swatch\" style=\"background:#d73027\"></span>stalled s</span> "
-            b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#fc8d59\"></span>poor/bad s</span> "
-            b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#542788\"></span>30 s per abnormal disconnect</span></p>\n</figure>\n"
-        }
-        b += "<h2>Ranking</h2>\n"
-        var t = HTMLTable(headers: ["#", "meeting", "title", "engine", "participants", "duration", "score", "stalled",
-                                    "poor/bad", "abnormal disc.", "issues"], numeric: [0, 4, 5, 6, 7, 8, 9])
-        for (i, e) in ranked.enumerated() {
-            let id = "<span class=\"code\">\(e.meeting.html)</span>"
-            let link = files?[e.meeting].map { "<a href=\"\($0.html)\">\(id)</a>" } ?? id
-            t.addMarkup([String(i + 1), link, (e.title ?? "—").html, (e.engine ?? "—").html, String(e.participants),
-                         e.durationMs.map(ReportText.duration) ?? "—", ReportText.number(FleetReport.rounded(e.score), places: 1),
-                         ReportText.duration(e.stalledMs), ReportText.duration(e.lowTierMs), String(e.abnormalDisconnects),
-                         FleetReport.issueSummary(e.issueCounts).html])
-        }
-        b += t.rendered
         return HTMLPage.document(title: "mqa fleet report", body: b)
     }
+
+    /// Ranking rows shown before the rest is collapsed.
+    static let shownOpen = 50
 }

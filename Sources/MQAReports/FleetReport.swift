@@ -8,11 +8,13 @@ public struct FleetEntry: Sendable, Equatable {
     public var start: Int64?
     public var durationMs: Int64?
     public var participants: Int
-    /// Stalled video time summed over every subscription.
+    /// Stalled video time summed over every subscription (every viewer of
+    /// every track), so it can exceed the meeting's duration.
     public var stalledMs: Int64
-    /// Warm time in the `poor` or `bad` tier, summed over participants
-    /// (always 0 in a CDN meeting: no quality feed).
-    public var lowTierMs: Int64
+    /// Warm time in the `poor` or `bad` tier, summed over participants;
+    /// nil in a CDN meeting, which has no quality feed: "no quality data",
+    /// never a perfect 0.
+    public var lowTierMs: Int64?
     /// Disconnects that carried an `error` (abnormal ones).
     public var abnormalDisconnects: Int
     /// Occurrences of each issue code in the meeting.
@@ -29,16 +31,17 @@ public struct FleetEntry: Sendable, Equatable {
         participants = report.header.participants
         let score = FleetScore(a)
         stalledMs = score.stalledMs
-        lowTierMs = score.lowTierMs
+        lowTierMs = a.isCDN ? nil : score.lowTierMs  // no quality feed: no figure, never a perfect 0
         abnormalDisconnects = score.abnormalDisconnects
         var counts: [IssueCode: Int] = [:]
         for i in a.issues { counts[i.code, default: 0] += 1 }
         issueCounts = counts
     }
 
-    /// An entry from stored summary figures (`mqa meetings`).
+    /// An entry from stored summary figures (`mqa meetings`); `lowTierMs`
+    /// becomes nil on the CDN engine, whatever the summary says.
     public init(meeting: String, title: String?, engine: String?, start: Int64?, durationMs: Int64?, participants: Int,
-                stalledMs: Int64, lowTierMs: Int64, abnormalDisconnects: Int, issueCounts: [IssueCode: Int] = [:]) {
+                stalledMs: Int64, lowTierMs: Int64?, abnormalDisconnects: Int, issueCounts: [IssueCode: Int] = [:]) {
         self.meeting = meeting
         self.title = title
         self.engine = engine
@@ -46,14 +49,14 @@ public struct FleetEntry: Sendable, Equatable {
         self.durationMs = durationMs
         self.participants = participants
         self.stalledMs = stalledMs
-        self.lowTierMs = lowTierMs
+        self.lowTierMs = engine == "cdn" ? nil : lowTierMs
         self.abnormalDisconnects = abnormalDisconnects
         self.issueCounts = issueCounts
     }
 
     /// The ranking score (`FleetScore`): higher is worse.
     public var score: Double {
-        FleetScore(stalledMs: stalledMs, lowTierMs: lowTierMs, abnormalDisconnects: abnormalDisconnects).seconds
+        FleetScore(stalledMs: stalledMs, lowTierMs: lowTierMs ?? 0, abnormalDisconnects: abnormalDisconnects).seconds
     }
 }
 

@@ -9,6 +9,12 @@
 public enum HTMLEscaping {
     /// Text content or a quoted attribute value: `&<>"'` escaped.
     public static func escape(_ text: String) -> String {
+        // Most text (ids, numbers, tooltips) needs nothing: one pass over
+        // the bytes instead of a copy scalar by scalar. 0xEF leads U+FFFE
+        // and U+FFFF (and other U+Fxxx), which take the slow path.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0xEF }) {
+            return text
+        }
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

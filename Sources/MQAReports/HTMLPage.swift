@@ -40,6 +40,15 @@ enum HTMLPage {
         }
     }
 
+    /// A collapsible block: `summary` is markup; open when `open`.
+    static func details(_ summary: String, open: Bool = false, id: String? = nil, _ body: String) -> String {
+        "<details" + (id.map { " id=\"\($0)\"" } ?? "") + (open ? " open=\"open\"" : "") + ">\n<summary>\(summary)</summary>\n"
+            + body + "</details>\n"
+    }
+
+    /// A link to `href` (a file name or fragment we made safe) around markup.
+    static func link(_ href: String, _ markup: String) -> String { "<a href=\"\(href.html)\">\(markup)</a>" }
+
     /// A row of coloured keys for the tier colours.
     static var tierLegend: String {
         var out = "<p class=\"legend\">"
@@ -54,41 +63,77 @@ enum HTMLPage {
         :root { --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg-alt: #f6f8fa; }
         * { -webkit-print-color-adjust: exact; print-color-adjust: exact; box-sizing: border-box; }
         body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
-               color: var(--ink); margin: 0 auto; padding: 24px 32px; max-width: 1180px; }
+               color: var(--ink); margin: 0 auto; padding: 20px 32px; max-width: 1180px; }
         h1 { font-size: 22px; margin: 0 0 4px; overflow-wrap: anywhere; }
-        h2 { font-size: 17px; margin: 28px 0 8px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
-        h3 { font-size: 14px; margin: 18px 0 6px; }
-        .sub { color: var(--muted); margin: 0 0 12px; overflow-wrap: anywhere; }
-        dl.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(215px, 1fr)); gap: 6px 18px; margin: 12px 0; }
+        h2 { font-size: 17px; margin: 26px 0 8px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
+        h3 { font-size: 14px; margin: 16px 0 6px; }
+        a { color: #0550ae; }
+        nav.crumbs { font-size: 13px; margin: 0 0 8px; }
+        nav.crumbs a { margin-right: 14px; }
+        .sub { color: var(--muted); margin: 0 0 10px; overflow-wrap: anywhere; }
+        dl.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 4px 18px; margin: 10px 0; }
         dl.facts div { border-left: 3px solid var(--line); padding-left: 8px; }
         dl.facts dt { color: var(--muted); font-size: 12px; }
         dl.facts dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
         .notice { border: 1px solid #d4a72c; background: #fff8c5; padding: 10px 14px; border-radius: 6px; font-weight: 600; }
-        .scroll { overflow-x: auto; }
+        .verdict { border: 1px solid var(--line); border-radius: 8px; padding: 4px 18px 10px; margin: 14px 0; background: #fbfcfd; }
+        .verdict h2 { border: 0; margin-top: 12px; }
+        .verdict .lead { font-size: 15px; margin: 4px 0 8px; }
+        .cols { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.15fr); gap: 8px 28px; }
+        .verdict td, .verdict th { padding: 3px 6px; }
+        ol.incidents { margin: 0; padding-left: 22px; }
+        ol.incidents li { margin: 0 0 7px; }
+        .cause { font-weight: 600; padding: 0 6px; border-radius: 4px; white-space: nowrap; }
+        .cause-own_network { background: #fde0c5; }
+        .cause-publisher { background: #e0d4f5; }
+        .cause-disconnect { background: #d8d8d8; }
+        .cause-unknown { background: #eef1f4; }
+        .chips { margin: 4px 0; line-height: 1.9; }
+        .chips .code { margin-right: 4px; }
+        .scroll, .chart { overflow-x: auto; }
         table { border-collapse: collapse; margin: 6px 0 12px; font-size: 13px; }
         th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
         th { background: var(--bg-alt); font-weight: 600; white-space: nowrap; }
         td { overflow-wrap: break-word; max-width: 420px; }
         td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+        td > a { white-space: nowrap; }
         tr.bad td { background: #fff1f0; }
+        tr:target td { background: #fff8c5; }
         code, .code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
         .code { background: var(--bg-alt); padding: 1px 5px; border-radius: 4px; white-space: nowrap; }
         .muted { color: var(--muted); }
+        details { margin: 6px 0 10px; }
+        summary { cursor: pointer; font-weight: 600; padding: 3px 0; }
+        summary .muted { font-weight: 400; }
         figure { margin: 10px 0 18px; }
         figcaption { font-weight: 600; margin-bottom: 2px; overflow-wrap: anywhere; }
         svg { display: block; width: 100%; height: auto; }
-        svg text { font: 11px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; fill: var(--ink); }
-        svg text.small { font-size: 10px; fill: var(--muted); }
+        .chart svg { min-width: 800px; }
+        svg text { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; fill: var(--ink); }
+        svg text.small { font-size: 11px; fill: var(--muted); }
         .legend { font-size: 12px; color: var(--muted); margin: 4px 0; }
         .key { white-space: nowrap; margin-right: 10px; }
         .swatch { display: inline-block; width: 11px; height: 11px; border: 1px solid #0003; vertical-align: -1px; margin-right: 4px; }
         footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
+        @media (max-width: 900px) {
+          .cols { grid-template-columns: minmax(0, 1fr); }
+        }
+        @media (max-width: 600px) {
+          body { padding: 12px; }
+          h1 { font-size: 19px; }
+          .verdict { padding: 2px 10px 8px; }
+          td { max-width: 260px; }
+        }
         @media print {
           body { padding: 0; max-width: none; font-size: 11px; }
+          nav.crumbs { display: none; }
           h2 { break-after: avoid; }
-          figure, table, .notice { break-inside: avoid; }
+          figure, .notice, .verdict, tr { break-inside: avoid; }
           a { color: inherit; text-decoration: none; }
-          .scroll { overflow: visible; }
+          .scroll, .chart { overflow: visible; }
+          .chart svg { min-width: 0; }
+          details::details-content { content-visibility: visible; display: block; }
+          summary { list-style: none; }
         }
         """
 }
@@ -105,13 +150,14 @@ struct HTMLTable {
     }
 
     /// A row of plain text cells (escaped here).
-    mutating func add(_ cells: [String], rowClass: String? = nil) {
-        addMarkup(cells.map(\.html), rowClass: rowClass)
+    mutating func add(_ cells: [String], rowClass: String? = nil, id: String? = nil) {
+        addMarkup(cells.map(\.html), rowClass: rowClass, id: id)
     }
 
-    /// A row of cells that are markup already (escape log text first).
-    mutating func addMarkup(_ cells: [String], rowClass: String? = nil) {
-        var row = rowClass.map { "<tr class=\"\($0)\">" } ?? "<tr>"
+    /// A row of cells that are markup already (escape log text first);
+    /// `id` (an `AnchorID`, safe as is) makes the row a link target.
+    mutating func addMarkup(_ cells: [String], rowClass: String? = nil, id: String? = nil) {
+        var row = "<tr" + (id.map { " id=\"\($0)\"" } ?? "") + (rowClass.map { " class=\"\($0)\"" } ?? "") + ">"
         for (i, c) in cells.enumerated() { row += numeric.contains(i) ? "<td class=\"n\">\(c)</td>" : "<td>\(c)</td>" }
         rows.append(row + "</tr>")
     }

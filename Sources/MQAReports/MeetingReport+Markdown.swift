@@ -27,14 +27,15 @@ extension MeetingReport {
             out += "MOS, loss, RTT, jitter, bitrate and tiers are not shown. Stalls below come from the track status events.\n\n"
         }
 
+        out += verdictMarkdown(t0)
+
         out += "## Participants\n\n"
         var conn = MarkdownTable(headers: ["uid", "connections", "disconnects", "abnormal", "reconnects",
-                                           "warm reports", "cold reports", "issues"], rightAligned: [1, 2, 3, 4, 5, 6])
+                                           "warm reports", "cold reports"], rightAligned: [1, 2, 3, 4, 5, 6])
         for p in analysis.participants {
             conn.add([p.uid, String(p.connections), String(p.disconnects.count),
                       String(p.disconnects.count { $0.error != nil }), String(p.reconnects),
-                      String(p.warmReports), String(p.coldReports),
-                      participantIssues(p.uid).map(\.code.rawValue).joined(separator: " ")])
+                      String(p.warmReports), String(p.coldReports)])
         }
         out += conn.safeRendered + "\n"
 
@@ -76,15 +77,29 @@ extension MeetingReport {
             out += "No subscriptions.\n\n"
         } else {
             var tr = MarkdownTable(headers: ["subscriber", "publisher", "track", "kind", "subscribed", "first frame",
-                                             "stalls", "stalled", "stall ratio", "under good tier", "issues"],
+                                             "stalls", "stalled", "stall ratio", "under good tier"],
                                    rightAligned: [5, 6, 7, 8, 9])
             for s in analysis.subscriptions {
                 tr.add([s.subscriber, s.publisher, s.track, s.kind ?? "—", ReportText.offset(s.subscribeTs, from: t0),
                         s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never",
                         String(s.stallCount), ReportText.duration(s.stalledMs), ReportText.percent(s.stallRatio, places: 2),
-                        String(s.stallsUnderGoodTier), trackIssueCodes(s).map(\.rawValue).joined(separator: " ")])
+                        String(s.stallsUnderGoodTier)])
             }
             out += tr.safeRendered + "\n"
+            // The codes of a subscription as a list under the table: in a
+            // column they made every row as wide as the longest list.
+            let flagged = analysis.subscriptions.compactMap { s in
+                let codes = trackIssueCodes(s)
+                return codes.isEmpty ? nil : (s, codes)
+            }
+            if !flagged.isEmpty {
+                out += "### Track issues\n\n"
+                for (s, codes) in flagged {
+                    out += "- \(MarkdownText.inline(s.subscriber)) ← \(MarkdownText.inline(s.track)) (\(MarkdownText.inline(s.publisher)), "
+                    out += "subscribed \(ReportText.offset(s.subscribeTs, from: t0))): " + codes.map(\.rawValue).joined(separator: ", ") + "\n"
+                }
+                out += "\n"
+            }
             let stalls = analysis.subscriptions.flatMap { s in s.stalls.map { (s, $0) } }
             if !stalls.isEmpty {
                 out += "### Stalls\n\n"
@@ -107,6 +122,8 @@ extension MeetingReport {
             }
             out += "\n"
         }
+
+        out += incidentsMarkdown(t0)
 
         out += "## Issues\n\n"
         if analysis.issues.isEmpty {

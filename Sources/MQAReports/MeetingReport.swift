@@ -15,6 +15,11 @@ public struct MeetingReport: Sendable, RenderedReport {
     public var damage: [String]
     /// Speaking time and the 1.1 context events; shown, never counted.
     public var context: MeetingContext
+    /// Co-occurring trouble, merged into time windows with a likely cause
+    /// (`IncidentFinder`), in start order.
+    public var incidents: [Incident]
+    /// Participants, most affected first (the verdict's ranking).
+    public var impacts: [ParticipantImpact]
 
     /// The sentence a CDN meeting shows instead of quality numbers.
     public static let noQualityData = "no quality data (CDN engine)"
@@ -24,8 +29,19 @@ public struct MeetingReport: Sendable, RenderedReport {
         damage = log.damage.map(\.description)
         analysis = MeetingAnalysis.analyze(log, config: config)
         context = MeetingContext.build(log)
+        incidents = IncidentFinder.find(log, analysis)
+        impacts = ParticipantImpact.rank(analysis)
         // A CDN meeting has no quality feed: nothing to chart.
         series = analysis.isCDN ? [] : log.clients.map { QualitySeries($0, config: config) }
+    }
+
+    /// Incidents, most impact first (ties: longer, earlier, then uid), with
+    /// their 1-based number in start order (the anchor `i-N`).
+    var rankedIncidents: [(number: Int, incident: Incident)] {
+        incidents.enumerated().map { ($0.offset + 1, $0.element) }.sorted {
+            let a = $0.incident, b = $1.incident
+            return (b.impactMs, b.durationMs, a.startTs, $0.number) < (a.impactMs, a.durationMs, b.startTs, $1.number)
+        }
     }
 
     /// Whether the meeting has a quality feed (it does not on the CDN engine).
@@ -55,6 +71,8 @@ public struct MeetingReport: Sendable, RenderedReport {
             ("participants", participantsWithContextJSON),
             ("tracks", analysis.tracksJSON),
             ("issues", analysis.issuesJSON),
+            ("incidents", .array(incidents.map(\.json))),
+            ("impact", .array(impacts.map(\.json))),
             ("subMeetingMoves", context.subMeetingMovesJSON),
             ("shares", context.sharesJSON),
         ]

@@ -10,6 +10,8 @@ public struct QualitySeries: Sendable, Equatable {
         public var mos: Double
         public var loss: Double
         public var rtt: Double
+        public var jitter: Double
+        public var bitrate: Double
         /// First warm report of a connection, or after a reporting gap: a
         /// chart starts a new line segment here instead of bridging.
         public var breaksLine: Bool
@@ -17,12 +19,19 @@ public struct QualitySeries: Sendable, Equatable {
 
     public var uid: String
     public var points: [Point]
+    /// The SDK's own tier over time (`ClientLog.sdkTierHolds`), drawn under
+    /// the recomputed one.
+    public var sdkTiers: [TierHold]
+    /// When the client reconnected (`reconnect` events), for markers.
+    public var reconnects: [Int64]
 
     /// The warm reports of `client`: inside a connection, not in its cold
     /// start, `rtt != 0` (spec "Cold start").
     public init(_ client: ClientLog, config: TierConfig) {
         uid = client.uid
         points = []
+        sdkTiers = client.sdkTierHolds()
+        reconnects = client.events.filter { $0.payload.kind == .reconnect }.map(\.ts)
         let r = client.reports
         points.reserveCapacity(r.count)
         for span in client.connectionSpans() {
@@ -31,7 +40,8 @@ public struct QualitySeries: Sendable, Equatable {
                 let mos = ReportMOS.mos(sdkMOS: r.mos[i], rtt: r.rtt[i], loss: r.loss[i], jitter: r.jitter[i],
                                         source: config.mos, emodel: config.emodel)
                 let breaks = previous.map { TierParams.isGap(from: $0, to: r.ts[i], gapMs: config.gapMs) } ?? true
-                points.append(Point(ts: r.ts[i], mos: mos, loss: r.loss[i], rtt: r.rtt[i], breaksLine: breaks))
+                points.append(Point(ts: r.ts[i], mos: mos, loss: r.loss[i], rtt: r.rtt[i], jitter: r.jitter[i],
+                                    bitrate: r.bitrate[i], breaksLine: breaks))
                 previous = r.ts[i]
             }
         }

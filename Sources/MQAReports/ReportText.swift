@@ -7,6 +7,13 @@ public enum ReportText {
     /// `2026-11-29T10:00:02.125Z` (UTC, milliseconds).
     public static func timestamp(_ ms: Int64) -> String { Time.iso(ms) }
 
+    /// `2026-11-29 10:00:02` (UTC, whole seconds): a start time to read,
+    /// not to parse.
+    public static func dateTime(_ ms: Int64) -> String {
+        let iso = timestamp(ms)
+        return iso.prefix(10) + " " + iso.dropFirst(11).prefix(8)
+    }
+
     /// An instant as an offset from the meeting's start: `+0:07.900`,
     /// `+1:02:03.000`. Shorter than a timestamp, and what one compares
     /// when reading a timeline.

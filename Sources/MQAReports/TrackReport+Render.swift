@@ -88,23 +88,23 @@ extension TrackReport {
     }
 
     /// `mqa report track --format html`.
-    public var html: String {
-        var b = "<header>\n<h1>Track <span class=\"code\">\(track.html)</span></h1>\n"
+    public var html: String { html(links: nil) }
+
+    /// The page; with `links` (a report site) it links back to its meeting
+    /// and the fleet page.
+    public func html(links: TrackLinks?) -> String {
+        var b = ""
+        if let links {
+            b += "<nav class=\"crumbs\">" + HTMLPage.link(links.meeting, "← Meeting " + (header.title ?? header.meeting).html)
+            b += HTMLPage.link(links.index, "All meetings (fleet)") + "</nav>\n"
+        }
+        b += "<header>\n<h1>Track <span class=\"code\">\(track.html)</span></h1>\n"
         b += "<p class=\"sub\">Meeting <span class=\"code\">\(header.meeting.html)</span>"
         if let title = header.title { b += " · \(title.html)" }
         b += " · published by \(publishers.joined(separator: ", ").html)</p>\n</header>\n"
         b += "<p class=\"notice\">Verdict: \(verdict.rawValue.html). \(verdict.explanation.capitalizedFirst.html) "
         b += "(\(sharedStallCount) of \(stallCount) stalls shared).</p>\n"
         b += "<p class=\"legend\">\(TrackReport.ruleText.html)</p>\n"
-        var t = HTMLTable(headers: ["subscriber", "publisher", "subscribed", "first frame", "stalls", "shared", "stalled",
-                                    "stall ratio", "attribution"], numeric: [2, 3, 4, 5, 6, 7])
-        for r in rows {
-            let s = r.subscription
-            t.add([s.subscriber, s.publisher, ReportText.offset(s.subscribeTs, from: origin),
-                   s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never", String(s.stallCount), String(r.sharedStallCount),
-                   ReportText.duration(s.stalledMs), ReportText.percent(s.stallRatio, places: 2), r.attribution])
-        }
-        b += t.rendered
         let start = header.start ?? 0
         let axis = SVGCharts.TimeAxis(start: start, end: max(header.end ?? start, start + 1), x0: 0, x1: 1)
         let rowsSVG = rows.map { r in
@@ -114,11 +114,20 @@ extension TrackReport {
             })
         }
         b += "<figure>\n<figcaption>Each subscriber's view of the track</figcaption>\n"
-        b += SVGCharts.stallTimeline(rowsSVG, axis: axis, caption: "Stall timeline of the track per subscriber")
-        b += "<p class=\"legend\"><span class=\"key\"><span class=\"swatch\" style=\"background:#a50026\"></span>shared stall</span> "
-        b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#fc8d59\"></span>own stall</span> "
-        b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#bbbbbb\"></span>loading</span> "
-        b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#9ecae1\"></span>flowing</span></p>\n</figure>\n"
+        b += SVGCharts.stallLegend([("#a50026", "shared stall"), ("#fc8d59", "own stall"), ("#bbbbbb", "loading"), ("#9ecae1", "flowing")],
+                                   note: "hover a stall for its length and tier.")
+        b += "<div class=\"chart\">" + SVGCharts.stallTimeline(rowsSVG, axis: axis, caption: "Stall timeline of the track per subscriber") + "</div>\n"
+        b += "</figure>\n"
+        b += "<h2>Subscriptions</h2>\n"
+        var t = HTMLTable(headers: ["subscriber", "publisher", "subscribed", "first frame", "stalls", "shared", "stalled",
+                                    "stall ratio", "attribution"], numeric: [2, 3, 4, 5, 6, 7])
+        for r in rows {
+            let s = r.subscription
+            t.add([s.subscriber, s.publisher, ReportText.offset(s.subscribeTs, from: origin),
+                   s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never", String(s.stallCount), String(r.sharedStallCount),
+                   ReportText.duration(s.stalledMs), ReportText.percent(s.stallRatio, places: 2), r.attribution])
+        }
+        b += t.rendered
         let stalls = rows.flatMap { r in zip(r.subscription.stalls, r.sharedWith).map { (r.subscription.subscriber, $0, $1) } }
         if !stalls.isEmpty {
             b += "<h2>Stalls</h2>\n"
@@ -127,9 +136,9 @@ extension TrackReport {
                 st.add([uid, ReportText.offset(x.start, from: origin), ReportText.offset(x.end, from: origin) + (x.open ? " (open)" : ""),
                         ReportText.duration(x.durationMs), x.tier.name, who.isEmpty ? "— (own)" : who.joined(separator: ", ")])
             }
-            b += st.rendered
+            b += HTMLPage.details("All \(stalls.count) stalls", open: stalls.count <= 10, st.rendered)
         }
-        b += "<footer>Times are offsets from the meeting's start (\(header.start.map(ReportText.timestamp) ?? "—")).</footer>"
+        b += "<footer>Times are offsets from the meeting's start (\(header.start.map(ReportText.timestamp) ?? "—")); chart clocks are UTC.</footer>"
         return HTMLPage.document(title: "Track \(track) — meeting \(header.meeting)", body: b)
     }
 }

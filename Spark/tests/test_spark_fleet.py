@@ -98,10 +98,14 @@ def test_three_shards_with_a_killed_attempt_equal_one_store(fleet):
     timings = json.loads((out / 'timings.json').read_text())
     assert [s['attempt'] for s in timings['shards']] == [0, 1, 0]
     # One report per meeting, and an index linking every one.
-    html = sorted(os.listdir(out / 'meetings'))
+    html = sorted(n for n in os.listdir(out / 'meetings') if n != 'tracks')
     assert len(html) == fleet['meetings'] + 1 and 'index.html' in html
     index = (out / 'meetings' / 'index.html').read_text()
     assert all(('href="%s"' % name) in index for name in html if name != 'index.html')
+    # The track pages the meeting pages link are there too.
+    tracks = os.listdir(out / 'meetings' / 'tracks')
+    pages = ''.join((out / 'meetings' / m).read_text() for m in html if m != 'index.html')
+    assert tracks and all(('href="tracks/%s"' % t) in pages for t in tracks)
     assert any(n.endswith('.parquet') for n in os.listdir(out / 'fleet.parquet'))
     # Only the committed attempts' stores are kept, and together they hold the fleet.
     assert sorted(os.listdir(out / 'stores')) == ['shard-0.sqlite', 'shard-1.sqlite', 'shard-2.sqlite']
@@ -159,3 +163,11 @@ def test_fleet_ties_rank_by_meeting_id():
     assert merged['issueCounts']['low_mos'] == {'issues': 2, 'meetings': 2}
     with pytest.raises(ValueError):
         mqa_spark.merge_fleet([doc(('a', 1, 0)), doc(('a', 1, 0))])
+
+
+def test_a_cdn_meeting_without_quality_data_ranks_by_its_stalls():
+    cdn = {'meeting': 'cdn', 'stalledMs': 4000, 'lowTierMs': None, 'abnormalDisconnects': 0}
+    sfu = {'meeting': 'sfu', 'stalledMs': 1000, 'lowTierMs': 2000, 'abnormalDisconnects': 0}
+    assert mqa_spark.fleet_score(cdn) == 4.0
+    doc = {'score': 's', 'meetings': 2, 'shown': 2, 'issueCounts': {}, 'ranked': [sfu, cdn]}
+    assert [e['meeting'] for e in mqa_spark.merge_fleet([doc])['ranked']] == ['cdn', 'sfu']

@@ -59,11 +59,49 @@ func xmlError(_ page: String) -> String? {
 
     @Test func meetingPageHasEveryChart() {
         let page = MeetingReport(log: Fixtures.sfu, config: TierConfig()).html
-        #expect(page.contains("MOS over time of alice, on the tier bands"))
-        #expect(page.contains("loss % over time of bob"))
-        #expect(page.contains("RTT ms over time of carol"))
+        for uid in ["alice", "bob", "carol"] {
+            #expect(page.contains("Quality over time of \(uid): MOS, tiers, loss, RTT, jitter and bitrate"))
+        }
+        for panel in [">loss %<", ">RTT ms<", ">jitter ms<", ">kbps<", ">tier<", ">SDK<"] { #expect(page.contains(panel), "\(panel)") }
         #expect(page.contains("Stall timeline per track"))
         #expect(page.contains("Connected time per tier, per participant"))
+        // bob's abnormal disconnect, his time away and his reconnect are marked.
+        #expect(page.contains("<title>disconnect (network: ice_timeout) at +0:30.000</title>"))
+        #expect(page.contains("<title>away for 3 s</title>"))
+        #expect(page.contains("<title>reconnect at +0:33.000</title>"))
+        // Stall tooltips name the track, in the charts and in the timeline.
+        #expect(page.contains("<title>stall of carol-cam (from carol) at +0:40.000 for 2.5 s, tier excellent at its start</title>"))
+        #expect(page.contains("<title>alice ← carol-cam (carol): stall at +0:40.000 for 2.5 s, tier excellent at its start</title>"))
+    }
+
+    @Test("the verdict comes first: ranked participants and top incidents before any table or chart")
+    func verdictFirst() throws {
+        let page = MeetingReport(log: Fixtures.sfu, config: TierConfig()).html
+        let verdict = try #require(page.range(of: "<section id=\"verdict\""))
+        for later in ["<section id=\"incidents\"", "<section id=\"participants\"", "<svg", "<section id=\"issues\""] {
+            let at = try #require(page.range(of: later), "\(later)")
+            #expect(verdict.lowerBound < at.lowerBound, "\(later) before the verdict")
+        }
+        #expect(page.contains("<h3>Who suffered most</h3>") && page.contains("<h3>Top incidents</h3>"))
+        // bob: 30 s for his abnormal disconnect, his stall and his poor stretch.
+        #expect(page.contains("bob suffered most"))
+        #expect(page.contains("<span class=\"cause cause-disconnect\">disconnect</span>"))
+        // Long lists are collapsed, the first chart open.
+        #expect(page.contains("<details id=\"\(AnchorID.charts("bob"))\" open=\"open\">"))
+    }
+
+    @Test("charts share their y scales and keep the loss threshold off the floor")
+    func sharedScales() throws {
+        let page = MeetingReport(log: Fixtures.sfu, config: TierConfig()).html
+        // The loss panel's top label is the same in every participant's figure.
+        let tops = page.components(separatedBy: ">loss %<").dropFirst().count
+        #expect(tops == 3)
+        let scales = ChartScales(MeetingReport(log: Fixtures.sfu, config: TierConfig()).series)
+        let loss = try #require(scales.metrics.first { $0.name == "loss %" })
+        // bob's 7.5 % loss: the scale tops at 10 (2 × the 5 % threshold), so the
+        // threshold line sits halfway up, not a few pixels above zero.
+        #expect(loss.top == 10 && !loss.clips)
+        #expect(scales.metrics.first { $0.name == "RTT ms" }?.top == 1000)  // carol's 450 ms
     }
 
     @Test func logTextIsEscaped() {
@@ -87,6 +125,6 @@ func xmlError(_ page: String) -> String? {
         #expect(xmlError(page) == nil)
         #expect(page.utf8.count < 200_000)
         // The one-report dip survives bucketing (worst value kept): y of MOS 1.5.
-        #expect(page.contains(" 121.8 "), "the dip to 1.5 must be drawn")
+        #expect(page.contains(" 110.3 "), "the dip to 1.5 must be drawn")
     }
 }

@@ -23,10 +23,29 @@ import Testing
 
     @Test func markdownKeepsHostileTextInItsCell() {
         let md = hostile.markdown
-        #expect(md.contains("\\<script\\>"))  // the heading is escaped
+        #expect(md.contains("\\<script>"))  // the heading is escaped: no tag can open
+        #expect(!md.replacingOccurrences(of: "\\<", with: "").contains("<script"))
         for line in md.split(separator: "\n") where line.hasPrefix("| -2+3 ") {
             #expect(line.split(separator: "|", omittingEmptySubsequences: false).count >= 3)
         }
+    }
+
+    /// Escapes only where Markdown gives a character a meaning, so text from
+    /// the logs reads unchanged in a terminal and stays inert in a viewer.
+    @Test(arguments: [
+        ("C:\\work\\board", "C:\\work\\board"),      // a backslash before a letter is literal
+        ("a\\*b", "a\\\\\\*b"),                    // before punctuation it would escape it
+        ("Customer <external>", "Customer \\<external>"),  // a tag would open; > alone is plain
+        ("a < b > c", "a < b > c"),
+        ("# pwned", "\\# pwned"), ("issue #5", "issue #5"),
+        ("> quote", "\\> quote"), ("  > quote", "  \\> quote"),
+        ("![i](http://x/i.png)", "!\\[i\\](http://x/i.png)"),
+        ("a|b", "a\\|b"), ("`code`", "\\`code\\`"), ("*bold*", "\\*bold\\*"),
+        ("<!-- x -->", "\\<!-- x -->"), ("</td>", "\\</td>"), ("trailing\\", "trailing\\\\"),
+        ("snake_case_id", "snake_case_id"),
+    ])
+    func markdownEscapesOnlyWhereNeeded(_ text: String, _ expected: String) {
+        #expect(Markdown.escape(text) == expected)
     }
 
     @Test(arguments: ["../../etc/passwd", "..", ".", "/", "a/b", "a:b", "", ".hidden", "…ünï", String(repeating: "x", count: 256),

@@ -36,13 +36,33 @@ import Testing
         // sfu: stalls 2.5 + 2.2 + 1.0 s; bob's poor/bad warm time; one abnormal disconnect.
         #expect(a.stalledMs == 5700)
         #expect(a.abnormalDisconnects == 1)
-        #expect(a.score == 5.7 + Double(a.lowTierMs) / 1000 + 30)
+        #expect(a.score == 5.7 + Double(a.lowTierMs!) / 1000 + 30)
         #expect(b.score == 4)  // 4 s stall, no quality data, "meeting_ended" has no error
+        #expect(b.lowTierMs == nil)
         let fleet = FleetReport(entries: [b, a])
         #expect(fleet.ranked.map(\.meeting) == ["m-42", "m-cdn"])
         #expect(FleetReport(entries: [b, a], top: 1).ranked.map(\.meeting) == ["m-42"])
         #expect(fleet.issueTotals[.noQualityData]?.meetings == 1)
         #expect(fleet.markdown.contains("30 s per disconnect with an error"))
+    }
+
+    @Test("a CDN meeting's poor/bad time is null, 'no quality data', never a perfect 0")
+    func cdnHasNoLowTierFigure() {
+        let cdn = FleetEntry(MeetingReport(log: Fixtures.cdn, config: TierConfig()))
+        let fleet = FleetReport(entries: [cdn, FleetEntry(sfu)])
+        let json = fleet.json.rendered()
+        #expect(json.contains(#""meeting":"m-cdn""#))
+        #expect(json.contains(#""lowTierMs":null,"qualityData":false"#))
+        #expect(!json.contains(#""lowTierMs":0"#))
+        #expect(fleet.csv.split(separator: "\n").first { $0.contains("m-cdn") }!.contains(",4000,,0,"))
+        for page in [fleet.markdown, fleet.html] {
+            #expect(page.contains("no quality data"))
+            #expect(!page.contains("0 ms"))
+        }
+        // The stored-summary form (`mqa meetings`) says the same whatever the summary holds.
+        let stored = FleetEntry(meeting: "m", title: nil, engine: "cdn", start: nil, durationMs: nil, participants: 1,
+                                stalledMs: 0, lowTierMs: 0, abnormalDisconnects: 0)
+        #expect(stored.lowTierMs == nil)
     }
 
     @Test func tiesRankByMeetingId() {

@@ -10,8 +10,10 @@ enum DemoCommand {
         abstract: "Simulate a fleet, ingest it and write every report, in one go.",
         discussion: """
             Writes into DIR: logs/ (the simulated event logs), mqa.sqlite (the store),
-            reports/ (the fleet ranking, one report per meeting in HTML and Markdown,
-            a track report) and tuning/ (a threshold sweep against the stalls).
+            site/ (the HTML report site: index.html ranks the meetings and links each
+            meeting's page, which links its tracks' pages), reports/ (single-file reports:
+            the fleet ranking, the worst meeting in every format, a track, and one
+            Markdown report per meeting) and tuning/ (a threshold sweep against the stalls).
             Deterministic: the same --seed gives the same files.
             """,
         options: [
@@ -71,7 +73,7 @@ enum DemoCommand {
         say("3/5 writing reports…")
         _ = try step(ReportFleetCommand.command, ["--db", db, "--format", "md", "--out", dir + "/reports/fleet.md"])
         _ = try step(ReportFleetCommand.command, ["--db", db, "--format", "html", "--out", dir + "/reports/fleet.html"])
-        _ = try step(ReportMeetingCommand.command, ["--db", db, "--all", "--format", "html", "--out", dir + "/reports/meetings"])
+        _ = try step(ReportMeetingCommand.command, ["--db", db, "--all", "--format", "html", "--out", dir + "/site"])
         _ = try step(ReportMeetingCommand.command, ["--db", db, "--all", "--format", "md", "--out", dir + "/reports/meetings"])
         let store = try EventStore.openExisting(path: db)
         if let worst = try worstMeeting(store) {
@@ -95,9 +97,11 @@ enum DemoCommand {
         out.write("""
             Demo written to \(dir)/:
               ingest-summary.txt          what ingest stored, rejected and dropped
-              reports/fleet.html (.md)    every meeting ranked, worst first — start here
+              site/index.html             start here: every meeting ranked, worst first, each linking
+                                          its report, which links its tracks
+              reports/fleet.md (.html)    the ranking as one file
               reports/worst-meeting.html  the worst meeting's report (also .md, .json, .csv)
-              reports/meetings/index.html one report per meeting (HTML and Markdown)
+              reports/meetings/index.md   one Markdown report per meeting, for a terminal
               reports/track.html (.md)    the busiest video track, per subscriber
               tuning/tune.md (.json)      tier configs scored against the video stalls
               mqa.sqlite                  the store: try `mqa query --list --db \(db)`

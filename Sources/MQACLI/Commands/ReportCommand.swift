@@ -76,53 +76,73 @@ enum ReportMeetingCommand {
 
     /// Loads meetings one by one (SQLite stays on this thread) and renders
     /// them in parallel in small groups, so a nightly batch uses every core
-    /// while holding only a group's logs in memory.
+    /// while holding only a group's logs in memory. In HTML the batch is a
+    /// site: file names are taken before rendering, since pages link each
+    /// other, and every track gets a page in `tracks/`.
     static func batch(store: EventStore, dir: String, format: ReportFormat, config: TierConfig,
                       window: (since: Int64?, until: Int64?) = (nil, nil), context: CommandContext) throws -> Int32 {
         let writer = try BatchWriter(directory: dir, format: format)
         let ids = try store.meetings(startingIn: window)
         var entries: [FleetEntry] = []
-        var failures = 0
+        var failures = 0, trackPages = 0
         entries.reserveCapacity(ids.count)
         let group = 32
         var i = 0
         while i < ids.count {
             let slice = Array(ids[i..<min(i + group, ids.count)])
             let logs = try slice.map { id in try ReportOptions.meetingLog(store, id, context) }
-            let results = RenderSlots(count: logs.count)
-            DispatchQueue.concurrentPerform(iterations: logs.count) { k in
-                let report = MeetingReport(log: logs[k], config: config)
-                results.set(k, (report.render(format), FleetEntry(report)))
+            let reports = Slots<MeetingReport>(count: logs.count)
+            DispatchQueue.concurrentPerform(iterations: logs.count) { k in reports.set(k, MeetingReport(log: logs[k], config: config)) }
+            let names = slice.map { writer.reserve($0) }
+            let trackNames: [[String: String]] = (0..<slice.count).map { k in
+                format == .html ? Dictionary(uniqueKeysWithValues: reports.get(k).trackIDs.map { ($0, writer.reserveTrack(meeting: slice[k], track: $0)) }) : [:]
             }
-            for (k, id) in slice.enumerated() {
-                let (text, entry) = results.get(k)
-                // One file that cannot be written (a folder in the way, a
-                // full disk) does not cost the others: they and the index
-                // are written, the failures named, and the exit code is 1.
-                do {
-                    try writer.write(rendered: text, meeting: id)
-                } catch {
+            let pages = Slots<(String, [(name: String, text: String)])>(count: logs.count)
+            DispatchQueue.concurrentPerform(iterations: logs.count) { k in
+                let report = reports.get(k)
+                if format == .html {
+                    let site = SitePages.render(report, meetingFile: names[k], trackFiles: trackNames[k])
+                    pages.set(k, (site.meeting, site.tracks))
+                } else {
+                    pages.set(k, (report.render(format), []))
+                }
+            }
+            // One file that cannot be written (a folder in the way, a full
+            // disk) does not cost the others: they and the index are
+            // written, the failures named, and the exit code is 1.
+            var batch: [BatchWriter.Page] = []
+            for k in slice.indices {
+                let (text, tracks) = pages.get(k)
+                batch.append(BatchWriter.Page(name: names[k], text: text, meeting: slice[k]))
+                batch += tracks.map { BatchWriter.Page(name: $0.name, text: $0.text) }
+                entries.append(FleetEntry(reports.get(k)))
+            }
+            for (page, error) in zip(batch, writer.write(pages: batch)) {
+                if let error {
                     failures += 1
                     context.stderr.write("Error: \(TerminalText.escaped("\(error)"))\n")
+                } else if page.meeting == nil {
+                    trackPages += 1
                 }
-                entries.append(entry)
             }
             i += group
         }
         let index = try writer.writeIndex(entries)
-        context.stderr.write("wrote \(ids.count - failures) of \(ids.count) reports and \(index) to \(TerminalText.escaped(dir))\n")
+        let tracks = trackPages > 0 ? ", \(trackPages) track pages" : ""
+        let written = writer.files.count
+        context.stderr.write("wrote \(written) of \(ids.count) reports\(tracks) and \(index) to \(TerminalText.escaped(dir))\n")
         return failures == 0 ? ExitCode.success : ExitCode.failure
     }
 }
 
 /// Per-index result slots written from `concurrentPerform`: each index is
 /// written by exactly one iteration, read after all have finished.
-private final class RenderSlots: @unchecked Sendable {
-    private var slots: [(String, FleetEntry)?]
+private final class Slots<Value>: @unchecked Sendable {
+    private var slots: [Value?]
     private let lock = NSLock()
     init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ v: (String, FleetEntry)) { lock.lock(); slots[i] = v; lock.unlock() }
-    func get(_ i: Int) -> (String, FleetEntry) { lock.lock(); defer { lock.unlock() }; return slots[i]! }
+    func set(_ i: Int, _ v: Value) { lock.lock(); slots[i] = v; lock.unlock() }
+    func get(_ i: Int) -> Value { lock.lock(); defer { lock.unlock() }; return slots[i]! }
 }
 
 /// `mqa report track TRACK --meeting ID`

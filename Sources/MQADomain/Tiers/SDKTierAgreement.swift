@@ -51,3 +51,22 @@ extension ClientLog {
         return tally
     }
 }
+
+extension ClientLog {
+    /// The SDK's own tier over time (`connection_quality_change`), by the
+    /// rule of `sdkTierAgreement`: each change holds to the next one in its
+    /// connection or the connection's end. A name outside the five tiers,
+    /// or `unknown`, leaves its stretch out (the SDK's tier was not known).
+    public func sdkTierHolds() -> [TierHold] {
+        var out: [TierHold] = []
+        for span in connectionSpans() {
+            let changes = events[span.events].filter { $0.payload.kind == .connectionQualityChange }
+            for (k, e) in changes.enumerated() {
+                let to = k + 1 < changes.count ? changes[k + 1].ts : span.end
+                guard let name = e.payload.string("tier"), let tier = Tier(name: name), tier.isKnown, to > e.ts else { continue }
+                out.append(TierHold(tier: tier, from: e.ts, to: to))
+            }
+        }
+        return out
+    }
+}

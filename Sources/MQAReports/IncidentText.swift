@@ -1,0 +1,98 @@
+import MQADomain
+
+/// Incidents and participant impact in words, shared by the Markdown and
+/// HTML forms so both say the same thing.
+enum IncidentText {
+    /// `+12:03–12:41 (38 s)`: the window as offsets from the meeting start.
+    static func window(_ i: Incident, from t0: Int64) -> String {
+        let a = ReportText.shortOffset(i.startTs, from: t0), b = ReportText.shortOffset(i.endTs, from: t0)
+        return i.durationMs == 0 ? a : "\(a)–\(b.dropFirst()) (\(ReportText.duration(i.durationMs)))"
+    }
+
+    /// Who: `u-8f02`, or `bob-cam (bob)` for a publisher-side track incident.
+    static func subject(_ i: Incident) -> String {
+        i.track.map { "\($0) (\(i.uid))" } ?? i.uid
+    }
+
+    /// `stall ×4, poor/bad tier, loss spike`.
+    static func kinds(_ i: Incident) -> String {
+        i.kinds.map { k in k == .stall && i.evidence.stallCount > 1 ? "stall ×\(i.evidence.stallCount)" : k.words }
+            .joined(separator: ", ")
+    }
+
+    /// The evidence behind the cause, in one sentence without a full stop.
+    /// Without quality data (CDN) an unknown cause says it cannot tell.
+    static func evidence(_ i: Incident, qualityData: Bool = true) -> String {
+        let e = i.evidence
+        var parts: [String] = []
+        switch i.cause {
+        case .disconnect:
+            var s = "disconnected" + (e.disconnectError.map { " (\($0))" } ?? "")
+            s += e.awayMs.map { ", back after \(ReportText.duration($0))" } ?? ", did not come back"
+            parts.append(s)
+        case .publisher:
+            if i.track != nil { parts.append("\(list(e.subscribers, limit: 4)) stalled together") }
+            if !e.publisherKinds.isEmpty {
+                parts.append("publisher \(e.publishers.joined(separator: ", ")): " + e.publisherKinds.map(\.words).joined(separator: ", ")
+                             + " at the same time")
+            }
+        default:
+            break
+        }
+        if let loss = e.maxLossPct { parts.append("loss up to \(ReportText.number(loss, places: 1))%") }
+        if let rtt = e.maxRttMs { parts.append("RTT up to \(ReportText.number(rtt, places: 0)) ms") }
+        if let t = e.lowestTier { parts.append("tier down to \(t.name) for \(ReportText.duration(e.lowTierMs))") }
+        if e.stallCount > 0 {
+            let what = e.stallCount == 1 ? "1 stall" : "\(e.stallCount) stalls"
+            parts.append("\(what) (\(ReportText.duration(e.stalledMs)))" + (i.track == nil ? " of " + list(e.tracks, limit: 3) : ""))
+        }
+        if i.cause == .unknown {
+            parts.append(qualityData ? "no loss, RTT or tier trouble on either side" : "no quality data to tell why (CDN engine)")
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    /// `a, b, c and 2 more`.
+    static func list(_ items: [String], limit: Int) -> String {
+        items.count <= limit ? items.joined(separator: ", ")
+            : items.prefix(limit).joined(separator: ", ") + " and \(items.count - limit) more"
+    }
+
+    /// One participant's impact: `stalled 6 m 40 s (2.8 % of 3 h 54 m watched), poor/bad 9 m 26 s, 1 abnormal disconnect`.
+    static func impact(_ p: ParticipantImpact) -> String {
+        var parts: [String] = []
+        if p.stalledMs > 0 {
+            parts.append("stalled \(ReportText.duration(p.stalledMs))" + (p.stalledShare.map {
+                " (\(ReportText.percent($0)) of \(ReportText.duration(p.watchedMs)) watched)"
+            } ?? ""))
+        }
+        if let low = p.lowTierMs, low > 0 { parts.append("poor/bad \(ReportText.duration(low))") }
+        if p.abnormalDisconnects > 0 {
+            parts.append(p.abnormalDisconnects == 1 ? "1 abnormal disconnect" : "\(p.abnormalDisconnects) abnormal disconnects")
+        }
+        if parts.isEmpty {
+            return p.lowTierMs == nil ? "no stalls, no abnormal disconnect (no quality data)" : "no stalls, no poor/bad time, no abnormal disconnect"
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// `30 own network, 7 disconnect, 2 publisher side`: causes by count.
+    static func causes(_ incidents: [Incident]) -> String {
+        var counts: [IncidentCause: Int] = [:]
+        for i in incidents { counts[i.cause, default: 0] += 1 }
+        return IncidentCause.allCases.filter { counts[$0] != nil }
+            .sorted { (counts[$1]!, IncidentCause.allCases.firstIndex(of: $0)!) < (counts[$0]!, IncidentCause.allCases.firstIndex(of: $1)!) }
+            .map { "\(counts[$0]!) \($0.words)" }.joined(separator: ", ")
+    }
+}
+
+extension ReportText {
+    /// An offset in whole seconds, `+12:03` or `+1:02:03`, for windows and axes.
+    public static func shortOffset(_ ms: Int64, from origin: Int64) -> String {
+        let delta = ms - origin
+        let a = abs(delta) / 1000
+        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let body = a >= 3600 ? "\(a / 3600):\(two(a / 60 % 60)):\(two(a % 60))" : "\(a / 60):\(two(a % 60))"
+        return (delta < 0 ? "-" : "+") + body
+    }
+}

@@ -1,0 +1,101 @@
+import MQADomain
+
+// The Tracks section: one row per published track (with its verdict and,
+// in a site, its page), then the long lists collapsed: every subscription,
+// the stall timeline, every stall and the context next to them.
+extension MeetingReport {
+    /// One published track: its subscriptions, in the meeting's order.
+    struct PublishedTrack {
+        var publisher: String
+        var track: String
+        var subscriptions: [Subscription]
+        var stalledMs: Int64 { subscriptions.reduce(0) { $0 + $1.stalledMs } }
+        var stallCount: Int { subscriptions.reduce(0) { $0 + $1.stallCount } }
+    }
+
+    /// Published tracks, most stalled time first (ties by publisher, track).
+    var publishedTracks: [PublishedTrack] {
+        var order: [String: Int] = [:]
+        var out: [PublishedTrack] = []
+        for s in analysis.subscriptions {
+            let key = s.publisher + "\u{0}" + s.track
+            if let k = order[key] { out[k].subscriptions.append(s); continue }
+            order[key] = out.count
+            out.append(PublishedTrack(publisher: s.publisher, track: s.track, subscriptions: [s]))
+        }
+        return out.sorted { ($1.stalledMs, $0.publisher, $0.track) < ($0.stalledMs, $1.publisher, $1.track) }
+    }
+
+    /// Every distinct track id of the meeting's subscriptions, sorted: the
+    /// track pages of a site.
+    public var trackIDs: [String] { Array(Set(analysis.subscriptions.map(\.track))).sorted() }
+
+    func tracksHTML(_ t0: Int64, links: MeetingLinks?, verdicts known: [String: TrackReport.Verdict]? = nil) -> String {
+        var b = "<section id=\"tracks\">\n<h2>Tracks</h2>\n"
+        guard !analysis.subscriptions.isEmpty else { return b + "<p class=\"muted\">No subscriptions.</p>\n</section>\n" }
+        var verdicts = known ?? [:]
+        if known == nil { for id in trackIDs { verdicts[id] = (try? TrackReport(meeting: self, track: id))?.verdict } }
+        var pt = HTMLTable(headers: ["track", "publisher", "kind", "subscriptions", "stalls", "stalled", "never rendered", "verdict"],
+                           numeric: [3, 4, 5, 6])
+        for p in publishedTracks {
+            let name = "<span class=\"code\">\(p.track.html)</span>"
+            let never = p.subscriptions.count(where: \.neverRendered)
+            pt.addMarkup([links?.tracks[p.track].map { HTMLPage.link($0, name) } ?? name, uidLink(p.publisher),
+                          (p.subscriptions.first { $0.kind != nil }?.kind ?? "—").html, String(p.subscriptions.count),
+                          String(p.stallCount), ReportText.duration(p.stalledMs), String(never),
+                          (verdicts[p.track]?.rawValue ?? "—").html],
+                         rowClass: verdicts[p.track] == .senderSide ? "bad" : nil, id: AnchorID.track(p.publisher, p.track))
+        }
+        b += "<p class=\"legend\">One row per published track, most stalled first; stalled time is summed over the track's "
+        b += "subscriptions. The verdict is the track report's" + (links == nil ? "" : " (the track's name opens it)") + ": "
+        b += TrackReport.ruleText.html + "</p>\n" + pt.rendered
+
+        var tr = HTMLTable(headers: ["subscriber", "publisher", "track", "kind", "subscribed", "first frame",
+                                     "stalls", "stalled", "stall ratio", "under good tier", "issues"],
+                           numeric: [4, 5, 6, 7, 8, 9])
+        for s in analysis.subscriptions {
+            let issues = trackIssueCodes(s)
+            tr.addMarkup([s.subscriber.html, s.publisher.html, s.track.html, (s.kind ?? "—").html,
+                          ReportText.offset(s.subscribeTs, from: t0),
+                          s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never",
+                          String(s.stallCount), ReportText.duration(s.stalledMs),
+                          ReportText.percent(s.stallRatio, places: 2), String(s.stallsUnderGoodTier),
+                          issues.map { "<span class=\"code\">\($0.rawValue)</span>" }.joined(separator: " ")],
+                         rowClass: issues.isEmpty ? nil : "bad")
+        }
+        let n = analysis.subscriptions.count
+        b += HTMLPage.details("All \(n) subscriptions <span class=\"muted\">(one per subscriber and track)</span>", open: n <= 8, tr.rendered)
+
+        let rows = analysis.subscriptions.map {
+            SVGCharts.TrackRow(label: "\($0.subscriber) ← \($0.publisher) · \($0.track)", subscription: $0)
+        }
+        var timeline = SVGCharts.stallLegend([("#bbbbbb", "loading"), ("#9ecae1", "flowing"), ("#d73027", "stall")],
+                                             note: "the small mark under a stall has the colour of the subscriber's tier when it began; "
+                                                 + "hover a stall for its track and length.")
+        let axis = SVGCharts.TimeAxis(start: timeRange.start, end: timeRange.end, x0: 0, x1: 1)
+        timeline += "<div class=\"chart\">" + SVGCharts.stallTimeline(rows, axis: axis, caption: "Stall timeline per track") + "</div>\n"
+        b += HTMLPage.details("Stall timeline <span class=\"muted\">(\(n) rows)</span>", open: n <= 12, timeline)
+
+        let stalls = analysis.subscriptions.flatMap { s in s.stalls.map { (s, $0) } }
+        if !stalls.isEmpty {
+            var st = HTMLTable(headers: ["subscriber", "track", "start", "end", "length", "tier at start"], numeric: [2, 3, 4])
+            for (s, x) in stalls {
+                st.add([s.subscriber, s.track, ReportText.offset(x.start, from: t0),
+                        ReportText.offset(x.end, from: t0) + (x.open ? " (open)" : ""),
+                        ReportText.duration(x.durationMs), x.tier.name],
+                       rowClass: x.tier == .excellent || x.tier == .good ? "bad" : nil)
+            }
+            b += HTMLPage.details("All \(stalls.count) stalls <span class=\"muted\">(red rows began under an excellent/good tier)</span>",
+                                  open: stalls.count <= 8, st.rendered)
+        }
+        let notes = contextNotes
+        if !notes.isEmpty {
+            var list = "<ul class=\"notes\">\n"
+            for n in notes {
+                list += "<li><strong>\(n.subject.html)</strong>: " + n.explanations.map(\.html).joined(separator: "; also ") + "</li>\n"
+            }
+            b += HTMLPage.details("What else was happening <span class=\"muted\">(\(notes.count))</span>", open: notes.count <= 8, list + "</ul>\n")
+        }
+        return b + "</section>\n"
+    }
+}

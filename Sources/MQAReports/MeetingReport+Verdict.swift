@@ -1,0 +1,149 @@
+import MQADomain
+
+// The first screen of a meeting report: who suffered most, the top
+// incidents with their likely cause, and the issues grouped by code; then
+// every incident. The same content in HTML and Markdown.
+extension MeetingReport {
+    /// Participants the verdict lists before "and N more".
+    static let verdictParticipants = 8
+    /// Incidents the verdict lists.
+    static let verdictIncidents = 5
+
+    /// `u-8f02 suffered most: …. 249 incidents: 165 own network, ….`
+    var verdictLead: String {
+        var s = ""
+        if let worst = impacts.first, worst.impactMs > 0 {
+            s += "\(worst.uid) suffered most: \(IncidentText.impact(worst)). "
+        } else {
+            s += hasQualityData ? "Nobody suffered: no stalls, no poor/bad time, no abnormal disconnect. "
+                : "No stalls and no abnormal disconnect (no quality data for the rest). "
+        }
+        if incidents.isEmpty { return s + "No incidents." }
+        return s + "\(incidents.count) incident\(incidents.count == 1 ? "" : "s"): \(IncidentText.causes(incidents))."
+    }
+
+    /// Issue codes by count, most frequent first, with who raised them.
+    var issueGroups: [(code: IssueCode, count: Int, uids: [String])] {
+        var groups: [IssueCode: (Int, [String])] = [:]
+        for i in analysis.issues {
+            var g = groups[i.code] ?? (0, [])
+            g.0 += 1
+            if let uid = i.uid, !g.1.contains(uid) { g.1.append(uid) }
+            groups[i.code] = g
+        }
+        return IssueCode.allCases.compactMap { c in groups[c].map { (c, $0.0, $0.1) } }
+            .sorted { ($1.count, IssueCode.allCases.firstIndex(of: $0.code)!) < ($0.count, IssueCode.allCases.firstIndex(of: $1.code)!) }
+    }
+
+    func verdictHTML(_ t0: Int64) -> String {
+        var b = "<section id=\"verdict\" class=\"verdict\">\n<h2>Verdict</h2>\n"
+        b += "<p class=\"lead\">\(verdictLead.html)</p>\n"
+        if !analysis.subscriptions.isEmpty { b += "<p class=\"muted\">\(stalledSentence.html)</p>\n" }
+        b += "<div class=\"cols\">\n<div>\n<h3>Who suffered most</h3>\n"
+        var t = HTMLTable(headers: ["#", "who", "impact", "stalled (% watched)", "poor/bad", "abn. disc."],
+                          numeric: [0, 2, 3, 4, 5])
+        for (k, p) in impacts.prefix(MeetingReport.verdictParticipants).enumerated() {
+            let share = p.stalledShare.map { " · \(ReportText.percent($0))" } ?? ""
+            t.addMarkup([String(k + 1), uidLink(p.uid), ReportText.duration(p.impactMs), (ReportText.duration(p.stalledMs) + share).html,
+                         p.lowTierMs.map(ReportText.duration) ?? "no data", String(p.abnormalDisconnects)])
+        }
+        b += t.rendered
+        if impacts.count > MeetingReport.verdictParticipants {
+            b += "<p class=\"muted\">and \(impacts.count - MeetingReport.verdictParticipants) more in "
+            b += HTMLPage.link("#participants", "Participants") + ".</p>\n"
+        }
+        b += "</div>\n<div>\n<h3>Top incidents</h3>\n"
+        if incidents.isEmpty {
+            b += "<p class=\"muted\">None.</p>\n"
+        } else {
+            b += "<ol class=\"incidents\">\n"
+            for (n, i) in rankedIncidents.prefix(MeetingReport.verdictIncidents) {
+                b += "<li value=\"\(n)\">" + HTMLPage.link("#" + AnchorID.incident(n), IncidentText.window(i, from: t0).html)
+                b += " <strong>" + incidentSubjectHTML(i) + "</strong> · \(IncidentText.kinds(i).html) "
+                b += "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span><br/>"
+                b += "<span class=\"muted\">\(IncidentText.evidence(i, qualityData: hasQualityData).html)</span></li>\n"
+            }
+            b += "</ol>\n<p class=\"muted\">Numbered in time order; " + HTMLPage.link("#incidents", "all \(incidents.count) incidents") + ".</p>\n"
+        }
+        b += "</div>\n</div>\n"
+        let groups = issueGroups
+        if !groups.isEmpty {
+            b += "<h3>Issues by code</h3>\n<p class=\"chips\">"
+            b += groups.map { g in
+                "<span class=\"code\" title=\"\(IncidentText.list(g.uids, limit: 12).html)\">\(g.code.rawValue)</span>×\(g.count)"
+                    + (g.uids.isEmpty ? "" : " <span class=\"muted\">(\(IncidentText.list(g.uids, limit: 3).html))</span>")
+            }.joined(separator: " · ")
+            b += "</p>\n"
+        }
+        return b + "</section>\n"
+    }
+
+    /// The incident's subject with links: the participant's charts, and for
+    /// a publisher-side track incident the track's row.
+    func incidentSubjectHTML(_ i: Incident) -> String {
+        guard let track = i.track else { return uidLink(i.uid) }
+        return HTMLPage.link("#" + AnchorID.track(i.uid, track), track.html) + " (" + uidLink(i.uid) + ")"
+    }
+
+    func incidentsHTML(_ t0: Int64) -> String {
+        var b = "<section id=\"incidents\">\n<h2>Incidents</h2>\n"
+        b += "<p class=\"legend\">\(MeetingReport.incidentRule.html)</p>\n"
+        guard !incidents.isEmpty else { return b + "<p class=\"muted\">None.</p>\n</section>\n" }
+        var t = HTMLTable(headers: ["#", "start", "end", "who", "what", "cause", "evidence"], numeric: [0, 1, 2])
+        for (k, i) in incidents.enumerated() {
+            t.addMarkup([String(k + 1), ReportText.shortOffset(i.startTs, from: t0), ReportText.shortOffset(i.endTs, from: t0),
+                         incidentSubjectHTML(i), IncidentText.kinds(i).html,
+                         "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span>", IncidentText.evidence(i, qualityData: hasQualityData).html],
+                        id: AnchorID.incident(k + 1))
+        }
+        b += HTMLPage.details("All \(incidents.count) incidents, in time order", open: incidents.count <= 10, t.rendered)
+        return b + "</section>\n"
+    }
+
+    /// The incident rule in one paragraph (Docs/incidents.md has it whole).
+    static let incidentRule = "An incident is a time window in which trouble signals of one participant co-occur: a stall they saw, "
+        + "their tier at poor/bad, their warm reports with loss > 5 % or RTT > 400 ms, a disconnect with an error or followed by a "
+        + "reconnect; signals at most 10 s apart merge. Stalls that every subscriber watching a track saw together (within 2 s) "
+        + "are an incident of the track instead, caused on the publisher side. Otherwise the cause is the first that applies: "
+        + "disconnect; own network (their own loss, RTT or tier); publisher side (the publisher's loss, RTT, tier or disconnect "
+        + "within 2 s of every stall); unknown."
+
+    /// The verdict and the incidents for `--format md`: lists, which wrap
+    /// in a terminal, not wide tables.
+    func verdictMarkdown(_ t0: Int64) -> String {
+        var out = "## Verdict\n\n\(MarkdownText.inline(verdictLead))\n\n"
+        if !analysis.subscriptions.isEmpty { out += stalledSentence + "\n\n" }
+        out += "### Who suffered most\n\n"
+        for (k, p) in impacts.prefix(MeetingReport.verdictParticipants).enumerated() {
+            out += "\(k + 1). \(MarkdownText.inline(p.uid)): impact \(ReportText.duration(p.impactMs)); \(IncidentText.impact(p))\n"
+        }
+        if impacts.count > MeetingReport.verdictParticipants {
+            out += "\nand \(impacts.count - MeetingReport.verdictParticipants) more (see Participants).\n"
+        }
+        if !incidents.isEmpty {
+            out += "\n### Top incidents\n\n"
+            for (n, i) in rankedIncidents.prefix(MeetingReport.verdictIncidents) { out += incidentLine(n, i, t0) }
+        }
+        let groups = issueGroups
+        if !groups.isEmpty {
+            out += "\n### Issues by code\n\n"
+            for g in groups {
+                out += "- \(g.code.rawValue) ×\(g.count)" + (g.uids.isEmpty ? "" : ": " + MarkdownText.inline(IncidentText.list(g.uids, limit: 6))) + "\n"
+            }
+        }
+        return out + "\n"
+    }
+
+    /// `- #12 +12:03–12:41 (38 s) u-8f02: stall ×4, loss spike → own network (loss up to 37 %; …)`.
+    func incidentLine(_ n: Int, _ i: Incident, _ t0: Int64) -> String {
+        "- #\(n) \(IncidentText.window(i, from: t0)) \(MarkdownText.inline(IncidentText.subject(i))): \(IncidentText.kinds(i)) → "
+            + "**\(i.cause.words)** (\(MarkdownText.inline(IncidentText.evidence(i, qualityData: hasQualityData))))\n"
+    }
+
+    func incidentsMarkdown(_ t0: Int64) -> String {
+        var out = "## Incidents\n\n\(MeetingReport.incidentRule)\n\n"
+        if incidents.isEmpty { return out + "None.\n\n" }
+        for (k, i) in incidents.enumerated() { out += incidentLine(k + 1, i, t0) }
+        return out + "\n"
+    }
+}

@@ -1,0 +1,31 @@
+import MQADomain
+
+/// The pages of one meeting in a report site (`report meeting --all
+/// --format html --out DIR`): `DIR/<meeting file>` and one page per track
+/// in `DIR/tracks/`, linked both ways; `DIR/index.html`, the fleet page,
+/// links every meeting (`BatchWriter.writeIndex`).
+public enum SitePages {
+    /// The fleet page's name in the site.
+    public static let index = "index.html"
+
+    /// Renders the meeting page (linking `index.html` and its tracks) and
+    /// its track pages (linking back to the meeting's row of the track and
+    /// to the index). `trackFiles` maps each of `report.trackIDs` to its
+    /// `tracks/…` name.
+    public static func render(_ report: MeetingReport, meetingFile: String, trackFiles: [String: String])
+        -> (meeting: String, tracks: [(name: String, text: String)])
+    {
+        var reports: [String: TrackReport] = [:]
+        for id in report.trackIDs { reports[id] = try? TrackReport(meeting: report, track: id) }
+        let page = report.html(links: MeetingLinks(index: index, tracks: trackFiles), verdicts: reports.mapValues(\.verdict))
+        var tracks: [(name: String, text: String)] = []
+        for id in report.trackIDs {
+            guard let name = trackFiles[id], let track = reports[id] else { continue }
+            // A track page is one folder down.
+            let anchor = track.publishers.first.map { "#" + AnchorID.track($0, id) } ?? ""
+            let links = TrackLinks(index: "../" + index, meeting: "../" + meetingFile + anchor)
+            tracks.append((name, track.html(links: links)))
+        }
+        return (page, tracks)
+    }
+}

@@ -1,0 +1,201 @@
+import Testing
+@testable import MQADomain
+
+/// Incidents on hand-made meetings: each test builds the one situation a
+/// cause is meant for and checks the window, kinds and cause found.
+@Suite("Incidents")
+struct IncidentTests {
+    /// A participant in the call from 0 to 120 s with calm warm reports
+    /// every second (loss 0.5 %, RTT 50 ms, MOS 4.3).
+    static func calm(_ uid: String) -> ClientBuilder {
+        var c = ClientBuilder(uid)
+        c.join(0)
+        c.reports(from: 1000, to: 120_000, mos: 4.3)
+        c.leave(120_000)
+        return c
+    }
+
+    static func watch(_ c: inout ClientBuilder, _ publisher: String, _ track: String) {
+        c.subscribe(500, publisher, track)
+        c.status(1500, publisher, track, timedOut: false)
+    }
+
+    static func stall(_ c: inout ClientBuilder, _ publisher: String, _ track: String, _ from: Int64, _ to: Int64) {
+        c.status(from, publisher, track, timedOut: true)
+        c.status(to, publisher, track, timedOut: false)
+    }
+
+    static func find(_ clients: [ClientBuilder]) -> [Incident] {
+        let log = meeting(clients)
+        return IncidentFinder.find(log, MeetingAnalysis.analyze(log, config: TierConfig()))
+    }
+
+    @Test("a stall every watching subscriber saw together is the publisher's, once")
+    func publisherSideStall() {
+        var bob = Self.calm("bob"), alice = Self.calm("alice"), carol = Self.calm("carol")
+        Self.watch(&alice, "bob", "bob-cam")
+        Self.watch(&carol, "bob", "bob-cam")
+        Self.stall(&alice, "bob", "bob-cam", 40_000, 46_000)
+        Self.stall(&carol, "bob", "bob-cam", 40_700, 45_500)  // within the 2 s alignment
+        bob.subscribe(500, "alice", "alice-cam")
+        let incidents = Self.find([alice, bob, carol])
+        #expect(incidents.count == 1)
+        let i = incidents[0]
+        #expect(i.uid == "bob" && i.track == "bob-cam")
+        #expect(i.cause == .publisher)
+        #expect(i.kinds == [.stall])
+        #expect(i.startTs == 40_000 && i.endTs == 46_000)
+        #expect(i.evidence.subscribers == ["alice", "carol"])
+        #expect(i.evidence.stallCount == 2 && i.evidence.stalledMs == 6000 + 4800)
+        #expect(i.impactMs == 10_800)
+        #expect(i.evidence.publishers == ["bob"] && i.evidence.publisherKinds.isEmpty)
+    }
+
+    @Test("a stall only some watchers saw stays with its subscriber")
+    func partlySharedStallIsNotThePublishers() {
+        var alice = Self.calm("alice"), carol = Self.calm("carol"), dave = Self.calm("dave")
+        Self.watch(&alice, "bob", "bob-cam")
+        Self.watch(&carol, "bob", "bob-cam")
+        Self.watch(&dave, "bob", "bob-cam")  // watching the whole time, never stalled
+        Self.stall(&alice, "bob", "bob-cam", 40_000, 44_000)
+        Self.stall(&carol, "bob", "bob-cam", 40_000, 44_000)
+        let bob = Self.calm("bob")
+        let incidents = Self.find([alice, bob, carol, dave])
+        #expect(incidents.map(\.uid) == ["alice", "carol"])
+        #expect(incidents.allSatisfy { $0.cause == .unknown && $0.track == nil && $0.evidence.tracks == ["bob-cam"] })
+    }
+
+    @Test("a track's incident stays apart from its publisher's own trouble, naming it as evidence")
+    func trackIncidentKeepsThePublishersSignalsApart() {
+        var bob = ClientBuilder("bob")
+        bob.join(0)
+        for t in stride(from: Int64(1000), to: 120_000, by: 1000) { bob.report(t, mos: 4.3, rtt: 450) }  // high RTT throughout
+        bob.leave(120_000)
+        var alice = Self.calm("alice"), carol = Self.calm("carol")
+        Self.watch(&alice, "bob", "bob-cam")
+        Self.watch(&carol, "bob", "bob-cam")
+        Self.stall(&alice, "bob", "bob-cam", 40_000, 43_000)
+        Self.stall(&carol, "bob", "bob-cam", 40_500, 43_000)
+        let incidents = Self.find([alice, bob, carol])
+        let track = incidents.first { $0.track == "bob-cam" }
+        #expect(track?.startTs == 40_000 && track?.endTs == 43_000)
+        #expect(track?.evidence.publisherKinds == [.rtt])
+        let own = incidents.first { $0.uid == "bob" && $0.track == nil }
+        #expect(own?.kinds == [.rtt] && own?.cause == .ownNetwork)
+        #expect(incidents.count == 2)
+    }
+
+    @Test("a subscriber's own loss spike during their stall is their own network")
+    func subscriberLossSpike() {
+        var alice = ClientBuilder("alice")
+        alice.join(0)
+        for t in stride(from: Int64(1000), to: 120_000, by: 1000) {
+            let spike = t >= 30_000 && t < 36_000
+            alice.report(t, mos: 4.3, rtt: spike ? 520 : 50, loss: spike ? 18 : 0.5)
+        }
+        alice.leave(120_000)
+        Self.watch(&alice, "bob", "bob-cam")
+        Self.stall(&alice, "bob", "bob-cam", 33_000, 37_000)
+        var carol = Self.calm("carol")
+        Self.watch(&carol, "bob", "bob-cam")  // watching, no stall: not publisher side
+        let incidents = Self.find([alice, Self.calm("bob"), carol])
+        #expect(incidents.count == 1)
+        let i = incidents[0]
+        #expect(i.uid == "alice" && i.cause == .ownNetwork)
+        #expect(i.kinds == [.stall, .loss, .rtt])
+        #expect(i.startTs == 30_000 && i.endTs == 37_000)
+        #expect(i.evidence.maxLossPct == 18 && i.evidence.maxRttMs == 520)
+        #expect(i.json.rendered().contains(#""cause":"own_network""#))
+    }
+
+    @Test("a disconnect is its own cause, with the time away")
+    func disconnect() {
+        var bob = ClientBuilder("bob")
+        bob.join(0)
+        bob.reports(from: 1000, to: 50_000, mos: 4.3)
+        bob.disconnect(50_000, error: "ice_timeout")
+        bob.reconnect(53_500)
+        bob.reports(from: 54_000, to: 100_000, mos: 4.3)
+        bob.leave(100_000)
+        let incidents = Self.find([Self.calm("alice"), bob])
+        #expect(incidents.count == 1)
+        let i = incidents[0]
+        #expect(i.uid == "bob" && i.cause == .disconnect && i.kinds == [.disconnect])
+        #expect(i.startTs == 50_000 && i.endTs == 53_500)
+        #expect(i.evidence.awayMs == 3500 && i.evidence.disconnectError == "ice_timeout")
+        #expect(i.impactMs == 30_000)
+    }
+
+    @Test("a meeting_ended disconnect with no way back is no incident")
+    func endingDisconnectIsNoIncident() {
+        var bob = ClientBuilder("bob")
+        bob.join(0)
+        bob.reports(from: 1000, to: 50_000, mos: 4.3)
+        bob.event(50_000, .disconnect(reason: "meeting_ended", error: nil))
+        #expect(Self.find([bob]).isEmpty)
+    }
+
+    @Test("the publisher's degraded uplink during a lone stall blames the publisher")
+    func publisherUplink() {
+        var bob = ClientBuilder("bob")
+        bob.join(0)
+        for t in stride(from: Int64(1000), to: 120_000, by: 1000) {
+            bob.report(t, mos: 4.3, loss: t >= 60_000 && t < 63_000 ? 12 : 0.5)
+        }
+        bob.leave(120_000)
+        var alice = Self.calm("alice")
+        Self.watch(&alice, "bob", "bob-cam")
+        Self.stall(&alice, "bob", "bob-cam", 62_000, 66_000)
+        let incidents = Self.find([alice, bob])
+        let mine = incidents.first { $0.uid == "alice" }
+        #expect(mine?.cause == .publisher)
+        #expect(mine?.evidence.publishers == ["bob"] && mine?.evidence.publisherKinds == [.loss])
+        #expect(incidents.first { $0.uid == "bob" }?.cause == .ownNetwork)
+    }
+
+    @Test("signals up to 10 s apart merge; further apart they are two incidents")
+    func mergeGap() {
+        var alice = Self.calm("alice")
+        Self.watch(&alice, "bob", "bob-cam")
+        Self.stall(&alice, "bob", "bob-cam", 20_000, 21_000)
+        Self.stall(&alice, "bob", "bob-cam", 31_000, 32_000)  // 10 s after: same incident
+        Self.stall(&alice, "bob", "bob-cam", 42_001, 43_000)  // 10.001 s after: a new one
+        let incidents = Self.find([alice, Self.calm("bob")])
+        #expect(incidents.map { [$0.startTs, $0.endTs] } == [[20_000, 32_000], [42_001, 43_000]])
+        #expect(incidents[0].evidence.stallCount == 2)
+        #expect(incidents.allSatisfy { $0.cause == .unknown })
+    }
+
+    @Test("a drop to poor or bad is a low-tier signal with its lowest tier")
+    func lowTier() {
+        var alice = ClientBuilder("alice")
+        alice.join(0)
+        alice.reports(from: 0, to: 20_000, mos: 4.4)
+        alice.reports(from: 20_000, to: 30_000, mos: 1.5)
+        alice.reports(from: 30_000, to: 60_000, mos: 4.4)
+        alice.leave(60_000)
+        let log = meeting([alice])
+        let incidents = IncidentFinder.find(log, MeetingAnalysis.analyze(log, config: directConfig()))
+        #expect(incidents.count == 1)
+        #expect(incidents[0].kinds == [.lowTier] && incidents[0].cause == .ownNetwork)
+        #expect(incidents[0].startTs == 20_000 && incidents[0].endTs == 30_000)
+        #expect(incidents[0].evidence.lowestTier == .bad && incidents[0].evidence.lowTierMs == 10_000)
+    }
+
+    @Test("participants rank by stalled + poor/bad time + 30 s per abnormal disconnect")
+    func impactRanking() {
+        var alice = Self.calm("alice"), carol = Self.calm("carol")
+        Self.watch(&alice, "bob", "bob-cam")
+        Self.stall(&alice, "bob", "bob-cam", 20_000, 25_000)
+        var bob = ClientBuilder("bob")
+        bob.join(0)
+        bob.disconnect(10_000, error: "timeout")
+        bob.reconnect(11_000)
+        bob.leave(120_000)
+        Self.watch(&carol, "bob", "bob-cam")
+        let ranked = ParticipantImpact.rank(MeetingAnalysis.analyze(meeting([alice, bob, carol]), config: TierConfig()))
+        #expect(ranked.map(\.uid) == ["bob", "alice", "carol"])
+        #expect(ranked[0].impactMs == 30_000 && ranked[1].impactMs == 5000)
+        #expect(ranked[1].watchedMs == 120_000 - 1500 && ranked[1].stalledShare! > 0.04)
+    }
+}
