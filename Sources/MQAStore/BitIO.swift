@@ -53,9 +53,26 @@ public struct BitReader {
     @inline(__always)
     public mutating func read(bits count: Int) throws -> UInt64 {
         guard count > 0 else { return 0 }
-        if count > 56 {
-            let low = try read(bits: 32)
-            return low | (try read(bits: count - 32)) << 32
+        guard count <= 56 else { return try readWide(count) }
+        if available < count { try refill(count) }
+        let v = accumulator & ((1 << UInt64(count)) - 1)
+        accumulator >>= UInt64(count)
+        available -= count
+        return v
+    }
+
+    /// Loads whole bytes until at least `count` (≤ 56) bits are available:
+    /// eight at once while the buffer has them.
+    @inline(__always)
+    private mutating func refill(_ count: Int) throws {
+        if position + 8 <= bytes.count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            let take = (63 - available) >> 3
+            accumulator |= word << UInt64(available)
+            available += take * 8
+            position += take
+            accumulator &= (1 << UInt64(available)) - 1
+            return
         }
         while available < count {
             guard position < bytes.count else { throw CorruptData("bit stream ends early") }
@@ -63,10 +80,11 @@ public struct BitReader {
             position += 1
             available += 8
         }
-        let v = accumulator & ((1 << UInt64(count)) - 1)
-        accumulator >>= UInt64(count)
-        available -= count
-        return v
+    }
+
+    private mutating func readWide(_ count: Int) throws -> UInt64 {
+        let low = try read(bits: 32)
+        return low | (try read(bits: count - 32)) << 32
     }
 
     @inline(__always)

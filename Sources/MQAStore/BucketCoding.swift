@@ -25,12 +25,27 @@ public enum BucketCoding {
 
     @inline(__always)
     public static func read(_ symbols: inout ByteReader, bits: inout BitReader) throws -> UInt64 {
-        let symbol = UInt64(try symbols.byte())
-        if symbol < direct { return symbol }
-        let length = Int((symbol - 16) / 4) + 5
-        let top = (symbol - 16) & 3
+        try value(of: try symbols.byte(), bits: &bits)
+    }
+
+    /// The value of one symbol, taking its low bits from `bits`.
+    @inline(__always)
+    public static func value(of symbol: UInt8, bits: inout BitReader) throws -> UInt64 {
+        let s = UInt64(symbol)
+        if s < direct { return s }
+        let length = Int((s - 16) >> 2) + 5
+        let top = (s - 16) & 3
         let low = try bits.read(bits: length - 3)
         return 1 << UInt64(length - 1) | top << UInt64(length - 3) | low
+    }
+
+    /// The next `count` symbols of `symbols`: bounds are checked once, not
+    /// per value (decoding a meeting reads ~100 k of them).
+    @inline(__always)
+    static func take(_ count: Int, from symbols: inout ByteReader) throws -> UnsafeRawBufferPointer {
+        guard count <= symbols.bytes.count - symbols.position else { throw CorruptData("unexpected end of data") }
+        defer { symbols.position += count }
+        return UnsafeRawBufferPointer(rebasing: symbols.bytes[symbols.position..<symbols.position + count])
     }
 
     @inline(__always)

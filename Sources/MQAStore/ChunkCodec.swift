@@ -37,8 +37,9 @@ public struct ChunkCodec {
     let compressor: ZstdCompressor
     let decompressor = ZstdDecompressor()
 
-    /// Level 5: on the benchmark corpus, level 9 made the store only 1% smaller
-    /// and ingest 12% slower (the writer thread compresses every chunk).
+    /// Level 5. With the bucketed and columnar encodings zstd mostly
+    /// entropy-codes symbols: on the benchmark corpus level 3 gave 0.649x of
+    /// zstd -19 of the input, 5 and 9 0.647x, 19 0.643x for +12% ingest CPU.
     public init(level: Int32 = 5) { compressor = ZstdCompressor(level: level) }
 
     // MARK: Reports

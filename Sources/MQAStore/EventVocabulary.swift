@@ -21,4 +21,7 @@ enum EventVocabulary {
     ]
 
     static let bytes: [[UInt8]] = words.map { Array($0.utf8) }
+    /// The words back to back, word i at `flatBytes[flatStarts[i]..<flatStarts[i + 1]]`.
+    static let flatBytes: [UInt8] = bytes.flatMap { $0 }
+    static let flatStarts: [Int] = bytes.reduce(into: [0]) { $0.append($0.last! + $1.count) }
 }

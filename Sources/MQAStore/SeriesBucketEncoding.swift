@@ -114,8 +114,8 @@ enum SeriesBucketEncoding {
         ts.append(t)
         guard n > 1 else { return ts }
         let base = try s.signed()
-        for _ in 1..<n {
-            t = t &+ base &+ BucketCoding.unzigzag(try BucketCoding.read(&s, bits: &bits))
+        for symbol in try BucketCoding.take(n - 1, from: &s) {
+            t = t &+ base &+ BucketCoding.unzigzag(try BucketCoding.value(of: symbol, bits: &bits))
             ts.append(t)
         }
         return ts
@@ -131,10 +131,19 @@ enum SeriesBucketEncoding {
         let nulls = try SeriesVarintEncoding.decodeNulls(&s, count: n)
         var out = [DecimalNumber]()
         out.reserveCapacity(n)
+        let symbols = try BucketCoding.take(n, from: &s)
+        let exponent = Int16(-scale)
         var previous: Int64 = 0
-        for i in 0..<n {
-            previous = previous &+ BucketCoding.unzigzag(try BucketCoding.read(&s, bits: &bits))
-            out.append(nulls?[i] == true ? .null : DecimalNumber(mantissa: previous, exponent: Int16(-scale)))
+        if let nulls {
+            for i in 0..<n {
+                previous = previous &+ BucketCoding.unzigzag(try BucketCoding.value(of: symbols[i], bits: &bits))
+                out.append(nulls[i] ? .null : DecimalNumber(mantissa: previous, exponent: exponent))
+            }
+        } else {
+            for symbol in symbols {
+                previous = previous &+ BucketCoding.unzigzag(try BucketCoding.value(of: symbol, bits: &bits))
+                out.append(DecimalNumber(mantissa: previous, exponent: exponent))
+            }
         }
         return out
     }
