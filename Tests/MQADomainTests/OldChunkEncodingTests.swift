@@ -45,6 +45,15 @@ import Testing
         #expect(try encodings(fresh, "report_chunks") == [ChunkEncoding.seriesBucketed.rawValue])
         #expect(try encodings(fresh, "event_chunks") == [ChunkEncoding.eventsColumnar.rawValue])
         #expect(try exportText(fresh) == expected)
+        // New stores get small pages (chunks spill into full overflow pages);
+        // an old store keeps its own.
+        #expect(try pageSize(fresh) == EventStore.pageSize)
+        #expect(try pageSize(old) == 4096)
+    }
+
+    func pageSize(_ store: EventStore) throws -> Int {
+        let s = try store.db.prepare("PRAGMA page_size")
+        return try s.step() ? s.int(0) : 0
     }
 
     /// New data merged into a client's old chunks rewrites them in the new
