@@ -11,18 +11,21 @@ public struct BitWriter {
     /// Appends the low `count` bits of `value` (0…64).
     @inline(__always)
     public mutating func write(_ value: UInt64, bits count: Int) {
+        guard count <= 56 else { return writeWide(value, count) }
         guard count > 0 else { return }
-        let v = count == 64 ? value : value & ((1 << UInt64(count)) - 1)
-        // Split so the accumulator never needs more than 64 bits.
-        let low = min(count, 56)
-        accumulator |= (v & ((1 << UInt64(low)) - 1)) << UInt64(pending)
-        pending += low
+        // pending < 8, so the accumulator never needs more than 64 bits.
+        accumulator |= (value & ((1 << UInt64(count)) - 1)) << UInt64(pending)
+        pending += count
         while pending >= 8 {
             bytes.append(UInt8(truncatingIfNeeded: accumulator))
             accumulator >>= 8
             pending -= 8
         }
-        if count > low { write(v >> UInt64(low), bits: count - low) }
+    }
+
+    private mutating func writeWide(_ value: UInt64, _ count: Int) {
+        write(value, bits: 32)
+        write(value >> 32, bits: count - 32)
     }
 
     @inline(__always)

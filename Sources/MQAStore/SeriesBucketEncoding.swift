@@ -42,13 +42,25 @@ enum SeriesBucketEncoding {
             symbols += w.bytes
             return
         }
-        var intervals = [Int64]()
-        intervals.reserveCapacity(ts.count - 1)
-        for i in 1..<ts.count { intervals.append(ts[i] &- ts[i - 1]) }
-        let base = intervals.sorted()[intervals.count / 2]
+        let base = medianInterval(ts)
         w.signed(base)
         symbols += w.bytes
-        for d in intervals { BucketCoding.write(BucketCoding.zigzag(d &- base), symbols: &symbols, bits: &bits) }
+        for i in 1..<ts.count {
+            BucketCoding.write(BucketCoding.zigzag(ts[i] &- ts[i - 1] &- base), symbols: &symbols, bits: &bits)
+        }
+    }
+
+    /// The median of up to 63 evenly spread intervals: any base decodes
+    /// right, one near the middle keeps the symbols small, and sorting every
+    /// interval of every chunk cost 1 % of ingest.
+    static func medianInterval(_ ts: [Int64]) -> Int64 {
+        let intervals = ts.count - 1
+        let step = max(1, intervals / 63)
+        var sample: [Int64] = []
+        sample.reserveCapacity(64)
+        for i in stride(from: 1, through: intervals, by: step) { sample.append(ts[i] &- ts[i - 1]) }
+        sample.sort()
+        return sample[sample.count / 2]
     }
 
     static func encodeColumn(_ values: [DecimalNumber], symbols: inout [UInt8], bits: inout BitWriter) {
