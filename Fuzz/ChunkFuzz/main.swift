@@ -1,13 +1,18 @@
 // libFuzzer target for the chunk decoders (ChunkCodec.decode and
-// decodeEvents), built by Fuzz/run.sh together with the MQAStore sources
-// (one module, so the internal payload decoder and `seal` are reachable).
+// decodeEvents, every ChunkEncoding), built by Fuzz/run.sh together with
+// the MQAStore sources (one module, so the envelope and `seal` are
+// reachable).
 //
 // The first byte picks a mode:
 //   0: the input as a stored blob, to both decoders (checksum and all);
-//   1: the rest sealed with a valid checksum, so zstd sees it;
-//   2: the rest compressed and sealed, so the column decoders see it;
-//   3: the rest as a series block description: encode, decode, compare;
-//   4: the rest as an event block description: encode, decode, compare.
+//   1: the rest as the body of each encoding, with a valid checksum, so the
+//      section readers and zstd see it;
+//   2: the rest compressed and sealed, so the column decoders of the first
+//      two encodings see it;
+//   3: the rest as a series block description: encode in each report
+//      encoding, decode, compare;
+//   4: the rest as an event block description (payloads canonical objects
+//      or any bytes): encode in each event encoding, decode, compare.
 // Damage must come out as a thrown error, never a trap; round trips must be
 // exact. A violated property traps, which libFuzzer reports as a crash.
 
@@ -15,15 +20,6 @@ var codec = ChunkCodec(level: 1)
 
 func check(_ condition: Bool, _ message: @autoclosure () -> String) {
     if !condition { fatalError("property violated: " + message()) }
-}
-
-/// The chunk envelope without compression: version, CRC-32 of the frame, frame.
-func envelope(_ frame: [UInt8], version: UInt8) -> [UInt8] {
-    var out: [UInt8] = [version, 0, 0, 0, 0]
-    out += frame
-    let crc = out.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[5...])) }
-    for i in 0..<4 { out[1 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
-    return out
 }
 
 func decodeBoth(_ blob: [UInt8]) {
@@ -49,7 +45,7 @@ func same(_ a: DecimalNumber, _ b: DecimalNumber) -> Bool {
     return x == y || (x.isNaN && y.isNaN)
 }
 
-func seriesRoundTrip(_ feed: inout Feed) {
+func seriesRoundTrip(_ feed: inout Feed, as encoding: ChunkEncoding) {
     let columns = Int(feed.byte() % 6)
     let count = Int(feed.byte() % 64) + 1
     var ts: [Int64] = []
@@ -71,7 +67,7 @@ func seriesRoundTrip(_ feed: inout Feed) {
     }
     let block = SeriesBlock(ts: ts, columns: cols)
     let blob: [UInt8]
-    do { blob = try codec.encode(block) } catch { fatalError("encode failed: \(error)") }
+    do { blob = try codec.encode(block, as: encoding) } catch { fatalError("encode failed: \(error)") }
     let back: SeriesBlock
     do { back = try codec.decode(blob) } catch { fatalError("decode of a fresh chunk failed: \(error)") }
     check(back.ts == ts, "timestamps changed")
@@ -83,22 +79,42 @@ func seriesRoundTrip(_ feed: inout Feed) {
     }
 }
 
-func eventRoundTrip(_ feed: inout Feed) {
+/// A payload from fuzz bytes: mostly a canonical object built from string,
+/// bool and array fields (what the columnar codec splits), else raw bytes.
+func payload(_ feed: inout Feed) -> [UInt8] {
+    let length = Int(feed.byte() % 16)
+    guard feed.byte() % 4 != 0 else { return (0..<length).map { _ in feed.byte() } }
+    func string() -> String {
+        let pieces = ["a", "u-1", "\\\"", "\\\\", "\\n", "é", "週", "publisher", "speakers", ""]
+        return (0..<Int(feed.byte() % 3)).map { _ in pieces[Int(feed.byte()) % pieces.count] }.joined()
+    }
+    var fields: [String] = []
+    for _ in 0..<min(length, 5) {
+        let key = "\"" + string() + "\":"
+        switch feed.byte() % 3 {
+        case 0: fields.append(key + (feed.byte() % 2 == 0 ? "true" : "false"))
+        case 1: fields.append(key + "[" + (0..<Int(feed.byte() % 4)).map { _ in "\"" + string() + "\"" }.joined(separator: ",") + "]")
+        default: fields.append(key + "\"" + string() + "\"")
+        }
+    }
+    return Array(("{" + fields.joined(separator: ",") + "}").utf8)
+}
+
+func eventRoundTrip(_ feed: inout Feed, as encoding: ChunkEncoding) {
     var block = EventBlock()
     let count = Int(feed.byte() % 32)
     var t = feed.int64()
     for _ in 0..<count {
-        t = t &+ Int64(Int8(bitPattern: feed.byte()))
+        t = t &+ Int64(Int8(bitPattern: feed.byte())) &* Int64(feed.byte())
         block.ts.append(t)
         block.kinds.append(feed.byte())
-        let length = Int(feed.byte() % 16)
-        block.payloads.append((0..<length).map { _ in feed.byte() })
+        block.payloads.append(payload(&feed))
     }
     let blob: [UInt8]
-    do { blob = try codec.encode(block) } catch { fatalError("encode failed: \(error)") }
+    do { blob = try codec.encode(block, as: encoding) } catch { fatalError("encode failed: \(error)") }
     let back: EventBlock
     do { back = try codec.decodeEvents(blob) } catch { fatalError("decode of a fresh event chunk failed: \(error)") }
-    check(back == block, "event block changed in a round trip")
+    check(back == block, "event block changed in a round trip (\(encoding))")
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -111,17 +127,21 @@ public func fuzzChunk(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         decodeBoth(bytes)
         decodeBoth(rest)
     case 1:
-        decodeBoth(envelope(rest, version: ChunkCodec.version))
-        decodeBoth(envelope(rest, version: ChunkCodec.eventVersion))
+        for encoding in ChunkEncoding.allCases { decodeBoth(ChunkEnvelope.wrap(encoding) { $0 += rest }) }
     case 2:
-        if let series = try? codec.seal(rest, version: ChunkCodec.version) { decodeBoth(series) }
-        if let events = try? codec.seal(rest, version: ChunkCodec.eventVersion) { decodeBoth(events) }
+        for encoding in [ChunkEncoding.seriesVarint, .eventsJSON] {
+            if let sealed = try? codec.seal(rest, as: encoding) { decodeBoth(sealed) }
+        }
     case 3:
-        var feed = Feed(bytes: rest[...])
-        seriesRoundTrip(&feed)
+        for encoding in [ChunkEncoding.seriesVarint, .seriesBucketed] {
+            var feed = Feed(bytes: rest[...])
+            seriesRoundTrip(&feed, as: encoding)
+        }
     default:
-        var feed = Feed(bytes: rest[...])
-        eventRoundTrip(&feed)
+        for encoding in [ChunkEncoding.eventsJSON, .eventsColumnar] {
+            var feed = Feed(bytes: rest[...])
+            eventRoundTrip(&feed, as: encoding)
+        }
     }
     return 0
 }

@@ -1,16 +1,19 @@
-/// CRC-32 (IEEE 802.3, the zlib/PNG polynomial), to detect damaged chunks.
-public enum CRC32 {
-    private static let table: [UInt32] = (0..<256).map { n in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
+import CZlib
 
+/// CRC-32 (IEEE 802.3, the zlib/PNG polynomial), to detect damaged chunks.
+/// zlib's: it reads a word at a time, where a byte-wise table loop was a
+/// tenth of all decoding time.
+public enum CRC32 {
     public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        var c: UInt32 = 0xFFFF_FFFF
-        table.withUnsafeBufferPointer { t in
-            for b in bytes { c = t[Int((c ^ UInt32(b)) & 0xff)] ^ (c >> 8) }
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
+        var crc = crc32(0, nil, 0)
+        var offset = 0
+        // zlib takes a 32-bit length.
+        while offset < bytes.count {
+            let length = min(bytes.count - offset, 1 << 30)
+            crc = crc32(crc, (base + offset).assumingMemoryBound(to: UInt8.self), uInt(length))
+            offset += length
         }
-        return c ^ 0xFFFF_FFFF
+        return UInt32(crc)
     }
 }

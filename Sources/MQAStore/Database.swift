@@ -34,7 +34,10 @@ public final class Database {
     /// a SQLite URI: a name starting with `file:` is opened as the relative
     /// file `./file:…`, so that `file:x?mode=memory` cannot silently store
     /// nothing.
-    public init(path: String, access: Access, create: Bool = true) throws {
+    ///
+    /// `pageSize` applies only to a database created here: SQLite fixes the
+    /// page size when the first page is written (switching to WAL writes it).
+    public init(path: String, access: Access, create: Bool = true, pageSize: Int? = nil) throws {
         var db: OpaquePointer?
         var flags: Int32
         var name = path.hasPrefix("file:") ? "./" + path : path
@@ -60,6 +63,7 @@ public final class Database {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 60_000)
         if access == .readWrite {
+            if let pageSize { try execute("PRAGMA page_size=\(pageSize)") }
             // Switching to WAL needs an exclusive lock, and SQLite does not
             // always call the busy handler for it: two processes creating a
             // store at once would fail. Retry for up to the busy timeout.

@@ -114,7 +114,9 @@ import Testing
         }
         // Overwrite a stretch of b-tree pages in the middle of the file.
         var bytes = [UInt8](FileManager.default.contents(atPath: path)!)
-        let pageSize = 4096
+        // The page size from the file header (big-endian at offset 16).
+        let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+        #expect(pageSize == 1024)
         let pages = bytes.count / pageSize
         for p in stride(from: 2, to: pages, by: 3) {
             for i in 0..<64 { bytes[p * pageSize + i] = 0xA5 }

@@ -45,13 +45,15 @@ import Testing
             // Damage must throw, never trap: each decoder on the raw blob,
             // on the rest, and on the rest sealed with a valid checksum.
             var blobs = [bytes, rest]
-            if let sealed = try? codec.seal(rest, version: ChunkCodec.version) { blobs.append(sealed) }
-            if let sealed = try? codec.seal(rest, version: ChunkCodec.eventVersion) { blobs.append(sealed) }
+            for encoding in ChunkEncoding.allCases {
+                blobs.append(ChunkEnvelope.wrap(encoding) { $0 += rest })
+                if let sealed = try? codec.seal(rest, as: encoding) { blobs.append(sealed) }
+            }
             for blob in blobs {
                 _ = try? codec.decode(blob)
                 _ = try? codec.decodeEvents(blob)
             }
-            _ = try? rest.withUnsafeBytes { try ChunkCodec.decodePayload($0) }
+            _ = try? rest.withUnsafeBytes { try SeriesVarintEncoding.decodePayload($0) }
         }
     }
 }

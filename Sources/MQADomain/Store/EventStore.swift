@@ -86,13 +86,21 @@ public final class EventStore {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
         do {
-            let fresh = try Database(path: temporary, access: .readWrite)
+            let fresh = try Database(path: temporary, access: .readWrite, pageSize: EventStore.pageSize)
             try fresh.execute(Queries.schema)
         }  // closed here: SQLite checkpoints and removes the WAL
         if link(temporary, path) != 0 && errno != EEXIST {
             throw StoreError.notAStore(path, "cannot create it: \(String(cString: strerror(errno)))")
         }
     }
+
+    /// The page size of new stores. Chunks are 1–6 KB: in 4 KB pages a
+    /// 2.5 KB chunk took a page of its own (14–37 % of the store was slack),
+    /// while in 1 KB pages a chunk spills into full overflow pages. On the
+    /// benchmark corpus: 4096 → 0.706x of zstd -19 of the input (slack
+    /// 14.8 %), 2048 → 0.675x (10.7 %), 1024 → 0.647x (6.5 %), with the same
+    /// ingest CPU and report latency. Stores made before keep their size.
+    static let pageSize = 1024
 
     static func refuseDirectory(_ path: String) throws {
         var st = stat()
