@@ -13,30 +13,26 @@ extension EventStore {
     /// store has no such meeting.
     public func analyzeMeeting(_ meeting: String, config: TierConfig, holdingUpTo limit: Int = EventStore.heldReportLimit) throws -> (log: MeetingLog, analysis: MeetingAnalysis)? {
         // Events only: each client's reports are read when its turn comes.
-        guard let log = try meetingLog(meeting, lenient: false, holdReports: { _ in false }) else { return nil }
-        let ids = Dictionary(try clients(meeting: meeting).map { ($0.uid, $0.id) }, uniquingKeysWith: { a, _ in a })
+        guard let (log, ids, counts) = try storedMeeting(meeting, lenient: false, withReports: false) else { return nil }
         let analysis = try MeetingAnalysis.analyze(
             meeting: meeting, engine: log.engine, clientCount: log.clients.count,
             client: { i in
-                let client = log.clients[i]
-                guard let id = ids[client.uid] else { throw StoreError.inconsistent("client \(meeting)/\(client.uid) vanished") }
-                return ClientInput(uid: client.uid, events: client.events,
-                                   reports: try storedReports(client: id, meeting: meeting, uid: client.uid, holdingUpTo: limit))
+                let uid = log.clients[i].uid
+                return ClientInput(uid: uid, events: log.clients[i].events,
+                                   reports: try storedReports(client: ids[i], count: counts[i], meeting: meeting, uid: uid,
+                                                              holdingUpTo: limit))
             },
             config: config)
         return (log, analysis)
     }
 
-    /// A client's stored reports for the analysis: decoded once and held
-    /// when there are at most `limit`, else decoded chunk by chunk per pass.
-    private func storedReports(client id: Int64, meeting: String, uid: String, holdingUpTo limit: Int) throws -> ReportBlocks {
-        let count = try reportCount(client: id)
+    /// A client's `count` stored reports for the analysis: decoded once and
+    /// held when there are at most `limit`, else decoded chunk by chunk per
+    /// pass.
+    private func storedReports(client id: Int64, count: Int, meeting: String, uid: String,
+                               holdingUpTo limit: Int) throws -> ReportBlocks {
         if count <= limit {
-            var columns = ReportColumns()
-            columns.reserve(count)
-            let cursor = try reportChunks(client: id, meeting: meeting, uid: uid)
-            while let block = try cursor.next() { columns.append(block) }
-            return ReportBlocks(columns)
+            return ReportBlocks(try reportColumns(client: id, count: count, meeting: meeting, uid: uid))
         }
         return ReportBlocks { [self] body in
             let cursor = try reportChunks(client: id, meeting: meeting, uid: uid)

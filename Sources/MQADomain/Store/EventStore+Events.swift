@@ -69,35 +69,40 @@ extension EventStore {
     /// left out instead and named in the log's `damage`, so that a report
     /// can show the rest and say what is missing.
     public func meetingLog(_ meeting: String, lenient: Bool = false) throws -> MeetingLog? {
-        try meetingLog(meeting, lenient: lenient) { _ in true }
+        try storedMeeting(meeting, lenient: lenient, withReports: true)?.log
     }
 
-    /// `meetingLog`, with the reports of only the clients `holdReports`
-    /// accepts (by their report count); the others' are left empty.
-    func meetingLog(_ meeting: String, lenient: Bool, holdReports: (Int) -> Bool) throws -> MeetingLog? {
+    /// A stored meeting's log, its reports left out unless `withReports`,
+    /// and, aligned with `log.clients`, each client's row id and report
+    /// count (so a caller reading reports later asks the store no more).
+    func storedMeeting(_ meeting: String, lenient: Bool, withReports: Bool)
+        throws -> (log: MeetingLog, clientIDs: [Int64], reportCounts: [Int])? {
         let clients = try clients(meeting: meeting)
         if clients.isEmpty { return nil }
         var logs: [ClientLog] = []
+        var ids: [Int64] = []
+        var counts: [Int] = []
         var contextOnly: [ClientLog] = []
         var damage: [StoreDamage] = []
         let onDamage: ((StoreDamage) -> Void)? = lenient ? { damage.append($0) } : nil
         for (id, uid) in clients {
-            // Chunk by chunk straight into doubles: the exact decimals of a
-            // whole series (88 bytes a report) are never held at once.
-            var columns = ReportColumns()
             let count = try reportCount(client: id)
-            if holdReports(count) {
-                columns.reserve(count)
-                let cursor = try reportChunks(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
-                while let block = try cursor.next() { columns.append(block) }
-            }
+            let columns = withReports
+                ? try reportColumns(client: id, count: count, meeting: meeting, uid: uid, onDamage: onDamage)
+                : ReportColumns()
             let all = try events(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
             let context = all.filter { $0.payload.kind.isContext }
             let events = context.isEmpty ? all : all.filter { !$0.payload.kind.isContext }
             let log = ClientLog(uid: uid, events: events, reports: columns, context: context)
-            if log.onlyContext && count == 0 { contextOnly.append(log) } else { logs.append(log) }
+            if log.onlyContext && count == 0 {
+                contextOnly.append(log)
+            } else {
+                logs.append(log)
+                ids.append(id)
+                counts.append(count)
+            }
         }
-        return MeetingLog(meeting: meeting, clients: logs, damage: damage, contextOnly: contextOnly)
+        return (MeetingLog(meeting: meeting, clients: logs, damage: damage, contextOnly: contextOnly), ids, counts)
     }
 }
 

@@ -184,17 +184,17 @@ extension EventStore {
         try insert.run()
     }
 
-    /// A client's stored reports in time order, decoded from its chunks. A
-    /// damaged chunk throws, or with `onDamage` is reported there and skipped.
-    func reportSeries(client: Int64, meeting: String, uid: String,
-                      onDamage: ((StoreDamage) -> Void)? = nil) throws -> ReportSeries {
-        var out = ReportSeries()
+    /// A client's `count` stored reports in time order, decoded chunk by
+    /// chunk straight into doubles (the exact decimals of a whole series,
+    /// 88 bytes a report, are never held at once). A damaged chunk throws,
+    /// or with `onDamage` is reported there and skipped.
+    func reportColumns(client: Int64, count: Int, meeting: String, uid: String,
+                       onDamage: ((StoreDamage) -> Void)? = nil) throws -> ReportColumns {
+        var columns = ReportColumns()
+        columns.reserve(count)
         let cursor = try reportChunks(client: client, meeting: meeting, uid: uid, onDamage: onDamage)
-        while let block = try cursor.next() {
-            out.ts.append(contentsOf: block.ts)
-            for c in ReportColumn.allCases { out[c].append(contentsOf: block[c]) }
-        }
-        return out
+        while let block = try cursor.next() { columns.append(block) }
+        return columns
     }
 
     /// A client's report chunks one at a time, in time order: memory follows

@@ -22,17 +22,9 @@ extension EventStore {
         // A page of stale meetings at a time, each page one transaction that
         // also clears their flags: memory stays bounded with millions of
         // meetings, and a kill leaves only unfinished pages stale.
-        let page = try db.cached("SELECT id, meeting FROM meetings WHERE stale = 1 AND id > ? ORDER BY id LIMIT 50")
-        var after: Int64 = -1
-        while true {
-            page.reset()
-            page.bind(1, after)
-            var batch: [(Int64, String)] = []
-            while try page.step() { batch.append((page.int64(0), page.string(1) ?? "")) }
-            if batch.isEmpty { break }
-            after = batch.last!.0
+        try forEachMeetingPage(stale: true, size: 50) { page in
             try db.transaction {
-                for (id, meeting) in batch {
+                for (id, meeting) in page {
                     if let (log, analysis) = try analyzeMeeting(meeting, config: config) {
                         try writeSummary(meetingID: id, log: log, analysis: analysis)
                     }
@@ -42,6 +34,27 @@ extension EventStore {
             progress?(done, total)
         }
         return done
+    }
+
+    /// Hands `body` the meetings whose `stale` flag is `stale`, `size` at a
+    /// time in id order, so that millions of meetings are never listed at
+    /// once. The page's statement is done before `body` runs: it pins no
+    /// snapshot while `body` writes.
+    func forEachMeetingPage(stale: Bool, size: Int, _ body: ([(id: Int64, meeting: String)]) throws -> Void) throws {
+        let select = try db.cached("SELECT id, meeting FROM meetings WHERE stale = ? AND id > ? ORDER BY id LIMIT ?")
+        var after: Int64 = -1
+        while true {
+            select.reset()
+            select.bind(1, stale ? 1 : 0)
+            select.bind(2, after)
+            select.bind(3, size)
+            var page: [(id: Int64, meeting: String)] = []
+            while try select.step() { page.append((select.int64(0), select.string(1) ?? "")) }
+            select.reset()
+            guard let last = page.last else { return }
+            after = last.id
+            try body(page)
+        }
     }
 
     /// The summary rows of one meeting, in the tables' column order: what

@@ -133,19 +133,9 @@ extension EventStore {
     /// stale and compares them with the stored rows: a summary edited by
     /// hand, or left behind by a bug, would silently skew every named query.
     private func checkSummaries(into result: inout StoreCheckResult) throws {
-        // A page of meetings at a time: a store may hold millions.
-        let page = try db.prepare("SELECT id, meeting FROM meetings WHERE stale = 0 AND id > ? ORDER BY id LIMIT 500")
         let config = TierConfig()
-        var after: Int64 = -1
-        while true {
-            page.reset()
-            page.bind(1, after)
-            var list: [(Int64, String)] = []
-            while try page.step() { list.append((page.int64(0), page.string(1) ?? "")) }
-            page.reset()
-            guard let last = list.last else { break }
-            after = last.0
-            for (id, meeting) in list {
+        try forEachMeetingPage(stale: false, size: 500) { page in
+            for (id, meeting) in page {
                 guard let (log, analysis) = try analyzeMeeting(meeting, config: config) else { continue }
                 try compareSummaries(meetingID: id, meeting: meeting,
                                      expected: EventStore.summaryRows(meetingID: id, log: log, analysis: analysis), into: &result)
