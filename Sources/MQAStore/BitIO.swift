@@ -1,16 +1,16 @@
 /// Packs values of any width up to 64 bits, least significant bit first,
 /// into bytes: the raw low bits of bucketed integers (`BucketCoding`) and
 /// boolean columns, which zstd cannot shrink and should not see.
-public struct BitWriter {
-    public private(set) var bytes: [UInt8] = []
+struct BitWriter {
+    private(set) var bytes: [UInt8] = []
     private var accumulator: UInt64 = 0
     private var pending = 0  // bits in `accumulator`, always < 8 between calls
 
-    public init() {}
+    init() {}
 
     /// Appends the low `count` bits of `value` (0…64).
     @inline(__always)
-    public mutating func write(_ value: UInt64, bits count: Int) {
+    mutating func write(_ value: UInt64, bits count: Int) {
         guard count <= 56 else { return writeWide(value, count) }
         guard count > 0 else { return }
         // pending < 8, so the accumulator never needs more than 64 bits.
@@ -29,10 +29,10 @@ public struct BitWriter {
     }
 
     @inline(__always)
-    public mutating func write(_ bit: Bool) { write(bit ? 1 : 0, bits: 1) }
+    mutating func write(_ bit: Bool) { write(bit ? 1 : 0, bits: 1) }
 
     /// The bytes written, the last one padded with zero bits.
-    public mutating func finish() -> [UInt8] {
+    mutating func finish() -> [UInt8] {
         if pending > 0 {
             bytes.append(UInt8(truncatingIfNeeded: accumulator))
             accumulator = 0
@@ -44,17 +44,17 @@ public struct BitWriter {
 
 /// Reads what `BitWriter` wrote, refusing to read past the end: stored data
 /// may be damaged.
-public struct BitReader {
+struct BitReader {
     private let bytes: UnsafeRawBufferPointer
     private var position = 0  // next byte to load
     private var accumulator: UInt64 = 0
     private var available = 0
 
-    public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// The next `count` bits (0…64) as an integer.
     @inline(__always)
-    public mutating func read(bits count: Int) throws -> UInt64 {
+    mutating func read(bits count: Int) throws -> UInt64 {
         guard count > 0 else { return 0 }
         guard count <= 56 else { return try readWide(count) }
         if available < count { try refill(count) }
@@ -91,9 +91,9 @@ public struct BitReader {
     }
 
     @inline(__always)
-    public mutating func read() throws -> Bool { try read(bits: 1) != 0 }
+    mutating func read() throws -> Bool { try read(bits: 1) != 0 }
 
     /// True when every byte was used and the padding is zero bits: a
     /// stream with bytes or set bits left over was not written this way.
-    public var isAtEnd: Bool { position == bytes.count && available < 8 && accumulator == 0 }
+    var isAtEnd: Bool { position == bytes.count && available < 8 && accumulator == 0 }
 }

@@ -8,11 +8,11 @@
 /// followed by its L−3 low bits in the bit stream; symbols reach at most
 /// 255. On the benchmark corpus this takes report columns from 6.0 to
 /// 5.4 bytes a report against varints in one zstd frame.
-public enum BucketCoding {
+enum BucketCoding {
     static let direct: UInt64 = 16
 
     @inline(__always)
-    public static func write(_ value: UInt64, symbols: inout [UInt8], bits: inout BitWriter) {
+    static func write(_ value: UInt64, symbols: inout [UInt8], bits: inout BitWriter) {
         if value < direct {
             symbols.append(UInt8(value))
             return
@@ -24,13 +24,13 @@ public enum BucketCoding {
     }
 
     @inline(__always)
-    public static func read(_ symbols: inout ByteReader, bits: inout BitReader) throws -> UInt64 {
+    static func read(_ symbols: inout ByteReader, bits: inout BitReader) throws -> UInt64 {
         try value(of: try symbols.byte(), bits: &bits)
     }
 
     /// The value of one symbol, taking its low bits from `bits`.
     @inline(__always)
-    public static func value(of symbol: UInt8, bits: inout BitReader) throws -> UInt64 {
+    static func value(of symbol: UInt8, bits: inout BitReader) throws -> UInt64 {
         let s = UInt64(symbol)
         if s < direct { return s }
         let length = Int((s - 16) >> 2) + 5
@@ -49,8 +49,8 @@ public enum BucketCoding {
     }
 
     @inline(__always)
-    public static func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
+    static func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
 
     @inline(__always)
-    public static func unzigzag(_ u: UInt64) -> Int64 { Int64(bitPattern: u >> 1) ^ -Int64(bitPattern: u & 1) }
+    static func unzigzag(_ u: UInt64) -> Int64 { Int64(bitPattern: u >> 1) ^ -Int64(bitPattern: u & 1) }
 }

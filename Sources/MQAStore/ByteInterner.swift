@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Gives each distinct byte string a small index, in order of first
 /// appearance: the per-chunk dictionaries of `EventColumnarEncoding`.
 /// Open addressing over one shared buffer, so interning a slice of a
@@ -43,7 +47,7 @@ struct ByteInterner {
         let start = starts[index]
         guard starts[index + 1] - start == bytes.count else { return false }
         return storage.withUnsafeBytes { s in
-            bytes.count == 0 || memcmpEqual(s.baseAddress! + start, bytes.baseAddress!, bytes.count)
+            bytes.count == 0 || memcmp(s.baseAddress! + start, bytes.baseAddress!, bytes.count) == 0
         }
     }
 
@@ -56,12 +60,4 @@ struct ByteInterner {
             slots[slot] = Int32(index)
         }
     }
-}
-
-@inline(__always)
-private func memcmpEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
-    for i in 0..<count where a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) {
-        return false
-    }
-    return true
 }

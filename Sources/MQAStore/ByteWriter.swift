@@ -20,7 +20,7 @@ public struct ByteWriter {
     /// Zigzag then varint, so small negative numbers stay small.
     @inline(__always)
     public mutating func signed(_ value: Int64) {
-        varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+        varint(BucketCoding.zigzag(value))
     }
 
     public mutating func uint32(_ value: UInt32) {
@@ -73,7 +73,7 @@ public struct ByteReader {
     @inline(__always)
     public mutating func signed() throws -> Int64 {
         let v = try varint()
-        return Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
+        return BucketCoding.unzigzag(v)
     }
 
     public mutating func uint32() throws -> UInt32 {

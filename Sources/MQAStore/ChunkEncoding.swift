@@ -90,14 +90,22 @@ struct SectionWriter {
 
 struct SectionReader {
     let decompressor: ZstdDecompressor
+    /// Bytes the chunk's sections may still decompress to, all sections
+    /// together: a chunk of 66 sections must not get 66 times the limit
+    /// one frame has (a crafted 100 KB blob could ask for 4 GiB).
+    private var budget = 64 << 20
+
+    init(decompressor: ZstdDecompressor) { self.decompressor = decompressor }
 
     /// The next section's bytes, decompressed when it was compressed.
-    func next(_ r: inout ByteReader) throws -> [UInt8] {
+    mutating func next(_ r: inout ByteReader) throws -> [UInt8] {
         let header = try r.varint()
         let length = header >> 1
         guard length <= UInt64(r.bytes.count - r.position) else { throw CorruptData("section of \(length) bytes runs past the chunk") }
         let bytes = UnsafeRawBufferPointer(rebasing: r.bytes[r.position..<r.position + Int(length)])
         r.position += Int(length)
-        return header & 1 == 1 ? try decompressor.decompress(bytes) : Array(bytes)
+        let section = header & 1 == 1 ? try decompressor.decompress(bytes, limit: max(budget, 0)) : Array(bytes)
+        budget -= section.count
+        return section
     }
 }

@@ -42,8 +42,7 @@ enum EventColumnarEncoding {
         header.varint(UInt64(n))
         out += header.bytes
 
-        var strings = ByteInterner()
-        for word in EventVocabulary.bytes { _ = strings.intern(word) }
+        var strings = EventVocabulary.interner
         var shapes = ByteInterner()
         var arrays = ByteInterner()
         var shapeColumn = ByteWriter(capacity: n)
@@ -112,28 +111,17 @@ enum EventColumnarEncoding {
         encodeTimestamps(block.ts, symbols: &symbols, bits: &bits)
         try sections.append(symbols, to: &out)
 
+        // A bool column writes only bits and any other column only symbols,
+        // so each column's two parts together are whichever it wrote.
         var values = shapeColumn.bytes
-        for shape in 0..<columns.count {
-            let isBool = shapeTypes(shapes.entry(shape))
+        for shape in columns.indices {
             for j in columns[shape].indices {
-                if isBool[j] { values += columns[shape][j].bits.finish() } else { values += columns[shape][j].symbols.bytes }
+                values += columns[shape][j].symbols.bytes
+                values += columns[shape][j].bits.finish()
             }
         }
         try sections.append(values, to: &out)
         try sections.append(bits.finish(), to: &out, compressible: false)
-    }
-
-    /// Which fields of an encoded shape are bools.
-    private static func shapeTypes(_ shape: ArraySlice<UInt8>) -> [Bool] {
-        Array(shape).withUnsafeBytes { bytes in
-            var r = ByteReader(bytes)
-            // Written by `encode` just now: it cannot be malformed.
-            guard (try? r.byte()) != nil, (try? r.byte()) == 0, let count = try? r.varint() else { return [false] }
-            return (0..<Int(count)).map { _ in
-                _ = try? r.varint()
-                return (try? r.byte()) == CanonicalObject.ValueType.bool.rawValue
-            }
-        }
     }
 
     static func encodeTimestamps(_ ts: [Int64], symbols: inout [UInt8], bits: inout BitWriter) {
@@ -156,8 +144,8 @@ enum EventColumnarEncoding {
     /// copying bytes.
     private struct Dictionaries {
         /// String i is `stringBytes[stringStarts[i]..<stringStarts[i + 1]]`.
-        var stringBytes: [UInt8] = EventVocabulary.flatBytes
-        var stringStarts: [Int] = EventVocabulary.flatStarts
+        var stringBytes: [UInt8] = EventVocabulary.interner.storage
+        var stringStarts: [Int] = EventVocabulary.interner.starts
         var stringCount: Int { stringStarts.count - 1 }
         /// Shape s: kind, raw flag, fields `fieldStart[s]..<fieldStart[s + 1]`.
         var kinds: [UInt8] = []
@@ -252,7 +240,8 @@ enum EventColumnarEncoding {
         }
     }
 
-    static func decode(_ body: UnsafeRawBufferPointer, sections: SectionReader) throws -> EventBlock {
+    static func decode(_ body: UnsafeRawBufferPointer, sections reader: SectionReader) throws -> EventBlock {
+        var sections = reader
         var r = ByteReader(body)
         let count = try r.varint()
         let text = try sections.next(&r)

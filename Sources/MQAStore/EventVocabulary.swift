@@ -20,8 +20,14 @@ enum EventVocabulary {
         "receiver", "bluetooth", "headphones", "newDeviceAvailable", "oldDeviceUnavailable", "categoryChange", "override",
     ]
 
-    static let bytes: [[UInt8]] = words.map { Array($0.utf8) }
-    /// The words back to back, word i at `flatBytes[flatStarts[i]..<flatStarts[i + 1]]`.
-    static let flatBytes: [UInt8] = bytes.flatMap { $0 }
-    static let flatStarts: [Int] = bytes.reduce(into: [0]) { $0.append($0.last! + $1.count) }
+    /// The words interned in order, word i at index i: every chunk's string
+    /// dictionary starts as a copy (the encoder) or from its flat storage
+    /// (the decoder), built once.
+    static let interner: ByteInterner = {
+        var interner = ByteInterner()
+        for word in words { _ = interner.intern(Array(word.utf8)) }
+        // A repeated word would shift every index after it.
+        precondition(interner.count == words.count, "EventVocabulary.words holds a word twice")
+        return interner
+    }()
 }

@@ -83,7 +83,8 @@ enum SeriesBucketEncoding {
         }
     }
 
-    static func decode(_ body: UnsafeRawBufferPointer, sections: SectionReader) throws -> SeriesBlock {
+    static func decode(_ body: UnsafeRawBufferPointer, sections reader: SectionReader) throws -> SeriesBlock {
+        var sections = reader
         var r = ByteReader(body)
         let count = try r.varint()
         let columnCount = try r.varint()
