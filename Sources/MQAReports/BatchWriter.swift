@@ -27,9 +27,6 @@ public final class BatchWriter: @unchecked Sendable {
     public private(set) var files: [(meeting: String, file: String)] = []
     private var used: Set<String> = []
     private let folderLock = NSLock()
-    /// `AtomicFile` numbers its temporary names from a plain counter: files
-    /// are created one at a time, then written and synced in parallel.
-    private let createLock = NSLock()
     /// Threads writing a batch's pages; more syncs in flight share more
     /// journal commits (the work is waiting, not computing).
     static let lanes = 8
@@ -109,10 +106,11 @@ public final class BatchWriter: @unchecked Sendable {
     /// files of 20 kB here: 6.5 s one by one, 0.3 s from 8 threads).
     /// Meeting pages written join `files`, in the order given.
     public func write(pages: [Page]) -> [Error?] {
-        if pages.contains(where: { $0.meeting == nil }) {
-            do { try openTracksFolder() } catch { return pages.map { _ in error } }
-        }
-        let results = ErrorSlots(count: pages.count)
+        // Opened once before the threads start; should it fail, each track
+        // page's `writeTrack` fails with the reason, and the meeting pages
+        // are written all the same.
+        if pages.contains(where: { $0.meeting == nil }) { try? openTracksFolder() }
+        let results = ConcurrentSlots<Error>(count: pages.count)
         // Threads of our own: the work waits on syncs, and Dispatch's
         // concurrentPerform runs only as many at once as there are cores.
         let done = DispatchGroup()
@@ -208,10 +206,7 @@ public final class BatchWriter: @unchecked Sendable {
             throw ReportError.cannotWrite(path: path, reason: "something other than a file is in the way")
         }
         do {
-            createLock.lock()
-            let created = Result { try AtomicFile(directoryFD: dirFD, name: name, displayPath: path, replaceSpecial: true) }
-            createLock.unlock()
-            let file = try created.get()
+            let file = try AtomicFile(directoryFD: dirFD, name: name, displayPath: path, replaceSpecial: true)
             var bytes = text
             try bytes.withUTF8 { try file.write(UnsafeRawBufferPointer($0)) }
             try file.commit()
@@ -219,13 +214,4 @@ public final class BatchWriter: @unchecked Sendable {
             throw ReportError.cannotWrite(path: path, reason: error.reason)
         }
     }
-}
-
-/// Per-index errors written from `concurrentPerform`.
-private final class ErrorSlots: @unchecked Sendable {
-    private var slots: [Error?]
-    private let lock = NSLock()
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ e: Error) { lock.lock(); slots[i] = e; lock.unlock() }
-    func get(_ i: Int) -> Error? { lock.lock(); defer { lock.unlock() }; return slots[i] }
 }

@@ -50,18 +50,21 @@ enum DemoCommand {
             context.stderr.write(text + "\n")
             context.stderr.flush()
         }
+        // The first step that did not do everything (say a page of the site
+        // that could not be written): the demo's exit status, never 0.
+        var incomplete: Int32?
         /// Runs one subcommand; its output files are renamed into place
         /// as soon as it has finished, as `mqa` itself does.
-        func step(_ command: Subcommand, _ words: [String]) throws -> Int32 {
+        func step(_ command: Subcommand, _ words: [String]) throws {
             let parsed = try command.spec.parse(words)
             let code = try command.run(parsed, context)
             for sink in context.outputs.sinks { try sink.close() }
             context.outputs.sinks.removeAll()
-            return code
+            if code != ExitCode.success && incomplete == nil { incomplete = code }
         }
 
         say("1/5 simulating \(meetings) meetings (seed \(seed))…")
-        _ = try step(SimulateCommand.command, ["--meetings", String(meetings), "--seed", seed, "--out", dir + "/logs"])
+        try step(SimulateCommand.command, ["--meetings", String(meetings), "--seed", seed, "--out", dir + "/logs"])
 
         say("2/5 ingesting into \(db)…")
         let files = try logFiles(in: dir + "/logs")
@@ -71,26 +74,26 @@ enum DemoCommand {
         guard ingest == ExitCode.success || ingest == ExitCode.rejectedLines else { return ingest }
 
         say("3/5 writing reports…")
-        _ = try step(ReportFleetCommand.command, ["--db", db, "--format", "md", "--out", dir + "/reports/fleet.md"])
-        _ = try step(ReportFleetCommand.command, ["--db", db, "--format", "html", "--out", dir + "/reports/fleet.html"])
-        _ = try step(ReportMeetingCommand.command, ["--db", db, "--all", "--format", "html", "--out", dir + "/site"])
-        _ = try step(ReportMeetingCommand.command, ["--db", db, "--all", "--format", "md", "--out", dir + "/reports/meetings"])
+        try step(ReportFleetCommand.command, ["--db", db, "--format", "md", "--out", dir + "/reports/fleet.md"])
+        try step(ReportFleetCommand.command, ["--db", db, "--format", "html", "--out", dir + "/reports/fleet.html"])
+        try step(ReportMeetingCommand.command, ["--db", db, "--all", "--format", "html", "--out", dir + "/site"])
+        try step(ReportMeetingCommand.command, ["--db", db, "--all", "--format", "md", "--out", dir + "/reports/meetings"])
         let store = try EventStore.openExisting(path: db)
         if let worst = try worstMeeting(store) {
             for format in ["md", "html", "json", "csv"] {
-                _ = try step(ReportMeetingCommand.command, ["--db", db, worst, "--format", format, "--out", dir + "/reports/worst-meeting.\(format)"])
+                try step(ReportMeetingCommand.command, ["--db", db, worst, "--format", format, "--out", dir + "/reports/worst-meeting.\(format)"])
             }
-            _ = try step(TiersCommand.command, ["--db", db, "--meeting", worst, "--out", dir + "/reports/worst-meeting-tiers.md"])
+            try step(TiersCommand.command, ["--db", db, "--meeting", worst, "--out", dir + "/reports/worst-meeting-tiers.md"])
         }
         if let (meeting, track) = try busiestTrack(store) {
-            _ = try step(ReportTrackCommand.command, ["--db", db, track, "--meeting", meeting, "--format", "html", "--out", dir + "/reports/track.html"])
-            _ = try step(ReportTrackCommand.command, ["--db", db, track, "--meeting", meeting, "--format", "md", "--out", dir + "/reports/track.md"])
+            try step(ReportTrackCommand.command, ["--db", db, track, "--meeting", meeting, "--format", "html", "--out", dir + "/reports/track.html"])
+            try step(ReportTrackCommand.command, ["--db", db, track, "--meeting", meeting, "--format", "md", "--out", dir + "/reports/track.md"])
         }
 
         say("4/5 tuning tier thresholds against the stalls…")
         try grid.write(toFile: dir + "/tuning/grid.json", atomically: true, encoding: .utf8)
-        _ = try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--out", dir + "/tuning/tune.md"])
-        _ = try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--format", "json", "--out", dir + "/tuning/tune.json"])
+        try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--out", dir + "/tuning/tune.md"])
+        try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--format", "json", "--out", dir + "/tuning/tune.json"])
 
         say("5/5 done.")
         let out = context.stdout
@@ -108,7 +111,7 @@ enum DemoCommand {
 
             """)
         out.flush()
-        return ExitCode.success
+        return incomplete ?? ExitCode.success
     }
 
     /// The .ndjson files below `dir`, sorted so the ingest order is stable.

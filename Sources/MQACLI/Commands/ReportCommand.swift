@@ -91,15 +91,15 @@ enum ReportMeetingCommand {
         while i < ids.count {
             let slice = Array(ids[i..<min(i + group, ids.count)])
             let logs = try slice.map { id in try ReportOptions.meetingLog(store, id, context) }
-            let reports = Slots<MeetingReport>(count: logs.count)
+            let reports = ConcurrentSlots<MeetingReport>(count: logs.count)
             DispatchQueue.concurrentPerform(iterations: logs.count) { k in reports.set(k, MeetingReport(log: logs[k], config: config)) }
             let names = slice.map { writer.reserve($0) }
             let trackNames: [[String: String]] = (0..<slice.count).map { k in
-                format == .html ? Dictionary(uniqueKeysWithValues: reports.get(k).trackIDs.map { ($0, writer.reserveTrack(meeting: slice[k], track: $0)) }) : [:]
+                format == .html ? Dictionary(uniqueKeysWithValues: reports.get(k)!.trackIDs.map { ($0, writer.reserveTrack(meeting: slice[k], track: $0)) }) : [:]
             }
-            let pages = Slots<(String, [(name: String, text: String)])>(count: logs.count)
+            let pages = ConcurrentSlots<(String, [(name: String, text: String)])>(count: logs.count)
             DispatchQueue.concurrentPerform(iterations: logs.count) { k in
-                let report = reports.get(k)
+                let report = reports.get(k)!
                 if format == .html {
                     let site = SitePages.render(report, meetingFile: names[k], trackFiles: trackNames[k])
                     pages.set(k, (site.meeting, site.tracks))
@@ -112,10 +112,10 @@ enum ReportMeetingCommand {
             // written, the failures named, and the exit code is 1.
             var batch: [BatchWriter.Page] = []
             for k in slice.indices {
-                let (text, tracks) = pages.get(k)
+                let (text, tracks) = pages.get(k)!
                 batch.append(BatchWriter.Page(name: names[k], text: text, meeting: slice[k]))
                 batch += tracks.map { BatchWriter.Page(name: $0.name, text: $0.text) }
-                entries.append(FleetEntry(reports.get(k)))
+                entries.append(FleetEntry(reports.get(k)!))
             }
             for (page, error) in zip(batch, writer.write(pages: batch)) {
                 if let error {
@@ -133,16 +133,6 @@ enum ReportMeetingCommand {
         context.stderr.write("wrote \(written) of \(ids.count) reports\(tracks) and \(index) to \(TerminalText.escaped(dir))\n")
         return failures == 0 ? ExitCode.success : ExitCode.failure
     }
-}
-
-/// Per-index result slots written from `concurrentPerform`: each index is
-/// written by exactly one iteration, read after all have finished.
-private final class Slots<Value>: @unchecked Sendable {
-    private var slots: [Value?]
-    private let lock = NSLock()
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ v: Value) { lock.lock(); slots[i] = v; lock.unlock() }
-    func get(_ i: Int) -> Value { lock.lock(); defer { lock.unlock() }; return slots[i]! }
 }
 
 /// `mqa report track TRACK --meeting ID`

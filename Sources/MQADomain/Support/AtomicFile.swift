@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// A file written under a temporary name in its target's directory and
 /// renamed over the target only once complete (`commit()`), so a reader
@@ -22,7 +23,9 @@ public final class AtomicFile {
     private let temporaryName: String?
     private var finished = false
 
-    nonisolated(unsafe) private static var counter = 0
+    /// Numbers temporary names; atomic, as files are created from many
+    /// threads at once (a report site is written by eight).
+    private static let counter = Atomic<Int>(0)
 
     /// A file that becomes `path` on `commit()`.
     public convenience init(path: String) throws {
@@ -65,8 +68,8 @@ public final class AtomicFile {
                 return
             }
         }
-        AtomicFile.counter += 1
-        let temp = ".\(name.prefix(200)).tmp-\(getpid())-\(AtomicFile.counter)"
+        let number = AtomicFile.counter.wrappingAdd(1, ordering: .relaxed).newValue
+        let temp = ".\(name.prefix(200)).tmp-\(getpid())-\(number)"
         let fd = openat(directoryFD, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw OutputError(path: displayPath, reason: String(cString: strerror(errno))) }
         self.fd = fd

@@ -59,11 +59,9 @@ public enum Tuning {
         }
         let kernel = TuningKernel(corpus: corpus, options: options)
         let (mosColumns, columnFor) = (columns, columnOf)  // immutable copies for the workers
-        let out = ResultSlots(count: configs.count)
-        defer { out.free() }
+        let out = ConcurrentSlots<TuningCounts>(count: configs.count)
         let work = { (i: Int) in
-            let counts = mosColumns[columnFor[i]].withUnsafeBufferPointer { kernel.counts(configs[i], mos: $0) }
-            out.store(counts, at: i)  // each iteration writes its own slot only
+            out.set(i, mosColumns[columnFor[i]].withUnsafeBufferPointer { kernel.counts(configs[i], mos: $0) })
         }
         // MQA_THREADS=1 runs on one core, for benchmarks that compare.
         if ProcessInfo.processInfo.environment["MQA_THREADS"] == "1" {
@@ -71,7 +69,7 @@ public enum Tuning {
         } else {
             DispatchQueue.concurrentPerform(iterations: configs.count, execute: work)
         }
-        return out.values()
+        return configs.indices.map { out.get($0)! }
     }
 
     /// The ranking of `sweep`.
@@ -131,27 +129,4 @@ public enum Tuning {
 private struct MOSKey: Hashable {
     var source: MOSSource
     var emodel: EModelParams
-}
-
-/// Result slots written concurrently, one per iteration index. Unchecked
-/// Sendable: safe because no two iterations touch the same slot and the
-/// slots are read only after `concurrentPerform` returns.
-private final class ResultSlots: @unchecked Sendable {
-    private let slots: UnsafeMutablePointer<TuningCounts?>
-    private let count: Int
-
-    init(count: Int) {
-        self.count = count
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: nil, count: count)
-    }
-
-    func store(_ counts: TuningCounts, at i: Int) { slots[i] = counts }
-
-    func values() -> [TuningCounts] { (0..<count).map { slots[$0]! } }
-
-    func free() {
-        slots.deinitialize(count: count)
-        slots.deallocate()
-    }
 }
