@@ -159,7 +159,7 @@ extension FleetReport {
             b += "<h2>What the score is made of\(ranked.count > 20 ? " (worst 20)" : "")</h2>\n<figure>\n"
             b += "<p class=\"legend\"><span class=\"key\"><span class=\"swatch\" style=\"background:#d73027\"></span>stalled s</span> "
             b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#fc8d59\"></span>poor/bad s</span> "
-            b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#542788\"></span>30 s per abnormal disconnect</span></p>\n"
+            b += "<span class=\"key\"><span class=\"swatch\" style=\"background:#542788\"></span>\(JSON.number(FleetScore.secondsPerAbnormalDisconnect)) s per abnormal disconnect</span></p>\n"
             b += "<div class=\"chart\">" + SVGCharts.stackedBars(chart, caption: "Score components per meeting") + "</div>\n</figure>\n"
         }
         b += "<h2>Issue codes (all \(meetingCount) meetings)</h2>\n"

@@ -21,14 +21,17 @@ public struct FleetEntry: Sendable, Equatable {
     public var issueCounts: [IssueCode: Int]
 
     /// Summarises one meeting report.
-    public init(_ report: MeetingReport) {
-        let a = report.analysis
-        meeting = report.header.meeting
-        title = report.header.title
-        engine = report.header.engine
-        start = report.header.start
-        durationMs = report.header.durationMs
-        participants = report.header.participants
+    public init(_ report: MeetingReport) { self.init(header: report.header, analysis: report.analysis) }
+
+    /// Summarises one meeting from its header and analysis: all a ranking
+    /// needs (no incidents, context or chart series).
+    public init(header: MeetingHeader, analysis a: MeetingAnalysis) {
+        meeting = header.meeting
+        title = header.title
+        engine = header.engine
+        start = header.start
+        durationMs = header.durationMs
+        participants = header.participants
         let score = FleetScore(a)
         stalledMs = score.stalledMs
         lowTierMs = a.isCDN ? nil : score.lowTierMs  // no quality feed: no figure, never a perfect 0

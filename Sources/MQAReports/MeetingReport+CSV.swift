@@ -28,6 +28,7 @@ extension MeetingReport {
         var out = MeetingReport.csvColumns.joined(separator: ",") + "\n"
         let meeting = CSV.cell(header.meeting)
         let blank = { (n: Int) in [String](repeating: "", count: n) }
+        let issuesOf = participantIssues
         for p in analysis.participants {
             var row = ["participant", meeting, CSV.cell(p.uid), "", "", ""]
             row += [p.connections, p.disconnects.count, p.disconnects.count { $0.error != nil }, p.reconnects,
@@ -40,7 +41,7 @@ extension MeetingReport {
             row += hasQualityData ? [String(p.tierChanges), String(p.flaps)] : blank(2)
             row += [n(p.sdkTierAgreement)]
             row += blank(8)
-            row += [CSV.cell(participantIssues(p.uid).map(\.code.rawValue).joined(separator: " "))]
+            row += [CSV.cell((issuesOf[p.uid] ?? []).map(\.code.rawValue).joined(separator: " "))]
             out += row.joined(separator: ",") + "\n"
         }
         for s in analysis.subscriptions {

@@ -75,7 +75,9 @@ extension MeetingReport {
 
     /// A participant's name linking to their charts (or their row).
     func uidLink(_ uid: String) -> String {
-        let target = series.contains { $0.uid == uid } ? AnchorID.charts(uid) : AnchorID.participant(uid)
+        // Every client has a series (and a timeline) when there is quality
+        // data; a lookup, as this runs for every row of every table.
+        let target = hasQualityData && analysis.timelines[uid] != nil ? AnchorID.charts(uid) : AnchorID.participant(uid)
         return HTMLPage.link("#" + target, uid.html)
     }
 
@@ -84,15 +86,16 @@ extension MeetingReport {
         let impact = Dictionary(uniqueKeysWithValues: impacts.map { ($0.uid, $0) })
         var conn = HTMLTable(headers: ["uid", "impact", "connections", "disconnects", "abnormal", "reconnects", "warm reports",
                                        "cold reports", "issues"], numeric: [1, 2, 3, 4, 5, 6, 7])
+        let issuesOf = participantIssues
         for p in analysis.participants {
             let abnormal = p.disconnects.count { $0.error != nil }
-            let codes = participantIssues(p.uid).map { "<span class=\"code\">\($0.code.rawValue)</span>" }.joined(separator: " ")
+            let codes = (issuesOf[p.uid] ?? []).map { "<span class=\"code\">\($0.code.rawValue)</span>" }.joined(separator: " ")
             conn.addMarkup([uidLink(p.uid), ReportText.duration(impact[p.uid]?.impactMs ?? 0), String(p.connections),
                             String(p.disconnects.count), String(abnormal), String(p.reconnects), String(p.warmReports),
                             String(p.coldReports), codes], rowClass: abnormal > 0 ? "bad" : nil, id: AnchorID.participant(p.uid))
         }
         b += conn.rendered
-        b += "<p class=\"legend\">impact = stalled video watched + time at poor/bad + 30 s per abnormal disconnect "
+        b += "<p class=\"legend\">impact = stalled video watched + time at poor/bad + \(JSON.number(FleetScore.secondsPerAbnormalDisconnect)) s per abnormal disconnect "
         b += "(the fleet score's terms, per participant).</p>\n"
         if hasQualityData {
             var q = HTMLTable(headers: ["uid", "MOS mean", "p5", "p50", "p95", "loss % mean", "p95", "RTT ms mean", "p95",
@@ -147,16 +150,18 @@ extension MeetingReport {
         let numbered = incidents.enumerated().map { (number: $0.offset + 1, incident: $0.element) }
         let order = impacts.map(\.uid)
         let byUid = Dictionary(uniqueKeysWithValues: series.map { ($0.uid, $0) })
+        let participantOf = Dictionary(analysis.participants.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
+        let incidentsOf = Dictionary(grouping: numbered, by: \.incident.uid)
         for (rank, uid) in order.enumerated() {
             guard let s = byUid[uid] else { continue }
-            let p = analysis.participants.first { $0.uid == uid }
+            let p = participantOf[uid]
             let marks = context.participant(uid).map { c in
                 contextRows(c).map { (ts: $0.ts, label: ReportText.offset($0.ts, from: t0) + " " + $0.what) }
             } ?? []
             let chart = SVGCharts.ParticipantChart(
                 series: s, timeline: analysis.timelines[uid],
                 stalls: (bySubscriber[uid] ?? []).flatMap { sub in sub.stalls.map { (sub, $0) } },
-                incidents: numbered.filter { $0.incident.uid == uid }, disconnects: p?.disconnects ?? [], marks: marks)
+                incidents: incidentsOf[uid] ?? [], disconnects: p?.disconnects ?? [], marks: marks)
             let impact = impacts[rank]
             let summary = "\(uid.html) <span class=\"muted\">— \(IncidentText.impact(impact).html)</span>"
             b += HTMLPage.details(summary, open: rank < 3, id: AnchorID.charts(uid),

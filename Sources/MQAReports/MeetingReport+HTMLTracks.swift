@@ -33,8 +33,7 @@ extension MeetingReport {
     func tracksHTML(_ t0: Int64, links: MeetingLinks?, verdicts known: [String: TrackReport.Verdict]? = nil) -> String {
         var b = "<section id=\"tracks\">\n<h2>Tracks</h2>\n"
         guard !analysis.subscriptions.isEmpty else { return b + "<p class=\"muted\">No subscriptions.</p>\n</section>\n" }
-        var verdicts = known ?? [:]
-        if known == nil { for id in trackIDs { verdicts[id] = (try? TrackReport(meeting: self, track: id))?.verdict } }
+        let verdicts = known ?? TrackReport.all(meeting: self).mapValues(\.verdict)
         var pt = HTMLTable(headers: ["track", "publisher", "kind", "subscriptions", "stalls", "stalled", "never rendered", "verdict"],
                            numeric: [3, 4, 5, 6])
         for p in publishedTracks {

@@ -187,6 +187,5 @@ extension MarkdownTable {
 
 /// Text from the logs outside a table cell.
 enum MarkdownText {
-    static func cell(_ text: String) -> String { Markdown.escape(text) }
     static func inline(_ text: String) -> String { Markdown.escape(text) }
 }

@@ -98,9 +98,11 @@ public struct MeetingReport: Sendable, RenderedReport {
             + "\(damage.count == 1 ? "is" : "are") left out of this report; the rest is shown. Run `mqa check` for details."
     }
 
-    /// The issues that concern participant `uid` itself (not one of its tracks).
-    func participantIssues(_ uid: String) -> [Issue] {
-        analysis.issues.filter { $0.uid == uid && $0.track == nil }
+    /// The issues that concern each participant itself (not one of its
+    /// tracks), by uid, in the meeting's issue order. One pass: renderers
+    /// look up every participant.
+    var participantIssues: [String: [Issue]] {
+        Dictionary(grouping: analysis.issues.filter { $0.uid != nil && $0.track == nil }, by: { $0.uid! })
     }
 
     /// The track issue codes of one subscription, in the meeting's issue

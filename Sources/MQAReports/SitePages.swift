@@ -15,8 +15,7 @@ public enum SitePages {
     public static func render(_ report: MeetingReport, meetingFile: String, trackFiles: [String: String])
         -> (meeting: String, tracks: [(name: String, text: String)])
     {
-        var reports: [String: TrackReport] = [:]
-        for id in report.trackIDs { reports[id] = try? TrackReport(meeting: report, track: id) }
+        let reports = TrackReport.all(meeting: report)
         let page = report.html(links: MeetingLinks(index: index, tracks: trackFiles), verdicts: reports.mapValues(\.verdict))
         var tracks: [(name: String, text: String)] = []
         for id in report.trackIDs {

@@ -66,19 +66,24 @@ public struct TrackReport: Sendable, RenderedReport {
     public init(meeting report: MeetingReport, track: String) throws {
         let subs = report.analysis.subscriptions.filter { $0.track == track }
         guard !subs.isEmpty else { throw ReportError.noTrack(track: track, meeting: report.header.meeting) }
-        header = report.header
+        self.init(header: report.header, track: track, subscriptions: subs)
+    }
+
+    /// The report of every track of a meeting, by track id: the
+    /// subscriptions are grouped once (a meeting may have thousands of
+    /// tracks and 100,000 subscribers).
+    public static func all(meeting report: MeetingReport) -> [String: TrackReport] {
+        Dictionary(grouping: report.analysis.subscriptions, by: \.track)
+            .mapValues { TrackReport(header: report.header, track: $0[0].track, subscriptions: $0) }
+    }
+
+    /// `subs`: the track's subscriptions in the meeting's order, not empty.
+    private init(header: MeetingHeader, track: String, subscriptions subs: [Subscription]) {
+        self.header = header
         self.track = track
         publishers = Array(Set(subs.map(\.publisher))).sorted()
-        let tol = TrackReport.alignmentToleranceMs
-        rows = subs.map { s in
-            Row(subscription: s, sharedWith: s.stalls.map { x in
-                var who: [String] = []
-                for o in subs where o.subscriber != s.subscriber && o.publisher == s.publisher && !who.contains(o.subscriber) {
-                    if o.stalls.contains(where: { $0.start < x.end + tol && $0.end > x.start - tol }) { who.append(o.subscriber) }
-                }
-                return who.sorted()
-            })
-        }
+        let sharing = SharedStalls(subs, toleranceMs: TrackReport.alignmentToleranceMs)
+        rows = subs.map { s in Row(subscription: s, sharedWith: s.stalls.map { sharing.others(overlapping: $0, of: s) }) }
         let total = rows.reduce(0) { $0 + $1.subscription.stallCount }
         let shared = rows.reduce(0) { $0 + $1.sharedStallCount }
         if total == 0 {
@@ -93,10 +98,51 @@ public struct TrackReport: Sendable, RenderedReport {
     public var stallCount: Int { rows.reduce(0) { $0 + $1.subscription.stallCount } }
     public var sharedStallCount: Int { rows.reduce(0) { $0 + $1.sharedStallCount } }
 
-
     var origin: Int64 { header.start ?? 0 }
 
     /// The rule, in words, as every format states it.
     static let ruleText = "A stall is shared when another subscriber's stall of the same track overlaps it within ±2 s; "
         + "sender-side when more than half of all stalls are shared, else subscriber-side."
+}
+
+/// Which other subscribers of the same publisher's track had a stall
+/// overlapping a given one within the tolerance. The stalls of each
+/// publisher sorted by start: a stall is compared with those that can reach
+/// it (starting at most the longest stall before it), not with every
+/// subscriber's every stall.
+private struct SharedStalls {
+    private struct Entry { var start: Int64; var end: Int64; var subscriber: String }
+    private var byPublisher: [String: (entries: [Entry], longest: Int64)] = [:]
+    private let tol: Int64
+
+    init(_ subs: [Subscription], toleranceMs: Int64) {
+        tol = toleranceMs
+        for s in subs {
+            for x in s.stalls {
+                byPublisher[s.publisher, default: ([], 0)].entries.append(Entry(start: x.start, end: x.end, subscriber: s.subscriber))
+                byPublisher[s.publisher]!.longest = max(byPublisher[s.publisher]!.longest, x.end - x.start)
+            }
+        }
+        for key in byPublisher.keys { byPublisher[key]!.entries.sort { $0.start < $1.start } }
+    }
+
+    /// The other subscribers, sorted, with a stall `o` where
+    /// `o.start < x.end + tol` and `o.end > x.start - tol`.
+    func others(overlapping x: Stall, of s: Subscription) -> [String] {
+        guard let (entries, longest) = byPublisher[s.publisher] else { return [] }
+        // o.end > x.start - tol and o.end <= o.start + longest give
+        // o.start > x.start - tol - longest.
+        let from = x.start - tol - longest
+        var lo = 0, hi = entries.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if entries[mid].start > from { hi = mid } else { lo = mid + 1 }
+        }
+        var who = Set<String>()
+        for o in entries[lo...] {
+            if o.start >= x.end + tol { break }
+            if o.end > x.start - tol && o.subscriber != s.subscriber { who.insert(o.subscriber) }
+        }
+        return who.sorted()
+    }
 }

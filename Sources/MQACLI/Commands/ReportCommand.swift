@@ -189,7 +189,9 @@ enum ReportFleetCommand {
         let store = try context.openStore(args, requireMeetings: true)
         var entries: [FleetEntry] = []
         for id in try store.meetings(startingIn: try context.timeWindow(args)) {
-            entries.append(FleetEntry(try ReportOptions.meetingReport(store, id, config: config, context)))
+            // The ranking needs the header and the analysis only.
+            let log = try ReportOptions.meetingLog(store, id, context)
+            entries.append(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config)))
         }
         try ReportOptions.emit(FleetReport(entries: entries, top: top).render(format), args, context)
         return ExitCode.success

@@ -29,8 +29,8 @@ public enum IncidentFinder {
     public static let mergeGapMs: Int64 = 10_000
     /// Stalls this close line up (the track report's `alignmentToleranceMs`).
     public static let alignmentMs: Int64 = 2000
-    /// The fleet score's weight of a disconnect.
-    public static let msPerDisconnect: Int64 = 30_000
+    /// The fleet score's weight of a disconnect (`FleetScore`).
+    public static let msPerDisconnect = Int64(FleetScore.secondsPerAbnormalDisconnect * 1000)
 
     public static func find(_ log: MeetingLog, _ analysis: MeetingAnalysis) -> [Incident] {
         var signals: [IncidentSignal] = []
@@ -79,8 +79,12 @@ public enum IncidentFinder {
                 guard let first = cluster.first else { return }
                 let start = first.start, end = clusterEnd
                 let stalled = Set(cluster.map(\.uid))
-                let watching = Set(subs.filter { s in s.firstFrameTs.map { $0 <= start } == true && s.endTs > start }.map(\.subscriber))
-                guard stalled.count >= 2, watching.isSubset(of: stalled) else { out += cluster; return }
+                // Every subscriber watching at `start` stalled; asked only of
+                // clusters of two or more, and stopping at the first watcher
+                // who did not (a track may have 100,000 subscribers).
+                guard stalled.count >= 2, !subs.contains(where: { s in
+                    s.firstFrameTs.map { $0 <= start } == true && s.endTs > start && !stalled.contains(s.subscriber)
+                }) else { out += cluster; return }
                 out.append(IncidentSignal(kind: .stall, uid: key.publisher, start: start, end: end, track: key.track,
                                           publisher: key.publisher, subscribers: stalled.sorted(), stallCount: cluster.count,
                                           stalledMs: cluster.reduce(0) { $0 + $1.stalledMs }, shared: true))

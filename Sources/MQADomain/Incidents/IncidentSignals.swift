@@ -55,7 +55,7 @@ extension IncidentSignal {
             }
         }
         for span in client.connectionSpans() {
-            let warm = span.reports.filter { r.ts[$0] >= span.start + config.coldStartMs && r.rtt[$0] != 0 }
+            let warm = span.reports.filter { TierParams.isWarm(ts: r.ts[$0], rtt: r.rtt[$0], warmFrom: span.start + config.coldStartMs) }
             for (k, i) in warm.enumerated() {
                 let next = k + 1 < warm.count ? r.ts[warm[k + 1]] : span.end
                 let to = max(r.ts[i], min(next, r.ts[i] + config.gapMs, span.end))
