@@ -17,8 +17,10 @@ public enum Markdown {
     /// included) shown as visible escapes (`\n`, `\u001b`), which read the
     /// same in a terminal and in a viewer.
     public static func escape(_ text: String) -> String {
+        // Checked on the string itself first: most cells need nothing, and
+        // then nothing is allocated.
+        guard text.unicodeScalars.contains(where: { needsLook($0) || TerminalText.needsEscape($0) }) else { return text }
         let scalars = Array(text.unicodeScalars)
-        guard scalars.contains(where: { needsLook($0) || TerminalText.needsEscape($0) }) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)
         var atStart = true  // only spaces so far: a block marker would count here
