@@ -9,7 +9,9 @@
 CREATE TABLE IF NOT EXISTS meetings (
     id      INTEGER PRIMARY KEY,
     meeting TEXT NOT NULL UNIQUE,
-    -- 1 when data arrived since the summaries below were computed
+    -- not 0 when data arrived since the summaries below were computed: 1,
+    -- or the stamp of the commit that brought it (summaries computed on
+    -- another connection are stored only while the stamp is unchanged)
     stale   INTEGER NOT NULL DEFAULT 1
 );
 

@@ -148,6 +148,9 @@ public final class Database {
     }
 
     /// Starts a write transaction, waiting for other writers.
+    /// Whether no transaction is open.
+    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
     public func beginImmediate() throws {
         try retryingWhenBusy { try execute("BEGIN IMMEDIATE") }
     }

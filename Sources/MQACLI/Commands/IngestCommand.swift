@@ -55,6 +55,7 @@ enum IngestCommand {
         let ingester = Ingester(store: store)
         ingester.inputFormat = InputFormat(rawValue: inputFormat)
         ingester.meeting = args.value("--meeting")
+        if context.environment["MQA_SUMMARIZE_AFTER"] != nil { ingester.summarizeWhileReading = false }
         // Advanced, for crash tests and slow disks: lines per commit (the
         // resume granularity after a kill). Not a documented option.
         if let text = context.environment["MQA_COMMIT_EVERY"], let n = Int(text), n > 0 { ingester.commitEvery = n }
@@ -86,7 +87,9 @@ enum IngestCommand {
                 progress.update(done: finishedBytes + bytes, total: totalBytes, label: path)
             }
         }
+        let started = DispatchTime.now().uptimeNanoseconds
         let summary = try ingester.ingest(paths: args.positionals)
+        let ingested = DispatchTime.now().uptimeNanoseconds
         progress?.finish()
         if !existed && summary.lines == 0 && ingester.failedInputs == args.positionals.count {
             // Nothing could be read: leave no empty store behind to be
@@ -101,6 +104,10 @@ enum IngestCommand {
             progress?.update(done: done, total: total, label: "summarizing meetings")
         }
         progress?.finish()
+        if context.environment["MQA_DEBUG_TIMING"] != nil {
+            let now = DispatchTime.now().uptimeNanoseconds
+            context.stderr.write("timing: inputs \((ingested - started) / 1_000_000) ms, summaries \((now - ingested) / 1_000_000) ms\n")
+        }
         if context.environment["MQA_DEBUG_MEMORY"] != nil {
             let m = Database.sqliteMemory
             context.stderr.write("sqlite memory: \(m.current / 1024) KiB now, \(m.peak / 1024) KiB peak\n")

@@ -41,6 +41,18 @@ public final class Ingester {
     private var buffered = 0
     private var payloadScratch: [UInt8] = []
 
+    /// Summarizes meetings the writer is done with while the next inputs
+    /// are read; off for a store in memory. What it leaves stale,
+    /// `EventStore.refreshSummaries` does after.
+    public var summarizeWhileReading = true
+    private var summaries: SummaryWorkers?
+    /// Meetings given data since they were last handed to `summaries`, with
+    /// the number of the commit that last gave them data.
+    private var lastTouched: [Int64: Int] = [:]
+    private var commits = 0
+    /// Stamps for stale meetings, one per commit (see `markStale`).
+    private var stamps = SplitMix64(seed: UInt64(UInt32(truncatingIfNeeded: getpid())) << 32 ^ UInt64(DispatchTime.now().uptimeNanoseconds))
+
     public init(store: EventStore, nowMs: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) {
         self.store = store
         self.nowMs = nowMs
@@ -51,6 +63,10 @@ public final class Ingester {
     /// as many small files (one per client), and per file the two threads
     /// would otherwise take turns.
     public func ingest(paths: [String]) throws -> IngestSummary {
+        if summarizeWhileReading && store.db.path != ":memory:" {
+            summaries = try SummaryWorkers(path: store.db.path, count: 1, background: true)
+        }
+        defer { finishSummaries() }
         var total = IngestSummary()
         var next: Result<PreparedInput, Error>? = nil
         for (i, path) in paths.enumerated() {
@@ -262,10 +278,12 @@ public final class Ingester {
                         try claim(fileID: fileID, committed: committedLines)
                         try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
                         try db.commit()
+                        committed()
                         committedLines = batch.lastLine
                         try db.beginImmediate()
                         linesSinceCommit = 0
                     }
+                    try storeComputedSummaries()
                     if let onProgress, batch.lastLine - lastProgress >= 16_384 {
                         lastProgress = batch.lastLine
                         onProgress(batch.bytesRead, input.size, path)
@@ -303,6 +321,7 @@ public final class Ingester {
                         fileID, status: changed == nil ? .done : .changed, linesDone: Int(Int64.max), prefixHash: digest, hash: digest,
                         summary: summary)
                     try db.commit()
+                    committed()
                     break loop
                 case .failed(let error):
                     throw error
@@ -499,8 +518,9 @@ public final class Ingester {
     /// Writes the buffered reports and the file's progress, inside the open
     /// transaction, so a commit always holds a whole prefix of the file.
     private func checkpoint(fileID: Int64, linesDone: Int, prefix: String, status: FileStatus, summary: inout IngestSummary) throws {
+        let stamp = Int64(bitPattern: stamps.next() | 2) & Int64.max  // never 0 or 1
         for (client, buffer) in zip(seriesClients, series).sorted(by: { $0.0 < $1.0 }) {
-            try store.markStale(client: client)
+            lastTouched[try store.markStale(client: client, stamp: stamp)] = commits + 1
             let reportDuplicates = try store.storeReports(buffer.reports, client: client)
             let eventDuplicates = try store.storeEvents(buffer.events, client: client)
             summary.duplicates += reportDuplicates + eventDuplicates
@@ -509,6 +529,46 @@ public final class Ingester {
         }
         clearBuffers()
         try store.updateFile(fileID, status: status, linesDone: linesDone, prefixHash: prefix, summary: summary)
+    }
+
+    /// After a commit: the meetings it gave no data are likely done (logs
+    /// come a meeting, or a client, at a time), so they are summarized now,
+    /// on the other core, rather than after the last input. One given data
+    /// again is summarized again; rows from an older snapshot are not
+    /// stored (`storeSummary` compares stamps).
+    private func committed() {
+        commits += 1
+        guard let summaries else {
+            lastTouched.removeAll()
+            return
+        }
+        for (meeting, commit) in lastTouched where commit < commits {
+            // No room: it stays stale for the pass after the inputs.
+            _ = summaries.offer(meeting)
+            lastTouched[meeting] = nil
+        }
+    }
+
+    /// Stores the summaries the workers have computed, in the open transaction.
+    private func storeComputedSummaries() throws {
+        guard let summaries else { return }
+        for result in summaries.takeReady() {
+            // A meeting that fails here stays stale, and the pass after the
+            // inputs reports its error.
+            if case .success(let summary) = result { try store.storeSummary(summary) }
+        }
+    }
+
+    /// Stops the workers, and stores what they finished.
+    private func finishSummaries() {
+        guard let summaries else { return }
+        self.summaries = nil
+        summaries.close()
+        let ready = summaries.takeReady()
+        guard !ready.isEmpty else { return }
+        try? store.db.transaction {
+            for case .success(let summary) in ready { try store.storeSummary(summary) }
+        }
     }
 
     private func clearBuffers() {

@@ -43,6 +43,10 @@ public struct LineParser {
     /// The event table as the parser walks it, held here so the hot loop
     /// reads no global.
     let plan = ParsePlan.shared
+    /// Each kind's slots and tags, in memory that lives as long as the
+    /// process: reading them costs no retain or release, which the arrays
+    /// of the descriptors did, several times per event.
+    let layouts = ParsePlan.shared.layouts
     private(set) var line = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     private var scratch: [UInt8] = []
 
@@ -157,33 +161,36 @@ public struct LineParser {
     /// unless optional, of its type, and for a closed list one of its values.
     private mutating func validatePayload() -> String? {
         if kind == .qualityReport { return validateReport() }
-        let d = plan.descriptors[Int(kind.rawValue)]!
-        let slots = plan.slots[Int(kind.rawValue)]
+        let layout = layouts[Int(kind.rawValue)]
+        let (slots, tags) = (layout.slots, layout.tags)
         for i in 0..<slots.count {
             let v = scanner.fields[slots[i]]
             let expected: JSONType
-            switch d.tags[i] {
+            switch tags[i] {
             case 0, 1: expected = .string
             case 2: expected = .bool
             case 3: expected = .array
-            default: return "\(d.fields[i].name): numbers are only defined for quality_report"  // no such row
+            default: return "\(field(i).name): numbers are only defined for quality_report"  // no such row
             }
             if v.type != expected {
-                let field = d.fields[i]
+                let field = field(i)
                 if field.optional && (v.type == .absent || v.type == .null) { continue }
                 if v.type == .absent { return "\(field.name): missing" }
                 let what = expected == .string ? "a string" : expected == .bool ? "true or false" : "an array of uid strings"
                 return "\(field.name): must be \(what), not \(LineParser.typeName(v.type))"
             }
-            if d.tags[i] == 1, let reason = oneOf(v, d.fields[i]) { return reason }
-            if d.tags[i] == 3 {
+            if tags[i] == 1, let reason = oneOf(v, field(i)) { return reason }
+            if tags[i] == 3 {
                 var ok = true
                 forEachArrayElement(v) { element in if element.type != .string { ok = false } }
-                if !ok { return "\(d.fields[i].name): must be an array of uid strings" }
+                if !ok { return "\(field(i).name): must be an array of uid strings" }
             }
         }
         return nil
     }
+
+    /// The last line's kind's field `i`, for messages and closed lists.
+    private func field(_ i: Int) -> PayloadField { plan.descriptors[Int(kind.rawValue)]!.fields[i] }
 
     /// A closed-list field: its decoded bytes must equal one allowed value.
     private mutating func oneOf(_ v: FieldValue, _ field: PayloadField) -> String? {
@@ -292,6 +299,34 @@ public struct LineParser {
     }
 
     /// Visits the elements of an already validated array field.
+    /// The elements of an array that the validator found to hold strings
+    /// only. Static, on the line's bytes alone: through the parser it
+    /// copied the parser (and retained its buffers) per array.
+    static func forEachString(in line: UnsafeBufferPointer<UInt8>, _ f: FieldValue, _ body: (FieldValue) -> Void) {
+        var p = f.start + 1
+        while p < f.end {
+            let c = line[p]
+            guard c == UInt8(ascii: "\"") else {
+                p += 1  // space, ',' or ']'
+                continue
+            }
+            var element = FieldValue()
+            element.type = .string
+            element.start = p + 1
+            p += 1
+            while line[p] != UInt8(ascii: "\"") {
+                if line[p] == UInt8(ascii: "\\") {
+                    element.hasEscapes = true
+                    p += 1
+                }
+                p += 1
+            }
+            element.end = p
+            p += 1
+            body(element)
+        }
+    }
+
     func forEachArrayElement(_ f: FieldValue, _ body: (FieldValue) -> Void) {
         let s = UnsafeBufferPointer(rebasing: line[..<f.end])
         var p = f.start + 1
@@ -342,8 +377,15 @@ public struct LineParser {
     }
 
     private func string(_ f: FieldValue) -> String {
+        LineParser.string(line, f)
+    }
+
+    /// A string field's text: straight from the line when it has no escapes
+    /// (most have none), so that no byte array is built on the way.
+    private static func string(_ line: UnsafeBufferPointer<UInt8>, _ f: FieldValue) -> String {
+        if !f.hasEscapes { return String(decoding: UnsafeBufferPointer(rebasing: line[f.start..<f.end]), as: UTF8.self) }
         var bytes: [UInt8] = []
-        decode(f, into: &bytes)
+        decode(line, f, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -357,21 +399,31 @@ public struct LineParser {
     /// The payload of the last `.event` line, built from its descriptor.
     public func payload() -> EventPayload {
         if kind == .qualityReport { return .qualityReport(report) }
-        let d = plan.descriptors[Int(kind.rawValue)]!
-        let values: [PayloadValue] = plan.slots[Int(kind.rawValue)].enumerated().map { i, slot in
-            let v = scanner.fields[slot]
-            switch d.tags[i] {
-            case 0, 1: return v.type == .string ? .string(string(v)) : .absent
-            case 2: return v.type == .bool ? .bool(v.bool) : .absent
-            case 3:
-                guard v.type == .array else { return .absent }
-                var list: [String] = []
-                forEachArrayElement(v) { list.append(string($0)) }
-                return .strings(list)
-            default: return .absent
+        let layout = layouts[Int(kind.rawValue)]
+        let (slots, tags) = (layout.slots, layout.tags)
+        // Loops, not `map` with closures: a closure that captures `self`
+        // copies the parser, retaining each of its buffers, per event (3 %
+        // of an ingest when the summaries decode stored events).
+        var values: [PayloadValue] = []
+        values.reserveCapacity(slots.count)
+        for i in 0..<slots.count {
+            let v = scanner.fields[slots[i]]
+            switch tags[i] {
+            case 0, 1: values.append(v.type == .string ? .string(LineParser.string(line, v)) : .absent)
+            case 2: values.append(v.type == .bool ? .bool(v.bool) : .absent)
+            case 3: values.append(v.type == .array ? .strings(arrayStrings(v)) : .absent)
+            default: values.append(.absent)
             }
         }
         return EventPayload(kind: kind, values: values)
+    }
+
+    /// The strings of an array of strings (the validator has checked it).
+    private func arrayStrings(_ v: FieldValue) -> [String] {
+        var list: [String] = []
+        let line = self.line
+        LineParser.forEachString(in: line, v) { list.append(LineParser.string(line, $0)) }
+        return list
     }
 
     /// Appends the canonical payload JSON of the last `.event` line (not a
@@ -380,10 +432,12 @@ public struct LineParser {
     /// This runs for every non-report line, so it matters for ingest speed.
     func appendCanonicalPayload(to out: inout [UInt8]) {
         let k = Int(kind.rawValue)
-        // The source borrows this parser through a pointer: a copy would
-        // retain every buffer the parser holds, once per event.
-        withUnsafePointer(to: self) { me in
-            CanonicalJSON.write(plan.descriptors[k]!, from: ScannedPayload(parser: me, slots: plan.slots[k]), to: &out)
+        // The source borrows the line and the scanned fields through
+        // pointers: a copy of the parser would retain every buffer it
+        // holds, once per event.
+        scanner.fields.withUnsafeBufferPointer { fields in
+            let source = ScannedPayload(line: line, fields: fields, slots: layouts[k].slots)
+            CanonicalJSON.write(plan.descriptors[k]!, from: source, to: &out)
         }
     }
 
@@ -451,12 +505,16 @@ extension FieldKey {
 
 /// `EventCatalog` laid out for the parser: each kind's fields with their
 /// scanner slots, and the kinds by name bytes.
-final class ParsePlan: Sendable {
+// Unchecked: immutable after init; `layouts` points at memory never written again.
+final class ParsePlan: @unchecked Sendable {
     static let shared = ParsePlan()
 
     /// By kind number: the descriptor, and its fields' scanner slots.
     let descriptors: [EventDescriptor?]
     let slots: [[Int]]
+    /// `slots` and the descriptors' tags again, by kind number, in memory
+    /// allocated once and never freed (this plan lives as long as the process).
+    let layouts: UnsafeBufferPointer<KindLayout>
     private let byName: [[UInt8]: EventKind]
     private let qualityReportName = Array("quality_report".utf8)
 
@@ -466,8 +524,21 @@ final class ParsePlan: Sendable {
             slots[Int(d.kind.rawValue)] = d.fields.map { FieldKey.named($0.name).rawValue }
         }
         self.slots = slots
+        let layouts = UnsafeMutableBufferPointer<KindLayout>.allocate(capacity: 256)
+        for k in 0..<256 {
+            let tags = EventCatalog.byRawValue[k]?.tags ?? []
+            layouts[k] = KindLayout(slots: ParsePlan.lasting(slots[k]), tags: ParsePlan.lasting(tags))
+        }
+        self.layouts = UnsafeBufferPointer(layouts)
         descriptors = EventCatalog.byRawValue
         byName = EventCatalog.byName
+    }
+
+    /// A copy of `values` that is never freed.
+    private static func lasting<T>(_ values: [T]) -> UnsafeBufferPointer<T> {
+        let copy = UnsafeMutableBufferPointer<T>.allocate(capacity: max(values.count, 1))
+        _ = copy.initialize(from: values)
+        return UnsafeBufferPointer(rebasing: copy[0..<values.count])
     }
 
     /// Matches an `event` name's bytes. quality_report is most lines by far,
@@ -482,14 +553,21 @@ final class ParsePlan: Sendable {
     }
 }
 
+/// One kind's fields as the parser walks them: scanner slots and type tags.
+struct KindLayout: @unchecked Sendable {
+    var slots: UnsafeBufferPointer<Int>
+    var tags: UnsafeBufferPointer<UInt8>
+}
+
 /// The last scanned line as a `CanonicalSource`: strings are copied from
 /// the line as they are when they hold no escapes (raw JSON string bytes
 /// then already are the canonical text), decoded and escaped again if not.
 struct ScannedPayload: CanonicalSource {
-    let parser: UnsafePointer<LineParser>
-    let slots: [Int]
+    let line: UnsafeBufferPointer<UInt8>
+    let fields: UnsafeBufferPointer<FieldValue>
+    let slots: UnsafeBufferPointer<Int>
 
-    private func value(_ i: Int) -> FieldValue { parser.pointee.scannedField(slots[i]) }
+    private func value(_ i: Int) -> FieldValue { fields[slots[i]] }
 
     func isPresent(_ i: Int) -> Bool {
         let t = value(i).type
@@ -502,7 +580,7 @@ struct ScannedPayload: CanonicalSource {
 
     func appendStrings(_ i: Int, to out: inout [UInt8]) {
         var first = true
-        parser.pointee.forEachArrayElement(value(i)) { element in
+        LineParser.forEachString(in: line, value(i)) { element in
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             quoted(element, to: &out)
@@ -512,7 +590,7 @@ struct ScannedPayload: CanonicalSource {
     func appendNumber(_ i: Int, to out: inout [UInt8]) {}  // reports never take this path
 
     private func quoted(_ f: FieldValue, to out: inout [UInt8]) {
-        let raw = UnsafeBufferPointer(rebasing: parser.pointee.line[f.start..<f.end])
+        let raw = UnsafeBufferPointer(rebasing: line[f.start..<f.end])
         if !f.hasEscapes {
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: raw)

@@ -1,22 +1,37 @@
+import Foundation
 import MQAStore
 
 extension EventStore {
-    /// Marks the meeting of `client` as needing its summaries recomputed.
-    func markStale(client: Int64) throws {
-        let update = try db.cached("UPDATE meetings SET stale = 1 WHERE id = (SELECT meeting_id FROM clients WHERE id = ?)")
-        update.bind(1, client)
-        try update.run()
+    /// Marks the meeting of `client` as needing its summaries recomputed,
+    /// with `stamp` (a value no earlier commit used, never 0 or 1): rows
+    /// computed from a snapshot before this commit carry another stamp and
+    /// are not stored. Returns the meeting's row id.
+    @discardableResult
+    func markStale(client: Int64, stamp: Int64) throws -> Int64 {
+        let update = try db.cached(
+            "UPDATE meetings SET stale = ? WHERE id = (SELECT meeting_id FROM clients WHERE id = ?) RETURNING id")
+        update.bind(1, stamp)
+        update.bind(2, client)
+        guard try update.step() else { throw StoreError.inconsistent("client \(client) has no meeting") }
+        let id = update.int64(0)
+        update.reset()
+        return id
     }
 
     /// Recomputes the summary tables of every meeting that changed since
-    /// they were last computed, under the default tier config. Returns how
+    /// they were last computed, under the default tier config, on as many
+    /// worker threads as there are cores (this thread writes). Returns how
     /// many meetings were summarized. Each batch of meetings commits on its
     /// own: a kill leaves the rest marked stale for the next run.
     @discardableResult
     public func refreshSummaries(progress: ((Int, Int) -> Void)? = nil) throws -> Int {
-        let count = try db.prepare("SELECT count(*) FROM meetings WHERE stale = 1")
+        let count = try db.prepare("SELECT count(*) FROM meetings WHERE stale != 0")
         let total = try count.step() ? count.int(0) : 0
         count.reset()  // an open statement would pin a snapshot and the WAL with it
+        if total == 0 { return 0 }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let workers = total > 1 && db.path != ":memory:" ? try SummaryWorkers(path: db.path, count: min(cores, total)) : nil
+        defer { workers?.close() }
         let config = TierConfig()
         var done = 0
         // A page of stale meetings at a time, each page one transaction that
@@ -24,16 +39,61 @@ extension EventStore {
         // meetings, and a kill leaves only unfinished pages stale.
         try forEachMeetingPage(stale: true, size: 50) { page in
             try db.transaction {
-                for (id, meeting) in page {
-                    if let (log, analysis) = try analyzeMeeting(meeting, config: config) {
-                        try writeSummary(meetingID: id, log: log, analysis: analysis)
+                guard let workers else {
+                    for (id, _) in page {
+                        try storeSummary(computeSummary(meetingID: id, config: config))
+                        done += 1
                     }
-                    done += 1
+                    return
                 }
+                var waiting = 0
+                func store(_ results: [Result<ComputedSummary, Error>]) throws {
+                    for result in results { try storeSummary(result.get()) }
+                    waiting -= results.count
+                    done += results.count
+                }
+                for (id, _) in page {
+                    while workers.isFull { try store(workers.takeSome()) }
+                    guard workers.offer(id) else { throw StoreError.inconsistent("summary workers stopped") }
+                    waiting += 1
+                }
+                while waiting > 0 { try store(workers.takeSome()) }
             }
             progress?(done, total)
         }
         return done
+    }
+
+    /// The summary rows of one meeting, computed in one read transaction
+    /// with the stamp they hold for. Runs on a worker's own connection.
+    func computeSummary(meetingID: Int64, config: TierConfig) throws -> ComputedSummary {
+        let inTransaction = !db.isAutocommit
+        if !inTransaction { try db.execute("BEGIN") }
+        defer { if !inTransaction { try? db.commit() } }
+        let select = try db.cached("SELECT meeting, stale FROM meetings WHERE id = ?")
+        select.bind(1, meetingID)
+        guard try select.step() else { return ComputedSummary(meetingID: meetingID, stamp: 0, rows: nil) }
+        let (meeting, stamp) = (select.string(0) ?? "", select.int64(1))
+        select.reset()
+        var summary = ComputedSummary(meetingID: meetingID, stamp: stamp, rows: nil)
+        if stamp != 0, let (log, analysis) = try analyzeMeeting(meeting, config: config) {
+            summary.rows = EventStore.summaryRows(meetingID: meetingID, log: log, analysis: analysis)
+        }
+        return summary
+    }
+
+    /// Writes computed rows, when the meeting still has the stamp they were
+    /// computed for, and marks it fresh. Returns whether it wrote them.
+    @discardableResult
+    func storeSummary(_ summary: ComputedSummary) throws -> Bool {
+        guard let rows = summary.rows else { return false }
+        let check = try db.cached("SELECT stale FROM meetings WHERE id = ?")
+        check.bind(1, summary.meetingID)
+        let current = try check.step() ? check.int64(0) : 0
+        check.reset()
+        guard current == summary.stamp else { return false }
+        try writeSummary(meetingID: summary.meetingID, rows: rows)
+        return true
     }
 
     /// Hands `body` the meetings whose `stale` flag is `stale`, `size` at a
@@ -41,7 +101,7 @@ extension EventStore {
     /// once. The page's statement is done before `body` runs: it pins no
     /// snapshot while `body` writes.
     func forEachMeetingPage(stale: Bool, size: Int, _ body: ([(id: Int64, meeting: String)]) throws -> Void) throws {
-        let select = try db.cached("SELECT id, meeting FROM meetings WHERE stale = ? AND id > ? ORDER BY id LIMIT ?")
+        let select = try db.cached("SELECT id, meeting FROM meetings WHERE (stale != 0) = ? AND id > ? ORDER BY id LIMIT ?")
         var after: Int64 = -1
         while true {
             select.reset()
@@ -93,13 +153,13 @@ extension EventStore {
         return [.meeting: [meeting], .participant: participants, .track: tracks]
     }
 
-    private func writeSummary(meetingID: Int64, log: MeetingLog, analysis a: MeetingAnalysis) throws {
+    private func writeSummary(meetingID: Int64, rows: [SummaryTable: [[SQLValue]]]) throws {
         for table in SummaryTable.allCases {
             let delete = try db.cached("DELETE FROM \(table.rawValue) WHERE meeting_id = ?")
             delete.bind(1, meetingID)
             try delete.run()
         }
-        for (table, rows) in EventStore.summaryRows(meetingID: meetingID, log: log, analysis: a) {
+        for (table, rows) in rows {
             guard let width = rows.first?.count else { continue }
             let insert = try db.cached(
                 "INSERT INTO \(table.rawValue) VALUES (\(Array(repeating: "?", count: width).joined(separator: ", ")))")

@@ -224,7 +224,7 @@ extension EventStore {
     static func openForMaintenance(path: String) throws -> EventStore? {
         guard access(path, W_OK) == 0 else { return nil }
         let reader = try openExisting(path: path)
-        let stale = try reader.db.prepare("SELECT EXISTS (SELECT 1 FROM meetings WHERE stale = 1)")
+        let stale = try reader.db.prepare("SELECT EXISTS (SELECT 1 FROM meetings WHERE stale != 0)")
         guard try stale.step(), stale.int(0) == 1 else { return nil }
         stale.reset()
         return try EventStore(path: path)

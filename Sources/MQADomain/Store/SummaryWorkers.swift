@@ -1,0 +1,147 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import MQAStore
+
+/// One meeting's summary rows, computed from a snapshot in which the
+/// meeting's stale stamp was `stamp`. The writer stores them only while the
+/// stamp is unchanged: a later commit with data for the meeting has
+/// stamped it anew, and then these rows are out of date.
+struct ComputedSummary {
+    var meetingID: Int64
+    var stamp: Int64
+    /// nil when the meeting was fresh already or has no client.
+    var rows: [SummaryTable: [[SQLValue]]]?
+}
+
+/// Computes meetings' summary rows on worker threads, each reading the
+/// store through a connection of its own, while the caller goes on; the
+/// caller writes the rows (SQLite has one writer). During an ingest one
+/// worker summarizes the meetings the writer is done with while the next
+/// inputs parse; afterwards, the leftovers go to as many workers as there
+/// are cores. Analysis was a quarter of an ingest, on one core, after
+/// everything else.
+///
+/// Memory is bounded: at most `capacity` meetings are queued, in work or
+/// waiting to be taken.
+final class SummaryWorkers {
+    private let condition = NSCondition()
+    private var queue: [Int64] = []
+    private var head = 0
+    private var results: [Result<ComputedSummary, Error>] = []
+    private var inWork = 0
+    private var closed = false
+    private var running = 0
+    let capacity: Int
+
+    /// Starts `count` workers over the store at `path`, which must exist.
+    /// `background` workers run at a lower priority: beside an ingest they
+    /// should use only what the parser and the writer leave of the cores.
+    init(path: String, count: Int, background: Bool = false, config: TierConfig = TierConfig(), capacity: Int = 64) throws {
+        self.capacity = capacity
+        // Opened here, so that a store that cannot be read fails the caller.
+        let stores = try (0..<count).map { _ in try EventStore.openExisting(path: path) }
+        running = stores.count
+        for store in stores {
+            let thread = Thread { [self] in
+                #if os(Linux)
+                // On Linux the nice value is per thread, and 0 names the calling one.
+                if background { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
+                #endif
+                work(store, config: config)
+            }
+            thread.stackSize = 1 << 22
+            thread.start()
+        }
+    }
+
+    deinit { close() }
+
+    /// Meetings queued, in work or computed and not yet taken.
+    private var held: Int { queue.count - head + inWork + results.count }
+
+    /// Queues a meeting when there is room; false when there is none (the
+    /// meeting stays stale for a later pass).
+    func offer(_ meetingID: Int64) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed, held < capacity else { return false }
+        queue.append(meetingID)
+        condition.broadcast()
+        return true
+    }
+
+    /// Whether there is no room for another meeting until results are taken.
+    var isFull: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return held >= capacity
+    }
+
+    /// The results computed so far, taken.
+    func takeReady() -> [Result<ComputedSummary, Error>] {
+        condition.lock()
+        defer { condition.unlock() }
+        let ready = results
+        results.removeAll(keepingCapacity: true)
+        condition.broadcast()
+        return ready
+    }
+
+    /// Waits until at least one result is ready or nothing is queued or in
+    /// work, then takes what is ready.
+    func takeSome() -> [Result<ComputedSummary, Error>] {
+        condition.lock()
+        defer { condition.unlock() }
+        while results.isEmpty && (queue.count > head || inWork > 0) && running > 0 { condition.wait() }
+        let ready = results
+        results.removeAll(keepingCapacity: true)
+        condition.broadcast()
+        return ready
+    }
+
+    /// Whether nothing is queued, in work or waiting to be taken.
+    var isIdle: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return held == 0
+    }
+
+    /// Stops the workers once they finish the meeting in hand; queued
+    /// meetings are dropped (they stay stale). Waits for them to stop
+    /// reading, so no read transaction outlives it.
+    func close() {
+        condition.lock()
+        closed = true
+        queue.removeAll()
+        head = 0
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    private func work(_ store: EventStore, config: TierConfig) {
+        condition.lock()
+        while true {
+            while queue.count == head && !closed { condition.wait() }
+            if closed { break }
+            let id = queue[head]
+            head += 1
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            inWork += 1
+            condition.unlock()
+            let result = Result { try store.computeSummary(meetingID: id, config: config) }
+            condition.lock()
+            inWork -= 1
+            results.append(result)
+            condition.broadcast()
+        }
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+}

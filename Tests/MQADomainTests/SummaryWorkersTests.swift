@@ -1,0 +1,106 @@
+import Foundation
+import MQASimulator
+import Testing
+@testable import MQADomain
+@testable import MQAStore
+
+/// Summaries computed on other threads and connections, during an ingest
+/// and after it: the rows must be the ones a single-threaded pass writes,
+/// and rows from a snapshot older than the meeting's data must never land.
+@Suite struct SummaryWorkersTests {
+    /// Every summary row of every meeting, in a stable order.
+    static func allSummaryRows(_ store: EventStore) throws -> [String] {
+        var out: [String] = []
+        for table in SummaryTable.allCases {
+            let s = try store.db.prepare("SELECT * FROM \(table.rawValue) ORDER BY meeting_id, rowid")
+            while try s.step() { out.append("\(table.rawValue) " + (0..<s.columnCount).map { "\(s.value($0))" }.joined(separator: "|")) }
+        }
+        return out
+    }
+
+    static func staleCount(_ store: EventStore) throws -> Int {
+        let s = try store.db.prepare("SELECT count(*) FROM meetings WHERE stale != 0")
+        return try s.step() ? s.int(0) : -1
+    }
+
+    /// A simulated fleet of one file per client, so that meetings finish
+    /// one after another while later files are read.
+    static func fleetFiles(_ s: Scratch, meetings: Int) throws -> [String] {
+        let logs = URL(fileURLWithPath: s.dir).appendingPathComponent("logs")
+        _ = try Simulator(seed: 11, meetings: meetings).writeFiles(to: logs)
+        return try FileManager.default.subpathsOfDirectory(atPath: logs.path)
+            .filter { $0.hasSuffix(".ndjson") || $0.hasSuffix(".ndjson.zst") }.sorted().map { logs.path + "/" + $0 }
+    }
+
+    @Test func summariesDuringIngestEqualSummariesAfter() throws {
+        let s = Scratch()
+        let files = try Self.fleetFiles(s, meetings: 8)
+        var rows: [[String]] = []
+        var summarizedDuring = 0
+        for during in [false, true] {
+            let path = s.dir + "/store-\(during).sqlite"
+            let store = try EventStore(path: path)
+            let ingester = Ingester(store: store)
+            ingester.summarizeWhileReading = during
+            _ = try ingester.ingest(paths: files)
+            let left = try Self.staleCount(store)
+            if during { summarizedDuring = 8 - left }
+            else { #expect(left == 8, "nothing is summarized during the ingest when asked not to") }
+            let refreshed = try store.refreshSummaries()
+            #expect(refreshed == left)
+            #expect(try Self.staleCount(store) == 0)
+            #expect(try store.check().damage.isEmpty)
+            rows.append(try Self.allSummaryRows(store))
+        }
+        // All but the meetings of the last commits were done during the ingest.
+        #expect(summarizedDuring >= 6)
+        #expect(rows[0].count > 8)
+        #expect(rows[0] == rows[1])
+    }
+
+    @Test func rowsFromAnOlderSnapshotAreNotStored() throws {
+        let s = Scratch()
+        let first = s.write("a.ndjson", (0..<10).map { qr(t0 + Int64($0) * 2000) })
+        let second = s.write("b.ndjson", (10..<20).map { qr(t0 + Int64($0) * 2000, mos: "2.1") })
+        let store = try EventStore(path: s.db)
+        let ingester = Ingester(store: store, nowMs: t0 + 86_400_000)
+        ingester.summarizeWhileReading = false
+        _ = try ingester.ingest(path: first)
+        // Computed on another connection, as a worker does, before more data comes.
+        let reader = try EventStore.openExisting(path: s.db)
+        let old = try reader.computeSummary(meetingID: 1, config: TierConfig())
+        #expect(old.rows != nil)
+        _ = try ingester.ingest(path: second)
+        #expect(try store.storeSummary(old) == false, "the meeting was stamped anew by the second file")
+        #expect(try Self.staleCount(store) == 1)
+        // Computed after the second file: stored, and the meeting is fresh.
+        let new = try reader.computeSummary(meetingID: 1, config: TierConfig())
+        #expect(new.stamp != old.stamp)
+        #expect(try store.storeSummary(new) == true)
+        #expect(try Self.staleCount(store) == 0)
+        // check() recomputes every fresh meeting: the stored rows are the second file's.
+        #expect(try store.check().damage.isEmpty)
+    }
+
+    @Test func workersComputeEveryQueuedMeetingOnce() throws {
+        let s = Scratch()
+        let files = try Self.fleetFiles(s, meetings: 5)
+        let store = try EventStore(path: s.db)
+        let ingester = Ingester(store: store)
+        ingester.summarizeWhileReading = false
+        _ = try ingester.ingest(paths: files)
+        let workers = try SummaryWorkers(path: s.db, count: 2, capacity: 2)
+        var offered = 0
+        var results: [ComputedSummary] = []
+        for id in Int64(1)...5 {
+            while workers.isFull { results += try workers.takeSome().map { try $0.get() } }
+            #expect(workers.offer(id))
+            offered += 1
+        }
+        while results.count < offered { results += try workers.takeSome().map { try $0.get() } }
+        workers.close()
+        #expect(workers.offer(6) == false, "a closed pool takes no more work")
+        #expect(results.map(\.meetingID).sorted() == [1, 2, 3, 4, 5])
+        #expect(results.allSatisfy { $0.rows != nil && $0.stamp != 0 })
+    }
+}
