@@ -230,6 +230,39 @@ let t0: Int64 = 1_795_946_400_000
     }
 
     /// A failing input in the middle does not stop or disturb the others.
+    @Test func anInputThatFailsHalfWayUndoesOnlyItself() throws {
+        // Inputs share write transactions, each input a savepoint: a zstd
+        // input cut short has had its early rejects stored when its damage
+        // shows; those go, the inputs before and after it in the same
+        // transaction stay.
+        let s = Scratch()
+        let a = s.write("a.ndjson", [qr(t0)])
+        let plain = s.write("b.ndjson", ["not json", #"{"ts":1}"#] + (0..<40_000).map { qr(t0 + Int64($0) * 2000, uid: "carol") })
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/zstd")
+        p.arguments = ["-q", "-f", plain, "-o", plain + ".zst"]
+        try p.run()
+        p.waitUntilExit()
+        let data = try Data(contentsOf: URL(fileURLWithPath: plain + ".zst"))
+        let cut = s.dir + "/cut.ndjson.zst"
+        try data.prefix(data.count * 3 / 4).write(to: URL(fileURLWithPath: cut))
+        let c = s.write("c.ndjson", [qr(t0, uid: "bob")])
+        let store = try EventStore(path: s.db)
+        let ingester = Ingester(store: store)
+        var errors: [String] = []
+        ingester.onInputError = { errors.append("\($0)") }
+        let summary = try ingester.ingest(paths: [a, cut, c])
+        #expect(errors.count == 1)
+        #expect(summary.reports == 2)
+        let exported = try exportText(store)
+        #expect(exported.contains("\"alice\"") && exported.contains("\"bob\""))
+        #expect(!exported.contains("carol"))
+        #expect(try store.runQuery("rejects").rows.isEmpty, "the cut input's rejects were undone")
+        // Its row stays partial at line 0: a re-run of the whole file starts afresh.
+        #expect(try store.latestFile(path: cut)?.status == .partial)
+        #expect(try store.latestFile(path: cut)?.linesDone == 0)
+    }
+
     @Test func aBadInputBetweenGoodOnesIsReportedAndSkipped() throws {
         let s = Scratch()
         let a = s.write("a.ndjson", [qr(t0)])

@@ -308,3 +308,46 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
         #expect(String(decoding: bytes, as: UTF8.self) == p.payload().canonicalJSON)
     }
 }
+
+/// The scanner's word-at-a-time paths against their byte-at-a-time meaning.
+@Suite struct ScannerWordTests {
+    static func isSpecial(_ b: UInt8) -> Bool { b == 0x22 || b == 0x5C || b < 0x20 || b >= 0x80 }
+
+    @Test func specialBytesFlagsTheFirstSpecialByteExactly() {
+        var rng = SplitMix64(seed: 42)
+        // Mostly plain ASCII with specials sprinkled in, so that every
+        // position and every neighbour of a special byte is tried.
+        let specials: [UInt8] = [0x22, 0x5C, 0x00, 0x01, 0x1F, 0x80, 0xC3, 0xFF]
+        let plain: [UInt8] = [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x41, 0x30]
+        for _ in 0..<200_000 {
+            var bytes = (0..<8).map { _ in rng.chance(0.85) ? plain[rng.below(plain.count)] : specials[rng.below(specials.count)] }
+            if rng.chance(0.1) { bytes = (0..<8).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }
+            let w = bytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+            let flagged = JSONScanner.specialBytes(w)
+            let first = bytes.firstIndex(where: ScannerWordTests.isSpecial)
+            if let first {
+                #expect(flagged != 0 && flagged.trailingZeroBitCount >> 3 == first, "\(bytes)")
+            } else {
+                #expect(flagged == 0, "\(bytes)")
+            }
+        }
+    }
+
+    @Test func wholeWordKeyMatchAgreesWithTheByteMatch() {
+        let table = KeyTable.shared
+        var names = FieldKey.names + ["", "t", "tss", "meeting_", "uidx", "bitrateX", "a_rather_long_key", "event\u{0}"]
+        names += FieldKey.names.map { String($0.dropLast()) }
+        for name in names {
+            let key = Array(name.utf8)
+            // The key at the start, in the middle and at the very end of a
+            // line, so that both the word loads and the fallback run.
+            for (before, after) in [(0, 20), (3, 17), (5, 0), (0, 1), (9, 15)] {
+                let line = [UInt8](repeating: 0x20, count: before) + key + [UInt8](repeating: 0x3A, count: after)
+                line.withUnsafeBufferPointer { buffer in
+                    let expected = table.match(UnsafeBufferPointer(rebasing: buffer[before..<(before + key.count)]))
+                    #expect(table.match(in: buffer, before, before + key.count) == expected, "\(name) at \(before)")
+                }
+            }
+        }
+    }
+}

@@ -125,6 +125,19 @@ struct JSONScanner {
         guard p == n else { throw syntax("unexpected text after the object", p) }
     }
 
+    /// The high bit of each of the eight bytes of `w` (little-endian) that
+    /// is a quote, a backslash, a control character or not ASCII. Bytes
+    /// above a flagged one may be flagged wrongly (borrows); the lowest
+    /// flagged byte is always right, and that is the one the caller uses.
+    @inline(__always)
+    static func specialBytes(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = w ^ (ones &* 0x22)
+        let backslash = w ^ (ones &* 0x5C)
+        let control = (w &- ones &* 0x20) & ~w
+        return ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | control | w) & (ones &* 0x80)
+    }
+
     private func syntax(_ message: String, _ p: Int) -> SyntaxError {
         SyntaxError(message: "not valid JSON: " + message, column: p + 1)
     }
@@ -140,7 +153,7 @@ struct JSONScanner {
 
     private mutating func lookup(_ s: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ escaped: Bool) -> FieldKey? {
         if end - start > KeyTable.maxLength { return nil }
-        if !escaped { return keys.match(UnsafeBufferPointer(rebasing: s[start..<end])) }
+        if !escaped { return keys.match(in: s, start, end) }
         keyScratch.removeAll(keepingCapacity: true)
         JSONScanner.unescape(UnsafeBufferPointer(rebasing: s[start..<end]), into: &keyScratch)
         let keys = self.keys
@@ -246,6 +259,21 @@ struct JSONScanner {
         let n = s.count
         var escaped = false
         while i < n {
+            // Eight bytes at a time while they are plain ASCII with no quote,
+            // backslash or control character: most strings are ids and names
+            // of that kind, and this loop was the parser's largest cost.
+            if let base = s.baseAddress {
+                while i + 8 <= n {
+                    let flagged = JSONScanner.specialBytes(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                    if flagged == 0 {
+                        i += 8
+                    } else {
+                        i += flagged.trailingZeroBitCount >> 3  // the first special byte
+                        break
+                    }
+                }
+                if i >= n { break }
+            }
             let c = s[i]
             if c == UInt8(ascii: "\"") {
                 p = i + 1
@@ -502,6 +530,31 @@ final class KeyTable: @unchecked Sendable {
             i -= 1
         }
         return w
+    }
+
+    /// The key whose bytes are `line[start..<end]`, if it is known: as
+    /// `match`, but the words are loaded whole when the line has the bytes
+    /// (a key is followed by at least `":` and a value).
+    @inline(__always)
+    func match(in line: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> FieldKey? {
+        let n = end - start
+        guard start + 16 <= line.count, let base = line.baseAddress else {
+            return match(UnsafeBufferPointer(rebasing: line[start..<end]))
+        }
+        let raw = UnsafeRawPointer(base + start)
+        let headMask: UInt64 = n >= 8 ? ~0 : (1 << UInt64(8 * n)) &- 1
+        let head = raw.loadUnaligned(as: UInt64.self) & headMask
+        var i = KeyTable.index(head, n, mask)
+        while true {
+            let e = entries[i]
+            if e.slot < 0 { return nil }
+            if e.head == head && e.length == n {
+                if n <= 8 { return FieldKey(rawValue: e.slot) }
+                let tailMask: UInt64 = n >= 16 ? ~0 : (1 << UInt64(8 * (n - 8))) &- 1
+                if e.tail == raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) & tailMask { return FieldKey(rawValue: e.slot) }
+            }
+            i = (i + 1) & mask
+        }
     }
 
     /// The key whose bytes are `k`, if it is known.
