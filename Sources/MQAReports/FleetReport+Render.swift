@@ -49,17 +49,14 @@ extension FleetReport {
         out += "Score = \(FleetReport.scoreRule).\n\n"
         out += FleetReport.stalledNote + "\n\n"
         if ranked.count < meetingCount { out += "Showing the worst \(ranked.count).\n\n" }
-        var t = MarkdownTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score",
-                                        "stalled", "poor/bad", "abn. disc."], rightAligned: [0, 5, 6, 7, 8, 9, 10])
+        var t = ReportTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score",
+                                      "stalled", "poor/bad", "abn. disc."], numeric: [0, 5, 6, 7, 8, 9, 10])
         for (i, e) in ranked.enumerated() {
-            // A link's target is a file name we made safe; its text is escaped.
-            let name = files?[e.meeting].map { "[\(MarkdownText.inline(e.meeting))](\($0))" } ?? Markdown.escape(e.meeting)
-            t.add([String(i + 1), name, FleetReport.startText(e.start), e.title ?? "—", e.engine ?? "—", String(e.participants),
-                   e.durationMs.map(ReportText.duration) ?? "—", ReportText.number(FleetReport.rounded(e.score), places: 1),
-                   ReportText.duration(e.stalledMs), FleetReport.lowTierText(e.lowTierMs), String(e.abnormalDisconnects)],
-                  markup: [1])
+            // A link's target is a file name we made safe.
+            t.add([.int(i + 1), files?[e.meeting].map { .link(e.meeting, href: $0) } ?? .text(e.meeting)]
+                  + rankingCells(e).dropLast())
         }
-        out += t.safeRendered
+        out += t.markdown
         let withIssues = ranked.enumerated().filter { !$0.element.issueCounts.isEmpty }
         if !withIssues.isEmpty {
             out += "\n## Issues per meeting\n\n"
@@ -68,12 +65,7 @@ extension FleetReport {
             }
         }
         out += "\n## Issue codes (all \(meetingCount) meetings)\n\n"
-        var c = MarkdownTable(headers: ["code", "issues", "meetings"], rightAligned: [1, 2])
-        for code in IssueCode.allCases {
-            let v = issueTotals[code] ?? (0, 0)
-            c.add([code.rawValue, String(v.issues), String(v.meetings)])
-        }
-        out += c.safeRendered
+        out += issueCodesTable.markdown
         return out
     }
 
@@ -119,20 +111,14 @@ extension FleetReport {
         b += "<h2>Ranking</h2>\n"
         if files != nil { b += "<p class=\"legend\">Each meeting id opens its report.</p>\n" }
         func table(_ entries: ArraySlice<(offset: Int, element: FleetEntry)>) -> String {
-            var t = HTMLTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score", "stalled",
-                                        "poor/bad", "abn. disc.", "issues"], numeric: [0, 2, 5, 6, 7, 8, 9, 10, 11])
+            var t = ReportTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score", "stalled",
+                                          "poor/bad", "abn. disc.", "issues"], numeric: [0, 2, 5, 6, 7, 8, 9, 10, 11])
             for (i, e) in entries {
                 let id = "<span class=\"code\">\(e.meeting.html)</span>"
-                let link = files?[e.meeting].map { HTMLPage.link($0, id) } ?? id
-                // The count in the row, the codes on hover and in the list below.
-                let count = e.issueCounts.values.reduce(0, +)
-                let issues = "<span title=\"\(FleetReport.issueSummary(e.issueCounts).html)\">\(count)</span>"
-                t.addMarkup([String(i + 1), link, FleetReport.startText(e.start).html, (e.title ?? "—").html, (e.engine ?? "—").html,
-                             String(e.participants), e.durationMs.map(ReportText.duration) ?? "—",
-                             ReportText.number(FleetReport.rounded(e.score), places: 1), ReportText.duration(e.stalledMs),
-                             FleetReport.lowTierText(e.lowTierMs).html, String(e.abnormalDisconnects), issues])
+                t.add([.int(i + 1), .markup(html: files?[e.meeting].map { HTMLPage.link($0, id) } ?? id, text: e.meeting)]
+                      + rankingCells(e))
             }
-            return t.rendered
+            return t.html
         }
         let all = Array(ranked.enumerated())
         b += table(all.prefix(FleetReport.shownOpen))
@@ -163,13 +149,29 @@ extension FleetReport {
             b += "<div class=\"chart\">" + SVGCharts.stackedBars(chart, caption: "Score components per meeting") + "</div>\n</figure>\n"
         }
         b += "<h2>Issue codes (all \(meetingCount) meetings)</h2>\n"
-        var c = HTMLTable(headers: ["code", "issues", "meetings"], numeric: [1, 2])
+        b += issueCodesTable.html
+        return HTMLPage.document(title: "mqa fleet report", body: b)
+    }
+
+    /// A ranked meeting's cells after its rank and id; the last, its issue
+    /// count with the codes on hover, is shown in HTML only (Markdown lists
+    /// the codes under the table).
+    func rankingCells(_ e: FleetEntry) -> [ReportCell] {
+        let count = e.issueCounts.values.reduce(0, +)
+        return [.text(FleetReport.startText(e.start)), .text(e.title ?? "—"), .text(e.engine ?? "—"), .int(e.participants),
+                .text(e.durationMs.map(ReportText.duration) ?? "—"), .text(ReportText.number(FleetReport.rounded(e.score), places: 1)),
+                .text(ReportText.duration(e.stalledMs)), .text(FleetReport.lowTierText(e.lowTierMs)), .int(e.abnormalDisconnects),
+                .markup(html: "<span title=\"\(FleetReport.issueSummary(e.issueCounts).html)\">\(count)</span>", text: String(count))]
+    }
+
+    /// Issues and meetings per issue code, over every meeting.
+    var issueCodesTable: ReportTable {
+        var t = ReportTable(headers: ["code", "issues", "meetings"], numeric: [1, 2])
         for code in IssueCode.allCases {
             let v = issueTotals[code] ?? (0, 0)
-            c.addMarkup(["<span class=\"code\">\(code.rawValue)</span>", String(v.issues), String(v.meetings)])
+            t.add([.markup(html: "<span class=\"code\">\(code.rawValue)</span>", text: code.rawValue), .int(v.issues), .int(v.meetings)])
         }
-        b += c.rendered
-        return HTMLPage.document(title: "mqa fleet report", body: b)
+        return t
     }
 
     /// Ranking rows shown before the rest is collapsed.

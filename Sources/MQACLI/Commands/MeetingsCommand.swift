@@ -42,35 +42,7 @@ enum MeetingsCommand {
         entries.sort { ($0.start ?? Int64.min, $1.meeting) > ($1.start ?? Int64.min, $0.meeting) }
         if entries.count > top { entries.removeLast(entries.count - top) }
         let out = try context.output(args)
-        switch format {
-        case "json":
-            var items: [JSON] = []
-            for e in entries {
-                let fields: [(String, JSON)] = [
-                    ("meeting", .string(e.meeting)), ("title", .optional(e.title)), ("engine", .optional(e.engine)),
-                    ("start", .optional(e.start)), ("durationMs", .optional(e.durationMs)),
-                    ("participants", .int(Int64(e.participants))), ("score", .double(e.score)),
-                ]
-                items.append(.object(fields))
-            }
-            out.write(JSON.array(items).rendered(pretty: true) + "\n")
-        case "csv":
-            out.write("meeting,start,durationMs,participants,score,title\n")
-            for e in entries {
-                let cells: [String] = [CSV.cell(e.meeting), e.start.map { String($0) } ?? "", e.durationMs.map { String($0) } ?? "",
-                                       String(e.participants), CSV.number(e.score), CSV.cell(e.title ?? "")]
-                out.write(cells.joined(separator: ",") + "\n")
-            }
-        default:
-            var table = MarkdownTable(headers: ["meeting", "start (UTC)", "duration", "participants", "score", "title"],
-                                      rightAligned: [2, 3, 4])
-            for e in entries {
-                let start = e.start.map { Time.iso($0) } ?? "—"
-                let duration = e.durationMs.map { Time.duration($0) } ?? "—"
-                table.add([e.meeting, start, duration, String(e.participants), JSON.number((e.score * 10).rounded() / 10), e.title ?? "—"])
-            }
-            out.write(table.rendered)
-        }
+        out.write(MeetingListReport(entries).render(ReportFormat(rawValue: format) ?? .md))
         return ExitCode.success
     }
 }
