@@ -150,17 +150,26 @@ public final class MeetingRecorder: @unchecked Sendable {
     @inline(__always)
     private func record(_ event: RecorderEvent) -> Record { Record(ts: clock(), event: event) }
 
+    /// Stamps a record of `event` with its fields and buffers it: the body of
+    /// every call that only copies its arguments.
+    @inline(__always)
+    private func append(_ event: RecorderEvent, s0: String = "", s1: String = "", code: UInt8 = 0, code2: UInt8 = 0,
+                        list: [String] = [], flags: UInt8 = 0) {
+        var r = record(event)
+        r.s0 = s0
+        r.s1 = s1
+        r.code = code
+        r.code2 = code2
+        r.list = list
+        r.flags = flags
+        buffer.append(r)
+    }
+
     // MARK: Connection
 
     /// `meeting_join`: the local user entered the meeting.
     public func meetingJoined(engine: MeetingEngine, title: String? = nil) {
-        var r = record(.meetingJoin)
-        r.code = engine.rawValue
-        if let title {
-            r.s0 = title
-            r.flags = Record.hasOptional
-        }
-        buffer.append(r)
+        append(.meetingJoin, s0: title ?? "", code: engine.rawValue, flags: title == nil ? 0 : Record.hasOptional)
     }
 
     /// `meeting_leave`: the local user left on its own.
@@ -170,13 +179,7 @@ public final class MeetingRecorder: @unchecked Sendable {
     /// names it (`"network"`, `"kicked"`, `"meeting_ended"`, …); `error` only
     /// when the disconnect was abnormal.
     public func disconnected(reason: String, error: String? = nil) {
-        var r = record(.disconnect)
-        r.s0 = reason
-        if let error {
-            r.s1 = error
-            r.flags = Record.hasOptional
-        }
-        buffer.append(r)
+        append(.disconnect, s0: reason, s1: error ?? "", flags: error == nil ? 0 : Record.hasOptional)
     }
 
     /// `reconnect`: the connection is back after a disconnect.
@@ -202,98 +205,65 @@ public final class MeetingRecorder: @unchecked Sendable {
 
     /// `connection_quality_change`: the SDK's own tier, as it names it.
     public func connectionQualityChanged(tier: String) {
-        var r = record(.connectionQualityChange)
-        r.s0 = tier
-        buffer.append(r)
+        append(.connectionQualityChange, s0: tier)
     }
 
     /// `active_speakers_change`: the full list, loudest first (`[]` for
     /// silence). At most 256 are written.
     public func activeSpeakersChanged(_ speakers: [String]) {
-        var r = record(.activeSpeakersChange)
-        r.list = speakers
-        buffer.append(r)
+        append(.activeSpeakersChange, list: speakers)
     }
 
     // MARK: Streams
 
     /// `stream_subscribe`: the local user subscribed to a remote video track.
     public func streamSubscribed(publisher: String, track: String, kind: StreamKind) {
-        var r = record(.streamSubscribe)
-        r.s0 = publisher
-        r.s1 = track
-        r.code = kind.rawValue
-        buffer.append(r)
+        append(.streamSubscribe, s0: publisher, s1: track, code: kind.rawValue)
     }
 
     /// `stream_unsubscribe`: that subscription ended.
     public func streamUnsubscribed(publisher: String, track: String) {
-        var r = record(.streamUnsubscribe)
-        r.s0 = publisher
-        r.s1 = track
-        buffer.append(r)
+        append(.streamUnsubscribe, s0: publisher, s1: track)
     }
 
     /// `receive_stream_status` (`ReceiveStreamStatus`): `timedOut` true when
     /// the track stopped producing frames, false when frames (re)started.
     public func receiveStreamStatus(publisher: String, track: String, timedOut: Bool) {
-        var r = record(.receiveStreamStatus)
-        r.s0 = publisher
-        r.s1 = track
-        if timedOut { r.flags = Record.flagA }
-        buffer.append(r)
+        append(.receiveStreamStatus, s0: publisher, s1: track, flags: timedOut ? Record.flagA : 0)
     }
 
     // MARK: Members and room
 
     /// `user_enter`: a remote member entered.
     public func userEntered(_ target: String) {
-        var r = record(.userEnter)
-        r.s0 = target
-        buffer.append(r)
+        append(.userEnter, s0: target)
     }
 
     /// `user_leave`: a remote member left.
     public func userLeft(_ target: String) {
-        var r = record(.userLeave)
-        r.s0 = target
-        buffer.append(r)
+        append(.userLeave, s0: target)
     }
 
     /// `member_media_state`: a member's mic or camera went on or off;
     /// `opUid` is the host who did it, when it was done by an admin.
     public func memberMediaState(target: String, media: MemberMedia, on: Bool, byAdmin: Bool, opUid: String? = nil) {
-        var r = record(.memberMediaState)
-        r.s0 = target
-        r.code = media.rawValue
-        r.flags = (on ? Record.flagA : 0) | (byAdmin ? Record.flagB : 0)
-        if let opUid {
-            r.s1 = opUid
-            r.flags |= Record.hasOptional
-        }
-        buffer.append(r)
+        let flags = (on ? Record.flagA : 0) | (byAdmin ? Record.flagB : 0) | (opUid == nil ? 0 : Record.hasOptional)
+        append(.memberMediaState, s0: target, s1: opUid ?? "", code: media.rawValue, flags: flags)
     }
 
     /// `room_title_change`, from `roomTitleDidChange`.
     public func roomTitleChanged(to title: String, from previousTitle: String) {
-        var r = record(.roomTitleChange)
-        r.s0 = title
-        r.s1 = previousTitle
-        buffer.append(r)
+        append(.roomTitleChange, s0: title, s1: previousTitle)
     }
 
     /// `room_share_start`, from `roomShareDidStart`.
     public func roomShareStarted(publisher: String) {
-        var r = record(.roomShareStart)
-        r.s0 = publisher
-        buffer.append(r)
+        append(.roomShareStart, s0: publisher)
     }
 
     /// `room_share_stop`.
     public func roomShareStopped(publisher: String) {
-        var r = record(.roomShareStop)
-        r.s0 = publisher
-        buffer.append(r)
+        append(.roomShareStop, s0: publisher)
     }
 
     // MARK: Context (format 1.1)
@@ -301,29 +271,17 @@ public final class MeetingRecorder: @unchecked Sendable {
     /// `audio_route_change` (iOS): the new route (`"speaker"`, `"bluetooth"`,
     /// …) and the system's reason (`"newDeviceAvailable"`, …).
     public func audioRouteChanged(route: String, reason: String) {
-        var r = record(.audioRouteChange)
-        r.s0 = route
-        r.s1 = reason
-        buffer.append(r)
+        append(.audioRouteChange, s0: route, s1: reason)
     }
 
     /// `audio_interruption` (iOS). Call `.ended` once audio has recovered.
     public func audioInterruption(_ phase: AudioInterruptionPhase) {
-        var r = record(.audioInterruption)
-        r.code = phase.rawValue
-        buffer.append(r)
+        append(.audioInterruption, code: phase.rawValue)
     }
 
     /// `device_change`; may come before `meetingJoined`.
     public func deviceChanged(kind: DeviceKind, change: DeviceChange, device: String? = nil) {
-        var r = record(.deviceChange)
-        r.code = kind.rawValue
-        r.code2 = change.rawValue
-        if let device {
-            r.s0 = device
-            r.flags = Record.hasOptional
-        }
-        buffer.append(r)
+        append(.deviceChange, s0: device ?? "", code: kind.rawValue, code2: change.rawValue, flags: device == nil ? 0 : Record.hasOptional)
     }
 
     /// `sub_meeting_move`: the app leaves the current meeting for `target`.
@@ -332,20 +290,12 @@ public final class MeetingRecorder: @unchecked Sendable {
     /// the call is ignored.
     public func subMeetingMoved(to target: String, reason: String? = nil) {
         guard !target.isEmpty else { return }
-        var r = record(.subMeetingMove)
-        r.s0 = target
-        if let reason {
-            r.s1 = reason
-            r.flags = Record.hasOptional
-        }
-        buffer.append(r)
+        append(.subMeetingMove, s0: target, s1: reason ?? "", flags: reason == nil ? 0 : Record.hasOptional)
     }
 
     /// `user_handup`, from `UserHandupEventData`.
     public func userHandup(_ step: HandupStep) {
-        var r = record(.userHandup)
-        r.code = step.rawValue
-        buffer.append(r)
+        append(.userHandup, code: step.rawValue)
     }
 
     /// `share_broadcast_start` (iOS full-screen sharing, sharer's side).

@@ -120,16 +120,12 @@ extension MeetingReport {
     /// out when the logs have none of it.
     func contextMarkdown(_ t0: Int64) -> String {
         guard hasContextSection else { return "" }
-        let people = contextPeople
         var out = "## Context\n\n"
         out += "What the speaker snapshots and the context events say; none of it changes a figure above.\n\n"
-        if !people.isEmpty { out += contextCountsTable(people).markdown + "\n" }
-        for p in people where p.hasItems {
-            out += "### \(MarkdownText.inline(p.uid))\n\n"
-            out += contextTimelineTable(contextRows(p), t0).markdown + "\n"
+        for part in contextTables(t0) {
+            if let heading = part.heading { out += "### \(MarkdownText.inline(heading))\n\n" }
+            out += part.table.markdown + "\n"
         }
-        if !context.shares.isEmpty { out += "### Shares\n\n" + sharesTable(t0).markdown + "\n" }
-        if !context.subMeetingMoves.isEmpty { out += "### Moves to sub-meetings\n\n" + movesTable(t0).markdown + "\n" }
         return out
     }
 }

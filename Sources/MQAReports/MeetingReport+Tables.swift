@@ -38,6 +38,31 @@ extension MeetingReport {
         return t
     }
 
+    /// One table of the Context section.
+    struct ContextTable {
+        /// A participant's uid, `Shares`, …; nil for the counts that open
+        /// the section.
+        var heading: String?
+        /// For a participant's timeline: how many context events it has.
+        var events: Int?
+        var table: ReportTable
+    }
+
+    /// The Context section's tables in order: the counts per participant,
+    /// each participant's timeline, shares, moves; only those with rows.
+    func contextTables(_ t0: Int64) -> [ContextTable] {
+        let people = contextPeople
+        var out: [ContextTable] = []
+        if !people.isEmpty { out.append(ContextTable(table: contextCountsTable(people))) }
+        for p in people where p.hasItems {
+            let rows = contextRows(p)
+            out.append(ContextTable(heading: p.uid, events: rows.count, table: contextTimelineTable(rows, t0)))
+        }
+        if !context.shares.isEmpty { out.append(ContextTable(heading: "Shares", table: sharesTable(t0))) }
+        if !context.subMeetingMoves.isEmpty { out.append(ContextTable(heading: "Moves to sub-meetings", table: movesTable(t0))) }
+        return out
+    }
+
     /// Talk time and context counts per participant.
     func contextCountsTable(_ people: [ParticipantContext]) -> ReportTable {
         var t = ReportTable(headers: ["uid", "talk time", "hands raised", "media changes", "audio routes",

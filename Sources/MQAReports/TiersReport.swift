@@ -2,13 +2,11 @@ import MQADomain
 
 /// `mqa tiers`: the recomputed tier timeline of a meeting, per connection.
 public struct TiersReport: Sendable {
-    public var meeting: String
     public var analysis: MeetingAnalysis
     /// Only this client's connections, when given.
     public var uid: String?
 
-    public init(meeting: String, analysis: MeetingAnalysis, uid: String? = nil) {
-        self.meeting = meeting
+    public init(_ analysis: MeetingAnalysis, uid: String? = nil) {
         self.analysis = analysis
         self.uid = uid
     }
@@ -38,7 +36,7 @@ public struct TiersReport: Sendable {
 
     /// Per connection: its span, the time in each tier and every change.
     public var markdown: String {
-        var out = "# Tiers of meeting \(Markdown.escape(meeting))\n\n"
+        var out = "# Tiers of meeting \(Markdown.escape(analysis.meeting))\n\n"
         if analysis.isCDN { out += "No quality data (CDN engine): the CDN engine has no quality feed, so no tier can be computed.\n\n" }
         for c in connections {
             out += "## \(Markdown.escape(c.uid)), connection \(c.index): \(Time.iso(c.start)) – \(Time.iso(c.end)) (\(Time.duration(c.end - c.start)))\n\n"

@@ -39,7 +39,7 @@ enum TiersCommand {
             throw StoreError.noClient(meeting: meeting, uid: uid)
         }
         let out = try context.output(args)
-        out.write(TiersReport(meeting: meeting, analysis: analysis, uid: uid).render(ReportFormat(rawValue: format) ?? .md))
+        out.write(TiersReport(analysis, uid: uid).render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
         return ExitCode.success
     }
