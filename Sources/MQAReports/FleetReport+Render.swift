@@ -22,12 +22,12 @@ extension FleetReport {
             ("ranked", .array(ranked.enumerated().map { i, e in
                 var fields: [(String, JSON)] = [
                     ("rank", .int(Int64(i + 1))),
-                    ("meeting", .string(e.meeting)),
-                    ("title", .optional(e.title)),
-                    ("engine", .optional(e.engine)),
-                    ("start", .optional(e.start)),
-                    ("durationMs", .optional(e.durationMs)),
-                    ("participants", .int(Int64(e.participants))),
+                    ("meeting", .string(e.header.meeting)),
+                    ("title", .optional(e.header.title)),
+                    ("engine", .optional(e.header.engine)),
+                    ("start", .optional(e.header.start)),
+                    ("durationMs", .optional(e.header.durationMs)),
+                    ("participants", .int(Int64(e.header.participants))),
                     ("score", .double(FleetReport.rounded(e.score))),
                     ("stalledMs", .int(e.stalledMs)),
                     ("lowTierMs", .optional(e.lowTierMs)),
@@ -35,7 +35,7 @@ extension FleetReport {
                     ("abnormalDisconnects", .int(Int64(e.abnormalDisconnects))),
                     ("issues", .object(IssueCode.allCases.compactMap { c in e.issueCounts[c].map { (c.rawValue, .int(Int64($0))) } })),
                 ]
-                if let files { fields.append(("file", .optional(files[e.meeting]))) }
+                if let files { fields.append(("file", .optional(files[e.header.meeting]))) }
                 return .object(fields)
             })),
         ])
@@ -53,7 +53,7 @@ extension FleetReport {
                                       "stalled", "poor/bad", "abn. disc."], numeric: [0, 5, 6, 7, 8, 9, 10])
         for (i, e) in ranked.enumerated() {
             // A link's target is a file name we made safe.
-            t.add([.int(i + 1), files?[e.meeting].map { .link(e.meeting, href: $0) } ?? .text(e.meeting)]
+            t.add([.int(i + 1), files?[e.header.meeting].map { .link(e.header.meeting, href: $0) } ?? .text(e.header.meeting)]
                   + rankingCells(e).dropLast())
         }
         out += t.markdown
@@ -61,7 +61,7 @@ extension FleetReport {
         if !withIssues.isEmpty {
             out += "\n## Issues per meeting\n\n"
             for (i, e) in withIssues {
-                out += "- #\(i + 1) \(Markdown.escape(e.meeting)): \(FleetReport.issueSummary(e.issueCounts))\n"
+                out += "- #\(i + 1) \(Markdown.escape(e.header.meeting)): \(FleetReport.issueSummary(e.issueCounts))\n"
             }
         }
         out += "\n## Issue codes (all \(meetingCount) meetings)\n\n"
@@ -90,12 +90,12 @@ extension FleetReport {
         if files != nil { head.append("file") }
         var out = head.joined(separator: ",") + "\n"
         for (i, e) in ranked.enumerated() {
-            var row = [String(i + 1), CSV.cell(e.meeting), CSV.cell(e.title ?? ""), CSV.cell(e.engine ?? ""),
-                       e.start.map { String($0) } ?? "", e.durationMs.map { String($0) } ?? "", String(e.participants),
+            var row = [String(i + 1), CSV.cell(e.header.meeting), CSV.cell(e.header.title ?? ""), CSV.cell(e.header.engine ?? ""),
+                       e.header.start.map { String($0) } ?? "", e.header.durationMs.map { String($0) } ?? "", String(e.header.participants),
                        CSV.number(FleetReport.rounded(e.score)), String(e.stalledMs), e.lowTierMs.map { String($0) } ?? "",
                        String(e.abnormalDisconnects)]
             row += IssueCode.allCases.map { String(e.issueCounts[$0] ?? 0) }
-            if let files { row.append(CSV.cell(files[e.meeting] ?? "")) }
+            if let files { row.append(CSV.cell(files[e.header.meeting] ?? "")) }
             out += row.joined(separator: ",") + "\n"
         }
         return out
@@ -114,8 +114,8 @@ extension FleetReport {
             var t = ReportTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score", "stalled",
                                           "poor/bad", "abn. disc.", "issues"], numeric: [0, 2, 5, 6, 7, 8, 9, 10, 11])
             for (i, e) in entries {
-                let id = "<span class=\"code\">\(e.meeting.html)</span>"
-                t.add([.int(i + 1), .markup(html: files?[e.meeting].map { HTMLPage.link($0, id) } ?? id, text: e.meeting)]
+                let id = "<span class=\"code\">\(e.header.meeting.html)</span>"
+                t.add([.int(i + 1), .markup(html: files?[e.header.meeting].map { HTMLPage.link($0, id) } ?? id, text: e.header.meeting)]
                       + rankingCells(e))
             }
             return t.html
@@ -127,18 +127,18 @@ extension FleetReport {
         }
         var list = "<ul>\n"
         for (i, e) in all where !e.issueCounts.isEmpty {
-            let id = "<span class=\"code\">\(e.meeting.html)</span>"
-            list += "<li>#\(i + 1) " + (files?[e.meeting].map { HTMLPage.link($0, id) } ?? id) + ": "
+            let id = "<span class=\"code\">\(e.header.meeting.html)</span>"
+            list += "<li>#\(i + 1) " + (files?[e.header.meeting].map { HTMLPage.link($0, id) } ?? id) + ": "
             list += FleetReport.issueSummary(e.issueCounts).html + "</li>\n"
         }
         b += HTMLPage.details("Issue codes per meeting", list + "</ul>\n")
         b += "<p class=\"legend\">\(FleetReport.stalledNote.html)</p>\n"
         let chart = ranked.prefix(20).map { e in
-            SVGCharts.Bar(label: e.meeting, parts: [
-                ("#d73027", Double(e.stalledMs) / 1000, "\(e.meeting): stalled \(ReportText.duration(e.stalledMs))"),
-                ("#fc8d59", Double(e.lowTierMs ?? 0) / 1000, "\(e.meeting): poor/bad \(FleetReport.lowTierText(e.lowTierMs))"),
+            SVGCharts.Bar(label: e.header.meeting, parts: [
+                ("#d73027", Double(e.stalledMs) / 1000, "\(e.header.meeting): stalled \(ReportText.duration(e.stalledMs))"),
+                ("#fc8d59", Double(e.lowTierMs ?? 0) / 1000, "\(e.header.meeting): poor/bad \(FleetReport.lowTierText(e.lowTierMs))"),
                 ("#542788", FleetReport.secondsPerAbnormalDisconnect * Double(e.abnormalDisconnects),
-                 "\(e.meeting): \(e.abnormalDisconnects) abnormal disconnects"),
+                 "\(e.header.meeting): \(e.abnormalDisconnects) abnormal disconnects"),
             ], note: "score " + ReportText.number(FleetReport.rounded(e.score), places: 1))
         }
         if !chart.isEmpty {
@@ -158,8 +158,8 @@ extension FleetReport {
     /// the codes under the table).
     func rankingCells(_ e: FleetEntry) -> [ReportCell] {
         let count = e.issueCounts.values.reduce(0, +)
-        return [.text(FleetReport.startText(e.start)), .text(e.title ?? "—"), .text(e.engine ?? "—"), .int(e.participants),
-                .text(e.durationMs.map(ReportText.duration) ?? "—"), .text(ReportText.number(FleetReport.rounded(e.score), places: 1)),
+        return [.text(FleetReport.startText(e.header.start)), .text(e.header.title ?? "—"), .text(e.header.engine ?? "—"), .int(e.header.participants),
+                .text(e.header.durationMs.map(ReportText.duration) ?? "—"), .text(ReportText.number(FleetReport.rounded(e.score), places: 1)),
                 .text(ReportText.duration(e.stalledMs)), .text(FleetReport.lowTierText(e.lowTierMs)), .int(e.abnormalDisconnects),
                 .markup(html: "<span title=\"\(FleetReport.issueSummary(e.issueCounts).html)\">\(count)</span>", text: String(count))]
     }

@@ -19,9 +19,9 @@ public struct MeetingListReport: Sendable {
     public var json: JSON {
         .array(entries.map { e in
             .object([
-                ("meeting", .string(e.meeting)), ("title", .optional(e.title)), ("engine", .optional(e.engine)),
-                ("start", .optional(e.start)), ("durationMs", .optional(e.durationMs)),
-                ("participants", .int(Int64(e.participants))), ("score", .double(e.score)),
+                ("meeting", .string(e.header.meeting)), ("title", .optional(e.header.title)), ("engine", .optional(e.header.engine)),
+                ("start", .optional(e.header.start)), ("durationMs", .optional(e.header.durationMs)),
+                ("participants", .int(Int64(e.header.participants))), ("score", .double(e.score)),
             ])
         })
     }
@@ -30,8 +30,8 @@ public struct MeetingListReport: Sendable {
     public var csv: String {
         var t = ReportTable(headers: ["meeting", "start", "durationMs", "participants", "score", "title"])
         for e in entries {
-            t.add([.text(e.meeting), .int(e.start, none: ""), .int(e.durationMs, none: ""), .int(e.participants),
-                   .number(.double(e.score), shown: CSV.number(e.score)), .text(e.title ?? "")])
+            t.add([.text(e.header.meeting), .int(e.header.start, none: ""), .int(e.header.durationMs, none: ""), .int(e.header.participants),
+                   .number(.double(e.score), shown: CSV.number(e.score)), .text(e.header.title ?? "")])
         }
         return t.csv
     }
@@ -40,9 +40,9 @@ public struct MeetingListReport: Sendable {
     public var markdown: String {
         var t = ReportTable(headers: ["meeting", "start (UTC)", "duration", "participants", "score", "title"], numeric: [2, 3, 4])
         for e in entries {
-            t.add([.text(e.meeting), .text(e.start.map { Time.iso($0) } ?? "—"), .text(e.durationMs.map { Time.duration($0) } ?? "—"),
-                   .int(e.participants), .number(.double(e.score), shown: JSON.number((e.score * 10).rounded() / 10)),
-                   .text(e.title ?? "—")])
+            t.add([.text(e.header.meeting), .text(e.header.start.map { Time.iso($0) } ?? "—"), .text(e.header.durationMs.map { Time.duration($0) } ?? "—"),
+                   .int(e.header.participants), .number(.double(e.score), shown: JSON.number((e.score * 10).rounded() / 10)),
+                   .text(e.header.title ?? "—")])
         }
         return t.markdown
     }

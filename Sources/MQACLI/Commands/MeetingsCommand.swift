@@ -32,14 +32,12 @@ enum MeetingsCommand {
         let store = try context.openStore(args, requireMeetings: true)
         var entries: [FleetEntry] = []
         for row in try store.meetingSummaries() where CommandContext.inWindow(row.start, window) {
-            var duration: Int64? = nil
-            if let start = row.start, let end = row.end { duration = end - start }
-            entries.append(FleetEntry(
-                meeting: row.meeting, title: row.title, engine: row.engine, start: row.start, durationMs: duration,
-                participants: row.participants, stalledMs: row.stalledMs, lowTierMs: row.lowTierMs,
-                abnormalDisconnects: row.abnormalDisconnects))
+            let header = MeetingHeader(meeting: row.meeting, title: row.title, engine: row.engine, start: row.start, end: row.end,
+                                       participants: row.participants)
+            entries.append(FleetEntry(header: header, stalledMs: row.stalledMs, lowTierMs: row.lowTierMs,
+                                      abnormalDisconnects: row.abnormalDisconnects))
         }
-        entries.sort { ($0.start ?? Int64.min, $1.meeting) > ($1.start ?? Int64.min, $0.meeting) }
+        entries.sort { ($0.header.start ?? Int64.min, $1.header.meeting) > ($1.header.start ?? Int64.min, $0.header.meeting) }
         if entries.count > top { entries.removeLast(entries.count - top) }
         let out = try context.output(args)
         out.write(MeetingListReport(entries).render(ReportFormat(rawValue: format) ?? .md))
