@@ -82,9 +82,6 @@ public enum ReportCell: Sendable, Equatable {
     /// An optional integer; `shown` when there is none.
     public static func int(_ v: Int64?, none: String) -> ReportCell { v.map { .int($0) } ?? .empty(shown: none) }
 
-    /// Optional text; `none` (`—`) in Markdown and HTML when there is none.
-    public static func text(_ v: String?, none: String) -> ReportCell { v.map { .text($0) } ?? .empty(shown: none) }
-
     /// The text of the cell before any escaping.
     var plain: String {
         switch self {
