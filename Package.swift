@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd", "CZlib", "CCrypto"], swiftSettings: hotLoops),
         .target(name: "MQADomain", dependencies: ["MQAStore", "MQAQueries"], swiftSettings: hotLoops),
         .target(name: "MQASimulator", dependencies: ["MQADomain", "MQAStore"]),
-        .target(name: "MQAReports", dependencies: ["MQADomain"]),
+        .target(name: "MQAReports", dependencies: ["MQADomain", "MQAStore"]),
         .target(name: "MQACLI", dependencies: ["MQADomain", "MQASimulator", "MQAReports", "MQAQueries"]),
         .executableTarget(name: "mqa", dependencies: ["MQACLI"]),
         // The app-side writer of the event log: Foundation only, so it builds for

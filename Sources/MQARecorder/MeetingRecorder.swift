@@ -147,40 +147,26 @@ public final class MeetingRecorder: @unchecked Sendable {
     /// Tests only: stop the writer from taking records (until `false` or close).
     func suspendWriter(_ on: Bool) { buffer.setSuspended(on) }
 
-    @inline(__always)
-    private func record(_ event: RecorderEvent) -> Record { Record(ts: clock(), event: event) }
-
     // MARK: Connection
 
     /// `meeting_join`: the local user entered the meeting.
     public func meetingJoined(engine: MeetingEngine, title: String? = nil) {
-        var r = record(.meetingJoin)
-        r.code = engine.rawValue
-        if let title {
-            r.s0 = title
-            r.flags = Record.hasOptional
-        }
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .meetingJoin, code: engine.rawValue,
+                            flags: title == nil ? 0 : Record.hasOptional, s0: title ?? ""))
     }
 
     /// `meeting_leave`: the local user left on its own.
-    public func meetingLeft() { buffer.append(record(.meetingLeave)) }
+    public func meetingLeft() { buffer.append(Record(ts: clock(), event: .meetingLeave)) }
 
     /// `disconnect`, from the SDK's `DisconnectEventData`: `reason` as the SDK
     /// names it (`"network"`, `"kicked"`, `"meeting_ended"`, …); `error` only
     /// when the disconnect was abnormal.
     public func disconnected(reason: String, error: String? = nil) {
-        var r = record(.disconnect)
-        r.s0 = reason
-        if let error {
-            r.s1 = error
-            r.flags = Record.hasOptional
-        }
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .disconnect, flags: error == nil ? 0 : Record.hasOptional, s0: reason, s1: error ?? ""))
     }
 
     /// `reconnect`: the connection is back after a disconnect.
-    public func reconnected() { buffer.append(record(.reconnect)) }
+    public func reconnected() { buffer.append(Record(ts: clock(), event: .reconnect)) }
 
     // MARK: Quality
 
@@ -191,109 +177,70 @@ public final class MeetingRecorder: @unchecked Sendable {
     /// Out-of-range values are clamped (see `Docs/recorder.md`), never
     /// written as an invalid line.
     public func qualityReport(loss: Double, rtt: Double, jitter: Double, bitrate: Double, mos: Double) {
-        var r = record(.qualityReport)
-        r.n0 = loss
-        r.n1 = rtt
-        r.n2 = jitter
-        r.n3 = bitrate
-        r.n4 = mos
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .qualityReport, n0: loss, n1: rtt, n2: jitter, n3: bitrate, n4: mos))
     }
 
     /// `connection_quality_change`: the SDK's own tier, as it names it.
     public func connectionQualityChanged(tier: String) {
-        var r = record(.connectionQualityChange)
-        r.s0 = tier
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .connectionQualityChange, s0: tier))
     }
 
     /// `active_speakers_change`: the full list, loudest first (`[]` for
     /// silence). At most 256 are written.
     public func activeSpeakersChanged(_ speakers: [String]) {
-        var r = record(.activeSpeakersChange)
-        r.list = speakers
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .activeSpeakersChange, list: speakers))
     }
 
     // MARK: Streams
 
     /// `stream_subscribe`: the local user subscribed to a remote video track.
     public func streamSubscribed(publisher: String, track: String, kind: StreamKind) {
-        var r = record(.streamSubscribe)
-        r.s0 = publisher
-        r.s1 = track
-        r.code = kind.rawValue
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .streamSubscribe, code: kind.rawValue, s0: publisher, s1: track))
     }
 
     /// `stream_unsubscribe`: that subscription ended.
     public func streamUnsubscribed(publisher: String, track: String) {
-        var r = record(.streamUnsubscribe)
-        r.s0 = publisher
-        r.s1 = track
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .streamUnsubscribe, s0: publisher, s1: track))
     }
 
     /// `receive_stream_status` (`ReceiveStreamStatus`): `timedOut` true when
     /// the track stopped producing frames, false when frames (re)started.
     public func receiveStreamStatus(publisher: String, track: String, timedOut: Bool) {
-        var r = record(.receiveStreamStatus)
-        r.s0 = publisher
-        r.s1 = track
-        if timedOut { r.flags = Record.flagA }
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .receiveStreamStatus, flags: timedOut ? Record.flagA : 0, s0: publisher, s1: track))
     }
 
     // MARK: Members and room
 
     /// `user_enter`: a remote member entered.
     public func userEntered(_ target: String) {
-        var r = record(.userEnter)
-        r.s0 = target
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .userEnter, s0: target))
     }
 
     /// `user_leave`: a remote member left.
     public func userLeft(_ target: String) {
-        var r = record(.userLeave)
-        r.s0 = target
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .userLeave, s0: target))
     }
 
     /// `member_media_state`: a member's mic or camera went on or off;
     /// `opUid` is the host who did it, when it was done by an admin.
     public func memberMediaState(target: String, media: MemberMedia, on: Bool, byAdmin: Bool, opUid: String? = nil) {
-        var r = record(.memberMediaState)
-        r.s0 = target
-        r.code = media.rawValue
-        r.flags = (on ? Record.flagA : 0) | (byAdmin ? Record.flagB : 0)
-        if let opUid {
-            r.s1 = opUid
-            r.flags |= Record.hasOptional
-        }
-        buffer.append(r)
+        let flags = (on ? Record.flagA : 0) | (byAdmin ? Record.flagB : 0) | (opUid == nil ? 0 : Record.hasOptional)
+        buffer.append(Record(ts: clock(), event: .memberMediaState, code: media.rawValue, flags: flags, s0: target, s1: opUid ?? ""))
     }
 
     /// `room_title_change`, from `roomTitleDidChange`.
     public func roomTitleChanged(to title: String, from previousTitle: String) {
-        var r = record(.roomTitleChange)
-        r.s0 = title
-        r.s1 = previousTitle
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .roomTitleChange, s0: title, s1: previousTitle))
     }
 
     /// `room_share_start`, from `roomShareDidStart`.
     public func roomShareStarted(publisher: String) {
-        var r = record(.roomShareStart)
-        r.s0 = publisher
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .roomShareStart, s0: publisher))
     }
 
     /// `room_share_stop`.
     public func roomShareStopped(publisher: String) {
-        var r = record(.roomShareStop)
-        r.s0 = publisher
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .roomShareStop, s0: publisher))
     }
 
     // MARK: Context (format 1.1)
@@ -301,29 +248,18 @@ public final class MeetingRecorder: @unchecked Sendable {
     /// `audio_route_change` (iOS): the new route (`"speaker"`, `"bluetooth"`,
     /// …) and the system's reason (`"newDeviceAvailable"`, …).
     public func audioRouteChanged(route: String, reason: String) {
-        var r = record(.audioRouteChange)
-        r.s0 = route
-        r.s1 = reason
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .audioRouteChange, s0: route, s1: reason))
     }
 
     /// `audio_interruption` (iOS). Call `.ended` once audio has recovered.
     public func audioInterruption(_ phase: AudioInterruptionPhase) {
-        var r = record(.audioInterruption)
-        r.code = phase.rawValue
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .audioInterruption, code: phase.rawValue))
     }
 
     /// `device_change`; may come before `meetingJoined`.
     public func deviceChanged(kind: DeviceKind, change: DeviceChange, device: String? = nil) {
-        var r = record(.deviceChange)
-        r.code = kind.rawValue
-        r.code2 = change.rawValue
-        if let device {
-            r.s0 = device
-            r.flags = Record.hasOptional
-        }
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .deviceChange, code: kind.rawValue, code2: change.rawValue,
+                            flags: device == nil ? 0 : Record.hasOptional, s0: device ?? ""))
     }
 
     /// `sub_meeting_move`: the app leaves the current meeting for `target`.
@@ -332,27 +268,20 @@ public final class MeetingRecorder: @unchecked Sendable {
     /// the call is ignored.
     public func subMeetingMoved(to target: String, reason: String? = nil) {
         guard !target.isEmpty else { return }
-        var r = record(.subMeetingMove)
-        r.s0 = target
-        if let reason {
-            r.s1 = reason
-            r.flags = Record.hasOptional
-        }
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .subMeetingMove,
+                            flags: reason == nil ? 0 : Record.hasOptional, s0: target, s1: reason ?? ""))
     }
 
     /// `user_handup`, from `UserHandupEventData`.
     public func userHandup(_ step: HandupStep) {
-        var r = record(.userHandup)
-        r.code = step.rawValue
-        buffer.append(r)
+        buffer.append(Record(ts: clock(), event: .userHandup, code: step.rawValue))
     }
 
     /// `share_broadcast_start` (iOS full-screen sharing, sharer's side).
-    public func shareBroadcastStarted() { buffer.append(record(.shareBroadcastStart)) }
+    public func shareBroadcastStarted() { buffer.append(Record(ts: clock(), event: .shareBroadcastStart)) }
 
     /// `share_broadcast_stop`.
-    public func shareBroadcastStopped() { buffer.append(record(.shareBroadcastStop)) }
+    public func shareBroadcastStopped() { buffer.append(Record(ts: clock(), event: .shareBroadcastStop)) }
 }
 
 /// The background side: takes batches, formats, writes. Owns the files, so

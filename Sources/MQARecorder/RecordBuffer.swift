@@ -21,10 +21,8 @@ struct Record {
     /// The event's one optional field is present (in `s0` or `s1`, per event).
     static let hasOptional: UInt8 = 0x80
 
-    init(ts: Int64, event: RecorderEvent) {
-        self.ts = ts
-        self.event = event
-    }
+    // No init written out: the memberwise one sets the fields an event has
+    // and leaves the others at their defaults.
 }
 
 /// The bounded hand-over between callers and the writer: two fixed arrays of

@@ -22,12 +22,12 @@ extension FleetReport {
             ("ranked", .array(ranked.enumerated().map { i, e in
                 var fields: [(String, JSON)] = [
                     ("rank", .int(Int64(i + 1))),
-                    ("meeting", .string(e.meeting)),
-                    ("title", .optional(e.title)),
-                    ("engine", .optional(e.engine)),
-                    ("start", .optional(e.start)),
-                    ("durationMs", .optional(e.durationMs)),
-                    ("participants", .int(Int64(e.participants))),
+                    ("meeting", .string(e.header.meeting)),
+                    ("title", .optional(e.header.title)),
+                    ("engine", .optional(e.header.engine)),
+                    ("start", .optional(e.header.start)),
+                    ("durationMs", .optional(e.header.durationMs)),
+                    ("participants", .int(Int64(e.header.participants))),
                     ("score", .double(FleetReport.rounded(e.score))),
                     ("stalledMs", .int(e.stalledMs)),
                     ("lowTierMs", .optional(e.lowTierMs)),
@@ -35,7 +35,7 @@ extension FleetReport {
                     ("abnormalDisconnects", .int(Int64(e.abnormalDisconnects))),
                     ("issues", .object(IssueCode.allCases.compactMap { c in e.issueCounts[c].map { (c.rawValue, .int(Int64($0))) } })),
                 ]
-                if let files { fields.append(("file", .optional(files[e.meeting]))) }
+                if let files { fields.append(("file", .optional(files[e.header.meeting]))) }
                 return .object(fields)
             })),
         ])
@@ -49,31 +49,23 @@ extension FleetReport {
         out += "Score = \(FleetReport.scoreRule).\n\n"
         out += FleetReport.stalledNote + "\n\n"
         if ranked.count < meetingCount { out += "Showing the worst \(ranked.count).\n\n" }
-        var t = MarkdownTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score",
-                                        "stalled", "poor/bad", "abn. disc."], rightAligned: [0, 5, 6, 7, 8, 9, 10])
+        var t = ReportTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score",
+                                      "stalled", "poor/bad", "abn. disc."], numeric: [0, 5, 6, 7, 8, 9, 10])
         for (i, e) in ranked.enumerated() {
-            // A link's target is a file name we made safe; its text is escaped.
-            let name = files?[e.meeting].map { "[\(MarkdownText.inline(e.meeting))](\($0))" } ?? Markdown.escape(e.meeting)
-            t.add([String(i + 1), name, FleetReport.startText(e.start), e.title ?? "—", e.engine ?? "—", String(e.participants),
-                   e.durationMs.map(ReportText.duration) ?? "—", ReportText.number(FleetReport.rounded(e.score), places: 1),
-                   ReportText.duration(e.stalledMs), FleetReport.lowTierText(e.lowTierMs), String(e.abnormalDisconnects)],
-                  markup: [1])
+            // A link's target is a file name we made safe.
+            t.add([.int(i + 1), files?[e.header.meeting].map { .link(e.header.meeting, href: $0) } ?? .text(e.header.meeting)]
+                  + rankingCells(e).dropLast())
         }
-        out += t.safeRendered
+        out += t.markdown
         let withIssues = ranked.enumerated().filter { !$0.element.issueCounts.isEmpty }
         if !withIssues.isEmpty {
             out += "\n## Issues per meeting\n\n"
             for (i, e) in withIssues {
-                out += "- #\(i + 1) \(Markdown.escape(e.meeting)): \(FleetReport.issueSummary(e.issueCounts))\n"
+                out += "- #\(i + 1) \(Markdown.escape(e.header.meeting)): \(FleetReport.issueSummary(e.issueCounts))\n"
             }
         }
         out += "\n## Issue codes (all \(meetingCount) meetings)\n\n"
-        var c = MarkdownTable(headers: ["code", "issues", "meetings"], rightAligned: [1, 2])
-        for code in IssueCode.allCases {
-            let v = issueTotals[code] ?? (0, 0)
-            c.add([code.rawValue, String(v.issues), String(v.meetings)])
-        }
-        out += c.safeRendered
+        out += issueCodesTable.markdown
         return out
     }
 
@@ -98,12 +90,12 @@ extension FleetReport {
         if files != nil { head.append("file") }
         var out = head.joined(separator: ",") + "\n"
         for (i, e) in ranked.enumerated() {
-            var row = [String(i + 1), CSV.cell(e.meeting), CSV.cell(e.title ?? ""), CSV.cell(e.engine ?? ""),
-                       e.start.map { String($0) } ?? "", e.durationMs.map { String($0) } ?? "", String(e.participants),
+            var row = [String(i + 1), CSV.cell(e.header.meeting), CSV.cell(e.header.title ?? ""), CSV.cell(e.header.engine ?? ""),
+                       e.header.start.map { String($0) } ?? "", e.header.durationMs.map { String($0) } ?? "", String(e.header.participants),
                        CSV.number(FleetReport.rounded(e.score)), String(e.stalledMs), e.lowTierMs.map { String($0) } ?? "",
                        String(e.abnormalDisconnects)]
             row += IssueCode.allCases.map { String(e.issueCounts[$0] ?? 0) }
-            if let files { row.append(CSV.cell(files[e.meeting] ?? "")) }
+            if let files { row.append(CSV.cell(files[e.header.meeting] ?? "")) }
             out += row.joined(separator: ",") + "\n"
         }
         return out
@@ -119,20 +111,14 @@ extension FleetReport {
         b += "<h2>Ranking</h2>\n"
         if files != nil { b += "<p class=\"legend\">Each meeting id opens its report.</p>\n" }
         func table(_ entries: ArraySlice<(offset: Int, element: FleetEntry)>) -> String {
-            var t = HTMLTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score", "stalled",
-                                        "poor/bad", "abn. disc.", "issues"], numeric: [0, 2, 5, 6, 7, 8, 9, 10, 11])
+            var t = ReportTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score", "stalled",
+                                          "poor/bad", "abn. disc.", "issues"], numeric: [0, 2, 5, 6, 7, 8, 9, 10, 11])
             for (i, e) in entries {
-                let id = "<span class=\"code\">\(e.meeting.html)</span>"
-                let link = files?[e.meeting].map { HTMLPage.link($0, id) } ?? id
-                // The count in the row, the codes on hover and in the list below.
-                let count = e.issueCounts.values.reduce(0, +)
-                let issues = "<span title=\"\(FleetReport.issueSummary(e.issueCounts).html)\">\(count)</span>"
-                t.addMarkup([String(i + 1), link, FleetReport.startText(e.start).html, (e.title ?? "—").html, (e.engine ?? "—").html,
-                             String(e.participants), e.durationMs.map(ReportText.duration) ?? "—",
-                             ReportText.number(FleetReport.rounded(e.score), places: 1), ReportText.duration(e.stalledMs),
-                             FleetReport.lowTierText(e.lowTierMs).html, String(e.abnormalDisconnects), issues])
+                let id = "<span class=\"code\">\(e.header.meeting.html)</span>"
+                t.add([.int(i + 1), .markup(html: files?[e.header.meeting].map { HTMLPage.link($0, id) } ?? id, text: e.header.meeting)]
+                      + rankingCells(e))
             }
-            return t.rendered
+            return t.html
         }
         let all = Array(ranked.enumerated())
         b += table(all.prefix(FleetReport.shownOpen))
@@ -141,18 +127,18 @@ extension FleetReport {
         }
         var list = "<ul>\n"
         for (i, e) in all where !e.issueCounts.isEmpty {
-            let id = "<span class=\"code\">\(e.meeting.html)</span>"
-            list += "<li>#\(i + 1) " + (files?[e.meeting].map { HTMLPage.link($0, id) } ?? id) + ": "
+            let id = "<span class=\"code\">\(e.header.meeting.html)</span>"
+            list += "<li>#\(i + 1) " + (files?[e.header.meeting].map { HTMLPage.link($0, id) } ?? id) + ": "
             list += FleetReport.issueSummary(e.issueCounts).html + "</li>\n"
         }
         b += HTMLPage.details("Issue codes per meeting", list + "</ul>\n")
         b += "<p class=\"legend\">\(FleetReport.stalledNote.html)</p>\n"
         let chart = ranked.prefix(20).map { e in
-            SVGCharts.Bar(label: e.meeting, parts: [
-                ("#d73027", Double(e.stalledMs) / 1000, "\(e.meeting): stalled \(ReportText.duration(e.stalledMs))"),
-                ("#fc8d59", Double(e.lowTierMs ?? 0) / 1000, "\(e.meeting): poor/bad \(FleetReport.lowTierText(e.lowTierMs))"),
+            SVGCharts.Bar(label: e.header.meeting, parts: [
+                ("#d73027", Double(e.stalledMs) / 1000, "\(e.header.meeting): stalled \(ReportText.duration(e.stalledMs))"),
+                ("#fc8d59", Double(e.lowTierMs ?? 0) / 1000, "\(e.header.meeting): poor/bad \(FleetReport.lowTierText(e.lowTierMs))"),
                 ("#542788", FleetReport.secondsPerAbnormalDisconnect * Double(e.abnormalDisconnects),
-                 "\(e.meeting): \(e.abnormalDisconnects) abnormal disconnects"),
+                 "\(e.header.meeting): \(e.abnormalDisconnects) abnormal disconnects"),
             ], note: "score " + ReportText.number(FleetReport.rounded(e.score), places: 1))
         }
         if !chart.isEmpty {
@@ -163,13 +149,29 @@ extension FleetReport {
             b += "<div class=\"chart\">" + SVGCharts.stackedBars(chart, caption: "Score components per meeting") + "</div>\n</figure>\n"
         }
         b += "<h2>Issue codes (all \(meetingCount) meetings)</h2>\n"
-        var c = HTMLTable(headers: ["code", "issues", "meetings"], numeric: [1, 2])
+        b += issueCodesTable.html
+        return HTMLPage.document(title: "mqa fleet report", body: b)
+    }
+
+    /// A ranked meeting's cells after its rank and id; the last, its issue
+    /// count with the codes on hover, is shown in HTML only (Markdown lists
+    /// the codes under the table).
+    func rankingCells(_ e: FleetEntry) -> [ReportCell] {
+        let count = e.issueCounts.values.reduce(0, +)
+        return [.text(FleetReport.startText(e.header.start)), .text(e.header.title ?? "—"), .text(e.header.engine ?? "—"), .int(e.header.participants),
+                .text(e.header.durationMs.map(ReportText.duration) ?? "—"), .text(ReportText.number(FleetReport.rounded(e.score), places: 1)),
+                .text(ReportText.duration(e.stalledMs)), .text(FleetReport.lowTierText(e.lowTierMs)), .int(e.abnormalDisconnects),
+                .markup(html: "<span title=\"\(FleetReport.issueSummary(e.issueCounts).html)\">\(count)</span>", text: String(count))]
+    }
+
+    /// Issues and meetings per issue code, over every meeting.
+    var issueCodesTable: ReportTable {
+        var t = ReportTable(headers: ["code", "issues", "meetings"], numeric: [1, 2])
         for code in IssueCode.allCases {
             let v = issueTotals[code] ?? (0, 0)
-            c.addMarkup(["<span class=\"code\">\(code.rawValue)</span>", String(v.issues), String(v.meetings)])
+            t.add([.markup(html: "<span class=\"code\">\(code.rawValue)</span>", text: code.rawValue), .int(v.issues), .int(v.meetings)])
         }
-        b += c.rendered
-        return HTMLPage.document(title: "mqa fleet report", body: b)
+        return t
     }
 
     /// Ranking rows shown before the rest is collapsed.

@@ -2,12 +2,8 @@ import MQADomain
 
 /// One meeting's line in the fleet ranking: what the score is made of.
 public struct FleetEntry: Sendable, Equatable {
-    public var meeting: String
-    public var title: String?
-    public var engine: String?
-    public var start: Int64?
-    public var durationMs: Int64?
-    public var participants: Int
+    /// What meeting, when, on which engine.
+    public var header: MeetingHeader
     /// Stalled video time summed over every subscription (every viewer of
     /// every track), so it can exceed the meeting's duration.
     public var stalledMs: Int64
@@ -26,33 +22,22 @@ public struct FleetEntry: Sendable, Equatable {
     /// Summarises one meeting from its header and analysis: all a ranking
     /// needs (no incidents, context or chart series).
     public init(header: MeetingHeader, analysis a: MeetingAnalysis) {
-        meeting = header.meeting
-        title = header.title
-        engine = header.engine
-        start = header.start
-        durationMs = header.durationMs
-        participants = header.participants
         let score = FleetScore(a)
-        stalledMs = score.stalledMs
-        lowTierMs = a.isCDN ? nil : score.lowTierMs  // no quality feed: no figure, never a perfect 0
-        abnormalDisconnects = score.abnormalDisconnects
         var counts: [IssueCode: Int] = [:]
         for i in a.issues { counts[i.code, default: 0] += 1 }
-        issueCounts = counts
+        self.init(header: header, stalledMs: score.stalledMs, lowTierMs: score.lowTierMs,
+                  abnormalDisconnects: score.abnormalDisconnects, issueCounts: counts)
     }
 
-    /// An entry from stored summary figures (`mqa meetings`); `lowTierMs`
-    /// becomes nil on the CDN engine, whatever the summary says.
-    public init(meeting: String, title: String?, engine: String?, start: Int64?, durationMs: Int64?, participants: Int,
-                stalledMs: Int64, lowTierMs: Int64?, abnormalDisconnects: Int, issueCounts: [IssueCode: Int] = [:]) {
-        self.meeting = meeting
-        self.title = title
-        self.engine = engine
-        self.start = start
-        self.durationMs = durationMs
-        self.participants = participants
+    /// An entry from its figures (an analysis, or the stored summary that
+    /// `mqa meetings` reads); `lowTierMs` becomes nil on the CDN engine,
+    /// whatever the figures say: no quality feed, no figure, never a
+    /// perfect 0.
+    public init(header: MeetingHeader, stalledMs: Int64, lowTierMs: Int64?, abnormalDisconnects: Int,
+                issueCounts: [IssueCode: Int] = [:]) {
+        self.header = header
         self.stalledMs = stalledMs
-        self.lowTierMs = engine == "cdn" ? nil : lowTierMs
+        self.lowTierMs = header.engine == "cdn" ? nil : lowTierMs
         self.abnormalDisconnects = abnormalDisconnects
         self.issueCounts = issueCounts
     }
@@ -82,7 +67,7 @@ public struct FleetReport: Sendable, RenderedReport {
     public var files: [String: String]?
 
     public init(entries: [FleetEntry], top: Int? = nil, files: [String: String]? = nil) {
-        let sorted = entries.sorted { ($0.score, $1.meeting) > ($1.score, $0.meeting) }
+        let sorted = entries.sorted { ($0.score, $1.header.meeting) > ($1.score, $0.header.meeting) }
         ranked = top.map { Array(sorted.prefix($0)) } ?? sorted
         meetingCount = entries.count
         var totals: [IssueCode: (issues: Int, meetings: Int)] = [:]

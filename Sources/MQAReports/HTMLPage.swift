@@ -137,36 +137,3 @@ enum HTMLPage {
         }
         """
 }
-
-/// An HTML table whose text cells are escaped; numbers align right.
-struct HTMLTable {
-    var headers: [String]
-    var numeric: Set<Int>
-    var rows: [String] = []
-
-    init(headers: [String], numeric: Set<Int> = []) {
-        self.headers = headers
-        self.numeric = numeric
-    }
-
-    /// A row of plain text cells (escaped here).
-    mutating func add(_ cells: [String], rowClass: String? = nil, id: String? = nil) {
-        addMarkup(cells.map(\.html), rowClass: rowClass, id: id)
-    }
-
-    /// A row of cells that are markup already (escape log text first);
-    /// `id` (an `AnchorID`, safe as is) makes the row a link target.
-    mutating func addMarkup(_ cells: [String], rowClass: String? = nil, id: String? = nil) {
-        var row = "<tr" + (id.map { " id=\"\($0)\"" } ?? "") + (rowClass.map { " class=\"\($0)\"" } ?? "") + ">"
-        for (i, c) in cells.enumerated() { row += numeric.contains(i) ? "<td class=\"n\">\(c)</td>" : "<td>\(c)</td>" }
-        rows.append(row + "</tr>")
-    }
-
-    var rendered: String {
-        var out = "<div class=\"scroll\"><table>\n<thead><tr>"
-        for (i, h) in headers.enumerated() { out += numeric.contains(i) ? "<th class=\"n\">\(h.html)</th>" : "<th>\(h.html)</th>" }
-        out += "</tr></thead>\n<tbody>\n"
-        for r in rows { out += r + "\n" }
-        return out + "</tbody>\n</table></div>\n"
-    }
-}

@@ -84,52 +84,36 @@ extension MeetingReport {
     func participantsHTML(_ t0: Int64) -> String {
         var b = "<section id=\"participants\">\n<h2>Participants</h2>\n"
         let impact = Dictionary(uniqueKeysWithValues: impacts.map { ($0.uid, $0) })
-        var conn = HTMLTable(headers: ["uid", "impact", "connections", "disconnects", "abnormal", "reconnects", "warm reports",
-                                       "cold reports", "issues"], numeric: [1, 2, 3, 4, 5, 6, 7])
+        var conn = ReportTable(headers: ["uid", "impact", "connections", "disconnects", "abnormal", "reconnects", "warm reports",
+                                         "cold reports", "issues"], numeric: [1, 2, 3, 4, 5, 6, 7])
         let issuesOf = participantIssues
         for p in analysis.participants {
             let abnormal = p.disconnects.count { $0.error != nil }
-            let codes = (issuesOf[p.uid] ?? []).map { "<span class=\"code\">\($0.code.rawValue)</span>" }.joined(separator: " ")
-            conn.addMarkup([uidLink(p.uid), ReportText.duration(impact[p.uid]?.impactMs ?? 0), String(p.connections),
-                            String(p.disconnects.count), String(abnormal), String(p.reconnects), String(p.warmReports),
-                            String(p.coldReports), codes], rowClass: abnormal > 0 ? "bad" : nil, id: AnchorID.participant(p.uid))
+            let codes = (issuesOf[p.uid] ?? []).map(\.code)
+            conn.add([.markup(html: uidLink(p.uid), text: p.uid), .text(ReportText.duration(impact[p.uid]?.impactMs ?? 0)),
+                      .int(p.connections), .int(p.disconnects.count), .int(abnormal), .int(p.reconnects), .int(p.warmReports),
+                      .int(p.coldReports), MeetingReport.codeChips(codes)],
+                     htmlClass: abnormal > 0 ? "bad" : nil, id: AnchorID.participant(p.uid))
         }
-        b += conn.rendered
+        b += conn.html
         b += "<p class=\"legend\">impact = stalled video watched + time at poor/bad + \(JSON.number(FleetScore.secondsPerAbnormalDisconnect)) s per abnormal disconnect "
         b += "(the fleet score's terms, per participant).</p>\n"
         if hasQualityData {
-            var q = HTMLTable(headers: ["uid", "MOS mean", "p5", "p50", "p95", "loss % mean", "p95", "RTT ms mean", "p95",
-                                        "jitter ms mean", "p95", "kbps mean", "p5"], numeric: Set(1...12))
-            for p in analysis.participants {
-                func n(_ x: Double?) -> String { ReportText.number(x) }
-                q.add([p.uid, n(p.mos?.mean), n(p.mos?.p5), n(p.mos?.p50), n(p.mos?.p95),
-                       n(p.lossPct?.mean), n(p.lossPct?.p95), n(p.rttMs?.mean), n(p.rttMs?.p95),
-                       n(p.jitterMs?.mean), n(p.jitterMs?.p95), n(p.bitrateKbps?.mean), n(p.bitrateKbps?.p5)])
-            }
-            var tt = HTMLTable(headers: ["uid"] + Tier.reportOrder.map(\.name) + ["changes", "flaps", "SDK agreement"],
-                               numeric: Set(1...9))
-            for p in analysis.participants {
-                tt.add([p.uid] + Tier.reportOrder.map { ReportText.duration(p.tierMs[$0]) }
-                       + [String(p.tierChanges), String(p.flaps), ReportText.percent(p.sdkTierAgreement)])
-            }
             let bars = analysis.participants.map { p in
                 SVGCharts.Bar(label: p.uid, parts: Tier.reportOrder.map { t in
                     (HTMLPage.colour(t), Double(p.tierMs[t]), "\(p.uid): \(t.name) \(ReportText.duration(p.tierMs[t]))")
                 }, note: ReportText.duration(p.tierMs.total))
             }
-            var body = "<h3>Quality (warm reports)</h3>\n" + q.rendered + "<h3>Time per tier</h3>\n" + tt.rendered
+            var body = "<h3>Quality (warm reports)</h3>\n" + qualityTable.html + "<h3>Time per tier</h3>\n" + tierTable.html
             body += "<figure>\n<figcaption>Connected time per tier</figcaption>\n<div class=\"chart\">"
             body += SVGCharts.stackedBars(bars, scale: Double(max(header.durationMs ?? 1, 1)), caption: "Connected time per tier, per participant")
             body += "</div>" + HTMLPage.tierLegend + "</figure>\n"
             b += HTMLPage.details("Quality statistics and time per tier", open: analysis.participants.count <= 4, body)
         }
-        let disconnects = analysis.participants.flatMap { p in p.disconnects.map { (p.uid, $0) } }
-        if !disconnects.isEmpty {
-            var d = HTMLTable(headers: ["uid", "at", "reason", "error"])
-            for (uid, x) in disconnects {
-                d.add([uid, ReportText.offset(x.ts, from: t0), x.reason, x.error ?? "—"], rowClass: x.error != nil ? "bad" : nil)
-            }
-            b += HTMLPage.details("Disconnects <span class=\"muted\">(\(disconnects.count))</span>", open: disconnects.count <= 6, d.rendered)
+        let disconnects = disconnectsTable(t0)
+        if !disconnects.rows.isEmpty {
+            let n = disconnects.rows.count
+            b += HTMLPage.details("Disconnects <span class=\"muted\">(\(n))</span>", open: n <= 6, disconnects.html)
         }
         return b + "</section>\n"
     }
@@ -175,12 +159,17 @@ extension MeetingReport {
     var issuesHTML: String {
         var b = "<section id=\"issues\">\n<h2>Issues</h2>\n"
         guard !analysis.issues.isEmpty else { return b + "<p class=\"muted\">None.</p>\n</section>\n" }
-        var t = HTMLTable(headers: ["code", "uid", "detail"])
-        for i in analysis.issues {
-            t.addMarkup(["<span class=\"code\">\(i.code.rawValue)</span>", i.uid.map(uidLink) ?? "—", i.detail.html])
-        }
-        b += HTMLPage.details("All \(analysis.issues.count) issues, by participant then track", open: analysis.issues.count <= 8, t.rendered)
+        b += HTMLPage.details("All \(analysis.issues.count) issues, by participant then track", open: analysis.issues.count <= 8,
+                              issuesTable.html)
         return b + "</section>\n"
+    }
+}
+
+extension MeetingReport {
+    /// Issue codes as chips in HTML, space-separated text elsewhere.
+    static func codeChips(_ codes: [IssueCode]) -> ReportCell {
+        .markup(html: codes.map { "<span class=\"code\">\($0.rawValue)</span>" }.joined(separator: " "),
+                text: codes.map(\.rawValue).joined(separator: " "))
     }
 }
 

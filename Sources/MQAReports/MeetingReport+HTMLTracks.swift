@@ -34,36 +34,31 @@ extension MeetingReport {
         var b = "<section id=\"tracks\">\n<h2>Tracks</h2>\n"
         guard !analysis.subscriptions.isEmpty else { return b + "<p class=\"muted\">No subscriptions.</p>\n</section>\n" }
         let verdicts = known ?? TrackReport.all(meeting: self).mapValues(\.verdict)
-        var pt = HTMLTable(headers: ["track", "publisher", "kind", "subscriptions", "stalls", "stalled", "never rendered", "verdict"],
-                           numeric: [3, 4, 5, 6])
+        var pt = ReportTable(headers: ["track", "publisher", "kind", "subscriptions", "stalls", "stalled", "never rendered", "verdict"],
+                             numeric: [3, 4, 5, 6])
         for p in publishedTracks {
             let name = "<span class=\"code\">\(p.track.html)</span>"
             let never = p.subscriptions.count(where: \.neverRendered)
-            pt.addMarkup([links?.tracks[p.track].map { HTMLPage.link($0, name) } ?? name, uidLink(p.publisher),
-                          (p.subscriptions.first { $0.kind != nil }?.kind ?? "—").html, String(p.subscriptions.count),
-                          String(p.stallCount), ReportText.duration(p.stalledMs), String(never),
-                          (verdicts[p.track]?.rawValue ?? "—").html],
-                         rowClass: verdicts[p.track] == .senderSide ? "bad" : nil, id: AnchorID.track(p.publisher, p.track))
+            pt.add([.markup(html: links?.tracks[p.track].map { HTMLPage.link($0, name) } ?? name, text: p.track),
+                    .markup(html: uidLink(p.publisher), text: p.publisher),
+                    .text(p.subscriptions.first { $0.kind != nil }?.kind ?? "—"), .int(p.subscriptions.count),
+                    .int(p.stallCount), .text(ReportText.duration(p.stalledMs)), .int(never),
+                    .text(verdicts[p.track]?.rawValue ?? "—")],
+                   htmlClass: verdicts[p.track] == .senderSide ? "bad" : nil, id: AnchorID.track(p.publisher, p.track))
         }
         b += "<p class=\"legend\">One row per published track, most stalled first; stalled time is summed over the track's "
         b += "subscriptions. The verdict is the track report's" + (links == nil ? "" : " (the track's name opens it)") + ": "
-        b += TrackReport.ruleText.html + "</p>\n" + pt.rendered
+        b += TrackReport.ruleText.html + "</p>\n" + pt.html
 
-        var tr = HTMLTable(headers: ["subscriber", "publisher", "track", "kind", "subscribed", "first frame",
-                                     "stalls", "stalled", "stall ratio", "under good tier", "issues"],
-                           numeric: [4, 5, 6, 7, 8, 9])
+        var tr = ReportTable(headers: ["subscriber", "publisher", "track", "kind", "subscribed", "first frame",
+                                       "stalls", "stalled", "stall ratio", "under good tier", "issues"],
+                             numeric: [4, 5, 6, 7, 8, 9])
         for s in analysis.subscriptions {
             let issues = trackIssueCodes(s)
-            tr.addMarkup([s.subscriber.html, s.publisher.html, s.track.html, (s.kind ?? "—").html,
-                          ReportText.offset(s.subscribeTs, from: t0),
-                          s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never",
-                          String(s.stallCount), ReportText.duration(s.stalledMs),
-                          ReportText.percent(s.stallRatio, places: 2), String(s.stallsUnderGoodTier),
-                          issues.map { "<span class=\"code\">\($0.rawValue)</span>" }.joined(separator: " ")],
-                         rowClass: issues.isEmpty ? nil : "bad")
+            tr.add(subscriptionCells(s, t0) + [MeetingReport.codeChips(issues)], htmlClass: issues.isEmpty ? nil : "bad")
         }
         let n = analysis.subscriptions.count
-        b += HTMLPage.details("All \(n) subscriptions <span class=\"muted\">(one per subscriber and track)</span>", open: n <= 8, tr.rendered)
+        b += HTMLPage.details("All \(n) subscriptions <span class=\"muted\">(one per subscriber and track)</span>", open: n <= 8, tr.html)
 
         let rows = analysis.subscriptions.map {
             SVGCharts.TrackRow(label: "\($0.subscriber) ← \($0.publisher) · \($0.track)", subscription: $0)
@@ -77,15 +72,12 @@ extension MeetingReport {
 
         let stalls = analysis.subscriptions.flatMap { s in s.stalls.map { (s, $0) } }
         if !stalls.isEmpty {
-            var st = HTMLTable(headers: ["subscriber", "track", "start", "end", "length", "tier at start"], numeric: [2, 3, 4])
+            var st = ReportTable(headers: ["subscriber", "track", "start", "end", "length", "tier at start"], numeric: [2, 3, 4])
             for (s, x) in stalls {
-                st.add([s.subscriber, s.track, ReportText.offset(x.start, from: t0),
-                        ReportText.offset(x.end, from: t0) + (x.open ? " (open)" : ""),
-                        ReportText.duration(x.durationMs), x.tier.name],
-                       rowClass: x.tier == .excellent || x.tier == .good ? "bad" : nil)
+                st.add(stallCells(s, x, t0), htmlClass: x.tier == .excellent || x.tier == .good ? "bad" : nil)
             }
             b += HTMLPage.details("All \(stalls.count) stalls <span class=\"muted\">(red rows began under an excellent/good tier)</span>",
-                                  open: stalls.count <= 8, st.rendered)
+                                  open: stalls.count <= 8, st.html)
         }
         let notes = contextNotes
         if !notes.isEmpty {

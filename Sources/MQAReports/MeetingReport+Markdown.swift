@@ -8,14 +8,16 @@ extension MeetingReport {
     public var markdown: String {
         let t0 = timeRange.start
         var out = "# Meeting \(MarkdownText.inline(header.meeting))\n\n"
-        var head = MarkdownTable(headers: ["meeting", Markdown.escape(header.meeting)])
-        head.add(["title", header.title ?? "—"])
-        head.add(["engine", header.engine ?? "—"])
-        head.add(["start", header.start.map(ReportText.timestamp) ?? "—"])
-        head.add(["end", header.end.map(ReportText.timestamp) ?? "—"])
-        head.add(["duration", header.durationMs.map(ReportText.duration) ?? "—"])
-        head.add(["participants", String(header.participants)])
-        out += head.safeRendered + "\n"
+        // A two-column table of facts; its "header" is the id, escaped here
+        // because headers are shown as they are.
+        var head = ReportTable(headers: ["meeting", Markdown.escape(header.meeting)])
+        head.add(text: ["title", header.title ?? "—"])
+        head.add(text: ["engine", header.engine ?? "—"])
+        head.add(text: ["start", header.start.map(ReportText.timestamp) ?? "—"])
+        head.add(text: ["end", header.end.map(ReportText.timestamp) ?? "—"])
+        head.add(text: ["duration", header.durationMs.map(ReportText.duration) ?? "—"])
+        head.add(text: ["participants", String(header.participants)])
+        out += head.markdown + "\n"
         out += "Times below are offsets from the start (+m:ss.mmm); statistics are over warm reports.\n\n"
         if !damage.isEmpty {
             out += "> **Warning: \(damageNotice)**\n"
@@ -30,44 +32,26 @@ extension MeetingReport {
         out += verdictMarkdown(t0)
 
         out += "## Participants\n\n"
-        var conn = MarkdownTable(headers: ["uid", "connections", "disconnects", "abnormal", "reconnects",
-                                           "warm reports", "cold reports"], rightAligned: [1, 2, 3, 4, 5, 6])
+        var conn = ReportTable(headers: ["uid", "connections", "disconnects", "abnormal", "reconnects",
+                                         "warm reports", "cold reports"], numeric: [1, 2, 3, 4, 5, 6])
         for p in analysis.participants {
-            conn.add([p.uid, String(p.connections), String(p.disconnects.count),
+            conn.add(text: [p.uid, String(p.connections), String(p.disconnects.count),
                       String(p.disconnects.count { $0.error != nil }), String(p.reconnects),
                       String(p.warmReports), String(p.coldReports)])
         }
-        out += conn.safeRendered + "\n"
+        out += conn.markdown + "\n"
 
         if hasQualityData {
             out += "### Quality\n\n"
-            var q = MarkdownTable(headers: ["uid", "MOS mean", "p5", "p50", "p95", "loss % mean", "p95",
-                                            "RTT ms mean", "p95", "jitter ms mean", "p95", "kbps mean", "p5"],
-                                  rightAligned: Set(1...12))
-            for p in analysis.participants {
-                func n(_ x: Double?) -> String { ReportText.number(x) }
-                q.add([p.uid, n(p.mos?.mean), n(p.mos?.p5), n(p.mos?.p50), n(p.mos?.p95),
-                       n(p.lossPct?.mean), n(p.lossPct?.p95), n(p.rttMs?.mean), n(p.rttMs?.p95),
-                       n(p.jitterMs?.mean), n(p.jitterMs?.p95), n(p.bitrateKbps?.mean), n(p.bitrateKbps?.p5)])
-            }
-            out += q.safeRendered + "\n"
+            out += qualityTable.markdown + "\n"
 
             out += "### Time per tier\n\n"
-            var tiers = MarkdownTable(headers: ["uid"] + Tier.reportOrder.map(\.name) + ["changes", "flaps", "SDK agreement"],
-                                      rightAligned: Set(1...9))
-            for p in analysis.participants {
-                tiers.add([p.uid] + Tier.reportOrder.map { ReportText.duration(p.tierMs[$0]) }
-                          + [String(p.tierChanges), String(p.flaps), ReportText.percent(p.sdkTierAgreement)])
-            }
-            out += tiers.safeRendered + "\n"
+            out += tierTable.markdown + "\n"
         }
 
-        let disconnects = analysis.participants.flatMap { p in p.disconnects.map { (p.uid, $0) } }
-        if !disconnects.isEmpty {
+        if analysis.participants.contains(where: { !$0.disconnects.isEmpty }) {
             out += "### Disconnects\n\n"
-            var d = MarkdownTable(headers: ["uid", "at", "reason", "error"])
-            for (uid, x) in disconnects { d.add([uid, ReportText.offset(x.ts, from: t0), x.reason, x.error ?? "—"]) }
-            out += d.safeRendered + "\n"
+            out += disconnectsTable(t0).markdown + "\n"
         }
 
         out += contextMarkdown(t0)
@@ -76,16 +60,13 @@ extension MeetingReport {
         if analysis.subscriptions.isEmpty {
             out += "No subscriptions.\n\n"
         } else {
-            var tr = MarkdownTable(headers: ["subscriber", "publisher", "track", "kind", "subscribed", "first frame",
+            var tr = ReportTable(headers: ["subscriber", "publisher", "track", "kind", "subscribed", "first frame",
                                              "stalls", "stalled", "stall ratio", "under good tier"],
-                                   rightAligned: [5, 6, 7, 8, 9])
+                                 numeric: [5, 6, 7, 8, 9])
             for s in analysis.subscriptions {
-                tr.add([s.subscriber, s.publisher, s.track, s.kind ?? "—", ReportText.offset(s.subscribeTs, from: t0),
-                        s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never",
-                        String(s.stallCount), ReportText.duration(s.stalledMs), ReportText.percent(s.stallRatio, places: 2),
-                        String(s.stallsUnderGoodTier)])
+                tr.add(subscriptionCells(s, t0))
             }
-            out += tr.safeRendered + "\n"
+            out += tr.markdown + "\n"
             // The codes of a subscription as a list under the table: in a
             // column they made every row as wide as the longest list.
             let flagged = analysis.subscriptions.compactMap { s in
@@ -103,14 +84,12 @@ extension MeetingReport {
             let stalls = analysis.subscriptions.flatMap { s in s.stalls.map { (s, $0) } }
             if !stalls.isEmpty {
                 out += "### Stalls\n\n"
-                var st = MarkdownTable(headers: ["subscriber", "track", "start", "end", "length", "tier at start"],
-                                       rightAligned: [4])
+                var st = ReportTable(headers: ["subscriber", "track", "start", "end", "length", "tier at start"],
+                                     numeric: [4])
                 for (s, x) in stalls {
-                    st.add([s.subscriber, s.track, ReportText.offset(x.start, from: t0),
-                            ReportText.offset(x.end, from: t0) + (x.open ? " (open)" : ""),
-                            ReportText.duration(x.durationMs), x.tier.name])
+                    st.add(stallCells(s, x, t0))
                 }
-                out += st.safeRendered + "\n"
+                out += st.markdown + "\n"
             }
         }
 
@@ -129,9 +108,7 @@ extension MeetingReport {
         if analysis.issues.isEmpty {
             out += "None.\n"
         } else {
-            var iss = MarkdownTable(headers: ["code", "uid", "detail"])
-            for i in analysis.issues { iss.add([i.code.rawValue, i.uid ?? "—", i.detail]) }
-            out += iss.safeRendered
+            out += issuesTable.markdown
         }
         return out
     }
@@ -142,47 +119,15 @@ extension MeetingReport {
     /// participant's context timeline, shares and sub-meeting moves. Left
     /// out when the logs have none of it.
     func contextMarkdown(_ t0: Int64) -> String {
-        let people = context.participants.filter { $0.talkMs > 0 || $0.handups > 0 || $0.hasItems }
-        guard !people.isEmpty || !context.shares.isEmpty || !context.subMeetingMoves.isEmpty else { return "" }
+        guard hasContextSection else { return "" }
         var out = "## Context\n\n"
         out += "What the speaker snapshots and the context events say; none of it changes a figure above.\n\n"
-        if !people.isEmpty {
-            var t = MarkdownTable(headers: ["uid", "talk time", "hands raised", "media changes", "audio routes",
-                                            "interruptions", "device changes"], rightAligned: Set(1...6))
-            for p in people {
-                t.add([p.uid, ReportText.duration(p.talkMs), String(p.handups), String(p.mediaChanges.count),
-                       String(p.audioRoutes.count), String(p.interruptions.count), String(p.devices.count)])
-            }
-            out += t.safeRendered + "\n"
-        }
-        for p in people where p.hasItems {
-            out += "### \(MarkdownText.inline(p.uid))\n\n"
-            var t = MarkdownTable(headers: ["at", "what"])
-            for r in contextRows(p) { t.add([ReportText.offset(r.ts, from: t0), r.what]) }
-            out += t.safeRendered + "\n"
-        }
-        if !context.shares.isEmpty {
-            out += "### Shares\n\n"
-            var t = MarkdownTable(headers: ["publisher", "kind", "start", "end"])
-            for s in context.shares {
-                t.add([s.publisher, s.kind.rawValue, ReportText.offset(s.startTs, from: t0),
-                       s.endTs.map { ReportText.offset($0, from: t0) } ?? "(not stopped)"])
-            }
-            out += t.safeRendered + "\n"
-        }
-        if !context.subMeetingMoves.isEmpty {
-            out += "### Moves to sub-meetings\n\n"
-            var t = MarkdownTable(headers: ["at", "uid", "target", "reason"])
-            for m in context.subMeetingMoves { t.add([ReportText.offset(m.ts, from: t0), m.uid, m.target, m.reason ?? "—"]) }
-            out += t.safeRendered + "\n"
+        for part in contextTables(t0) {
+            if let heading = part.heading { out += "### \(MarkdownText.inline(heading))\n\n" }
+            out += part.table.markdown + "\n"
         }
         return out
     }
-}
-
-extension MarkdownTable {
-    /// The same as `rendered`: cells are escaped when added.
-    var safeRendered: String { rendered }
 }
 
 /// Text from the logs outside a table cell.

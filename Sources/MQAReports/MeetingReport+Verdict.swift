@@ -40,14 +40,15 @@ extension MeetingReport {
         b += "<p class=\"lead\">\(verdictLead.html)</p>\n"
         if !analysis.subscriptions.isEmpty { b += "<p class=\"muted\">\(stalledSentence.html)</p>\n" }
         b += "<div class=\"cols\">\n<div>\n<h3>Who suffered most</h3>\n"
-        var t = HTMLTable(headers: ["#", "who", "impact", "stalled (% watched)", "poor/bad", "abn. disc."],
-                          numeric: [0, 2, 3, 4, 5])
+        var t = ReportTable(headers: ["#", "who", "impact", "stalled (% watched)", "poor/bad", "abn. disc."],
+                            numeric: [0, 2, 3, 4, 5])
         for (k, p) in impacts.prefix(MeetingReport.verdictParticipants).enumerated() {
             let share = p.stalledShare.map { " · \(ReportText.percent($0))" } ?? ""
-            t.addMarkup([String(k + 1), uidLink(p.uid), ReportText.duration(p.impactMs), (ReportText.duration(p.stalledMs) + share).html,
-                         p.lowTierMs.map(ReportText.duration) ?? "no data", String(p.abnormalDisconnects)])
+            t.add([.int(k + 1), .markup(html: uidLink(p.uid), text: p.uid), .text(ReportText.duration(p.impactMs)),
+                   .text(ReportText.duration(p.stalledMs) + share), .text(p.lowTierMs.map(ReportText.duration) ?? "no data"),
+                   .int(p.abnormalDisconnects)])
         }
-        b += t.rendered
+        b += t.html
         if impacts.count > MeetingReport.verdictParticipants {
             b += "<p class=\"muted\">and \(impacts.count - MeetingReport.verdictParticipants) more in "
             b += HTMLPage.link("#participants", "Participants") + ".</p>\n"
@@ -89,14 +90,15 @@ extension MeetingReport {
         var b = "<section id=\"incidents\">\n<h2>Incidents</h2>\n"
         b += "<p class=\"legend\">\(MeetingReport.incidentRule.html)</p>\n"
         guard !incidents.isEmpty else { return b + "<p class=\"muted\">None.</p>\n</section>\n" }
-        var t = HTMLTable(headers: ["#", "start", "end", "who", "what", "cause", "evidence"], numeric: [0, 1, 2])
+        var t = ReportTable(headers: ["#", "start", "end", "who", "what", "cause", "evidence"], numeric: [0, 1, 2])
         for (k, i) in incidents.enumerated() {
-            t.addMarkup([String(k + 1), ReportText.shortOffset(i.startTs, from: t0), ReportText.shortOffset(i.endTs, from: t0),
-                         incidentSubjectHTML(i), IncidentText.kinds(i).html,
-                         "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span>", IncidentText.evidence(i, qualityData: hasQualityData).html],
-                        id: AnchorID.incident(k + 1))
+            t.add([.int(k + 1), .text(ReportText.shortOffset(i.startTs, from: t0)), .text(ReportText.shortOffset(i.endTs, from: t0)),
+                   .markup(html: incidentSubjectHTML(i), text: i.track.map { "\($0) (\(i.uid))" } ?? i.uid), .text(IncidentText.kinds(i)),
+                   .markup(html: "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span>", text: i.cause.words),
+                   .text(IncidentText.evidence(i, qualityData: hasQualityData))],
+                  id: AnchorID.incident(k + 1))
         }
-        b += HTMLPage.details("All \(incidents.count) incidents, in time order", open: incidents.count <= 10, t.rendered)
+        b += HTMLPage.details("All \(incidents.count) incidents, in time order", open: incidents.count <= 10, t.html)
         return b + "</section>\n"
     }
 

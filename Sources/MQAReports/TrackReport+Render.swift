@@ -47,27 +47,9 @@ extension TrackReport {
         out += " · start \(header.start.map(ReportText.timestamp) ?? "—")\n\n"
         out += "**Verdict: \(verdict.rawValue)**: \(verdict.explanation) (\(sharedStallCount) of \(stallCount) stalls shared).\n\n"
         out += "Rule: \(TrackReport.ruleText)\n\n"
-        var t = MarkdownTable(headers: ["subscriber", "publisher", "subscribed", "first frame", "stalls", "shared",
-                                        "stalled", "stall ratio", "attribution"], rightAligned: [2, 3, 4, 5, 6, 7])
-        for r in rows {
-            let s = r.subscription
-            t.add([s.subscriber, s.publisher, ReportText.offset(s.subscribeTs, from: origin),
-                   s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never", String(s.stallCount), String(r.sharedStallCount),
-                   ReportText.duration(s.stalledMs), ReportText.percent(s.stallRatio, places: 2), r.attribution])
-        }
-        out += t.safeRendered
-        let stalls = rows.flatMap { r in zip(r.subscription.stalls, r.sharedWith).map { (r.subscription.subscriber, $0, $1) } }
-        if !stalls.isEmpty {
-            out += "\n## Stalls\n\n"
-            var st = MarkdownTable(headers: ["subscriber", "start", "end", "length", "tier at start", "lines up with"],
-                                   rightAligned: [1, 2, 3])
-            for (uid, x, who) in stalls {
-                st.add([uid, ReportText.offset(x.start, from: origin),
-                        ReportText.offset(x.end, from: origin) + (x.open ? " (open)" : ""),
-                        ReportText.duration(x.durationMs), x.tier.name, who.isEmpty ? "— (own)" : who.joined(separator: ", ")])
-            }
-            out += st.safeRendered
-        }
+        out += subscriptionsTable.markdown
+        let stalls = stallsTable
+        if !stalls.rows.isEmpty { out += "\n## Stalls\n\n" + stalls.markdown }
         return out
     }
 
@@ -119,26 +101,39 @@ extension TrackReport {
         b += "<div class=\"chart\">" + SVGCharts.stallTimeline(rowsSVG, axis: axis, caption: "Stall timeline of the track per subscriber") + "</div>\n"
         b += "</figure>\n"
         b += "<h2>Subscriptions</h2>\n"
-        var t = HTMLTable(headers: ["subscriber", "publisher", "subscribed", "first frame", "stalls", "shared", "stalled",
-                                    "stall ratio", "attribution"], numeric: [2, 3, 4, 5, 6, 7])
-        for r in rows {
-            let s = r.subscription
-            t.add([s.subscriber, s.publisher, ReportText.offset(s.subscribeTs, from: origin),
-                   s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never", String(s.stallCount), String(r.sharedStallCount),
-                   ReportText.duration(s.stalledMs), ReportText.percent(s.stallRatio, places: 2), r.attribution])
-        }
-        b += t.rendered
-        let stalls = rows.flatMap { r in zip(r.subscription.stalls, r.sharedWith).map { (r.subscription.subscriber, $0, $1) } }
-        if !stalls.isEmpty {
+        b += subscriptionsTable.html
+        let stalls = stallsTable
+        if !stalls.rows.isEmpty {
             b += "<h2>Stalls</h2>\n"
-            var st = HTMLTable(headers: ["subscriber", "start", "end", "length", "tier at start", "lines up with"], numeric: [1, 2, 3])
-            for (uid, x, who) in stalls {
-                st.add([uid, ReportText.offset(x.start, from: origin), ReportText.offset(x.end, from: origin) + (x.open ? " (open)" : ""),
-                        ReportText.duration(x.durationMs), x.tier.name, who.isEmpty ? "— (own)" : who.joined(separator: ", ")])
-            }
-            b += HTMLPage.details("All \(stalls.count) stalls", open: stalls.count <= 10, st.rendered)
+            b += HTMLPage.details("All \(stalls.rows.count) stalls", open: stalls.rows.count <= 10, stalls.html)
         }
         b += "<footer>Times are offsets from the meeting's start (\(header.start.map(ReportText.timestamp) ?? "—")); chart clocks are UTC.</footer>"
         return HTMLPage.document(title: "Track \(track) — meeting \(header.meeting)", body: b)
+    }
+
+    /// One row per subscription of the track.
+    var subscriptionsTable: ReportTable {
+        var t = ReportTable(headers: ["subscriber", "publisher", "subscribed", "first frame", "stalls", "shared",
+                                      "stalled", "stall ratio", "attribution"], numeric: [2, 3, 4, 5, 6, 7])
+        for r in rows {
+            let s = r.subscription
+            t.add([.text(s.subscriber), .text(s.publisher), .text(ReportText.offset(s.subscribeTs, from: origin)),
+                   .text(s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never"), .int(s.stallCount), .int(r.sharedStallCount),
+                   .text(ReportText.duration(s.stalledMs)), .text(ReportText.percent(s.stallRatio, places: 2)), .text(r.attribution)])
+        }
+        return t
+    }
+
+    /// Every stall of the track, with the subscribers it lines up with.
+    var stallsTable: ReportTable {
+        var t = ReportTable(headers: ["subscriber", "start", "end", "length", "tier at start", "lines up with"], numeric: [1, 2, 3])
+        for r in rows {
+            for (x, who) in zip(r.subscription.stalls, r.sharedWith) {
+                t.add(text: [r.subscription.subscriber, ReportText.offset(x.start, from: origin),
+                             ReportText.offset(x.end, from: origin) + (x.open ? " (open)" : ""),
+                             ReportText.duration(x.durationMs), x.tier.name, who.isEmpty ? "— (own)" : who.joined(separator: ", ")])
+            }
+        }
+        return t
     }
 }

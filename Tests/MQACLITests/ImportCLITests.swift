@@ -61,6 +61,20 @@ import Testing
         #expect(json(again)["skippedFiles"] as? Int == 2, "\(again)")
     }
 
+    /// A skipped connection's id comes from the dump: in the text summary
+    /// its control characters are shown as escapes, never sent raw.
+    @Test func skippedConnectionIdsCannotDriveTheTerminal() {
+        let dump = ImportCLITests.rtcstats.replacingOccurrences(of: #""pc2""#, with: #""pc\u001b]0;owned\u0007""#)
+        let rtc = dir.write("client.log", dump)
+        let r = MQA.run(["ingest", "--db", db, rtc])
+        #expect(r.stdout.contains("connection pc\\u001b]0;owned\\u0007: "), "\(r)")
+        #expect(!r.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(r)")
+        // JSON keeps the id exact; its own escaping makes it safe.
+        let j = MQA.run(["ingest", "--db", dir.file("other.sqlite"), "--format", "json", rtc])
+        let skipped = json(j)["skippedConnections"] as? [[String: String]] ?? []
+        #expect(skipped.first?["connection"] == "pc\u{1B}]0;owned\u{07}", "\(j)")
+    }
+
     @Test func forcedFormatAndMeeting() {
         let web = dir.write("w.json", ImportCLITests.internals)
         let forced = MQA.run(["ingest", "--db", db, "--input-format", "rtcstats", web])

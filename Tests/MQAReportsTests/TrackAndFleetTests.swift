@@ -40,8 +40,8 @@ import Testing
         #expect(b.score == 4)  // 4 s stall, no quality data, "meeting_ended" has no error
         #expect(b.lowTierMs == nil)
         let fleet = FleetReport(entries: [b, a])
-        #expect(fleet.ranked.map(\.meeting) == ["m-42", "m-cdn"])
-        #expect(FleetReport(entries: [b, a], top: 1).ranked.map(\.meeting) == ["m-42"])
+        #expect(fleet.ranked.map(\.header.meeting) == ["m-42", "m-cdn"])
+        #expect(FleetReport(entries: [b, a], top: 1).ranked.map(\.header.meeting) == ["m-42"])
         #expect(fleet.issueTotals[.noQualityData]?.meetings == 1)
         #expect(fleet.markdown.contains("30 s per disconnect with an error"))
     }
@@ -60,14 +60,14 @@ import Testing
             #expect(!page.contains("0 ms"))
         }
         // The stored-summary form (`mqa meetings`) says the same whatever the summary holds.
-        let stored = FleetEntry(meeting: "m", title: nil, engine: "cdn", start: nil, durationMs: nil, participants: 1,
+        let stored = FleetEntry(header: MeetingHeader(meeting: "m", title: nil, engine: "cdn", start: nil, end: nil, participants: 1),
                                 stalledMs: 0, lowTierMs: 0, abnormalDisconnects: 0)
         #expect(stored.lowTierMs == nil)
     }
 
     @Test func tiesRankByMeetingId() {
         var x = FleetEntry(sfu), y = FleetEntry(sfu)
-        x.meeting = "b"; y.meeting = "a"
-        #expect(FleetReport(entries: [x, y]).ranked.map(\.meeting) == ["a", "b"])
+        x.header.meeting = "b"; y.header.meeting = "a"
+        #expect(FleetReport(entries: [x, y]).ranked.map(\.header.meeting) == ["a", "b"])
     }
 }

@@ -1,4 +1,5 @@
 import MQADomain
+import MQAReports
 
 /// `mqa check`
 enum CheckCommand {
@@ -22,9 +23,6 @@ enum CheckCommand {
 
     static let command = Subcommand(spec: spec, run: run)
 
-    /// Damaged chunks listed in the md output before "… and N more".
-    static let shownDamage = 1000
-
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try args.choice("--format", ["md", "json"], default: "md", usage: spec.usage)
         let path = try context.databasePath(args)
@@ -42,11 +40,7 @@ enum CheckCommand {
             result = r
         }
         let out = try context.output(args)
-        if format == "json" {
-            out.write(result.json.rendered(pretty: true) + "\n")
-        } else {
-            out.write(markdown(result, path: path))
-        }
+        out.write(CheckReport(result, path: path).render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
         if !result.isClean {
             context.stderr.write(
@@ -54,27 +48,5 @@ enum CheckCommand {
             return ExitCode.failure
         }
         return ExitCode.success
-    }
-
-    static func markdown(_ r: StoreCheckResult, path: String) -> String {
-        var text = "# Store check: \(Markdown.escape(path))\n\n"
-        text += "- SQLite integrity_check: \(r.integrity == ["ok"] ? "ok" : "FAILED (\(r.integrity.count) messages)")\n"
-        text += "- report chunks: \(r.reportChunks) (\(r.reports) quality reports)\n"
-        text += "- event chunks: \(r.eventChunks) (\(r.events) events)\n"
-        if r.isClean {
-            text += "\nNo damage found.\n"
-            return text
-        }
-        text += "\n## Damage (\(r.damage.count))\n\n"
-        var table = MarkdownTable(headers: ["meeting", "uid", "table", "chunk", "reason"])
-        for d in r.damage.prefix(shownDamage) {
-            // Ids come from logs: `<` and `>` escaped, as in the reports.
-            table.add([d.meeting, d.uid, d.table, d.chunk.map { String($0) } ?? "—", d.reason])
-        }
-        text += table.rendered
-        if r.damage.count > shownDamage {
-            text += "\n… and \(r.damage.count - shownDamage) more (`--format json` lists all)\n"
-        }
-        return text
     }
 }

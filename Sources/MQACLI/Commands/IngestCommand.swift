@@ -1,5 +1,6 @@
 import Foundation
 import MQADomain
+import MQAReports
 import MQAStore
 
 /// `mqa ingest FILE...`
@@ -115,11 +116,7 @@ enum IngestCommand {
         if rejectsTotal > shownRejects {
             context.stderr.write("… and \(rejectsTotal - shownRejects) more rejected lines (`mqa query rejects` lists them all)\n")
         }
-        if format == "json" {
-            out.write(summary.json.rendered() + "\n")
-        } else {
-            out.write(summary.text + "\n")
-        }
+        out.write(IngestReport(summary).render(format == "json" ? .json : .md))
         out.flush()
         if ingester.failedInputs > 0 { return ExitCode.failure }
         return summary.rejected > 0 ? ExitCode.rejectedLines : ExitCode.success

@@ -32,45 +32,15 @@ enum MeetingsCommand {
         let store = try context.openStore(args, requireMeetings: true)
         var entries: [FleetEntry] = []
         for row in try store.meetingSummaries() where CommandContext.inWindow(row.start, window) {
-            var duration: Int64? = nil
-            if let start = row.start, let end = row.end { duration = end - start }
-            entries.append(FleetEntry(
-                meeting: row.meeting, title: row.title, engine: row.engine, start: row.start, durationMs: duration,
-                participants: row.participants, stalledMs: row.stalledMs, lowTierMs: row.lowTierMs,
-                abnormalDisconnects: row.abnormalDisconnects))
+            let header = MeetingHeader(meeting: row.meeting, title: row.title, engine: row.engine, start: row.start, end: row.end,
+                                       participants: row.participants)
+            entries.append(FleetEntry(header: header, stalledMs: row.stalledMs, lowTierMs: row.lowTierMs,
+                                      abnormalDisconnects: row.abnormalDisconnects))
         }
-        entries.sort { ($0.start ?? Int64.min, $1.meeting) > ($1.start ?? Int64.min, $0.meeting) }
+        entries.sort { ($0.header.start ?? Int64.min, $1.header.meeting) > ($1.header.start ?? Int64.min, $0.header.meeting) }
         if entries.count > top { entries.removeLast(entries.count - top) }
         let out = try context.output(args)
-        switch format {
-        case "json":
-            var items: [JSON] = []
-            for e in entries {
-                let fields: [(String, JSON)] = [
-                    ("meeting", .string(e.meeting)), ("title", .optional(e.title)), ("engine", .optional(e.engine)),
-                    ("start", .optional(e.start)), ("durationMs", .optional(e.durationMs)),
-                    ("participants", .int(Int64(e.participants))), ("score", .double(e.score)),
-                ]
-                items.append(.object(fields))
-            }
-            out.write(JSON.array(items).rendered(pretty: true) + "\n")
-        case "csv":
-            out.write("meeting,start,durationMs,participants,score,title\n")
-            for e in entries {
-                let cells: [String] = [CSV.cell(e.meeting), e.start.map { String($0) } ?? "", e.durationMs.map { String($0) } ?? "",
-                                       String(e.participants), CSV.number(e.score), CSV.cell(e.title ?? "")]
-                out.write(cells.joined(separator: ",") + "\n")
-            }
-        default:
-            var table = MarkdownTable(headers: ["meeting", "start (UTC)", "duration", "participants", "score", "title"],
-                                      rightAligned: [2, 3, 4])
-            for e in entries {
-                let start = e.start.map { Time.iso($0) } ?? "—"
-                let duration = e.durationMs.map { Time.duration($0) } ?? "—"
-                table.add([e.meeting, start, duration, String(e.participants), JSON.number((e.score * 10).rounded() / 10), e.title ?? "—"])
-            }
-            out.write(table.rendered)
-        }
+        out.write(MeetingListReport(entries).render(ReportFormat(rawValue: format) ?? .md))
         return ExitCode.success
     }
 }

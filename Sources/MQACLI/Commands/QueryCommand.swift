@@ -1,6 +1,7 @@
 import Foundation
 import MQADomain
 import MQAQueries
+import MQAReports
 import MQAStore
 
 /// `mqa query NAME` / `mqa query --list`
@@ -34,9 +35,7 @@ enum QueryCommand {
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let out = try context.output(args)
         if args.has("--list") {
-            var table = MarkdownTable(headers: ["query", "what it returns"])
-            for (name, sql) in Queries.named { table.add([name, summary(of: sql)]) }
-            out.write(table.rendered)
+            out.write(QueryReport.list(Queries.named))
             out.flush()
             return ExitCode.success
         }
@@ -79,71 +78,8 @@ enum QueryCommand {
             throw UsageError("query '\(name)' needs --param \(key)=VALUE")
         }
         let result = try store.runQuery(name, parameters: bound)
-        switch format {
-        case "json":
-            // The reports' conventions: camelCase keys (`duration_ms` is
-            // `durationMs`), times and durations in ms.
-            let keys = result.columns.map(camelCase)
-            let items = result.rows.map { row in JSON.object(zip(keys, row).map { ($0, json($1)) }) }
-            out.write(JSON.array(items).rendered(pretty: true) + "\n")
-        case "csv":
-            out.write(result.columns.map(CSV.cell).joined(separator: ",") + "\n")
-            for row in result.rows { out.write(row.map(csv).joined(separator: ",") + "\n") }
-        default:
-            var table = MarkdownTable(headers: result.columns)
-            for (i, v) in (result.rows.first ?? []).enumerated() {
-                if case .int = v { table.rightAligned.insert(i) }
-                if case .double = v { table.rightAligned.insert(i) }
-            }
-            for row in result.rows { table.add(row.map(text)) }
-            out.write(table.rendered)
-        }
+        out.write(QueryReport(result).render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
         return ExitCode.success
-    }
-
-    /// `low_tier_ms` → `lowTierMs`: a column name as the reports' JSON
-    /// spells its keys.
-    static func camelCase(_ column: String) -> String {
-        let words = column.split(separator: "_")
-        guard let first = words.first else { return column }
-        return String(first) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
-    }
-
-    /// The first comment line of a query file: what it returns.
-    static func summary(of sql: String) -> String {
-        let first = sql.split(separator: "\n").first { $0.hasPrefix("--") } ?? ""
-        return first.dropFirst(2).trimmingCharacters(in: .whitespaces)
-    }
-
-    static func json(_ v: SQLValue) -> JSON {
-        switch v {
-        case .null: .null
-        case .int(let i): .int(i)
-        case .double(let d): .double(d)
-        case .text(let s): .string(s)
-        case .blob(let b): .string(TerminalText.escaped(bytes: b))
-        }
-    }
-
-    static func text(_ v: SQLValue) -> String {
-        switch v {
-        case .null: ""
-        case .int(let i): String(i)
-        case .double(let d): JSON.number((d * 1000).rounded() / 1000)
-        case .text(let s): short(TerminalText.escaped(s))
-        case .blob(let b): short(TerminalText.escaped(bytes: b))
-        }
-    }
-
-    static func short(_ s: String) -> String { s.count > 120 ? String(s.prefix(119)) + "…" : s }
-
-    static func csv(_ v: SQLValue) -> String {
-        switch v {
-        case .int, .double: text(v)
-        case .text(let s): CSV.cell(TerminalText.escaped(s))
-        case .blob(let b): CSV.cell(TerminalText.escaped(bytes: b))
-        default: CSV.cell(text(v))
-        }
     }
 }

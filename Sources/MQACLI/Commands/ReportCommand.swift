@@ -24,7 +24,7 @@ enum ReportOptions {
     static func meetingLog(_ store: EventStore, _ id: String, _ context: CommandContext) throws -> MeetingLog {
         let id = try store.resolveMeeting(id)
         guard let log = try store.meetingLog(id, lenient: true) else { throw StoreError.noMeeting(id) }
-        for d in log.damage { context.stderr.write("Warning: \(d); left out of the report\n") }
+        for d in log.damage { context.stderr.write("Warning: \(TerminalText.escaped(d.description)); left out of the report\n") }
         return log
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MQADomain
+import MQAReports
 
 /// `mqa tiers --meeting ID [--uid U]`
 enum TiersCommand {
@@ -37,36 +38,8 @@ enum TiersCommand {
         if let uid, !log.clients.contains(where: { $0.uid == uid }) {
             throw StoreError.noClient(meeting: meeting, uid: uid)
         }
-        let connections = analysis.connections.filter { uid == nil || $0.uid == uid }
         let out = try context.output(args)
-        switch format {
-        case "json":
-            out.write(analysis.tiersJSON(uid: uid).rendered(pretty: true) + "\n")
-        case "csv":
-            out.write("uid,connection,ts,time,from,to\n")
-            for c in connections {
-                for change in c.changes {
-                    out.write("\(CSV.cell(c.uid)),\(c.index),\(change.ts),\(Time.iso(change.ts)),\(change.from.name),\(change.to.name)\n")
-                }
-            }
-        default:
-            out.write("# Tiers of meeting \(Markdown.escape(meeting))\n\n")
-            if analysis.isCDN { out.write("No quality data (CDN engine): the CDN engine has no quality feed, so no tier can be computed.\n\n") }
-            for c in connections {
-                out.write("## \(Markdown.escape(c.uid)), connection \(c.index): \(Time.iso(c.start)) – \(Time.iso(c.end)) (\(Time.duration(c.end - c.start)))\n\n")
-                var time = MarkdownTable(headers: Tier.reportOrder.map(\.name), rightAligned: Set(0..<6))
-                time.add(Tier.reportOrder.map { Time.duration(c.tierMs[$0]) })
-                out.write(time.rendered + "\n")
-                out.write("\(c.changes.count) changes, \(c.flaps) flaps, \(c.warmReports) warm and \(c.coldReports) cold reports\n\n")
-                if !c.changes.isEmpty {
-                    var table = MarkdownTable(headers: ["time", "+offset", "from", "to"], rightAligned: [1])
-                    for change in c.changes {
-                        table.add([Time.iso(change.ts), Time.duration(change.ts - c.start), change.from.name, change.to.name])
-                    }
-                    out.write(table.rendered + "\n")
-                }
-            }
-        }
+        out.write(TiersReport(analysis, uid: uid).render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
         return ExitCode.success
     }

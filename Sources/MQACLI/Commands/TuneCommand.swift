@@ -1,5 +1,6 @@
 import Foundation
 import MQADomain
+import MQAReports
 
 /// `mqa tune --grid FILE [--target TIER] [--lead-ms N] [--partials]`,
 /// `mqa tune --merge FILE...`
@@ -43,15 +44,6 @@ enum TuneCommand {
         ])
 
     static let command = Subcommand(spec: spec, run: run)
-
-    /// What the md header says about the sweep.
-    struct Figures {
-        var configs: Int
-        var stalls: Int
-        var reports: Int
-        var connections: Int
-        var options: TuningOptions
-    }
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         if args.has("--merge") { return try merge(args, context) }
@@ -122,7 +114,7 @@ enum TuneCommand {
         }
         // The same ranking as `Tuning.sweep`, from the counts just made.
         let results = Tuning.rank(configs: configs, scores: counts.map(TuningScore.init))
-        let figures = Figures(configs: configs.count, stalls: corpus.stallCount, reports: corpus.reportCount,
+        let figures = TuneReport.Figures(configs: configs.count, stalls: corpus.stallCount, reports: corpus.reportCount,
                               connections: corpus.connectionCount, options: options)
         write(results, keys: grid.axes.map(\.key), figures: figures, format: format, top: top, to: out)
         return ExitCode.success
@@ -148,56 +140,16 @@ enum TuneCommand {
         let grid = try TuningGrid.parse(Data(total.grid.utf8))
         let results = try total.results()
         context.stderr.write("tune: merged \(parts.count) partials: \(total.meetings) meetings, \(total.reports) reports\n")
-        let figures = Figures(configs: results.count, stalls: total.stalls, reports: total.reports,
+        let figures = TuneReport.Figures(configs: results.count, stalls: total.stalls, reports: total.reports,
                               connections: total.connections,
                               options: TuningOptions(target: total.target, leadMs: total.leadMs))
         write(results, keys: grid.axes.map(\.key), figures: figures, format: format, top: top, to: try context.output(args))
         return ExitCode.success
     }
-
     /// The ranked results in md, json or csv.
-    static func write(_ results: [TuningResult], keys: [String], figures: Figures, format: String, top: Int,
+    static func write(_ results: [TuningResult], keys: [String], figures: TuneReport.Figures, format: String, top: Int,
                       to out: OutputSink) {
-        switch format {
-        case "json":
-            out.write(results.json.rendered(pretty: true) + "\n")
-        case "csv":
-            out.write((["rank"] + keys + ["alarms", "stalls", "covered", "useful", "precision", "recall", "f1",
-                        "alarmsPerHour", "flapsPerHour", "medianLeadMs", "pareto"]).joined(separator: ",") + "\n")
-            for (rank, r) in results.prefix(top).enumerated() {
-                let cells = [String(rank + 1)] + keys.map { CSV.cell(value(of: $0, in: r.config)) } + row(r) + [r.pareto ? "1" : "0"]
-                out.write(cells.joined(separator: ",") + "\n")
-            }
-        default:
-            let options = figures.options
-            out.write("# Tuning: \(figures.configs) configs against \(figures.stalls) stalls\n\n")
-            out.write("Target tier \(options.target.name), lead \(options.leadMs) ms, \(figures.reports) reports in \(figures.connections) connections. `*` marks the Pareto front (recall vs alarms/hour).\n\n")
-            var table = MarkdownTable(
-                headers: ["#", ""] + keys + ["alarms", "stalls", "covered", "useful", "precision", "recall", "F1",
-                                            "alarms/h", "flaps/h", "median lead"],
-                rightAligned: Set(0..<1).union(Set((2 + keys.count)..<(12 + keys.count))))
-            for (rank, r) in results.prefix(top).enumerated() {
-                var cells = [String(rank + 1), r.pareto ? "*" : ""] + keys.map { value(of: $0, in: r.config) }
-                cells += row(r, rounded: true)
-                table.add(cells, markup: Set(cells.indices))  // numbers and config values: nothing from a log
-            }
-            out.write(table.rendered)
-        }
+        out.write(TuneReport(results, keys: keys, figures: figures, top: top).render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
-    }
-
-    static func row(_ r: TuningResult, rounded: Bool = false) -> [String] {
-        let s = r.score
-        func f(_ v: Double) -> String { rounded ? String(format: "%.3f", v) : JSON.number(v) }
-        func h(_ v: Double) -> String { rounded ? String(format: "%.2f", v) : JSON.number(v) }
-        return [String(s.alarms), String(s.stalls), String(s.covered), String(s.useful), f(s.precision), f(s.recall),
-                f(s.f1), h(s.alarmsPerHour), h(s.flapsPerHour),
-                s.medianLeadMs.map { rounded ? Time.duration($0) : String($0) } ?? ""]
-    }
-
-    /// A config key's value as compact JSON text, for the table columns.
-    static func value(of key: String, in config: TierConfig) -> String {
-        guard case .object(let fields) = config.json, let v = fields.first(where: { $0.0 == key })?.1 else { return "" }
-        return v.rendered()
     }
 }

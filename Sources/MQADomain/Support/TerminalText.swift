@@ -37,12 +37,14 @@ public enum TerminalText {
         return out
     }
 
-    static func needsEscape(_ s: Unicode.Scalar) -> Bool {
+    /// Whether `s` is shown as an escape (a control or a bidi override).
+    public static func needsEscape(_ s: Unicode.Scalar) -> Bool {
         let v = s.value
         return v < 0x20 || (v >= 0x7F && v <= 0x9F) || (v >= 0x202A && v <= 0x202E) || (v >= 0x2066 && v <= 0x2069)
     }
 
-    static func escape(_ s: Unicode.Scalar) -> String {
+    /// The visible escape of one scalar that `needsEscape`.
+    public static func escape(_ s: Unicode.Scalar) -> String {
         switch s {
         case "\n": "\\n"
         case "\r": "\\r"

@@ -114,14 +114,16 @@ public struct TuningCounts: Sendable, Equatable {
 
 /// How one config's alarms line up with the stalls (spec "Tuning").
 public struct TuningScore: Sendable, Equatable {
-    public var alarms: Int
-    public var stalls: Int
-    public var covered: Int
-    public var useful: Int
+    /// What the ratios are derived from.
+    public var counts: TuningCounts
+    public var alarms: Int { counts.alarms }
+    public var stalls: Int { counts.stalls }
+    public var covered: Int { counts.covered }
+    public var useful: Int { counts.useful }
     /// Flaps over all connections.
-    public var flaps: Int
+    public var flaps: Int { counts.flaps }
     /// Warm connection time: the time in known tiers.
-    public var warmMs: Int64
+    public var warmMs: Int64 { counts.warmMs }
     /// useful / alarms; 0 with no alarm.
     public var precision: Double
     /// covered / stalls; 0 with no stall.
@@ -132,7 +134,7 @@ public struct TuningScore: Sendable, Equatable {
     public var alarmsPerHour: Double
     public var flapsPerHour: Double
     /// Nearest-rank p50 (the ⌈n/2⌉-th smallest) of the lead times; `nil` with none.
-    public var medianLeadMs: Int64?
+    public var medianLeadMs: Int64? { counts.medianLeadMs }
 
     /// Derives the ratios from raw counts and lead times (in any order).
     public init(alarms: Int, stalls: Int, covered: Int, useful: Int, flaps: Int, warmMs: Int64, leads: [Int64]) {
@@ -143,19 +145,14 @@ public struct TuningScore: Sendable, Equatable {
     /// Derives the ratios from the additive counts: the one code path for a
     /// single run and for merged partials, so both give the same bits.
     public init(_ counts: TuningCounts) {
-        alarms = counts.alarms
-        stalls = counts.stalls
-        covered = counts.covered
-        useful = counts.useful
-        flaps = counts.flaps
-        warmMs = counts.warmMs
-        precision = alarms > 0 ? Double(useful) / Double(alarms) : 0
-        recall = stalls > 0 ? Double(covered) / Double(stalls) : 0
+        self.counts = counts
+        let alarms = counts.alarms, stalls = counts.stalls, warmMs = counts.warmMs
+        precision = alarms > 0 ? Double(counts.useful) / Double(alarms) : 0
+        recall = stalls > 0 ? Double(counts.covered) / Double(stalls) : 0
         f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0
         let hours = Double(warmMs) / 3_600_000
         alarmsPerHour = warmMs > 0 ? Double(alarms) / hours : 0
-        flapsPerHour = warmMs > 0 ? Double(flaps) / hours : 0
-        medianLeadMs = counts.medianLeadMs
+        flapsPerHour = warmMs > 0 ? Double(counts.flaps) / hours : 0
     }
 }
 

@@ -1,3 +1,5 @@
+import MQADomain
+
 /// The one escaping function for text from the logs in Markdown output
 /// (table cells, headings, list items), so that no id, title or reason can
 /// restyle a report, start a heading or a new table row, or become a live

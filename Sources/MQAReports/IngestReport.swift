@@ -1,0 +1,71 @@
+import MQADomain
+
+/// What `mqa ingest` prints when it is done, in the spec's terms:
+/// `lines = events + rejected + duplicates + ignored`.
+public struct IngestReport: Sendable {
+    public var summary: IngestSummary
+
+    public init(_ summary: IngestSummary) { self.summary = summary }
+
+    /// The report in `format`: json, or the text form for any other.
+    public func render(_ format: ReportFormat) -> String {
+        format == .json ? json.rendered() + "\n" : text + "\n"
+    }
+
+    /// The `mqa ingest --format json` shape of `Docs/cli.md`.
+    public var json: JSON {
+        let s = summary
+        return .object([
+            ("files", .int(Int64(s.files))), ("skippedFiles", .int(Int64(s.skippedFiles))),
+            ("lines", .int(Int64(s.lines))), ("events", .int(Int64(s.events))), ("reports", .int(Int64(s.reports))),
+            ("rejected", .int(Int64(s.rejected))), ("duplicates", .int(Int64(s.duplicates))),
+            ("ignored", .int(Int64(s.ignored))),
+            ("formats", .object(s.formats.keys.sorted().map { name in
+                let f = s.formats[name]!
+                return (name, .object([
+                    ("files", .int(Int64(f.files))), ("connections", .int(Int64(f.connections))),
+                    ("samples", .int(Int64(f.samples))), ("events", .int(Int64(f.events))),
+                ]))
+            })),
+            ("skippedConnections", .array(s.skippedConnections.map {
+                .object([("file", .string($0.file)), ("connection", .string($0.connection)), ("reason", .string($0.reason))])
+            })),
+        ])
+    }
+
+    /// Aligned `label  value` lines, without a final newline.
+    public var text: String {
+        let s = summary
+        return """
+            files       \(s.files) (\(s.skippedFiles) skipped: content already ingested)
+            lines       \(s.lines)
+            events      \(s.events) stored (\(s.reports) quality reports)
+            rejected    \(s.rejected)\(s.rejected > 0 ? "  (see `mqa query rejects`)" : "")
+            duplicates  \(s.duplicates)
+            ignored     \(s.ignored) (unknown event names)
+            """ + formatsText
+    }
+
+    private var formatsText: String {
+        let s = summary
+        var text = ""
+        // A line per format only when a dump was among the inputs: for plain
+        // event logs it would repeat the files line.
+        let onlyLogs = s.formats.keys.allSatisfy { $0 == InputFormat.events.rawValue } && s.skippedConnections.isEmpty
+        for name in s.formats.keys.sorted() where !onlyLogs {
+            let f = s.formats[name]!
+            let label = "\(name):"
+            text += "\n" + label + String(repeating: " ", count: max(1, 12 - label.count)) + "\(f.files) files"
+            if name != InputFormat.events.rawValue {
+                text += ", \(f.connections) connections, \(f.samples) samples, \(f.events) events"
+            }
+        }
+        // A connection id and the reason (which may quote the dump) come
+        // from the input, like the file name: none may drive the terminal.
+        for c in s.skippedConnections {
+            text += "\nskipped     \(TerminalText.escaped(c.file)) connection "
+                + "\(c.connection.isEmpty ? "-" : TerminalText.escaped(c.connection)): \(TerminalText.escaped(c.reason))"
+        }
+        return text
+    }
+}

@@ -1,0 +1,134 @@
+import MQADomain
+
+// The tables the Markdown and the HTML page both show, built once: each
+// format renders the same rows (HTML adds its row classes and links).
+extension MeetingReport {
+    /// Warm-report statistics per participant.
+    var qualityTable: ReportTable {
+        var t = ReportTable(headers: ["uid", "MOS mean", "p5", "p50", "p95", "loss % mean", "p95", "RTT ms mean", "p95",
+                                      "jitter ms mean", "p95", "kbps mean", "p5"], numeric: Set(1...12))
+        for p in analysis.participants {
+            func n(_ x: Double?) -> String { ReportText.number(x) }
+            t.add(text: [p.uid, n(p.mos?.mean), n(p.mos?.p5), n(p.mos?.p50), n(p.mos?.p95),
+                         n(p.lossPct?.mean), n(p.lossPct?.p95), n(p.rttMs?.mean), n(p.rttMs?.p95),
+                         n(p.jitterMs?.mean), n(p.jitterMs?.p95), n(p.bitrateKbps?.mean), n(p.bitrateKbps?.p5)])
+        }
+        return t
+    }
+
+    /// Time per tier, changes, flaps and SDK agreement per participant.
+    var tierTable: ReportTable {
+        var t = ReportTable(headers: ["uid"] + Tier.reportOrder.map(\.name) + ["changes", "flaps", "SDK agreement"],
+                            numeric: Set(1...9))
+        for p in analysis.participants {
+            t.add(text: [p.uid] + Tier.reportOrder.map { ReportText.duration(p.tierMs[$0]) }
+                  + [String(p.tierChanges), String(p.flaps), ReportText.percent(p.sdkTierAgreement)])
+        }
+        return t
+    }
+
+    /// Every disconnect; abnormal ones (with an error) marked in HTML.
+    func disconnectsTable(_ t0: Int64) -> ReportTable {
+        var t = ReportTable(headers: ["uid", "at", "reason", "error"])
+        for p in analysis.participants {
+            for x in p.disconnects {
+                t.add(text: [p.uid, ReportText.offset(x.ts, from: t0), x.reason, x.error ?? "—"], htmlClass: x.error != nil ? "bad" : nil)
+            }
+        }
+        return t
+    }
+
+    /// One table of the Context section.
+    struct ContextTable {
+        /// A participant's uid, `Shares`, …; nil for the counts that open
+        /// the section.
+        var heading: String?
+        /// For a participant's timeline: how many context events it has.
+        var events: Int?
+        var table: ReportTable
+    }
+
+    /// The Context section's tables in order: the counts per participant,
+    /// each participant's timeline, shares, moves; only those with rows.
+    func contextTables(_ t0: Int64) -> [ContextTable] {
+        let people = contextPeople
+        var out: [ContextTable] = []
+        if !people.isEmpty { out.append(ContextTable(table: contextCountsTable(people))) }
+        for p in people where p.hasItems {
+            let rows = contextRows(p)
+            out.append(ContextTable(heading: p.uid, events: rows.count, table: contextTimelineTable(rows, t0)))
+        }
+        if !context.shares.isEmpty { out.append(ContextTable(heading: "Shares", table: sharesTable(t0))) }
+        if !context.subMeetingMoves.isEmpty { out.append(ContextTable(heading: "Moves to sub-meetings", table: movesTable(t0))) }
+        return out
+    }
+
+    /// Talk time and context counts per participant.
+    func contextCountsTable(_ people: [ParticipantContext]) -> ReportTable {
+        var t = ReportTable(headers: ["uid", "talk time", "hands raised", "media changes", "audio routes",
+                                      "interruptions", "device changes"], numeric: Set(1...6))
+        for p in people {
+            t.add(text: [p.uid, ReportText.duration(p.talkMs), String(p.handups), String(p.mediaChanges.count),
+                         String(p.audioRoutes.count), String(p.interruptions.count), String(p.devices.count)])
+        }
+        return t
+    }
+
+    /// One participant's context timeline.
+    func contextTimelineTable(_ rows: [ContextRow], _ t0: Int64) -> ReportTable {
+        var t = ReportTable(headers: ["at", "what"])
+        for r in rows { t.add(text: [ReportText.offset(r.ts, from: t0), r.what]) }
+        return t
+    }
+
+    /// Screen and window shares.
+    func sharesTable(_ t0: Int64) -> ReportTable {
+        var t = ReportTable(headers: ["publisher", "kind", "start", "end"])
+        for s in context.shares {
+            t.add(text: [s.publisher, s.kind.rawValue, ReportText.offset(s.startTs, from: t0),
+                         s.endTs.map { ReportText.offset($0, from: t0) } ?? "(not stopped)"])
+        }
+        return t
+    }
+
+    /// Moves to sub-meetings.
+    func movesTable(_ t0: Int64) -> ReportTable {
+        var t = ReportTable(headers: ["at", "uid", "target", "reason"])
+        for m in context.subMeetingMoves { t.add(text: [ReportText.offset(m.ts, from: t0), m.uid, m.target, m.reason ?? "—"]) }
+        return t
+    }
+
+    /// Every issue; in HTML the code as a chip and the uid linking its charts.
+    var issuesTable: ReportTable {
+        var t = ReportTable(headers: ["code", "uid", "detail"])
+        for i in analysis.issues {
+            t.add([.markup(html: "<span class=\"code\">\(i.code.rawValue)</span>", text: i.code.rawValue),
+                   .markup(html: i.uid.map(uidLink) ?? "—", text: i.uid ?? "—"), .text(i.detail)])
+        }
+        return t
+    }
+
+    /// A subscription's row in the tracks tables (HTML adds its issues).
+    func subscriptionCells(_ s: Subscription, _ t0: Int64) -> [ReportCell] {
+        [.text(s.subscriber), .text(s.publisher), .text(s.track), .text(s.kind ?? "—"), .text(ReportText.offset(s.subscribeTs, from: t0)),
+         .text(s.timeToFirstFrameMs.map { "\($0) ms" } ?? "never"), .int(s.stallCount), .text(ReportText.duration(s.stalledMs)),
+         .text(ReportText.percent(s.stallRatio, places: 2)), .int(s.stallsUnderGoodTier)]
+    }
+
+    /// A stall's row in the stalls tables.
+    func stallCells(_ s: Subscription, _ x: Stall, _ t0: Int64) -> [ReportCell] {
+        [.text(s.subscriber), .text(s.track), .text(ReportText.offset(x.start, from: t0)),
+         .text(ReportText.offset(x.end, from: t0) + (x.open ? " (open)" : "")), .text(ReportText.duration(x.durationMs)),
+         .text(x.tier.name)]
+    }
+
+    /// The participants who have anything in the Context section.
+    var contextPeople: [ParticipantContext] {
+        context.participants.filter { $0.talkMs > 0 || $0.handups > 0 || $0.hasItems }
+    }
+
+    /// Whether the Context section has anything to show.
+    var hasContextSection: Bool {
+        !contextPeople.isEmpty || !context.shares.isEmpty || !context.subMeetingMoves.isEmpty
+    }
+}

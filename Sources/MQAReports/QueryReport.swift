@@ -1,0 +1,73 @@
+import Foundation
+import MQADomain
+import MQAStore
+
+/// `mqa query NAME`: the rows a named query returned.
+public struct QueryReport: Sendable {
+    public var table: ReportTable
+
+    /// Text longer than this is cut in md, where a row must stay readable.
+    public static let shownCharacters = 120
+
+    /// JSON keys follow the reports' conventions: camelCase (`duration_ms`
+    /// is `durationMs`); times and durations stay in ms.
+    public init(_ result: QueryResult) {
+        // A column is numeric when its first value is: SQLite types values,
+        // not columns.
+        let first = result.rows.first ?? []
+        table = ReportTable(columns: result.columns.enumerated().map { i, name in
+            var numeric = false
+            if i < first.count {
+                switch first[i] {
+                case .int, .double: numeric = true
+                default: break
+                }
+            }
+            return ReportTable.Column(name, key: QueryReport.camelCase(name), numeric: numeric,
+                                      maxCharacters: QueryReport.shownCharacters)
+        })
+        for row in result.rows { table.add(row.map(QueryReport.cell)) }
+    }
+
+    /// The report in `format`: md, json or csv.
+    public func render(_ format: ReportFormat) -> String {
+        switch format {
+        case .json: table.json.rendered(pretty: true) + "\n"
+        case .csv: table.csv
+        case .md, .html: table.markdown
+        }
+    }
+
+    /// `mqa query --list`: each query with the first comment line of its file.
+    public static func list(_ queries: [(name: String, sql: String)]) -> String {
+        var table = ReportTable(headers: ["query", "what it returns"])
+        for (name, sql) in queries { table.add(text: [name, summary(of: sql)]) }
+        return table.markdown
+    }
+
+    /// `low_tier_ms` → `lowTierMs`: a column name as the reports' JSON
+    /// spells its keys.
+    static func camelCase(_ column: String) -> String {
+        let words = column.split(separator: "_")
+        guard let first = words.first else { return column }
+        return String(first) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+
+    /// The first comment line of a query file: what it returns.
+    static func summary(of sql: String) -> String {
+        let first = sql.split(separator: "\n").first { $0.hasPrefix("--") } ?? ""
+        return first.dropFirst(2).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Doubles shown to 3 decimals (exact in JSON); blobs as text with
+    /// their invalid UTF-8 bytes as `\xFF`.
+    static func cell(_ v: SQLValue) -> ReportCell {
+        switch v {
+        case .null: .empty(shown: "")
+        case .int(let i): .int(i)
+        case .double(let d): .number(.double(d), shown: JSON.number((d * 1000).rounded() / 1000))
+        case .text(let s): .text(s)
+        case .blob(let b): .text(TerminalText.escaped(bytes: b))
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import MQADomain
+
+extension ReportTable {
+    /// RFC 4180 CSV: a header line, then a line per row. Text is quoted
+    /// where needed and made inert where a spreadsheet would take it for
+    /// a formula (`CSV.cell`); numbers are written as they are.
+    public var csv: String {
+        var out = columns.map { CSV.cell($0.header) }.joined(separator: ",") + "\n"
+        for row in rows { out += row.cells.map(ReportTable.csvCell).joined(separator: ",") + "\n" }
+        return out
+    }
+
+    static func csvCell(_ cell: ReportCell) -> String {
+        switch cell {
+        case .number(_, let shown): shown
+        case .empty: ""
+        case .text, .literal, .link, .markup: CSV.cell(cell.plain)
+        }
+    }
+}

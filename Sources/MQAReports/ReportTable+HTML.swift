@@ -1,0 +1,29 @@
+import MQADomain
+
+extension ReportTable {
+    /// An HTML table in a scrolling box; numeric columns align right. Text
+    /// cells and headers are escaped (`HTMLEscaping`); markup cells are
+    /// taken as they are.
+    public var html: String {
+        var out = "<div class=\"scroll\"><table>\n<thead><tr>"
+        for c in columns { out += c.numeric ? "<th class=\"n\">\(c.header.html)</th>" : "<th>\(c.header.html)</th>" }
+        out += "</tr></thead>\n<tbody>\n"
+        for row in rows {
+            out += "<tr" + (row.id.map { " id=\"\($0)\"" } ?? "") + (row.htmlClass.map { " class=\"\($0)\"" } ?? "") + ">"
+            for (i, cell) in row.cells.enumerated() {
+                let numeric = i < columns.count && columns[i].numeric
+                out += (numeric ? "<td class=\"n\">" : "<td>") + ReportTable.htmlCell(cell) + "</td>"
+            }
+            out += "</tr>\n"
+        }
+        return out + "</tbody>\n</table></div>\n"
+    }
+
+    static func htmlCell(_ cell: ReportCell) -> String {
+        switch cell {
+        case .text(let s), .literal(let s), .number(_, let s), .empty(let s): s.html
+        case .link(let s, let href): HTMLPage.link(href, s.html)
+        case .markup(let markup, _): markup
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import MQADomain
+
+/// `mqa tiers`: the recomputed tier timeline of a meeting, per connection.
+public struct TiersReport: Sendable {
+    public var analysis: MeetingAnalysis
+    /// Only this client's connections, when given.
+    public var uid: String?
+
+    public init(_ analysis: MeetingAnalysis, uid: String? = nil) {
+        self.analysis = analysis
+        self.uid = uid
+    }
+
+    var connections: [ConnectionAnalysis] { analysis.connections.filter { uid == nil || $0.uid == uid } }
+
+    /// The report in `format`: md, json or csv.
+    public func render(_ format: ReportFormat) -> String {
+        switch format {
+        case .json: analysis.tiersJSON(uid: uid).rendered(pretty: true) + "\n"
+        case .csv: csv
+        case .md, .html: markdown
+        }
+    }
+
+    /// One row per tier change.
+    public var csv: String {
+        var t = ReportTable(headers: ["uid", "connection", "ts", "time", "from", "to"])
+        for c in connections {
+            for change in c.changes {
+                t.add([.text(c.uid), .int(c.index), .int(change.ts), .text(Time.iso(change.ts)),
+                       .text(change.from.name), .text(change.to.name)])
+            }
+        }
+        return t.csv
+    }
+
+    /// Per connection: its span, the time in each tier and every change.
+    public var markdown: String {
+        var out = "# Tiers of meeting \(Markdown.escape(analysis.meeting))\n\n"
+        if analysis.isCDN { out += "No quality data (CDN engine): the CDN engine has no quality feed, so no tier can be computed.\n\n" }
+        for c in connections {
+            out += "## \(Markdown.escape(c.uid)), connection \(c.index): \(Time.iso(c.start)) – \(Time.iso(c.end)) (\(Time.duration(c.end - c.start)))\n\n"
+            var time = ReportTable(headers: Tier.reportOrder.map(\.name), numeric: Set(0..<6))
+            time.add(text: Tier.reportOrder.map { Time.duration(c.tierMs[$0]) })
+            out += time.markdown + "\n"
+            out += "\(c.changes.count) changes, \(c.flaps) flaps, \(c.warmReports) warm and \(c.coldReports) cold reports\n\n"
+            if !c.changes.isEmpty {
+                var table = ReportTable(headers: ["time", "+offset", "from", "to"], numeric: [1])
+                for change in c.changes {
+                    table.add(text: [Time.iso(change.ts), Time.duration(change.ts - c.start), change.from.name, change.to.name])
+                }
+                out += table.markdown + "\n"
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import MQADomain
+
+/// `mqa tune`: tier configs ranked by how well their alarms foretold the
+/// stalls (from one sweep or from merged partials).
+public struct TuneReport: Sendable {
+    /// Ranked, best first.
+    public var results: [TuningResult]
+    /// The grid's keys: one column each.
+    public var keys: [String]
+    public var figures: Figures
+    /// Rows shown in md and csv (json has them all).
+    public var top: Int
+
+    /// What the md header says about the sweep.
+    public struct Figures: Sendable {
+        public var configs: Int
+        public var stalls: Int
+        public var reports: Int
+        public var connections: Int
+        public var options: TuningOptions
+
+        public init(configs: Int, stalls: Int, reports: Int, connections: Int, options: TuningOptions) {
+            self.configs = configs
+            self.stalls = stalls
+            self.reports = reports
+            self.connections = connections
+            self.options = options
+        }
+    }
+
+    public init(_ results: [TuningResult], keys: [String], figures: Figures, top: Int = .max) {
+        self.results = results
+        self.keys = keys
+        self.figures = figures
+        self.top = top
+    }
+
+    /// The report in `format`: md, json or csv.
+    public func render(_ format: ReportFormat) -> String {
+        switch format {
+        case .json: results.json.rendered(pretty: true) + "\n"
+        case .csv: csv
+        case .md, .html: markdown
+        }
+    }
+
+    /// Exact figures, one row per config.
+    public var csv: String {
+        let columns = ["rank"] + keys + ["alarms", "stalls", "covered", "useful", "precision", "recall", "f1",
+                                         "alarmsPerHour", "flapsPerHour", "medianLeadMs", "pareto"]
+        var t = ReportTable(headers: columns)
+        for (rank, r) in results.prefix(top).enumerated() {
+            t.add([.int(rank + 1)] + keys.map { .literal(TuneReport.value(of: $0, in: r.config)) } + TuneReport.cells(r)
+                  + [.int(r.pareto ? 1 : 0)])
+        }
+        return t.csv
+    }
+
+    /// Rounded figures; `*` marks the Pareto front.
+    public var markdown: String {
+        let options = figures.options
+        var out = "# Tuning: \(figures.configs) configs against \(figures.stalls) stalls\n\n"
+        out += "Target tier \(options.target.name), lead \(options.leadMs) ms, \(figures.reports) reports in \(figures.connections) connections. `*` marks the Pareto front (recall vs alarms/hour).\n\n"
+        var t = ReportTable(
+            headers: ["#", ""] + keys + ["alarms", "stalls", "covered", "useful", "precision", "recall", "F1",
+                                        "alarms/h", "flaps/h", "median lead"],
+            numeric: Set(0..<1).union(Set((2 + keys.count)..<(12 + keys.count))))
+        for (rank, r) in results.prefix(top).enumerated() {
+            // Config values are JSON text: their brackets are not Markdown.
+            t.add([.int(rank + 1), .literal(r.pareto ? "*" : "")] + keys.map { .literal(TuneReport.value(of: $0, in: r.config)) }
+                  + TuneReport.cells(r, rounded: true))
+        }
+        return out + t.markdown
+    }
+
+    /// The score's figures: exact, or rounded for reading.
+    static func cells(_ r: TuningResult, rounded: Bool = false) -> [ReportCell] {
+        let s = r.score
+        func f(_ v: Double, _ format: String) -> ReportCell {
+            .number(.double(v), shown: rounded ? String(format: format, v) : JSON.number(v))
+        }
+        let lead: ReportCell = s.medianLeadMs.map { .number(.int($0), shown: rounded ? Time.duration($0) : String($0)) } ?? .empty(shown: "")
+        return [.int(s.alarms), .int(s.stalls), .int(s.covered), .int(s.useful), f(s.precision, "%.3f"), f(s.recall, "%.3f"),
+                f(s.f1, "%.3f"), f(s.alarmsPerHour, "%.2f"), f(s.flapsPerHour, "%.2f"), lead]
+    }
+
+    /// A config key's value as compact JSON text, for the table columns.
+    static func value(of key: String, in config: TierConfig) -> String {
+        guard case .object(let fields) = config.json, let v = fields.first(where: { $0.0 == key })?.1 else { return "" }
+        return v.rendered()
+    }
+}
