@@ -117,6 +117,13 @@ public final class Statement {
         }
     }
 
+    /// The first row's first column as an integer, `nil` when there is no
+    /// row; the statement is reset after, so it holds no snapshot.
+    public func firstInt64() throws -> Int64? {
+        defer { reset() }
+        return try step() ? int64(0) : nil
+    }
+
     /// Runs a statement that returns no rows (or whose rows are not wanted).
     public func run() throws {
         while try step() {}

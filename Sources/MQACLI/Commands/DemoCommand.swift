@@ -127,7 +127,7 @@ enum DemoCommand {
     /// The meeting ranked first by the fleet score (of the stored summaries).
     static func worstMeeting(_ store: EventStore) throws -> String? {
         try store.meetingSummaries()
-            .max { ($0.fleetScore.seconds, $1.meeting) < ($1.fleetScore.seconds, $0.meeting) }?.meeting
+            .max { ($0.fleetScore.seconds, $1.header.meeting) < ($1.fleetScore.seconds, $0.header.meeting) }?.header.meeting
     }
 
     /// The meeting and track with the most stalls, for the track report example.

@@ -31,10 +31,8 @@ enum MeetingsCommand {
         try EventStore.refreshStaleSummaries(path: path)
         let store = try context.openStore(args, requireMeetings: true)
         var entries: [FleetEntry] = []
-        for row in try store.meetingSummaries() where CommandContext.inWindow(row.start, window) {
-            let header = MeetingHeader(meeting: row.meeting, title: row.title, engine: row.engine, start: row.start, end: row.end,
-                                       participants: row.participants)
-            entries.append(FleetEntry(header: header, stalledMs: row.stalledMs, lowTierMs: row.lowTierMs,
+        for row in try store.meetingSummaries() where CommandContext.inWindow(row.header.start, window) {
+            entries.append(FleetEntry(header: row.header, stalledMs: row.stalledMs, lowTierMs: row.lowTierMs,
                                       abnormalDisconnects: row.abnormalDisconnects))
         }
         entries.sort { ($0.header.start ?? Int64.min, $1.header.meeting) > ($1.header.start ?? Int64.min, $0.header.meeting) }

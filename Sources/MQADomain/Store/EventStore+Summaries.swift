@@ -12,9 +12,7 @@ extension EventStore {
             "UPDATE meetings SET stale = ? WHERE id = (SELECT meeting_id FROM clients WHERE id = ?) RETURNING id")
         update.bind(1, stamp)
         update.bind(2, client)
-        guard try update.step() else { throw StoreError.inconsistent("client \(client) has no meeting") }
-        let id = update.int64(0)
-        update.reset()
+        guard let id = try update.firstInt64() else { throw StoreError.inconsistent("client \(client) has no meeting") }
         return id
     }
 
@@ -89,9 +87,7 @@ extension EventStore {
         guard let rows = summary.rows else { return false }
         let check = try db.cached("SELECT stale FROM meetings WHERE id = ?")
         check.bind(1, summary.meetingID)
-        let current = try check.step() ? check.int64(0) : 0
-        check.reset()
-        guard current == summary.stamp else { return false }
+        guard try check.firstInt64() == summary.stamp else { return false }
         try writeSummary(meetingID: summary.meetingID, rows: rows)
         return true
     }
@@ -193,12 +189,7 @@ public enum SummaryTable: String, CaseIterable, Sendable {
 
 /// One meeting's stored summary row, as `mqa meetings` lists it.
 public struct MeetingSummaryRow: Sendable {
-    public var meeting: String
-    public var title: String?
-    public var engine: String?
-    public var start: Int64?
-    public var end: Int64?
-    public var participants: Int
+    public var header: MeetingHeader
     public var stalledMs: Int64
     public var lowTierMs: Int64
     public var abnormalDisconnects: Int
@@ -216,9 +207,10 @@ extension EventStore {
             """)
         var rows: [MeetingSummaryRow] = []
         while try s.step() {
+            let header = MeetingHeader(meeting: s.string(0) ?? "", title: s.string(1), engine: s.string(2),
+                                       start: s.isNull(3) ? nil : s.int64(3), end: s.isNull(4) ? nil : s.int64(4), participants: s.int(5))
             rows.append(MeetingSummaryRow(
-                meeting: s.string(0) ?? "", title: s.string(1), engine: s.string(2),
-                start: s.isNull(3) ? nil : s.int64(3), end: s.isNull(4) ? nil : s.int64(4), participants: s.int(5),
+                header: header,
                 stalledMs: s.int64(6), lowTierMs: s.int64(7), abnormalDisconnects: s.int(8)))
         }
         return rows

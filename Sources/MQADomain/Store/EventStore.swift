@@ -142,9 +142,7 @@ public final class EventStore {
             "SELECT c.id FROM clients c JOIN meetings m ON m.id = c.meeting_id WHERE m.meeting = ? AND c.uid = ?")
         select.bind(1, meetingText)
         select.bind(2, uidText)
-        guard try select.step() else { throw StoreError.inconsistent("client \(meetingText)/\(uidText) vanished") }
-        let id = select.int64(0)
-        select.reset()
+        guard let id = try select.firstInt64() else { throw StoreError.inconsistent("client \(meetingText)/\(uidText) vanished") }
         clientIDs[key] = id
         return id
     }

@@ -1,5 +1,3 @@
-import MQADomain
-
 /// The header of a meeting report: what meeting, when, on which engine.
 public struct MeetingHeader: Sendable, Equatable {
     public var meeting: String
