@@ -109,15 +109,17 @@ public enum WebRTCImport {
         if needle.isEmpty { return true }
         // memchr to each candidate, memcmp there: the sniff looks through
         // 64 KiB of every input, and a byte loop over that was 2 % of an
-        // ingest of many small logs.
+        // ingest of many small logs. The anchor is the needle's second byte:
+        // its first, a quote, is everywhere in JSON.
         guard let base = s.baseAddress else { return false }
+        let anchor = needle.count > 1 ? 1 : 0
         return needle.withUnsafeBytes { n in
-            var at = base
-            let last = base + (s.count - needle.count)
+            var at = base + anchor
+            let last = base + (s.count - needle.count + anchor)
             while at <= last {
-                guard let hit = memchr(at, Int32(needle[0]), last - at + 1) else { return false }
+                guard let hit = memchr(at, Int32(needle[anchor]), last - at + 1) else { return false }
                 let p = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self))
-                if memcmp(p, n.baseAddress!, n.count) == 0 { return true }
+                if memcmp(p - anchor, n.baseAddress!, n.count) == 0 { return true }
                 at = p + 1
             }
             return false
