@@ -350,4 +350,17 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
             }
         }
     }
+
+    @Test func everyEventNameAndNoNearMissFindsItsKind() {
+        let plan = ParsePlan.shared
+        for d in EventCatalog.descriptors {
+            var near = [d.nameBytes.dropLast(), d.nameBytes + [0x5F], [0x5F] + d.nameBytes.dropFirst()].map { Array($0) }
+            near.append(d.nameBytes.map { $0 == 0x5F ? 0x2D : $0 })  // '-' for '_'
+            d.nameBytes.withUnsafeBufferPointer { #expect(plan.kind(named: $0) == d.kind, "\(d.name)") }
+            for bytes in near where EventCatalog.byName[bytes] == nil {
+                bytes.withUnsafeBufferPointer { #expect(plan.kind(named: $0) == nil, "\(String(decoding: bytes, as: UTF8.self))") }
+            }
+        }
+        #expect([UInt8]().withUnsafeBufferPointer { plan.kind(named: $0) } == nil)
+    }
 }

@@ -47,6 +47,7 @@ public final class Ingester {
     /// (each commit writes the pages it touched to the WAL). Each input
     /// is a savepoint within, so a failing input undoes only itself.
     static let inputsPerCommit = 256
+    static let inputsAhead = 6
     private var linesSinceCommit = 0
     private var inputsSinceCommit = 0
 
@@ -68,9 +69,10 @@ public final class Ingester {
     }
 
     /// Ingests each input in turn; returns the summed summary. While one
-    /// input is written, the next one is already being parsed: logs come
-    /// as many small files (one per client), and per file the two threads
-    /// would otherwise take turns.
+    /// input is written, the next `inputsAhead` are already being parsed:
+    /// logs come as many small files (one per client), and with one input
+    /// ahead the parser of the next often waited for the writer to start it.
+    /// Each input ahead holds at most a few batches (`BatchQueue`).
     public func ingest(paths: [String]) throws -> IngestSummary {
         if summarizeWhileReading && store.db.path != ":memory:" {
             summaries = try SummaryWorkers(path: store.db.path, count: 1, background: true)
@@ -78,22 +80,24 @@ public final class Ingester {
         defer { finishSummaries() }
         defer { finishTransaction() }
         var total = IngestSummary()
-        var next: Result<PreparedInput, Error>? = nil
+        // Inputs prepared ahead, their parsing threads running, by index.
+        var ahead: [Int: Result<PreparedInput, Error>] = [:]
         for (i, path) in paths.enumerated() {
-            let current = next ?? Result { try prepare(path: path) }
-            next = nil
+            let current = ahead.removeValue(forKey: i) ?? Result { try prepare(path: path) }
             do {
                 let input = try current.get()
-                // Stdin cannot be read ahead of its turn (it is one stream).
-                if i + 1 < paths.count && paths[i + 1] != "-" {
-                    next = Result { try prepare(path: paths[i + 1]) }
+                // Stdin cannot be read ahead of its turn (it is one stream),
+                // nor anything after it.
+                for j in (i + 1)..<min(paths.count, i + 1 + Ingester.inputsAhead) where ahead[j] == nil {
+                    if paths[j] == "-" { break }
+                    ahead[j] = Result { try prepare(path: paths[j]) }
                 }
                 total = total + (try write(input))
             } catch let error as InputError {
                 failedInputs += 1
                 onInputError(error)
             } catch {
-                if case .success(let waiting) = next { waiting.queue.cancel() }
+                for case .success(let waiting) in ahead.values { waiting.queue.cancel() }
                 throw error
             }
         }

@@ -515,7 +515,12 @@ final class ParsePlan: @unchecked Sendable {
     /// `slots` and the descriptors' tags again, by kind number, in memory
     /// allocated once and never freed (this plan lives as long as the process).
     let layouts: UnsafeBufferPointer<KindLayout>
-    private let byName: [[UInt8]: EventKind]
+    /// The kinds' names by length, in memory never freed: a name is
+    /// matched with a memcmp against the few of its length, with no array
+    /// built and no hashing (that was 3 % of parsing).
+    private let names: UnsafeBufferPointer<KindName>
+    /// `names` of length n are `names[nameStarts[n]..<nameStarts[n + 1]]`.
+    private let nameStarts: UnsafeBufferPointer<Int>
     private let qualityReportName = Array("quality_report".utf8)
 
     private init() {
@@ -531,7 +536,13 @@ final class ParsePlan: @unchecked Sendable {
         }
         self.layouts = UnsafeBufferPointer(layouts)
         descriptors = EventCatalog.byRawValue
-        byName = EventCatalog.byName
+        let sorted = EventCatalog.descriptors.map { (ParsePlan.lasting($0.nameBytes), $0.kind) }
+            .sorted { $0.0.count < $1.0.count }
+        let longest = sorted.last?.0.count ?? 0
+        var starts = [Int](repeating: 0, count: longest + 2)
+        for n in 0...(longest + 1) { starts[n] = sorted.firstIndex { $0.0.count >= n } ?? sorted.count }
+        names = ParsePlan.lasting(sorted.map { KindName(bytes: $0.0, kind: $0.1) })
+        nameStarts = ParsePlan.lasting(starts)
     }
 
     /// A copy of `values` that is never freed.
@@ -549,8 +560,19 @@ final class ParsePlan: @unchecked Sendable {
             && qualityReportName.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, 14) }) == 0 {
             return .qualityReport
         }
-        return byName[Array(bytes)]
+        let n = bytes.count
+        guard n + 1 < nameStarts.count, let base = bytes.baseAddress else { return nil }
+        for i in nameStarts[n]..<nameStarts[n + 1] where memcmp(names[i].bytes.baseAddress!, base, n) == 0 {
+            return names[i].kind
+        }
+        return nil
     }
+}
+
+/// A kind's `event` name bytes, for `ParsePlan.kind(named:)`.
+struct KindName {
+    var bytes: UnsafeBufferPointer<UInt8>
+    var kind: EventKind
 }
 
 /// One kind's fields as the parser walks them: scanner slots and type tags.
