@@ -47,15 +47,22 @@ import Testing
             ingester.commitEvery = 500
             _ = try ingester.ingest(paths: files)
             let left = try Self.staleCount(store)
-            if during { summarizedDuring = 8 - left }
-            else { #expect(left == 8, "nothing is summarized during the ingest when asked not to") }
+            if during {
+                // How many the low-priority worker finished depends on the
+                // machine's load; that it was handed the meetings does not.
+                summarizedDuring = ingester.summariesOffered
+                #expect(left <= 8)
+            } else {
+                #expect(left == 8, "nothing is summarized during the ingest when asked not to")
+                #expect(ingester.summariesOffered == 0)
+            }
             let refreshed = try store.refreshSummaries()
             #expect(refreshed == left)
             #expect(try Self.staleCount(store) == 0)
             #expect(try store.check().damage.isEmpty)
             rows.append(try Self.allSummaryRows(store))
         }
-        // All but the meetings of the last commits were done during the ingest.
+        // All but the meetings of the last commits were handed over during the ingest.
         #expect(summarizedDuring >= 6)
         #expect(rows[0].count > 8)
         #expect(rows[0] == rows[1])

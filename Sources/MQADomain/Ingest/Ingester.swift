@@ -60,6 +60,8 @@ public final class Ingester {
     /// the number of the commit that last gave them data.
     private var lastTouched: [Int64: Int] = [:]
     private var commits = 0
+    /// Meetings handed to the summary worker during the inputs (tests).
+    private(set) var summariesOffered = 0
     /// Stamps for stale meetings, one per commit (see `markStale`).
     private var stamps = SplitMix64(seed: UInt64(UInt32(truncatingIfNeeded: getpid())) << 32 ^ UInt64(DispatchTime.now().uptimeNanoseconds))
 
@@ -594,7 +596,7 @@ public final class Ingester {
         }
         for (meeting, commit) in lastTouched where commit < commits {
             // No room: it stays stale for the pass after the inputs.
-            _ = summaries.offer(meeting)
+            if summaries.offer(meeting) { summariesOffered += 1 }
             lastTouched[meeting] = nil
         }
     }

@@ -19,8 +19,8 @@ extension EventStore {
     /// Recomputes the summary tables of every meeting that changed since
     /// they were last computed, under the default tier config, on as many
     /// worker threads as there are cores (this thread writes). Returns how
-    /// many meetings were summarized. Each batch of meetings commits on its
-    /// own: a kill leaves the rest marked stale for the next run.
+    /// many meetings were summarized. Commits every 200 meetings: a kill
+    /// leaves the rest marked stale for the next run.
     @discardableResult
     public func refreshSummaries(progress: ((Int, Int) -> Void)? = nil) throws -> Int {
         let count = try db.prepare("SELECT count(*) FROM meetings WHERE stale != 0")
@@ -28,38 +28,80 @@ extension EventStore {
         count.reset()  // an open statement would pin a snapshot and the WAL with it
         if total == 0 { return 0 }
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        let workers = total > 1 && db.path != ":memory:" ? try SummaryWorkers(path: db.path, count: min(cores, total)) : nil
+        let workers = total > 1 && db.path != ":memory:"
+            ? try SummaryWorkers(path: db.path, count: min(cores, total), capacity: 4 * SummaryWorkers.meetingsPerTake * cores) : nil
         defer { workers?.close() }
         let config = TierConfig()
         var done = 0
-        // A page of stale meetings at a time, each page one transaction that
-        // also clears their flags: memory stays bounded with millions of
-        // meetings, and a kill leaves only unfinished pages stale.
-        try forEachMeetingPage(stale: true, size: 50) { page in
-            try db.transaction {
-                guard let workers else {
-                    for (id, _) in page {
-                        try storeSummary(computeSummary(meetingID: id, config: config))
-                        done += 1
-                    }
-                    return
-                }
-                var waiting = 0
-                func store(_ results: [Result<ComputedSummary, Error>]) throws {
-                    for result in results { try storeSummary(result.get()) }
-                    waiting -= results.count
-                    done += results.count
-                }
-                for (id, _) in page {
-                    while workers.isFull { try store(workers.takeSome()) }
-                    guard workers.offer(id) else { throw StoreError.inconsistent("summary workers stopped") }
-                    waiting += 1
-                }
-                while waiting > 0 { try store(workers.takeSome()) }
+        var sinceCommit = 0
+        // Stale meetings are listed a page at a time (memory stays bounded
+        // with millions of them) and kept flowing to the workers across
+        // pages: waiting for each page to finish left the workers idle
+        // while this thread wrote.
+        var page: [Int64] = []
+        var next = 0
+        var after: Int64 = -1
+        func nextMeeting() throws -> Int64? {
+            if next == page.count {
+                page = try staleMeetingIDs(after: after, limit: 500)
+                next = 0
+                guard let last = page.last else { return nil }
+                after = last
             }
-            progress?(done, total)
+            next += 1
+            return page[next - 1]
         }
+        try db.beginImmediate()
+        do {
+            func stored(_ n: Int) throws {
+                done += n
+                sinceCommit += n
+                if sinceCommit >= 200 {
+                    try db.commit()
+                    progress?(done, total)
+                    sinceCommit = 0
+                    try db.beginImmediate()
+                }
+            }
+            if let workers {
+                var inFlight = 0
+                var more = true
+                while true {
+                    while more && !workers.isFull {
+                        guard let id = try nextMeeting() else { more = false; break }
+                        guard workers.offer(id) else { throw StoreError.inconsistent("summary workers stopped") }
+                        inFlight += 1
+                    }
+                    if inFlight == 0 { break }
+                    let results = workers.takeSome()
+                    for result in results { try storeSummary(result.get()) }
+                    inFlight -= results.count
+                    try stored(results.count)
+                }
+            } else {
+                while let id = try nextMeeting() {
+                    try storeSummary(computeSummary(meetingID: id, config: config))
+                    try stored(1)
+                }
+            }
+            try db.commit()
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+        progress?(done, total)
         return done
+    }
+
+    /// Up to `limit` stale meetings' row ids after `after`, in id order.
+    private func staleMeetingIDs(after: Int64, limit: Int) throws -> [Int64] {
+        let select = try db.cached("SELECT id FROM meetings WHERE stale != 0 AND id > ? ORDER BY id LIMIT ?")
+        select.bind(1, after)
+        select.bind(2, limit)
+        var ids: [Int64] = []
+        while try select.step() { ids.append(select.int64(0)) }
+        select.reset()
+        return ids
     }
 
     /// The summary rows of one meeting, computed in one read transaction
@@ -78,6 +120,14 @@ extension EventStore {
             summary.rows = EventStore.summaryRows(meetingID: meetingID, log: log, analysis: analysis)
         }
         return summary
+    }
+
+    /// The summary rows of several meetings, computed in one read
+    /// transaction (a worker's); each meeting's failure is its own.
+    func computeSummaries(meetingIDs: [Int64], config: TierConfig) -> [Result<ComputedSummary, Error>] {
+        let began = db.isAutocommit && (try? db.execute("BEGIN")) != nil
+        defer { if began { try? db.commit() } }
+        return meetingIDs.map { id in Result { try computeSummary(meetingID: id, config: config) } }
     }
 
     /// Writes computed rows, when the meeting still has the stamp they were
@@ -151,15 +201,11 @@ extension EventStore {
 
     private func writeSummary(meetingID: Int64, rows: [SummaryTable: [[SQLValue]]]) throws {
         for table in SummaryTable.allCases {
-            let delete = try db.cached("DELETE FROM \(table.rawValue) WHERE meeting_id = ?")
+            let (delete, insert) = try summaryStatements(table)
+            delete.reset()
             delete.bind(1, meetingID)
             try delete.run()
-        }
-        for (table, rows) in rows {
-            guard let width = rows.first?.count else { continue }
-            let insert = try db.cached(
-                "INSERT INTO \(table.rawValue) VALUES (\(Array(repeating: "?", count: width).joined(separator: ", ")))")
-            for row in rows {
+            for row in rows[table] ?? [] {
                 insert.reset()
                 for (i, v) in row.enumerated() { insert.bind(Int32(i + 1), v) }
                 try insert.run()
@@ -168,6 +214,16 @@ extension EventStore {
         let fresh = try db.cached("UPDATE meetings SET stale = 0 WHERE id = ?")
         fresh.bind(1, meetingID)
         try fresh.run()
+    }
+
+    private func summaryStatements(_ table: SummaryTable) throws -> (delete: Statement, insert: Statement) {
+        if let made = summaryStatements[table] { return made }
+        let columns = try db.prepare("SELECT count(*) FROM pragma_table_info('\(table.rawValue)')")
+        let width = try columns.firstInt64() ?? 0
+        let made = (delete: try db.prepare("DELETE FROM \(table.rawValue) WHERE meeting_id = ?"),
+                    insert: try db.prepare("INSERT INTO \(table.rawValue) VALUES (\(Array(repeating: "?", count: Int(width)).joined(separator: ", ")))"))
+        summaryStatements[table] = made
+        return made
     }
 
     /// The summary rows stored for a meeting, sorted as `summaryRows` makes them.

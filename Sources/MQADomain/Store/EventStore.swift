@@ -16,6 +16,10 @@ public final class EventStore {
     /// Client ids by (meeting, uid) bytes: the ingest loop resolves a client
     /// per line.
     private var clientIDs: [ClientKey: Int64] = [:]
+    /// The summary tables' DELETE and INSERT statements, by table: built
+    /// and looked up by their SQL text, they were a tenth of summarizing a
+    /// one-line meeting.
+    var summaryStatements: [SummaryTable: (delete: Statement, insert: Statement)] = [:]
 
     struct ClientKey: Hashable {
         var meeting: [UInt8]

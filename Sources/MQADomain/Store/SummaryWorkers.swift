@@ -121,23 +121,28 @@ final class SummaryWorkers {
         condition.unlock()
     }
 
+    /// Meetings a worker takes at once, computed in one read transaction:
+    /// one at a time, the transactions and hand-overs cost more than the
+    /// analysis of a one-line meeting (200,000 of them took 4.5 s, not 2.8).
+    static let meetingsPerTake = 32
+
     private func work(_ store: EventStore, config: TierConfig) {
         condition.lock()
         while true {
             while queue.count == head && !closed { condition.wait() }
             if closed { break }
-            let id = queue[head]
-            head += 1
+            let ids = Array(queue[head..<min(queue.count, head + SummaryWorkers.meetingsPerTake)])
+            head += ids.count
             if head == queue.count {
                 queue.removeAll(keepingCapacity: true)
                 head = 0
             }
-            inWork += 1
+            inWork += ids.count
             condition.unlock()
-            let result = Result { try store.computeSummary(meetingID: id, config: config) }
+            let computed = store.computeSummaries(meetingIDs: ids, config: config)
             condition.lock()
-            inWork -= 1
-            results.append(result)
+            inWork -= ids.count
+            results += computed
             condition.broadcast()
         }
         running -= 1
