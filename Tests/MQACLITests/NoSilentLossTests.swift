@@ -24,6 +24,39 @@ import Testing
         return r.stdout.split(separator: "\n").count
     }
 
+    // MARK: 0. A finished store is one whole file
+
+    @Test func aFinishedIngestLeavesTheStoreInOneFile() throws {
+        // Every connection is closed at the end (the summary workers' too),
+        // so the last one checkpoints the WAL into the store: a store
+        // copied as one file after `mqa ingest` holds everything. A worker's
+        // connection left open kept the last commits in `-wal`, and a copy
+        // of the .sqlite file alone held no meeting.
+        var paths: [String] = []
+        for m in 0..<6 {
+            for u in 0..<2 {
+                let lines = (0..<30).map { i in
+                    #"{"ts":\#(1_795_946_400_000 + i * 2000),"event":"quality_report","meeting":"m-\#(m)","uid":"u\#(u)","loss":0.4,"rtt":48,"jitter":6,"bitrate":1850,"mos":4.3}"#
+                }
+                let path = dir.file("m\(m)-u\(u).ndjson")
+                try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+                paths.append(path)
+            }
+        }
+        // Three runs: the open connection was a race with the workers' exit.
+        for run in 0..<3 {
+            let store = dir.file("store-\(run).sqlite")
+            let r = MQA.run(["ingest", "--db", store, "--format", "json"] + paths)
+            #expect(r.status == 0, "\(r)")
+            #expect(!FileManager.default.fileExists(atPath: store + "-wal"), "the WAL outlived the ingest")
+            let copy = dir.file("copy-\(run).sqlite")
+            try FileManager.default.copyItem(atPath: store, toPath: copy)
+            let meetings = MQA.run(["meetings", "--db", copy, "--format", "csv"])
+            #expect(meetings.status == 0, "\(meetings)")
+            #expect(meetings.stdout.split(separator: "\n").count == 7, "a header and six meetings: \(meetings.stdout)")
+        }
+    }
+
     // MARK: 1. Inputs that can be read only once
 
     @Test(arguments: ["cat \"$F\" | \"$MQA\" ingest --db \"$DB\" --format json /dev/stdin",

@@ -33,6 +33,10 @@ final class SummaryWorkers {
     private var inWork = 0
     private var closed = false
     private var running = 0
+    /// The workers' connections, closed by `close`: a connection left open
+    /// at exit keeps the store's last commits in its `-wal` file, and a
+    /// store copied as one file then lacks them.
+    private var stores: [EventStore]
     let capacity: Int
 
     /// Starts `count` workers over the store at `path`, which must exist.
@@ -41,15 +45,19 @@ final class SummaryWorkers {
     init(path: String, count: Int, background: Bool = false, config: TierConfig = TierConfig(), capacity: Int = 64) throws {
         self.capacity = capacity
         // Opened here, so that a store that cannot be read fails the caller.
-        let stores = try (0..<count).map { _ in try EventStore.openExisting(path: path) }
+        stores = try (0..<count).map { _ in try EventStore.openExisting(path: path) }
         running = stores.count
-        for store in stores {
+        for index in stores.indices {
             let thread = Thread { [self] in
                 #if os(Linux)
                 // On Linux the nice value is per thread, and 0 names the calling one.
                 if background { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
                 #endif
-                work(store, config: config)
+                serve(stores[index], config: config)
+                condition.lock()
+                running -= 1
+                condition.broadcast()
+                condition.unlock()
             }
             thread.stackSize = 1 << 22
             thread.start()
@@ -109,8 +117,9 @@ final class SummaryWorkers {
     }
 
     /// Stops the workers once they finish the meeting in hand; queued
-    /// meetings are dropped (they stay stale). Waits for them to stop
-    /// reading, so no read transaction outlives it.
+    /// meetings are dropped (they stay stale). Waits for them to stop, then
+    /// closes their connections: no read transaction or connection
+    /// outlives it.
     func close() {
         condition.lock()
         closed = true
@@ -118,6 +127,7 @@ final class SummaryWorkers {
         head = 0
         condition.broadcast()
         while running > 0 { condition.wait() }
+        stores.removeAll()
         condition.unlock()
     }
 
@@ -126,7 +136,8 @@ final class SummaryWorkers {
     /// analysis of a one-line meeting (200,000 of them took 4.5 s, not 2.8).
     static let meetingsPerTake = 32
 
-    private func work(_ store: EventStore, config: TierConfig) {
+    /// A worker's loop, until `close`; it holds `store` only while it runs.
+    private func serve(_ store: EventStore, config: TierConfig) {
         condition.lock()
         while true {
             while queue.count == head && !closed { condition.wait() }
@@ -145,8 +156,6 @@ final class SummaryWorkers {
             results += computed
             condition.broadcast()
         }
-        running -= 1
-        condition.broadcast()
         condition.unlock()
     }
 }
