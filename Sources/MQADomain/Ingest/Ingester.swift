@@ -376,14 +376,18 @@ public final class Ingester {
             }
         } catch {
             queue.cancel()
-            // Undo this input only: the inputs before it in the shared
-            // transaction stay (SQLite may have rolled back the whole
-            // transaction itself, on a full disk: then nothing is open).
-            if !db.isAutocommit {
-                if (try? db.execute("ROLLBACK TO input; RELEASE input")) == nil { try? db.execute("ROLLBACK") }
-            }
             clearBuffers()
             store.forgetCachedIDs()
+            // Undo this input only: the inputs before it in the shared
+            // transaction stay (SQLite may have rolled back the whole
+            // transaction itself, on a full disk: then nothing is open, and
+            // the error, not an input's, stops the ingest).
+            if !db.isAutocommit && (try? db.execute("ROLLBACK TO input; RELEASE input")) == nil {
+                // The inputs before this one in the transaction go with it:
+                // never go on as if they were stored.
+                try? db.execute("ROLLBACK")
+                throw StoreError.inconsistent("could not undo the failed input \(path) alone (\(error)); nothing since the last commit was stored")
+            }
             if error is IngestedElsewhere {
                 // Another process took this content over between two of our
                 // commits and went further: it finishes the file. What we
