@@ -56,6 +56,8 @@ enum IngestCommand {
         let ingester = Ingester(store: store)
         ingester.inputFormat = InputFormat(rawValue: inputFormat)
         ingester.meeting = args.value("--meeting")
+        // Advanced, for benchmarks: summarize only after the last input (as
+        // before the summary worker), to compare the two side by side.
         if context.environment["MQA_SUMMARIZE_AFTER"] != nil { ingester.summarizeWhileReading = false }
         // Advanced, for crash tests and slow disks: lines per commit (the
         // resume granularity after a kill). Not a documented option.
@@ -105,6 +107,8 @@ enum IngestCommand {
             progress?.update(done: done, total: total, label: "summarizing meetings")
         }
         progress?.finish()
+        // For benchmarks: how the wall time splits between reading the
+        // inputs and the summaries left for after them.
         if context.environment["MQA_DEBUG_TIMING"] != nil {
             let now = DispatchTime.now().uptimeNanoseconds
             context.stderr.write("timing: inputs \((ingested - started) / 1_000_000) ms, summaries \((now - ingested) / 1_000_000) ms\n")

@@ -64,8 +64,6 @@ final class SummaryWorkers {
         }
     }
 
-    deinit { close() }
-
     /// Meetings queued, in work or computed and not yet taken.
     private var held: Int { queue.count - head + inWork + results.count }
 
@@ -107,13 +105,6 @@ final class SummaryWorkers {
         results.removeAll(keepingCapacity: true)
         condition.broadcast()
         return ready
-    }
-
-    /// Whether nothing is queued, in work or waiting to be taken.
-    var isIdle: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return held == 0
     }
 
     /// Stops the workers once they finish the meeting in hand; queued
