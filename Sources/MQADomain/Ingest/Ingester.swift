@@ -598,9 +598,16 @@ public final class Ingester {
             lastTouched.removeAll()
             return
         }
-        for (meeting, commit) in lastTouched where commit < commits {
+        let settled = lastTouched.filter { $0.value < commits }.map(\.key)
+        // More meetings settled than the worker can take: meetings of a few
+        // lines each, thousands per commit. The worker would summarize a
+        // handful while competing with the parser (5 % slower on 200,000
+        // one-line meetings); the pass after the inputs does them all, on
+        // every core.
+        let offering = settled.count <= summaries.capacity
+        for meeting in settled {
             // No room: it stays stale for the pass after the inputs.
-            if summaries.offer(meeting) { summariesOffered += 1 }
+            if offering && summaries.offer(meeting) { summariesOffered += 1 }
             lastTouched[meeting] = nil
         }
     }
