@@ -53,6 +53,20 @@ public struct DecimalNumber: Hashable, Sendable {
         return v
     }
 
+    /// 10^p for p in 0...22, exact. The powers logs use (0 to 3: integers,
+    /// loss and MOS) come from literals: the table, a lazily built global,
+    /// cost a `swift_once` per value, and every report has five.
+    @inline(__always)
+    static func power(_ p: Int) -> Double {
+        switch p {
+        case 0: return 1
+        case 1: return 10
+        case 2: return 100
+        case 3: return 1000
+        default: return exactPowers[p]
+        }
+    }
+
     /// The nearest `Double`, rounded exactly as a correct JSON parser rounds
     /// the decimal text. `nil` for `null`.
     ///
@@ -65,7 +79,7 @@ public struct DecimalNumber: Hashable, Sendable {
         let magnitude = mantissa.magnitude
         if magnitude <= (1 << 53) && exponent >= -22 && exponent <= 22 {
             let m = Double(mantissa)
-            return exponent < 0 ? m / DecimalNumber.exactPowers[Int(-exponent)] : m * DecimalNumber.exactPowers[Int(exponent)]
+            return exponent < 0 ? m / DecimalNumber.power(Int(-exponent)) : m * DecimalNumber.power(Int(exponent))
         }
         if exponent == 0 { return Double(mantissa) }
         return strtod("\(mantissa)e\(exponent)", nil)
