@@ -39,7 +39,6 @@ public final class Ingester {
     private var seriesClients: [Int64] = []
     private var seriesIndex: [Int64: Int] = [:]
     private var buffered = 0
-    private var payloadScratch: [UInt8] = []
 
     /// Inputs share write transactions: one commits after `commitEvery`
     /// lines or this many inputs, whichever comes first. A commit per

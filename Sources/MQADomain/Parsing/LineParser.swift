@@ -509,10 +509,10 @@ extension FieldKey {
 final class ParsePlan: @unchecked Sendable {
     static let shared = ParsePlan()
 
-    /// By kind number: the descriptor, and its fields' scanner slots.
+    /// By kind number: the descriptor (names, for messages and the
+    /// canonical writer).
     let descriptors: [EventDescriptor?]
-    let slots: [[Int]]
-    /// `slots` and the descriptors' tags again, by kind number, in memory
+    /// By kind number: the fields' scanner slots and type tags, in memory
     /// allocated once and never freed (this plan lives as long as the process).
     let layouts: UnsafeBufferPointer<KindLayout>
     /// The kinds' names by length, in memory never freed: a name is
@@ -528,7 +528,6 @@ final class ParsePlan: @unchecked Sendable {
         for d in EventCatalog.descriptors {
             slots[Int(d.kind.rawValue)] = d.fields.map { FieldKey.named($0.name).rawValue }
         }
-        self.slots = slots
         let layouts = UnsafeMutableBufferPointer<KindLayout>.allocate(capacity: 256)
         for k in 0..<256 {
             let tags = EventCatalog.byRawValue[k]?.tags ?? []

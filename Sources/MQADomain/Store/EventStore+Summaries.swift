@@ -43,7 +43,7 @@ extension EventStore {
         var after: Int64 = -1
         func nextMeeting() throws -> Int64? {
             if next == page.count {
-                page = try staleMeetingIDs(after: after, limit: 500)
+                page = try meetingPage(stale: true, after: after, limit: 500).map(\.id)
                 next = 0
                 guard let last = page.last else { return nil }
                 after = last
@@ -93,17 +93,6 @@ extension EventStore {
         return done
     }
 
-    /// Up to `limit` stale meetings' row ids after `after`, in id order.
-    private func staleMeetingIDs(after: Int64, limit: Int) throws -> [Int64] {
-        let select = try db.cached("SELECT id FROM meetings WHERE stale != 0 AND id > ? ORDER BY id LIMIT ?")
-        select.bind(1, after)
-        select.bind(2, limit)
-        var ids: [Int64] = []
-        while try select.step() { ids.append(select.int64(0)) }
-        select.reset()
-        return ids
-    }
-
     /// The summary rows of one meeting, computed in one read transaction
     /// with the stamp they hold for. Runs on a worker's own connection.
     func computeSummary(meetingID: Int64, config: TierConfig) throws -> ComputedSummary {
@@ -147,20 +136,26 @@ extension EventStore {
     /// once. The page's statement is done before `body` runs: it pins no
     /// snapshot while `body` writes.
     func forEachMeetingPage(stale: Bool, size: Int, _ body: ([(id: Int64, meeting: String)]) throws -> Void) throws {
-        let select = try db.cached("SELECT id, meeting FROM meetings WHERE (stale != 0) = ? AND id > ? ORDER BY id LIMIT ?")
         var after: Int64 = -1
         while true {
-            select.reset()
-            select.bind(1, stale ? 1 : 0)
-            select.bind(2, after)
-            select.bind(3, size)
-            var page: [(id: Int64, meeting: String)] = []
-            while try select.step() { page.append((select.int64(0), select.string(1) ?? "")) }
-            select.reset()
+            let page = try meetingPage(stale: stale, after: after, limit: size)
             guard let last = page.last else { return }
             after = last.id
             try body(page)
         }
+    }
+
+    /// Up to `limit` meetings after row id `after`, in id order, whose
+    /// `stale` flag is `stale`; the statement is reset before it returns.
+    private func meetingPage(stale: Bool, after: Int64, limit: Int) throws -> [(id: Int64, meeting: String)] {
+        let select = try db.cached("SELECT id, meeting FROM meetings WHERE (stale != 0) = ? AND id > ? ORDER BY id LIMIT ?")
+        select.bind(1, stale ? 1 : 0)
+        select.bind(2, after)
+        select.bind(3, limit)
+        var page: [(id: Int64, meeting: String)] = []
+        while try select.step() { page.append((select.int64(0), select.string(1) ?? "")) }
+        select.reset()
+        return page
     }
 
     /// The summary rows of one meeting, in the tables' column order: what
