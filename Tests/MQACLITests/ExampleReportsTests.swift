@@ -22,6 +22,7 @@ import MQAQueries
 
     @Test func demoReportsMatchTheCommittedExamples() throws {
         let out = NSTemporaryDirectory() + "mqa-examples-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
         let code = CLI.main(["demo", "--meetings", "8", "--seed", "1", "--out", out], environment: [:])
         // Every file the demo writes is complete and in place when it returns.
         #expect(FileManager.default.fileExists(atPath: out + "/ingest-summary.txt"))

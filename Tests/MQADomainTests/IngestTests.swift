@@ -3,13 +3,15 @@ import Testing
 @testable import MQADomain
 @testable import MQAStore
 
-/// A scratch folder per test.
-struct Scratch {
+/// A scratch folder per test, removed when the test lets go of it (the
+/// suite used to leave a folder behind per test, thousands per day).
+final class Scratch {
     let dir: String
     init() {
         dir = NSTemporaryDirectory() + "mqa-test-\(UUID().uuidString)"
         try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     }
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
     func write(_ name: String, _ lines: [String]) -> String {
         let path = dir + "/" + name
         try! (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)

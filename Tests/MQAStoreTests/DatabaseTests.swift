@@ -2,9 +2,13 @@ import Foundation
 import Testing
 @testable import MQAStore
 
-@Suite struct DatabaseTests {
-    func temporaryPath() -> String {
-        NSTemporaryDirectory() + "mqa-db-\(UUID().uuidString).sqlite"
+@Suite final class DatabaseTests {
+    /// Swift Testing makes one instance per test, so each test has its own
+    /// file, removed with its WAL files when the test ends.
+    private let path = NSTemporaryDirectory() + "mqa-db-\(UUID().uuidString).sqlite"
+    func temporaryPath() -> String { path }
+    deinit {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
     @Test func transactionRollsBackOnThrow() throws {

@@ -7,6 +7,7 @@ import Testing
     func gzip(_ text: String) throws -> [UInt8] {
         let dir = NSTemporaryDirectory() + "mqa-gz-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/a"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let p = Process()
