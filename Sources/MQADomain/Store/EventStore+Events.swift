@@ -110,10 +110,19 @@ extension ReportColumns {
     /// Appends a decoded chunk, its exact decimals as doubles.
     mutating func append(_ block: SeriesBlock) {
         ts.append(contentsOf: block.ts)
-        loss.append(contentsOf: block[.loss].lazy.map { $0.doubleValue ?? 0 })
-        rtt.append(contentsOf: block[.rtt].lazy.map { $0.doubleValue ?? 0 })
-        jitter.append(contentsOf: block[.jitter].lazy.map { $0.doubleValue ?? 0 })
-        bitrate.append(contentsOf: block[.bitrate].lazy.map { $0.doubleValue ?? 0 })
-        mos.append(contentsOf: block[.mos].lazy.map { $0.doubleValue ?? .nan })
+        ReportColumns.append(block[.loss], to: &loss, null: 0)
+        ReportColumns.append(block[.rtt], to: &rtt, null: 0)
+        ReportColumns.append(block[.jitter], to: &jitter, null: 0)
+        ReportColumns.append(block[.bitrate], to: &bitrate, null: 0)
+        ReportColumns.append(block[.mos], to: &mos, null: .nan)
+    }
+
+    /// A plain loop: `append(contentsOf: lazy.map)` went through the
+    /// generic sequence copy, twice the cost of the conversions themselves.
+    private static func append(_ values: [DecimalNumber], to column: inout [Double], null: Double) {
+        column.reserveCapacity(column.count + values.count)
+        values.withUnsafeBufferPointer { v in
+            for x in v { column.append(x.doubleValue ?? null) }
+        }
     }
 }
