@@ -23,6 +23,34 @@ public struct EventBlock: Equatable, Sendable {
     }
 }
 
+/// An event block as decoded for reading, each distinct (kind, payload)
+/// held once: event i's payload is `payloads[payloadIndex[i]]`. A client's
+/// events repeat themselves (the same speaker list, stream status, tier),
+/// so a reader that turns payload bytes into values does that once per
+/// distinct payload, and decoding allocates one array per distinct
+/// payload instead of one per event.
+public struct SharedEventBlock: Sendable {
+    public var ts: [Int64] = []
+    public var kinds: [UInt8] = []
+    public var payloadIndex: [Int32] = []
+    public var payloads: [[UInt8]] = []
+
+    public init() {}
+
+    /// Each event with its own payload entry (no sharing).
+    public init(_ block: EventBlock) {
+        ts = block.ts
+        kinds = block.kinds
+        payloads = block.payloads
+        payloadIndex = (0..<Int32(block.payloads.count)).map { $0 }
+    }
+
+    /// The plain block; equal payloads share their storage.
+    public var expanded: EventBlock {
+        EventBlock(ts: ts, kinds: kinds, payloads: payloadIndex.map { payloads[Int($0)] })
+    }
+}
+
 /// Encodes blocks into compact, checksummed blobs and back.
 ///
 /// New chunks are written in the newest encoding of their kind
@@ -99,11 +127,16 @@ public struct ChunkCodec {
 
     /// Decodes an event chunk of any event encoding.
     public func decodeEvents(_ blob: UnsafeRawBufferPointer) throws -> EventBlock {
+        try decodeSharedEvents(blob).expanded
+    }
+
+    /// Decodes an event chunk with equal payloads held once.
+    public func decodeSharedEvents(_ blob: UnsafeRawBufferPointer) throws -> SharedEventBlock {
         let (encoding, body) = try ChunkEnvelope.open(blob, accepting: [.eventsJSON, .eventsColumnar], what: "event chunks")
         switch encoding {
         case .eventsJSON:
             let payload = try decompressor.decompress(body)
-            return try payload.withUnsafeBytes { try EventJSONEncoding.decodePayload($0) }
+            return SharedEventBlock(try payload.withUnsafeBytes { try EventJSONEncoding.decodePayload($0) })
         default:
             return try EventColumnarEncoding.decode(body, sections: SectionReader(decompressor: decompressor))
         }

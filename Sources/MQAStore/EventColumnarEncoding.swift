@@ -240,7 +240,7 @@ enum EventColumnarEncoding {
         }
     }
 
-    static func decode(_ body: UnsafeRawBufferPointer, sections reader: SectionReader) throws -> EventBlock {
+    static func decode(_ body: UnsafeRawBufferPointer, sections reader: SectionReader) throws -> SharedEventBlock {
         var sections = reader
         var r = ByteReader(body)
         let count = try r.varint()
@@ -254,7 +254,7 @@ enum EventColumnarEncoding {
         let n = Int(count)
         let d = try text.withUnsafeBytes { try Dictionaries($0) }
 
-        var block = EventBlock()
+        var block = SharedEventBlock()
         block.ts = try tsSection.withUnsafeBytes { tsBytes in
             try rawBits.withUnsafeBytes { raw in
                 var bits = BitReader(raw)
@@ -362,12 +362,22 @@ enum EventColumnarEncoding {
         }
 
         block.kinds = shapeOf.map { d.kinds[$0] }
-        block.payloads.reserveCapacity(n)
+        block.payloadIndex.reserveCapacity(n)
+        // Each payload is rendered after its kind byte into `scratch` and
+        // looked up there: only a (kind, payload) not seen before becomes
+        // an array of its own.
+        var distinct = ByteInterner()
         var next = [Int](repeating: 0, count: d.shapeCount)
         let fieldStart = d.fieldStart
         let raw = d.raw
         var scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 256)
         defer { scratch.deallocate() }
+        func reserve(_ length: Int) {
+            if length > scratch.count {
+                scratch.deallocate()
+                scratch = .allocate(capacity: length * 2)
+            }
+        }
         f.bytes.withUnsafeBufferPointer { fragmentBytes in
             f.starts.withUnsafeBufferPointer { starts in
                 values.withUnsafeBufferPointer { values in
@@ -376,37 +386,45 @@ enum EventColumnarEncoding {
                         let k = next[s]
                         next[s] += 1
                         let fields = fieldStart[s]..<fieldStart[s + 1]
+                        var length: Int
                         if raw[s] {
-                            block.payloads.append(raws[values[columnStart[fields.lowerBound] + k]])
-                            continue
+                            let payload = raws[values[columnStart[fields.lowerBound] + k]]
+                            length = payload.count
+                            reserve(length + 1)
+                            payload.withUnsafeBufferPointer {
+                                if length > 0 { scratch.baseAddress!.advanced(by: 1).update(from: $0.baseAddress!, count: length) }
+                            }
+                        } else {
+                            // Pieces: literal 0, value 0, literal 1, …, value m−1, literal m.
+                            let literal = pieceStart[s]
+                            length = starts[literal + fields.count + 1] - starts[literal]
+                            for field in fields {
+                                let id = values[columnStart[field] + k]
+                                length += starts[id + 1] - starts[id]
+                            }
+                            reserve(length + 1)
+                            var p = scratch.baseAddress! + 1
+                            func copy(_ id: Int) {
+                                let start = starts[id]
+                                let size = starts[id + 1] - start
+                                p.update(from: fragmentBytes.baseAddress! + start, count: size)
+                                p += size
+                            }
+                            for (j, field) in fields.enumerated() {
+                                copy(literal + j)
+                                copy(values[columnStart[field] + k])
+                            }
+                            copy(literal + fields.count)
                         }
-                        // Pieces: literal 0, value 0, literal 1, …, value m−1, literal m.
-                        let literal = pieceStart[s]
-                        var length = starts[literal + fields.count + 1] - starts[literal]
-                        for field in fields {
-                            let id = values[columnStart[field] + k]
-                            length += starts[id + 1] - starts[id]
+                        scratch[0] = d.kinds[s]
+                        let index = distinct.intern(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: scratch[0..<length + 1])))
+                        if index == block.payloads.count {
+                            // Array(_: UnsafeBufferPointer) allocates through a specialized
+                            // path; [UInt8](unsafeUninitializedCapacity:) looked up generic
+                            // metadata on every call (a third of decoding time).
+                            block.payloads.append(Array(UnsafeBufferPointer(rebasing: scratch[1..<length + 1])))
                         }
-                        if length > scratch.count {
-                            scratch.deallocate()
-                            scratch = .allocate(capacity: length * 2)
-                        }
-                        var p = scratch.baseAddress!
-                        func copy(_ id: Int) {
-                            let start = starts[id]
-                            let size = starts[id + 1] - start
-                            p.update(from: fragmentBytes.baseAddress! + start, count: size)
-                            p += size
-                        }
-                        for (j, field) in fields.enumerated() {
-                            copy(literal + j)
-                            copy(values[columnStart[field] + k])
-                        }
-                        copy(literal + fields.count)
-                        // Array(_: UnsafeBufferPointer) allocates through a specialized
-                        // path; [UInt8](unsafeUninitializedCapacity:) looked up generic
-                        // metadata on every call (a third of decoding time).
-                        block.payloads.append(Array(UnsafeBufferPointer(rebasing: scratch[0..<length])))
+                        block.payloadIndex.append(Int32(index))
                     }
                 }
             }

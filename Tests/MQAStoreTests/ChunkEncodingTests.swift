@@ -92,6 +92,34 @@ import Testing
         }
     }
 
+    /// The shared form holds each (kind, payload) once and expands to the
+    /// events as encoded; the same bytes under two kinds stay two entries.
+    @Test("equal payloads are decoded once", arguments: [ChunkEncoding.eventsJSON, .eventsColumnar])
+    func sharedPayloads(encoding: ChunkEncoding) throws {
+        var r = SplitMix64(seed: 41)
+        let texts = [#"{}"#, #"{"tier":"good"}"#, #"{"speakers":["u-1","u-2"]}"#, "not json", ""]
+        var block = EventBlock()
+        for i in 0..<500 {
+            block.ts.append(Int64(i))
+            block.kinds.append(UInt8(r.int(6...7)))
+            block.payloads.append(Array(texts[Int(r.int(0...4))].utf8))
+        }
+        let codec = ChunkCodec()
+        let shared = try codec.encode(block, as: encoding).withUnsafeBytes { try codec.decodeSharedEvents($0) }
+        #expect(shared.expanded == block)
+        #expect(shared.payloadIndex.count == block.ts.count)
+        for i in block.ts.indices { #expect(shared.payloads[Int(shared.payloadIndex[i])] == block.payloads[i]) }
+        if encoding == .eventsColumnar {
+            let pairs = Set(block.ts.indices.map { "\(block.kinds[$0]) \(String(decoding: block.payloads[$0], as: UTF8.self))" })
+            #expect(shared.payloads.count == pairs.count)
+            for i in block.ts.indices {
+                for j in block.ts.indices where block.kinds[i] == block.kinds[j] && block.payloads[i] == block.payloads[j] {
+                    #expect(shared.payloadIndex[i] == shared.payloadIndex[j])
+                }
+            }
+        }
+    }
+
     @Test func extremeTimestampsRoundTrip() throws {
         let codec = ChunkCodec()
         let ts: [Int64] = [.min, .max, 0, .min, -1, .max, .max]
@@ -238,5 +266,24 @@ import Testing
         }
         #expect(interner.count == 1703)
         #expect(Array(interner.entry(1699)) == Array("w1699".utf8))
+    }
+
+    /// Strings that differ in one byte, at every position of the word-wise
+    /// hash (whole words and the tail), are told apart; equal ones are not.
+    @Test func internerTellsApartOneByteDifferences() {
+        var r = SplitMix64(seed: 8)
+        var interner = ByteInterner()
+        var seen: [[UInt8]: Int] = [:]
+        for length in 0..<40 {
+            let base = (0..<length).map { _ in UInt8(r.int(0...3)) }
+            var variants = [base]
+            for i in 0..<length { var v = base; v[i] ^= 0x80; variants.append(v) }
+            for v in variants + variants {
+                let index = interner.intern(v)
+                if let first = seen[v] { #expect(index == first) } else { #expect(index == seen.count); seen[v] = index }
+                #expect(Array(interner.entry(index)) == v)
+            }
+        }
+        #expect(interner.count == seen.count)
     }
 }

@@ -39,18 +39,24 @@ extension EventStore {
                 guard let onDamage else { throw StoreError.damaged(damage) }
                 onDamage(damage)
             }
-            let block: EventBlock
+            let block: SharedEventBlock
             do {
-                block = try select.withBlob(1) { try codec.decodeEvents($0) }
+                block = try select.withBlob(1) { try codec.decodeSharedEvents($0) }
             } catch {
                 try damaged("\(error)")
                 continue
             }
+            // Each distinct payload is parsed once, when first met; events
+            // that repeat it share its values.
+            var parsed = [EventPayload?](repeating: nil, count: block.payloads.count)
             var unreadable = 0
+            out.reserveCapacity(out.count + block.ts.count)
             for i in block.ts.indices {
-                guard let kind = EventKind(rawValue: block.kinds[i]), kind != .qualityReport,
-                    let payload = block.payloads[i].withUnsafeBufferPointer({ parser.payload(of: kind, canonicalJSON: $0) })
-                else {
+                let p = Int(block.payloadIndex[i])
+                if parsed[p] == nil, let kind = EventKind(rawValue: block.kinds[i]), kind != .qualityReport {
+                    parsed[p] = block.payloads[p].withUnsafeBufferPointer { parser.payload(of: kind, canonicalJSON: $0) }
+                }
+                guard let payload = parsed[p] else {
                     if onDamage == nil { try damaged("unreadable event \(i)") }
                     unreadable += 1
                     continue
