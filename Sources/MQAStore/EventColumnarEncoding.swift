@@ -50,45 +50,81 @@ enum EventColumnarEncoding {
         var object = CanonicalObject()
         var key = ByteWriter(capacity: 64)
         var arrayKey = ByteWriter(capacity: 64)
+        // A client repeats its payloads (the same speakers, stream status,
+        // tier): each distinct (kind, payload) is parsed and its strings
+        // interned once, and a repeat reuses its shape and value indexes.
+        // Interning again would give the same indexes, so the bytes written
+        // are the same either way.
+        var seen = ByteInterner()
+        var shapeTypes: [[CanonicalObject.ValueType]] = []
+        var shapeRaw: [Bool] = []
+        var seenShape: [Int] = []
+        var seenValues: [UInt64] = []
+        var seenValueStart: [Int] = [0]
+        var keyed = [UInt8](repeating: 0, count: 256)
         for i in 0..<n {
             block.payloads[i].withUnsafeBytes { p in
-                let parsed = object.parse(p)
-                key.bytes.removeAll(keepingCapacity: true)
-                key.byte(block.kinds[i])
-                if parsed {
-                    key.byte(0)
-                    key.varint(UInt64(object.fields.count))
-                    for f in object.fields {
-                        key.varint(UInt64(strings.intern(UnsafeRawBufferPointer(rebasing: p[f.key]))))
-                        key.byte(f.type.rawValue)
+                if p.count + 1 > keyed.count { keyed = [UInt8](repeating: 0, count: 2 * (p.count + 1)) }
+                let id = keyed.withUnsafeMutableBytes { k in
+                    k[0] = block.kinds[i]
+                    if p.count > 0 { (k.baseAddress! + 1).copyMemory(from: p.baseAddress!, byteCount: p.count) }
+                    return seen.intern(UnsafeRawBufferPointer(rebasing: k[0..<p.count + 1]))
+                }
+                if id == seenShape.count {
+                    // First time: parse it, and remember its shape and values.
+                    let parsed = object.parse(p)
+                    key.bytes.removeAll(keepingCapacity: true)
+                    key.byte(block.kinds[i])
+                    if parsed {
+                        key.byte(0)
+                        key.varint(UInt64(object.fields.count))
+                        for f in object.fields {
+                            key.varint(UInt64(strings.intern(UnsafeRawBufferPointer(rebasing: p[f.key]))))
+                            key.byte(f.type.rawValue)
+                        }
+                    } else {
+                        key.byte(1)
                     }
-                } else {
-                    key.byte(1)
+                    let shape = shapes.intern(key.bytes)
+                    if shape == columns.count {
+                        columns.append([Column](repeating: Column(), count: parsed ? object.fields.count : 1))
+                        shapeTypes.append(parsed ? object.fields.map(\.type) : [])
+                        shapeRaw.append(!parsed)
+                    }
+                    seenShape.append(shape)
+                    if parsed {
+                        for f in object.fields {
+                            switch f.type {
+                            case .string:
+                                seenValues.append(UInt64(strings.intern(UnsafeRawBufferPointer(rebasing: p[f.value]))))
+                            case .bool:
+                                seenValues.append(f.flag ? 1 : 0)
+                            case .strings:
+                                arrayKey.bytes.removeAll(keepingCapacity: true)
+                                arrayKey.varint(UInt64(f.items.count))
+                                for item in f.items {
+                                    arrayKey.varint(UInt64(strings.intern(UnsafeRawBufferPointer(rebasing: p[object.items[item]]))))
+                                }
+                                seenValues.append(UInt64(arrays.intern(arrayKey.bytes)))
+                            }
+                        }
+                    }
+                    seenValueStart.append(seenValues.count)
                 }
-                let shape = shapes.intern(key.bytes)
-                if shape == columns.count {
-                    columns.append([Column](repeating: Column(), count: parsed ? object.fields.count : 1))
-                }
+                let shape = seenShape[id]
                 shapeColumn.varint(UInt64(shape))
-                guard parsed else {
+                guard !shapeRaw[shape] else {
                     columns[shape][0].symbols.varint(UInt64(p.count))
                     columns[shape][0].symbols.bytes.append(contentsOf: p)
                     return
                 }
-                for (j, f) in object.fields.enumerated() {
-                    switch f.type {
-                    case .string:
-                        let index = strings.intern(UnsafeRawBufferPointer(rebasing: p[f.value]))
-                        columns[shape][j].symbols.varint(UInt64(index))
-                    case .bool:
-                        columns[shape][j].bits.write(f.flag)
-                    case .strings:
-                        arrayKey.bytes.removeAll(keepingCapacity: true)
-                        arrayKey.varint(UInt64(f.items.count))
-                        for item in f.items {
-                            arrayKey.varint(UInt64(strings.intern(UnsafeRawBufferPointer(rebasing: p[object.items[item]]))))
-                        }
-                        columns[shape][j].symbols.varint(UInt64(arrays.intern(arrayKey.bytes)))
+                let types = shapeTypes[shape]
+                let first = seenValueStart[id]
+                for j in types.indices {
+                    let value = seenValues[first + j]
+                    switch types[j] {
+                    case .string, .strings: columns[shape][j].symbols.varint(value)
+                    case .bool: columns[shape][j].bits.write(value != 0)
                     }
                 }
             }
