@@ -47,6 +47,8 @@ public final class Ingester {
     /// is a savepoint within, so a failing input undoes only itself.
     static let inputsPerCommit = 256
     static let inputsAhead = 6
+    /// Where `prepare` runs each input's parsing (one per public `ingest`).
+    private var parsing: ParseThreads?
     private var linesSinceCommit = 0
     private var inputsSinceCommit = 0
 
@@ -75,6 +77,9 @@ public final class Ingester {
     /// ahead the parser of the next often waited for the writer to start it.
     /// Each input ahead holds at most a few batches (`BatchQueue`).
     public func ingest(paths: [String]) throws -> IngestSummary {
+        let threads = ParseThreads(limit: Ingester.inputsAhead + 1)
+        parsing = threads
+        defer { threads.close() }
         if summarizeWhileReading && store.db.path != ":memory:" {
             summaries = try SummaryWorkers(path: store.db.path, count: 1, background: true)
         }
@@ -107,6 +112,9 @@ public final class Ingester {
 
     /// Ingests one input; a file whose content was ingested before is skipped.
     public func ingest(path: String) throws -> IngestSummary {
+        let threads = ParseThreads(limit: 1)
+        parsing = threads
+        defer { threads.close() }
         defer { finishTransaction() }
         return try write(try prepare(path: path))
     }
@@ -176,8 +184,6 @@ public final class Ingester {
         var resumeAfter = 0
         let reader = try LineReader(path: path)
         var plan = ReadPlan.fresh
-        // Told from the first bytes, which stay pending for the real read.
-        let format = try inputFormat ?? reader.peekContent().withUnsafeBufferPointer { WebRTCImport.sniff($0) }
         // Looked up and created inside a write transaction: two ingests of
         // the same file at once then queue on the write lock, and the second
         // sees the first one's row.
@@ -201,15 +207,21 @@ public final class Ingester {
             }
         }
 
-        // Parsing runs on its own thread, a few bounded batches ahead of the
-        // writer: the two halves of ingest take about the same time, and the
-        // machine has two cores.
+        // Parsing runs on a thread of its own, a few bounded batches ahead
+        // of the writer: the two halves of ingest take about the same time,
+        // and the machine has two cores. The format is told there too, from
+        // the first bytes (which stay pending for the real read): peeking
+        // 64 KB of every input had been the writer's to do.
         let queue = BatchQueue()
         let nowMs = self.nowMs
         let readPlan = plan
         let meeting = self.meeting
-        let parsing = Thread {
+        let forced = inputFormat
+        guard let parsing else { preconditionFailure("prepare outside ingest") }
+        parsing.run {
             do {
+                let format = try forced ?? reader.peekContent().withUnsafeBufferPointer { WebRTCImport.sniff($0) }
+                guard queue.put(.format(format)) else { throw Cancelled() }
                 if format.isDump {
                     try Ingester.runDump(reader, format: format, meeting: meeting, plan: readPlan, nowMs: nowMs, into: queue)
                 } else {
@@ -220,9 +232,6 @@ public final class Ingester {
                 _ = queue.put(.failed(error))
             }
         }
-        parsing.stackSize = 1 << 22
-        parsing.start()
-        summary.formats[format.rawValue, default: .init()].files += 1
         return PreparedInput(path: path, fileID: fileID, resumeAfter: resumeAfter, summary: summary, queue: queue, size: reader.size)
     }
 
@@ -335,6 +344,8 @@ public final class Ingester {
                         lastProgress = batch.lastLine
                         onProgress(batch.bytesRead, input.size, path)
                     }
+                case .format(let format):
+                    summary.formats[format.rawValue, default: .init()].files += 1
                 case .skip:
                     try db.execute("RELEASE input")
                     var skipped = IngestSummary()

@@ -123,6 +123,8 @@ struct BatchParser {
 /// parser runs at most `capacity` batches ahead, so memory stays bounded.
 final class BatchQueue {
     enum Item {
+        /// The input's format, first of all.
+        case format(InputFormat)
         case batch(ParsedBatch)
         /// The input ended: its content digest, and why it is not what it
         /// was when opened (nil when it did not change while read).

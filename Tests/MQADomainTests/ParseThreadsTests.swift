@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+@testable import MQADomain
+
+@Suite struct ParseThreadsTests {
+    /// The shape of an ingest: each job fills its input's queue and blocks
+    /// until the writer, taking the inputs in order, reaches it. With more
+    /// inputs in flight than threads, jobs started in any other order than
+    /// given would leave the writer's input waiting behind blocked ones
+    /// (this hangs if the jobs are taken last-in first-out).
+    @Test func inputsBlockedAheadNeverStarveTheWritersInput() {
+        let ahead = 3
+        let threads = ParseThreads(limit: 2)
+        let lock = NSLock()
+        var running = 0, mostRunning = 0
+        var queues: [BatchQueue] = []
+        func start(_ input: Int) {
+            let queue = BatchQueue(capacity: 1)
+            queues.append(queue)
+            threads.run {
+                lock.lock(); running += 1; mostRunning = max(mostRunning, running); lock.unlock()
+                for _ in 0..<5 { _ = queue.put(.skip) }
+                _ = queue.put(.failed(CancellationError()))
+                lock.lock(); running -= 1; lock.unlock()
+            }
+        }
+        let inputs = 40
+        for i in 0...ahead { start(i) }
+        var taken = 0
+        for i in 0..<inputs {
+            var items = 0
+            loop: while true {
+                switch queues[i].take() {
+                case .skip: items += 1
+                default: break loop
+                }
+            }
+            #expect(items == 5)
+            taken += 1
+            if i + ahead + 1 < inputs { start(i + ahead + 1) }
+        }
+        threads.close()
+        #expect(taken == inputs)
+        #expect(mostRunning <= 2)
+    }
+}
