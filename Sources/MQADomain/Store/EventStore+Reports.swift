@@ -108,7 +108,11 @@ extension EventStore {
             }
             for i in 0..<chunk.count { stored.append(chunk, at: i) }
         }
-        let (merged, duplicates) = S.merge(stored: stored, new: sorted)
+        // Nothing stored to merge with and no two items at one time (so no
+        // repeats): the sorted items are the chunks' content as they are.
+        // The item-by-item merge was a tenth of the writer's time.
+        let (merged, duplicates) = stored.count == 0 && sorted.timesAreDistinct()
+            ? (sorted, 0) : S.merge(stored: stored, new: sorted)
         if !replaced.isEmpty {
             let delete = try db.cached("DELETE FROM \(table.rawValue) WHERE id = ?")
             for id in replaced {

@@ -27,6 +27,17 @@ extension MergeableSeries {
         return out
     }
 
+    /// Whether no two neighbours share a time (in a sorted series: no two
+    /// items do, so none can repeat another).
+    func timesAreDistinct() -> Bool {
+        var i = 1
+        while i < count {
+            if ts(i) == ts(i - 1) { return false }
+            i += 1
+        }
+        return true
+    }
+
     /// Merges stored items (sorted, free of repeats) with new ones (sorted).
     /// At equal times stored items come first, as they were logged earlier;
     /// a new item that repeats one already at its time is dropped and
