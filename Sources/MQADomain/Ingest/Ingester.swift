@@ -525,12 +525,15 @@ public final class Ingester {
         summary.lines += batch.lines
         summary.ignored += batch.ignored
         let slots = try batch.clients.map { try seriesSlot(client: store.clientID(meeting: $0.meeting, uid: $0.uid)) }
-        for i in batch.reportTs.indices {
-            let v = 5 * i
-            series[slots[Int(batch.reportClient[i])]].reports.append(
-                ts: batch.reportTs[i],
-                (batch.reportValues[v], batch.reportValues[v + 1], batch.reportValues[v + 2],
-                 batch.reportValues[v + 3], batch.reportValues[v + 4]))
+        // A batch is mostly runs of one client's lines: each run is moved
+        // into that client's buffers at once.
+        var i = 0
+        while i < batch.reportTs.count {
+            let client = batch.reportClient[i]
+            var end = i + 1
+            while end < batch.reportTs.count && batch.reportClient[end] == client { end += 1 }
+            series[slots[Int(client)]].reports.append(i..<end, ts: batch.reportTs, values: batch.reportValues)
+            i = end
         }
         var start = 0
         for i in batch.eventTs.indices {

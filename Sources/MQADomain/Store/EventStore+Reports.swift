@@ -23,15 +23,27 @@ struct ReportSeries: MergeableSeries {
         _modify { yield &columns[column.rawValue] }
     }
 
-    /// Appends one report; the values in `ReportColumn` order (the order of
-    /// the parsed batch's value array).
-    mutating func append(ts t: Int64, _ values: (DecimalNumber, DecimalNumber, DecimalNumber, DecimalNumber, DecimalNumber)) {
-        ts.append(t)
-        self[.loss].append(values.0)
-        self[.rtt].append(values.1)
-        self[.jitter].append(values.2)
-        self[.bitrate].append(values.3)
-        self[.mos].append(values.4)
+    /// Appends reports `range` of a parsed batch: times from `ts`, values
+    /// one per column for each report from `values`, in `ReportColumn`
+    /// order (the order of the parsed batch's value array). Each column
+    /// grows once and is filled through its buffer: appending value by
+    /// value checked every column's uniqueness per report (a tenth of the
+    /// writer thread).
+    mutating func append(_ range: Range<Int>, ts times: [Int64], values: [DecimalNumber]) {
+        let n = range.count
+        guard n > 0 else { return }
+        ts.append(contentsOf: times[range])
+        let width = ReportColumn.allCases.count
+        let base = range.lowerBound * width
+        values.withUnsafeBufferPointer { v in
+            for c in 0..<width {
+                let old = columns[c].count
+                columns[c].append(contentsOf: repeatElement(DecimalNumber.null, count: n))
+                columns[c].withUnsafeMutableBufferPointer { column in
+                    for k in 0..<n { column[old + k] = v[base + width * k + c] }
+                }
+            }
+        }
     }
 
     mutating func append(_ other: ReportSeries, at i: Int) {
