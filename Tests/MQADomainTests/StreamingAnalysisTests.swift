@@ -73,3 +73,43 @@ import Testing
         }
     }
 }
+
+/// Report chunks become doubles through a per-column shortcut; it must give
+/// the bits `DecimalNumber.doubleValue` gives, value by value.
+@Suite struct ReportColumnsDecodingTests {
+    @Test func chunkValuesBecomeTheSameDoublesAsDoubleValue() {
+        var r = SplitMix64(seed: 77)
+        for round in 0..<200 {
+            let n = Int(r.next() % 300)
+            var columns: [[DecimalNumber]] = []
+            for _ in 0..<5 {
+                let shared = -Int16(r.next() % 6)
+                columns.append((0..<n).map { _ in
+                    switch r.next() % 10 {
+                    case 0: return .null
+                    case 1: return DecimalNumber(mantissa: 0, exponent: DecimalNumber.binaryExponent).withBits(r.next())
+                    case 2: return DecimalNumber(mantissa: Int64(bitPattern: r.next()), exponent: shared)  // past 2^53
+                    case 3: return DecimalNumber(mantissa: Int64(r.next() % 2_000_000) - 1_000_000, exponent: -Int16(r.next() % 30))
+                    default: return DecimalNumber(mantissa: Int64(r.next() % 200_000) - 100_000, exponent: round % 7 == 0 ? 0 : shared)
+                    }
+                })
+            }
+            var decoded = ReportColumns()
+            decoded.append(SeriesBlock(ts: (0..<n).map(Int64.init), columns: columns))
+            let got = [decoded.loss, decoded.rtt, decoded.jitter, decoded.bitrate, decoded.mos]
+            for c in 0..<5 {
+                let null = c == 4 ? Double.nan : 0
+                for k in 0..<n {
+                    let want = columns[c][k].doubleValue ?? null
+                    #expect(got[c][k].bitPattern == want.bitPattern, "column \(c) value \(k): \(columns[c][k])")
+                }
+            }
+        }
+    }
+}
+
+private extension DecimalNumber {
+    func withBits(_ bits: UInt64) -> DecimalNumber {
+        DecimalNumber(mantissa: Int64(bitPattern: bits), exponent: DecimalNumber.binaryExponent)
+    }
+}
