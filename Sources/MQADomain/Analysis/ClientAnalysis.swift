@@ -133,20 +133,31 @@ struct WarmReports {
         return mos
     }
 
-    /// One pass over `reports` gathering `column` of the warm ones, in order.
+    /// One pass over `reports` gathering `column` of the warm ones, in order,
+    /// into a buffer of `count` values (appending one by one checked the
+    /// array's uniqueness per value: millions per meeting).
     func values(of column: KeyPath<ReportColumns, [Double]>, in reports: ReportBlocks) throws -> [Double] {
-        var out: [Double] = []
-        out.reserveCapacity(count)
+        var out = [Double](repeating: 0, count: count)
+        var filled = 0
         var base = 0
-        try reports.forEach { block in
-            let values = block[keyPath: column]
-            for k in values.indices {
-                let i = base + k
-                let word = i >> 6
-                if word < bits.count, bits[word] & (1 << UInt64(i & 63)) != 0 { out.append(values[k]) }
+        try out.withUnsafeMutableBufferPointer { o in
+            try bits.withUnsafeBufferPointer { b in
+                try reports.forEach { block in
+                    block[keyPath: column].withUnsafeBufferPointer { v in
+                        for k in 0..<v.count {
+                            let i = base + k
+                            let word = i >> 6
+                            if word < b.count, b[word] & (1 << UInt64(i & 63)) != 0, filled < o.count {
+                                o[filled] = v[k]
+                                filled += 1
+                            }
+                        }
+                        base += v.count
+                    }
+                }
             }
-            base += values.count
         }
+        out.removeLast(out.count - filled)
         return out
     }
 }
