@@ -145,7 +145,7 @@ public final class Ingester {
         }
     }
 
-    /// An input whose lines are being parsed on their own thread into `queue`.
+    /// An input whose lines are being parsed on a parse thread into `queue`.
     struct PreparedInput {
         var path: String
         /// Its `files` row: the one being resumed, or a new one; 0 while it

@@ -34,7 +34,7 @@ final class ParseThreads: @unchecked Sendable {
         } else if threads < limit {
             threads += 1
             let thread = Thread { [self] in serve() }
-            thread.stackSize = 1 << 22  // as each input's own thread had
+            thread.stackSize = 1 << 22  // 4 MB, as the parsing threads always had
             thread.start()
         }
     }
