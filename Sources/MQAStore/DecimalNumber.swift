@@ -57,7 +57,7 @@ public struct DecimalNumber: Hashable, Sendable {
     /// loss and MOS) come from literals: the table, a lazily built global,
     /// cost a `swift_once` per value, and every report has five.
     @inline(__always)
-    static func power(_ p: Int) -> Double {
+    public static func power(_ p: Int) -> Double {
         switch p {
         case 0: return 1
         case 1: return 10

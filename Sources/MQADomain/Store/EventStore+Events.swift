@@ -142,7 +142,7 @@ extension ReportColumns {
                     out[old + k] = x.doubleValue ?? null
                     if x.exponent <= 0 && x.exponent >= -22 {
                         exponent = x.exponent
-                        power = DecimalNumber(mantissa: 1, exponent: -x.exponent).doubleValue!
+                        power = DecimalNumber.power(Int(-x.exponent))
                     }
                 }
             }
