@@ -32,6 +32,29 @@ import Testing
             .filter { $0.hasSuffix(".ndjson") || $0.hasSuffix(".ndjson.zst") }.sorted().map { logs.path + "/" + $0 }
     }
 
+    /// The summary path analyses without keeping connections and
+    /// timelines; its rows must be those of the whole analysis.
+    @Test func summaryRowsNeedNoTimelines() throws {
+        let s = Scratch()
+        let store = try EventStore(path: s.db)
+        let ingester = Ingester(store: store)
+        ingester.summarizeWhileReading = false
+        _ = try ingester.ingest(paths: try Self.fleetFiles(s, meetings: 6))
+        let config = TierConfig()
+        var compared = 0
+        try store.forEachMeetingPage(stale: true, size: 100) { page in
+            for (id, meeting) in page {
+                let (log, whole) = try #require(try store.analyzeMeeting(meeting, config: config))
+                #expect(!whole.timelines.isEmpty)
+                let expected = EventStore.summaryRows(meetingID: id, log: log, analysis: whole)
+                let got = try #require(try store.summaryRows(meetingID: id, meeting: meeting, config: config))
+                #expect(got == expected, "\(meeting)")
+                compared += 1
+            }
+        }
+        #expect(compared == 6)
+    }
+
     @Test func summariesDuringIngestEqualSummariesAfter() throws {
         let s = Scratch()
         let files = try Self.fleetFiles(s, meetings: 8)

@@ -11,7 +11,8 @@ extension EventStore {
     /// `ReportBlocks`). Returns the meeting's log without its reports (its
     /// events, title and engine are whole) and the analysis; `nil` when the
     /// store has no such meeting.
-    public func analyzeMeeting(_ meeting: String, config: TierConfig, holdingUpTo limit: Int = EventStore.heldReportLimit) throws -> (log: MeetingLog, analysis: MeetingAnalysis)? {
+    public func analyzeMeeting(_ meeting: String, config: TierConfig, holdingUpTo limit: Int = EventStore.heldReportLimit,
+                               keepingTimelines: Bool = true) throws -> (log: MeetingLog, analysis: MeetingAnalysis)? {
         // Events only: each client's reports are read when its turn comes.
         guard let (log, ids, counts) = try storedMeeting(meeting, lenient: false, withReports: false) else { return nil }
         let analysis = try MeetingAnalysis.analyze(
@@ -22,7 +23,7 @@ extension EventStore {
                                    reports: try storedReports(client: ids[i], count: counts[i], meeting: meeting, uid: uid,
                                                               holdingUpTo: limit))
             },
-            config: config)
+            config: config, keepingTimelines: keepingTimelines)
         return (log, analysis)
     }
 
@@ -44,3 +45,4 @@ extension EventStore {
         }
     }
 }
+

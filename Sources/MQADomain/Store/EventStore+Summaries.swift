@@ -105,10 +105,15 @@ extension EventStore {
         let (meeting, stamp) = (select.string(0) ?? "", select.int64(1))
         select.reset()
         var summary = ComputedSummary(meetingID: meetingID, stamp: stamp, rows: nil)
-        if stamp != 0, let (log, analysis) = try analyzeMeeting(meeting, config: config) {
-            summary.rows = EventStore.summaryRows(meetingID: meetingID, log: log, analysis: analysis)
-        }
+        if stamp != 0 { summary.rows = try summaryRows(meetingID: meetingID, meeting: meeting, config: config) }
         return summary
+    }
+
+    /// A stored meeting's summary rows under `config`, recomputed from its
+    /// chunks; `nil` when the store has no such meeting.
+    func summaryRows(meetingID: Int64, meeting: String, config: TierConfig) throws -> [SummaryTable: [[SQLValue]]]? {
+        guard let (log, analysis) = try analyzeMeeting(meeting, config: config, keepingTimelines: false) else { return nil }
+        return EventStore.summaryRows(meetingID: meetingID, log: log, analysis: analysis)
     }
 
     /// The summary rows of several meetings, computed in one read
@@ -174,12 +179,16 @@ extension EventStore {
             .text(JSON.array(a.issues.map { .string($0.code.rawValue) }).rendered()),
         ]
         let participants: [[SQLValue]] = a.participants.map { p in
-            var values: [SQLValue] = [.int(meetingID), .text(p.uid), .int(Int64(p.connections)),
-                                      .int(Int64(p.warmReports)), .int(Int64(p.coldReports))]
+            // One array of its final size per row: built from pieces, the
+            // rows of a meeting of 100,000 clients peaked 30 MB higher.
+            var values: [SQLValue] = []
+            values.reserveCapacity(21 + Tier.reportOrder.count)
+            values += [.int(meetingID), .text(p.uid), .int(Int64(p.connections)),
+                       .int(Int64(p.warmReports)), .int(Int64(p.coldReports))]
             values += [real(p.mos?.mean), real(p.mos?.p5), real(p.mos?.p50), real(p.mos?.p95)]
             values += [real(p.lossPct?.mean), real(p.lossPct?.p95), real(p.rttMs?.mean), real(p.rttMs?.p95)]
             values += [real(p.jitterMs?.mean), real(p.jitterMs?.p95), real(p.bitrateKbps?.mean), real(p.bitrateKbps?.p5)]
-            values += Tier.reportOrder.map { .int(p.tierMs[$0]) }
+            for tier in Tier.reportOrder { values.append(.int(p.tierMs[tier])) }
             values += [.int(Int64(p.tierChanges)), .int(Int64(p.flaps)), real(p.sdkTierAgreement), .int(Int64(p.disconnects.count))]
             return values
         }
