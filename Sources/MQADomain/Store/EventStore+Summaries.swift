@@ -111,9 +111,9 @@ extension EventStore {
 
     /// A stored meeting's summary rows under `config`, recomputed from its
     /// chunks; `nil` when the store has no such meeting.
-    func summaryRows(meetingID: Int64, meeting: String, config: TierConfig) throws -> [SummaryTable: [[SQLValue]]]? {
+    func summaryRows(meetingID: Int64, meeting: String, config: TierConfig) throws -> SummaryRows? {
         guard let (log, analysis) = try analyzeMeeting(meeting, config: config, keepingTimelines: false) else { return nil }
-        return EventStore.summaryRows(meetingID: meetingID, log: log, analysis: analysis)
+        return SummaryRows(meetingID: meetingID, log: log, analysis: analysis)
     }
 
     /// The summary rows of several meetings, computed in one read
@@ -163,53 +163,13 @@ extension EventStore {
         return page
     }
 
-    /// The summary rows of one meeting, in the tables' column order: what
-    /// ingest writes and what `mqa check` compares the stored rows with.
-    /// `log` gives the title and the client count (its reports are not read).
-    static func summaryRows(meetingID: Int64, log: MeetingLog, analysis a: MeetingAnalysis) -> [SummaryTable: [[SQLValue]]] {
-        func real(_ v: Double?) -> SQLValue { v.map { .double($0) } ?? .null }
-        let span = a.span
-        let score = FleetScore(a)
-        let meeting: [SQLValue] = [
-            .int(meetingID), log.title.map { .text($0) } ?? .null, a.engine.map { .text($0) } ?? .null,
-            span.map { .int($0.first) } ?? .null, span.map { .int($0.last) } ?? .null,
-            .int(Int64(log.clients.count)), .int(Int64(a.participants.reduce(0) { $0 + $1.warmReports })),
-            .int(Int64(a.subscriptions.reduce(0) { $0 + $1.stallCount })),
-            .int(score.stalledMs), .int(score.lowTierMs), .int(Int64(score.abnormalDisconnects)),
-            .text(JSON.array(a.issues.map { .string($0.code.rawValue) }).rendered()),
-        ]
-        let participants: [[SQLValue]] = a.participants.map { p in
-            // One array of its final size per row: built from pieces, the
-            // rows of a meeting of 100,000 clients peaked 30 MB higher.
-            var values: [SQLValue] = []
-            values.reserveCapacity(21 + Tier.reportOrder.count)
-            values += [.int(meetingID), .text(p.uid), .int(Int64(p.connections)),
-                       .int(Int64(p.warmReports)), .int(Int64(p.coldReports))]
-            values += [real(p.mos?.mean), real(p.mos?.p5), real(p.mos?.p50), real(p.mos?.p95)]
-            values += [real(p.lossPct?.mean), real(p.lossPct?.p95), real(p.rttMs?.mean), real(p.rttMs?.p95)]
-            values += [real(p.jitterMs?.mean), real(p.jitterMs?.p95), real(p.bitrateKbps?.mean), real(p.bitrateKbps?.p5)]
-            for tier in Tier.reportOrder { values.append(.int(p.tierMs[tier])) }
-            values += [.int(Int64(p.tierChanges)), .int(Int64(p.flaps)), real(p.sdkTierAgreement), .int(Int64(p.disconnects.count))]
-            return values
-        }
-        let tracks: [[SQLValue]] = a.subscriptions.map { s in
-            let underGood = s.stalls.filter { $0.tier == .excellent || $0.tier == .good }.count
-            return [.int(meetingID), .text(s.subscriber), .text(s.publisher), .text(s.track),
-                    s.kind.map { .text($0) } ?? .null, .int(s.subscribeTs), .int(s.endTs),
-                    s.firstFrameTs.map { .int($0) } ?? .null, .int(Int64(s.stallCount)),
-                    .int(s.stalledMs), .double(s.stallRatio), .int(Int64(underGood)),
-                    .int(Int64(s.stalls.filter(\.open).count))]
-        }
-        return [.meeting: [meeting], .participant: participants, .track: tracks]
-    }
-
-    private func writeSummary(meetingID: Int64, rows: [SummaryTable: [[SQLValue]]]) throws {
+    private func writeSummary(meetingID: Int64, rows: SummaryRows) throws {
         for table in SummaryTable.allCases {
             let (delete, insert) = try summaryStatements(table)
             delete.reset()
             delete.bind(1, meetingID)
             try delete.run()
-            for row in rows[table] ?? [] {
+            try rows.forEach(table) { row in
                 insert.reset()
                 for (i, v) in row.enumerated() { insert.bind(Int32(i + 1), v) }
                 try insert.run()
@@ -228,15 +188,6 @@ extension EventStore {
                     insert: try db.prepare("INSERT INTO \(table.rawValue) VALUES (\(Array(repeating: "?", count: Int(width)).joined(separator: ", ")))"))
         summaryStatements[table] = made
         return made
-    }
-
-    /// The summary rows stored for a meeting, sorted as `summaryRows` makes them.
-    func storedSummaryRows(meetingID: Int64, table: SummaryTable) throws -> [[SQLValue]] {
-        let s = try db.prepare("SELECT * FROM \(table.rawValue) WHERE meeting_id = ? ORDER BY rowid")
-        s.bind(1, meetingID)
-        var rows: [[SQLValue]] = []
-        while try s.step() { rows.append((0..<s.columnCount).map { s.value($0) }) }
-        return rows
     }
 }
 

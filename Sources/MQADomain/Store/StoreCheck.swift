@@ -142,19 +142,35 @@ extension EventStore {
         }
     }
 
-    private func compareSummaries(meetingID id: Int64, meeting: String, expected: [SummaryTable: [[SQLValue]]],
+    /// Compares stored and recomputed rows a row at a time: a meeting of
+    /// 100,000 participants is never held as two arrays of rows.
+    private func compareSummaries(meetingID id: Int64, meeting: String, expected: SummaryRows,
                                   into result: inout StoreCheckResult) throws {
         for table in SummaryTable.allCases {
-            let stored = try storedSummaryRows(meetingID: id, table: table)
-            let want = expected[table] ?? []
-            if stored == want { continue }
+            let select = try db.prepare("SELECT * FROM \(table.rawValue) WHERE meeting_id = ? ORDER BY rowid")
+            select.bind(1, id)
+            var recomputed = 0
+            var stored = 0
+            var first: (row: Int, column: Int, stored: SQLValue, recomputed: SQLValue)?
+            try expected.forEach(table) { want in
+                recomputed += 1
+                guard try select.step() else { return }
+                stored += 1
+                guard first == nil else { return }
+                for (column, v) in want.enumerated() where select.value(Int32(column)) != v {
+                    first = (recomputed - 1, column, select.value(Int32(column)), v)
+                    break
+                }
+            }
+            while try select.step() { stored += 1 }
             let reason: String
-            if stored.count != want.count {
-                reason = "\(stored.count) rows stored, \(want.count) recomputed"
+            if stored != recomputed {
+                reason = "\(stored) rows stored, \(recomputed) recomputed"
+            } else if let first {
+                reason = "row \(first.row + 1), column \(try columnName(table, first.column)): "
+                    + "stored \(first.stored), recomputed \(first.recomputed)"
             } else {
-                let row = stored.indices.first { stored[$0] != want[$0] }!
-                let column = zip(stored[row], want[row]).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? 0
-                reason = "row \(row + 1), column \(try columnName(table, column)): stored \(stored[row][column]), recomputed \(want[row][column])"
+                continue
             }
             result.damage.append(StoreDamage(meeting: meeting, place: .summary(table),
                                              reason: "summary does not match the data: \(reason)"))

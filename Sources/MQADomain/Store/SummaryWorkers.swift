@@ -12,7 +12,7 @@ struct ComputedSummary {
     var meetingID: Int64
     var stamp: Int64
     /// nil when the meeting was fresh already or has no client.
-    var rows: [SummaryTable: [[SQLValue]]]?
+    var rows: SummaryRows?
 }
 
 /// Computes meetings' summary rows on worker threads, each reading the
