@@ -46,6 +46,11 @@ struct ReportSeries: MergeableSeries {
         }
     }
 
+    mutating func append(_ other: ReportSeries, range: Range<Int>) {
+        ts += other.ts[range]
+        for c in columns.indices { columns[c] += other.columns[c][range] }
+    }
+
     mutating func append(_ other: ReportSeries, at i: Int) {
         ts.append(other.ts[i])
         for c in ReportColumn.allCases { self[c].append(other[c][i]) }
