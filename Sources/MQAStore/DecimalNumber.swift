@@ -85,6 +85,34 @@ public struct DecimalNumber: Hashable, Sendable {
         return strtod("\(mantissa)e\(exponent)", nil)
     }
 
+    /// Appends each value's `doubleValue` (`null` for a null) to `column`.
+    /// The values of a stored column share one exponent, so its power of
+    /// ten is looked up once: `Double(m) / 10^s` is the very operation
+    /// `doubleValue` does for an exact mantissa and a small scale, so the
+    /// bits are the same. The column grows once and is filled through its
+    /// buffer.
+    public static func appendDoubles(of values: [DecimalNumber], to column: inout [Double], null: Double) {
+        let old = column.count
+        column.append(contentsOf: repeatElement(0, count: values.count))
+        var exponent = Int16(1)  // none yet
+        var power = 1.0
+        values.withUnsafeBufferPointer { v in
+            column.withUnsafeMutableBufferPointer { out in
+                for (k, x) in v.enumerated() {
+                    if x.exponent == exponent && x.mantissa.magnitude <= 1 << 53 {
+                        out[old + k] = Double(x.mantissa) / power
+                        continue
+                    }
+                    out[old + k] = x.doubleValue ?? null
+                    if x.exponent <= 0 && x.exponent >= -22 {
+                        exponent = x.exponent
+                        power = DecimalNumber.power(Int(-x.exponent))
+                    }
+                }
+            }
+        }
+    }
+
     /// The number as JSON text: plain decimal notation where it is short,
     /// exponent notation otherwise. `null` for null.
     public var jsonText: String {

@@ -116,36 +116,10 @@ extension ReportColumns {
     /// Appends a decoded chunk, its exact decimals as doubles.
     mutating func append(_ block: SeriesBlock) {
         ts.append(contentsOf: block.ts)
-        ReportColumns.append(block[.loss], to: &loss, null: 0)
-        ReportColumns.append(block[.rtt], to: &rtt, null: 0)
-        ReportColumns.append(block[.jitter], to: &jitter, null: 0)
-        ReportColumns.append(block[.bitrate], to: &bitrate, null: 0)
-        ReportColumns.append(block[.mos], to: &mos, null: .nan)
-    }
-
-    /// The column grows once and is filled through its buffer. A chunk's
-    /// column shares one exponent, so its power of ten is looked up once:
-    /// `Double(m) / 10^s` is the very operation `doubleValue` does for an
-    /// exact mantissa and a small scale, so the bits are the same.
-    private static func append(_ values: [DecimalNumber], to column: inout [Double], null: Double) {
-        let old = column.count
-        column.append(contentsOf: repeatElement(0, count: values.count))
-        var exponent = Int16(1)  // none yet
-        var power = 1.0
-        values.withUnsafeBufferPointer { v in
-            column.withUnsafeMutableBufferPointer { out in
-                for (k, x) in v.enumerated() {
-                    if x.exponent == exponent && x.mantissa.magnitude <= 1 << 53 {
-                        out[old + k] = Double(x.mantissa) / power
-                        continue
-                    }
-                    out[old + k] = x.doubleValue ?? null
-                    if x.exponent <= 0 && x.exponent >= -22 {
-                        exponent = x.exponent
-                        power = DecimalNumber.power(Int(-x.exponent))
-                    }
-                }
-            }
-        }
+        DecimalNumber.appendDoubles(of: block[.loss], to: &loss, null: 0)
+        DecimalNumber.appendDoubles(of: block[.rtt], to: &rtt, null: 0)
+        DecimalNumber.appendDoubles(of: block[.jitter], to: &jitter, null: 0)
+        DecimalNumber.appendDoubles(of: block[.bitrate], to: &bitrate, null: 0)
+        DecimalNumber.appendDoubles(of: block[.mos], to: &mos, null: .nan)
     }
 }

@@ -166,20 +166,24 @@ extension EventStore {
         insert.bind(3, block.ts.last!)
         insert.bind(4, block.ts.count)
         var index: Int32 = 5
+        var doubles: [Double] = []
         for c in ReportColumn.allCases {
             var count = 0
             var lo = Double.infinity
             var hi = -Double.infinity
             var sum = 0.0
-            for v in block[c] {
+            // A null is NaN here: no stored number is NaN (JSON has none).
+            doubles.removeAll(keepingCapacity: true)
+            DecimalNumber.appendDoubles(of: block[c], to: &doubles, null: .nan)
+            for value in doubles {
                 let d: Double
                 if c == .mos {
                     // 0 and null are placeholders: the MOS statistics count
                     // only the values in [1, 5], and say how many there were.
-                    guard let m = v.doubleValue, m >= 1 && m <= 5 else { continue }
-                    d = m
+                    guard value >= 1 && value <= 5 else { continue }
+                    d = value
                 } else {
-                    d = v.doubleValue ?? 0
+                    d = value.isNaN ? 0 : value
                 }
                 count += 1
                 lo = min(lo, d)
