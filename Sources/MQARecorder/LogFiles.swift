@@ -27,8 +27,11 @@ public enum RecorderCompression: Sendable {
 typealias WriteFunction = @Sendable (Int32, UnsafeRawPointer, Int) -> Int
 
 /// The writer thread's files for one client: lines are gathered in
-/// `pending` and reach the file in one `write` per batch, so a crash can
-/// cut the log only between batches, never inside a line. Each file is
+/// `pending` and reach the file in one `write` per batch. A crash mostly
+/// cuts the log between batches, but a kill can stop a write part-way (the
+/// kernel copies page by page), so an abandoned file may end inside a line:
+/// `MeetingRecorder.finishAbandonedFiles` cuts it back to its last whole
+/// line. Each file is
 /// written under a `.partial` name and renamed to its final name once it is
 /// complete (rotated, moved to another meeting, or closed) and synced.
 final class LogFiles {

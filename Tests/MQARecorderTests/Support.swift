@@ -56,8 +56,9 @@ struct CheckedLine {
 /// Splits a file into lines; records an issue unless it ends with a newline
 /// (a half line) and unless every line passes `LineParser` (unknown events
 /// may be `.ignored`, nothing may be `.rejected`).
-func checkedLines(_ bytes: [UInt8], file: String = "", sourceLocation: SourceLocation = #_sourceLocation) -> [CheckedLine] {
-    if let last = bytes.last, last != 0x0A {
+func checkedLines(_ bytes: [UInt8], file: String = "", allowingCutEnd: Bool = false,
+                  sourceLocation: SourceLocation = #_sourceLocation) -> [CheckedLine] {
+    if !allowingCutEnd, let last = bytes.last, last != 0x0A {
         Issue.record("\(file) ends inside a line", sourceLocation: sourceLocation)
     }
     var parser = LineParser(nowMs: Int64(Date().timeIntervalSince1970 * 1000))
