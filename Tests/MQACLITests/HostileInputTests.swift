@@ -187,6 +187,26 @@ import Testing
         expectSound()
     }
 
+    /// Small inputs are parsed far ahead of the writer (by bytes, not by a
+    /// handful of inputs): stdin in the middle is still read at its turn,
+    /// and a missing file among those read ahead fails alone.
+    @Test func manyInputsReadAheadWithStdinInTheMiddle() {
+        var paths = (0..<60).map { dir.write("many-\($0).ndjson", Lines.meeting("m-many-\($0)")) }
+        paths.insert("-", at: 30)
+        let missing = dir.file("missing-ahead.ndjson")
+        paths.insert(missing, at: 45)
+        let stdin = dir.write("stdin-middle.ndjson", Lines.meeting("m-stdin-middle"))
+        let r = ingest(paths, stdin: stdin)
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("Error: \(missing): cannot open"), "\(r)")
+        #expect(summary(r)["events"] == 61 * 10, "\(r)")
+        #expect(summary(r)["files"] == 61, "\(r)")
+        let again = ingest(paths.filter { $0 != "-" && $0 != missing })
+        #expect(again.status == 0, "\(again)")
+        #expect(summary(again)["skippedFiles"] == 60, "\(again)")
+        expectSound()
+    }
+
     @Test func notAStoreFile() {
         let fake = dir.write("fake.sqlite", String(repeating: "this is not a database\n", count: 400))
         let r = MQA.run(["check", "--db", fake])

@@ -46,7 +46,16 @@ public final class Ingester {
     /// (each commit writes the pages it touched to the WAL). Each input
     /// is a savepoint within, so a failing input undoes only itself.
     static let inputsPerCommit = 256
+    /// Inputs parsed ahead of the writer: always this many, and more while
+    /// those ahead hold under `bytesAhead` of input (at most `maxInputsAhead`).
+    /// Logs come as many small files, and six of them (~5,000 lines) kept
+    /// the parsers busy for a few milliseconds only: while the writer spent
+    /// ~0.1 s encoding and storing a commit's clients, a core sat idle.
+    /// On 1,777 files (4 runs each): wall 1.05 s with 6 ahead, 0.93 s with
+    /// 4 or 16 MB ahead, 0.95 s with 64 MB (peak RSS 44, 52, 63, 79 MB).
     static let inputsAhead = 6
+    static let maxInputsAhead = 256
+    static let bytesAhead = 8 << 20
     /// Where `prepare` runs each input's parsing (one per public `ingest`).
     private var parsing: ParseThreads?
     private var linesSinceCommit = 0
@@ -86,17 +95,32 @@ public final class Ingester {
         defer { finishSummaries() }
         defer { finishTransaction() }
         var total = IngestSummary()
-        // Inputs prepared ahead, their parsing threads running, by index.
+        // Inputs prepared ahead, their parsing threads running, by index;
+        // `next` is the first not prepared, and `bytes` their summed sizes.
         var ahead: [Int: Result<PreparedInput, Error>] = [:]
+        var next = 0
+        var bytes = 0
+        func size(_ r: Result<PreparedInput, Error>) -> Int { (try? r.get().size ?? 0) ?? 0 }
         for (i, path) in paths.enumerated() {
-            let current = ahead.removeValue(forKey: i) ?? Result { try prepare(path: path) }
+            let current: Result<PreparedInput, Error>
+            if let prepared = ahead.removeValue(forKey: i) {
+                current = prepared
+                bytes -= size(prepared)
+            } else {
+                current = Result { try prepare(path: path) }
+                next = i + 1
+            }
             do {
                 let input = try current.get()
                 // Stdin cannot be read ahead of its turn (it is one stream),
                 // nor anything after it.
-                for j in (i + 1)..<min(paths.count, i + 1 + Ingester.inputsAhead) where ahead[j] == nil {
-                    if paths[j] == "-" { break }
-                    ahead[j] = Result { try prepare(path: paths[j]) }
+                while next < paths.count && paths[next] != "-" && next - i <= Ingester.maxInputsAhead
+                    && (next - i <= Ingester.inputsAhead || bytes < Ingester.bytesAhead)
+                {
+                    let prepared = Result { try prepare(path: paths[next]) }
+                    ahead[next] = prepared
+                    bytes += size(prepared)
+                    next += 1
                 }
                 total = total + (try write(input))
             } catch let error as InputError {
