@@ -9,48 +9,6 @@ public struct SeriesBlock: Equatable, Sendable {
     }
 }
 
-/// A block of timestamped records with a kind byte and an opaque payload:
-/// the non-numeric events of one client.
-public struct EventBlock: Equatable, Sendable {
-    public var ts: [Int64]
-    public var kinds: [UInt8]
-    public var payloads: [[UInt8]]
-
-    public init(ts: [Int64] = [], kinds: [UInt8] = [], payloads: [[UInt8]] = []) {
-        self.ts = ts
-        self.kinds = kinds
-        self.payloads = payloads
-    }
-}
-
-/// An event block as decoded for reading, each distinct (kind, payload)
-/// held once: event i's payload is `payloads[payloadIndex[i]]`. A client's
-/// events repeat themselves (the same speaker list, stream status, tier),
-/// so a reader that turns payload bytes into values does that once per
-/// distinct payload, and decoding allocates one array per distinct
-/// payload instead of one per event.
-public struct SharedEventBlock: Sendable {
-    public var ts: [Int64] = []
-    public var kinds: [UInt8] = []
-    public var payloadIndex: [Int32] = []
-    public var payloads: [[UInt8]] = []
-
-    public init() {}
-
-    /// Each event with its own payload entry (no sharing).
-    public init(_ block: EventBlock) {
-        ts = block.ts
-        kinds = block.kinds
-        payloads = block.payloads
-        payloadIndex = (0..<Int32(block.payloads.count)).map { $0 }
-    }
-
-    /// The plain block; equal payloads share their storage.
-    public var expanded: EventBlock {
-        EventBlock(ts: ts, kinds: kinds, payloads: payloadIndex.map { payloads[Int($0)] })
-    }
-}
-
 /// Encodes blocks into compact, checksummed blobs and back.
 ///
 /// New chunks are written in the newest encoding of their kind
@@ -116,7 +74,7 @@ public struct ChunkCodec {
 
     /// `block` in a given event encoding, including the old one.
     public func encode(_ block: EventBlock, as encoding: ChunkEncoding) throws -> [UInt8] {
-        precondition(block.kinds.count == block.ts.count && block.payloads.count == block.ts.count, "ragged event block")
+        precondition(block.kinds.count == block.ts.count && block.payloadEnds.count == block.ts.count, "ragged event block")
         switch encoding {
         case .eventsJSON: return try seal(EventJSONEncoding.payload(block), as: .eventsJSON)
         case .eventsColumnar:

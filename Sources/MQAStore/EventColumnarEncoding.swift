@@ -63,7 +63,7 @@ enum EventColumnarEncoding {
         var seenValueStart: [Int] = [0]
         var keyed = [UInt8](repeating: 0, count: 256)
         for i in 0..<n {
-            block.payloads[i].withUnsafeBytes { p in
+            block.withPayload(i) { p in
                 if p.count + 1 > keyed.count { keyed = [UInt8](repeating: 0, count: 2 * (p.count + 1)) }
                 let id = keyed.withUnsafeMutableBytes { k in
                     k[0] = block.kinds[i]

@@ -9,8 +9,8 @@ enum EventJSONEncoding {
         w.varint(UInt64(block.ts.count))
         SeriesVarintEncoding.encodeTimestamps(block.ts, into: &w)
         w.bytes.append(contentsOf: block.kinds)
-        for p in block.payloads { w.varint(UInt64(p.count)) }
-        for p in block.payloads { w.bytes.append(contentsOf: p) }
+        for i in 0..<block.count { w.varint(UInt64(block.payloadRange(i).count)) }
+        w.bytes.append(contentsOf: block.payloadBytes)
         return w.bytes
     }
 
@@ -19,10 +19,9 @@ enum EventJSONEncoding {
         let count = try r.varint()
         guard count <= UInt64(bytes.count) else { throw CorruptData("implausible event count") }
         let n = Int(count)
-        var block = EventBlock()
-        block.ts = try SeriesVarintEncoding.decodeTimestamps(&r, count: n)
+        let ts = try SeriesVarintEncoding.decodeTimestamps(&r, count: n)
         guard r.position + n <= bytes.count else { throw CorruptData("unexpected end of data") }
-        block.kinds = Array(bytes[r.position..<r.position + n])
+        let kinds = Array(bytes[r.position..<r.position + n])
         r.position += n
         var lengths: [Int] = []
         lengths.reserveCapacity(n)
@@ -31,10 +30,11 @@ enum EventJSONEncoding {
             guard length <= UInt64(bytes.count) else { throw CorruptData("implausible payload length") }
             lengths.append(Int(length))
         }
-        block.payloads.reserveCapacity(n)
-        for length in lengths {
+        var block = EventBlock()
+        block.reserveCapacity(n, payloadBytes: bytes.count - r.position)
+        for (i, length) in lengths.enumerated() {
             guard r.position + length <= bytes.count else { throw CorruptData("unexpected end of data") }
-            block.payloads.append(Array(bytes[r.position..<r.position + length]))
+            block.append(ts: ts[i], kind: kinds[i], payload: UnsafeRawBufferPointer(rebasing: bytes[r.position..<r.position + length]))
             r.position += length
         }
         guard r.isAtEnd else { throw CorruptData("trailing bytes after the last payload") }

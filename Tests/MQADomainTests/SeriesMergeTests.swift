@@ -29,7 +29,7 @@ import Testing
             var t: Int64 = 0
             for _ in 0..<Int(r.next() % 40) {
                 t += Int64(r.next() % 3)  // equal times are common
-                new.append(ts: t, kind: EventKind(rawValue: UInt8(6 + r.next() % 2))!, payload: payloads[Int(r.next() % 3)])
+                new.append(ts: t, kind: EventKind(rawValue: UInt8(6 + r.next() % 2))!, payload: payloads[Int(r.next() % 3)][...])
             }
             let (merged, duplicates) = EventSeries.merge(stored: EventSeries(), new: new)
             let expected = Self.reference(new)

@@ -183,9 +183,7 @@ func sameNumber(_ a: DecimalNumber, _ b: DecimalNumber) -> Bool {
             var t = r.int(946_684_800_000...1_900_000_000_000)
             for _ in 0..<n {
                 t += r.int(0...5000)
-                block.ts.append(t)
-                block.kinds.append(UInt8(r.int(1...16)))
-                block.payloads.append((0..<Int(r.int(0...80))).map { _ in UInt8(truncatingIfNeeded: r.next()) })
+                block.append(ts: t, kind: UInt8(r.int(1...16)), payload: (0..<Int(r.int(0...80))).map { _ in UInt8(truncatingIfNeeded: r.next()) })
             }
             #expect(try codec.decodeEvents(try codec.encode(block)) == block)
         }

@@ -73,9 +73,7 @@ import Testing
         var t = r.int(-1_000_000...1_900_000_000_000)
         for _ in 0..<count {
             t = t &+ (sorted ? r.int(0...9000) : r.int(-1 << 50...1 << 50))
-            block.ts.append(t)
-            block.kinds.append(UInt8(truncatingIfNeeded: r.int(0...24)))
-            block.payloads.append(randomPayload(&r))
+            block.append(ts: t, kind: UInt8(truncatingIfNeeded: r.int(0...24)), payload: randomPayload(&r))
         }
         return block
     }
@@ -100,9 +98,7 @@ import Testing
         let texts = [#"{}"#, #"{"tier":"good"}"#, #"{"speakers":["u-1","u-2"]}"#, "not json", ""]
         var block = EventBlock()
         for i in 0..<500 {
-            block.ts.append(Int64(i))
-            block.kinds.append(UInt8(r.int(6...7)))
-            block.payloads.append(Array(texts[Int(r.int(0...4))].utf8))
+            block.append(ts: Int64(i), kind: UInt8(r.int(6...7)), payload: Array(texts[Int(r.int(0...4))].utf8))
         }
         let codec = ChunkCodec()
         let shared = try codec.encode(block, as: encoding).withUnsafeBytes { try codec.decodeSharedEvents($0) }
@@ -139,19 +135,15 @@ import Testing
         var t: Int64 = 1_795_946_400_000
         for _ in 0..<2000 {
             t += r.int(0...6000)
-            block.ts.append(t)
             let u = uids[Int(r.int(0...4))]
             switch r.int(0...2) {
             case 0:
-                block.kinds.append(7)
                 let speakers = (0..<Int(r.int(0...2))).map { _ in "\"\(uids[Int(r.int(0...4))])\"" }
-                block.payloads.append(Array("{\"speakers\":[\(speakers.joined(separator: ","))]}".utf8))
+                block.append(ts: t, kind: 7, payload: Array("{\"speakers\":[\(speakers.joined(separator: ","))]}".utf8))
             case 1:
-                block.kinds.append(10)
-                block.payloads.append(Array("{\"publisher\":\"\(u)\",\"track\":\"\(u)-cam\",\"timedOut\":\(r.int(0...9) == 0)}".utf8))
+                block.append(ts: t, kind: 10, payload: Array("{\"publisher\":\"\(u)\",\"track\":\"\(u)-cam\",\"timedOut\":\(r.int(0...9) == 0)}".utf8))
             default:
-                block.kinds.append(6)
-                block.payloads.append(Array("{\"tier\":\"\(["excellent", "good", "poor"][Int(r.int(0...2))])\"}".utf8))
+                block.append(ts: t, kind: 6, payload: Array("{\"tier\":\"\(["excellent", "good", "poor"][Int(r.int(0...2))])\"}".utf8))
             }
         }
         let codec = ChunkCodec()

@@ -563,7 +563,7 @@ public final class Ingester {
         for i in batch.eventTs.indices {
             let end = batch.payloadEnds[i]
             series[slots[Int(batch.eventClient[i])]].events.append(
-                ts: batch.eventTs[i], kind: batch.eventKind[i], payload: Array(batch.payloadBytes[start..<end]))
+                ts: batch.eventTs[i], kind: batch.eventKind[i], payload: batch.payloadBytes[start..<end])
             start = end
         }
         buffered += batch.reportTs.count + batch.eventTs.count

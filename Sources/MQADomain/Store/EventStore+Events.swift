@@ -7,9 +7,11 @@ extension EventStore {
         try storeSeries(series, client: client, table: .events,
             decode: { _, blob in EventSeries(block: try self.codec.decodeEvents(blob)) },
             insert: { merged, range in
-                let block = EventBlock(
-                    ts: Array(merged.block.ts[range]), kinds: Array(merged.block.kinds[range]),
-                    payloads: Array(merged.block.payloads[range]))
+                var block = merged.block
+                if range != 0..<merged.count {
+                    block = EventBlock()
+                    block.append(merged.block, range: range)
+                }
                 let blob = try self.codec.encode(block)
                 let insert = try self.db.cached(
                     "INSERT INTO event_chunks (client_id, first_ts, last_ts, count, kinds, data) VALUES (?, ?, ?, ?, ?, ?)")

@@ -123,7 +123,7 @@ extension EventStore {
             guard chunk.count == select.int(2) else {
                 throw StoreError.inconsistent("\(table.rawValue) row \(id) says \(select.int(2)) items, holds \(chunk.count)")
             }
-            for i in 0..<chunk.count { stored.append(chunk, at: i) }
+            stored.append(chunk, range: 0..<chunk.count)
         }
         let (merged, duplicates) = S.merge(stored: stored, new: sorted)
         if !replaced.isEmpty {

@@ -95,27 +95,21 @@ struct EventSeries: MergeableSeries {
     var count: Int { block.ts.count }
     func ts(_ i: Int) -> Int64 { block.ts[i] }
 
-    mutating func append(ts: Int64, kind: EventKind, payload: [UInt8]) {
-        block.ts.append(ts)
-        block.kinds.append(kind.rawValue)
-        block.payloads.append(payload)
+    mutating func append(ts: Int64, kind: EventKind, payload: ArraySlice<UInt8>) {
+        block.append(ts: ts, kind: kind.rawValue, payload: payload)
     }
 
     mutating func append(_ other: EventSeries, range: Range<Int>) {
-        block.ts += other.block.ts[range]
-        block.kinds += other.block.kinds[range]
-        block.payloads += other.block.payloads[range]
+        block.append(other.block, range: range)
     }
 
     mutating func append(_ other: EventSeries, at i: Int) {
-        block.ts.append(other.block.ts[i])
-        block.kinds.append(other.block.kinds[i])
-        block.payloads.append(other.block.payloads[i])
+        block.append(other.block, at: i)
     }
 
     /// The spec's duplicate: same event and equal payload fields. The
     /// canonical JSON makes "equal fields" equal bytes.
     func same(_ i: Int, _ other: EventSeries, _ j: Int) -> Bool {
-        block.kinds[i] == other.block.kinds[j] && block.payloads[i] == other.block.payloads[j]
+        block.same(i, other.block, j)
     }
 }

@@ -226,7 +226,7 @@ extension EventStore {
                     for i in block.ts.indices {
                         let ok: Bool
                         if let kind = EventKind(rawValue: block.kinds[i]), kind != .qualityReport {
-                            ok = block.payloads[i].withUnsafeBufferPointer { parser.payload(of: kind, canonicalJSON: $0) } != nil
+                            ok = block.withPayload(i) { parser.payload(of: kind, canonicalJSON: $0.assumingMemoryBound(to: UInt8.self)) } != nil
                         } else {
                             ok = false
                         }
