@@ -106,9 +106,8 @@ func eventRoundTrip(_ feed: inout Feed, as encoding: ChunkEncoding) {
     var t = feed.int64()
     for _ in 0..<count {
         t = t &+ Int64(Int8(bitPattern: feed.byte())) &* Int64(feed.byte())
-        block.ts.append(t)
-        block.kinds.append(feed.byte())
-        block.payloads.append(payload(&feed))
+        let kind = feed.byte()
+        block.append(ts: t, kind: kind, payload: payload(&feed))
     }
     let blob: [UInt8]
     do { blob = try codec.encode(block, as: encoding) } catch { fatalError("encode failed: \(error)") }

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 @testable import MQADomain
 @testable import MQAStore
 
@@ -346,6 +347,34 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
                 line.withUnsafeBufferPointer { buffer in
                     let expected = table.match(UnsafeBufferPointer(rebasing: buffer[before..<(before + key.count)]))
                     #expect(table.match(in: buffer, before, before + key.count) == expected, "\(name) at \(before)")
+                }
+            }
+        }
+    }
+
+    /// Field names go through `shortKey` when plain and short, else through
+    /// `scanString` and `lookup`: either way a known name, and only a known
+    /// name, fills its field, and a bad name is a syntax error.
+    @Test func fieldNamesOfEveryLengthAndByteFindTheirKeys() {
+        var rng = SplitMix64(seed: 7)
+        var names = FieldKey.names.map { Array($0.utf8) }
+        names += FieldKey.names.map { Array($0.utf8.dropLast()) } + FieldKey.names.map { Array($0.utf8) + [0x78] }
+        names += [[], [0x5C, 0x22], [0x5C, 0x75, 0x30, 0x30, 0x37, 0x34, 0x73], [0xC3, 0xA9], [0x74, 0x01], [0xFF]]
+        let alphabet: [UInt8] = Array("tsuidmeg_\\\"".utf8) + [0x01, 0xC3, 0xA9, 0x80]
+        for _ in 0..<3000 { names.append((0..<rng.below(20)).map { _ in alphabet[rng.below(alphabet.count)] }) }
+        for name in names {
+            let decoded = (try? JSONSerialization.jsonObject(with: Data([0x7B, 0x22] + name + Array("\":1}".utf8)))) as? [String: Any]
+            let known = decoded.flatMap { $0.keys.first }.flatMap { FieldKey.names.firstIndex(of: $0) }
+            // The name first (then at the line's end, where the words cannot
+            // be loaded) and after another field.
+            for (prefix, suffix) in [("{\"", "\":1," + String(repeating: " ", count: 20) + "\"x\":2}"), ("{\"", "\":1}"), ("{\"x\":2,\"", "\":1}")] {
+                var scanner = JSONScanner()
+                let line = Array(prefix.utf8) + name + Array(suffix.utf8)
+                let ok = line.withUnsafeBufferPointer { b in (try? scanner.scan(b)) != nil }
+                #expect(ok == (decoded != nil), "\(name) in \(String(decoding: line, as: UTF8.self))")
+                guard ok else { continue }
+                for slot in FieldKey.names.indices {
+                    #expect((scanner.fields[slot].type == .number) == (slot == known), "\(name): slot \(slot)")
                 }
             }
         }
