@@ -55,6 +55,33 @@ let t0: Int64 = 1_795_946_400_000
         #expect(summary.lines == summary.events + summary.rejected + summary.duplicates + summary.ignored)
     }
 
+    /// The parser skips decoding ids equal to the last line's; a rejected
+    /// or ignored line of another client in between must not make the next
+    /// line count for the client before it.
+    @Test func eachLineCountsForItsOwnClient() throws {
+        let s = Scratch()
+        let file = s.write("a.ndjson", [
+            qr(t0, uid: "alice"),
+            qr(t0 + 2000, uid: "bob", loss: "\"x\""),  // rejected after its ids
+            qr(t0 + 4000, uid: "bob"),
+            #"{"ts":1795946406000,"event":"something_new","meeting":"m-2","uid":"carol"}"#,
+            qr(t0 + 8000, uid: "carol", meeting: "m-2"),
+            qr(t0 + 10000, uid: "alice"), qr(t0 + 12000, uid: "alice"),
+            qr(t0 + 14000, uid: "b\\u006fb"),  // bob, escaped
+            qr(t0 + 16000, uid: "bob"),
+        ])
+        let store = try EventStore(path: s.db)
+        let summary = try Ingester(store: store).ingest(paths: [file])
+        #expect(summary.reports == 7 && summary.rejected == 1 && summary.ignored == 1)
+        let select = try store.db.prepare("""
+            SELECT m.meeting || '/' || c.uid, SUM(r.count) FROM clients c JOIN meetings m ON m.id = c.meeting_id
+            JOIN report_chunks r ON r.client_id = c.id GROUP BY c.id ORDER BY 1
+            """)
+        var counts: [String] = []
+        while try select.step() { counts.append("\(select.string(0) ?? "") \(select.int(1))") }
+        #expect(counts == ["m-1/alice 3", "m-1/bob 3", "m-2/carol 1"])
+    }
+
     @Test func reingestingIdenticalContentIsANoOp() throws {
         let s = Scratch()
         let file = s.write("a.ndjson", (0..<100).map { qr(t0 + Int64($0) * 2000) })

@@ -46,9 +46,10 @@ struct BatchParser {
     private var parser: LineParser
     private var batch = ParsedBatch()
     private var clientIndex: [EventStore.ClientKey: Int32] = [:]
-    private var lastMeeting: [UInt8] = []
-    private var lastUID: [UInt8] = []
+    /// The client of the batch's last event (-1 when a new batch starts),
+    /// and the parser's `clientGeneration` then.
     private var lastIndex: Int32 = -1
+    private var lastGeneration = 0
 
     init(nowMs: Int64) { parser = LineParser(nowMs: nowMs) }
 
@@ -104,7 +105,10 @@ struct BatchParser {
     }
 
     private mutating func clientIndexOfLastLine() -> Int32 {
-        if lastIndex >= 0 && parser.meeting == lastMeeting && parser.uid == lastUID { return lastIndex }
+        // The generation moves with any line whose ids differ, a rejected
+        // line's too: then the lookup below finds the client.
+        if lastIndex >= 0 && parser.clientGeneration == lastGeneration { return lastIndex }
+        lastGeneration = parser.clientGeneration
         let key = EventStore.ClientKey(meeting: parser.meeting, uid: parser.uid)
         if let index = clientIndex[key] {
             lastIndex = index
@@ -113,8 +117,6 @@ struct BatchParser {
             clientIndex[key] = lastIndex
             batch.clients.append((parser.meeting, parser.uid))
         }
-        lastMeeting = parser.meeting
-        lastUID = parser.uid
         return lastIndex
     }
 }

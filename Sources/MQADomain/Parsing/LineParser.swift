@@ -31,6 +31,13 @@ public struct LineParser {
     /// The decoded `meeting` and `uid` (UTF-8), valid after `.event`/`.ignored`.
     public private(set) var meeting: [UInt8] = []
     public private(set) var uid: [UInt8] = []
+    /// Changes whenever `meeting` and `uid` are decoded anew; stays when a
+    /// line's ids are the bytes already held (they are not decoded again).
+    /// Equal numbers mean the same client.
+    public private(set) var clientGeneration = 0
+    /// `meeting` and `uid` hold valid values (the last line's check of
+    /// them passed).
+    private var clientValid = false
     /// A quality report's values, valid when `kind == .qualityReport`.
     public private(set) var loss = DecimalNumber(mantissa: 0, exponent: 0)
     public private(set) var rtt = DecimalNumber(mantissa: 0, exponent: 0)
@@ -116,6 +123,12 @@ public struct LineParser {
             }
         default: return "event: must be a string, not \(LineParser.typeName(e.type))"
         }
+        // A log is mostly one client's lines: when meeting and uid are the
+        // bytes already checked and decoded, nothing is done again (this
+        // was ~15 % of parsing a line, with the caller's comparison).
+        if clientValid && unchanged(field(.meeting), meeting) && unchanged(field(.uid), uid) { return nil }
+        clientGeneration &+= 1
+        clientValid = false
         // Swap the buffers out rather than copy them: a copy would defeat
         // their reuse and allocate on every line.
         var buffer: [UInt8] = []
@@ -126,7 +139,15 @@ public struct LineParser {
         swap(&uidBuffer, &uid)
         defer { swap(&uidBuffer, &uid) }
         if let reason = envelopeString(.uid, into: &uidBuffer) { return reason }
+        clientValid = true
         return nil
+    }
+
+    /// Whether string field `f` holds exactly `bytes`, with no escapes.
+    @inline(__always)
+    private func unchanged(_ f: FieldValue, _ bytes: [UInt8]) -> Bool {
+        guard f.type == .string, !f.hasEscapes, f.end - f.start == bytes.count, let base = line.baseAddress else { return false }
+        return bytes.withUnsafeBytes { memcmp(base + f.start, $0.baseAddress!, bytes.count) == 0 }
     }
 
     private func envelopeString(_ key: FieldKey, into out: inout [UInt8]) -> String? {
