@@ -380,6 +380,40 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
         }
     }
 
+    /// The short-number path gives what the digit-by-digit one gives (the
+    /// same value and end, or an error at the same column), for numbers of
+    /// every length around the 18-digit switch and for bad ones.
+    @Test func shortNumbersScanAsTheLongPathDoes() {
+        var rng = SplitMix64(seed: 99)
+        let scanner = JSONScanner()
+        var texts = ["0", "-0", "0.0", "1e400", "1e-40000", "5e30000", "007", "-", "1.", ".5", "1e", "1e+", "2E-3", "0.05"]
+        for _ in 0..<20_000 {
+            var t = rng.chance(0.2) ? "-" : ""
+            let intDigits = rng.below(22)
+            t += intDigits == 0 ? "0" : String((rng.below(9) + 1)) + String((1..<intDigits).map { _ in Character(String(rng.below(10))) })
+            if rng.chance(0.6) { t += "." + String((0..<rng.below(22)).map { _ in rng.chance(0.3) ? "0" : Character(String(rng.below(10))) }) }
+            if rng.chance(0.2) { t += (rng.chance(0.5) ? "e" : "E") + ["", "+", "-"][rng.below(3)] + String(rng.below(40000)) }
+            if rng.chance(0.05) { t += "x" }
+            texts.append(t)
+        }
+        for text in texts {
+            let bytes = Array(text.utf8) + [0x2C]
+            bytes.withUnsafeBufferPointer { b in
+                var p1 = 0, p2 = 0
+                let fast = Result { () throws(SyntaxError) in try scanner.scanNumber(b, &p1) }
+                let slow = Result { () throws(SyntaxError) in try scanner.scanLongNumber(b, &p2) }
+                switch (fast, slow) {
+                case (.success(let a), .success(let b)):
+                    #expect(a == b && p1 == p2, "\(text): \(a) at \(p1) vs \(b) at \(p2)")
+                case (.failure(let a), .failure(let b)):
+                    #expect(a.column == b.column && a.message == b.message, "\(text)")
+                default:
+                    Issue.record("\(text): \(fast) vs \(slow)")
+                }
+            }
+        }
+    }
+
     @Test func everyEventNameAndNoNearMissFindsItsKind() {
         let plan = ParsePlan.shared
         for d in EventCatalog.descriptors {

@@ -396,7 +396,70 @@ struct JSONScanner {
 
     /// Scans a JSON number into an exact decimal. Numbers beyond 19 digits or
     /// an `Int16` exponent are kept as their correctly rounded `Double`.
+    ///
+    /// Numbers of at most 18 digits (all a log holds in practice) fit the
+    /// mantissa whatever their zeros, so their digits are taken without the
+    /// per-digit bookkeeping of `scanLongNumber`, which gives the same value.
     func scanNumber(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int) throws(SyntaxError) -> DecimalNumber {
+        let n = s.count
+        var i = p
+        let negative = s[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        @inline(__always) func digit(_ j: Int) -> UInt64? {
+            guard j < n else { return nil }
+            let d = s[j] &- UInt8(ascii: "0")
+            return d < 10 ? UInt64(d) : nil
+        }
+        guard let first = digit(i) else { throw syntax("bad number", i) }
+        let digitsStart = i
+        var mantissa = first
+        i += 1
+        if first == 0 {
+            if digit(i) != nil { throw syntax("leading zero in number", i) }
+        } else {
+            while let d = digit(i) {
+                mantissa = mantissa &* 10 &+ d
+                i += 1
+            }
+        }
+        var digits = i - digitsStart
+        var exponent = 0
+        if i < n && s[i] == UInt8(ascii: ".") {
+            i += 1
+            let fractionStart = i
+            guard digit(i) != nil else { throw syntax("bad number", i) }
+            while let d = digit(i) {
+                mantissa = mantissa &* 10 &+ d
+                i += 1
+            }
+            exponent = fractionStart - i
+            digits += i - fractionStart
+        }
+        if digits > 18 { return try scanLongNumber(s, &p) }
+        if i < n && (s[i] == UInt8(ascii: "e") || s[i] == UInt8(ascii: "E")) {
+            i += 1
+            var expNegative = false
+            if i < n && (s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-")) {
+                expNegative = s[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            guard digit(i) != nil else { throw syntax("bad number exponent", i) }
+            var e = 0
+            while let d = digit(i) {
+                if e < 100_000 { e = e * 10 + Int(d) }
+                i += 1
+            }
+            exponent += expNegative ? -e : e
+        }
+        if exponent < -30000 || exponent > 30000 { return try scanLongNumber(s, &p) }
+        p = i
+        let m = Int64(mantissa)
+        return DecimalNumber(mantissa: negative ? -m : m, exponent: Int16(exponent))
+    }
+
+    /// `scanNumber` for any number: digits beyond the 19th are dropped
+    /// (and the exponent raised) or, when nonzero, make the value binary.
+    func scanLongNumber(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int) throws(SyntaxError) -> DecimalNumber {
         let start = p
         let n = s.count
         var i = p
