@@ -82,6 +82,38 @@ let t0: Int64 = 1_795_946_400_000
         #expect(counts == ["m-1/alice 3", "m-1/bob 3", "m-2/carol 1"])
     }
 
+    /// A one-batch input's series are chunked and encoded on its parsing
+    /// thread; when the client already has chunks to merge with (a log in
+    /// pieces, overlapping or following a chunk not yet full), the writer
+    /// merges instead. Either way the store is the one a single input of
+    /// all the lines gives.
+    @Test func logsInPiecesStoreAsOneLogDoes() throws {
+        let s = Scratch()
+        let whole = (0..<3000).map { qr(t0 + Int64($0) * 2000, loss: "\(Double($0 % 7) / 10)") }
+            + (0..<40).map { #"{"ts":\#(t0 + Int64($0) * 150_000),"event":"connection_quality_change","meeting":"m-1","uid":"alice","tier":"\#(["good", "poor"][$0 % 2])"}"# }
+        let pieces = [
+            Array(whole[0..<1000]) + Array(whole[3000..<3010]),
+            Array(whole[900..<2100]) + Array(whole[3005..<3025]),  // overlaps: 100 reports and 5 events repeat
+            Array(whole[2100..<3000]) + Array(whole[3025..<3040]),  // follows a chunk that is not full
+        ]
+        let files = pieces.enumerated().map { s.write("piece-\($0.offset).ndjson", $0.element) }
+        let store = try EventStore(path: s.db)
+        let summary = try Ingester(store: store).ingest(paths: files)
+        #expect(summary.reports == 3000 && summary.events == 3040 && summary.duplicates == 105)
+
+        let t = Scratch()
+        let one = try EventStore(path: t.db)
+        _ = try Ingester(store: one).ingest(paths: [t.write("whole.ndjson", whole.sorted { $0 < $1 })])
+        #expect(try exportText(store) == exportText(one))
+        func chunks(_ e: EventStore) throws -> [String] {
+            let select = try e.db.prepare("SELECT 'r', first_ts, last_ts, count FROM report_chunks UNION ALL SELECT 'e', first_ts, last_ts, count FROM event_chunks ORDER BY 1, 2")
+            var rows: [String] = []
+            while try select.step() { rows.append("\(select.string(0) ?? "") \(select.int64(1)) \(select.int64(2)) \(select.int(3))") }
+            return rows
+        }
+        #expect(try chunks(store) == chunks(one))
+    }
+
     @Test func reingestingIdenticalContentIsANoOp() throws {
         let s = Scratch()
         let file = s.write("a.ndjson", (0..<100).map { qr(t0 + Int64($0) * 2000) })

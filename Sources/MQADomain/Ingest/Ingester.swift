@@ -37,6 +37,8 @@ public final class Ingester {
     /// and their other events.
     private var series: [(reports: ReportSeries, events: EventSeries)] = []
     private var seriesClients: [Int64] = []
+    /// Clients whose series came made ready from the parsing thread.
+    private var preparedSeries: [(client: Int64, series: PreparedSeries)] = []
     private var seriesIndex: [Int64: Int] = [:]
     private var buffered = 0
 
@@ -304,6 +306,7 @@ public final class Ingester {
     ) throws {
         var batches = BatchParser(nowMs: nowMs)
         var verified = skipThrough == 0
+        var sent = 0
         try reader.forEachLine { line, number, oversize in
             if number <= skipThrough {
                 if number == skipThrough, let prefix {
@@ -316,10 +319,15 @@ public final class Ingester {
                 full.bytesRead = reader.bytesRead
                 full.prefixDigest = reader.digestThroughCurrentLine()
                 guard queue.put(.batch(full)) else { throw Cancelled() }
+                sent += 1
             }
         }
         if !verified { throw PrefixMismatch() }
         let last = batches.take()
+        // An input of one batch (most logs: one client's) is stored at its
+        // end with nothing else buffered: its clients' series are made
+        // ready here, on the parsing thread, rather than by the writer.
+        if sent == 0 { try last.prepare(codec: &ParseCodec.current.codec) }
         last.bytesRead = reader.bytesRead
         last.prefixDigest = reader.finalDigest ?? ""
         guard queue.put(.batch(last)) else { throw Cancelled() }
@@ -355,7 +363,8 @@ public final class Ingester {
                     try write(batch, fileID: fileID, path: path, summary: &summary)
                     linesSinceCommit += batch.lines
                     if !batch.holdsCommit
-                        && (linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery || series.count >= Ingester.maxBufferedClients)
+                        && (linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery
+                            || series.count + preparedSeries.count >= Ingester.maxBufferedClients)
                     {
                         try claim(fileID: fileID, written: writtenLines)
                         try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
@@ -548,7 +557,17 @@ public final class Ingester {
         }
         summary.lines += batch.lines
         summary.ignored += batch.ignored
-        let slots = try batch.clients.map { try seriesSlot(client: store.clientID(meeting: $0.meeting, uid: $0.uid)) }
+        let ids = try batch.clients.map { try store.clientID(meeting: $0.meeting, uid: $0.uid) }
+        buffered += batch.reportTs.count + batch.eventTs.count
+        for reject in batch.rejects {
+            summary.rejected += 1
+            try recordReject(raw: reject.raw, size: reject.size, number: reject.line, reason: reject.reason, fileID: fileID, path: path)
+        }
+        if let prepared = batch.prepared {
+            for (k, p) in prepared.enumerated() { preparedSeries.append((ids[k], p)) }
+            return
+        }
+        let slots = ids.map { seriesSlot(client: $0) }
         // A batch is mostly runs of one client's lines: each run is moved
         // into that client's buffers at once.
         var i = 0
@@ -565,11 +584,6 @@ public final class Ingester {
             series[slots[Int(batch.eventClient[i])]].events.append(
                 ts: batch.eventTs[i], kind: batch.eventKind[i], payload: batch.payloadBytes[start..<end])
             start = end
-        }
-        buffered += batch.reportTs.count + batch.eventTs.count
-        for reject in batch.rejects {
-            summary.rejected += 1
-            try recordReject(raw: reject.raw, size: reject.size, number: reject.line, reason: reject.reason, fileID: fileID, path: path)
         }
     }
 
@@ -612,13 +626,29 @@ public final class Ingester {
     /// transaction, so a commit always holds a whole prefix of the file.
     private func checkpoint(fileID: Int64, linesDone: Int, prefix: String, status: FileStatus, summary: inout IngestSummary) throws {
         let stamp = Int64(bitPattern: stamps.next() | 2) & Int64.max  // never 0 or 1
-        for (client, buffer) in zip(seriesClients, series).sorted(by: { $0.0 < $1.0 }) {
+        // Clients in id order, those of the writer's buffers and those made
+        // ready on a parsing thread alike (a client in both, which one
+        // input cannot give, would be stored twice over, merged).
+        var order = seriesClients.indices.map { (client: seriesClients[$0], buffer: $0, prepared: -1) }
+        order += preparedSeries.indices.map { (client: preparedSeries[$0].client, buffer: -1, prepared: $0) }
+        order.sort { ($0.client, $0.prepared) < ($1.client, $1.prepared) }
+        for entry in order {
+            let client = entry.client
             lastTouched[try store.markStale(client: client, stamp: stamp)] = commits + 1
-            let reportDuplicates = try store.storeReports(buffer.reports, client: client)
-            let eventDuplicates = try store.storeEvents(buffer.events, client: client)
+            let reports: Int, events: Int, reportDuplicates: Int, eventDuplicates: Int
+            if entry.buffer >= 0 {
+                let buffer = series[entry.buffer]
+                (reports, events) = (buffer.reports.count, buffer.events.count)
+                reportDuplicates = try store.storeReports(buffer.reports, client: client)
+                eventDuplicates = try store.storeEvents(buffer.events, client: client)
+            } else {
+                let prepared = preparedSeries[entry.prepared].series
+                (reports, events) = (prepared.reportCount, prepared.eventCount)
+                (reportDuplicates, eventDuplicates) = try store.storePrepared(prepared, client: client)
+            }
             summary.duplicates += reportDuplicates + eventDuplicates
-            summary.events += buffer.reports.count + buffer.events.count - reportDuplicates - eventDuplicates
-            summary.reports += buffer.reports.count - reportDuplicates
+            summary.events += reports + events - reportDuplicates - eventDuplicates
+            summary.reports += reports - reportDuplicates
         }
         clearBuffers()
         try store.updateFile(fileID, status: status, linesDone: linesDone, prefixHash: prefix, summary: summary)
@@ -674,6 +704,7 @@ public final class Ingester {
     private func clearBuffers() {
         series.removeAll()
         seriesClients.removeAll()
+        preparedSeries.removeAll()
         seriesIndex.removeAll()
         buffered = 0
     }
@@ -706,5 +737,18 @@ public final class Ingester {
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         }
         return hasher.finalize()
+    }
+}
+
+/// Each parsing thread's chunk codec (its zstd contexts are worth keeping).
+final class ParseCodec {
+    var codec = ChunkCodec()
+
+    static var current: ParseCodec {
+        let slots = Thread.current.threadDictionary
+        if let held = slots["mqa.parse-codec"] as? ParseCodec { return held }
+        let made = ParseCodec()
+        slots["mqa.parse-codec"] = made
+        return made
     }
 }

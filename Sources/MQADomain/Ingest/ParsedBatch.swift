@@ -37,8 +37,34 @@ final class ParsedBatch {
     /// follow it, since the rest of the dump can still prove it invalid
     /// (a dump is rejected whole).
     var holdsCommit = false
+    /// Per client (by index into `clients`), its series made ready on the
+    /// parsing thread; nil when the writer is to do that.
+    var prepared: [PreparedSeries]?
 
     static let targetLines = 8192
+
+    /// Groups the batch's reports and events by client and makes each
+    /// client's series ready (`PreparedSeries`), the writer's work for a
+    /// client whose input is this one batch.
+    func prepare(codec: inout ChunkCodec) throws {
+        var reports = [ReportSeries](repeating: ReportSeries(), count: clients.count)
+        var events = [EventSeries](repeating: EventSeries(), count: clients.count)
+        var i = 0
+        while i < reportTs.count {
+            let client = reportClient[i]
+            var end = i + 1
+            while end < reportTs.count && reportClient[end] == client { end += 1 }
+            reports[Int(client)].append(i..<end, ts: reportTs, values: reportValues)
+            i = end
+        }
+        var start = 0
+        for i in eventTs.indices {
+            let end = payloadEnds[i]
+            events[Int(eventClient[i])].append(ts: eventTs[i], kind: eventKind[i], payload: payloadBytes[start..<end])
+            start = end
+        }
+        prepared = try clients.indices.map { try PreparedSeries(reports: reports[$0], events: events[$0], codec: &codec) }
+    }
 }
 
 /// Parses lines into batches: the work that runs off the writer's thread.

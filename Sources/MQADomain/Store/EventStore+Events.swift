@@ -6,23 +6,32 @@ extension EventStore {
     func storeEvents(_ series: EventSeries, client: Int64) throws -> Int {
         try storeSeries(series, client: client, table: .events,
             decode: { _, blob in EventSeries(block: try self.codec.decodeEvents(blob)) },
-            insert: { merged, range in
-                var block = merged.block
-                if range != 0..<merged.count {
-                    block = EventBlock()
-                    block.append(merged.block, range: range)
-                }
-                let blob = try self.codec.encode(block)
-                let insert = try self.db.cached(
-                    "INSERT INTO event_chunks (client_id, first_ts, last_ts, count, kinds, data) VALUES (?, ?, ?, ?, ?, ?)")
-                insert.bind(1, client)
-                insert.bind(2, block.ts.first!)
-                insert.bind(3, block.ts.last!)
-                insert.bind(4, block.ts.count)
-                insert.bind(5, block.kinds.reduce(Int64(0)) { $0 | (1 << Int64($1)) })
-                insert.bind(6, blob: blob)
-                try insert.run()
-            })
+            insert: { merged, range in try self.insert(EventStore.eventRow(merged, range, codec: &self.codec), client: client) })
+    }
+
+    /// An event chunk row of events `range` of `s`, encoded. Pure, so that
+    /// it can run off the writer's thread.
+    static func eventRow(_ s: EventSeries, _ range: Range<Int>, codec: inout ChunkCodec) throws -> EventChunkRow {
+        var block = s.block
+        if range != 0..<s.count {
+            block = EventBlock()
+            block.append(s.block, range: range)
+        }
+        return EventChunkRow(
+            firstTs: block.ts.first!, lastTs: block.ts.last!, count: block.count,
+            kinds: block.kinds.reduce(Int64(0)) { $0 | (1 << Int64($1)) }, blob: try codec.encode(block))
+    }
+
+    func insert(_ row: EventChunkRow, client: Int64) throws {
+        let insert = try db.cached(
+            "INSERT INTO event_chunks (client_id, first_ts, last_ts, count, kinds, data) VALUES (?, ?, ?, ?, ?, ?)")
+        insert.bind(1, client)
+        insert.bind(2, row.firstTs)
+        insert.bind(3, row.lastTs)
+        insert.bind(4, row.count)
+        insert.bind(5, row.kinds)
+        insert.bind(6, blob: row.blob)
+        try insert.run()
     }
 
     /// A client's non-report events in time order (equal times in input

@@ -102,18 +102,7 @@ extension EventStore {
     ) throws -> Int {
         guard series.count > 0 else { return 0 }
         let sorted = series.sortedByTime()
-        let select = try db.cached(
-            """
-            SELECT id, data, count FROM \(table.rawValue)
-            WHERE client_id = ?1 AND first_ts <= ?3 AND (last_ts >= ?2
-              OR id = (SELECT id FROM \(table.rawValue) WHERE client_id = ?1 AND last_ts < ?2
-                       ORDER BY last_ts DESC LIMIT 1) AND count < ?4)
-            ORDER BY first_ts, id
-            """)
-        select.bind(1, client)
-        select.bind(2, sorted.ts(0))
-        select.bind(3, sorted.ts(sorted.count - 1))
-        select.bind(4, EventStore.chunkCapacity)
+        let select = try mergeCandidates(table: table, client: client, first: sorted.ts(0), last: sorted.ts(sorted.count - 1))
         var stored = S()
         var replaced: [Int64] = []
         while try select.step() {
@@ -143,6 +132,25 @@ extension EventStore {
         return duplicates
     }
 
+    /// The chunks new items from `first` through `last` must be merged
+    /// with: those overlapping that time range, and a trailing one that is
+    /// not full yet and ends before it. Rows: id, data, count.
+    func mergeCandidates(table: ChunkTable, client: Int64, first: Int64, last: Int64) throws -> Statement {
+        let select = try db.cached(
+            """
+            SELECT id, data, count FROM \(table.rawValue)
+            WHERE client_id = ?1 AND first_ts <= ?3 AND (last_ts >= ?2
+              OR id = (SELECT id FROM \(table.rawValue) WHERE client_id = ?1 AND last_ts < ?2
+                       ORDER BY last_ts DESC LIMIT 1) AND count < ?4)
+            ORDER BY first_ts, id
+            """)
+        select.bind(1, client)
+        select.bind(2, first)
+        select.bind(3, last)
+        select.bind(4, EventStore.chunkCapacity)
+        return select
+    }
+
     /// The INSERT of one report chunk row: its time range and count, per
     /// value column its min, max and sum (the MOS over valid values only),
     /// and the encoded chunk.
@@ -158,14 +166,14 @@ extension EventStore {
     }()
 
     private func insertChunk(_ s: ReportSeries, _ range: Range<Int>, client: Int64) throws {
+        try insert(EventStore.reportRow(s, range, codec: &codec), client: client)
+    }
+
+    /// A report chunk row of reports `range` of `s`: encoded, with its
+    /// statistics. Pure, so that it can run off the writer's thread.
+    static func reportRow(_ s: ReportSeries, _ range: Range<Int>, codec: inout ChunkCodec) throws -> ReportChunkRow {
         let block = SeriesBlock(ts: Array(s.ts[range]), columns: s.columns.map { Array($0[range]) })
-        let blob = try codec.encode(block)
-        let insert = try db.cached(EventStore.insertChunkSQL)
-        insert.bind(1, client)
-        insert.bind(2, block.ts.first!)
-        insert.bind(3, block.ts.last!)
-        insert.bind(4, block.ts.count)
-        var index: Int32 = 5
+        var row = ReportChunkRow(firstTs: block.ts.first!, lastTs: block.ts.last!, count: block.ts.count, blob: try codec.encode(block))
         var doubles: [Double] = []
         for c in ReportColumn.allCases {
             var count = 0
@@ -190,18 +198,31 @@ extension EventStore {
                 hi = max(hi, d)
                 sum += d
             }
+            row.stats.append((count, lo, hi, sum))
+        }
+        return row
+    }
+
+    func insert(_ row: ReportChunkRow, client: Int64) throws {
+        let insert = try db.cached(EventStore.insertChunkSQL)
+        insert.bind(1, client)
+        insert.bind(2, row.firstTs)
+        insert.bind(3, row.lastTs)
+        insert.bind(4, row.count)
+        var index: Int32 = 5
+        for (c, stat) in zip(ReportColumn.allCases, row.stats) {
             if c == .mos {
-                insert.bind(index, count)
+                insert.bind(index, stat.count)
                 index += 1
             }
-            if count > 0 {
-                insert.bind(index, lo)
-                insert.bind(index + 1, hi)
-                insert.bind(index + 2, sum)
+            if stat.count > 0 {
+                insert.bind(index, stat.lo)
+                insert.bind(index + 1, stat.hi)
+                insert.bind(index + 2, stat.sum)
             }
             index += 3
         }
-        insert.bind(index, blob: blob)
+        insert.bind(index, blob: row.blob)
         try insert.run()
     }
 
