@@ -52,6 +52,18 @@ struct FieldKey: Hashable {
     }
 }
 
+/// The memory behind `JSONScanner.fields`, freed with the last scanner.
+final class FieldStorage {
+    let values: UnsafeMutableBufferPointer<FieldValue>
+
+    init(count: Int) {
+        values = .allocate(capacity: count)
+        values.initialize(repeating: FieldValue())
+    }
+
+    deinit { values.deallocate() }
+}
+
 /// Why a line is not valid JSON (the position is a 1-based byte column).
 struct SyntaxError: Error {
     var message: String
@@ -68,7 +80,12 @@ struct JSONScanner {
     /// the stack.
     static let maxDepth = 64
 
-    var fields = [FieldValue](repeating: FieldValue(), count: FieldKey.names.count)
+    /// The known top-level fields of the last line, by `FieldKey` slot.
+    /// Memory of the scanner's own, written through a pointer: stored into
+    /// an array, every field checked the array's uniqueness. Copies of a
+    /// scanner share it (a scanner serves one thread).
+    var fields: UnsafeMutableBufferPointer<FieldValue> { storage.values }
+    private let storage = FieldStorage(count: FieldKey.names.count)
     private var keyScratch: [UInt8] = []
     /// The key table, held here so the hot loop reads no global.
     private let keys = KeyTable.shared

@@ -458,10 +458,8 @@ public struct LineParser {
         // The source borrows the line and the scanned fields through
         // pointers: a copy of the parser would retain every buffer it
         // holds, once per event.
-        scanner.fields.withUnsafeBufferPointer { fields in
-            let source = ScannedPayload(line: line, fields: fields, slots: layouts[k].slots)
-            CanonicalJSON.write(plan.descriptors[k]!, from: source, to: &out)
-        }
+        let source = ScannedPayload(line: line, fields: UnsafeBufferPointer(scanner.fields), slots: layouts[k].slots)
+        CanonicalJSON.write(plan.descriptors[k]!, from: source, to: &out)
     }
 
     // MARK: Helpers
