@@ -133,7 +133,10 @@ final class SummaryWorkers {
         while true {
             while queue.count == head && !closed { condition.wait() }
             if closed { break }
-            let ids = Array(queue[head..<min(queue.count, head + SummaryWorkers.meetingsPerTake)])
+            // Near the end of the queue, smaller takes: one worker must not
+            // be left with 32 meetings while the others have none.
+            let share = max(1, (queue.count - head) / (2 * stores.count))
+            let ids = Array(queue[head..<head + min(queue.count - head, SummaryWorkers.meetingsPerTake, share)])
             head += ids.count
             if head == queue.count {
                 queue.removeAll(keepingCapacity: true)
