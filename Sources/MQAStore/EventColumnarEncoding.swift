@@ -414,6 +414,12 @@ enum EventColumnarEncoding {
                 scratch = .allocate(capacity: length * 2)
             }
         }
+        // An event whose shape and field values (fragment ids) were met
+        // before has the payload they rendered to: found by those ids, it
+        // is neither rendered nor looked up by its bytes again (three in
+        // four events of a client repeat one; decoding spent most of its
+        // time rendering and hashing them).
+        var seen = TupleTable(events: n)
         f.bytes.withUnsafeBufferPointer { fragmentBytes in
             f.starts.withUnsafeBufferPointer { starts in
                 values.withUnsafeBufferPointer { values in
@@ -422,6 +428,20 @@ enum EventColumnarEncoding {
                         let k = next[s]
                         next[s] += 1
                         let fields = fieldStart[s]..<fieldStart[s + 1]
+                        var key: (UInt64, UInt64, UInt64)?
+                        if !raw[s] && fields.count <= 4 {
+                            var ids: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+                            withUnsafeMutableBytes(of: &ids) { out in
+                                let words = out.bindMemory(to: UInt64.self)
+                                for (j, field) in fields.enumerated() { words[j] = UInt64(values[columnStart[field] + k]) + 1 }
+                            }
+                            let tuple = (UInt64(s) | ids.0 << 32, ids.1 | ids.2 << 32, ids.3)
+                            if let index = seen.find(tuple) {
+                                block.payloadIndex.append(index)
+                                continue
+                            }
+                            key = tuple
+                        }
                         var length: Int
                         if raw[s] {
                             let payload = raws[values[columnStart[fields.lowerBound] + k]]
@@ -461,11 +481,54 @@ enum EventColumnarEncoding {
                             block.payloads.append(Array(UnsafeBufferPointer(rebasing: scratch[1..<length + 1])))
                         }
                         block.payloadIndex.append(Int32(index))
+                        if let key { seen.insert(key, Int32(index)) }
                     }
                 }
             }
         }
         return block
+    }
+
+    /// Payload indexes by (shape, up to four fragment ids, each plus one so
+    /// that none is 0) packed in three words: an open-addressing table
+    /// sized for a chunk's events, so it never fills.
+    private struct TupleTable {
+        private var keys: [(UInt64, UInt64, UInt64)]
+        private var indexes: [Int32]
+        private let mask: Int
+
+        init(events: Int) {
+            var size = 16
+            while size < 2 * events { size *= 2 }
+            keys = Array(repeating: (0, 0, 0), count: size)
+            indexes = Array(repeating: -1, count: size)
+            mask = size - 1
+        }
+
+        @inline(__always)
+        private func slot(_ k: (UInt64, UInt64, UInt64)) -> Int {
+            let h = (k.0 &* 0x9E37_79B9_7F4A_7C15) ^ (k.1 &* 0xC2B2_AE3D_27D4_EB4F) ^ (k.2 &* 0x1656_67B1_9E37_79F9)
+            return Int(truncatingIfNeeded: h >> 32) & mask
+        }
+
+        func find(_ k: (UInt64, UInt64, UInt64)) -> Int32? {
+            var i = slot(k)
+            while indexes[i] >= 0 {
+                if keys[i] == k { return indexes[i] }
+                i = (i + 1) & mask
+            }
+            return nil
+        }
+
+        mutating func insert(_ k: (UInt64, UInt64, UInt64), _ index: Int32) {
+            var i = slot(k)
+            while indexes[i] >= 0 {
+                if keys[i] == k { return }
+                i = (i + 1) & mask
+            }
+            keys[i] = k
+            indexes[i] = index
+        }
     }
 
     static func decodeTimestamps(_ s: inout ByteReader, count n: Int, bits: inout BitReader) throws -> [Int64] {
