@@ -561,7 +561,7 @@ public final class Ingester {
         summary.lines += batch.lines
         summary.ignored += batch.ignored
         let ids = try batch.clients.map { try store.clientID(meeting: $0.meeting, uid: $0.uid) }
-        buffered += batch.reportTs.count + batch.eventTs.count
+        buffered += batch.items
         for reject in batch.rejects {
             summary.rejected += 1
             try recordReject(raw: reject.raw, size: reject.size, number: reject.line, reason: reject.reason, fileID: fileID, path: path)

@@ -38,8 +38,11 @@ final class ParsedBatch {
     /// (a dump is rejected whole).
     var holdsCommit = false
     /// Per client (by index into `clients`), its series made ready on the
-    /// parsing thread; nil when the writer is to do that.
+    /// parsing thread; nil when the writer is to do that. The flat arrays
+    /// are emptied then (the series hold the items).
     var prepared: [PreparedSeries]?
+    /// Reports and events in the batch.
+    var items: Int { prepared.map { $0.reduce(0) { $0 + $1.reportCount + $1.eventCount } } ?? reportTs.count + eventTs.count }
 
     static let targetLines = 8192
 
@@ -64,6 +67,10 @@ final class ParsedBatch {
             start = end
         }
         prepared = try clients.indices.map { try PreparedSeries(reports: reports[$0], events: events[$0], codec: &codec) }
+        // Held until the writer stores the batch, maybe 32 MB of inputs
+        // later: only once.
+        (reportClient, reportTs, reportValues) = ([], [], [])
+        (eventClient, eventTs, eventKind, payloadBytes, payloadEnds) = ([], [], [], [], [])
     }
 }
 
