@@ -458,21 +458,7 @@ struct JSONScanner {
             digits += i - fractionStart
         }
         if digits > 18 { return try scanLongNumber(s, &p) }
-        if i < n && (s[i] == UInt8(ascii: "e") || s[i] == UInt8(ascii: "E")) {
-            i += 1
-            var expNegative = false
-            if i < n && (s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-")) {
-                expNegative = s[i] == UInt8(ascii: "-")
-                i += 1
-            }
-            guard digit(i) != nil else { throw syntax("bad number exponent", i) }
-            var e = 0
-            while let d = digit(i) {
-                if e < 100_000 { e = e * 10 + Int(d) }
-                i += 1
-            }
-            exponent += expNegative ? -e : e
-        }
+        exponent += try exponentPart(s, &i)
         if exponent < -30000 || exponent > 30000 { return try scanLongNumber(s, &p) }
         p = i
         let m = Int64(mantissa)
@@ -526,27 +512,34 @@ struct JSONScanner {
                 i += 1
             }
         }
-        if i < n && (s[i] == UInt8(ascii: "e") || s[i] == UInt8(ascii: "E")) {
-            i += 1
-            var expNegative = false
-            if i < n && (s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-")) {
-                expNegative = s[i] == UInt8(ascii: "-")
-                i += 1
-            }
-            guard i < n, s[i] >= UInt8(ascii: "0") && s[i] <= UInt8(ascii: "9") else { throw syntax("bad number exponent", i) }
-            var e = 0
-            while i < n, s[i] >= UInt8(ascii: "0") && s[i] <= UInt8(ascii: "9") {
-                if e < 100_000 { e = e * 10 + Int(s[i] - UInt8(ascii: "0")) }
-                i += 1
-            }
-            exponent += expNegative ? -e : e
-        }
+        exponent += try exponentPart(s, &i)
         p = i
         if dropped || mantissa > UInt64(Int64.max) || exponent < -30000 || exponent > 30000 {
             return DecimalNumber(binary: JSONScanner.parseDouble(UnsafeBufferPointer(rebasing: s[start..<i])))
         }
         let m = Int64(mantissa)
         return DecimalNumber(mantissa: negative ? -m : m, exponent: Int16(exponent))
+    }
+
+    /// A number's `e`/`E` part at `i`, if any, moved past: its value, with
+    /// digits beyond 100,000 no longer counted (that is out of range anyway).
+    @inline(__always)
+    private func exponentPart(_ s: UnsafeBufferPointer<UInt8>, _ i: inout Int) throws(SyntaxError) -> Int {
+        let n = s.count
+        guard i < n && (s[i] == UInt8(ascii: "e") || s[i] == UInt8(ascii: "E")) else { return 0 }
+        i += 1
+        var negative = false
+        if i < n && (s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-")) {
+            negative = s[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        guard i < n, s[i] &- UInt8(ascii: "0") < 10 else { throw syntax("bad number exponent", i) }
+        var e = 0
+        while i < n, s[i] &- UInt8(ascii: "0") < 10 {
+            if e < 100_000 { e = e * 10 + Int(s[i] - UInt8(ascii: "0")) }
+            i += 1
+        }
+        return negative ? -e : e
     }
 
     /// Correctly rounded conversion of number text by the C library.
