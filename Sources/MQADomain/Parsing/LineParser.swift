@@ -146,7 +146,9 @@ public struct LineParser {
     /// Whether string field `f` holds exactly `bytes`, with no escapes.
     @inline(__always)
     private func unchanged(_ f: FieldValue, _ bytes: [UInt8]) -> Bool {
-        guard f.type == .string, !f.hasEscapes, f.end - f.start == bytes.count, let base = line.baseAddress else { return false }
+        guard f.type == .string, !f.hasEscapes, f.end - f.start == bytes.count, !bytes.isEmpty, let base = line.baseAddress else {
+            return false
+        }
         return bytes.withUnsafeBytes { memcmp(base + f.start, $0.baseAddress!, bytes.count) == 0 }
     }
 
