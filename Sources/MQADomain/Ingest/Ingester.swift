@@ -571,23 +571,9 @@ public final class Ingester {
             return
         }
         let slots = ids.map { seriesSlot(client: $0) }
-        // A batch is mostly runs of one client's lines: each run is moved
-        // into that client's buffers at once.
-        var i = 0
-        while i < batch.reportTs.count {
-            let client = batch.reportClient[i]
-            var end = i + 1
-            while end < batch.reportTs.count && batch.reportClient[end] == client { end += 1 }
-            series[slots[Int(client)]].reports.append(i..<end, ts: batch.reportTs, values: batch.reportValues)
-            i = end
-        }
-        var start = 0
-        for i in batch.eventTs.indices {
-            let end = batch.payloadEnds[i]
-            series[slots[Int(batch.eventClient[i])]].events.append(
-                ts: batch.eventTs[i], kind: batch.eventKind[i], payload: batch.payloadBytes[start..<end])
-            start = end
-        }
+        batch.forEachRun(
+            reports: { series[slots[$0]].reports.append($1, ts: batch.reportTs, values: batch.reportValues) },
+            events: { series[slots[$0]].events.append(ts: batch.eventTs[$1], kind: batch.eventKind[$1], payload: batch.payloadBytes[$2]) })
     }
 
     /// The index of `client`'s buffers in `series`, created when new.

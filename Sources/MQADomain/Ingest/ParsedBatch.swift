@@ -46,26 +46,37 @@ final class ParsedBatch {
 
     static let targetLines = 8192
 
+    /// Walks the batch's items in order, by client (an index into
+    /// `clients`): reports a run of one client's at a time (a batch is
+    /// mostly such runs, moved at once), events one at a time with the
+    /// range of their payload in `payloadBytes`.
+    func forEachRun(reports: (_ client: Int, _ range: Range<Int>) -> Void,
+                    events: (_ client: Int, _ index: Int, _ payload: Range<Int>) -> Void) {
+        var i = 0
+        while i < reportTs.count {
+            let client = reportClient[i]
+            var end = i + 1
+            while end < reportTs.count && reportClient[end] == client { end += 1 }
+            reports(Int(client), i..<end)
+            i = end
+        }
+        var start = 0
+        for i in eventTs.indices {
+            events(Int(eventClient[i]), i, start..<payloadEnds[i])
+            start = payloadEnds[i]
+        }
+    }
+
+
     /// Groups the batch's reports and events by client and makes each
     /// client's series ready (`PreparedSeries`), the writer's work for a
     /// client whose input is this one batch.
     func prepare(codec: inout ChunkCodec) throws {
         var reports = [ReportSeries](repeating: ReportSeries(), count: clients.count)
         var events = [EventSeries](repeating: EventSeries(), count: clients.count)
-        var i = 0
-        while i < reportTs.count {
-            let client = reportClient[i]
-            var end = i + 1
-            while end < reportTs.count && reportClient[end] == client { end += 1 }
-            reports[Int(client)].append(i..<end, ts: reportTs, values: reportValues)
-            i = end
-        }
-        var start = 0
-        for i in eventTs.indices {
-            let end = payloadEnds[i]
-            events[Int(eventClient[i])].append(ts: eventTs[i], kind: eventKind[i], payload: payloadBytes[start..<end])
-            start = end
-        }
+        forEachRun(
+            reports: { reports[$0].append($1, ts: reportTs, values: reportValues) },
+            events: { events[$0].append(ts: eventTs[$1], kind: eventKind[$1], payload: payloadBytes[$2]) })
         prepared = try clients.indices.map { try PreparedSeries(reports: reports[$0], events: events[$0], codec: &codec) }
         // Held until the writer stores the batch, maybe 32 MB of inputs
         // later: only once.
