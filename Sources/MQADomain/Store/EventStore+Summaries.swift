@@ -117,11 +117,17 @@ extension EventStore {
     }
 
     /// The summary rows of several meetings, computed in one read
-    /// transaction (a worker's); each meeting's failure is its own.
-    func computeSummaries(meetingIDs: [Int64], config: TierConfig) -> [Result<ComputedSummary, Error>] {
+    /// transaction (a worker's); each meeting's failure is its own. Stops
+    /// early, before a meeting, once `stop` says so (those left stay stale).
+    func computeSummaries(meetingIDs: [Int64], config: TierConfig, stop: () -> Bool = { false }) -> [Result<ComputedSummary, Error>] {
         let began = db.isAutocommit && (try? db.execute("BEGIN")) != nil
         defer { if began { try? db.commit() } }
-        return meetingIDs.map { id in Result { try computeSummary(meetingID: id, config: config) } }
+        var results: [Result<ComputedSummary, Error>] = []
+        for id in meetingIDs {
+            if stop() { break }
+            results.append(Result { try computeSummary(meetingID: id, config: config) })
+        }
+        return results
     }
 
     /// Writes computed rows, when the meeting still has the stamp they were

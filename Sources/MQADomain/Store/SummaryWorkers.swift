@@ -78,6 +78,12 @@ final class SummaryWorkers {
         return true
     }
 
+    private var isClosed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closed
+    }
+
     /// Whether there is no room for another meeting until results are taken.
     var isFull: Bool {
         condition.lock()
@@ -108,9 +114,9 @@ final class SummaryWorkers {
     }
 
     /// Stops the workers once they finish the meeting in hand; queued
-    /// meetings are dropped (they stay stale). Waits for them to stop, then
-    /// closes their connections: no read transaction or connection
-    /// outlives it.
+    /// meetings, and the rest of a worker's take, are dropped (they stay
+    /// stale). Waits for them to stop, then closes their connections: no
+    /// read transaction or connection outlives it.
     func close() {
         condition.lock()
         closed = true
@@ -144,7 +150,10 @@ final class SummaryWorkers {
             }
             inWork += ids.count
             condition.unlock()
-            let computed = store.computeSummaries(meetingIDs: ids, config: config)
+            // `close` waits for the meetings in hand: it should not wait for
+            // a whole take (up to 32 meetings on one core, while the pass
+            // after the inputs waits to use them all).
+            let computed = store.computeSummaries(meetingIDs: ids, config: config, stop: { isClosed })
             condition.lock()
             inWork -= ids.count
             results += computed
