@@ -155,3 +155,12 @@ import Testing
         #expect(results.allSatisfy { $0.rows != nil && $0.stamp != 0 })
     }
 }
+
+extension SummaryRows {
+    /// Every row of `table`, for comparing two computations.
+    func rows(_ table: SummaryTable) -> [[SQLValue]] {
+        var out: [[SQLValue]] = []
+        forEach(table) { out.append($0) }
+        return out
+    }
+}

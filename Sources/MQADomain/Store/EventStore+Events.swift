@@ -2,11 +2,13 @@ import MQAStore
 
 extension EventStore {
     /// Stores a client's non-report events (any order, may repeat stored
-    /// ones); returns the number of duplicates dropped.
-    func storeEvents(_ series: EventSeries, client: Int64) throws -> Int {
+    /// ones); returns the number of duplicates dropped. `ready` as for
+    /// `storeReports`.
+    func storeEvents(_ series: EventSeries, client: Int64, ready: [EventChunkRow]? = nil) throws -> Int {
         try storeSeries(series, client: client, table: .events,
             decode: { _, blob in EventSeries(block: try self.codec.decodeEvents(blob)) },
-            insert: { merged, range in try self.insert(EventStore.eventRow(merged, range, codec: &self.codec), client: client) })
+            insert: { merged, range in try self.insert(EventStore.eventRow(merged, range, codec: &self.codec), client: client) },
+            insertReady: ready.map { rows in { for row in rows { try self.insert(row, client: client) } } })
     }
 
     /// An event chunk row of events `range` of `s`, encoded. Pure, so that

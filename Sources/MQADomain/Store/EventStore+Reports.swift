@@ -80,25 +80,32 @@ extension EventStore {
     /// Stores `series` (any order, may repeat stored reports) for a client,
     /// keeping the invariant that a client's chunks are sorted, disjoint and
     /// free of duplicates. Returns the number of duplicates dropped.
-    func storeReports(_ series: ReportSeries, client: Int64) throws -> Int {
+    /// `ready`: the rows of `series` already chunked and encoded (sorted
+    /// and free of repeats, see `PreparedSeries`), inserted as they are
+    /// when nothing stored is to be merged with them.
+    func storeReports(_ series: ReportSeries, client: Int64, ready: [ReportChunkRow]? = nil) throws -> Int {
         try storeSeries(series, client: client, table: .reports,
             decode: { row, blob in
                 let block = try self.codec.decode(blob)
                 guard block.columns.count == ReportColumn.allCases.count else { throw StoreError.inconsistent("report chunk \(row) has \(block.columns.count) columns") }
                 return ReportSeries(ts: block.ts, columns: block.columns)
             },
-            insert: { merged, range in try self.insertChunk(merged, range, client: client) })
+            insert: { merged, range in try self.insertChunk(merged, range, client: client) },
+            insertReady: ready.map { rows in { for row in rows { try self.insert(row, client: client) } } })
     }
 
     /// The merge-on-write shared by reports and events: stored chunks that
     /// overlap the new items' time range, plus a trailing chunk that is not
     /// full yet and ends before them (merging it keeps chunks full when a
     /// log arrives in pieces), are decoded, merged with the new items,
-    /// deleted and written again in chunks of `chunkCapacity`.
+    /// deleted and written again in chunks of `chunkCapacity`. With nothing
+    /// to merge with, `insertReady` (when given) stores the series' chunks
+    /// made beforehand instead.
     func storeSeries<S: MergeableSeries>(
         _ series: S, client: Int64, table: ChunkTable,
         decode: (Int64, UnsafeRawBufferPointer) throws -> S,
-        insert: (S, Range<Int>) throws -> Void
+        insert: (S, Range<Int>) throws -> Void,
+        insertReady: (() throws -> Void)? = nil
     ) throws -> Int {
         guard series.count > 0 else { return 0 }
         let sorted = series.sortedByTime()
@@ -114,6 +121,10 @@ extension EventStore {
             }
             stored.append(chunk, range: 0..<chunk.count)
         }
+        if replaced.isEmpty, let insertReady {
+            try insertReady()
+            return 0
+        }
         let (merged, duplicates) = S.merge(stored: stored, new: sorted)
         if !replaced.isEmpty {
             let delete = try db.cached("DELETE FROM \(table.rawValue) WHERE id = ?")
@@ -123,19 +134,14 @@ extension EventStore {
                 try delete.run()
             }
         }
-        var start = 0
-        while start < merged.count {
-            let end = min(start + EventStore.chunkCapacity, merged.count)
-            try insert(merged, start..<end)
-            start = end
-        }
+        for range in EventStore.chunkRanges(merged.count) { try insert(merged, range) }
         return duplicates
     }
 
     /// The chunks new items from `first` through `last` must be merged
     /// with: those overlapping that time range, and a trailing one that is
     /// not full yet and ends before it. Rows: id, data, count.
-    func mergeCandidates(table: ChunkTable, client: Int64, first: Int64, last: Int64) throws -> Statement {
+    private func mergeCandidates(table: ChunkTable, client: Int64, first: Int64, last: Int64) throws -> Statement {
         let select = try db.cached(
             """
             SELECT id, data, count FROM \(table.rawValue)

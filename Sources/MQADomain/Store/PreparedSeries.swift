@@ -68,28 +68,7 @@ extension EventStore {
     /// stored chunk is to be merged with them, else through the merge.
     /// Returns the duplicates dropped (reports, events).
     func storePrepared(_ p: PreparedSeries, client: Int64) throws -> (reports: Int, events: Int) {
-        var reportDuplicates = p.reportDuplicates
-        if p.reports.count > 0 {
-            if try hasMergeCandidates(table: .reports, client: client, first: p.reports.ts.first!, last: p.reports.ts.last!) {
-                reportDuplicates += try storeReports(p.reports, client: client)
-            } else {
-                for row in p.reportRows { try insert(row, client: client) }
-            }
-        }
-        var eventDuplicates = p.eventDuplicates
-        if p.events.count > 0 {
-            if try hasMergeCandidates(table: .events, client: client, first: p.events.block.ts.first!, last: p.events.block.ts.last!) {
-                eventDuplicates += try storeEvents(p.events, client: client)
-            } else {
-                for row in p.eventRows { try insert(row, client: client) }
-            }
-        }
-        return (reportDuplicates, eventDuplicates)
-    }
-
-    private func hasMergeCandidates(table: ChunkTable, client: Int64, first: Int64, last: Int64) throws -> Bool {
-        let select = try mergeCandidates(table: table, client: client, first: first, last: last)
-        defer { select.reset() }
-        return try select.step()
+        (p.reportDuplicates + (try storeReports(p.reports, client: client, ready: p.reportRows)),
+         p.eventDuplicates + (try storeEvents(p.events, client: client, ready: p.eventRows)))
     }
 }

@@ -38,13 +38,6 @@ struct SummaryRows {
         }
     }
 
-    /// Every row of `table`.
-    func rows(_ table: SummaryTable) -> [[SQLValue]] {
-        var out: [[SQLValue]] = []
-        forEach(table) { out.append($0) }
-        return out
-    }
-
     private func participantRow(_ p: ParticipantAnalysis) -> [SQLValue] {
         func real(_ v: Double?) -> SQLValue { v.map { .double($0) } ?? .null }
         var values: [SQLValue] = []
