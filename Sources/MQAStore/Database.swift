@@ -110,7 +110,7 @@ public final class Database {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw DatabaseError(code: rc, message: message, sql: sql)
+            throw DatabaseError(code: rc, message: message, sql: sql, systemErrno: sqlite3_system_errno(handle))
         }
     }
 
@@ -150,6 +150,14 @@ public final class Database {
     /// Starts a write transaction, waiting for other writers.
     /// Whether no transaction is open.
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// Runs `body` with another busy timeout (0: fail at once when the
+    /// store is locked), then restores the usual minute.
+    public func withBusyTimeout<T>(milliseconds: Int32, _ body: () throws -> T) rethrows -> T {
+        sqlite3_busy_timeout(handle, milliseconds)
+        defer { sqlite3_busy_timeout(handle, 60_000) }
+        return try body()
+    }
 
     public func beginImmediate() throws {
         try retryingWhenBusy { try execute("BEGIN IMMEDIATE") }
@@ -192,6 +200,6 @@ public final class Database {
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
     func error(_ code: Int32, sql: String?) -> DatabaseError {
-        DatabaseError(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        DatabaseError(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, systemErrno: sqlite3_system_errno(handle))
     }
 }
