@@ -81,7 +81,13 @@ struct CommandContext {
             }
             return ms
         }
-        return (try parse("--since"), try parse("--until"))
+        let window = (since: try parse("--since"), until: try parse("--until"))
+        // An empty or swapped window selects nothing by construction: a
+        // mistake, never a request for an empty report (or an empty site).
+        if let since = window.since, let until = window.until, since >= until {
+            throw UsageError("'--since' (\(Time.iso(since))) must be before '--until' (\(Time.iso(until)))")
+        }
+        return window
     }
 
     static func inWindow(_ start: Int64?, _ window: (since: Int64?, until: Int64?)) -> Bool {

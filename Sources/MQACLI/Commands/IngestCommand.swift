@@ -91,14 +91,30 @@ enum IngestCommand {
             }
         }
         let started = DispatchTime.now().uptimeNanoseconds
-        let summary = try ingester.ingest(paths: args.positionals)
+        let summary: IngestSummary
+        do {
+            summary = try ingester.ingest(paths: args.positionals)
+        } catch let failure as IngestFailure {
+            // The store failed: say what its commits hold, never more, and
+            // fail. The summaries are left stale for the next run to redo.
+            progress?.finish()
+            out.write(IngestReport(failure.committed).render(format == "json" ? .json : .md))
+            out.flush()
+            context.stderr.write("Error: \(TerminalText.escaped(failure.description))\n")
+            return ExitCode.failure
+        }
         let ingested = DispatchTime.now().uptimeNanoseconds
         progress?.finish()
         if !existed && summary.lines == 0 && ingester.failedInputs == args.positionals.count {
             // Nothing could be read: leave no empty store behind to be
             // mistaken for an ingest of nothing.
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: dbPath + suffix) }
-            context.stderr.write("Error: no input could be read; no store was created at \(TerminalText.escaped(dbPath))\n")
+            // Only when it is still empty and nobody else has it open: another
+            // ingest may have started on the store this run created.
+            if store.removeIfUnused() {
+                context.stderr.write("Error: no input could be read; no store was created at \(TerminalText.escaped(dbPath))\n")
+            } else {
+                context.stderr.write("Error: no input could be read; nothing was stored in \(TerminalText.escaped(dbPath))\n")
+            }
             return ExitCode.failure
         }
         // The summary tables behind the named queries; a kill here only

@@ -81,8 +81,13 @@ enum ReportMeetingCommand {
     /// other, and every track gets a page in `tracks/`.
     static func batch(store: EventStore, dir: String, format: ReportFormat, config: TierConfig,
                       window: (since: Int64?, until: Int64?) = (nil, nil), context: CommandContext) throws -> Int32 {
-        let writer = try BatchWriter(directory: dir, format: format)
         let ids = try store.meetings(startingIn: window)
+        // Checked before the folder is touched: a window that holds no
+        // meeting must never replace a site's index with an empty one.
+        if ids.isEmpty && (window.since != nil || window.until != nil) {
+            throw StoreError.noMeetingInWindow(since: window.since, until: window.until)
+        }
+        let writer = try BatchWriter(directory: dir, format: format)
         var entries: [FleetEntry] = []
         var failures = 0, trackPages = 0
         entries.reserveCapacity(ids.count)

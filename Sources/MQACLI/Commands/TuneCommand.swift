@@ -73,7 +73,7 @@ enum TuneCommand {
         let store = try context.openStore(args, requireMeetings: true)
         let meetings = try store.meetings(startingIn: window)
         // A sweep over nothing would rank every config at F1 0.
-        if meetings.isEmpty { throw StoreError.noMeetingInWindow }
+        if meetings.isEmpty { throw StoreError.noMeetingInWindow(since: window.since, until: window.until) }
 
         let started = Date()
         let progress = context.stderr.isTerminal

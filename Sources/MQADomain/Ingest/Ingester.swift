@@ -65,6 +65,22 @@ public final class Ingester {
     private var parsing: ParseThreads?
     private var linesSinceCommit = 0
     private var inputsSinceCommit = 0
+    /// What the commits of this ingest hold (the summary an ingest that
+    /// stops early reports), what the open transaction holds on top, and
+    /// the part of the current input that its own checkpoints committed.
+    public private(set) var committedSummary = IngestSummary()
+    private var uncommitted = IngestSummary()
+    private var inputCommitted: IngestSummary?
+    /// Of the inputs in `uncommitted`, the parts their own checkpoints
+    /// committed: stored even when the open transaction is lost.
+    private var uncommittedInputParts = IngestSummary()
+    /// How long the writer waits for its next batch before it commits what
+    /// it holds and lets go of the write lock: an input that comes slowly
+    /// (a pipe, a slow disk) must never keep another ingest from writing.
+    /// Short next to the 60 s another writer waits, long next to the
+    /// milliseconds a parsing thread takes for a batch, so that the
+    /// ordinary ingest commits no more often than before.
+    public var idleCommitAfter = 0.25
 
     /// Summarizes meetings the writer is done with while the next inputs
     /// are read; off for a store in memory. What it leaves stale,
@@ -98,8 +114,8 @@ public final class Ingester {
             summaries = try SummaryWorkers(path: store.db.path, count: 1, background: true)
         }
         defer { finishSummaries() }
-        defer { finishTransaction() }
-        var total = IngestSummary()
+        defer { rollBackOpenTransaction() }
+        committedSummary = IngestSummary()
         // Inputs prepared ahead, their parsing threads running, by index;
         // `next` is the first not prepared, and `bytes` their summed sizes.
         var ahead: [Int: Result<PreparedInput, Error>] = [:]
@@ -127,16 +143,35 @@ public final class Ingester {
                     bytes += size(prepared)
                     next += 1
                 }
-                total = total + (try write(input))
+                inputCommitted = nil
+                // Written first: `write` may commit, and so change `uncommitted`.
+                let written = try write(input)
+                uncommitted = uncommitted + written
+                if let part = inputCommitted { uncommittedInputParts = uncommittedInputParts + part }
+                inputCommitted = nil
+                if linesSinceCommit >= commitEvery || inputsSinceCommit >= Ingester.inputsPerCommit { try commit() }
             } catch let error as InputError {
                 failedInputs += 1
                 onInputError(error)
             } catch {
                 for case .success(let waiting) in ahead.values { waiting.queue.cancel() }
-                throw error
+                throw stopped(by: error)
             }
         }
-        return total
+        do {
+            try commitOpenTransaction()
+        } catch {
+            throw stopped(by: error)
+        }
+        return committedSummary
+    }
+
+    /// The error that ends an ingest early, with what its commits hold.
+    private func stopped(by error: Error) -> IngestFailure {
+        if let failure = error as? IngestFailure { return failure }
+        var committed = committedSummary + uncommittedInputParts
+        if let part = inputCommitted { committed = committed + part }
+        return IngestFailure(store: store.db.path, underlying: error, committed: committed)
     }
 
     /// Ingests one input; a file whose content was ingested before is skipped.
@@ -144,8 +179,18 @@ public final class Ingester {
         let threads = ParseThreads(limit: 1)
         parsing = threads
         defer { threads.close() }
-        defer { finishTransaction() }
-        return try write(try prepare(path: path))
+        defer { rollBackOpenTransaction() }
+        committedSummary = IngestSummary()
+        do {
+            let written = try write(try prepare(path: path))
+            uncommitted = uncommitted + written
+            try commitOpenTransaction()
+        } catch let error as InputError {
+            throw error
+        } catch {
+            throw stopped(by: error)
+        }
+        return committedSummary
     }
 
     /// Opens the shared write transaction unless one is open.
@@ -154,24 +199,39 @@ public final class Ingester {
     }
 
     /// Commits the shared transaction, and hands the meetings it settled
-    /// to the summary worker.
+    /// to the summary worker. Only once COMMIT has succeeded do the inputs
+    /// it held count as stored: on a full disk the COMMIT is what fails.
     private func commit() throws {
         try store.db.commit()
         linesSinceCommit = 0
         inputsSinceCommit = 0
+        committedSummary = committedSummary + uncommitted
+        uncommitted = IngestSummary()
+        uncommittedInputParts = IngestSummary()
         committed()
     }
 
-    /// Commits what the inputs stored (a failed one has undone itself), or
-    /// rolls back when even that fails.
-    private func finishTransaction() {
+    /// Commits what the inputs stored (a failed one has undone itself).
+    /// Throws when the COMMIT fails; the transaction is then rolled back
+    /// (by `rollBackOpenTransaction`), and the caller reports only what
+    /// earlier commits hold.
+    private func commitOpenTransaction() throws {
         guard !store.db.isAutocommit else { return }
-        do {
-            try commit()
-        } catch {
-            try? store.db.execute("ROLLBACK")
-            store.forgetCachedIDs()
-        }
+        try commit()
+    }
+
+    /// The ingest ends by an error: whatever its open transaction holds is
+    /// undone, so the store stays at its last commit (which a re-run resumes).
+    private func rollBackOpenTransaction() {
+        uncommitted = IngestSummary()
+        uncommittedInputParts = IngestSummary()
+        guard !store.db.isAutocommit else { return }
+        // A failed ROLLBACK leaves SQLite to roll back when the connection
+        // closes, or the next opener to recover from the WAL: either way
+        // nothing past the last commit remains, and the error that brought
+        // us here is already on its way to the user.
+        try? store.db.execute("ROLLBACK")
+        store.forgetCachedIDs()
     }
 
     /// An input whose lines are being parsed on a parse thread into `queue`.
@@ -185,6 +245,8 @@ public final class Ingester {
         var summary: IngestSummary
         var queue: BatchQueue
         var size: Int?
+        /// A regular file, not a pipe or a terminal.
+        var isRegularFile: Bool
     }
 
     /// What the parsing thread does before it parses.
@@ -261,7 +323,9 @@ public final class Ingester {
                 _ = queue.put(.failed(error))
             }
         }
-        return PreparedInput(path: path, fileID: fileID, resumeAfter: resumeAfter, summary: summary, queue: queue, size: reader.size)
+        return PreparedInput(
+            path: path, fileID: fileID, resumeAfter: resumeAfter, summary: summary, queue: queue, size: reader.size,
+            isRegularFile: reader.isRegularFile)
     }
 
     /// The SHA-256 of no content: the prefix of a file at line 0.
@@ -356,14 +420,35 @@ public final class Ingester {
         func endInput() throws {
             try db.execute("RELEASE input")
             inputsSinceCommit += 1
-            if linesSinceCommit >= commitEvery || inputsSinceCommit >= Ingester.inputsPerCommit { try commit() }
+        }
+        // The last batch written since this input's last checkpoint, if any.
+        var unsaved: ParsedBatch? = nil
+        // No batch is ready: commit what the transaction holds and let go of
+        // the write lock while the input is awaited. Not while a batch
+        // holds the commit (a dump's connections, valid only as a whole),
+        // and, for a regular file (read at the disk's pace, so never for
+        // long), not while its own batches are unsaved: a file that fails
+        // half-way is then undone whole, whatever the machine's load.
+        func idle() throws {
+            guard !db.isAutocommit, unsaved?.holdsCommit != true, unsaved == nil || !input.isRegularFile else { return }
+            if let batch = unsaved {
+                try claim(fileID: fileID, written: writtenLines)
+                try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
+                writtenLines = batch.lastLine
+                unsaved = nil
+                inputCommitted = summary
+            }
+            try commit()  // ends the savepoint too
         }
         do {
             try beginInput()
             loop: while true {
-                switch queue.take() {
+                let item = try queue.take(idleAfter: idleCommitAfter, whileWaiting: idle)
+                if db.isAutocommit { try beginInput() }
+                switch item {
                 case .batch(let batch):
                     try write(batch, fileID: fileID, path: path, summary: &summary)
+                    unsaved = batch
                     linesSinceCommit += batch.lines
                     if !batch.holdsCommit
                         && (linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery
@@ -372,6 +457,8 @@ public final class Ingester {
                         try claim(fileID: fileID, written: writtenLines)
                         try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
                         writtenLines = batch.lastLine
+                        unsaved = nil
+                        inputCommitted = summary
                         try commit()  // ends the savepoint too
                         try beginInput()
                     }
@@ -396,6 +483,8 @@ public final class Ingester {
                     summary.files = 1
                     summary.formats = formats
                     writtenLines = 0
+                    unsaved = nil
+                    inputCommitted = nil
                 case .end(let digest, let changedHow):
                     try claim(fileID: fileID, written: writtenLines)
                     changed = changedHow

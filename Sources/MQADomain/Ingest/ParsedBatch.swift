@@ -210,6 +210,26 @@ final class BatchQueue {
         return item
     }
 
+    /// Like `take`, but when nothing has come after `idleAfter` seconds,
+    /// calls `whileWaiting` once (without the queue's lock held) before
+    /// waiting on: the writer commits there, so that it holds no write
+    /// lock while an input is slow to come.
+    func take(idleAfter seconds: Double, whileWaiting: () throws -> Void) throws -> Item {
+        condition.lock()
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while items.isEmpty && condition.wait(until: deadline) {}
+        if items.isEmpty {
+            condition.unlock()
+            try whileWaiting()
+            condition.lock()
+        }
+        defer { condition.unlock() }
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return item
+    }
+
     /// The writer failed: release a parser blocked in `put`.
     func cancel() {
         condition.lock()

@@ -11,7 +11,7 @@ import MQAStore
 /// generic SQLite and codec work is `MQAStore`'s.
 public final class EventStore {
     /// Internal: every SQL statement lives in this module, behind typed calls.
-    let db: Database
+    private(set) var db: Database
     var codec = ChunkCodec()
     /// Client ids by (meeting, uid) bytes: the ingest loop resolves a client
     /// per line.
@@ -30,15 +30,37 @@ public final class EventStore {
     /// schema in place.
     public init(path: String) throws {
         try EventStore.refuseDirectory(path)
-        try EventStore.createAtomically(path)
-        db = try Database(path: path, access: .readWrite)
-        try migrate()
-        try db.execute(Queries.schema)
+        var attempts = 0
+        while true {
+            try EventStore.createAtomically(path)
+            let before = FileIdentity(path: path)
+            // A failed ingest that created the store removes it when it holds
+            // nothing and nobody else has it open (`removeIfUnused`); a file
+            // opened just before that is no longer the store (SQLite says
+            // "moved" on the first write, or the path names another file
+            // now): open anew.
+            do {
+                db = try Database(path: path, access: .readWrite)
+                try migrate()
+                try db.execute(Queries.schema)
+                identity = FileIdentity(path: path)
+                if identity != nil && identity == before { break }
+            } catch let error as DatabaseError where error.primaryCode == DatabaseError.busy {
+                throw StoreError.busy(path)
+            } catch let error as DatabaseError where error.code == DatabaseError.readOnlyMoved {
+            }
+            attempts += 1
+            if attempts == 3 { throw StoreError.notAStore(path, "it was removed or replaced by another process while it was opened") }
+        }
     }
 
     private init(database: Database) {
         db = database
     }
+
+    /// The file this store was opened on (for a writer), to tell it from
+    /// another file at the same path.
+    private(set) var identity: FileIdentity?
 
     /// Opens an existing store for reading. Nothing is written, not even the
     /// journal mode: a report never queues behind an ingest, and a store the
@@ -52,7 +74,7 @@ public final class EventStore {
         if st.st_size == 0 { throw StoreError.notAStore(path, "the file is empty") }
         do {
             return try openReadOnly(path: path)
-        } catch let error as DatabaseError where error.primaryCode == 26 {
+        } catch let error as DatabaseError where error.primaryCode == DatabaseError.notADatabase {
             throw StoreError.notAStore(path, "the file is not a SQLite database")
         }
     }
@@ -68,7 +90,7 @@ public final class EventStore {
         var store = EventStore(database: try Database(path: path, access: .readOnly))
         do {
             try store.requireSchema()
-        } catch let error as DatabaseError where error.primaryCode == 14 || error.primaryCode == 8 {
+        } catch let error as DatabaseError where error.primaryCode == DatabaseError.cannotOpen || error.primaryCode == DatabaseError.readOnly {
             // SQLITE_CANTOPEN/READONLY: the -shm file cannot be created here.
             store = EventStore(database: try Database(path: path, access: .immutable))
             try store.requireSchema()
@@ -119,7 +141,7 @@ public final class EventStore {
         do {
             probe = try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('event_kinds', 'files', 'meetings')")
             guard try probe.step() else { throw StoreError.notAStore(db.path, "it has no mqa tables") }
-        } catch let error as DatabaseError where error.primaryCode == 26 {
+        } catch let error as DatabaseError where error.primaryCode == DatabaseError.notADatabase {
             throw StoreError.notAStore(db.path, "the file is not a SQLite database")
         }
         if probe.int(0) != 3 { throw StoreError.notAStore(db.path, "it has no mqa tables") }
@@ -187,7 +209,10 @@ public enum StoreError: Error, CustomStringConvertible {
     case isDirectory(String)
     case ambiguousMeeting(String, [String], more: Bool)
     case emptyStore(String)
-    case noMeetingInWindow
+    /// No meeting started in [since, until) (ms; nil ends are open).
+    case noMeetingInWindow(since: Int64?, until: Int64?)
+    /// Another process held the write lock for the whole busy timeout.
+    case busy(String)
     /// A chunk that does not decode (a strict read; a lenient one collects these).
     case damaged(StoreDamage)
 
@@ -205,7 +230,9 @@ public enum StoreError: Error, CustomStringConvertible {
             "meeting id prefix \"\(id)\" matches \(matches.map { "\"\($0)\"" }.joined(separator: ", "))\(more ? " and more" : ""): give more of the id"
         case .emptyStore(let path):
             "the store \(path) holds no meetings (ingest logs with `mqa ingest --db \(path) FILE...`)"
-        case .noMeetingInWindow: "no meeting in the store started between --since and --until"
+        case .noMeetingInWindow(let since, let until):
+            "no meeting in the store started in \(since.map(Time.iso) ?? "the beginning") … \(until.map(Time.iso) ?? "now") (--since/--until); nothing was written"
+        case .busy(let path): "another mqa ingest is writing \(path); waited 60 s for it: try again when it is done"
         case .isDirectory(let path): "\(path) is a directory, not an mqa store (give the store's file path)"
         case .damaged(let damage): damage.description
         }
