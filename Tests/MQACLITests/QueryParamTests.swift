@@ -1,5 +1,6 @@
 import Foundation
 import MQAQueries
+import MQAStore
 import Testing
 
 /// `mqa query --param`: text stays text (`007` is not `7`), a parameter
@@ -123,5 +124,16 @@ import Testing
             #expect(r.status == (takesMeeting ? 0 : 64), "\(name): \(r)")
             #expect(!r.stderr.contains("declares"), "\(name): \(r)")
         }
+    }
+
+    @Test func aFailedBindingFailsTheStatementInsteadOfRunningWithNull() throws {
+        let db = try Database(path: dir.file("bind.sqlite"), access: .readWrite)
+        let s = try db.prepare("SELECT ?1")
+        s.bind(2, Int64(5))  // no parameter 2: SQLITE_RANGE
+        #expect(throws: DatabaseError.self) { try s.step() }
+        // The error goes with the reset; the statement is usable again.
+        s.bind(1, Int64(5))
+        #expect(try s.step())
+        #expect(s.int64(0) == 5)
     }
 }
