@@ -1,5 +1,6 @@
 -- Every meeting: title, engine, time span, participants and stored volume.
--- Parameters: :since, :until (optional, ms since the epoch): only meetings that started in [since, until).
+-- param: :since integer optional  ms since the epoch: only meetings that started at or after it
+-- param: :until integer optional  ms since the epoch: only meetings that started before it
 -- `mqa query meetings --since 2026-11-29` sets them; unset (NULL, as in the sqlite3 shell) is an open end.
 SELECT m.meeting,
        s.title,

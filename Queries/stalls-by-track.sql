@@ -1,5 +1,6 @@
 -- Video stalls per published track: how many, how long, how many subscribers saw them, and how many began under a good or excellent tier.
--- Parameters: none. Reads the summaries ingest keeps (default tier config).
+-- param: :limit integer optional  at most this many tracks (default 100; a negative number: all)
+-- Reads the summaries ingest keeps (default tier config).
 SELECT m.meeting,
        t.publisher,
        t.track,
@@ -14,4 +15,4 @@ JOIN meetings m ON m.id = t.meeting_id
 GROUP BY t.meeting_id, t.publisher, t.track
 HAVING stalls > 0
 ORDER BY sum(t.stalled_ms) DESC, stalls DESC
-LIMIT 100;
+LIMIT coalesce(:limit, 100);

@@ -1,5 +1,6 @@
 -- The video subscriptions of one meeting: first frame, stalls and stall ratio per subscriber and track.
--- Parameters: :meeting (the meeting id).
+-- param: :meeting text           the meeting id (in mqa, a unique prefix works too)
+-- param: :uid text optional      only this subscriber (a unique prefix of a uid in the meeting works too)
 SELECT t.subscriber,
        t.publisher,
        t.track,
@@ -10,5 +11,5 @@ SELECT t.subscriber,
        round(t.stall_ratio, 4) AS stall_ratio
 FROM track_summary t
 JOIN meetings m ON m.id = t.meeting_id
-WHERE m.meeting = :meeting
+WHERE m.meeting = :meeting AND (:uid IS NULL OR t.subscriber = :uid)
 ORDER BY t.publisher, t.track, t.subscriber, t.subscribe_ts;

@@ -1,6 +1,7 @@
 -- Meetings ranked worst first by the fleet score: stalled video seconds + warm seconds in poor/bad + 30 s per abnormal disconnect.
 -- The score is FleetScore's (Sources/MQADomain, the fleet report's); this file is its only SQL form.
--- Parameters: :since, :until (optional, ms since the epoch): only meetings that started in [since, until).
+-- param: :since integer optional  ms since the epoch: only meetings that started at or after it
+-- param: :until integer optional  ms since the epoch: only meetings that started before it
 -- Reads the summaries ingest keeps (default tier config).
 SELECT m.meeting,
        s.title,

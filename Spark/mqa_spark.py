@@ -10,7 +10,8 @@ What it does (Docs/scale.md has the why):
    starting with '_' or '.') and fingerprints them: a file whose bytes equal
    an earlier file's (in path order) is skipped, as one `mqa ingest` skips
    content it has already stored.
-2. Assigns each file to a shard by its meeting. A file holding several
+2. Assigns each file to a shard by its meeting, read decompressed from a
+   gzip or zstd file (told by its first bytes). A file holding several
    meetings is split line by line; a line naming no meeting stays with the
    file's first meeting; a file naming none goes by its path. So every event
    of a meeting lands in one shard, in the order one ingest would read it.
@@ -24,7 +25,9 @@ What it does (Docs/scale.md has the why):
 """
 
 import argparse
+import gzip
 import hashlib
+import io
 import json
 import os
 import re
@@ -91,36 +94,65 @@ def piece_marker(order, piece):
     return (' ' + ''.join(' ' if b == '0' else '\t' for b in bits) + ' ').encode()
 
 
-def decompress(path, data):
-    """The lines of a .zst file, or None when it cannot be read here (then
-    the file goes to one shard whole, and mqa decides about it)."""
+# A file's compression, told by its first bytes as mqa tells it (the name
+# may lie: a gzip dump saved as .ndjson is still gzip).
+GZIP_MAGIC = b'\x1f\x8b'
+ZSTD_MAGIC = b'\x28\xb5\x2f\xfd'
+ZSTD_SKIPPABLE_TAIL = b'\x2a\x4d\x18'  # skippable frames: 5X 2A 4D 18
+
+
+def compression_of(data):
+    """'gzip', 'zstd' or None (plain) for a file's bytes."""
+    if data[:2] == GZIP_MAGIC:
+        return 'gzip'
+    if data[:4] == ZSTD_MAGIC or (len(data) >= 4 and data[0] & 0xF0 == 0x50 and data[1:4] == ZSTD_SKIPPABLE_TAIL):
+        return 'zstd'
+    return None
+
+
+def gunzip(data):
+    """(text, complete) of gzip bytes, every member. A damaged or truncated
+    stream gives what decoded before the damage, and complete False."""
     try:
-        import zstandard  # optional
-        return zstandard.ZstdDecompressor().decompressobj().decompress(data)
-    except ImportError:
+        return gzip.decompress(data), True
+    except (OSError, EOFError, zlib.error):
         pass
-    except Exception:
-        return None
+    # Member by member, in small steps, so that what decoded before the
+    # damage is kept: it names the file's first meeting.
+    out, rest = [], data
+    while rest:
+        d = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        step = 1 << 16
+        try:
+            for i in range(0, len(rest), step):
+                out.append(d.decompress(rest[i:i + step]))
+                if d.eof:
+                    break
+        except zlib.error:
+            break
+        if not d.eof:
+            break
+        rest = d.unused_data + rest[i + step:]  # the next member
+    return b''.join(out), False
+
+
+def unzstd(path, data):
+    """(text, complete) of zstd bytes, as gunzip, by the zstd command
+    (Scripts/deps.sh installs it; it reads every frame, skippable ones
+    too), so that the job needs no Python package beyond pyspark."""
     if shutil.which('zstd') is None:
-        return None
+        # Routing such a file by its name could put its meeting in two
+        # shards; stop with the fix instead.
+        raise RuntimeError('%s is zstd-compressed and this node has no zstd command to read its meeting: '
+                           'install zstd (Scripts/deps.sh)' % path)
     r = subprocess.run(['zstd', '-dc', '-q'], input=data, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    return r.stdout if r.returncode == 0 else None
+    return r.stdout, r.returncode == 0
 
 
-def split_file(path, data, order, shards):
-    """[(shard, name, bytes)] for one input file.
-
-    A file of one meeting (or none) goes whole, under its own name (so a
-    .zst stays compressed and mqa reads it exactly as on one box). A file of
-    several meetings is cut into one piece per meeting, lines in file order;
-    lines naming no meeting stay with the file's first meeting.
-    """
-    base = os.path.basename(path)
-    text = data
-    if base.endswith('.zst'):
-        text = decompress(path, data)
-        if text is None:
-            return [(shard_of_name(path, shards), '%09d-000-%s' % (order, base), data)]
+def group_by_meeting(text):
+    """(groups, first): the file's lines grouped by meeting, in file order
+    ({meeting: [line]}), and its first meeting (None when no line names
+    one). Lines naming no meeting go with the file's first meeting."""
     lines = text.split(b'\n')
     if lines and lines[-1] == b'':
         lines.pop()
@@ -140,11 +172,36 @@ def split_file(path, data, order, shards):
             groups[m] = pending
             pending = None
         groups.setdefault(m, []).append(line)
+    return groups, first
+
+
+def split_file(path, data, order, shards):
+    """[(shard, name, bytes)] for one input file.
+
+    Compressed files (gzip or zstd, told by their first bytes) are read
+    decompressed, so they go by meeting like plain ones. A file of one
+    meeting (or none) goes whole, under its own name (a compressed file
+    stays compressed, and mqa reads it exactly as on one box). A file of
+    several meetings is cut into one plain piece per meeting, lines in file
+    order; lines naming no meeting stay with the file's first meeting. A
+    damaged compressed file goes whole, by the first meeting that decoded:
+    mqa then reports its damage as one ingest would.
+    """
+    base = os.path.basename(path)
+    kind = compression_of(data)
+    text, complete = data, True
+    if kind == 'gzip':
+        text, complete = gunzip(data)
+    elif kind == 'zstd':
+        text, complete = unzstd(path, data)
+    groups, first = group_by_meeting(text)
     if first is None:
         return [(shard_of_name(path, shards), '%09d-000-%s' % (order, base), data)]
-    if len(groups) == 1:
+    if len(groups) == 1 or not complete:
         return [(shard_of_meeting(first, shards), '%09d-000-%s' % (order, base), data)]
-    stem = base[:-4] if base.endswith('.zst') else base
+    stem = base
+    if kind is not None:  # the pieces are plain: no name that says otherwise
+        stem = re.sub(r'\.(gz|gzip|zst|zstd)$', '', base) or base
     out = []
     for piece, (m, group) in enumerate(groups.items()):
         body = b'\n'.join(group) + b'\n' + piece_marker(order, piece) + b'\n'

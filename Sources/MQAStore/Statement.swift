@@ -27,21 +27,37 @@ public final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
-    /// Resets the statement for another run and clears its bindings.
+    /// The first binding that failed since the last reset (a parameter
+    /// index out of range, a value too big, no memory). The next `step()`
+    /// throws it instead of running: a statement must never run with a
+    /// parameter silently left NULL. Kept here rather than thrown by each
+    /// `bind`, so that the store's many bind calls need no `try` each.
+    private var bindError: DatabaseError?
+
+    /// Resets the statement for another run and clears its bindings (and
+    /// a failed binding's error with them).
     public func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        bindError = nil
     }
 
     // MARK: Binding (indexes start at 1, as in SQLite)
+    // Every sqlite3_bind_* result goes through `check`.
 
-    public func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
-    public func bind(_ index: Int32, _ value: Int) { sqlite3_bind_int64(handle, index, Int64(value)) }
-    public func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
-    public func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
+    private func check(_ rc: Int32, _ index: Int32) {
+        guard rc != SQLITE_OK, bindError == nil else { return }
+        let message = String(cString: sqlite3_errstr(rc))
+        bindError = DatabaseError(code: rc, message: "binding parameter \(index): \(message)", sql: sql)
+    }
+
+    public func bind(_ index: Int32, _ value: Int64) { check(sqlite3_bind_int64(handle, index, value), index) }
+    public func bind(_ index: Int32, _ value: Int) { check(sqlite3_bind_int64(handle, index, Int64(value)), index) }
+    public func bind(_ index: Int32, _ value: Double) { check(sqlite3_bind_double(handle, index, value), index) }
+    public func bindNull(_ index: Int32) { check(sqlite3_bind_null(handle, index), index) }
 
     public func bind(_ index: Int32, _ value: String?) {
-        guard var text = value else { sqlite3_bind_null(handle, index); return }
+        guard var text = value else { bindNull(index); return }
         text.withUTF8 { buffer in
             bindText(index, UnsafeRawBufferPointer(buffer))
         }
@@ -49,20 +65,24 @@ public final class Statement {
 
     /// Binds UTF-8 bytes as TEXT (copied by SQLite).
     public func bindText(_ index: Int32, _ utf8: UnsafeRawBufferPointer) {
+        // Above Int32.max bytes the length would wrap: refuse it as SQLite
+        // refuses anything above its limit.
+        guard utf8.count <= Int32.max else { check(SQLITE_TOOBIG, index); return }
         if let base = utf8.baseAddress, utf8.count > 0 {
-            sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(utf8.count), mqa_sqlite_transient)
+            check(sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(utf8.count), mqa_sqlite_transient), index)
         } else {
-            sqlite3_bind_text(handle, index, "", 0, mqa_sqlite_transient)
+            check(sqlite3_bind_text(handle, index, "", 0, mqa_sqlite_transient), index)
         }
     }
 
     public func bind(_ index: Int32, bytes: UnsafeRawBufferPointer) {
+        guard bytes.count <= Int32.max else { check(SQLITE_TOOBIG, index); return }
         // A zero-length blob must still be a blob, not NULL: give SQLite a
         // valid pointer.
         if bytes.count == 0 {
-            sqlite3_bind_zeroblob(handle, index, 0)
+            check(sqlite3_bind_zeroblob(handle, index, 0), index)
         } else {
-            sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), mqa_sqlite_transient)
+            check(sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), mqa_sqlite_transient), index)
         }
     }
 
@@ -103,9 +123,14 @@ public final class Statement {
     // MARK: Stepping
 
     /// Advances to the next row: `true` while there is one. Every failure,
-    /// whatever its code, comes out as a thrown `DatabaseError`.
+    /// whatever its code, comes out as a thrown `DatabaseError`, a failed
+    /// binding's first (the statement is then reset, bindings cleared).
     @discardableResult
     public func step() throws -> Bool {
+        if let bindError {
+            reset()
+            throw bindError
+        }
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true

@@ -3,6 +3,7 @@
 Needs MQA_BIN (an mqa binary) and runs Scripts/spark-fleet.sh, so it is
 started by Scripts/test-spark.sh, which sets both up.
 """
+import gzip
 import json
 import os
 import subprocess
@@ -80,7 +81,8 @@ def run_job(fleet, out, shards, env=None, extra=()):
     r = subprocess.run(['bash', os.path.join(ROOT, 'Scripts', 'spark-fleet.sh'), '--logs', str(fleet['logs']),
                         '--out', str(out), '--shards', str(shards), '--grid', str(fleet['base'] / 'grid.json'),
                         *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, timeout=600)
-    assert r.returncode == 0, r.stderr.decode()[-4000:]
+    # (spark-submit passes the driver's stderr on to stdout: show both)
+    assert r.returncode == 0, r.stdout.decode()[-3000:] + r.stderr.decode()[-3000:]
     return r
 
 
@@ -171,3 +173,118 @@ def test_a_cdn_meeting_without_quality_data_ranks_by_its_stalls():
     assert mqa_spark.fleet_score(cdn) == 4.0
     doc = {'score': 's', 'meetings': 2, 'shown': 2, 'issueCounts': {}, 'ranked': [sfu, cdn]}
     assert [e['meeting'] for e in mqa_spark.merge_fleet([doc])['ranked']] == ['cdn', 'sfu']
+
+
+# ---------------------------------------------------------------------------
+# Compressed logs go by their meeting, not their name (a meeting whose
+# clients upload one plain and one .gz log must land in one shard).
+
+SHARED = [b'{"meeting":"m-shared","uid":"u1","ts":1}', b'not json', b'{"meeting":"m-shared","uid":"u1","ts":2}']
+OTHER = [b'{"meeting":"m-other","uid":"u9","ts":1}']
+
+
+def zstd_bytes(data, skippable=False):
+    z = subprocess.run(['zstd', '-c', '-q'], input=data, stdout=subprocess.PIPE, check=True).stdout
+    if skippable:  # a skippable frame first (magic 0x184D2A53 little-endian, 4-byte size, payload)
+        z = b'\x53\x2a\x4d\x18' + (3).to_bytes(4, 'little') + b'abc' + z
+    return z
+
+
+def name_routed_elsewhere(name, meeting, shards):
+    """A file name whose name-route differs from its meeting's route, so
+    that routing a compressed file by its name would fail the test."""
+    for i in range(100):
+        candidate = '%d-%s' % (i, name)
+        if mqa_spark.shard_of_name(candidate, shards) != mqa_spark.shard_of_meeting(meeting, shards):
+            return candidate
+    raise AssertionError('no name found')
+
+
+def test_compression_is_told_by_the_first_bytes():
+    plain = b'\n'.join(SHARED) + b'\n'
+    assert mqa_spark.compression_of(plain) is None
+    assert mqa_spark.compression_of(gzip.compress(plain)) == 'gzip'
+    assert mqa_spark.compression_of(zstd_bytes(plain)) == 'zstd'
+    assert mqa_spark.compression_of(zstd_bytes(plain, skippable=True)) == 'zstd'
+    assert mqa_spark.compression_of(b'\x1f') is None and mqa_spark.compression_of(b'') is None
+    # A plain file named .gz is plain: split as text, routed by its meeting.
+    name = name_routed_elsewhere('lies.gz', 'm-shared', 8)
+    assert mqa_spark.split_file(name, plain, 1, 8) == [
+        (mqa_spark.shard_of_meeting('m-shared', 8), '000000001-000-' + name, plain)]
+
+
+@pytest.mark.parametrize('kind', ['gzip', 'zstd', 'zstd-skippable'])
+def test_a_compressed_file_of_one_meeting_goes_whole_to_its_meeting(kind):
+    plain = b'\n'.join(SHARED) + b'\n'
+    data = gzip.compress(plain) if kind == 'gzip' else zstd_bytes(plain, skippable=kind == 'zstd-skippable')
+    name = name_routed_elsewhere('client.log', 'm-shared', 8)  # no telling extension
+    assert mqa_spark.split_file(name, data, 5, 8) == [
+        (mqa_spark.shard_of_meeting('m-shared', 8), '000000005-000-' + name, data)]
+
+
+@pytest.mark.parametrize('kind', ['gzip', 'zstd'])
+def test_a_compressed_file_of_several_meetings_is_split_like_a_plain_one(kind):
+    plain = b'\n'.join(SHARED[:2] + OTHER + SHARED[2:]) + b'\n'
+    data = gzip.compress(plain) if kind == 'gzip' else zstd_bytes(plain)
+    ext = '.gz' if kind == 'gzip' else '.zst'
+    parts = mqa_spark.split_file('both.ndjson' + ext, data, 2, 8)
+    # The same pieces as the plain file's, plain, named without the extension.
+    assert parts == mqa_spark.split_file('both.ndjson', plain, 2, 8)
+    assert [p[1] for p in parts] == ['000000002-000-both.ndjson', '000000002-001-both.ndjson']
+    assert [p[0] for p in parts] == [mqa_spark.shard_of_meeting(m, 8) for m in ('m-shared', 'm-other')]
+
+
+def test_a_damaged_compressed_file_goes_whole_by_its_first_meeting():
+    plain = b'\n'.join((SHARED + OTHER) * 200) + b'\n'
+    data = gzip.compress(plain)[:-40]  # truncated: mqa reports it; no piece may hide that
+    name = name_routed_elsewhere('cut.gz', 'm-shared', 8)
+    assert mqa_spark.split_file(name, data, 3, 8) == [
+        (mqa_spark.shard_of_meeting('m-shared', 8), '000000003-000-' + name, data)]
+
+
+@pytest.fixture(scope='module')
+def compressed_fleet(tmp_path_factory):
+    """A fleet where one meeting's clients upload one plain, one gzip and
+    one zstd log (names that do not say so), and one gzip file holds two
+    other meetings' clients."""
+    base = tmp_path_factory.mktemp('compressed')
+    logs = base / 'logs'
+    mqa('simulate', '--meetings', '6', '--seed', '11', '--out', str(logs))
+    meetings = sorted(os.listdir(logs))
+    shared = next(m for m in meetings if len(os.listdir(logs / m)) >= 3)
+    clients = sorted(os.listdir(logs / shared))
+    gz, zst = logs / shared / clients[1], logs / shared / clients[2]
+    gz.write_bytes(gzip.compress(gz.read_bytes()))
+    zst.write_bytes(zstd_bytes(zst.read_bytes()))
+    a, b = [m for m in meetings if m != shared][:2]
+    two = sorted(os.listdir(logs / a))[0], sorted(os.listdir(logs / b))[0]
+    both = (logs / a / two[0]).read_bytes() + (logs / b / two[1]).read_bytes()
+    (logs / a / two[0]).unlink()
+    (logs / b / two[1]).unlink()
+    (logs / 'two-meetings.ndjson').write_bytes(gzip.compress(both))
+    (base / 'grid.json').write_text(GRID)
+    # Enough shards that routing the gzip and zstd files by name would put
+    # one of them away from the plain one.
+    shards = next(n for n in range(3, 40)
+                  if {mqa_spark.shard_of_name('file:' + str(p), n) for p in (gz, zst)}
+                  != {mqa_spark.shard_of_meeting(shared, n)})
+    one = str(base / 'one.sqlite')
+    totals = ('files', 'skippedFiles', 'lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored')
+    summary = json.loads(mqa('ingest', '--db', one, '--format', 'json', *input_files(logs), ok=(0, 3)))
+    return {
+        'base': base, 'logs': logs, 'shards': shards, 'shared': shared,
+        'summary': {k: summary[k] for k in totals},
+        'fleet': mqa('report', 'fleet', '--db', one, '--format', 'json'),
+        'tune': mqa('tune', '--db', one, '--grid', str(base / 'grid.json'), '--format', 'json'),
+    }
+
+
+def test_compressed_logs_of_one_meeting_land_in_one_shard(compressed_fleet):
+    out = compressed_fleet['base'] / 'out'
+    r = run_job(compressed_fleet, out, compressed_fleet['shards'])
+    assert b'two shards' not in r.stderr
+    assert (out / 'fleet.json').read_text() == compressed_fleet['fleet']
+    assert (out / 'tune.json').read_text() == compressed_fleet['tune']
+    assert json.loads((out / 'ingest.json').read_text()) == compressed_fleet['summary']
+    ranked = json.loads((out / 'fleet.json').read_text())['ranked']
+    assert compressed_fleet['shared'] in [e['meeting'] for e in ranked]

@@ -12,7 +12,9 @@ enum QueryCommand {
         discussion: """
             The queries are the .sql files of the project's Queries/ folder, compiled
             into mqa; each also runs as it is in the sqlite3 shell. Parameters are
-            bound, never spliced into the SQL. Queries over meetings (meetings,
+            bound, never spliced into the SQL: as text (007 stays 007) unless the
+            query declares one integer; a meeting or uid takes a unique prefix of
+            an id. Queries over meetings (meetings,
             worst-meetings) take --since/--until. JSON keys are camelCase
             (duration_ms is durationMs); times and durations are in ms.
             """,
@@ -52,34 +54,65 @@ enum QueryCommand {
         let path = try context.databasePath(args)
         try EventStore.refreshStaleSummaries(path: path)
         let store = try context.openStore(args)
-        let takes = try store.parameters(ofQuery: name)
-        var bound: [String: SQLValue] = [:]
+        let takes = try store.declaredParameters(ofQuery: name)
+        let names = takes.map(\.name)
+        var given: [String: String] = [:]
         for pair in args.values["--param"] ?? [] {
             guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
                 throw UsageError("'--param' takes K=V, got '\(pair)'")
             }
             let key = String(pair[..<eq])
-            let value = String(pair[pair.index(after: eq)...])
-            guard takes.contains(key) else {
-                throw UsageError("query '\(name)' has no parameter '\(key)' (it takes: \(takes.isEmpty ? "none" : takes.joined(separator: ", ")))")
+            guard names.contains(key) else {
+                throw UsageError("query '\(name)' has no parameter '\(key)' (it takes: \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
             }
             if windowParameters.contains(key) { throw UsageError("give '\(key)' as --\(key) TIME, not --param") }
-            bound[key] = Int64(value).map { .int($0) } ?? .text(value)
+            given[key] = String(pair[pair.index(after: eq)...])
+        }
+        var bound: [String: SQLValue] = [:]
+        // The meeting first: a uid prefix is completed among its clients.
+        var meeting: String?
+        for parameter in takes.filter({ $0.name == "meeting" }) + takes.filter({ $0.name != "meeting" }) {
+            guard let text = given[parameter.name] else { continue }
+            let v = try value(text, for: parameter, meeting: meeting, store: store)
+            if parameter.name == "meeting", case .text(let id) = v { meeting = id }
+            bound[parameter.name] = v
         }
         for (key, ms) in [("since", window.since), ("until", window.until)] {
             guard let ms else { continue }
-            guard takes.contains(key) else {
+            guard names.contains(key) else {
                 let windowed = try Queries.named.map(\.name).filter { try store.parameters(ofQuery: $0).contains(key) }
                 throw UsageError("query '\(name)' takes no --\(key) (those that do: \(windowed.joined(separator: ", ")))")
             }
             bound[key] = .int(ms)
         }
-        for key in takes where bound[key] == nil && !windowParameters.contains(key) {
-            throw UsageError("query '\(name)' needs --param \(key)=VALUE")
+        for parameter in takes where bound[parameter.name] == nil && !parameter.optional
+            && !windowParameters.contains(parameter.name) {
+            throw UsageError("query '\(name)' needs --param \(parameter.name)=VALUE")
         }
         let result = try store.runQuery(name, parameters: bound)
         out.write(QueryReport(result).render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
         return ExitCode.success
+    }
+
+    /// What `--param` binds for `parameter`: an integer parameter's number
+    /// (any other value is a usage error naming the parameter), else the
+    /// text as given, so that `007` stays `007`. A `meeting` or `uid` is
+    /// completed from a unique prefix as everywhere in the CLI (an exact id
+    /// wins; a uid among `meeting`'s clients when the query takes one).
+    static func value(_ text: String, for parameter: QueryParameter, meeting: String?, store: EventStore) throws -> SQLValue {
+        switch parameter.kind {
+        case .integer:
+            guard let number = Int64(text) else {
+                throw UsageError("--param \(parameter.name) takes an integer, got '\(text)'")
+            }
+            return .int(number)
+        case .text:
+            switch parameter.name {
+            case "meeting": return .text(try store.resolveMeeting(text))
+            case "uid": return .text(try store.resolveUid(text, meeting: meeting))
+            default: return .text(text)
+            }
+        }
     }
 }

@@ -15,6 +15,21 @@ extension EventStore {
         try db.prepare(try EventStore.namedQuery(name)).parameterNames
     }
 
+    /// The parameters of the named query `name`, in the order they appear,
+    /// each as its file declares it (`-- param:` lines, see
+    /// `QueryParameter`); one with no declaration is required text. A
+    /// declaration of a parameter the SQL does not use is an error, so a
+    /// misspelt one cannot leave the real one text.
+    public func declaredParameters(ofQuery name: String) throws -> [QueryParameter] {
+        let sql = try EventStore.namedQuery(name)
+        let declared = try Queries.declaredParameters(in: sql)
+        let used = try db.prepare(sql).parameterNames
+        if let stray = declared.first(where: { !used.contains($0.name) }) {
+            throw QueryDeclarationError("query '\(name)' declares :\(stray.name), which its SQL does not use")
+        }
+        return used.map { used in declared.first { $0.name == used } ?? QueryParameter(name: used) }
+    }
+
     /// Runs the named query `name` (a file of `Queries/`) with `parameters`
     /// bound by name. A parameter the query takes but `parameters` lacks is
     /// NULL, as in the `sqlite3` shell; one it does not take is an error.

@@ -208,6 +208,11 @@ public enum StoreError: Error, CustomStringConvertible {
     case notAStore(String, String)
     case isDirectory(String)
     case ambiguousMeeting(String, [String], more: Bool)
+    /// No client has this uid, or a uid starting with it, in any meeting.
+    case noUid(String)
+    /// A uid prefix that several clients' uids start with (in `meeting`
+    /// when it is given).
+    case ambiguousUid(String, meeting: String?, [String], more: Bool)
     case emptyStore(String)
     /// No meeting started in [since, until) (ms; nil ends are open).
     case noMeetingInWindow(since: Int64?, until: Int64?)
@@ -228,6 +233,10 @@ public enum StoreError: Error, CustomStringConvertible {
         case .notAStore(let path, let why): "\(path) is not an mqa store: \(why)"
         case .ambiguousMeeting(let id, let matches, let more):
             "meeting id prefix \"\(id)\" matches \(matches.map { "\"\($0)\"" }.joined(separator: ", "))\(more ? " and more" : ""): give more of the id"
+        case .noUid(let uid): "no client \"\(uid)\" in any meeting of the store"
+        case .ambiguousUid(let uid, let meeting, let matches, let more):
+            "uid prefix \"\(uid)\" matches \(matches.map { "\"\($0)\"" }.joined(separator: ", "))\(more ? " and more" : "")"
+                + "\(meeting.map { " in meeting \"\($0)\"" } ?? ""): give more of the uid"
         case .emptyStore(let path):
             "the store \(path) holds no meetings (ingest logs with `mqa ingest --db \(path) FILE...`)"
         case .noMeetingInWindow(let since, let until):
@@ -281,6 +290,34 @@ extension EventStore {
         case 1: return matches[0]
         default:
             throw StoreError.ambiguousMeeting(id, matches.prefix(5).map { $0 }, more: matches.count > 5)
+        }
+    }
+
+    /// The client uid named by `uid` among the clients of `meeting` (of
+    /// every meeting when nil), as `resolveMeeting` names meetings: the uid
+    /// itself when such a client exists, else the one uid that starts with
+    /// it. No match is `noClient` (`noUid` across meetings); several are an
+    /// error that lists them.
+    public func resolveUid(_ uid: String, meeting: String?) throws -> String {
+        let scope = "FROM clients c JOIN meetings m ON m.id = c.meeting_id WHERE (?2 IS NULL OR m.meeting = ?2) AND "
+        let exact = try db.cached("SELECT 1 \(scope) c.uid = ?1")
+        exact.bind(1, uid)
+        exact.bind(2, meeting)
+        let found = try exact.step()
+        exact.reset()
+        if found || uid.isEmpty { return uid }
+        let prefix = try db.cached(
+            "SELECT DISTINCT c.uid \(scope) substr(c.uid, 1, length(?1)) = ?1 ORDER BY c.uid LIMIT 6")
+        prefix.bind(1, uid)
+        prefix.bind(2, meeting)
+        var matches: [String] = []
+        while try prefix.step() { matches.append(prefix.string(0) ?? "") }
+        prefix.reset()
+        switch matches.count {
+        case 0: throw meeting.map { StoreError.noClient(meeting: $0, uid: uid) } ?? StoreError.noUid(uid)
+        case 1: return matches[0]
+        default:
+            throw StoreError.ambiguousUid(uid, meeting: meeting, matches.prefix(5).map { $0 }, more: matches.count > 5)
         }
     }
 
