@@ -105,6 +105,7 @@ public enum CLI {
         guard let command = subcommand(arguments) else {
             return usageError(UsageError("unknown subcommand '\(first)'\(suggestion(first))", usage: "mqa <subcommand> [options]"), context)
         }
+        Signals.prepare(for: command.spec.name)
         let consumed = command.spec.name.split(separator: " ").count
         do {
             let parsed = try command.spec.parse(Array(arguments.dropFirst(consumed)))
