@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A failed SQLite call: the result code, SQLite's message and, when a
 /// statement was involved, its SQL, so a failure in a report names the query.
@@ -19,7 +22,12 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     /// What the code means for someone who ran mqa, when SQLite's own
     /// message is not enough to act on.
     public var hint: String? {
-        switch primaryCode {
+        // Past `ulimit -f` SQLite says "disk I/O error" (or "database or
+        // disk is full" for a short write), which does not say why.
+        if code == 778 || primaryCode == 13, let limit = DatabaseError.fileSizeLimit {
+            return "the store cannot grow past the file-size limit (ulimit -f) of \(limit) bytes, or the disk is full"
+        }
+        return switch primaryCode {
         case 10: "the store could not be read or written; was it, or its -wal file, deleted, moved or changed by another program while mqa ran?"
         case 11: "the store is damaged (`mqa check` lists what)"
         case 13: "the disk is full"
@@ -27,6 +35,13 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
         case 26: "the file is not an mqa store (not a SQLite database)"
         default: nil
         }
+    }
+
+    /// The process's file-size limit in bytes, nil when unlimited.
+    static var fileSizeLimit: UInt64? {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return UInt64(limit.rlim_cur)
     }
 
     public var description: String {
