@@ -39,15 +39,34 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     /// Extended: the database file was unlinked or replaced while open.
     public static let readOnlyMoved: Int32 = SQLITE_READONLY | (4 << 8)
 
+    /// Extended: a write system call failed.
+    public static let writeFailed: Int32 = SQLITE_IOERR | (3 << 8)
+
     /// The disk (or a quota, or a file-size limit) refused the write.
     public var isOutOfSpace: Bool {
-        primaryCode == DatabaseError.full || systemErrno == ENOSPC || systemErrno == EFBIG || systemErrno == EDQUOT
+        primaryCode == DatabaseError.full || systemErrno == ENOSPC || systemErrno == EDQUOT || isPastFileSizeLimit
+    }
+
+    /// A write failed while the process has a file-size limit (`ulimit -f`):
+    /// EFBIG. SQLite reports the errno of its last system call, which after
+    /// a failed WAL write is often another one's, so the limit itself tells.
+    public var isPastFileSizeLimit: Bool {
+        systemErrno == EFBIG || ((code == DatabaseError.writeFailed || primaryCode == DatabaseError.full) && DatabaseError.fileSizeLimit != nil)
+    }
+
+    /// The soft RLIMIT_FSIZE in bytes; nil when unlimited.
+    public static var fileSizeLimit: UInt64? {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return UInt64(limit.rlim_cur)
     }
 
     /// What the failure means for someone who ran mqa, when SQLite's own
     /// message is not enough to act on.
     public var hint: String? {
-        if systemErrno == EFBIG { return "the file size limit (ulimit -f) was reached" }
+        if isPastFileSizeLimit {
+            return "the file-size limit (ulimit -f) of \(DatabaseError.fileSizeLimit.map(String.init) ?? "?") bytes was reached"
+        }
         if isOutOfSpace { return "the disk is full" }
         switch primaryCode {
         case DatabaseError.busy: return "another process held the store's write lock for the whole wait"

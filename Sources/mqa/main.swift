@@ -3,4 +3,6 @@ import MQACLI
 import Glibc
 #endif
 
+// First, before any thread: see `Signals.install`.
+Signals.install()
 exit(CLI.main(Array(CommandLine.arguments.dropFirst())))

@@ -17,8 +17,8 @@ public struct IngestFailure: Error, CustomStringConvertible {
     public var description: String {
         guard let error = underlying as? DatabaseError else { return "\(store): \(underlying)" }
         let detail = "SQLite error \(error.code): \(error.message)"
-        if error.systemErrno == EFBIG {
-            return "\(store): File too large (\(detail)); what was committed before is stored, and the ingest resumes there when run again"
+        if error.isPastFileSizeLimit {
+            return "\(store): File too large (the file-size limit, ulimit -f, is \(DatabaseError.fileSizeLimit.map(String.init) ?? "?") bytes; \(detail)); what was committed before is stored, and the ingest resumes there when run again"
         }
         if error.isOutOfSpace {
             return "\(store): No space left on device (\(detail)); what was committed before is stored, and the ingest resumes there when run again with room"

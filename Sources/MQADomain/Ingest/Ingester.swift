@@ -436,9 +436,11 @@ public final class Ingester {
                 try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
                 writtenLines = batch.lastLine
                 unsaved = nil
+                try commit()  // ends the savepoint too
                 inputCommitted = summary
+            } else {
+                try commit()
             }
-            try commit()  // ends the savepoint too
         }
         do {
             try beginInput()
@@ -458,8 +460,8 @@ public final class Ingester {
                         try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
                         writtenLines = batch.lastLine
                         unsaved = nil
-                        inputCommitted = summary
                         try commit()  // ends the savepoint too
+                        inputCommitted = summary
                         try beginInput()
                     }
                     try storeComputedSummaries()

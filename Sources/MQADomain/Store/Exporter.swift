@@ -25,6 +25,9 @@ public struct Exporter {
         var count = 0
         for meeting in meetings {
             for (id, uid) in try store.clients(meeting: meeting) {
+                // A failed write (full disk, `ulimit -f`) drops the rest:
+                // stop decoding, the error is the result.
+                if let failure = out.failure { throw failure }
                 let events = try store.events(client: id, meeting: meeting, uid: uid)
                 // Reports chunk by chunk: memory follows the chunk, not the
                 // client's series.

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// A file written under a temporary name in its target's directory and
 /// renamed over the target only once complete (`commit()`), so a reader
@@ -21,11 +20,9 @@ public final class AtomicFile {
     private let directoryFD: Int32
     private let name: String
     private let temporaryName: String?
+    /// The temporary file's number in `TemporaryFiles`.
+    private var number = 0
     private var finished = false
-
-    /// Numbers temporary names; atomic, as files are created from many
-    /// threads at once (a report site is written by eight).
-    private static let counter = Atomic<Int>(0)
 
     /// A file that becomes `path` on `commit()`.
     public convenience init(path: String) throws {
@@ -68,11 +65,13 @@ public final class AtomicFile {
                 return
             }
         }
-        let number = AtomicFile.counter.wrappingAdd(1, ordering: .relaxed).newValue
-        let temp = ".\(name.prefix(200)).tmp-\(getpid())-\(number)"
-        let fd = openat(directoryFD, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        // Stale temporaries of killed runs in this folder go first (see
+        // `TemporaryFiles`); ours is recorded for a signal's clean-up.
+        let (temp, number) = TemporaryFiles.name(for: name)
+        let fd = TemporaryFiles.create(directoryFD: directoryFD, name: temp, number: number)
         guard fd >= 0 else { throw OutputError(path: displayPath, reason: String(cString: strerror(errno))) }
         self.fd = fd
+        self.number = number
         temporaryName = temp
     }
 
@@ -97,13 +96,13 @@ public final class AtomicFile {
         var failure: String? = nil
         if fsync(fd) != 0 && errno != EINVAL { failure = String(cString: strerror(errno)) }
         if Glibc.close(fd) != 0 && failure == nil { failure = String(cString: strerror(errno)) }
-        if failure == nil && renameat(directoryFD, temporaryName, directoryFD, name) != 0 {
-            failure = String(cString: strerror(errno))
+        TemporaryFiles.finish(number) {
+            if failure == nil && renameat(directoryFD, temporaryName, directoryFD, name) != 0 {
+                failure = String(cString: strerror(errno))
+            }
+            if failure != nil { unlinkat(directoryFD, temporaryName, 0) }
         }
-        if let failure {
-            unlinkat(directoryFD, temporaryName, 0)
-            throw OutputError(path: path, reason: failure)
-        }
+        if let failure { throw OutputError(path: path, reason: failure) }
     }
 
     /// Closes and removes the temporary file; the target is left as it was.
@@ -111,6 +110,6 @@ public final class AtomicFile {
         guard !finished else { return }
         finished = true
         Glibc.close(fd)
-        if let temporaryName { unlinkat(directoryFD, temporaryName, 0) }
+        if let temporaryName { TemporaryFiles.finish(number) { _ = unlinkat(directoryFD, temporaryName, 0) } }
     }
 }
