@@ -15,10 +15,17 @@ let queryFiles = [
     "worst-meetings.sql",
 ]
 
-// Layers, bottom up: C shims -> store/codec -> domain -> simulator/reports -> CLI.
+// Layers, bottom up (Docs/architecture.md draws them):
+//   C shims (CSQLite, CZstd, CZlib, CCrypto)
+//   -> MQABase      decimals, hashing, compression, generators, files, text
+//   -> MQAModel     the event-log contract: events, logs, the line parser
+//   -> MQAAnalysis  tiers, subscriptions, incidents, tuning: pure functions of logs
+//   -> MQAStore     SQLite, chunk codecs, the store's tables: the only SQL
+//   -> MQAIngest    reading inputs, dump importers, the ingest pipeline
+//   -> MQASimulator, MQAReports (every output) -> MQACLI -> mqa
 // Only the toolchain and four Debian C libraries are used: no Swift package can
 // be fetched on the machines this builds on.
-// The ingest scanner and the tuning kernel touch struct fields millions of
+// The line scanner and the tuning kernel touch struct fields millions of
 // times a second; dynamic exclusivity checks there cost ~5% (callgrind).
 // Static checks still run at compile time.
 let hotLoops: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
@@ -27,7 +34,7 @@ let package = Package(
     name: "mqa",
     products: [
         .executable(name: "mqa", targets: ["mqa"]),
-        .library(name: "MQADomain", targets: ["MQADomain"]),
+        .library(name: "MQAAnalysis", targets: ["MQAAnalysis"]),
         .library(name: "MQARecorder", targets: ["MQARecorder"]),
     ],
     targets: [
@@ -47,26 +54,31 @@ let package = Package(
             name: "MQAQueries", path: "Queries",
             exclude: ["README.md"],
             resources: queryFiles.map { .embedInCode($0) }),
-        .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd", "CZlib", "CCrypto"], swiftSettings: hotLoops),
-        .target(name: "MQADomain", dependencies: ["MQAStore", "MQAQueries"], swiftSettings: hotLoops),
-        .target(name: "MQASimulator", dependencies: ["MQADomain", "MQAStore"]),
-        .target(name: "MQAReports", dependencies: ["MQADomain", "MQAStore"]),
-        .target(name: "MQACLI", dependencies: ["MQADomain", "MQASimulator", "MQAReports", "MQAQueries"]),
+        .target(name: "MQABase", dependencies: ["CZstd", "CZlib", "CCrypto"]),
+        .target(name: "MQAModel", dependencies: ["MQABase"], swiftSettings: hotLoops),
+        .target(name: "MQAAnalysis", dependencies: ["MQABase", "MQAModel"], swiftSettings: hotLoops),
+        .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd", "MQABase", "MQAModel", "MQAAnalysis", "MQAQueries"]),
+        .target(name: "MQAIngest", dependencies: ["MQABase", "MQAModel", "MQAStore"]),
+        .target(name: "MQASimulator", dependencies: ["MQABase", "MQAModel", "MQAAnalysis"]),
+        .target(name: "MQAReports", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore"]),
+        .target(name: "MQACLI", dependencies: [
+            "MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest", "MQASimulator", "MQAReports", "MQAQueries",
+        ]),
         .executableTarget(name: "mqa", dependencies: ["MQACLI"]),
         // The app-side writer of the event log: Foundation only, so it builds for
         // iOS and macOS; zstd output only where the system library is there.
         .target(name: "MQARecorder", dependencies: [.target(name: "CZstd", condition: .when(platforms: [.linux]))]),
         // Benchmarks that print figures (never timed tests): swift run -c release NAME
-        .executableTarget(name: "engine-bench", dependencies: ["MQADomain", "MQAStore"], path: "Benchmarks/engine-bench"),
+        .executableTarget(name: "engine-bench", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest"], path: "Benchmarks/engine-bench"),
         .executableTarget(name: "sim-bench", dependencies: ["MQASimulator"], path: "Benchmarks/sim-bench"),
         .executableTarget(name: "recorder-bench", dependencies: ["MQARecorder"], path: "Benchmarks/recorder-bench"),
-        .testTarget(name: "MQAStoreTests", dependencies: ["MQAStore"]),
-        .testTarget(name: "MQADomainTests", dependencies: ["MQADomain", "MQASimulator", "MQAStore"], exclude: ["Fixtures"]),
-        .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQADomain", "MQAStore"]),
+        .testTarget(name: "MQAStoreTests", dependencies: ["MQABase", "MQAStore"]),
+        .testTarget(name: "MQADomainTests", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest", "MQASimulator"], exclude: ["Fixtures"]),
+        .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest"]),
         // Goldens are read from the source tree (#filePath), never bundled.
-        .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports"], exclude: ["Golden"]),
-        .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQAStore"]),
-        .testTarget(name: "MQARecorderTests", dependencies: ["MQARecorder", "MQADomain"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports", "MQABase", "MQAModel", "MQAAnalysis", "MQAStore"], exclude: ["Golden"]),
+        .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQABase", "MQAModel", "MQAStore", "MQAIngest"]),
+        .testTarget(name: "MQARecorderTests", dependencies: ["MQARecorder", "MQAModel", "MQABase", "MQAStore", "MQAIngest"], swiftSettings: [.swiftLanguageMode(.v6)]),
     ],
     // Swift 5 mode: the CLI keeps command tables and output sinks in statics,
     // used from one thread; the parallel tuning sweep shares only immutable

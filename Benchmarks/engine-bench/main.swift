@@ -2,8 +2,11 @@
 // times a 48-config tuning sweep. Run with `swift run -c release engine-bench
 // [reports]`. Prints report×config steps per second.
 import Dispatch
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
 import MQAStore
+import MQAIngest
 
 let target = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 1_000_000 : 1_000_000
 let clientsPerMeeting = 5

@@ -1,3 +1,9 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
+
 /// A bad command line: exit 64 with the message and the command's usage.
 public struct UsageError: Error, CustomStringConvertible {
     public var message: String

@@ -1,5 +1,9 @@
 import Foundation
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
 
 /// A subcommand: its spec (options, help) and what it does. `run` returns
 /// the exit code.

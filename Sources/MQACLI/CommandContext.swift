@@ -1,5 +1,9 @@
 import Foundation
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
 
 /// What every command needs from its surroundings, so tests can run
 /// commands in-process with their own environment.

@@ -1,5 +1,9 @@
 import Foundation
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
 
 /// A one-line progress bar on a terminal, redrawn at most ten times a second.
 final class ProgressBar {

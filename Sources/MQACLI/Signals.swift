@@ -1,8 +1,12 @@
 import Foundation
-import MQADomain
 #if canImport(Glibc)
 import Glibc
 #endif
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
 
 /// How `mqa` meets signals: a file-size limit is an error, and an
 /// interrupted or terminated run leaves no temporary file behind.

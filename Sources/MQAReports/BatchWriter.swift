@@ -1,8 +1,11 @@
 import Foundation
-import MQADomain
 #if canImport(Glibc)
 import Glibc
 #endif
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// Writes batch output (`mqa report meeting --all --out DIR`): one report
 /// file per meeting plus an index, all inside one directory; in HTML a

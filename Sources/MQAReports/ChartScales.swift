@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// One y scale per metric for every participant of a meeting, so two
 /// participants' charts compare at a glance (a line twice as high is twice

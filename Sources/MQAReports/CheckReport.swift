@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// `mqa check`: what the store check found.
 public struct CheckReport: Sendable {

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 extension FleetReport {
     /// Score rounded to 0.1 for display and JSON.

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// One meeting's line in the fleet ranking: what the score is made of.
 public struct FleetEntry: Sendable, Equatable {

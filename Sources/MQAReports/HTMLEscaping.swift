@@ -1,3 +1,8 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+
 /// Escaping for text that comes from the logs (ids, titles, reasons, …) on
 /// its way into HTML or SVG.
 ///

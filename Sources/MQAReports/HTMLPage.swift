@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// The frame every HTML report shares: one self-contained page (inline CSS,
 /// inline SVG, no scripts, no fonts or images fetched), written as

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// Incidents and participant impact in words, shared by the Markdown and
 /// HTML forms so both say the same thing.

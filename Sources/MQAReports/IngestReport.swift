@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// What `mqa ingest` prints when it is done, in the spec's terms:
 /// `lines = events + rejected + duplicates + ignored`.

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// The one escaping function for text from the logs in Markdown output
 /// (table cells, headings, list items), so that no id, title or reason can

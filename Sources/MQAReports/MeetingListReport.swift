@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// `mqa meetings`: the stored meetings, in the order given (newest first),
 /// with the fleet ranking's score.

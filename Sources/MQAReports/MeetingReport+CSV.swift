@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// The CSV form of a meeting report: **one table, one header row**, one row
 /// per participant (`section` = `participant`) followed by one row per

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 // The context events in words, shared by the Markdown and HTML forms: what
 // each participant's devices and audio did, and which of those things sit

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 // The page users open after a bad call: the verdict first (who suffered,
 // the top incidents and their likely cause), then every incident, who was

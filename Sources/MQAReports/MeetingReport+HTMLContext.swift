@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 extension MeetingReport {
     /// The Context section of the page (see `contextMarkdown`).

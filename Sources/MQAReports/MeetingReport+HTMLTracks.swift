@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 // The Tracks section: one row per published track (with its verdict and,
 // in a site, its page), then the long lists collapsed: every subscription,

@@ -1,5 +1,8 @@
 import Foundation
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 // The terminal form: a header block, then one aligned table per concern so
 // that no table is wider than a laptop terminal needs to be.

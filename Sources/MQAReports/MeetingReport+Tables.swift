@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 // The tables the Markdown and the HTML page both show, built once: each
 // format renders the same rows (HTML adds its row classes and links).

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 // The first screen of a meeting report: who suffered most, the top
 // incidents with their likely cause, and the issues grouped by code; then

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// Everything `mqa report meeting` shows about one meeting: the header, the
 /// tier engine's analysis and the warm quality series for the charts.

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// One participant's warm quality reports over time, for the charts: the
 /// same reports and the same MOS rule the tier engine uses, so a chart never

@@ -1,5 +1,7 @@
 import Foundation
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
 import MQAStore
 
 /// `mqa query NAME`: the rows a named query returned.

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// The output formats of every report (`--format`).
 public enum ReportFormat: String, Sendable, CaseIterable {

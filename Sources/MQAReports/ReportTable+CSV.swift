@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 extension ReportTable {
     /// RFC 4180 CSV: a header line, then a line per row. Text is quoted

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 extension ReportTable {
     /// An HTML table in a scrolling box; numeric columns align right. Text

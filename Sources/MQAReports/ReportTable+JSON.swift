@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 extension ReportTable {
     /// The rows as a JSON array of objects keyed by the columns' keys:

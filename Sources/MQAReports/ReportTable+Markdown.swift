@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 extension ReportTable {
     /// A Markdown table with padded columns, readable as plain text in a

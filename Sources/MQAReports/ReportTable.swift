@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// A table of a report, before it has a format: columns with headers, and
 /// rows of typed cells. Every command and report builds its tables as this

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// How reports spell times, durations and numbers. Everything is computed
 /// from the data alone (no locale, no clock, no time zone) so that a report

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 extension SVGCharts {
     /// Maps meeting time onto the plot's x range, and draws the time axis:

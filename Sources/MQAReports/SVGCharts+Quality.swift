@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 extension SVGCharts {
     /// What one participant's quality figure shows besides the series.

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// Inline SVG charts for the HTML reports. Every chart is a self-contained
 /// `<svg>` element with a `viewBox` (it scales to the page and prints

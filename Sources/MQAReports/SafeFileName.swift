@@ -1,4 +1,8 @@
 import Foundation
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// File names for batch output made from meeting ids, which are arbitrary
 /// strings from the logs (up to 256 characters, any Unicode, `/`, `..`).

@@ -1,3 +1,8 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+
 /// Where the other pages of a report site are, as seen from one page. A
 /// page rendered without links (`mqa report meeting ID --format html`) is a
 /// single document; in a site (`--all --format html --out DIR`) the fleet

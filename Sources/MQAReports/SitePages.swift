@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// The pages of one meeting in a report site (`report meeting --all
 /// --format html --out DIR`): `DIR/<meeting file>` and one page per track

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// `mqa tiers`: the recomputed tier timeline of a meeting, per connection.
 public struct TiersReport: Sendable {

@@ -1,4 +1,7 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// One published track as each of its subscribers received it
 /// (`mqa report track TRACK --meeting ID`), with an attribution of its

@@ -1,5 +1,8 @@
 import Foundation
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// `mqa tune`: tier configs ranked by how well their alarms foretold the
 /// stalls (from one sweep or from merged partials).

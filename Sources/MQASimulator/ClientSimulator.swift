@@ -1,4 +1,6 @@
-import MQAStore
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// Phase two of a client's simulation: every event the client's app logs,
 /// given the meeting plan and every client's timeline (phase one), in the

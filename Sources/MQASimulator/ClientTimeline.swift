@@ -1,4 +1,6 @@
-import MQAStore
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// How a connection ends.
 enum ConnectionEnd: Sendable, Equatable {

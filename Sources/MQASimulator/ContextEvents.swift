@@ -1,5 +1,6 @@
-import MQADomain
-import MQAStore
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// A 1.1 context event as the simulator logs it: the kind and up to three
 /// field values, in the order of the kind's descriptor (`nil` leaves an

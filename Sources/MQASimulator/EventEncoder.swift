@@ -1,4 +1,6 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// Writes `LogEvent`s as event-log lines (Docs/event-log.md).
 struct EventEncoder {

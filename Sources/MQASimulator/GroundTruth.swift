@@ -1,3 +1,7 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
 /// What the simulator knows and the logs only hint at: for tests and for
 /// scoring the pipeline. Built only when asked for (`Simulator.meeting(_:)`).
 

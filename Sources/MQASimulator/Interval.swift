@@ -1,3 +1,7 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
 /// A half-open time span [start, end) in epoch milliseconds.
 struct Interval: Sendable, Equatable {
     var start: Int64

@@ -1,4 +1,6 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// Appends NDJSON bytes into a reusable buffer: no JSONEncoder, no
 /// Double-to-string conversion of the platform (numbers are written with a

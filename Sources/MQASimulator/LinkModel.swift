@@ -1,4 +1,6 @@
-import MQAStore
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// One report's measured values.
 struct Measurement: Sendable {

@@ -1,4 +1,6 @@
-import MQAStore
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// One event a client logs, before it is written as a line. Payloads refer
 /// to the meeting plan by index so that no strings are built per event.

@@ -1,3 +1,7 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
 /// MOS from network values: the simplified E-model of tiers.md (ITU-T G.107
 /// R -> MOS with the effective-latency delay term). Only +, -, *, / are used,
 /// so the result is bit-identical on every platform.

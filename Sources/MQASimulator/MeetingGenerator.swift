@@ -1,3 +1,7 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
 /// One meeting's output: every client's lines, back to back in a buffer.
 struct GeneratedMeeting {
     let plan: MeetingPlan

@@ -1,4 +1,6 @@
-import MQAStore
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// The SDK engine a meeting runs on.
 public enum Engine: String, Sendable {

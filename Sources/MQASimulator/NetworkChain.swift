@@ -1,4 +1,6 @@
-import MQAStore
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// A Markov chain over `NetworkState`, one transition per report step.
 struct NetworkChain: Sendable {

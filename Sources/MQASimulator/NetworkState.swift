@@ -1,3 +1,7 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
 /// The hidden state of one client's network, one Markov step per report
 /// interval. It drives loss, RTT, jitter, capacity, disconnects and stalls.
 public enum NetworkState: Int, CaseIterable, Sendable, Codable {

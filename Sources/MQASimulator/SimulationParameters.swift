@@ -1,3 +1,7 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
 /// Every parameter of the simulation model, in one place.
 ///
 /// Probabilities are in [0, 1]. "Per step" means per report interval

@@ -1,4 +1,7 @@
 import Foundation
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// Counts of what a simulation wrote. Duplicated lines count as lines.
 public struct SimulationSummary: Sendable, Equatable {

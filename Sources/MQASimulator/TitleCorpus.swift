@@ -1,3 +1,7 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
 /// Meeting titles as people type them: Unicode, emoji, HTML-special
 /// characters, quotes, backslashes and the odd control character.
 enum TitleCorpus {

@@ -1,6 +1,9 @@
 import Foundation
-import MQAStore
 import Testing
+import MQABase
+import MQAModel
+import MQAStore
+import MQAIngest
 
 /// Damaged chunks are found by `mqa check` (named by meeting, client, table
 /// and chunk id), reports on them say so and still show the rest, and

@@ -1,6 +1,9 @@
 import Foundation
-import MQAStore
 import Testing
+import MQABase
+import MQAModel
+import MQAStore
+import MQAIngest
 
 /// A killed ingest leaves a consistent store, and the next run completes it
 /// to exactly what a clean run gives.

@@ -2,8 +2,11 @@
 import Glibc
 #endif
 import Foundation
-import MQAStore
 import Testing
+import MQABase
+import MQAModel
+import MQAStore
+import MQAIngest
 
 /// Ordinary use that used to lose data with exit 0 (the reliability issue),
 /// each run against the built binary: inputs read once, files changing under

@@ -1,7 +1,10 @@
 import Foundation
 import MQAQueries
-import MQAStore
 import Testing
+import MQABase
+import MQAModel
+import MQAStore
+import MQAIngest
 
 /// `mqa query --param`: text stays text (`007` is not `7`), a parameter
 /// declared `integer` takes only a number, and a meeting or uid prefix is

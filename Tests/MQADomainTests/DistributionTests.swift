@@ -1,6 +1,9 @@
-import MQAStore
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// Percentiles by selection must equal those of a sorted copy, whatever the
 /// values' order, ties and count.

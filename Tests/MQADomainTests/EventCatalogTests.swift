@@ -1,7 +1,10 @@
 import Foundation
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
 @testable import MQAStore
+@testable import MQAIngest
 
 /// The event table against what depends on it: the schema, stored data of
 /// format 1.0, and the 1.1 context events end to end.

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
 @testable import MQAStore
+@testable import MQAIngest
 
 /// Replays the committed fuzz corpus (Fuzz/corpus/{line,chunk}: seeds, the
 /// minimized corpus of the long runs, and every input that ever crashed a

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// Inputs the import fuzz targets found; each once crashed the importer.
 @Suite struct ImportFuzzRegressionTests {

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
 @testable import MQAStore
+@testable import MQAIngest
 
 /// Hand-made dumps: one helper writes a webrtc-internals document from
 /// per-report series, another rtcstats lines; the tests read back the

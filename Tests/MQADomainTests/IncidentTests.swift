@@ -1,5 +1,9 @@
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// Incidents on hand-made meetings: each test builds the one situation a
 /// cause is meant for and checks the window, kinds and cause found.

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
 @testable import MQAStore
+@testable import MQAIngest
 
 /// A scratch folder per test, removed when the test lets go of it (the
 /// suite used to leave a folder behind per test, thousands per day).

@@ -1,7 +1,10 @@
 import Testing
 import Foundation
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
 @testable import MQAStore
+@testable import MQAIngest
 
 /// Parses one line with a fixed "now" (2026-11-30).
 func parse(_ text: String, now: Int64 = 1_796_000_000_000) -> (LineOutcome, LineParser) {

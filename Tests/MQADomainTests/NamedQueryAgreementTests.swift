@@ -1,8 +1,11 @@
 import Foundation
 import MQASimulator
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
 @testable import MQAStore
+@testable import MQAIngest
 
 /// The named queries restate two rules in SQL (the fleet score and the
 /// low-MOS threshold), so that each file runs as it is in the sqlite3 shell.

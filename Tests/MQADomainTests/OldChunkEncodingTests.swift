@@ -1,7 +1,10 @@
 import Foundation
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
 @testable import MQAStore
+@testable import MQAIngest
 
 /// Stores written before the chunk encodings changed keep working: a store
 /// made by the mqa of schema 2 (report chunks `seriesVarint`, event chunks

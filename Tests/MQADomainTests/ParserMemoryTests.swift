@@ -1,5 +1,9 @@
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// The parser's id buffers are handed to the batch (shared, not copied) on
 /// every line: what a batch keeps per client must stay the size of an id

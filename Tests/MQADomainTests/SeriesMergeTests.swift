@@ -1,6 +1,9 @@
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
 @testable import MQAStore
+@testable import MQAIngest
 
 /// Merging new items into a client's series when nothing is stored: runs
 /// between dropped repeats are copied whole, and that must keep exactly the

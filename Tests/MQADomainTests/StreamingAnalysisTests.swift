@@ -1,8 +1,11 @@
 import Foundation
 import MQASimulator
-import MQAStore
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// The analysis reads reports block by block (a stored long series is
 /// decoded a chunk at a time, once per pass): where the blocks split must

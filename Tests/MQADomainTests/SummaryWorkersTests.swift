@@ -1,8 +1,11 @@
 import Foundation
 import MQASimulator
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
 @testable import MQAStore
+@testable import MQAIngest
 
 /// Summaries computed on other threads and connections, during an ingest
 /// and after it: the rows must be the ones a single-threaded pass writes,

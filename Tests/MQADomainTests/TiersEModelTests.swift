@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 @Suite("E-model")
 struct TiersEModelTests {

@@ -1,5 +1,8 @@
-import MQAStore
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// Builds one client's log in the order its lines would be written.
 struct ClientBuilder {

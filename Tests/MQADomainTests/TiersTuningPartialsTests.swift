@@ -1,7 +1,10 @@
 import Foundation
-import MQAStore
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// `mqa tune --partials` / `--merge`: any split of the meetings, scored part
 /// by part and merged, must rank exactly as one sweep over all of them.

@@ -1,7 +1,10 @@
 import Foundation
-import MQAStore
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 @Suite("Tuning")
 struct TiersTuningTests {

@@ -1,7 +1,8 @@
 import Foundation
-import MQADomain
 import MQARecorder
 import Testing
+import MQABase
+import MQAModel
 
 // MARK: Stand-in for the meeting SDK
 

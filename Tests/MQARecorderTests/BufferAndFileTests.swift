@@ -2,10 +2,13 @@
 import Glibc
 #endif
 import Foundation
-import MQADomain
 import Testing
 
 @testable import MQARecorder
+import MQABase
+import MQAModel
+import MQAStore
+import MQAIngest
 
 @Suite struct ThreadTests {
     /// Four threads at once: every event lands exactly once, and each

@@ -2,10 +2,11 @@
 import Glibc
 #endif
 import Foundation
-import MQADomain
 import Testing
 
 @testable import MQARecorder
+import MQABase
+import MQAModel
 
 /// The built `recorder-bench` and `mqa` as child processes: a kill can only
 /// be tested on a process of its own, and "ingest stores what was recorded"

@@ -2,10 +2,11 @@
 import Glibc
 #endif
 import Foundation
-import MQADomain
 import Testing
 
 @testable import MQARecorder
+import MQABase
+import MQAModel
 
 /// A fresh folder per test, removed at the end.
 final class TempDir {

@@ -1,8 +1,9 @@
 import Foundation
-import MQADomain
 import Testing
 
 @testable import MQARecorder
+import MQABase
+import MQAModel
 
 /// Every call, with ordinary and hostile values, writes lines that the
 /// pipeline's own validator accepts, with the fields the format names.

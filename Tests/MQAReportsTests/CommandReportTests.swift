@@ -1,7 +1,10 @@
 import Foundation
-import MQADomain
 import Testing
 @testable import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
 
 /// The reports behind `mqa tiers` and `mqa check`: log text in them goes
 /// through the table's escaping, and each format keeps its row per item.

@@ -1,4 +1,6 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// Builds one client's log the way the store hands it to the engine:
 /// events and reports each sorted by `ts`, stably.

@@ -1,6 +1,8 @@
-import MQADomain
 import Testing
 @testable import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// Every report in every format against its golden file.
 @Suite struct GoldenTests {

@@ -1,11 +1,13 @@
 import Foundation
-import MQADomain
 import Testing
 @testable import MQAReports
 
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// Parses a page as XML; returns the parser's error, if any.
 func xmlError(_ page: String) -> String? {

@@ -1,7 +1,9 @@
 import Foundation
-import MQADomain
 import Testing
 @testable import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 @Suite struct MeetingReportTests {
     let report = MeetingReport(log: Fixtures.sfu, config: TierConfig())

@@ -1,7 +1,9 @@
 import Foundation
-import MQADomain
 import Testing
 @testable import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 /// The one table type: every format escapes its cells itself, so hostile
 /// text can neither break a row nor reach a terminal or a page raw.

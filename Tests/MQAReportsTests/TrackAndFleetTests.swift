@@ -1,6 +1,8 @@
-import MQADomain
 import Testing
 @testable import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
 
 @Suite struct TrackAndFleetTests {
     let sfu = MeetingReport(log: Fixtures.sfu, config: TierConfig())

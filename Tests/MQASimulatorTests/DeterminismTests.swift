@@ -1,7 +1,11 @@
 import Foundation
 import Testing
-import MQAStore
 @testable import MQASimulator
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
 
 @Suite struct DeterminismTests {
     private func stream(_ sim: Simulator) throws -> ([UInt8], SimulationSummary) {

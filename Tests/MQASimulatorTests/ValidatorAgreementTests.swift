@@ -1,6 +1,10 @@
 import Testing
-import MQADomain
 @testable import MQASimulator
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
 
 /// Every line the simulator writes must pass the real ingest validator:
 /// a demo that produced rejects would teach users the wrong thing.

@@ -1,4 +1,5 @@
 import Testing
+@testable import MQABase
 @testable import MQAStore
 
 /// The seeded generator, so property tests replay the same cases.

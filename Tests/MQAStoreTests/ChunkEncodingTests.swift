@@ -1,4 +1,5 @@
 import Testing
+@testable import MQABase
 @testable import MQAStore
 
 /// Every chunk encoding, old and new: random round trips, the columnar

@@ -1,4 +1,5 @@
 import Testing
+@testable import MQABase
 @testable import MQAStore
 
 /// `EventBlock` keeps payloads back to back; these check it against the

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import MQABase
 @testable import MQAStore
 
 /// The streaming gunzip: concatenated members, tiny buffers, damage.

@@ -1,5 +1,9 @@
-import MQADomain
 import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
 
 /// `mqa check`
 enum CheckCommand {

@@ -1,6 +1,10 @@
 import Foundation
-import MQADomain
 import MQASimulator
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
 
 /// `mqa demo [--out DIR]`: the whole pipeline on simulated data, by running
 /// the other commands exactly as a user would.

@@ -1,4 +1,8 @@
-import MQADomain
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
 
 /// `mqa export`
 enum ExportCommand {

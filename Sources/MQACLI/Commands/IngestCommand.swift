@@ -1,7 +1,10 @@
 import Foundation
-import MQADomain
 import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
 import MQAStore
+import MQAIngest
 
 /// `mqa ingest FILE...`
 enum IngestCommand {

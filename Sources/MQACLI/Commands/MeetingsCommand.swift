@@ -1,6 +1,9 @@
-import MQADomain
 import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
 import MQAStore
+import MQAIngest
 
 /// `mqa meetings` (alias `mqa ls`)
 enum MeetingsCommand {

@@ -1,8 +1,11 @@
 import Foundation
-import MQADomain
 import MQAQueries
 import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
 import MQAStore
+import MQAIngest
 
 /// `mqa query NAME` / `mqa query --list`
 enum QueryCommand {

@@ -1,6 +1,10 @@
 import Foundation
-import MQADomain
 import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
 
 /// What the three `report` subcommands share: options and format (the
 /// config is `CommandContext.tierConfig`, as for `tiers`).

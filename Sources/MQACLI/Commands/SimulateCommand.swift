@@ -1,6 +1,10 @@
 import Foundation
-import MQADomain
 import MQASimulator
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
 
 /// `mqa simulate [--meetings N] [--seed S] [--out PATH]`
 enum SimulateCommand {

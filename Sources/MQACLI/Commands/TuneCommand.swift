@@ -1,6 +1,10 @@
 import Foundation
-import MQADomain
 import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
 
 /// `mqa tune --grid FILE [--target TIER] [--lead-ms N] [--partials]`,
 /// `mqa tune --merge FILE...`

@@ -1,0 +1,304 @@
+import MQABase
+import MQAModel
+
+/// What the 1.1 context events and the speaker snapshots say about a
+/// meeting: per participant, who spoke how long, media changes, audio
+/// routes, interruptions, devices, raised hands; for the meeting, moves to
+/// sub-meetings and shares. Context only: nothing here feeds a figure of
+/// the tier engine (`Docs/tiers.md`).
+public struct MeetingContext: Sendable, Equatable {
+    /// One per participant (`MeetingLog.clients`), in uid order.
+    public var participants: [ParticipantContext]
+    /// By time, then uid.
+    public var subMeetingMoves: [SubMeetingMove]
+    /// Room shares (as heard by anyone) and iOS broadcast shares (logged by
+    /// the sharer), by start time.
+    public var shares: [Share]
+
+    public struct SubMeetingMove: Sendable, Equatable {
+        public var ts: Int64
+        public var uid: String
+        public var target: String
+        public var reason: String?
+    }
+
+    public struct Share: Sendable, Equatable {
+        public enum Kind: String, Sendable { case room, broadcast }
+        public var publisher: String
+        public var kind: Kind
+        public var startTs: Int64
+        /// `nil` when no stop was logged.
+        public var endTs: Int64?
+    }
+
+    /// Where each uid is in `participants`: a meeting may have 100,000.
+    private var indexByUID: [String: Int]
+
+    public init(participants: [ParticipantContext], subMeetingMoves: [SubMeetingMove], shares: [Share]) {
+        self.participants = participants
+        self.subMeetingMoves = subMeetingMoves
+        self.shares = shares
+        indexByUID = Dictionary(participants.enumerated().map { ($0.element.uid, $0.offset) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The context of participant `uid`, if it is one.
+    public func participant(_ uid: String) -> ParticipantContext? {
+        indexByUID[uid].map { participants[$0] }
+    }
+
+    /// Builds the context of a meeting log.
+    public static func build(_ log: MeetingLog) -> MeetingContext {
+        let talk = talkTime(log)
+        let media = mediaChanges(log)
+        var participants: [ParticipantContext] = []
+        for client in log.clients {
+            var p = ParticipantContext(uid: client.uid)
+            p.talkMs = talk[client.uid] ?? 0
+            p.mediaChanges = media[client.uid] ?? []
+            var openInterruption: Int?
+            for e in client.context {
+                let x = e.payload
+                switch x.kind {
+                case .audioRouteChange:
+                    p.audioRoutes.append(.init(ts: e.ts, route: x.string("route") ?? "", reason: x.string("reason") ?? ""))
+                case .audioInterruption:
+                    // A second `began` while one is open continues it; an
+                    // `ended` with none open has nothing to end.
+                    if x.string("phase") == "began" {
+                        if openInterruption == nil {
+                            openInterruption = p.interruptions.count
+                            p.interruptions.append(.init(startTs: e.ts, endTs: nil))
+                        }
+                    } else if let i = openInterruption {
+                        p.interruptions[i].endTs = e.ts
+                        openInterruption = nil
+                    }
+                case .deviceChange:
+                    p.devices.append(.init(ts: e.ts, kind: x.string("kind") ?? "", change: x.string("change") ?? "",
+                                           device: x.string("device")))
+                case .userHandup:
+                    if x.string("step") == "request" { p.handups += 1 }
+                default: break
+                }
+            }
+            participants.append(p)
+        }
+        var moves: [SubMeetingMove] = []
+        var shareEvents: [(ts: Int64, publisher: String, kind: Share.Kind, start: Bool)] = []
+        for client in log.clients + log.contextOnly {
+            for e in client.context {
+                switch e.payload.kind {
+                case .subMeetingMove:
+                    moves.append(.init(ts: e.ts, uid: client.uid, target: e.payload.string("target") ?? "",
+                                       reason: e.payload.string("reason")))
+                case .shareBroadcastStart: shareEvents.append((e.ts, client.uid, .broadcast, true))
+                case .shareBroadcastStop: shareEvents.append((e.ts, client.uid, .broadcast, false))
+                default: break
+                }
+            }
+            for e in client.events {
+                guard let publisher = e.payload.string("publisher") else { continue }
+                if e.payload.kind == .roomShareStart { shareEvents.append((e.ts, publisher, .room, true)) }
+                if e.payload.kind == .roomShareStop { shareEvents.append((e.ts, publisher, .room, false)) }
+            }
+        }
+        moves.sort { ($0.ts, $0.uid) < ($1.ts, $1.uid) }
+        return MeetingContext(participants: participants, subMeetingMoves: moves, shares: shares(shareEvents))
+    }
+
+    /// Talk time per speaker: a client's snapshot holds until that client's
+    /// next snapshot or the end of the connection it was logged in (zero
+    /// outside any connection); each client gives a total per speaker and
+    /// the largest total over the clients counts.
+    static func talkTime(_ log: MeetingLog) -> [String: Int64] {
+        var best: [String: Int64] = [:]
+        for client in log.clients {
+            let spans = client.connectionSpans()
+            let snapshots = client.events.filter { $0.payload.kind == .activeSpeakersChange }
+            var total: [String: Int64] = [:]
+            for (i, s) in snapshots.enumerated() {
+                guard let span = spans.first(where: { $0.start <= s.ts && s.ts < $0.end }) else { continue }
+                let until = min(i + 1 < snapshots.count ? snapshots[i + 1].ts : span.end, span.end)
+                guard until > s.ts else { continue }
+                // A uid listed twice in one snapshot still speaks once.
+                for speaker in Set(s.payload.strings("speakers") ?? []) { total[speaker, default: 0] += until - s.ts }
+            }
+            for (speaker, ms) in total where ms > best[speaker, default: 0] { best[speaker] = ms }
+        }
+        return best
+    }
+
+    /// `member_media_state` per target uid, whoever logged it, by time. Every
+    /// client in the room hears the same change, so a record that repeats
+    /// the state already listed for that medium (same on, byAdmin, opUid)
+    /// is that change heard again and left out. One pass over all clients:
+    /// a pass per participant was quadratic (minutes for 20,000 clients).
+    static func mediaChanges(_ log: MeetingLog) -> [String: [ParticipantContext.MediaChange]] {
+        var byTarget: [String: [ParticipantContext.MediaChange]] = [:]
+        for client in log.clients {
+            for e in client.events where e.payload.kind == .memberMediaState {
+                guard let target = e.payload.string("target") else { continue }
+                byTarget[target, default: []].append(.init(
+                    ts: e.ts, media: e.payload.string("media") ?? "", on: e.payload.bool("on") ?? false,
+                    byAdmin: e.payload.bool("byAdmin") ?? false, opUid: e.payload.string("opUid")))
+            }
+        }
+        return byTarget.mapValues { changes in
+            // Stable: records of one instant keep the clients' uid order.
+            let all = changes.enumerated().sorted {
+                ($0.element.ts, $0.element.media, $0.element.on ? 1 : 0, $0.offset)
+                    < ($1.element.ts, $1.element.media, $1.element.on ? 1 : 0, $1.offset)
+            }.map(\.element)
+            var out: [ParticipantContext.MediaChange] = []
+            var last: [String: ParticipantContext.MediaChange] = [:]
+            for c in all {
+                if let l = last[c.media], l.on == c.on, l.byAdmin == c.byAdmin, l.opUid == c.opUid { continue }
+                out.append(c)
+                last[c.media] = c
+            }
+            return out
+        }
+    }
+
+    /// Start/stop records to intervals per (publisher, kind): a start opens
+    /// one unless it is open, a stop closes the open one; copies heard by
+    /// other clients fall on an open (or closed) share and change nothing.
+    static func shares(_ events: [(ts: Int64, publisher: String, kind: Share.Kind, start: Bool)]) -> [Share] {
+        let sorted = events.enumerated().sorted {
+            ($0.element.ts, $0.element.start ? 1 : 0, $0.offset) < ($1.element.ts, $1.element.start ? 1 : 0, $1.offset)
+        }.map(\.element)
+        var out: [Share] = []
+        var open: [String: Int] = [:]
+        for e in sorted {
+            let key = e.kind.rawValue + "\u{0}" + e.publisher
+            if e.start {
+                if open[key] == nil {
+                    open[key] = out.count
+                    out.append(Share(publisher: e.publisher, kind: e.kind, startTs: e.ts, endTs: nil))
+                }
+            } else if let i = open[key] {
+                out[i].endTs = e.ts
+                open[key] = nil
+            }
+        }
+        return out.sorted { ($0.startTs, $0.publisher, $0.kind.rawValue) < ($1.startTs, $1.publisher, $1.kind.rawValue) }
+    }
+}
+
+/// One participant's context.
+public struct ParticipantContext: Sendable, Equatable {
+    public var uid: String
+    /// Time listed in speaker snapshots (see `MeetingContext.talkTime`).
+    public var talkMs: Int64 = 0
+    public var mediaChanges: [MediaChange] = []
+    public var audioRoutes: [AudioRoute] = []
+    public var interruptions: [Interruption] = []
+    /// Includes the changes logged before the participant joined.
+    public var devices: [DeviceChange] = []
+    /// Hands raised (`request` steps).
+    public var handups = 0
+
+    public init(uid: String) { self.uid = uid }
+
+    public struct MediaChange: Sendable, Equatable {
+        public var ts: Int64
+        public var media: String
+        public var on: Bool
+        public var byAdmin: Bool
+        public var opUid: String?
+    }
+
+    public struct AudioRoute: Sendable, Equatable {
+        public var ts: Int64
+        public var route: String
+        public var reason: String
+    }
+
+    public struct Interruption: Sendable, Equatable {
+        public var startTs: Int64
+        /// `nil` when audio never recovered in the log.
+        public var endTs: Int64?
+    }
+
+    public struct DeviceChange: Sendable, Equatable {
+        public var ts: Int64
+        public var kind: String
+        public var change: String
+        public var device: String?
+    }
+
+    /// One context item, for listing them together in time order.
+    public enum Item: Sendable, Equatable {
+        case media(MediaChange)
+        case route(AudioRoute)
+        case interruption(Interruption)
+        case device(DeviceChange)
+
+        public var ts: Int64 {
+            switch self {
+            case .media(let x): x.ts
+            case .route(let x): x.ts
+            case .interruption(let x): x.startTs
+            case .device(let x): x.ts
+            }
+        }
+    }
+
+    /// Every item by time (stable: media, routes, interruptions, devices).
+    public var items: [Item] {
+        let all: [Item] = mediaChanges.map(Item.media) + audioRoutes.map(Item.route)
+            + interruptions.map(Item.interruption) + devices.map(Item.device)
+        return all.enumerated().sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
+    }
+
+    /// The items that may explain trouble over `[from, to]`: those at most
+    /// `leadMs` before it or inside it, and interruptions overlapping that
+    /// window.
+    public func items(near from: Int64, _ to: Int64, leadMs: Int64 = 10_000) -> [Item] {
+        items.filter { item in
+            if case .interruption(let x) = item {
+                return x.startTs <= to && (x.endTs ?? Int64.max) >= from - leadMs
+            }
+            return item.ts >= from - leadMs && item.ts <= to
+        }
+    }
+
+    /// Nothing but talk time and hands to show.
+    public var hasItems: Bool { !(mediaChanges.isEmpty && audioRoutes.isEmpty && interruptions.isEmpty && devices.isEmpty) }
+}
+
+// MARK: - JSON (`mqa report meeting --format json`)
+
+extension ParticipantContext {
+    /// The `context` object of a participant.
+    public var json: JSON {
+        .object([
+            ("talkMs", .int(talkMs)),
+            ("mediaChanges", .array(mediaChanges.map { c in
+                .object([("ts", .int(c.ts)), ("media", .string(c.media)), ("on", .bool(c.on)),
+                         ("byAdmin", .bool(c.byAdmin)), ("opUid", .optional(c.opUid))])
+            })),
+            ("audioRoutes", .array(audioRoutes.map { .object([("ts", .int($0.ts)), ("route", .string($0.route)), ("reason", .string($0.reason))]) })),
+            ("interruptions", .array(interruptions.map { .object([("startTs", .int($0.startTs)), ("endTs", .optional($0.endTs))]) })),
+            ("devices", .array(devices.map { d in
+                .object([("ts", .int(d.ts)), ("kind", .string(d.kind)), ("change", .string(d.change)), ("device", .optional(d.device))])
+            })),
+            ("handups", .int(Int64(handups))),
+        ])
+    }
+}
+
+extension MeetingContext {
+    /// The meeting-level `subMeetingMoves` array.
+    public var subMeetingMovesJSON: JSON {
+        .array(subMeetingMoves.map { .object([("ts", .int($0.ts)), ("uid", .string($0.uid)), ("target", .string($0.target))]) })
+    }
+
+    /// The meeting-level `shares` array.
+    public var sharesJSON: JSON {
+        .array(shares.map {
+            .object([("publisher", .string($0.publisher)), ("kind", .string($0.kind.rawValue)),
+                     ("startTs", .int($0.startTs)), ("endTs", .optional($0.endTs))])
+        })
+    }
+}

@@ -1,0 +1,141 @@
+import MQABase
+import MQAModel
+
+/// What an incident is made of: the signals that co-occurred in it.
+public enum IncidentKind: String, Sendable, CaseIterable, Comparable {
+    /// A video stall (`receive_stream_status` timed out after the first frame).
+    case stall
+    /// The recomputed tier at `poor` or `bad`.
+    case lowTier = "low_tier"
+    /// Warm reports with loss above the `high_packet_loss` threshold (5 %).
+    case loss
+    /// Warm reports with RTT above the `high_latency` threshold (400 ms).
+    case rtt
+    /// A disconnect with an error, or one the client reconnected after.
+    case disconnect
+
+    /// Declaration order, so `kinds` lists read the same everywhere.
+    public static func < (a: IncidentKind, b: IncidentKind) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+
+    /// The kind in a few words, for reports.
+    public var words: String {
+        switch self {
+        case .stall: "stall"
+        case .lowTier: "poor/bad tier"
+        case .loss: "loss spike"
+        case .rtt: "RTT spike"
+        case .disconnect: "disconnect"
+        }
+    }
+}
+
+/// The likely cause of an incident, decided by the first rule that applies
+/// (see `IncidentFinder`).
+public enum IncidentCause: String, Sendable, CaseIterable {
+    /// The participant dropped off the call.
+    case disconnect
+    /// The sending side: every subscriber watching the track stalled
+    /// together, or the publisher's own network degraded during the stalls.
+    case publisher
+    /// The participant's own network: their loss, RTT or tier.
+    case ownNetwork = "own_network"
+    /// Stalls with no degraded network on either side.
+    case unknown
+
+    /// One phrase for the reader.
+    public var words: String {
+        switch self {
+        case .disconnect: "disconnect"
+        case .publisher: "publisher side"
+        case .ownNetwork: "own network"
+        case .unknown: "unknown"
+        }
+    }
+}
+
+/// The figures behind an incident's kinds and cause. Only the fields of
+/// the kinds present are set; `json` writes only those.
+public struct IncidentEvidence: Sendable, Equatable {
+    /// Stalls in the incident, summed over subscribers.
+    public var stallCount = 0
+    public var stalledMs: Int64 = 0
+    /// The stalled tracks, sorted.
+    public var tracks: [String] = []
+    /// Who saw the stalls, sorted (for a publisher-side incident: every
+    /// subscriber that stalled together).
+    public var subscribers: [String] = []
+    /// Time at `poor`/`bad` and the lowest tier reached.
+    public var lowTierMs: Int64 = 0
+    public var lowestTier: Tier?
+    /// Largest loss (%) and RTT (ms) among the spiking warm reports.
+    public var maxLossPct: Double?
+    public var maxRttMs: Double?
+    /// Disconnects in the incident, the first error, and how long the
+    /// participant was away (nil: did not come back).
+    public var disconnects = 0
+    public var disconnectError: String?
+    public var awayMs: Int64?
+    /// Publisher side: the publisher(s), and what their own signals showed
+    /// within 2 s (for a participant's stalls, the reason for the blame).
+    public var publishers: [String] = []
+    public var publisherKinds: [IncidentKind] = []
+
+    public init() {}
+
+    public var json: JSON {
+        var f: [(String, JSON)] = []
+        if stallCount > 0 {
+            f += [("stallCount", .int(Int64(stallCount))), ("stalledMs", .int(stalledMs)),
+                  ("tracks", .array(tracks.map { .string($0) })), ("subscribers", .array(subscribers.map { .string($0) }))]
+        }
+        if let lowestTier { f += [("lowTierMs", .int(lowTierMs)), ("lowestTier", .string(lowestTier.name))] }
+        if let maxLossPct { f.append(("maxLossPct", .double(maxLossPct))) }
+        if let maxRttMs { f.append(("maxRttMs", .double(maxRttMs))) }
+        if disconnects > 0 {
+            f += [("disconnects", .int(Int64(disconnects))), ("error", .optional(disconnectError)), ("awayMs", .optional(awayMs))]
+        }
+        if !publishers.isEmpty {
+            f += [("publishers", .array(publishers.map { .string($0) })),
+                  ("publisherKinds", .array(publisherKinds.map { .string($0.rawValue) }))]
+        }
+        return .object(f)
+    }
+}
+
+/// A time window in which trouble signals co-occurred for one participant
+/// (or, publisher side, for one published track), merged by the rule of
+/// `IncidentFinder`.
+public struct Incident: Sendable, Equatable {
+    public var startTs: Int64
+    public var endTs: Int64
+    /// The participant concerned; for a track's incident, its publisher.
+    public var uid: String
+    /// Set for a track's incident: stalls that every subscriber watching
+    /// the track saw together (cause `publisher`). Nil for a participant's
+    /// incident, whose stalled tracks are in `evidence.tracks`.
+    public var track: String?
+    /// The kinds present, in `IncidentKind` order.
+    public var kinds: [IncidentKind]
+    public var cause: IncidentCause
+    public var evidence: IncidentEvidence
+
+    public var durationMs: Int64 { endTs - startTs }
+
+    /// The weight used to rank incidents, in ms of degraded experience,
+    /// with the fleet score's weights: stalled ms + poor/bad ms + 30 s per
+    /// disconnect.
+    public var impactMs: Int64 {
+        evidence.stalledMs + evidence.lowTierMs + IncidentFinder.msPerDisconnect * Int64(evidence.disconnects)
+    }
+
+    /// `{startTs, endTs, uid, track, kinds, cause, evidence}` of the meeting JSON.
+    public var json: JSON {
+        .object([
+            ("startTs", .int(startTs)), ("endTs", .int(endTs)), ("uid", .string(uid)), ("track", .optional(track)),
+            ("kinds", .array(kinds.map { .string($0.rawValue) })), ("cause", .string(cause.rawValue)),
+            ("impactMs", .int(impactMs)), ("evidence", evidence.json),
+        ])
+    }
+}

@@ -1,0 +1,69 @@
+import MQABase
+import MQAModel
+
+/// Everything the tuning sweep reads, flattened once from the logs into
+/// contiguous columns so that each config is one tight pass over memory.
+///
+/// Only what a config can change is left to the sweep: the corpus holds the
+/// reports inside connections (reports outside count nowhere), connection
+/// bounds, and each client's stall start times (stalls do not depend on the
+/// tier config).
+public struct TuningCorpus: Sendable {
+    // Reports of every connection, concatenated in client, connection, ts order.
+    public private(set) var ts = ContiguousArray<Int64>()
+    public private(set) var rtt = ContiguousArray<Double>()
+    public private(set) var loss = ContiguousArray<Double>()
+    public private(set) var jitter = ContiguousArray<Double>()
+    /// The SDK's MOS, NaN for `null`.
+    public private(set) var sdkMOS = ContiguousArray<Double>()
+
+    // Connection k: reports `reportStart[k] ..< reportStart[k + 1]`, time span
+    // `[connStart[k], connEnd[k]]`.
+    public private(set) var connStart = ContiguousArray<Int64>()
+    public private(set) var connEnd = ContiguousArray<Int64>()
+    public private(set) var reportStart = ContiguousArray<Int>([0])
+
+    // Client c (one uid in one meeting): connections `clientConn[c] ..<
+    // clientConn[c + 1]`, stalls `clientStall[c] ..< clientStall[c + 1]`.
+    public private(set) var clientConn = ContiguousArray<Int>([0])
+    public private(set) var clientStall = ContiguousArray<Int>([0])
+    /// Stall start times, ascending within each client (as subscriber).
+    public private(set) var stallStarts = ContiguousArray<Int64>()
+
+    /// The most reports any one client has: sizes the per-client scratch space.
+    public private(set) var maxClientReports = 0
+
+    public var reportCount: Int { ts.count }
+    public var connectionCount: Int { connStart.count }
+    public var clientCount: Int { clientConn.count - 1 }
+    public var stallCount: Int { stallStarts.count }
+
+    /// Flattens meetings with the same connection and subscription rules as
+    /// `MeetingAnalysis`.
+    public init(_ logs: [MeetingLog]) {
+        for log in logs {
+            for client in log.clients { add(client) }
+        }
+    }
+
+    private mutating func add(_ client: ClientLog) {
+        let before = ts.count
+        for span in client.connectionSpans() {
+            let r = span.reports
+            ts.append(contentsOf: client.reports.ts[r])
+            rtt.append(contentsOf: client.reports.rtt[r])
+            loss.append(contentsOf: client.reports.loss[r])
+            jitter.append(contentsOf: client.reports.jitter[r])
+            sdkMOS.append(contentsOf: client.reports.mos[r])
+            connStart.append(span.start)
+            connEnd.append(span.end)
+            reportStart.append(ts.count)
+        }
+        clientConn.append(connStart.count)
+        maxClientReports = max(maxClientReports, ts.count - before)
+        var starts: [Int64] = []
+        for s in client.subscriptions() { starts += s.stalls.map(\.start) }
+        stallStarts.append(contentsOf: starts.sorted())
+        clientStall.append(stallStarts.count)
+    }
+}

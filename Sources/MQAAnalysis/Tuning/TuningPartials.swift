@@ -1,0 +1,180 @@
+import Foundation
+import MQABase
+import MQAModel
+
+/// A tuning sweep over part of the meetings, kept as additive counts so that
+/// the parts of a fleet (e.g. the shards of a Spark job) can be merged into
+/// exactly what one sweep over all of them gives: `mqa tune --partials`
+/// prints one, `mqa tune --merge FILE…` adds them up and ranks the sum.
+///
+/// Why it is exact: every count of a config's score is a sum over clients,
+/// and a client belongs to one meeting; lead times are kept as a histogram
+/// at 1 ms, whose union is the multiset of all lead times. The ratios and
+/// the median are then derived from the merged integers by the same code
+/// as a single run (`TuningScore.init(_:)`), so the doubles are equal to
+/// the bit, and the ranking and Pareto flags follow.
+///
+/// The grid travels verbatim inside each partial: a merge re-parses those
+/// same bytes, so its configs are the single run's configs, not a
+/// round-trip through printed numbers.
+public struct TuningPartials: Sendable, Equatable {
+    /// The `"mqaTunePartials"` version; a merge refuses any other.
+    public static let version = 1
+
+    /// The grid file's text, byte for byte.
+    public var grid: String
+    public var target: Tier
+    public var leadMs: Int64
+    /// What the part held (summed by a merge; shown in md output).
+    public var meetings: Int
+    public var reports: Int
+    public var connections: Int
+    /// One entry per config, in grid order (`TuningGrid.configs()`).
+    public var counts: [TuningCounts]
+
+    public init(grid: String, target: Tier, leadMs: Int64, meetings: Int, reports: Int, connections: Int,
+                counts: [TuningCounts]) {
+        self.grid = grid
+        self.target = target
+        self.leadMs = leadMs
+        self.meetings = meetings
+        self.reports = reports
+        self.connections = connections
+        self.counts = counts
+    }
+
+    /// Stalls are the same for every config (they do not depend on tiers).
+    public var stalls: Int { counts.first?.stalls ?? 0 }
+
+    /// The configs, re-parsed from `grid`.
+    public func configs() throws(TierConfigError) -> [TierConfig] {
+        try TuningGrid.parse(Data(grid.utf8)).configs()
+    }
+
+    /// The ranked results, as `Tuning.sweep` over all the meetings would give.
+    public func results() throws -> [TuningResult] {
+        let configs = try configs()
+        guard configs.count == counts.count else {
+            throw TuningPartialsError("the grid has \(configs.count) configs but the partials hold \(counts.count)")
+        }
+        return Tuning.rank(configs: configs, scores: counts.map(TuningScore.init))
+    }
+
+    /// The file `mqa tune --partials` writes. `config` is there for people
+    /// reading the file; a merge goes by `grid`.
+    public func json(configs: [TierConfig]) -> JSON {
+        .object([
+            ("mqaTunePartials", .int(Int64(TuningPartials.version))),
+            ("target", .string(target.name)),
+            ("leadMs", .int(leadMs)),
+            ("meetings", .int(Int64(meetings))),
+            ("reports", .int(Int64(reports))),
+            ("connections", .int(Int64(connections))),
+            ("grid", .string(grid)),
+            ("configs", .array(counts.indices.map { i in
+                let c = counts[i]
+                return .object([
+                    ("gridIndex", .int(Int64(i))),
+                    ("config", i < configs.count ? configs[i].json : .null),
+                    ("alarms", .int(Int64(c.alarms))),
+                    ("stalls", .int(Int64(c.stalls))),
+                    ("covered", .int(Int64(c.covered))),
+                    ("useful", .int(Int64(c.useful))),
+                    ("flaps", .int(Int64(c.flaps))),
+                    ("warmMs", .int(c.warmMs)),
+                    ("leads", .array(c.leads.map { .array([.int($0.ms), .int(Int64($0.count))]) })),
+                ])
+            })),
+        ])
+    }
+
+    /// Reads a file written by `json(configs:)`.
+    public static func parse(_ data: Data, source: String = "partials") throws -> TuningPartials {
+        func fail(_ message: String) -> TuningPartialsError { TuningPartialsError("\(source): \(message)") }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw fail("not a JSON object")
+        }
+        guard let v = integer(object["mqaTunePartials"]), v == version else {
+            throw fail("not a tuning partials file of version \(version) (see 'mqa tune --partials')")
+        }
+        guard let grid = object["grid"] as? String else { throw fail("missing \"grid\"") }
+        guard let name = object["target"] as? String, let target = Tier(name: name), target.isKnown else {
+            throw fail("missing or bad \"target\"")
+        }
+        guard let leadMs = integer(object["leadMs"]), leadMs >= 0 else { throw fail("missing or bad \"leadMs\"") }
+        var sizes: [Int] = []
+        for key in ["meetings", "reports", "connections"] {
+            guard let n = integer(object[key]), n >= 0 else { throw fail("missing or bad \"\(key)\"") }
+            sizes.append(Int(n))
+        }
+        guard let entries = object["configs"] as? [Any] else { throw fail("missing \"configs\"") }
+        var counts: [TuningCounts] = []
+        for (i, item) in entries.enumerated() {
+            guard let entry = item as? [String: Any], integer(entry["gridIndex"]) == Int64(i) else {
+                throw fail("config \(i + 1): missing or out of order")
+            }
+            var n: [Int64] = []
+            for key in ["alarms", "stalls", "covered", "useful", "flaps", "warmMs"] {
+                guard let value = integer(entry[key]) else { throw fail("config \(i + 1): missing or bad \"\(key)\"") }
+                n.append(value)
+            }
+            guard let rows = entry["leads"] as? [Any] else { throw fail("config \(i + 1): missing \"leads\"") }
+            var bins: [TuningCounts.LeadBin] = []
+            for row in rows {
+                guard let pair = row as? [Any], pair.count == 2, let ms = integer(pair[0]), let k = integer(pair[1]) else {
+                    throw fail("config \(i + 1): \"leads\" must hold [ms, count] pairs")
+                }
+                bins.append(TuningCounts.LeadBin(ms: ms, count: Int(k)))
+            }
+            guard let c = TuningCounts(alarms: Int(n[0]), stalls: Int(n[1]), covered: Int(n[2]), useful: Int(n[3]),
+                                       flaps: Int(n[4]), warmMs: n[5], leads: bins) else {
+                throw fail("config \(i + 1): negative counts, or \"leads\" not ascending with positive counts")
+            }
+            counts.append(c)
+        }
+        let partials = TuningPartials(grid: grid, target: target, leadMs: leadMs, meetings: sizes[0], reports: sizes[1],
+                                      connections: sizes[2], counts: counts)
+        // The grid is what a merge ranks by: it must parse and give as many
+        // configs as the file holds. (`config` is for people and is not read.)
+        let configs: [TierConfig]
+        do { configs = try partials.configs() } catch { throw fail("its grid is not valid: \(error)") }
+        guard configs.count == counts.count else {
+            throw fail("its grid has \(configs.count) configs but it holds \(counts.count)")
+        }
+        return partials
+    }
+
+    /// Adds parts up. They must come from the same grid text, target and
+    /// lead; they must cover disjoint meetings (the caller's promise: a
+    /// meeting counted in two parts is counted twice).
+    public static func merge(_ parts: [TuningPartials]) throws -> TuningPartials {
+        guard var total = parts.first else { throw TuningPartialsError("nothing to merge") }
+        for (i, p) in parts.enumerated().dropFirst() {
+            guard p.grid == total.grid else { throw TuningPartialsError("part \(i + 1) was made with another grid") }
+            guard p.target == total.target, p.leadMs == total.leadMs else {
+                throw TuningPartialsError("part \(i + 1) was made with another --target or --lead-ms")
+            }
+            guard p.counts.count == total.counts.count else {
+                throw TuningPartialsError("part \(i + 1) holds \(p.counts.count) configs, part 1 \(total.counts.count)")
+            }
+            total.meetings += p.meetings
+            total.reports += p.reports
+            total.connections += p.connections
+            for k in total.counts.indices { total.counts[k] = total.counts[k] + p.counts[k] }
+        }
+        return total
+    }
+
+    /// A JSON integer (not a boolean, not a fraction) as Int64.
+    static func integer(_ value: Any?) -> Int64? {
+        guard let value, let d = JSONValue.number(value), d == d.rounded(), abs(d) < 9.0e15 else { return nil }
+        if let n = value as? NSNumber { return n.int64Value }
+        return Int64(d)
+    }
+}
+
+/// A partials file that cannot be read or merged (exit 1).
+public struct TuningPartialsError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

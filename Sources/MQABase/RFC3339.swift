@@ -1,0 +1,101 @@
+/// Parses RFC 3339 date-times (`2026-11-29T10:00:02.125Z`,
+/// `2026-11-29t10:00:02+01:00`, and the space separator RFC 3339 allows)
+/// into milliseconds since the Unix epoch. Fractions finer than a
+/// millisecond are truncated; a leap second (`:60`) counts as the next
+/// second, as POSIX time does.
+package enum RFC3339 {
+    package static func milliseconds(_ s: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var i = 0
+        func digits(_ count: Int) -> Int? {
+            guard i + count <= s.count else { return nil }
+            var v = 0
+            for _ in 0..<count {
+                let c = s[i]
+                guard c >= 0x30 && c <= 0x39 else { return nil }
+                v = v * 10 + Int(c - 0x30)
+                i += 1
+            }
+            return v
+        }
+        func expect(_ c: UInt8) -> Bool {
+            guard i < s.count, s[i] == c else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")),
+            let day = digits(2)
+        else { return nil }
+        guard i < s.count, s[i] == UInt8(ascii: "T") || s[i] == UInt8(ascii: "t") || s[i] == UInt8(ascii: " ") else { return nil }
+        i += 1
+        guard let hour = digits(2), expect(UInt8(ascii: ":")), let minute = digits(2), expect(UInt8(ascii: ":")),
+            let second = digits(2)
+        else { return nil }
+        var millis = 0
+        if i < s.count && s[i] == UInt8(ascii: ".") {
+            i += 1
+            var count = 0
+            while i < s.count, s[i] >= 0x30 && s[i] <= 0x39 {
+                if count < 3 { millis = millis * 10 + Int(s[i] - 0x30) }
+                count += 1
+                i += 1
+            }
+            guard count > 0 else { return nil }
+            for _ in count..<max(count, 3) { millis *= 10 }
+        }
+        var offsetMinutes = 0
+        guard i < s.count else { return nil }
+        switch s[i] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            i += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            let sign = s[i] == UInt8(ascii: "-") ? -1 : 1
+            i += 1
+            guard let oh = digits(2), expect(UInt8(ascii: ":")), let om = digits(2), oh <= 23, om <= 59 else { return nil }
+            offsetMinutes = sign * (oh * 60 + om)
+        default:
+            return nil
+        }
+        guard i == s.count else { return nil }
+        guard month >= 1 && month <= 12, day >= 1 && day <= daysIn(month: month, year: year),
+            hour <= 23, minute <= 59, second <= 60
+        else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = ((days * 24 + hour) * 60 + minute - offsetMinutes) * 60 + second
+        return Int64(seconds) * 1000 + Int64(millis)
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's
+    /// algorithm, which needs no tables and no loops).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+
+    /// Formats ms since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    /// (The simulator writes the same form straight into its byte buffer.)
+    static func format(_ ms: Int64) -> String {
+        let totalSeconds = Int(ms >= 0 ? ms / 1000 : (ms - 999) / 1000)
+        let millis = Int(ms - Int64(totalSeconds) * 1000)
+        let days = totalSeconds >= 0 ? totalSeconds / 86400 : (totalSeconds - 86399) / 86400
+        let secs = totalSeconds - days * 86400
+        let (year, month, day) = Time.civil(fromDays: Int64(days))
+        func pad(_ v: some BinaryInteger, _ w: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, w - s.count)) + s
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secs / 3600, 2)):\(pad(secs / 60 % 60, 2)):\(pad(secs % 60, 2)).\(pad(millis, 3))Z"
+    }
+}

