@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// Compressed inputs as a user gives them to `mqa ingest`: dump bombs
+/// refused by their limit (the other inputs stored), pzstd's skippable
+/// frames, and files that are neither text nor a supported compression.
+@Suite struct CompressedInputTests {
+    let dir = Scratch()
+    var db: String { dir.file("store.sqlite") }
+
+    func ingest(_ paths: [String], stdin: String? = nil, environment: [String: String] = [:]) -> MQA.Result {
+        MQA.run(["ingest", "--db", db, "--format", "json"] + paths, stdin: stdin, environment: environment, timeout: 300)
+    }
+
+    func summary(_ r: MQA.Result) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: Any] ?? [:]
+    }
+
+    func events(_ r: MQA.Result) -> Int? { summary(r)["events"] as? Int }
+
+    /// pzstd's layout: before each frame, a skippable frame (magic
+    /// 0x184D2A50 little-endian, payload length, payload) holding the
+    /// frame's size. `text` is cut into frames at `cuts` (byte offsets,
+    /// mid-line on purpose).
+    static func pzstd(_ text: String, cuts: [Int]) -> [UInt8] {
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        var from = 0
+        for to in cuts + [bytes.count] {
+            let frame = ZstdFrame.header + ZstdFrame.raw(Array(bytes[from..<to]), last: true)
+            let n = UInt32(frame.count)
+            out += [0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, UInt8(n & 0xff), UInt8((n >> 8) & 0xff), UInt8((n >> 16) & 0xff), UInt8(n >> 24)]
+            out += frame
+            from = to
+        }
+        return out
+    }
+
+    @Test func pzstdOutputIngestsAllItsEvents() {
+        let text = Lines.meeting("m-1") + Lines.meeting("m-2")
+        let log = dir.write("p.ndjson.zst", bytes: Self.pzstd(text, cuts: [100, 101, 1500]))
+        let dump = dir.write("p-call.txt.zst", bytes: Self.pzstd(ImportCLITests.internals, cuts: [30, 31]))
+        let r = ingest([log, dump])
+        #expect(r.status == 0, "\(r)")
+        #expect(events(r) == 20 + 4, "\(r)")
+        #expect(summary(r)["rejected"] as? Int == 0, "\(r)")
+        let formats = summary(r)["formats"] as? [String: [String: Int]]
+        #expect(formats?["webrtc-internals"]?["events"] == 4, "\(r)")
+        // Cut inside a frame after a skippable one: damaged, not read as plain.
+        let bytes = Self.pzstd(text, cuts: [100])
+        let cut = dir.write("cut.ndjson.zst", bytes: Array(bytes.prefix(bytes.count - 40)))
+        let c = ingest([cut])
+        #expect(c.status == 1 && c.stderr.contains("Error: \(cut): zstd stream is damaged or truncated"), "\(c)")
+    }
+
+    @Test func binaryLookingFilesFailWithOneSentence() {
+        // An lz4 frame header, then what a flood of rejects was made of.
+        let lz4 = dir.write("a.ndjson.lz4", bytes: [0x04, 0x22, 0x4D, 0x18, 0x64, 0x40, 0xA7] + Array(String(repeating: "x\u{1}y\n", count: 500).utf8))
+        // A zstd file whose content is gzip (compressed twice).
+        let twice = dir.write("b.ndjson.gz.zst", bytes: ZstdFrame.header + ZstdFrame.raw([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03], last: true))
+        let utf16 = dir.write("c.ndjson", bytes: [0xFF, 0xFE] + Lines.meeting("m-16").utf16.flatMap { [UInt8($0 & 0xff), UInt8($0 >> 8)] })
+        let good = dir.write("good.ndjson", Lines.meeting("m-good"))
+        let r = ingest([lz4, twice, utf16, good])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("Error: \(lz4): looks compressed or binary (first bytes 04 22 4d 18), not an event log; supported: plain, gzip, zstd"), "\(r)")
+        #expect(r.stderr.contains("Error: \(twice): its zstd content looks compressed or binary (first bytes 1f 8b 08 00), not an event log"), "\(r)")
+        #expect(r.stderr.contains("Error: \(utf16): looks like UTF-16 text (first bytes ff fe 7b 00), not an event log"), "\(r)")
+        #expect(!r.stderr.contains("not valid JSON"), "\(r)")
+        #expect(events(r) == 10 && summary(r)["rejected"] as? Int == 0, "\(r)")
+    }
+
+    /// Plain text is never refused as binary: a BOM, colour codes, a Latin-1
+    /// line, a form feed; their bad lines are rejected one by one as before.
+    @Test func textIsNeverTakenForBinary() {
+        let bom = dir.write("bom.ndjson", "\u{FEFF}" + Lines.meeting("m-bom"))
+        let colours = dir.write("colours.ndjson", "\u{1B}[32mstarting\u{0C}\u{1B}[0m\u{07}\n" + Lines.meeting("m-colours"))
+        let latin1 = dir.write("latin1.ndjson", bytes: [0x63, 0x61, 0x66, 0xE9, 0x20, 0xE0, 0x0A] + Array(Lines.meeting("m-latin1").utf8))
+        let r = ingest([bom, colours, latin1])
+        #expect(r.status == 3, "\(r)")
+        #expect(!r.stderr.contains("looks compressed or binary"), "\(r)")
+        #expect(events(r) == 30, "\(r)")
+        #expect(summary(r)["rejected"] as? Int == 2, "the colour line and the Latin-1 line: \(r)")
+    }
+}
