@@ -18,6 +18,10 @@ import Testing
 
     func events(_ r: MQA.Result) -> Int? { summary(r)["events"] as? Int }
 
+    /// The start of a webrtc-internals dump whose one value string is then
+    /// padded with spaces: valid-looking up to where a bomb expands.
+    static let dumpHead = #"{"PeerConnections":{"1-1":{"stats":{"IA-timestamp":{"statsType":"inbound-rtp","values":"[1795946400000"#
+
     /// pzstd's layout: before each frame, a skippable frame (magic
     /// 0x184D2A50 little-endian, payload length, payload) holding the
     /// frame's size. `text` is cut into frames at `cuts` (byte offsets,
@@ -34,6 +38,49 @@ import Testing
             from = to
         }
         return out
+    }
+
+    @Test func dumpBombsAreRefusedByTheirLimitAndTheOtherInputsStored() {
+        // 3 GiB of spaces in a 99 KB zstd frame (RLE blocks): 32,000:1.
+        let zstd = dir.write("bomb.txt.zst", bytes: ZstdFrame.bomb(prefix: Self.dumpHead, byte: 0x20, count: 3 << 30, suffix: "]\"}}}}}"))
+        // 100 MiB of spaces after an rtcstats line, gzip -9: about 1,000:1.
+        let gzip = dir.file("bomb.log.gz")
+        let made = MQA.shell(
+            #"{ printf '["create","pc1",{},1795946399000]\n["getstats","pc1",{"timestamp":1795946400000,"x":"'; head -c 100M /dev/zero | tr '\0' ' '; printf '"},1795946400000]\n'; } | gzip -9 > "$1""#
+                .replacingOccurrences(of: "$1", with: gzip))
+        #expect(made.status == 0, "\(made)")
+        let log = dir.write("good.ndjson", Lines.meeting("m-good"))
+        let dump = dir.write("call.txt", ImportCLITests.internals)
+        let r = ingest([zstd, log, gzip, dump])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("Error: \(zstd): zstd content expands more than 1000:1 ("), "\(r)")
+        #expect(r.stderr.contains("Error: \(gzip): gzip content expands more than 100:1 ("), "\(r)")
+        #expect(r.stderr.contains("the limit for a compressed stats dump past 64 MiB"), "\(r)")
+        #expect(!r.stderr.contains("failed to allocate"), "\(r)")
+        #expect(events(r) == 10 + 4, "the log's 10 events and the good dump's 4: \(r)")
+        #expect(r.maxRSSKiB < 300_000, "peak memory \(r.maxRSSKiB) KiB: a bomb holds at most 64 MiB")
+        #expect(MQA.run(["check", "--db", db]).status == 0)
+    }
+
+    @Test func aDumpOverTheSizeLimitIsRefusedWhetherPlainCompressedOrPiped() {
+        // Valid JSON of about 5 KB (whitespace before the closing brace).
+        let text = String(ImportCLITests.internals.dropLast()) + String(repeating: " ", count: 5000) + "}"
+        let plain = dir.write("big.txt", text)
+        let zstd = dir.write("big.txt.zst", bytes: ZstdFrame.stored(text))
+        let small = dir.write("small.txt", ImportCLITests.internals)
+        let limit = ["MQA_MAX_DUMP_BYTES": "4096"]
+        let r = ingest([plain, zstd, small], environment: limit)
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("Error: \(plain): a stats dump is held whole in memory, and this one is 5.1 KiB, over the 4 KiB limit for one (MQA_MAX_DUMP_BYTES raises it)"), "\(r)")
+        #expect(r.stderr.contains("Error: \(zstd): a stats dump is held whole in memory, and this one expands past the 4 KiB limit"), "\(r)")
+        #expect(events(r) == 4, "the small dump is stored: \(r)")
+        // Through a pipe, whose size is not known before it is read.
+        let piped = MQA.shell("cat '\(plain)' | \"$MQA\" ingest --db '\(db)' -", environment: limit)
+        #expect(piped.status == 1, "\(piped)")
+        #expect(piped.stderr.contains("Error: -: a stats dump is held whole in memory, and this one expands past the 4 KiB limit"), "\(piped)")
+        // The same dump under the default limit is a dump like any other.
+        let again = ingest([plain])
+        #expect(again.status == 0 && events(again) == 4, "\(again)")
     }
 
     @Test func pzstdOutputIngestsAllItsEvents() {

@@ -12,6 +12,8 @@ public enum InputError: Error, CustomStringConvertible {
     case changedWhileRead(String, String)
     /// A stats dump that is not valid in its format (rejected whole).
     case invalidDump(String, String)
+    /// A stats dump past one of `DumpLimits` (rejected whole, never held).
+    case overLimit(String, String)
     /// Content whose first bytes are not text: another compression, or a
     /// binary file given by mistake (one error instead of a reject a line).
     case notText(String, String)
@@ -25,6 +27,7 @@ public enum InputError: Error, CustomStringConvertible {
         case .changedWhileRead(let path, let how):
             "\(path): the file changed while it was read (\(how)); the lines read were stored, and ingesting the file again once it is complete stores the rest"
         case .invalidDump(let path, let why): "\(path): \(why)"
+        case .overLimit(let path, let why): "\(path): \(why)"
         case .notText(let path, let why): "\(path): \(why)"
         }
     }
@@ -55,6 +58,9 @@ public final class LineReader {
     public let size: Int?
     /// Whether the input is a regular file (it can be read again; a pipe cannot).
     public let isRegularFile: Bool
+    /// How far `readAll` lets a stats dump expand (`DumpLimits.standard`
+    /// unless set; the fuzz targets set small ones to reach the limits).
+    public var dumpLimits = DumpLimits.standard
     private let opened: stat
 
     /// The content read so far, hashed up to the end of the last line handed out.
