@@ -152,8 +152,8 @@ public struct DumpLimits: Sendable {
     /// The most a dump may expand to. The content is held whole, plus what
     /// the importer builds from it: 1 GiB is many times the largest real
     /// dump (webrtc-internals keeps the last 1,000 samples of each stat, so
-    /// a dump grows with its connections, not the call's length: ~0.35 MB
-    /// a connection).
+    /// a dump grows with its connections, not the call's length: 0.3 to
+    /// 0.6 MB a connection in the synthetic dumps above).
     public var maxBytes: Int
     /// Below this much content, no ratio is asked for: small dumps are
     /// never refused for compressing well. It is also all a bomb gets to
@@ -163,6 +163,8 @@ public struct DumpLimits: Sendable {
     /// counted over the compressed bytes decompressed so far. About 10
     /// times the highest real ratio measured, and well under the bombs'.
     public var maxZstdRatio: Int
+    /// The same for gzip, whose real ratios are ten times lower (and
+    /// deflate cannot pass about 1,032:1, where its bombs sit).
     public var maxGzipRatio: Int
 
     /// 1 GiB, then past 64 MiB 1,000:1 for zstd (real dumps ≤ 112:1, bombs
