@@ -122,10 +122,12 @@ import Testing
         let bom = dir.write("bom.ndjson", "\u{FEFF}" + Lines.meeting("m-bom"))
         let colours = dir.write("colours.ndjson", "\u{1B}[32mstarting\u{0C}\u{1B}[0m\u{07}\n" + Lines.meeting("m-colours"))
         let latin1 = dir.write("latin1.ndjson", bytes: [0x63, 0x61, 0x66, 0xE9, 0x20, 0xE0, 0x0A] + Array(Lines.meeting("m-latin1").utf8))
-        let r = ingest([bom, colours, latin1])
+        // Only the first 64 bytes decide: binary further on is a reject.
+        let later = dir.write("later.ndjson", bytes: Array(Lines.meeting("m-later").utf8) + [0x00, 0x01, 0x02, 0xFF, 0x0A])
+        let r = ingest([bom, colours, latin1, later])
         #expect(r.status == 3, "\(r)")
         #expect(!r.stderr.contains("looks compressed or binary"), "\(r)")
-        #expect(events(r) == 30, "\(r)")
-        #expect(summary(r)["rejected"] as? Int == 2, "the colour line and the Latin-1 line: \(r)")
+        #expect(events(r) == 40, "\(r)")
+        #expect(summary(r)["rejected"] as? Int == 3, "the colour line, the Latin-1 line, the binary line: \(r)")
     }
 }

@@ -179,7 +179,9 @@ public final class LineReader {
     /// rejected as "not valid JSON". Peeked (the bytes stay pending), once
     /// per input: nothing is added to the line loop.
     func rejectIfNotText() throws {
-        var head = try peekContent(limit: 64)
+        // A plain input's peek is all that is pending (64 KiB after the
+        // format sniff): only its first 64 bytes are the head.
+        var head = Array(try peekContent(limit: 64).prefix(64))
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { head.removeFirst(3) }
         guard head.withUnsafeBytes({ Compression.looksBinary($0) }) else { return }
         let shown = head.prefix(4).map { byte in
