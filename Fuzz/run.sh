@@ -12,8 +12,11 @@
 #          payload JSON and of the exported line
 #   chunk  ChunkCodec.decode / decodeEvents on damaged blobs; encode/decode
 #          round trips
-#   rtcstats   the rtcstats dump importer on one dump; every produced line
-#              passes the ingest validator, counts match
+#   rtcstats   the rtcstats dump importer on one dump, read as a file by
+#              LineReader.readAll (plain, gzip or zstd, with small
+#              DumpLimits so that inputs reach them); the content held
+#              keeps within the limits, every produced line passes the
+#              ingest validator, counts match
 #   internals  the same for the webrtc-internals importer
 #
 # Seeds are in Fuzz/corpus/<target>/ (committed); the growing corpus goes to
@@ -69,7 +72,8 @@ swiftc "${flags[@]}" -I "$out/mqastore" -module-name LineFuzz "${domain[@]}" Fuz
     "$out"/mqastore/*.o -lsqlite3 -lzstd -lcrypto -lz -o "$out/line-fuzz" 2> "$out/build-line.log" \
     || { cat "$out/build-line.log" >&2; exit 1; }
 # rtcstats / internals: the same parsing sources plus the importers (no store).
-importers=(Sources/MQADomain/Parsing/JSONScanner+Walk.swift Sources/MQADomain/Import/StatsReport.swift
+importers=(Sources/MQADomain/Ingest/LineReader.swift Sources/MQADomain/Import/LineReader+Dump.swift
+    Sources/MQADomain/Parsing/JSONScanner+Walk.swift Sources/MQADomain/Import/StatsReport.swift
     Sources/MQADomain/Import/ConnectionConverter.swift Sources/MQADomain/Import/RTCStatsImporter.swift
     Sources/MQADomain/Import/WebRTCInternalsImporter.swift Sources/MQADomain/Import/WebRTCImport.swift)
 for t in rtcstats:RTCStatsFuzz internals:InternalsFuzz; do

@@ -74,11 +74,32 @@ public final class GzipStream {
 public enum Compression: Sendable, Equatable {
     case none, zstd, gzip
 
-    /// zstd frames start `28 B5 2F FD`, gzip members `1F 8B`.
+    /// zstd frames start `28 B5 2F FD`, gzip members `1F 8B`. A zstd
+    /// stream may also start with a skippable frame (magic `5X 2A 4D 18`,
+    /// 0x184D2A50...0x184D2A5F little-endian): `pzstd` writes one before
+    /// each frame to record its size. No text starts with either (0x18 and
+    /// 0x1F are control bytes, 0x8B and 0xB5 are not UTF-8 lead bytes).
     public static func detect(_ head: UnsafeRawBufferPointer) -> Compression {
         if head.count >= 4 && head[0] == 0x28 && head[1] == 0xB5 && head[2] == 0x2F && head[3] == 0xFD { return .zstd }
+        if head.count >= 4 && head[0] & 0xF0 == 0x50 && head[1] == 0x2A && head[2] == 0x4D && head[3] == 0x18 { return .zstd }
         if head.count >= 2 && head[0] == 0x1F && head[1] == 0x8B { return .gzip }
         return .none
+    }
+
+    /// Whether `head`, the first bytes of a content (64 are plenty), cannot
+    /// start a text file: another compression (xz, lz4, bzip2, zip...) or a
+    /// binary file given by mistake. Only bytes that text never holds
+    /// count: a NUL, or two C0 control bytes other than whitespace (tab,
+    /// newline, vertical tab, form feed, return) and ESC (a log captured
+    /// with colours). Bytes that are not UTF-8 never count by themselves:
+    /// a Latin-1 log is text, and its lines get their own rejects.
+    public static func looksBinary(_ head: UnsafeRawBufferPointer) -> Bool {
+        var controls = 0
+        for byte in head {
+            if byte == 0 { return true }
+            if byte < 0x20 && !(0x09...0x0D).contains(byte) && byte != 0x1B { controls += 1 }
+        }
+        return controls >= 2
     }
 
     public var name: String {

@@ -42,23 +42,26 @@ extension LineReader {
 
     /// The whole decompressed content. A dump is one document (or one
     /// connection's lines spread over the file), so it is held whole:
-    /// memory is its decompressed size plus one read buffer.
+    /// memory is its decompressed size plus one read buffer, within
+    /// `dumpLimits` (`InputError.overLimit` past them, before the content
+    /// that would pass them is held).
     public func readAll() throws -> [UInt8] {
+        let limits = dumpLimits
+        if let size, compression == .none {
+            // Known before reading: refuse at once rather than read it all.
+            if size > limits.maxBytes { throw overLimit(size: size) }
+            return try readAllPlain(reserving: size)
+        }
+        guard compression != .none else { return try readAllPlain(reserving: 0) }
         var content: [UInt8] = []
-        if let size, compression == .none { content.reserveCapacity(size + 1) }
         let chunk = 1 << 20
         let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
         defer { raw.deallocate() }
-        guard compression != .none else {
-            while true {
-                let n = try readRaw(raw)
-                if n == 0 { return content }
-                content.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[0..<n]))
-            }
-        }
         let stream: StreamDecompressor = compression == .zstd ? ZstdStream() : GzipStream()
         let out = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
         defer { out.deallocate() }
+        let maxRatio = limits.maxRatio(compression)
+        var consumed = 0  // compressed bytes decompressed so far
         var sawInput = false
         while true {
             let n = try readRaw(raw)
@@ -79,6 +82,18 @@ extension LineReader {
                 } catch {
                     throw InputError.badCompression(path, "\(compression.name) stream is damaged or truncated: \(error)")
                 }
+                consumed += inPos - before
+                // Checked before the bytes are kept: a bomb never holds more
+                // than the ratio floor (plus one buffer).
+                let total = content.count + outPos
+                if total > limits.maxBytes { throw overLimit(size: nil) }
+                if total > limits.ratioFloor && total > maxRatio * max(consumed, 1) {
+                    throw InputError.overLimit(
+                        path,
+                        "\(compression.name) content expands more than \(maxRatio):1 (\(LineReader.sizeText(total)) from \(consumed) compressed bytes), "
+                            + "the limit for a compressed stats dump past \(LineReader.sizeText(limits.ratioFloor)) (real dumps measure up to "
+                            + "\(limits.highestRealRatio(compression)):1): refused as a decompression bomb; decompress it first to ingest it anyway")
+                }
                 content.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[0..<outPos]))
                 if outPos == 0 && inPos == before {
                     throw InputError.badCompression(path, "\(compression.name) stream is damaged: no progress")
@@ -86,4 +101,92 @@ extension LineReader {
             } while inPos < n
         }
     }
+
+    /// A plain dump, read whole within `dumpLimits.maxBytes` (a pipe's size
+    /// is not known before).
+    private func readAllPlain(reserving size: Int) throws -> [UInt8] {
+        let limit = dumpLimits.maxBytes
+        var content: [UInt8] = []
+        content.reserveCapacity(size + 1)
+        let chunk = 1 << 20
+        let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { raw.deallocate() }
+        while true {
+            let n = try readRaw(raw)
+            if n == 0 { return content }
+            // A regular file that grew past the limit while read, or a pipe.
+            if content.count + n > limit { throw overLimit(size: nil) }
+            content.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[0..<n]))
+        }
+    }
+
+    private func overLimit(size: Int?) -> InputError {
+        let limit = LineReader.sizeText(dumpLimits.maxBytes)
+        let what = size.map { "is \(LineReader.sizeText($0)), over" } ?? "expands past"
+        return InputError.overLimit(
+            path, "a stats dump is held whole in memory, and this one \(what) the \(limit) limit for one (MQA_MAX_DUMP_BYTES raises it)")
+    }
+
+    /// `n` bytes as a person reads them: whole KiB, MiB or GiB when exact
+    /// (the limits are), else one decimal.
+    static func sizeText(_ n: Int) -> String {
+        for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] where n >= 1 << shift {
+            if n % (1 << shift) == 0 { return "\(n >> shift) \(unit)" }
+            let tenths = Int((Double(n) * 10 / Double(1 << shift)).rounded())
+            return "\(tenths / 10).\(tenths % 10) \(unit)"
+        }
+        return "\(n) bytes"
+    }
+}
+
+/// How far a stats dump may expand: it is held whole (`LineReader.readAll`),
+/// so without bounds a 100 KB zstd file expanding to 3 GiB of spaces took
+/// 4.2 GB (and died where memory was short: "failed to allocate").
+///
+/// Figures (zstd -19 / gzip -9, 30 MB dumps made by
+/// Benchmarks/gen_internals_dump.py and an rtcstats-shaped generator):
+/// webrtc-internals with live counters 4.2:1 / 3.0:1, rtcstats 9.9:1 /
+/// 7.3:1, and the extreme, a webrtc-internals dump whose every counter
+/// stays 0 (idle connections), 112:1 / 10.4:1 (112:1 too with
+/// `zstd --ultra -22 --long`). Bombs: 3 GiB of spaces is 99 KB of zstd
+/// (32,500:1) and 3.1 MB of gzip (1,030:1, about deflate's ceiling).
+public struct DumpLimits: Sendable {
+    /// The most a dump may expand to. The content is held whole, plus what
+    /// the importer builds from it: 1 GiB is many times the largest real
+    /// dump (webrtc-internals keeps the last 1,000 samples of each stat, so
+    /// a dump grows with its connections, not the call's length: 0.3 to
+    /// 0.6 MB a connection in the synthetic dumps above).
+    public var maxBytes: Int
+    /// Below this much content, no ratio is asked for: small dumps are
+    /// never refused for compressing well. It is also all a bomb gets to
+    /// hold before it is refused.
+    public var ratioFloor: Int
+    /// The most content a compressed byte may stand for, past `ratioFloor`,
+    /// counted over the compressed bytes decompressed so far. About 10
+    /// times the highest real ratio measured, and well under the bombs'.
+    public var maxZstdRatio: Int
+    /// The same for gzip, whose real ratios are ten times lower (and
+    /// deflate cannot pass about 1,032:1, where its bombs sit).
+    public var maxGzipRatio: Int
+
+    /// 1 GiB, then past 64 MiB 1,000:1 for zstd (real dumps ≤ 112:1, bombs
+    /// ≥ 10,000:1) and 100:1 for gzip (real ≤ 10.4:1, bombs ~1,000:1);
+    /// `MQA_MAX_DUMP_BYTES` (bytes) overrides the 1 GiB, for tests and for
+    /// a bigger dump on a big machine.
+    public static let standard: DumpLimits = {
+        var limits = DumpLimits(maxBytes: 1 << 30, ratioFloor: 64 << 20, maxZstdRatio: 1000, maxGzipRatio: 100)
+        if let text = getenv("MQA_MAX_DUMP_BYTES"), let bytes = Int(String(cString: text)), bytes > 0 { limits.maxBytes = bytes }
+        return limits
+    }()
+
+    public init(maxBytes: Int, ratioFloor: Int, maxZstdRatio: Int, maxGzipRatio: Int) {
+        self.maxBytes = maxBytes
+        self.ratioFloor = ratioFloor
+        self.maxZstdRatio = maxZstdRatio
+        self.maxGzipRatio = maxGzipRatio
+    }
+
+    func maxRatio(_ compression: Compression) -> Int { compression == .gzip ? maxGzipRatio : maxZstdRatio }
+    /// The highest real ratio measured (see above), for the message.
+    func highestRealRatio(_ compression: Compression) -> Int { compression == .gzip ? 10 : 112 }
 }

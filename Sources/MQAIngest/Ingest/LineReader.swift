@@ -14,6 +14,11 @@ public enum InputError: Error, CustomStringConvertible {
     case changedWhileRead(String, String)
     /// A stats dump that is not valid in its format (rejected whole).
     case invalidDump(String, String)
+    /// A stats dump past one of `DumpLimits` (rejected whole, never held).
+    case overLimit(String, String)
+    /// Content whose first bytes are not text: another compression, or a
+    /// binary file given by mistake (one error instead of a reject a line).
+    case notText(String, String)
 
     public var description: String {
         switch self {
@@ -24,6 +29,8 @@ public enum InputError: Error, CustomStringConvertible {
         case .changedWhileRead(let path, let how):
             "\(path): the file changed while it was read (\(how)); the lines read were stored, and ingesting the file again once it is complete stores the rest"
         case .invalidDump(let path, let why): "\(path): \(why)"
+        case .overLimit(let path, let why): "\(path): \(why)"
+        case .notText(let path, let why): "\(path): \(why)"
         }
     }
 }
@@ -53,6 +60,9 @@ public final class LineReader {
     public let size: Int?
     /// Whether the input is a regular file (it can be read again; a pipe cannot).
     public let isRegularFile: Bool
+    /// How far `readAll` lets a stats dump expand (`DumpLimits.standard`
+    /// unless set; the fuzz targets set small ones to reach the limits).
+    public var dumpLimits = DumpLimits.standard
     private let opened: stat
 
     /// The content read so far, hashed up to the end of the last line handed out.
@@ -164,13 +174,41 @@ public final class LineReader {
         }
     }
 
+    /// Throws `InputError.notText` when the content's first 64 bytes
+    /// (after decompression, after a UTF-8 byte order mark) cannot start a
+    /// text file: an lz4 or xz file, a log compressed twice, a binary file
+    /// given by mistake would otherwise be read as lines, each of them
+    /// rejected as "not valid JSON". Peeked (the bytes stay pending), once
+    /// per input: nothing is added to the line loop.
+    func rejectIfNotText() throws {
+        // A plain input's peek is all that is pending (64 KiB after the
+        // format sniff): only its first 64 bytes are the head.
+        var head = Array(try peekContent(limit: 64).prefix(64))
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { head.removeFirst(3) }
+        guard head.withUnsafeBytes({ Compression.looksBinary($0) }) else { return }
+        let shown = head.prefix(4).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 0x10 ? "0" + hex : hex
+        }.joined(separator: " ")
+        let what = compression == .none ? "" : "its \(compression.name) content "
+        if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) {
+            throw InputError.notText(
+                path, "\(what)looks like UTF-16 text (first bytes \(shown)), not an event log; mqa reads UTF-8 (iconv -f UTF-16 -t UTF-8 converts it)")
+        }
+        throw InputError.notText(
+            path, "\(what)looks compressed or binary (first bytes \(shown)), not an event log; supported: plain, gzip, zstd")
+    }
+
     /// Calls `body` for each line (without `\n` or `\r\n`), with its 1-based
     /// number. A line longer than `LineParser.maxLineBytes` is passed cut to
     /// its first 4 KiB with `oversize` set to its full length, so that the
     /// caller can reject it without the reader ever holding it.
+    /// Fails the input with `notText` before its first line when its
+    /// content's first bytes are not text (`Compression.looksBinary`).
     public func forEachLine(
         _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ oversize: Int?) throws -> Void
     ) throws {
+        try rejectIfNotText()
         let maxLine = LineParser.maxLineBytes
         let capacity = maxLine + (1 << 20)
         let lines = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
