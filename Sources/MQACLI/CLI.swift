@@ -108,7 +108,7 @@ public enum CLI {
         let consumed = command.spec.name.split(separator: " ").count
         do {
             let parsed = try command.spec.parse(Array(arguments.dropFirst(consumed)))
-            if parsed.has("--help") {
+            if parsed.wantsHelp {
                 context.stdout.write(command.spec.helpText)
                 return ExitCode.success
             }
