@@ -24,11 +24,11 @@ struct CommandContext {
         return path
     }
 
-    /// Where results go: `--out FILE`, else stdout. The file appears only
-    /// when the command succeeds (see `OutputSink`), and it may not be the
-    /// store itself: writing over it would destroy the data.
+    /// Where results go: `--out FILE`, else (or with `--out -`) stdout. The
+    /// file appears only when the command succeeds (see `OutputSink`), and
+    /// it may not be the store itself: writing over it would destroy the data.
     func output(_ args: ParsedArguments) throws -> OutputSink {
-        guard let path = args.value(Options.out) else { return stdout }
+        guard let path = args.value(Options.out), path != "-" else { return stdout }
         try refuseStore(asOutput: path, args)
         let sink = try OutputSink(path: path)
         outputs.sinks.append(sink)
@@ -93,7 +93,7 @@ enum Options {
     static let db = Option<String>.path(
         "--db", value: "PATH", help: "The store.", defaultText: "$MQA_DB, else ./mqa.sqlite")
     static let out = Option<String>.path(
-        "-o", "--out", value: "FILE", help: "Write to FILE instead of standard output.")
+        "-o", "--out", value: "FILE", help: "Write to FILE instead of standard output (- is standard output).")
     static let config = Option<String>.path(
         "--config", value: "FILE", help: "Tier config JSON (any subset of keys; see Docs/tiers.md).",
         defaultText: "the spec's defaults")

@@ -155,3 +155,49 @@ import Testing
         }
     }
 }
+
+/// The papercuts of the command line, as a user meets them in the binary.
+@Suite struct CLIPapercutTests {
+    let dir = Scratch()
+    var db: String { dir.file("store.sqlite") }
+
+    func twoMeetings() {
+        let f = dir.write("log.ndjson", Lines.meeting("m-one") + Lines.meeting("m-two", start: Lines.t0 + 86_400_000))
+        #expect(MQA.run(["ingest", "--db", db, f]).status == 0)
+    }
+
+    @Test func attachedShortValuesAreAccepted() throws {
+        twoMeetings()
+        let r = MQA.run(["meetings", "--db", db, "-n1", "-fjson"])
+        #expect(r.status == 0, "\(r)")
+        let rows = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [Any]
+        #expect(rows?.count == 1, "\(r)")
+        let fleet = MQA.run(["report", "fleet", "--db", db, "-fcsv", "-n2"])
+        #expect(fleet.status == 0 && fleet.stdout.hasPrefix("rank,"), "\(fleet)")
+    }
+
+    @Test func requiredOptionsAreEnforcedAndShown() {
+        twoMeetings()
+        let r = MQA.run(["tiers", "--db", db])
+        #expect(r.status == 64, "\(r)")
+        #expect(r.stderr.hasPrefix("Error: missing '--meeting <id>'\nUsage: mqa tiers [--db <path>] --meeting <id> "), "\(r)")
+        let help = MQA.run(["help", "report", "track"])
+        #expect(help.stdout.contains("--meeting <id>          The meeting. (required)"), "\(help)")
+        #expect(help.stdout.contains("(values: md, json, csv, html; default: md)"), "\(help)")
+        let bad = MQA.run(["tune", "--db", db, "--grid", "g.json", "--target", "excellent"])
+        #expect(bad.status == 64, "\(bad)")
+        #expect(bad.stderr.hasPrefix("Error: '--target' must be one of good, fair, poor, bad, got 'excellent'"), "\(bad)")
+    }
+
+    @Test func outDashIsStandardOutput() {
+        twoMeetings()
+        let r = MQA.shell(#"cd "$D" && "$MQA" report fleet --db store.sqlite -o - -f json && "$MQA" export --db store.sqlite --out=-"#,
+                          environment: ["D": dir.path])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.hasPrefix("{") && r.stdout.contains("m-one"), "\(r)")
+        #expect(r.stdout.contains("\"event\":\"meeting_join\""), "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("-")), "-o - wrote a file named '-'")
+        let batch = MQA.run(["report", "meeting", "--all", "-o", "-", "--db", db])
+        #expect(batch.status == 64 && batch.stderr.contains("--all needs --out DIR"), "\(batch)")
+    }
+}

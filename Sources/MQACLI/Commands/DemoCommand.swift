@@ -37,6 +37,8 @@ enum DemoCommand {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let dir: String = try args.get(Self.out)
+        // A folder of many files: standard output cannot hold it.
+        if dir == "-" { throw UsageError("'--out' must be a folder for the demo's files, got '-'") }
         let meetings: Int = try args.get(Self.meetings)
         let seed = String(try args.get(Self.seed))
         let fm = FileManager.default

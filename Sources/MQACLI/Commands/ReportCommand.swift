@@ -48,7 +48,7 @@ enum ReportMeetingCommand {
         options: [Options.db, Options.config, ReportOptions.format, out, all, Options.since, Options.until])
 
     static let out = Option<String>.path(
-        "-o", "--out", value: "PATH", help: "Write to this file (with --all: into this directory).")
+        "-o", "--out", value: "PATH", help: "Write to this file (with --all: into this directory); - is standard output.")
     static let all = Option<Bool>.flag("--all", help: "Every meeting in the store, one file each, into --out DIR.")
 
     static let command = Subcommand(spec: spec, run: run)
@@ -59,6 +59,8 @@ enum ReportMeetingCommand {
         if try args.get(Self.all) {
             guard args.positionals.isEmpty else { throw UsageError("give either a meeting ID or --all, not both") }
             guard let dir = args.value(Self.out) else { throw UsageError("--all needs --out DIR") }
+            // Many files: standard output cannot hold them.
+            if dir == "-" { throw UsageError("--all needs --out DIR, a folder; '-' (standard output) cannot hold its files") }
             let store = try context.openStore(args, requireMeetings: true)
             return try batch(store: store, dir: dir, format: format, config: config, window: try context.timeWindow(args), context: context)
         }

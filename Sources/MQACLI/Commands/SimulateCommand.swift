@@ -23,7 +23,7 @@ enum SimulateCommand {
     static let seed = Option<UInt64>.integer("--seed", value: "S", help: "Random seed.", range: 0...UInt64.max, default: Simulator.defaultSeed)
     static let out = Option<String>.path(
         "-o", "--out", value: "PATH",
-        help: "A folder to write one file per client per meeting into (PATH/<meeting>/<uid>.ndjson); standard output when absent.")
+        help: "A folder to write one file per client per meeting into (PATH/<meeting>/<uid>.ndjson); standard output when absent or -.")
 
     static let command = Subcommand(spec: spec, run: run)
 
@@ -33,7 +33,7 @@ enum SimulateCommand {
         let simulator = Simulator(seed: seed, meetings: meetings)
         let started = Date()
         let summary: SimulationSummary
-        if let path = args.value(Self.out) {
+        if let path = args.value(Self.out), path != "-" {
             summary = try simulator.writeFiles(to: URL(fileURLWithPath: path))
         } else {
             let out = context.stdout
