@@ -66,9 +66,11 @@ public enum CLI {
             context.stdout.flush()
             context.stderr.flush()
         }
+        // Bare `mqa` is not a request for help: a script that lost its
+        // subcommand must fail, and the overview shows what it could be.
         guard let first = arguments.first else {
-            context.stdout.write(overview)
-            return ExitCode.success
+            context.stderr.write("Error: missing subcommand\n\n" + overview)
+            return ExitCode.usage
         }
         if first == "-h" || first == "--help" {
             context.stdout.write(overview)
@@ -96,9 +98,14 @@ public enum CLI {
         }
         if first == "report" && (arguments.count == 1 || arguments[1].hasPrefix("-")) {
             let rest = arguments.dropFirst()
-            if rest.isEmpty || rest.contains("-h") || rest.contains("--help") {
+            if rest.contains("-h") || rest.contains("--help") {
                 context.stdout.write(reportGroupHelp)
                 return ExitCode.success
+            }
+            // Like bare `mqa`: a missing kind is an error, shown with the kinds.
+            if rest.isEmpty {
+                context.stderr.write("Error: missing subcommand: 'report' needs a kind: meeting, track or fleet\n\n" + reportGroupHelp)
+                return ExitCode.usage
             }
             return usageError(UsageError("'report' needs a kind: meeting, track or fleet", usage: "mqa report <meeting|track|fleet> [options]"), context)
         }

@@ -200,4 +200,15 @@ import Testing
         let batch = MQA.run(["report", "meeting", "--all", "-o", "-", "--db", db])
         #expect(batch.status == 64 && batch.stderr.contains("--all needs --out DIR"), "\(batch)")
     }
+
+    @Test func bareMqaIsAUsageErrorWithTheOverviewOnStderr() {
+        let r = MQA.run([])
+        #expect(r.status == 64, "\(r)")
+        #expect(r.stderr.hasPrefix("Error: missing subcommand\n"), "\(r)")
+        #expect(r.stderr.contains("SUBCOMMANDS:") && r.stderr.contains("report fleet"), "\(r)")
+        #expect(r.stdout.isEmpty, "\(r)")
+        let report = MQA.run(["report"])
+        #expect(report.status == 64, "\(report)")
+        #expect(report.stderr.hasPrefix("Error: missing subcommand"), "\(report)")
+    }
 }
