@@ -211,4 +211,14 @@ import Testing
         #expect(report.status == 64, "\(report)")
         #expect(report.stderr.hasPrefix("Error: missing subcommand"), "\(report)")
     }
+
+    @Test func aMistypedKindSuggestsTheKindOfTheGroup() {
+        for args in [["report", "fleat"], ["help", "report", "fleat"]] {
+            let r = MQA.run(args)
+            #expect(r.status == 64, "\(r)")
+            #expect(r.stderr.contains("unknown subcommand 'report fleat'; did you mean 'report fleet'?"), "\(r)")
+        }
+        let none = MQA.run(["report", "xyz"])
+        #expect(none.stderr.contains("'report' takes meeting, track, fleet"), "\(none)")
+    }
 }
