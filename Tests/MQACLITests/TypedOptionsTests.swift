@@ -221,4 +221,11 @@ import Testing
         let none = MQA.run(["report", "xyz"])
         #expect(none.stderr.contains("'report' takes meeting, track, fleet"), "\(none)")
     }
+
+    @Test func aMissingMeetingPointsAtMqaMeetings() {
+        twoMeetings()
+        let r = MQA.run(["report", "meeting", "m-none", "--db", db])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("(`mqa meetings` lists them)") && !r.stderr.contains("query meetings"), "\(r)")
+    }
 }
