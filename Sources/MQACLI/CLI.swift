@@ -70,9 +70,11 @@ public enum CLI {
             context.stdout.flush()
             context.stderr.flush()
         }
+        // Bare `mqa` is not a request for help: a script that lost its
+        // subcommand must fail, and the overview shows what it could be.
         guard let first = arguments.first else {
-            context.stdout.write(overview)
-            return ExitCode.success
+            context.stderr.write("Error: missing subcommand\n\n" + overview)
+            return ExitCode.usage
         }
         if first == "-h" || first == "--help" {
             context.stdout.write(overview)
@@ -93,26 +95,31 @@ public enum CLI {
                 return ExitCode.success
             }
             guard let command = subcommand(rest) else {
-                return usageError(UsageError("unknown subcommand '\(rest.joined(separator: " "))'\(suggestion(rest[0]))", usage: "mqa help <subcommand>"), context)
+                return usageError(unknownSubcommand(rest, usage: "mqa help <subcommand>"), context)
             }
             context.stdout.write(command.spec.helpText)
             return ExitCode.success
         }
         if first == "report" && (arguments.count == 1 || arguments[1].hasPrefix("-")) {
             let rest = arguments.dropFirst()
-            if rest.isEmpty || rest.contains("-h") || rest.contains("--help") {
+            if rest.contains("-h") || rest.contains("--help") {
                 context.stdout.write(reportGroupHelp)
                 return ExitCode.success
+            }
+            // Like bare `mqa`: a missing kind is an error, shown with the kinds.
+            if rest.isEmpty {
+                context.stderr.write("Error: missing subcommand: 'report' needs a kind: meeting, track or fleet\n\n" + reportGroupHelp)
+                return ExitCode.usage
             }
             return usageError(UsageError("'report' needs a kind: meeting, track or fleet", usage: "mqa report <meeting|track|fleet> [options]"), context)
         }
         guard let command = subcommand(arguments) else {
-            return usageError(UsageError("unknown subcommand '\(first)'\(suggestion(first))", usage: "mqa <subcommand> [options]"), context)
+            return usageError(unknownSubcommand(arguments, usage: "mqa <subcommand> [options]"), context)
         }
         let consumed = command.spec.name.split(separator: " ").count
         do {
             let parsed = try command.spec.parse(Array(arguments.dropFirst(consumed)))
-            if parsed.has("--help") {
+            if parsed.wantsHelp {
                 context.stdout.write(command.spec.helpText)
                 return ExitCode.success
             }
@@ -142,10 +149,21 @@ public enum CLI {
         return all.first(where: { $0.spec.name == words[0] })
     }
 
-    /// "; did you mean 'report'?" for a mistyped subcommand, or nothing.
-    static func suggestion(_ word: String) -> String {
+    /// The error for words that name no subcommand, with the closest one:
+    /// `reprot` → 'report'; within a group, `report fleat` → 'report fleet'.
+    static func unknownSubcommand(_ words: [String], usage: String) -> UsageError {
+        let first = words[0]
+        let members = subcommands.map(\.spec.name).filter { $0.hasPrefix(first + " ") }
+        if !members.isEmpty, words.count >= 2 {
+            let name = first + " " + words[1]
+            let kinds = members.map { String($0.dropFirst(first.count + 1)) }
+            let hint = Suggestion.closest(to: name, among: members).map { "; did you mean '\($0)'?" }
+                ?? "; '\(first)' takes \(kinds.joined(separator: ", "))"
+            return UsageError("unknown subcommand '\(name)'\(hint)", usage: "mqa \(first) <\(kinds.joined(separator: "|"))> [options]")
+        }
         let names = Set(subcommands.map { String($0.spec.name.split(separator: " ")[0]) })
-        return Suggestion.closest(to: word, among: Array(names)).map { "; did you mean '\($0)'?" } ?? ""
+        let hint = Suggestion.closest(to: first, among: Array(names)).map { "; did you mean '\($0)'?" } ?? ""
+        return UsageError("unknown subcommand '\(first)'\(hint)", usage: usage)
     }
 
     static func usageError(_ error: UsageError, _ context: CommandContext) -> Int32 {

@@ -19,7 +19,7 @@ struct CommandContext {
     /// a file path: an empty value or `:memory:` would store nothing while
     /// reporting success, so both are usage errors.
     func databasePath(_ args: ParsedArguments) throws -> String {
-        let (path, source) = args.value("--db").map { ($0, "--db") }
+        let (path, source) = args.value(Options.db).map { ($0, "--db") }
             ?? environment["MQA_DB"].map { ($0, "MQA_DB") } ?? ("mqa.sqlite", "")
         if path.isEmpty { throw UsageError("\(source) is empty: give the store's file path") }
         if path == ":memory:" {
@@ -28,11 +28,11 @@ struct CommandContext {
         return path
     }
 
-    /// Where results go: `--out FILE`, else stdout. The file appears only
-    /// when the command succeeds (see `OutputSink`), and it may not be the
-    /// store itself: writing over it would destroy the data.
+    /// Where results go: `--out FILE`, else (or with `--out -`) stdout. The
+    /// file appears only when the command succeeds (see `OutputSink`), and
+    /// it may not be the store itself: writing over it would destroy the data.
     func output(_ args: ParsedArguments) throws -> OutputSink {
-        guard let path = args.value("--out") else { return stdout }
+        guard let path = args.value(Options.out), path != "-" else { return stdout }
         try refuseStore(asOutput: path, args)
         let sink = try OutputSink(path: path)
         outputs.sinks.append(sink)
@@ -63,29 +63,17 @@ struct CommandContext {
     /// `--config FILE` parsed over the defaults; a bad file is a usage error
     /// (exit 64) naming the key.
     func tierConfig(_ args: ParsedArguments) throws -> TierConfig {
-        guard let path = args.value("--config") else { return TierConfig() }
+        guard let path = args.value(Options.config) else { return TierConfig() }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UsageError("cannot read config file '\(path)'")
         }
         return try TierConfig.parse(data)
     }
 
-    /// `--format`, with `md` as the default.
-    func format(_ args: ParsedArguments, _ allowed: [String], usage: String) throws -> String {
-        try args.choice("--format", allowed, default: "md", usage: usage)
-    }
-
     /// `--since`/`--until` as a half-open window [since, until) of meeting
     /// start times, ms; nil ends are open.
     func timeWindow(_ args: ParsedArguments) throws -> (since: Int64?, until: Int64?) {
-        func parse(_ name: String) throws -> Int64? {
-            guard let text = args.value(name) else { return nil }
-            guard let ms = Time.parse(text) else {
-                throw UsageError("'\(name)' must be an RFC 3339 time or a date (2026-11-29T10:00:00Z, 2026-11-29), got '\(text)'")
-            }
-            return ms
-        }
-        let window = (since: try parse("--since"), until: try parse("--until"))
+        let window = (since: args.value(Options.since), until: args.value(Options.until))
         // An empty or swapped window selects nothing by construction: a
         // mistake, never a request for an empty report (or an empty site).
         if let since = window.since, let until = window.until, since >= until {
@@ -101,16 +89,39 @@ struct CommandContext {
         if let until = window.until, start >= until { return false }
         return true
     }
+}
 
-    static let sinceOption = OptionSpec.option(
-        "--since", value: "TIME", help: "Only meetings that started at or after TIME (RFC 3339, or a date: 2026-11-29).")
-    static let untilOption = OptionSpec.option("--until", value: "TIME", help: "Only meetings that started before TIME.")
+/// The options many commands share, declared once (the commands that take
+/// them list them in their `CommandSpec`).
+enum Options {
+    static let db = Option<String>.path(
+        "--db", value: "PATH", help: "The store.", defaultText: "$MQA_DB, else ./mqa.sqlite")
+    static let out = Option<String>.path(
+        "-o", "--out", value: "FILE", help: "Write to FILE instead of standard output (- is standard output).")
+    static let config = Option<String>.path(
+        "--config", value: "FILE", help: "Tier config JSON (any subset of keys; see Docs/tiers.md).",
+        defaultText: "the spec's defaults")
+    static let since = Option<Int64>.time(
+        "--since", help: "Only meetings that started at or after TIME (RFC 3339, or a date: 2026-11-29).")
+    static let until = Option<Int64>.time("--until", help: "Only meetings that started before TIME.")
 
-    static let dbOption = OptionSpec.option(
-        "--db", value: "PATH", help: "The store (default: $MQA_DB, else ./mqa.sqlite).")
-    static let outOption = OptionSpec.option("--out", value: "FILE", help: "Write to FILE instead of standard output.")
-    static let configOption = OptionSpec.option(
-        "--config", value: "FILE", help: "Tier config JSON (any subset of keys; see Docs/tiers.md). Default: the spec's defaults.")
+    /// `-f, --format`, among `words`: told by the extension of `--out` when absent.
+    static func format(_ words: [String], default value: String = "md", help: String = "The output format.") -> Option<String> {
+        Option<String>.choice("-f", "--format", help: help, words, default: value, followsOut: true)
+    }
+}
+
+extension Option where Value == Int64 {
+    /// A time as ms since the epoch: RFC 3339, or a date (midnight UTC).
+    static func time(_ names: String..., value: String = "TIME", help: String) -> Option {
+        let spec = OptionSpec(names: names, valueName: value, help: help) { text in
+            guard let ms = Time.parse(text) else {
+                throw InvalidValue(reason: "must be an RFC 3339 time or a date (2026-11-29T10:00:00Z, 2026-11-29)")
+            }
+            return ms
+        }
+        return Option(spec: spec, read: { $0.last as! Int64 })
+    }
 }
 
 /// The file sinks a command opened, closed by `CLI.main` on success.

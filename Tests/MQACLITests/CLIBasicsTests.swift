@@ -3,9 +3,10 @@ import Testing
 
 /// The conventions of `Docs/cli.md`: help and version on stdout with exit 0,
 /// usage errors on stderr with `Error:`, the usage line and exit 64.
+/// (Bare `mqa` is a usage error now: see `CLIPapercutTests`.)
 @Suite struct CLIBasicsTests {
     @Test func helpGoesToStdoutWithExitZero() {
-        for args in [["--help"], ["-h"], [], ["help"], ["help", "ingest"], ["ingest", "--help"], ["check", "-h"],
+        for args in [["--help"], ["-h"], ["help"], ["help", "ingest"], ["ingest", "--help"], ["check", "-h"],
                      ["report", "--help"], ["help", "report", "meeting"]] {
             let r = MQA.run(args)
             #expect(r.status == 0, "mqa \(args): \(r)")

@@ -1,4 +1,5 @@
 import Testing
+@testable import MQABase
 @testable import MQAStore
 
 /// The streaming zstd decoder on what `pzstd` writes (a skippable frame

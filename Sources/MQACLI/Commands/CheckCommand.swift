@@ -19,16 +19,14 @@ enum CheckCommand {
 
             Exit status: 0 the store is sound, 1 damage found (or no store), 64 usage.
             """,
-        options: [
-            CommandContext.dbOption,
-            .option("--format", value: "FORMAT", help: "md (default) or json."),
-            CommandContext.outOption,
-        ])
+        options: [Options.db, format, Options.out])
+
+    static let format = Options.format(["md", "json"])
 
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format = try args.choice("--format", ["md", "json"], default: "md", usage: spec.usage)
+        let format: String = try args.get(Self.format)
         let path = try context.databasePath(args)
         let result: StoreCheckResult
         do {

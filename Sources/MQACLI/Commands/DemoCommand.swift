@@ -20,11 +20,12 @@ enum DemoCommand {
             Markdown report per meeting) and tuning/ (a threshold sweep against the stalls).
             Deterministic: the same --seed gives the same files.
             """,
-        options: [
-            .option("--out", value: "DIR", help: "Where to write (default: ./demo)."),
-            .option("--meetings", value: "N", help: "How many meetings to simulate (default 24)."),
-            .option("--seed", value: "S", help: "Random seed (default \(Simulator.defaultSeed))."),
-        ])
+        options: [out, meetings, seed])
+
+    static let out = Option<String>.path("-o", "--out", value: "DIR", help: "Where to write.", default: "demo", defaultText: "./demo")
+    static let meetings = Option<Int>.integer(
+        "--meetings", value: "N", help: "How many meetings to simulate.", range: 1...100_000, default: 24)
+    static let seed = Option<UInt64>.integer("--seed", value: "S", help: "Random seed.", range: 0...UInt64.max, default: Simulator.defaultSeed)
 
     static let command = Subcommand(spec: spec, run: run)
 
@@ -39,9 +40,11 @@ enum DemoCommand {
         """
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let dir = args.value("--out") ?? "demo"
-        let meetings = try args.int("--meetings", default: 24, range: 1...100_000, usage: spec.usage)
-        let seed = args.value("--seed") ?? String(Simulator.defaultSeed)
+        let dir: String = try args.get(Self.out)
+        // A folder of many files: standard output cannot hold it.
+        if dir == "-" { throw UsageError("'--out' must be a folder for the demo's files, got '-'") }
+        let meetings: Int = try args.get(Self.meetings)
+        let seed = String(try args.get(Self.seed))
         let fm = FileManager.default
         let db = dir + "/mqa.sqlite"
         // A fresh store each time, so the demo's numbers are the seed's.

@@ -14,20 +14,18 @@ enum ExportCommand {
             their compressed chunks with the decimals they were logged with. Ingesting
             the export into an empty store gives the same store (and the same export).
             """,
-        options: [
-            CommandContext.dbOption,
-            .option("--meeting", value: "ID", help: "Only this meeting."),
-            .option("--format", value: "FORMAT", help: "ndjson (default) or csv."),
-            CommandContext.outOption,
-        ])
+        options: [Options.db, meeting, format, Options.out])
+
+    static let meeting = Option<String>.string("--meeting", value: "ID", help: "Only this meeting.")
+    static let format = Options.format(["ndjson", "csv"], default: "ndjson")
 
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format = try args.choice("--format", ["ndjson", "csv"], default: "ndjson", usage: spec.usage)
+        let format: String = try args.get(Self.format)
         let store = try context.openStore(args)
         let out = try context.output(args)
-        let meeting = try args.value("--meeting").map { try store.resolveMeeting($0) }
+        let meeting = try args.value(Self.meeting).map { try store.resolveMeeting($0) }
         try Exporter(store: store).export(meeting: meeting, format: Exporter.Format(rawValue: format)!, to: out)
         return ExitCode.success
     }

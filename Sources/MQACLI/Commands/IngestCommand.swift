@@ -31,25 +31,23 @@ enum IngestCommand {
             """,
         arguments: [("FILE...", "Event logs or stats dumps: plain, gzip or zstd compressed, or - for standard input.")],
         minPositionals: 1, maxPositionals: nil,
-        options: [
-            CommandContext.dbOption,
-            .option("--format", value: "FORMAT", help: "Summary format: text (default; md is the same) or json."),
-            .option("--input-format", value: "FORMAT",
-                    help: "Content format of every FILE: auto (default: told by content), events, rtcstats or webrtc-internals."),
-            .option("--meeting", value: "ID", help: "Meeting id for events converted from dumps (default: rtc-<file name>)."),
-            CommandContext.outOption,
-        ])
+        options: [Options.db, format, inputFormat, meeting, Options.out])
+
+    static let format = Options.format(["text", "json", "md"], default: "text", help: "Summary format (md is the same as text).")
+    static let inputFormat = Option<String>.choice(
+        "--input-format", help: "Content format of every FILE (auto: told by content).",
+        ["auto"] + InputFormat.allCases.map(\.rawValue), default: "auto")
+    static let meeting = Option<String>.string(
+        "--meeting", value: "ID", help: "Meeting id for events converted from dumps.", defaultText: "rtc-<file name>",
+        validate: { $0.isEmpty || $0.count > 256 ? "must be 1 to 256 characters" : nil })
 
     static let command = Subcommand(spec: spec, run: run)
 
     static let shownRejects = 20
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format = try args.choice("--format", ["text", "json", "md"], default: "text", usage: spec.usage)
-        let inputFormat = try args.choice("--input-format", ["auto"] + InputFormat.allCases.map(\.rawValue), default: "auto", usage: spec.usage)
-        if let meeting = args.value("--meeting"), meeting.isEmpty || meeting.count > 256 {
-            throw UsageError("'--meeting' must be 1 to 256 characters", usage: spec.usage)
-        }
+        let format: String = try args.get(Self.format)
+        let inputFormat: String = try args.get(Self.inputFormat)
         // Opened first: a bad --out (the store itself, a folder) is refused
         // before anything is ingested; the file appears only at the end.
         let out = try context.output(args)
@@ -58,7 +56,7 @@ enum IngestCommand {
         let store = try EventStore(path: dbPath)
         let ingester = Ingester(store: store)
         ingester.inputFormat = InputFormat(rawValue: inputFormat)
-        ingester.meeting = args.value("--meeting")
+        ingester.meeting = args.value(Self.meeting)
         // Advanced, for benchmarks: summarize only after the last input (as
         // before the summary worker), to compare the two side by side.
         if context.environment["MQA_SUMMARIZE_AFTER"] != nil { ingester.summarizeWhileReading = false }

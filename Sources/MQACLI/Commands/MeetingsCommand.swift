@@ -16,19 +16,17 @@ enum MeetingsCommand {
             fleet`): higher is worse. Any unique prefix of an id works wherever a
             meeting id is expected (`mqa report meeting 3f2a`).
             """,
-        options: [
-            CommandContext.dbOption,
-            CommandContext.sinceOption, CommandContext.untilOption,
-            .option("--top", value: "N", help: "Only the N newest meetings."),
-            .option("--format", value: "FORMAT", help: "md (default), json or csv."),
-            CommandContext.outOption,
-        ])
+        options: [Options.db, Options.since, Options.until, top, format, Options.out])
+
+    static let top = Option<Int>.integer(
+        "-n", "--top", value: "N", help: "Only the N newest meetings.", range: 1...Int(Int32.max), defaultText: "all")
+    static let format = Options.format(["md", "json", "csv"])
 
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format = try context.format(args, ["md", "json", "csv"], usage: spec.usage)
-        let top = args.value("--top") == nil ? Int.max : try args.int("--top", default: 0, range: 1...Int(Int32.max), usage: spec.usage)
+        let format: String = try args.get(Self.format)
+        let top = args.value(Self.top) ?? Int.max
         let window = try context.timeWindow(args)
         let path = try context.databasePath(args)
         try EventStore.refreshStaleSummaries(path: path)

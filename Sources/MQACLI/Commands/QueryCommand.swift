@@ -23,14 +23,13 @@ enum QueryCommand {
             """,
         arguments: [("NAME", "The query (see --list).")],
         maxPositionals: 1,
-        options: [
-            CommandContext.dbOption,
-            .flag("--list", help: "List the named queries and what they return."),
-            .option("--param", value: "K=V", help: "Bind :K to V (repeatable).", repeatable: true),
-            CommandContext.sinceOption, CommandContext.untilOption,
-            .option("--format", value: "FORMAT", help: "md (default), json or csv."),
-            CommandContext.outOption,
-        ])
+        options: [Options.db, list, param, Options.since, Options.until, format, Options.out])
+
+    static let list = Option<Bool>.flag("--list", help: "List the named queries and what they return.")
+    static let param = Option<[String]>.repeatable(
+        "--param", value: "K=V", help: "Bind :K to V.",
+        validate: { ($0.firstIndex(of: "=") ?? $0.startIndex) == $0.startIndex ? "takes K=V" : nil })
+    static let format = Options.format(["md", "json", "csv"])
 
     static let command = Subcommand(spec: spec, run: run)
 
@@ -39,7 +38,7 @@ enum QueryCommand {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let out = try context.output(args)
-        if args.has("--list") {
+        if try args.get(Self.list) {
             out.write(QueryReport.list(Queries.named))
             out.flush()
             return ExitCode.success
@@ -50,7 +49,7 @@ enum QueryCommand {
         guard Queries.named.contains(where: { $0.name == name }) else {
             throw UsageError("no query named '\(name)'; known: \(Queries.named.map(\.name).joined(separator: ", "))")
         }
-        let format = try args.choice("--format", ["md", "json", "csv"], default: "md", usage: spec.usage)
+        let format: String = try args.get(Self.format)
         let window = try context.timeWindow(args)
         // Summaries left stale by a killed ingest are redone first, when the
         // store may be written; a read-only store is queried as it is.
@@ -60,10 +59,9 @@ enum QueryCommand {
         let takes = try store.declaredParameters(ofQuery: name)
         let names = takes.map(\.name)
         var given: [String: String] = [:]
-        for pair in args.values["--param"] ?? [] {
-            guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
-                throw UsageError("'--param' takes K=V, got '\(pair)'")
-            }
+        for pair in try args.get(Self.param) {
+            // `param` checked the shape: a key, then `=`.
+            let eq = pair.firstIndex(of: "=")!
             let key = String(pair[..<eq])
             guard names.contains(key) else {
                 throw UsageError("query '\(name)' has no parameter '\(key)' (it takes: \(names.isEmpty ? "none" : names.joined(separator: ", ")))")

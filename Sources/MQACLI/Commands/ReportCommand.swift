@@ -9,13 +9,9 @@ import MQAIngest
 /// What the three `report` subcommands share: options and format (the
 /// config is `CommandContext.tierConfig`, as for `tiers`).
 enum ReportOptions {
-    static let formatOption = OptionSpec.option(
-        "--format", value: "FORMAT", help: "md (default), json, csv or html (one self-contained page).")
-
-    static func format(_ args: ParsedArguments, usage: String) throws -> ReportFormat {
-        let text = try args.choice("--format", ReportFormat.allCases.map(\.rawValue), default: "md", usage: usage)
-        return ReportFormat(rawValue: text)!
-    }
+    static let format = Option<ReportFormat>.choice(
+        "-f", "--format", help: "The output format (html: one self-contained page).",
+        ReportFormat.allCases.map { ($0.rawValue, $0) }, default: .md, defaultText: "md", followsOut: true)
 
     /// One meeting's report, or the store's "no such meeting" error.
     static func meetingReport(_ store: EventStore, _ id: String, config: TierConfig, _ context: CommandContext) throws -> MeetingReport {
@@ -53,21 +49,22 @@ enum ReportMeetingCommand {
             """,
         arguments: [("ID", "The meeting id (omit with --all).")],
         maxPositionals: 1,
-        options: [
-            CommandContext.dbOption, CommandContext.configOption, ReportOptions.formatOption,
-            .option("--out", value: "PATH", help: "Write to this file (with --all: into this directory)."),
-            .flag("--all", help: "Every meeting in the store, one file each, into --out DIR."),
-            CommandContext.sinceOption, CommandContext.untilOption,
-        ])
+        options: [Options.db, Options.config, ReportOptions.format, out, all, Options.since, Options.until])
+
+    static let out = Option<String>.path(
+        "-o", "--out", value: "PATH", help: "Write to this file (with --all: into this directory); - is standard output.")
+    static let all = Option<Bool>.flag("--all", help: "Every meeting in the store, one file each, into --out DIR.")
 
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format = try ReportOptions.format(args, usage: spec.usage)
+        let format: ReportFormat = try args.get(ReportOptions.format)
         let config = try context.tierConfig(args)
-        if args.has("--all") {
+        if try args.get(Self.all) {
             guard args.positionals.isEmpty else { throw UsageError("give either a meeting ID or --all, not both") }
-            guard let dir = args.value("--out") else { throw UsageError("--all needs --out DIR") }
+            guard let dir = args.value(Self.out) else { throw UsageError("--all needs --out DIR") }
+            // Many files: standard output cannot hold them.
+            if dir == "-" { throw UsageError("--all needs --out DIR, a folder; '-' (standard output) cannot hold its files") }
             let store = try context.openStore(args, requireMeetings: true)
             return try batch(store: store, dir: dir, format: format, config: config, window: try context.timeWindow(args), context: context)
         }
@@ -156,18 +153,16 @@ enum ReportTrackCommand {
             """,
         arguments: [("TRACK", "The track id, as in stream_subscribe.")],
         minPositionals: 1, maxPositionals: 1,
-        options: [
-            CommandContext.dbOption, CommandContext.configOption,
-            .option("--meeting", value: "ID", help: "The meeting (required)."),
-            ReportOptions.formatOption, CommandContext.outOption,
-        ])
+        options: [Options.db, Options.config, meeting, ReportOptions.format, Options.out])
+
+    static let meeting = Option<String>.string("--meeting", value: "ID", help: "The meeting.", required: true)
 
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format = try ReportOptions.format(args, usage: spec.usage)
+        let format: ReportFormat = try args.get(ReportOptions.format)
         let config = try context.tierConfig(args)
-        guard let meeting = args.value("--meeting") else { throw UsageError("missing '--meeting <id>'") }
+        let meeting: String = try args.get(Self.meeting)
         let store = try context.openStore(args)
         let report = try ReportOptions.meetingReport(store, meeting, config: config, context)
         let track = try TrackReport(meeting: report, track: args.positionals[0])
@@ -182,18 +177,16 @@ enum ReportFleetCommand {
         name: "report fleet",
         abstract: "All meetings ranked worst first, with counts of each issue code.",
         discussion: "Score = " + FleetReport.scoreRule + ".",
-        options: [
-            CommandContext.dbOption, CommandContext.configOption,
-            .option("--top", value: "N", help: "Show only the N worst meetings (default: all)."),
-            CommandContext.sinceOption, CommandContext.untilOption,
-            ReportOptions.formatOption, CommandContext.outOption,
-        ])
+        options: [Options.db, Options.config, top, Options.since, Options.until, ReportOptions.format, Options.out])
+
+    static let top = Option<Int>.integer(
+        "-n", "--top", value: "N", help: "Show only the N worst meetings.", range: 1...Int(Int32.max), defaultText: "all")
 
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format = try ReportOptions.format(args, usage: spec.usage)
-        let top = args.value("--top") == nil ? nil : try args.int("--top", default: 0, range: 1...Int(Int32.max), usage: spec.usage)
+        let format: ReportFormat = try args.get(ReportOptions.format)
+        let top = args.value(Self.top)
         let config = try context.tierConfig(args)
         let store = try context.openStore(args, requireMeetings: true)
         var entries: [FleetEntry] = []

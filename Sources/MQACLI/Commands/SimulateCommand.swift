@@ -20,24 +20,24 @@ enum SimulateCommand {
             duplicate lines, RFC 3339 times, unknown events). Docs/simulator.md lists
             the model's parameters.
             """,
-        options: [
-            .option("--meetings", value: "N", help: "How many meetings (default \(Simulator.defaultMeetings))."),
-            .option("--seed", value: "S", help: "Random seed (default \(Simulator.defaultSeed))."),
-            .option("--out", value: "PATH", help: "A folder to write one file per client per meeting into (PATH/<meeting>/<uid>.ndjson); standard output when absent."),
-        ])
+        options: [meetings, seed, out])
+
+    static let meetings = Option<Int>.integer(
+        "--meetings", value: "N", help: "How many meetings.", range: 1...1_000_000, default: Simulator.defaultMeetings)
+    static let seed = Option<UInt64>.integer("--seed", value: "S", help: "Random seed.", range: 0...UInt64.max, default: Simulator.defaultSeed)
+    static let out = Option<String>.path(
+        "-o", "--out", value: "PATH",
+        help: "A folder to write one file per client per meeting into (PATH/<meeting>/<uid>.ndjson); standard output when absent or -.")
 
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let meetings = try args.int("--meetings", default: Simulator.defaultMeetings, range: 1...1_000_000, usage: spec.usage)
-        let seedText = args.value("--seed") ?? String(Simulator.defaultSeed)
-        guard let seed = UInt64(seedText) else {
-            throw UsageError("'--seed' must be a whole number ≥ 0, got '\(seedText)'", usage: spec.usage)
-        }
+        let meetings: Int = try args.get(Self.meetings)
+        let seed: UInt64 = try args.get(Self.seed)
         let simulator = Simulator(seed: seed, meetings: meetings)
         let started = Date()
         let summary: SimulationSummary
-        if let path = args.value("--out") {
+        if let path = args.value(Self.out), path != "-" {
             summary = try simulator.writeFiles(to: URL(fileURLWithPath: path))
         } else {
             let out = context.stdout

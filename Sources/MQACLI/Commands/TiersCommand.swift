@@ -17,20 +17,17 @@ enum TiersCommand {
             under the defaults or --config. Lists every tier change, the time spent in
             each tier and the flaps (changes between two known tiers).
             """,
-        options: [
-            CommandContext.dbOption,
-            .option("--meeting", value: "ID", help: "The meeting (required)."),
-            .option("--uid", value: "U", help: "Only this client."),
-            CommandContext.configOption,
-            .option("--format", value: "FORMAT", help: "md (default), json or csv."),
-            CommandContext.outOption,
-        ])
+        options: [Options.db, meeting, uid, Options.config, format, Options.out])
+
+    static let meeting = Option<String>.string("--meeting", value: "ID", help: "The meeting.", required: true)
+    static let uid = Option<String>.string("--uid", value: "U", help: "Only this client.")
+    static let format = Options.format(["md", "json", "csv"])
 
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        guard let given = args.value("--meeting") else { throw UsageError("missing '--meeting <id>'") }
-        let format = try context.format(args, ["md", "json", "csv"], usage: spec.usage)
+        let given: String = try args.get(Self.meeting)
+        let format: String = try args.get(Self.format)
         let config = try context.tierConfig(args)
         let store = try context.openStore(args)
         let meeting = try store.resolveMeeting(given)
@@ -38,7 +35,7 @@ enum TiersCommand {
         guard let (log, analysis) = try store.analyzeMeeting(meeting, config: config) else {
             throw StoreError.noMeeting(meeting)
         }
-        let uid = args.value("--uid")
+        let uid = args.value(Self.uid)
         if let uid, !log.clients.contains(where: { $0.uid == uid }) {
             throw StoreError.noClient(meeting: meeting, uid: uid)
         }

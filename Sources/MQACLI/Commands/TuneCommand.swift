@@ -34,40 +34,41 @@ enum TuneCommand {
             """,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
-        options: [
-            CommandContext.dbOption,
-            CommandContext.sinceOption, CommandContext.untilOption,
-            .option("--grid", value: "FILE", help: "The grid JSON (required, except with --merge)."),
-            .option("--target", value: "TIER", help: "Alarm tier: good, fair, poor (default) or bad."),
-            .option("--lead-ms", value: "N", help: "How long before a stall an alarm counts (default 10000)."),
-            .option("--top", value: "N", help: "Show only the N best (md and csv; default all)."),
-            .option("--format", value: "FORMAT", help: "md (default), json or csv."),
-            .flag("--partials", help: "Print the additive counts per config (JSON), to be merged with --merge."),
-            .flag("--merge", help: "Rank the sum of the partials files given as arguments (no store is read)."),
-            CommandContext.outOption,
-        ])
+        options: [Options.db, Options.since, Options.until, grid, target, leadMs, top, format, partials, merge, Options.out])
+
+    static let grid = Option<String>.path("--grid", value: "FILE", help: "The grid JSON (required, except with --merge).")
+    // No tier is above excellent, so it could never raise an alarm.
+    static let target = Option<Tier>.choice(
+        "--target", value: "TIER", help: "Alarm tier.", [Tier.good, .fair, .poor, .bad].map { ($0.name, $0) },
+        default: TuningOptions().target, defaultText: TuningOptions().target.name)
+    static let leadMs = Option<Int64>.integer(
+        "--lead-ms", value: "N", help: "How long before a stall an alarm counts.", range: 0...86_400_000,
+        default: TuningOptions().leadMs)
+    static let top = Option<Int>.integer(
+        "-n", "--top", value: "N", help: "Show only the N best (md and csv).", range: 1...Int.max, default: Int.max, defaultText: "all")
+    static let format = Options.format(["md", "json", "csv"])
+    static let partials = Option<Bool>.flag(
+        "--partials", help: "Print the additive counts per config (JSON), to be merged with --merge.")
+    static let merge = Option<Bool>.flag(
+        "--merge", help: "Rank the sum of the partials files given as arguments (no store is read).")
 
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        if args.has("--merge") { return try merge(args, context) }
+        if try args.get(Self.merge) { return try merge(args, context) }
         guard args.positionals.isEmpty else {
             throw UsageError("unexpected argument '\(args.positionals[0])' (files are read only with --merge)")
         }
-        guard let gridPath = args.value("--grid") else { throw UsageError("missing '--grid <file>'") }
-        let partials = args.has("--partials")
-        let format = try context.format(args, partials ? ["json"] : ["md", "json", "csv"], usage: spec.usage)
-        var options = TuningOptions()
-        if let name = args.value("--target") {
-            // No tier is above excellent, so it could never raise an alarm.
-            guard let tier = Tier(name: name), tier.isKnown, tier != .excellent else {
-                throw UsageError("'--target' must be one of good, fair, poor, bad; got '\(name)'")
-            }
-            options.target = tier
+        let gridPath: String = try args.get(Self.grid)
+        let partials: Bool = try args.get(Self.partials)
+        let format: String = try args.get(Self.format)
+        // Partials are JSON only; an explicit other format is a mistake.
+        if partials && args.isGiven(Self.format) && format != "json" {
+            throw UsageError("'--format' must be one of json (with --partials), got '\(format)'")
         }
-        options.leadMs = Int64(try args.int("--lead-ms", default: 10_000, range: 0...86_400_000, usage: spec.usage))
+        let options = TuningOptions(target: try args.get(Self.target), leadMs: try args.get(Self.leadMs))
         if let problem = options.problem { throw UsageError(problem) }
-        let top = try args.int("--top", default: Int.max, range: 1...Int.max, usage: spec.usage)
+        let top: Int = try args.get(Self.top)
         guard let data = FileManager.default.contents(atPath: gridPath) else {
             throw UsageError("cannot read grid file '\(gridPath)'")
         }
@@ -126,13 +127,14 @@ enum TuneCommand {
 
     /// `mqa tune --merge FILE...`: no store, only the partials.
     static func merge(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        for name in ["--grid", "--target", "--lead-ms", "--db", "--since", "--until"] where args.value(name) != nil {
-            throw UsageError("'\(name)' does not go with --merge: the partials carry it")
+        let storeOptions: [any OptionDeclaration] = [grid, target, leadMs, Options.db, Options.since, Options.until]
+        for option in storeOptions where args.isGiven(option) {
+            throw UsageError("'\(option.spec.primary)' does not go with --merge: the partials carry it")
         }
-        if args.has("--partials") { throw UsageError("give either --partials or --merge, not both") }
+        if try args.get(Self.partials) { throw UsageError("give either --partials or --merge, not both") }
         guard !args.positionals.isEmpty else { throw UsageError("--merge needs at least one partials file") }
-        let format = try context.format(args, ["md", "json", "csv"], usage: spec.usage)
-        let top = try args.int("--top", default: Int.max, range: 1...Int.max, usage: spec.usage)
+        let format: String = try args.get(Self.format)
+        let top: Int = try args.get(Self.top)
         var parts: [TuningPartials] = []
         for path in args.positionals {
             guard let data = FileManager.default.contents(atPath: path) else {

@@ -231,7 +231,7 @@ public enum StoreError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noStore(let path): "no store at \(path) (create one with `mqa ingest FILE...`, or pass --db PATH)"
-        case .noMeeting(let id): "no meeting \"\(id)\" in the store (`mqa query meetings` lists them)"
+        case .noMeeting(let id): "no meeting \"\(id)\" in the store (`mqa meetings` lists them)"
         case .noClient(let meeting, let uid): "meeting \"\(meeting)\" has no client \"\(uid)\""
         case .noSuchQuery(let name, let known): "no query named '\(name)'; known: \(known.joined(separator: ", "))"
         case .noSuchParameter(let query, let parameter, let known):

@@ -1,0 +1,131 @@
+/// The parsed command line of one subcommand: every option's value already
+/// converted and checked, read back by the typed `Option` it was declared as.
+struct ParsedArguments {
+    /// The converted values given, per long name, in command-line order.
+    var given: [String: [Any]] = [:]
+    /// Values not given but told by another option (`--format` by `--out`).
+    var inferred: [String: Any] = [:]
+    var positionals: [String] = []
+    /// `-h`/`--help` was given: nothing else was checked.
+    var wantsHelp = false
+    /// The options of the command, by long name: a read of one it does not
+    /// declare is a programming error, caught in debug builds.
+    var declared: [String: OptionSpec] = [:]
+
+    /// The value given, else the one told by another option, else the default.
+    func value<V>(_ option: Option<V>) -> V? {
+        let name = option.spec.primary
+        assert(declared[name] != nil, "reading '\(name)', which the command does not declare")
+        if let values = given[name], !values.isEmpty { return option.read(values) }
+        if let value = inferred[name] { return value as? V }
+        return option.spec.defaultValue as? V
+    }
+
+    /// The value, or a usage error naming the option when it has none: the
+    /// parser already refused a missing required option, so this throws only
+    /// for options a command needs in some cases (`tune --grid` without `--merge`).
+    func get<V>(_ option: Option<V>) throws -> V {
+        guard let value = value(option) else { throw UsageError("missing '\(option.spec.synopsis)'") }
+        return value
+    }
+
+    /// Whether the option was on the command line (a default does not count).
+    func isGiven(_ option: any OptionDeclaration) -> Bool {
+        !(given[option.spec.primary]?.isEmpty ?? true)
+    }
+}
+
+extension CommandSpec {
+    /// Parses `args` (after the subcommand name): converts and checks every
+    /// value, then the required options and the positional count.
+    func parse(_ args: [String]) throws -> ParsedArguments {
+        let specs = allOptions
+        var parsed = ParsedArguments()
+        for spec in specs { parsed.declared[spec.primary] = spec }
+        // Help wins over any other mistake on the line: who asks for it is
+        // looking for what to type.
+        let options = args.prefix { $0 != "--" }
+        if options.contains("-h") || options.contains("--help") {
+            parsed.wantsHelp = true
+            return parsed
+        }
+        var i = 0
+        var onlyPositionals = false
+        while i < args.count {
+            let arg = args[i]
+            i += 1
+            if onlyPositionals || arg == "-" || !arg.hasPrefix("-") {
+                parsed.positionals.append(arg)
+                continue
+            }
+            if arg == "--" { onlyPositionals = true; continue }
+            let (name, attached) = split(arg, among: specs)
+            guard let spec = specs.first(where: { $0.names.contains(name) }) else {
+                let hint = Suggestion.closest(to: name, among: specs.flatMap(\.names)).map { "; did you mean '\($0)'?" } ?? ""
+                throw UsageError("unknown option '\(name)'\(hint)", usage: usage)
+            }
+            var text = attached
+            if spec.isFlag {
+                if attached != nil { throw UsageError("'\(spec.primary)' takes no value", usage: usage) }
+            } else if text == nil {
+                guard i < args.count else { throw UsageError("missing value for '\(name) <\(spec.valueName!.lowercased())>'", usage: usage) }
+                text = args[i]
+                i += 1
+            }
+            if parsed.given[spec.primary] != nil && !spec.isRepeatable {
+                throw UsageError("'\(spec.primary)' given more than once", usage: usage)
+            }
+            let value: Any
+            do {
+                value = try spec.convert(text ?? "")
+            } catch let invalid as InvalidValue {
+                throw UsageError("'\(spec.primary)' \(invalid.reason), got '\(text ?? "")'", usage: usage)
+            }
+            parsed.given[spec.primary, default: []].append(value)
+        }
+        if parsed.positionals.count < minPositionals {
+            let missing = arguments.map { "<\($0.0.lowercased())>" }.joined(separator: " ")
+            throw UsageError("missing expected argument '\(missing)'", usage: usage)
+        }
+        if let maxPositionals, parsed.positionals.count > maxPositionals {
+            throw UsageError("unexpected argument '\(parsed.positionals[maxPositionals])'", usage: usage)
+        }
+        for spec in specs where spec.isRequired && parsed.given[spec.primary] == nil {
+            throw UsageError("missing '\(spec.synopsis)'", usage: usage)
+        }
+        for spec in specs where spec.followsOutExtension && parsed.given[spec.primary] == nil {
+            if let out = parsed.given["--out"]?.last as? String, let word = Self.format(ofFile: out, among: spec.choices) {
+                parsed.inferred[spec.primary] = try spec.convert(word)
+            }
+        }
+        return parsed
+    }
+
+    /// The option name and the value written into the same word: `--out=FILE`,
+    /// or a short option's attached value (`-n2`, `-fjson`).
+    private func split(_ arg: String, among specs: [OptionSpec]) -> (String, String?) {
+        if arg.hasPrefix("--") {
+            guard let eq = arg.firstIndex(of: "=") else { return (arg, nil) }
+            return (String(arg[..<eq]), String(arg[arg.index(after: eq)...]))
+        }
+        let short = String(arg.prefix(2))
+        // Only a short option that takes a value can have one attached;
+        // anything else is reported whole (`-xyz` is unknown, not `-x`).
+        if arg.count > 2, let spec = specs.first(where: { $0.names.contains(short) }), !spec.isFlag {
+            return (short, String(arg.dropFirst(2)))
+        }
+        return (arg, nil)
+    }
+
+    /// The format a file name's extension names, among `choices`:
+    /// `report.html` → html, `a.HTM` → html, `log.jsonl` → ndjson.
+    static func format(ofFile path: String, among choices: [String]) -> String? {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        var ext = path[path.index(after: dot)...].lowercased()
+        if ext == "htm" { ext = "html" }
+        if ext == "markdown" { ext = "md" }
+        if ext == "txt" && choices.contains("text") { ext = "text" }
+        if ext == "jsonl" && choices.contains("ndjson") { ext = "ndjson" }
+        return choices.contains(ext) ? ext : nil
+    }
+}
