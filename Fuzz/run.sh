@@ -39,48 +39,48 @@ for arg in "$@"; do
 done
 
 out=.build/fuzz
-mkdir -p "$out/mqastore" "$out/artifacts"
+mkdir -p "$out/artifacts"
 root=$(pwd)
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$root/Sources/CSQLite" -I "$root/Sources/CZstd" -I "$root/Sources/CCrypto" -I "$root/Sources/CZlib")
-store_sources=("$root"/Sources/MQAStore/*.swift)
+libs=(-lsqlite3 -lzstd -lcrypto -lz)
+
+# Each target is one module of the package's sources it needs (the
+# package's own imports of its modules dropped), so every line is
+# instrumented and `package`/internal API is reachable.
+base=(Sources/MQABase/*.swift)
+model=(Sources/MQAModel/*.swift Sources/MQAModel/Parsing/*.swift)
+codec=(Sources/MQAStore/Codec/*.swift)
+importers=(Sources/MQAIngest/Import/*.swift Sources/MQAIngest/Ingest/LineReader.swift Sources/MQAStore/Tables/IngestSummary.swift)
+
+# fuzz_build NAME OUTPUT SOURCES...: stages SOURCES without `import MQA*` and compiles them.
+fuzz_build() {
+    local name=$1 output=$2
+    shift 2
+    local stage="$out/src-$name"
+    rm -rf "$stage"
+    mkdir -p "$stage"
+    local k=0 f
+    for f in "$@"; do
+        k=$((k + 1))
+        sed -E '/^(@testable )?import MQA[A-Za-z]+$/d' "$f" > "$stage/$k-$(basename "$f")"
+    done
+    swiftc "${flags[@]}" -package-name mqa -module-name "$name" "$stage"/*.swift "${libs[@]}" -o "$output" 2> "$out/build-$name.log" \
+        || { cat "$out/build-$name.log" >&2; exit 1; }
+}
 
 # Rebuild only when a source is newer than the targets.
+newest() { find Sources/MQABase Sources/MQAModel Sources/MQAStore Sources/MQAIngest Fuzz -name '*.swift' -newer "$1"; }
 if [ "$build_only" = 0 ] && [ -x "$out/line-fuzz" ] && [ -x "$out/chunk-fuzz" ] \
     && [ -x "$out/rtcstats-fuzz" ] && [ -x "$out/internals-fuzz" ] \
-    && [ -z "$(find Sources/MQAStore Sources/MQADomain Fuzz -name '*.swift' -newer "$out/rtcstats-fuzz")" ] \
-    && [ -z "$(find Sources/MQAStore Sources/MQADomain Fuzz -name '*.swift' -newer "$out/line-fuzz")" ] \
-    && [ -z "$(find Sources/MQAStore Fuzz -name '*.swift' -newer "$out/chunk-fuzz")" ]; then
+    && [ -z "$(newest "$out/rtcstats-fuzz")" ] && [ -z "$(newest "$out/line-fuzz")" ] && [ -z "$(newest "$out/chunk-fuzz")" ]; then
     echo "== fuzz targets are up to date" >&2
 else
 echo "== building the fuzz targets" >&2
-# chunk: the MQAStore sources and the target in one module (internal API reachable).
-swiftc "${flags[@]}" -module-name ChunkFuzz "${store_sources[@]}" Fuzz/ChunkFuzz/main.swift \
-    -lsqlite3 -lzstd -lcrypto -lz -o "$out/chunk-fuzz" 2> "$out/build-chunk.log" || { cat "$out/build-chunk.log" >&2; exit 1; }
-# line: MQAStore as a module, then the parsing and model sources of MQADomain with the target.
-(cd "$out/mqastore" && swiftc "${flags[@]}" \
-    -module-name MQAStore -emit-module -emit-module-path MQAStore.swiftmodule -wmo -c "${store_sources[@]}") \
-    2> "$out/build-store.log" \
-    || { cat "$out/build-store.log" >&2; exit 1; }
-domain=(
-    Sources/MQADomain/Parsing/JSONScanner.swift Sources/MQADomain/Parsing/LineParser.swift
-    Sources/MQADomain/Parsing/NumberText.swift Sources/MQADomain/Parsing/RFC3339.swift
-    Sources/MQADomain/Model/Event.swift Sources/MQADomain/Model/EventDescriptor.swift
-    Sources/MQADomain/Model/CanonicalJSON.swift Sources/MQADomain/Support/JSON.swift
-    Sources/MQADomain/Support/Time.swift
-)
-swiftc "${flags[@]}" -I "$out/mqastore" -module-name LineFuzz "${domain[@]}" Fuzz/LineFuzz/main.swift \
-    "$out"/mqastore/*.o -lsqlite3 -lzstd -lcrypto -lz -o "$out/line-fuzz" 2> "$out/build-line.log" \
-    || { cat "$out/build-line.log" >&2; exit 1; }
-# rtcstats / internals: the same parsing sources plus the importers (no store).
-importers=(Sources/MQADomain/Ingest/LineReader.swift Sources/MQADomain/Import/LineReader+Dump.swift
-    Sources/MQADomain/Parsing/JSONScanner+Walk.swift Sources/MQADomain/Import/StatsReport.swift
-    Sources/MQADomain/Import/ConnectionConverter.swift Sources/MQADomain/Import/RTCStatsImporter.swift
-    Sources/MQADomain/Import/WebRTCInternalsImporter.swift Sources/MQADomain/Import/WebRTCImport.swift)
+fuzz_build ChunkFuzz "$out/chunk-fuzz" "${base[@]}" "${codec[@]}" Fuzz/ChunkFuzz/main.swift
+fuzz_build LineFuzz "$out/line-fuzz" "${base[@]}" "${model[@]}" Fuzz/LineFuzz/main.swift
 for t in rtcstats:RTCStatsFuzz internals:InternalsFuzz; do
-    swiftc "${flags[@]}" -I "$out/mqastore" -module-name "${t#*:}" "${domain[@]}" "${importers[@]}" \
-        Fuzz/ImportFuzzSupport.swift "Fuzz/${t#*:}/main.swift" \
-        "$out"/mqastore/*.o -lsqlite3 -lzstd -lcrypto -lz -o "$out/${t%%:*}-fuzz" 2> "$out/build-${t%%:*}.log" \
-        || { cat "$out/build-${t%%:*}.log" >&2; exit 1; }
+    fuzz_build "${t#*:}" "$out/${t%%:*}-fuzz" "${base[@]}" "${model[@]}" "${importers[@]}" \
+        Fuzz/ImportFuzzSupport.swift "Fuzz/${t#*:}/main.swift"
 done
 fi
 [ "$build_only" = 1 ] && { echo "built $out/line-fuzz, chunk-fuzz, rtcstats-fuzz and internals-fuzz" >&2; exit 0; }
