@@ -28,7 +28,7 @@ let queryFiles = [
 // The line scanner, the chunk codecs, the batch parser and the tuning kernel
 // touch struct and class fields millions of times a second. Dynamic
 // exclusivity checks cost 5.2 % of an ingest's instructions with the flag
-// off everywhere (callgrind, 60 logs: 1,082M vs 1,028M) and 1.7 % of a
+// off everywhere (callgrind, 60 logs: 1,082M vs 1,028M) and 0.8 % of a
 // tune's, so the modules on those paths keep it; static checks still run.
 let hotLoops: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
