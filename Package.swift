@@ -56,10 +56,10 @@ let package = Package(
             name: "MQAQueries", path: "Queries",
             exclude: ["README.md"],
             resources: queryFiles.map { .embedInCode($0) }),
-        .target(name: "MQABase", dependencies: ["CZstd", "CZlib", "CCrypto"], swiftSettings: hotLoops),
-        .target(name: "MQAModel", dependencies: ["MQABase"], swiftSettings: hotLoops),
-        .target(name: "MQAAnalysis", dependencies: ["MQABase", "MQAModel"], swiftSettings: hotLoops),
-        .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd", "MQABase", "MQAModel", "MQAAnalysis", "MQAQueries"], swiftSettings: hotLoops),
+        .target(name: "MQABase", dependencies: ["CZstd", "CZlib", "CCrypto"], swiftSettings: hotLoops + [.swiftLanguageMode(.v6)]),
+        .target(name: "MQAModel", dependencies: ["MQABase"], swiftSettings: hotLoops + [.swiftLanguageMode(.v6)]),
+        .target(name: "MQAAnalysis", dependencies: ["MQABase", "MQAModel"], swiftSettings: hotLoops + [.swiftLanguageMode(.v6)]),
+        .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd", "MQABase", "MQAModel", "MQAAnalysis", "MQAQueries"], swiftSettings: hotLoops + [.swiftLanguageMode(.v6)]),
         .target(name: "MQAIngest", dependencies: ["MQABase", "MQAModel", "MQAStore"], swiftSettings: hotLoops),
         .target(name: "MQASimulator", dependencies: ["MQABase", "MQAModel", "MQAAnalysis"]),
         .target(name: "MQAReports", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore"]),
@@ -82,8 +82,9 @@ let package = Package(
         .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQABase", "MQAModel", "MQAStore", "MQAIngest"]),
         .testTarget(name: "MQARecorderTests", dependencies: ["MQARecorder", "MQAModel", "MQABase", "MQAStore", "MQAIngest"], swiftSettings: [.swiftLanguageMode(.v6)]),
     ],
-    // Swift 5 mode: the CLI keeps command tables and output sinks in statics,
-    // used from one thread; the parallel tuning sweep shares only immutable
-    // arrays.
+    // Swift 6 mode for the foundation, model, analysis and store modules (set
+    // per target above); Swift 5 for the rest: the dump importers' pipeline
+    // threads and the CLI's command tables and output sinks in statics are
+    // not yet written for strict concurrency checking.
     swiftLanguageModes: [.v5]
 )

@@ -80,7 +80,7 @@ public struct Issue: Sendable, Equatable {
 /// A participant issue raised when one statistic is beyond its threshold:
 /// the rule and the words of its detail in one row, so the text can never
 /// restate a threshold the check does not use.
-struct ThresholdRule {
+struct ThresholdRule: Sendable {
     var code: IssueCode
     var threshold: Double
     /// What is measured, as the detail names it: `p95 loss`.
@@ -89,7 +89,7 @@ struct ThresholdRule {
     var unit: String
     /// Raised below the threshold (`low_mos`) instead of above it.
     var below = false
-    var value: (ParticipantAnalysis) -> Double?
+    var value: @Sendable (ParticipantAnalysis) -> Double?
 
     /// `p95 loss 7.5% (> 5%)` when `p` crosses the threshold.
     func issue(_ p: ParticipantAnalysis) -> Issue? {

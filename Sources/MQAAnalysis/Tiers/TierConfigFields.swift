@@ -77,7 +77,8 @@ struct TierConfigField {
 extension TierConfig {
     /// Every key in the spec's order: also the JSON output order and the
     /// order in which a tuning grid's product is enumerated.
-    static let fields: [TierConfigField] = [
+    // Built once, never changed: the closures capture only key paths.
+    nonisolated(unsafe) static let fields: [TierConfigField] = [
         TierConfigField("thresholds", \.thresholds, json: { .array($0.map { .double($0) }) },
             parse: { (value: Any, _: [Double]) throws(TierConfigField.Problem) -> [Double] in
                 let shape = TierConfigField.Problem(

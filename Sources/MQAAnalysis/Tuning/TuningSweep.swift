@@ -62,7 +62,10 @@ public enum Tuning {
         let kernel = TuningKernel(corpus: corpus, options: options)
         let (mosColumns, columnFor) = (columns, columnOf)  // immutable copies for the workers
         let out = ConcurrentSlots<TuningCounts>(count: configs.count)
-        let work = { (i: Int) in
+        // The workers share only immutable values and write their own slots.
+        nonisolated(unsafe) let shared = (kernel, mosColumns, columnFor, configs)
+        let work: @Sendable (Int) -> Void = { i in
+            let (kernel, mosColumns, columnFor, configs) = shared
             out.set(i, mosColumns[columnFor[i]].withUnsafeBufferPointer { kernel.counts(configs[i], mos: $0) })
         }
         // MQA_THREADS=1 runs on one core, for benchmarks that compare.

@@ -27,7 +27,10 @@ package struct ComputedSummary {
 ///
 /// Memory is bounded: at most `capacity` meetings are queued, in work or
 /// waiting to be taken.
-package final class SummaryWorkers {
+///
+/// `@unchecked Sendable`: every mutable property is read and written under
+/// `condition`, and each worker thread uses only its own connection.
+package final class SummaryWorkers: @unchecked Sendable {
     private let condition = NSCondition()
     private var queue: [Int64] = []
     private var head = 0
