@@ -56,16 +56,17 @@ struct SpecColdStartTests {
         #expect(a.connections.map(\.coldReports) == [0, 1])
     }
 
-    @Test("cold start: cold reports count in no MOS/loss/RTT statistic, only as cold")
+    @Test("cold start: cold reports (the default coldStartMs is 4000) count in no MOS/loss/RTT statistic, only as cold")
     func statistics() {
         var b = ClientBuilder("a")
         b.join(0)
         b.report(1000, mos: 1.0, rtt: 900, loss: 50)  // cold: inside the cold start
+        b.report(3999, mos: 1.5, rtt: 700, loss: 30)  // cold: the default coldStartMs is 4000
         b.report(5000, mos: 4.5, rtt: 0, loss: 40)    // cold: RTT not measured
         b.report(6000, mos: 4.0, rtt: 80, loss: 1)
         b.leave(7000)
         let p = MeetingAnalysis.analyze(meeting([b]), config: TierConfig()).participants[0]
-        #expect(p.warmReports == 1 && p.coldReports == 2)
+        #expect(p.warmReports == 1 && p.coldReports == 3)
         #expect(p.mos?.mean == 4.0)
         #expect(p.rttMs?.p95 == 80)
         #expect(p.lossPct?.p95 == 1)
