@@ -138,8 +138,9 @@ PY
     fi
     killed=$((killed + 1))
     # Failed tests: ✘ Test "display name" [with N test cases] failed …, or ✘ Test name() failed …
-    sed 's/\x1b\[[0-9;]*m//g' "$work/test.log" \
-        | sed -n -E 's/^.*✘ Test ("([^"]*)"|([^ ]+)) (with [0-9]+ test cases? )?failed.*$/\2\3/p' | sort -u > "$work/failed"
+    # (bytes, not characters: a failure message may quote invalid UTF-8)
+    LC_ALL=C sed 's/\x1b\[[0-9;]*m//g' "$work/test.log" \
+        | LC_ALL=C sed -n -E 's/^.*✘ Test ("([^"]*)"|([^ ]+)) (with [0-9]+ test cases? )?failed.*$/\2\3/p' | sort -u > "$work/failed"
     if [ "$status" -eq 124 ]; then
         printf '%-28s KILLED by a timeout (%ss)\n' "$id" "$secs"
         [ "$killer" = "timeout" ] || strays=$((strays + 1))
