@@ -1,5 +1,9 @@
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// `spec/tiers.md`, "Cold start": a report is cold when
 /// `ts < connectionStart + coldStartMs`, or `rtt == 0`; cold reports never

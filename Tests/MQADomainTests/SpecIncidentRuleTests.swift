@@ -1,5 +1,9 @@
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// One test per rule of `Docs/incidents.md`, on hand-made meetings built
 /// with the helpers of `IncidentTests`.

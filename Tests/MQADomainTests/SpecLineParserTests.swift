@@ -1,5 +1,9 @@
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// `spec/tiers.md`, "MOS of one report": the SDK's `mos` is used when it is
 /// in [1, 5]; 0 and null mean "not available" (valid lines whose MOS the

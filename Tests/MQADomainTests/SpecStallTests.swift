@@ -1,5 +1,9 @@
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// `spec/tiers.md`, "Subscriptions and stalls": alice watches bob's camera.
 @Suite("Spec: subscriptions and stalls")

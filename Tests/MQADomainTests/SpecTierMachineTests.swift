@@ -1,5 +1,9 @@
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// One row per situation of a statement of the tier state machine
 /// (`spec/tiers.md`, "Tier state machine"). Reports are given as MOS values

@@ -1,5 +1,9 @@
 import Testing
-@testable import MQADomain
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
 
 /// `spec/tiers.md`, "Tuning: scoring one config against the stalls", on
 /// hand-made logs scored with `directConfig()` (each warm MOS sets the tier).
