@@ -74,11 +74,14 @@ let package = Package(
         .executableTarget(name: "engine-bench", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest"], path: "Benchmarks/engine-bench"),
         .executableTarget(name: "sim-bench", dependencies: ["MQASimulator"], path: "Benchmarks/sim-bench"),
         .executableTarget(name: "recorder-bench", dependencies: ["MQARecorder"], path: "Benchmarks/recorder-bench"),
+        // Builders the test targets share (ClientBuilder), so a fixture means
+        // the same in each; a library, never shipped in a product.
+        .target(name: "MQATestSupport", dependencies: ["MQABase", "MQAModel"], path: "Tests/MQATestSupport"),
         .testTarget(name: "MQAStoreTests", dependencies: ["MQABase", "MQAStore"]),
-        .testTarget(name: "MQADomainTests", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest", "MQASimulator"], exclude: ["Fixtures"]),
+        .testTarget(name: "MQADomainTests", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest", "MQASimulator", "MQATestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest"]),
         // Goldens are read from the source tree (#filePath), never bundled.
-        .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports", "MQABase", "MQAModel", "MQAAnalysis", "MQAStore"], exclude: ["Golden"]),
+        .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports", "MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQATestSupport"], exclude: ["Golden"]),
         .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQABase", "MQAModel", "MQAStore", "MQAIngest"]),
         .testTarget(name: "MQARecorderTests", dependencies: ["MQARecorder", "MQAModel", "MQABase", "MQAStore", "MQAIngest"], swiftSettings: [.swiftLanguageMode(.v6)]),
     ],

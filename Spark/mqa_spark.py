@@ -210,8 +210,9 @@ def split_file(path, data, order, shards):
 
 
 def safe_file_name(meeting, ext):
-    """SafeFileName.make of Sources/MQAReports: the name `mqa report meeting
-    --all` gives a meeting's file."""
+    """SafeFileName.make of Sources/MQABase/SafeFileName.swift: the name `mqa
+    report meeting --all` gives a meeting's file (sparkMirrorsTheSafeFileName
+    in Tests/MQAReportsTests/SafetyTests.swift compares the two on hard ids)."""
     stem = ''.join(c if (c.isascii() and (c.isalnum() or c in '._-')) else '_' for c in meeting)
     while '..' in stem:
         stem = stem.replace('..', '_.')

@@ -63,22 +63,57 @@ public indirect enum JSON: Equatable, Sendable {
         return "\(d)"
     }
 
-    /// Appends `s` as a JSON string literal.
+    /// Appends `s` as a JSON string literal: the rule of `appendQuoted`.
     public static func quote(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+        // Most ids and texts need no escape: append them whole, without
+        // building the bytes.
+        if !s.utf8.contains(where: needsEscape) {
+            out += "\""
+            out += s
+            out += "\""
+            return
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(s.utf8.count + 8)
+        appendQuoted(s.utf8, to: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The one rule for JSON string literals, on UTF-8 bytes: `"`, `\` and
+    /// control characters are escaped (`\n`, `\r`, `\t` short, the others
+    /// `\u00xx`), every other byte (DEL and non-ASCII included) is copied.
+    /// `utf8` must be valid UTF-8: a String's `utf8`, or bytes the scanner
+    /// decoded. Bytes in, bytes out, so the canonical payload writer on the
+    /// ingest path builds no String; `quote` is the same rule for text.
+    @inlinable
+    public static func appendQuoted<C: Collection<UInt8>>(_ utf8: C, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for b in utf8 {
+            if !needsEscape(b) { out.append(b); continue }
+            out.append(UInt8(ascii: "\\"))
+            switch b {
+            case 0x0A: out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(b)
+            default:
+                out.append(contentsOf: "u00".utf8)
+                out.append(hexDigit(b >> 4))
+                out.append(hexDigit(b & 15))
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether a byte cannot stand in a JSON string as it is.
+    @inlinable
+    static func needsEscape(_ b: UInt8) -> Bool {
+        b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\")
+    }
+
+    /// A lowercase hex digit for `v` in 0...15.
+    @inlinable
+    static func hexDigit(_ v: UInt8) -> UInt8 {
+        v < 10 ? UInt8(ascii: "0") + v : UInt8(ascii: "a") + v - 10
     }
 }

@@ -2,9 +2,10 @@ import MQABase
 
 /// The canonical JSON text of a payload: its descriptor's fields in the
 /// descriptor's order, optional fields left out when absent, strings
-/// minimally escaped. It is both the stored form (readable with
-/// `json_extract`) and the duplicate key, so two lines that differ only in
-/// field order, extra fields or number spelling map to the same text.
+/// minimally escaped (`JSON.appendQuoted`, the one quoting rule). It is both
+/// the stored form (readable with `json_extract`) and the duplicate key, so
+/// two lines that differ only in field order, extra fields or number
+/// spelling map to the same text.
 ///
 /// This is the only writer of that text. Ingest feeds it the scanned line
 /// (no Strings built), `EventPayload.canonicalJSON` feeds it a payload; a
@@ -35,29 +36,6 @@ enum CanonicalJSON {
         }
         out.append(UInt8(ascii: "}"))
     }
-
-    /// A decoded string (UTF-8) as a JSON string: only `"`, `\` and control
-    /// characters escaped, the short forms where JSON has them.
-    static func appendQuoted<C: Collection<UInt8>>(_ decoded: C, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for b in decoded {
-            switch b {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hexDigits[Int(b >> 4)])
-                out.append(hexDigits[Int(b & 15)])
-            default: out.append(b)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
 /// Where the canonical writer takes a payload's values from. Field `i` is
@@ -85,7 +63,7 @@ extension EventPayload: CanonicalSource {
     func isPresent(_ i: Int) -> Bool { values[i] != .absent }
 
     func appendString(_ i: Int, to out: inout [UInt8]) {
-        if case .string(let s) = values[i] { CanonicalJSON.appendQuoted(s.utf8, to: &out) }
+        if case .string(let s) = values[i] { JSON.appendQuoted(s.utf8, to: &out) }
     }
 
     func bool(_ i: Int) -> Bool {
@@ -97,7 +75,7 @@ extension EventPayload: CanonicalSource {
         guard case .strings(let list) = values[i] else { return }
         for (k, s) in list.enumerated() {
             if k > 0 { out.append(UInt8(ascii: ",")) }
-            CanonicalJSON.appendQuoted(s.utf8, to: &out)
+            JSON.appendQuoted(s.utf8, to: &out)
         }
     }
 

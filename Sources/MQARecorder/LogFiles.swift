@@ -261,6 +261,15 @@ final class LogFiles {
     /// byte as `_XX` (hex, `_` itself included), so `__` only ever separates
     /// the parts and no id can name a path outside the directory. Capped at
     /// 96 bytes (ids may be 256 characters; names may not exceed 255 bytes).
+    ///
+    /// Deliberately not the package's `SafeFileName` (MQABase): the recorder
+    /// builds for iOS and macOS on Foundation alone, so it cannot import the
+    /// package's modules; and its names must stay distinct without a hash
+    /// and keep `__` free to separate meeting, uid and first ts, so it
+    /// escapes each byte where `SafeFileName` folds characters into `_`. On
+    /// plain ids (`[A-Za-z0-9.-]`, no leading dot, no `..`) both keep the id
+    /// as it is, and neither ever names a way out of the folder:
+    /// `safeNamesAgreeWithThePackageRule` (MQARecorderTests) holds both.
     static func safeName(_ id: String) -> String {
         var out: [UInt8] = []
         for (i, b) in id.utf8.enumerated() {

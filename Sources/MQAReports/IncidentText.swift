@@ -8,7 +8,8 @@ import MQAStore
 enum IncidentText {
     /// `+12:03–12:41 (38 s)`: the window as offsets from the meeting start.
     static func window(_ i: Incident, from t0: Int64) -> String {
-        let a = ReportText.shortOffset(i.startTs, from: t0), b = ReportText.shortOffset(i.endTs, from: t0)
+        let a = ReportText.offset(i.startTs, from: t0, milliseconds: false)
+        let b = ReportText.offset(i.endTs, from: t0, milliseconds: false)
         return i.durationMs == 0 ? a : "\(a)–\(b.dropFirst()) (\(ReportText.duration(i.durationMs)))"
     }
 
@@ -86,16 +87,5 @@ enum IncidentText {
         return IncidentCause.allCases.filter { counts[$0] != nil }
             .sorted { (counts[$1]!, IncidentCause.allCases.firstIndex(of: $0)!) < (counts[$0]!, IncidentCause.allCases.firstIndex(of: $1)!) }
             .map { "\(counts[$0]!) \($0.words)" }.joined(separator: ", ")
-    }
-}
-
-extension ReportText {
-    /// An offset in whole seconds, `+12:03` or `+1:02:03`, for windows and axes.
-    public static func shortOffset(_ ms: Int64, from origin: Int64) -> String {
-        let delta = ms - origin
-        let a = abs(delta) / 1000
-        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let body = a >= 3600 ? "\(a / 3600):\(two(a / 60 % 60)):\(two(a % 60))" : "\(a / 60):\(two(a % 60))"
-        return (delta < 0 ? "-" : "+") + body
     }
 }

@@ -95,7 +95,8 @@ extension MeetingReport {
         guard !incidents.isEmpty else { return b + "<p class=\"muted\">None.</p>\n</section>\n" }
         var t = ReportTable(headers: ["#", "start", "end", "who", "what", "cause", "evidence"], numeric: [0, 1, 2])
         for (k, i) in incidents.enumerated() {
-            t.add([.int(k + 1), .text(ReportText.shortOffset(i.startTs, from: t0)), .text(ReportText.shortOffset(i.endTs, from: t0)),
+            t.add([.int(k + 1), .text(ReportText.offset(i.startTs, from: t0, milliseconds: false)),
+                   .text(ReportText.offset(i.endTs, from: t0, milliseconds: false)),
                    .markup(html: incidentSubjectHTML(i), text: i.track.map { "\($0) (\(i.uid))" } ?? i.uid), .text(IncidentText.kinds(i)),
                    .markup(html: "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span>", text: i.cause.words),
                    .text(IncidentText.evidence(i, qualityData: hasQualityData))],

@@ -39,7 +39,8 @@ public struct QualitySeries: Sendable, Equatable {
         points.reserveCapacity(r.count)
         for span in client.connectionSpans() {
             var previous: Int64?
-            for i in span.reports where TierParams.isWarm(ts: r.ts[i], rtt: r.rtt[i], warmFrom: span.start + config.coldStartMs) {
+            let warmFrom = TierParams.warmFrom(connectionStart: span.start, coldStartMs: config.coldStartMs)
+            for i in span.reports where TierParams.isWarm(ts: r.ts[i], rtt: r.rtt[i], warmFrom: warmFrom) {
                 let mos = ReportMOS.mos(sdkMOS: r.mos[i], rtt: r.rtt[i], loss: r.loss[i], jitter: r.jitter[i],
                                         source: config.mos, emodel: config.emodel)
                 let breaks = previous.map { TierParams.isGap(from: $0, to: r.ts[i], gapMs: config.gapMs) } ?? true

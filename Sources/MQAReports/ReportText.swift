@@ -19,13 +19,15 @@ public enum ReportText {
 
     /// An instant as an offset from the meeting's start: `+0:07.900`,
     /// `+1:02:03.000`. Shorter than a timestamp, and what one compares
-    /// when reading a timeline.
-    public static func offset(_ ms: Int64, from origin: Int64) -> String {
+    /// when reading a timeline. `milliseconds: false` drops the fraction
+    /// (`+12:03`, `+1:02:03`: whole seconds, truncated) for incident windows
+    /// and chart axes.
+    public static func offset(_ ms: Int64, from origin: Int64, milliseconds: Bool = true) -> String {
         let delta = ms - origin
         let sign = delta < 0 ? "-" : "+"
         let a = abs(delta)
         let h = a / 3_600_000, m = a / 60_000 % 60, s = a / 1000 % 60, f = a % 1000
-        let tail = "\(pad(s, 2)).\(pad(f, 3))"
+        let tail = milliseconds ? "\(pad(s, 2)).\(pad(f, 3))" : pad(s, 2)
         return h > 0 ? "\(sign)\(h):\(pad(m, 2)):\(tail)" : "\(sign)\(m):\(tail)"
     }
 

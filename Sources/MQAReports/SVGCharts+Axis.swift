@@ -41,7 +41,7 @@ extension SVGCharts {
 
         /// `0:30`, `12:00`, `1:05:00`: offsets from the start, whole seconds.
         static func label(_ ms: Int64) -> String {
-            String(ReportText.shortOffset(ms, from: 0).dropFirst())
+            String(ReportText.offset(ms, from: 0, milliseconds: false).dropFirst())
         }
 
         /// `10:05` (or `10:05:30` when ticks are under a minute apart), UTC.

@@ -76,9 +76,10 @@ struct LinkModel {
         }
         let measuredBitrate = (bitrate * rng.double(in: 0.95...1.05)).rounded()
 
-        var mos = MeanOpinionScore.emodel(
-            loss: measuredLoss, rtt: rtt, jitter: measuredJitter,
-            ie: quality.emodelIe, bpl: quality.emodelBpl)
+        // The one E-model (MQAAnalysis): the SDK MOS simulated here is the MOS
+        // mqa computes from the same values, before the noise below.
+        var mos = EModel.mos(rtt: rtt, loss: measuredLoss, jitter: measuredJitter,
+                             params: EModelParams(ie: quality.emodelIe, bpl: quality.emodelBpl))
         mos += quality.mosNoise * rng.gaussian()
         mos = min(quality.mosCap, max(1, mos))
 

@@ -63,13 +63,16 @@ public struct Simulator: Sendable {
 
     /// One file per client per meeting: `directory/<meeting>/<uid>.ndjson`.
     /// Directories are created as needed; existing files are overwritten.
+    /// Names are `SafeFileName.stem` of the ids: the simulator makes its ids
+    /// (`m-` and 16 hex digits, `u-` and 4), already safe and distinct, so
+    /// they stay as they are, readable and without the hash.
     public func writeFiles(to directory: URL) throws -> SimulationSummary {
         let fm = FileManager.default
         return try generate { m, buffer in
-            let dir = directory.appendingPathComponent(Self.safeFileName(m.plan.id), isDirectory: true)
+            let dir = directory.appendingPathComponent(SafeFileName.stem(m.plan.id), isDirectory: true)
             try fm.createDirectory(at: dir, withIntermediateDirectories: true)
             for (i, range) in m.ranges.enumerated() {
-                let name = Self.safeFileName(m.plan.participants[i].uid) + ".ndjson"
+                let name = SafeFileName.stem(m.plan.participants[i].uid) + ".ndjson"
                 let url = dir.appendingPathComponent(name, isDirectory: false)
                 let data = buffer.withUnsafeBufferPointer { Data(buffer: UnsafeBufferPointer(rebasing: $0[range])) }
                 do { try data.write(to: url) } catch { throw SimulationError.cannotWrite(url.path) }
@@ -110,21 +113,6 @@ public struct Simulator: Sendable {
             (uid: m.plan.participants[i].uid, contents: Array(writer.buffer[r]))
         }
         return SimulatedMeeting(id: m.plan.id, engine: m.plan.engine, files: files, truth: m.truth!)
-    }
-
-    /// A file name that stays inside its directory: ASCII letters, digits,
-    /// `-`, `_` and `.` are kept, anything else becomes `_`; a name made of
-    /// dots only (or empty) is prefixed with `_`.
-    public static func safeFileName(_ id: String) -> String {
-        var out = ""
-        for u in id.unicodeScalars.prefix(200) {
-            switch u {
-            case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".": out.unicodeScalars.append(u)
-            default: out.append("_")
-            }
-        }
-        if out.allSatisfy({ $0 == "." }) { out = "_" + out }
-        return out
     }
 
     private func validate() throws {

@@ -126,6 +126,26 @@ func contextLine(_ event: String, _ fields: String) -> String {
         }
     }
 
+    /// One quoting rule for text (`JSON.quote`: reports, export) and bytes
+    /// (`JSON.appendQuoted`: the canonical payload, ingest): the same
+    /// literal, the short escapes where JSON has them, DEL and non-ASCII
+    /// copied, and the literal reads back as the string.
+    @Test(arguments: [
+        ("plain m-42", #""plain m-42""#), ("say \"hi\"", #""say \"hi\"""#), (#"C:\x"#, #""C:\\x""#),
+        ("a\nb\r\nc\td", #""a\nb\r\nc\td""#), ("\u{0}\u{1f}\u{1b}[31m", #""\u0000\u001f\u001b[31m""#),
+        ("\u{7f}é🙂\u{2028}", "\"\u{7f}é🙂\u{2028}\""), ("", #""""#),
+    ])
+    func jsonStringsAreQuotedByOneRule(_ text: String, _ literal: String) throws {
+        var quoted = ""
+        JSON.quote(text, into: &quoted)
+        #expect(quoted == literal)
+        var bytes: [UInt8] = []
+        JSON.appendQuoted(text.utf8, to: &bytes)
+        #expect(bytes == Array(literal.utf8))
+        let back = try JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed)
+        #expect(back as? String == text)
+    }
+
     /// The spec's duplicate rule: same meeting, uid, event, instant and equal
     /// payload fields, optional ones included when present.
     @Test func duplicatesFollowTheSpec() throws {

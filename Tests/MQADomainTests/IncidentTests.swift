@@ -4,6 +4,7 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 /// Incidents on hand-made meetings: each test builds the one situation a
 /// cause is meant for and checks the window, kinds and cause found.
@@ -12,7 +13,7 @@ struct IncidentTests {
     /// A participant in the call from 0 to 120 s with calm warm reports
     /// every second (loss 0.5 %, RTT 50 ms, MOS 4.3).
     static func calm(_ uid: String) -> ClientBuilder {
-        var c = ClientBuilder(uid)
+        var c = ClientBuilder(uid, defaults: .tiers)
         c.join(0)
         c.reports(from: 1000, to: 120_000, mos: 4.3)
         c.leave(120_000)
@@ -71,7 +72,7 @@ struct IncidentTests {
 
     @Test("a track's incident stays apart from its publisher's own trouble, naming it as evidence")
     func trackIncidentKeepsThePublishersSignalsApart() {
-        var bob = ClientBuilder("bob")
+        var bob = ClientBuilder("bob", defaults: .tiers)
         bob.join(0)
         for t in stride(from: Int64(1000), to: 120_000, by: 1000) { bob.report(t, mos: 4.3, rtt: 450) }  // high RTT throughout
         bob.leave(120_000)
@@ -91,7 +92,7 @@ struct IncidentTests {
 
     @Test("a subscriber's own loss spike during their stall is their own network")
     func subscriberLossSpike() {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         for t in stride(from: Int64(1000), to: 120_000, by: 1000) {
             let spike = t >= 30_000 && t < 36_000
@@ -114,7 +115,7 @@ struct IncidentTests {
 
     @Test("a disconnect is its own cause, with the time away")
     func disconnect() {
-        var bob = ClientBuilder("bob")
+        var bob = ClientBuilder("bob", defaults: .tiers)
         bob.join(0)
         bob.reports(from: 1000, to: 50_000, mos: 4.3)
         bob.disconnect(50_000, error: "ice_timeout")
@@ -132,7 +133,7 @@ struct IncidentTests {
 
     @Test("a meeting_ended disconnect with no way back is no incident")
     func endingDisconnectIsNoIncident() {
-        var bob = ClientBuilder("bob")
+        var bob = ClientBuilder("bob", defaults: .tiers)
         bob.join(0)
         bob.reports(from: 1000, to: 50_000, mos: 4.3)
         bob.event(50_000, .disconnect(reason: "meeting_ended", error: nil))
@@ -141,7 +142,7 @@ struct IncidentTests {
 
     @Test("the publisher's degraded uplink during a lone stall blames the publisher")
     func publisherUplink() {
-        var bob = ClientBuilder("bob")
+        var bob = ClientBuilder("bob", defaults: .tiers)
         bob.join(0)
         for t in stride(from: Int64(1000), to: 120_000, by: 1000) {
             bob.report(t, mos: 4.3, loss: t >= 60_000 && t < 63_000 ? 12 : 0.5)
@@ -172,7 +173,7 @@ struct IncidentTests {
 
     @Test("a drop to poor or bad is a low-tier signal with its lowest tier")
     func lowTier() {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         alice.reports(from: 0, to: 20_000, mos: 4.4)
         alice.reports(from: 20_000, to: 30_000, mos: 1.5)
@@ -191,7 +192,7 @@ struct IncidentTests {
         var alice = Self.calm("alice"), carol = Self.calm("carol")
         Self.watch(&alice, "bob", "bob-cam")
         Self.stall(&alice, "bob", "bob-cam", 20_000, 25_000)
-        var bob = ClientBuilder("bob")
+        var bob = ClientBuilder("bob", defaults: .tiers)
         bob.join(0)
         bob.disconnect(10_000, error: "timeout")
         bob.reconnect(11_000)

@@ -6,6 +6,7 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 /// The analysis reads reports block by block (a stored long series is
 /// decoded a chunk at a time, once per pass): where the blocks split must

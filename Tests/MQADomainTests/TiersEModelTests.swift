@@ -32,6 +32,8 @@ struct TiersEModelTests {
         let ie = 0 + (95 - 0) * 5.0 / (5.0 + 25.1)
         let expected = EModel.mos(r: 93.2 - (200.0 - 120) / 10 - ie)
         #expect(EModel.mos(rtt: 300, loss: 5, jitter: 20, params: params) == expected)
+        // A network that loses everything is the floor (the simulator's worst links).
+        #expect(EModel.mos(rtt: 2_000, loss: 100, jitter: 500, params: params) == 1)
     }
 
     @Test func sdkMOSUsedOnlyInRange() {

@@ -4,6 +4,7 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 @Suite("Tier state machine")
 struct TiersMachineTests {
@@ -13,7 +14,7 @@ struct TiersMachineTests {
 
     @Test("a drop needs downDwell consecutive worse reports")
     func dropWithDownDwell2() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(1000, mos: 4.3)
         b.report(2000, mos: 3.0)
@@ -31,7 +32,7 @@ struct TiersMachineTests {
 
     @Test("a single better report between worse ones resets the down count")
     func dropDwellResets() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(1000, mos: 4.3)
         b.report(2000, mos: 3.0)
@@ -43,7 +44,7 @@ struct TiersMachineTests {
 
     @Test("a rise inside the hysteresis band is blocked")
     func riseBlockedByHysteresis() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(1000, mos: 3.5)   // fair
         b.report(2000, mos: 3.65)  // good, but 3.65 - 0.1 is still fair: blocked
@@ -57,7 +58,7 @@ struct TiersMachineTests {
 
     @Test("smoothing follows s = a·m + (1 − a)·s with the asymmetric alphas")
     func smoothing() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(1000, mos: 4.3)
         b.report(2000, mos: 3.0)  // s = 0.8·3.0 + 0.2·4.3 = 3.26: fair
@@ -77,7 +78,7 @@ struct TiersMachineTests {
 
     @Test("a reporting gap resets to unknown at lastTs + gapMs")
     func gapReset() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(1000, mos: 4.3)
         b.report(2000, mos: 4.3)
@@ -96,7 +97,7 @@ struct TiersMachineTests {
         #expect(conn.tierMs[.unknown] == 4000)
         #expect(conn.tierMs.total == 20000)
         // A gap of exactly gapMs is not a gap.
-        var exact = ClientBuilder("a")
+        var exact = ClientBuilder("a", defaults: .tiers)
         exact.join(0)
         exact.report(1000, mos: 4.3)
         exact.report(11000, mos: 4.3)
@@ -106,7 +107,7 @@ struct TiersMachineTests {
 
     @Test("cold-start placeholders (4.5, RTT 0) never drive the tier")
     func coldPlaceholderIgnored() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(1000, mos: 4.5, rtt: 0)  // cold: placeholder
         b.report(2000, mos: 4.5, rtt: 50) // cold: inside coldStartMs
@@ -123,7 +124,7 @@ struct TiersMachineTests {
 
     @Test("a reconnect starts a new connection with its own cold start")
     func reconnectRestartsColdStart() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(5000, mos: 4.3)
         b.disconnect(6000, error: "timeout")
@@ -149,7 +150,7 @@ struct TiersMachineTests {
         let params = TierParams(config)
         let edges = config.thresholds
         for _ in 0..<50 {
-            var b = ClientBuilder("a")
+            var b = ClientBuilder("a", defaults: .tiers)
             b.join(0)
             var mos: [Double] = []
             for i in 0..<200 {
@@ -172,7 +173,7 @@ struct TiersMachineTests {
 
     @Test("at equal ts a report goes to the connection a reconnect opens, or the one a disconnect closes")
     func equalTimestampOrdering() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(6000, mos: 4.3)
         b.disconnect(6000)
@@ -186,7 +187,7 @@ struct TiersMachineTests {
 
     @Test("a log that begins late starts its first connection at its first event")
     func lateStart() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.report(500, mos: 4.3)
         b.sdkTier(700, "good")
         b.disconnect(900)
@@ -201,7 +202,7 @@ struct TiersMachineTests {
 
     @Test("a join while connected ends the open connection there")
     func joinWhileOpen() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(100, mos: 4)
         b.join(1000)

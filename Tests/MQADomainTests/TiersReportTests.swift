@@ -4,6 +4,7 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 @Suite("Meeting report parts")
 struct TiersReportTests {
@@ -22,7 +23,7 @@ struct TiersReportTests {
 
     @Test("a CDN meeting has null quality stats and a no_quality_data issue, never perfect scores")
     func cdnMeeting() {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0, engine: "cdn")
         alice.report(5000, mos: 4.4)  // should not exist on CDN; must still not show
         alice.leave(9000)
@@ -39,13 +40,13 @@ struct TiersReportTests {
 
     @Test("quality issues fire strictly beyond their thresholds")
     func qualityIssues() {
-        var bad = ClientBuilder("bad")
+        var bad = ClientBuilder("bad", defaults: .tiers)
         bad.join(0)
         for t in stride(from: Int64(5000), to: 25000, by: 1000) {
             bad.report(t, mos: 3.0, rtt: 450, loss: 7.5, jitter: 38)
         }
         bad.leave(25000)
-        var fine = ClientBuilder("fine")
+        var fine = ClientBuilder("fine", defaults: .tiers)
         fine.join(0)
         for t in stride(from: Int64(5000), to: 25000, by: 1000) {
             fine.report(t, mos: 3.5, rtt: 400, loss: 5, jitter: 30)  // exactly at the thresholds
@@ -59,7 +60,7 @@ struct TiersReportTests {
 
     @Test("participant and tiers JSON carry the spec's keys")
     func jsonShapes() {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(1_795_946_400_000)
         alice.report(1_795_946_402_000, mos: 0, rtt: 0)
         alice.report(1_795_946_404_000, mos: 4.31, rtt: 48, loss: 0.4, jitter: 6, bitrate: 1850)

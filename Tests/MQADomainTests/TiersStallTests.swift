@@ -4,12 +4,13 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 @Suite("Subscriptions and stalls")
 struct TiersStallTests {
     @Test("a stall under an excellent tier is reported, with its tier")
     func stallUnderExcellent() {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         alice.subscribe(1000, "bob", "bob-cam")
         alice.status(2000, "bob", "bob-cam", timedOut: false)  // first frame
@@ -35,7 +36,7 @@ struct TiersStallTests {
 
     @Test("a track that never rendered has no first frame and no stall")
     func neverRendered() {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         alice.subscribe(1000, "bob", "bob-cam")
         alice.status(3000, "bob", "bob-cam", timedOut: true)  // still loading: ignored
@@ -51,7 +52,7 @@ struct TiersStallTests {
 
     @Test("a stall still open at leave closes there, marked open")
     func openStallAtLeave() {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         alice.subscribe(1000, "bob", "bob-cam", kind: "screen")
         alice.status(5000, "bob", "bob-cam", timedOut: false)  // slow first frame: 4000 ms
@@ -66,7 +67,7 @@ struct TiersStallTests {
 
     @Test("subscriptions end at unsubscribe, user_leave of the publisher, disconnect, or the last event")
     func subscriptionEnds() {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         alice.subscribe(100, "bob", "bob-cam")
         alice.subscribe(200, "bob", "bob-cam")        // already open: ignored
@@ -88,7 +89,7 @@ struct TiersStallTests {
 
     @Test("the stall's tier is the subscriber's tier at its start; unknown in cold or gap time")
     func stallTierLookup() {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         alice.subscribe(100, "bob", "bob-cam")
         alice.status(200, "bob", "bob-cam", timedOut: false)

@@ -4,6 +4,7 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 @Suite("Time in tier and SDK agreement")
 struct TiersTimeTests {
@@ -31,7 +32,7 @@ struct TiersTimeTests {
 
     @Test("tier holds until the next warm report, the gap limit, or the connection end")
     func holdIntervals() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(1000, mos: 4.3)
         b.report(3000, mos: 4.3)
@@ -49,7 +50,7 @@ struct TiersTimeTests {
 
     @Test("SDK tier agreement: share of warm time with a known SDK tier that names the same tier")
     func agreement() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.sdkTier(0, "Excellent")
         b.reports(from: 1000, to: 10000, mos: 4.3)   // excellent [1000, 10000)
@@ -65,7 +66,7 @@ struct TiersTimeTests {
 
     @Test("agreement is null without SDK tiers, and an SDK 'unknown' is not a known tier")
     func agreementNull() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.reports(from: 1000, to: 10000, mos: 4.3)
         b.leave(10000)

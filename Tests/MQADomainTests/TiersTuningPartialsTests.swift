@@ -5,6 +5,7 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 /// `mqa tune --partials` / `--merge`: any split of the meetings, scored part
 /// by part and merged, must rank exactly as one sweep over all of them.

@@ -5,6 +5,7 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 @Suite("Tuning")
 struct TiersTuningTests {
@@ -13,7 +14,7 @@ struct TiersTuningTests {
     /// 20000 and 40000. Her stalls of bob-cam start at 22000, 33000, 50000
     /// and 52000.
     func handLog() -> MeetingLog {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         alice.subscribe(500, "bob", "bob-cam")
         alice.status(800, "bob", "bob-cam", timedOut: false)
@@ -26,7 +27,7 @@ struct TiersTuningTests {
             alice.status(start + 1000, "bob", "bob-cam", timedOut: false)
         }
         alice.leave(60000)
-        var bob = ClientBuilder("bob")  // no stalls, no warm data: must not disturb anything
+        var bob = ClientBuilder("bob", defaults: .tiers)  // no stalls, no warm data: must not disturb anything
         bob.join(0)
         bob.leave(60000)
         return meeting([alice, bob])

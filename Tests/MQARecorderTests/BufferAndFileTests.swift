@@ -193,6 +193,43 @@ import MQAIngest
         #expect(LogFiles.safeName(id) == expected)
     }
 
+    /// The recorder's rule and the package's `SafeFileName.stem` (reports,
+    /// simulator) stay two rules (see `LogFiles.safeName`), so they are held
+    /// to what they share: a plain id keeps its text in both, and no id
+    /// gives either a name that is a path, hidden, `.` or `..`. The
+    /// recorder's is also one-to-one, which the stem is not (`a/b`, `a:b`).
+    @Test func safeNamesAgreeWithThePackageRule() {
+        let ids = [
+            "m-42", "u-8f02", "Room.7", "a/b", "a:b", "a_b", "..", ".", "", ".hidden", "....", "a..b", "../../etc/passwd",
+            "/tmp/x", "C:\\Windows", "é", "e\u{301}", "\r\n", "\u{0}\u{7f}", "🙂", "x y", "<b>",
+            String(repeating: "x", count: 64), String(repeating: "x", count: 256), String(repeating: "é", count: 60),
+        ]
+        func only(_ name: String, _ extra: String) -> Bool {
+            name.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                    || extra.unicodeScalars.contains($0)
+            }
+        }
+        func plain(_ id: String) -> Bool {
+            !id.isEmpty && id.count <= SafeFileName.maxStemLength && !id.hasPrefix(".") && !id.contains("..")
+                && only(id, ".-")
+        }
+        func harmless(_ name: String) -> Bool {
+            name != "." && name != ".." && !name.hasPrefix(".") && only(name, "._-")
+        }
+        for id in ids {
+            let recorder = LogFiles.safeName(id), package = SafeFileName.stem(id)
+            if plain(id) {
+                #expect(recorder == id && package == id, "\(id.debugDescription)")
+            }
+            #expect(id.isEmpty || harmless(recorder), "\(id.debugDescription) -> \(recorder)")
+            #expect(id.isEmpty || harmless(package), "\(id.debugDescription) -> \(package)")
+        }
+        let short = ids.filter { $0.utf8.count * 3 <= 96 }  // below the cap, nothing is cut
+        #expect(Set(short.map(LogFiles.safeName)).count == short.count)
+        #expect(SafeFileName.stem("a/b") == SafeFileName.stem("a:b"))
+    }
+
     /// Hostile ids never leave the folder.
     @Test func hostileIdsStayInTheFolder() throws {
         let dir = TempDir()

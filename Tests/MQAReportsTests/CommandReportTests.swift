@@ -5,6 +5,7 @@ import MQABase
 import MQAModel
 import MQAAnalysis
 import MQAStore
+import MQATestSupport
 
 /// The reports behind `mqa tiers` and `mqa check`: log text in them goes
 /// through the table's escaping, and each format keeps its row per item.
@@ -23,7 +24,7 @@ import MQAStore
         var b = ClientBuilder("quiet")
         b.join(t)
         b.reports(from: t + 2000, to: t + 40000, mos: 4.4)
-        return meeting("m|<b>", [a, b])
+        return meeting([a, b], id: "m|<b>")
     }
 
     @Test func tiersEscapeTheUidInEveryFormat() {

@@ -1,69 +1,7 @@
 import MQABase
 import MQAModel
 import MQAAnalysis
-
-/// Builds one client's log the way the store hands it to the engine:
-/// events and reports each sorted by `ts`, stably.
-struct ClientBuilder {
-    var uid: String
-    var events: [TimedEvent] = []
-    var reports: [(ts: Int64, report: QualityReport)] = []
-
-    init(_ uid: String) { self.uid = uid }
-
-    mutating func event(_ ts: Int64, _ payload: EventPayload) { events.append(TimedEvent(ts: ts, payload: payload)) }
-    mutating func join(_ ts: Int64, engine: String = "sfu", title: String? = nil) {
-        event(ts, .meetingJoin(engine: engine, title: title))
-    }
-    mutating func leave(_ ts: Int64) { event(ts, .meetingLeave) }
-    mutating func disconnect(_ ts: Int64, reason: String = "network", error: String? = nil) {
-        event(ts, .disconnect(reason: reason, error: error))
-    }
-    mutating func reconnect(_ ts: Int64) { event(ts, .reconnect) }
-    mutating func context(_ ts: Int64, _ kind: EventKind, _ fields: [String: String] = [:]) {
-        event(ts, EventPayload(kind, fields.mapValues { PayloadValue.string($0) }))
-    }
-    mutating func speakers(_ ts: Int64, _ uids: [String]) { event(ts, .activeSpeakersChange(speakers: uids)) }
-    mutating func sdkTier(_ ts: Int64, _ tier: String) { event(ts, .connectionQualityChange(tier: tier)) }
-    mutating func subscribe(_ ts: Int64, _ publisher: String, _ track: String, kind: String = "camera") {
-        event(ts, .streamSubscribe(publisher: publisher, track: track, kind: kind))
-    }
-    mutating func status(_ ts: Int64, _ publisher: String, _ track: String, timedOut: Bool) {
-        event(ts, .receiveStreamStatus(publisher: publisher, track: track, timedOut: timedOut))
-    }
-    mutating func stall(_ publisher: String, _ track: String, from: Int64, to: Int64) {
-        status(from, publisher, track, timedOut: true)
-        status(to, publisher, track, timedOut: false)
-    }
-    mutating func report(_ ts: Int64, mos: Double?, rtt: Double = 60, loss: Double = 0.4, jitter: Double = 6,
-                         bitrate: Double = 1800) {
-        reports.append((ts, QualityReport(loss: loss, rtt: rtt, jitter: jitter, bitrate: bitrate, mos: mos)))
-    }
-    /// One report every `step` ms over `[from, to)`.
-    mutating func reports(from: Int64, to: Int64, step: Int64 = 2000, mos: Double, rtt: Double = 60,
-                          loss: Double = 0.4, jitter: Double = 6, bitrate: Double = 1800) {
-        var t = from
-        while t < to {
-            report(t, mos: mos, rtt: rtt, loss: loss, jitter: jitter, bitrate: bitrate)
-            t += step
-        }
-    }
-
-    func build() -> ClientLog {
-        var columns = ReportColumns()
-        for r in reports.enumerated().sorted(by: { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }) {
-            columns.append(ts: r.element.ts, r.element.report)
-        }
-        let sorted = events.enumerated().sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
-        // As the store hands them over: context events on their own.
-        return ClientLog(uid: uid, events: sorted.filter { !$0.payload.kind.isContext }, reports: columns,
-                         context: sorted.filter { $0.payload.kind.isContext })
-    }
-}
-
-func meeting(_ id: String, _ clients: [ClientBuilder]) -> MeetingLog {
-    MeetingLog(meeting: id, clients: clients.map { $0.build() }.sorted { $0.uid < $1.uid })
-}
+import MQATestSupport
 
 enum Fixtures {
     static let t0: Int64 = 1_795_946_400_000
@@ -119,7 +57,7 @@ enum Fixtures {
         carol.subscribe(t + 2100, "alice", "alice-cam")
         carol.status(t + 2900, "alice", "alice-cam", timedOut: false)
         carol.leave(t + 58000)
-        return meeting("m-42", [alice, bob, carol])
+        return meeting([alice, bob, carol], id: "m-42")
     }
 
     /// `sfu` with speaker snapshots and the 1.1 context events: a headset
@@ -172,7 +110,7 @@ enum Fixtures {
         var erin = ClientBuilder("erin")
         erin.join(t + 200, engine: "cdn", title: "Town hall")
         erin.leave(t + 44000)
-        return meeting("m-cdn", [dave, erin])
+        return meeting([dave, erin], id: "m-cdn")
     }
 
     /// Attacker-shaped ids and titles everywhere text from the logs goes.
@@ -190,6 +128,6 @@ enum Fixtures {
         var b = ClientBuilder("-2+3")
         b.join(t + 100)
         b.leave(t + 19000)
-        return meeting("../../etc/passwd</title><script>x</script>", [a, b])
+        return meeting([a, b], id: "../../etc/passwd</title><script>x</script>")
     }
 }

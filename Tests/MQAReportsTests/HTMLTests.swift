@@ -8,6 +8,7 @@ import FoundationXML
 import MQABase
 import MQAModel
 import MQAAnalysis
+import MQATestSupport
 
 /// Parses a page as XML; returns the parser's error, if any.
 func xmlError(_ page: String) -> String? {
@@ -122,7 +123,7 @@ func xmlError(_ page: String) -> String? {
         c.join(Fixtures.t0)
         c.reports(from: Fixtures.t0 + 5000, to: Fixtures.t0 + 7_200_000, step: 1000, mos: 4.2)
         c.report(Fixtures.t0 + 3_600_000, mos: 1.5)
-        let r = MeetingReport(log: meeting("long", [c]), config: TierConfig())
+        let r = MeetingReport(log: meeting([c], id: "long"), config: TierConfig())
         let page = r.html
         #expect(xmlError(page) == nil)
         #expect(page.utf8.count < 200_000)

@@ -91,6 +91,20 @@ import MQAAnalysis
         #expect(fields[mosMean...unknown].allSatisfy { $0.isEmpty })
     }
 
+    /// The whole-second form of `offset` (incident windows, chart axes) is
+    /// the millisecond form without its fraction: truncated, never rounded,
+    /// the sign taken before the truncation.
+    @Test(arguments: [
+        (Int64(67_900), "+1:07.900", "+1:07"), (3_723_999, "+1:02:03.999", "+1:02:03"),
+        (0, "+0:00.000", "+0:00"), (-500, "-0:00.500", "-0:00"), (-61_001, "-1:01.001", "-1:01"),
+        (59_999, "+0:59.999", "+0:59"), (3_600_000, "+1:00:00.000", "+1:00:00"),
+        (36_000_000 * 30, "+300:00:00.000", "+300:00:00"),
+    ])
+    func offsetsInBothForms(delta: Int64, long: String, short: String) {
+        #expect(ReportText.offset(Fixtures.t0 + delta, from: Fixtures.t0) == long)
+        #expect(ReportText.offset(Fixtures.t0 + delta, from: Fixtures.t0, milliseconds: false) == short)
+    }
+
     @Test func timestampsAndDurations() {
         #expect(ReportText.timestamp(1_795_946_402_125) == "2026-11-29T10:00:02.125Z")
         #expect(ReportText.timestamp(0) == "1970-01-01T00:00:00.000Z")

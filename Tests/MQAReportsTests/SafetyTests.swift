@@ -61,6 +61,61 @@ import MQAAnalysis
         #expect(name.hasSuffix(".html"))
     }
 
+    /// The readable part alone (the simulator's folders): safe ids kept as
+    /// they are, hostile ones cleaned as in `make`, never a way out.
+    @Test(arguments: [
+        ("m-1f", "m-1f"), ("u-8f02", "u-8f02"), ("../../etc/passwd", "_.__._etc_passwd"), ("..", "_."),
+        (".hidden", "_hidden"), ("....", "_._."), ("a/b\\c d", "a_b_c_d"), ("", ""),
+        ("é\r\n", "___"), (String(repeating: "x", count: 80), String(repeating: "x", count: 64)),
+    ])
+    func safeStems(_ id: String, _ expected: String) {
+        #expect(SafeFileName.stem(id) == expected)
+        #expect(SafeFileName.make(for: id, extension: "md").hasPrefix((expected.isEmpty ? "meeting" : expected) + "-"))
+    }
+
+    /// Ids no file system would take as they are: the Spark job names a
+    /// meeting's page with `safe_file_name` (Spark/mqa_spark.py), which must
+    /// give the name `mqa report meeting --all` gives, or the job's index
+    /// links to pages that are not there.
+    static let hardIds = [
+        "m-42", "../../etc/passwd", "..", ".", "/", "a/b", "a:b", "", ".hidden", "....", "a...b", "…ünï",
+        "e\u{301}", "\r\n", "\u{0}\u{1f}\u{7f}", "🙂 face", "C:\\Windows\\system32", "<script>alert(1)</script>",
+        "x\u{2028}y", String(repeating: "x", count: 256), String(repeating: "é", count: 70), "." + String(repeating: "a", count: 70),
+        String(repeating: ".", count: 65),
+    ]
+
+    static let python: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        .map { $0 + "/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: python != nil, "needs python3"))
+    func sparkMirrorsTheSafeFileName() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let script = """
+            import json, sys
+            sys.path.insert(0, sys.argv[1])
+            from mqa_spark import safe_file_name
+            print(json.dumps([safe_file_name(m, 'html') for m in json.load(sys.stdin)]))
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.python!)
+        p.arguments = ["-c", script, root.appendingPathComponent("Spark").path]
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        try p.run()
+        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: Self.hardIds))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let spark = try #require(try JSONSerialization.jsonObject(with: data) as? [String])
+        #expect(spark.count == Self.hardIds.count)
+        for (id, name) in zip(Self.hardIds, spark) {
+            #expect(name == SafeFileName.make(for: id, extension: "html"), "\(id.debugDescription)")
+        }
+    }
+
     @Test func collidingIdsGetDifferentNames() {
         #expect(SafeFileName.make(for: "a/b", extension: "md") != SafeFileName.make(for: "a:b", extension: "md"))
         #expect(SafeFileName.make(for: "a/b", extension: "md") == SafeFileName.make(for: "a/b", extension: "md"))

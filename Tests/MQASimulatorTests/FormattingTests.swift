@@ -49,12 +49,4 @@ import Testing
         #expect(text { $0.rfc3339(1_795_946_402_125) } == "\"2026-11-29T10:00:02.125Z\"")
         #expect(text { $0.rfc3339(1_795_946_402_125, offsetMinutes: 60) } == "\"2026-11-29T11:00:02.125+01:00\"")
     }
-
-    @Test func emodelMatchesTheSpecFormula() {
-        // d = 35 -> Id 0.875; loss 0 -> Ie 0; R = 92.325
-        let r = 93.2 - 0.875
-        let expected = 1 + 0.035 * r + 0.000007 * r * (r - 60) * (100 - r)
-        #expect(MeanOpinionScore.emodel(loss: 0, rtt: 30, jitter: 5, ie: 0, bpl: 25.1) == expected)
-        #expect(MeanOpinionScore.emodel(loss: 100, rtt: 2_000, jitter: 500, ie: 0, bpl: 25.1) == 1)
-    }
 }

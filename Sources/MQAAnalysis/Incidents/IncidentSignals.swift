@@ -58,7 +58,8 @@ extension IncidentSignal {
             }
         }
         for span in client.connectionSpans() {
-            let warm = span.reports.filter { TierParams.isWarm(ts: r.ts[$0], rtt: r.rtt[$0], warmFrom: span.start + config.coldStartMs) }
+            let warmFrom = TierParams.warmFrom(connectionStart: span.start, coldStartMs: config.coldStartMs)
+            let warm = span.reports.filter { TierParams.isWarm(ts: r.ts[$0], rtt: r.rtt[$0], warmFrom: warmFrom) }
             for (k, i) in warm.enumerated() {
                 let next = k + 1 < warm.count ? r.ts[warm[k + 1]] : span.end
                 let to = max(r.ts[i], min(next, r.ts[i] + config.gapMs, span.end))

@@ -27,8 +27,16 @@ public struct TierParams: Sendable {
         gapMs = config.gapMs
     }
 
+    /// Spec "Cold start": where a connection opened at `start` stops being
+    /// cold. The only place the sum is written: the tier machine, the
+    /// incident signals and the report's charts all take it from here.
+    @inline(__always)
+    public static func warmFrom(connectionStart start: Int64, coldStartMs: Int64) -> Int64 {
+        start + coldStartMs
+    }
+
     /// Spec "Cold start": a report is warm when it lies at or after
-    /// `warmFrom` (its connection's start + `coldStartMs`) and carries a
+    /// `warmFrom` (see `warmFrom(connectionStart:coldStartMs:)`) and carries a
     /// measured RTT (SDKs send 0 until the first measurement). The only
     /// definition: the tier machine and the report's charts both ask here.
     /// (`rtt` is read only for a report past the cold start, as the spec's
@@ -147,7 +155,9 @@ struct TierRun {
     private var hasPrev = false
 
     /// A fresh machine for a connection opened at `start`.
-    init(start: Int64, _ p: TierParams) { warmFrom = start + p.coldStartMs }
+    init(start: Int64, _ p: TierParams) {
+        warmFrom = TierParams.warmFrom(connectionStart: start, coldStartMs: p.coldStartMs)
+    }
 
     /// Feeds report `index` of the connection; returns whether it was warm
     /// (`mos` is only used then).

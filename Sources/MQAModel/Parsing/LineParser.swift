@@ -642,7 +642,7 @@ struct ScannedPayload: CanonicalSource {
         } else {
             var decoded: [UInt8] = []
             JSONScanner.unescape(raw, into: &decoded)
-            CanonicalJSON.appendQuoted(decoded, to: &out)
+            JSON.appendQuoted(decoded, to: &out)
         }
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
-import MQABase
-import MQAModel
-import MQAAnalysis
-import MQAStore
 
-/// File names for batch output made from meeting ids, which are arbitrary
-/// strings from the logs (up to 256 characters, any Unicode, `/`, `..`).
+/// File names made from ids, which are arbitrary strings from the logs (up
+/// to 256 characters, any Unicode, `/`, `..`): the one rule, used by batch
+/// reports (`make`), the report site's anchors (`hash`), the simulator's
+/// folders (`stem`) and mirrored by the Spark job (`safe_file_name` in
+/// Spark/mqa_spark.py, held to this by a test). The recorder keeps its own
+/// rule for a reason given at `LogFiles.safeName`.
 ///
 /// Rule: every character outside `[A-Za-z0-9._-]` becomes `_`; runs of dots
 /// become one `_` each time two meet (so no `..` survives) and a leading dot
@@ -17,7 +17,19 @@ import MQAStore
 public enum SafeFileName {
     public static let maxStemLength = 64
 
+    /// `id` as a file name: its `stem` (`meeting` when that is empty), `-`,
+    /// the hash of `id`, `.` and `ext`.
     public static func make(for id: String, extension ext: String) -> String {
+        let s = stem(id)
+        return "\(s.isEmpty ? "meeting" : s)-\(hash(id)).\(ext)"
+    }
+
+    /// The readable part of the rule alone, without the hash: `[A-Za-z0-9._-]`
+    /// kept, no `..`, no leading dot, at most 64 characters; empty only for
+    /// an empty `id`. An id that is already safe (`m-42`, `u-8f02`) is kept
+    /// as it is. Names made of it alone may collide (`a/b`, `a:b`): use it
+    /// only where the ids are known to be distinct once cleaned.
+    public static func stem(_ id: String) -> String {
         var stem = ""
         for scalar in id.unicodeScalars {
             let ok = (scalar >= "a" && scalar <= "z") || (scalar >= "A" && scalar <= "Z")
@@ -27,13 +39,12 @@ public enum SafeFileName {
         while stem.contains("..") { stem = stem.replacingOccurrences(of: "..", with: "_.") }
         if stem.hasPrefix(".") { stem = "_" + stem.dropFirst() }
         if stem.count > maxStemLength { stem = String(stem.prefix(maxStemLength)) }
-        if stem.isEmpty { stem = "meeting" }
-        return "\(stem)-\(hash(id)).\(ext)"
+        return stem
     }
 
     /// FNV-1a 64 of the UTF-8 bytes, folded to 32 bits, as 8 hex digits:
     /// stable across runs and platforms (unlike `Hasher`).
-    static func hash(_ id: String) -> String {
+    package static func hash(_ id: String) -> String {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in id.utf8 { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
         let folded = UInt32(truncatingIfNeeded: h ^ (h >> 32))
