@@ -163,6 +163,29 @@ func joinLine(_ fields: String, engine: String = "sfu") -> String {
         #expect(select.string(0) == "network_change")
     }
 
+    /// `network_change` is context: it is in `ClientLog.context`, and the
+    /// client fields and changes reach `MeetingContext`.
+    @Test func theContextReadsThem() throws {
+        let s = Scratch()
+        let store = try EventStore(path: s.db)
+        _ = try Ingester(store: store).ingest(paths: [s.write("a.ndjson", Self.lines + [
+            // a rejoin updates the SDK version; the last value holds
+            #"{"ts":1795946470000,"event":"meeting_join","meeting":"m-1","uid":"alice","engine":"sfu","sdkVersion":"5.3.1","netType":"cellular"}"#,
+        ])])
+        let log = try #require(try store.meetingLog("m-1"))
+        let alice = try #require(log.clients.first { $0.uid == "alice" })
+        #expect(alice.context.map(\.payload.kind) == [.networkChange, .networkChange])
+        #expect(!alice.events.contains { $0.payload.kind == .networkChange })
+        let c = try #require(MeetingContext.build(log).participant("alice"))
+        #expect(c.client.platform == "ios" && c.client.osVersion == "17.4.1" && c.client.device == "iPhone15,2")
+        #expect(c.client.sdkVersion == "5.3.1" && c.client.appVersion == "2026.11.2" && c.client.netType == "cellular")
+        #expect(c.networkChanges.map(\.netType) == ["cellular", "none"])
+        #expect(c.networkChanges.first?.detail == "wifi→cellular")
+        #expect(c.networkPath == ["wifi", "cellular", "none", "cellular"])
+        let bob = try #require(MeetingContext.build(log).participant("bob"))
+        #expect(bob.client.platform == "web" && bob.client.sdkVersion == nil && bob.networkPath.isEmpty)
+    }
+
     /// The spec: p2p has the quality feed as sfu does. The same log under
     /// either engine gives the same figures; under cdn there are none.
     @Test func p2pIsAnalysedAsSFU() throws {
