@@ -70,7 +70,7 @@ INSERT OR IGNORE INTO event_kinds (kind, name) VALUES
     (14, 'room_title_change'), (15, 'room_share_start'), (16, 'room_share_stop'),
     (17, 'audio_route_change'), (18, 'audio_interruption'), (19, 'device_change'),
     (20, 'sub_meeting_move'), (21, 'user_handup'), (22, 'share_broadcast_start'),
-    (23, 'share_broadcast_stop');
+    (23, 'share_broadcast_stop'), (24, 'network_change');
 
 -- Ingested inputs. hash is the SHA-256 ('sha256:<hex>') of the content
 -- actually parsed (decompressed), set when the input was read to its end;
@@ -130,7 +130,7 @@ CREATE TABLE IF NOT EXISTS rejects (
 CREATE TABLE IF NOT EXISTS meeting_summary (
     meeting_id       INTEGER PRIMARY KEY REFERENCES meetings(id),
     title            TEXT,
-    engine           TEXT,            -- 'sfu', 'cdn', or NULL without a join
+    engine           TEXT,            -- 'sfu', 'cdn', 'p2p', or NULL without a join
     start_ts         INTEGER,
     end_ts           INTEGER,
     participants     INTEGER NOT NULL,

@@ -24,7 +24,7 @@ enum CanonicalJSON {
                 first = false
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: keys[keyStart..<keyEnd]))
                 switch d.tags[i] {
-                case 0, 1: source.appendString(i, to: &out)
+                case 0, 1, 5: source.appendString(i, to: &out)
                 case 2: out.append(contentsOf: source.bool(i) ? "true".utf8 : "false".utf8)
                 case 3:
                     out.append(UInt8(ascii: "["))

@@ -16,7 +16,14 @@ import MQABase
 /// canonical JSON order, which is the duplicate key of stored events).
 public enum EventCatalog {
     public static let descriptors: [EventDescriptor] = [
-        .init(1, "meeting_join", [.oneOf("engine", ["sfu", "cdn"]), .string("title", optional: true)]),
+        // The client fields of format 1.2 come after the older ones, so that
+        // a join without them keeps its canonical bytes.
+        .init(1, "meeting_join", [
+            .oneOf("engine", ["sfu", "cdn", "p2p"]), .string("title", optional: true),
+            .oneOf("platform", ["ios", "android", "macos", "windows", "linux", "web"], optional: true),
+            .text("osVersion", optional: true), .text("sdkVersion", optional: true), .text("appVersion", optional: true),
+            .text("device", optional: true), .oneOf("netType", EventCatalog.netTypes, optional: true),
+        ]),
         .init(2, "meeting_leave", []),
         .init(3, "disconnect", [.string("reason"), .string("error", optional: true)]),
         .init(4, "reconnect", []),
@@ -49,7 +56,17 @@ public enum EventCatalog {
         .init(21, "user_handup", [.oneOf("step", ["request", "cancel", "confirmOpen", "rejectOpen"])], context: true),
         .init(22, "share_broadcast_start", [], context: true),
         .init(23, "share_broadcast_stop", [], context: true),
+        // Format 1.2: the client's network changed mid-call (context only).
+        .init(24, "network_change", [.oneOf("netType", EventCatalog.netTypes), .text("detail", optional: true)], context: true),
     ]
+
+    /// The closed list of `netType` (format 1.2), on `meeting_join` and `network_change`.
+    public static let netTypes = ["wifi", "cellular", "ethernet", "other", "none"]
+
+    /// The engines whose meetings have a quality feed (`quality_report`,
+    /// `connection_quality_change`, speakers): all but `cdn`. `p2p` (format
+    /// 1.2) has the feed as `sfu` does.
+    public static func hasQualityFeed(engine: String?) -> Bool { engine != "cdn" }
 
     /// Descriptors by stored kind number (`nil` where no kind is defined).
     static let byRawValue: [EventDescriptor?] = {
@@ -92,13 +109,14 @@ extension EventKind {
     public static let userHandup = EventKind(21)
     public static let shareBroadcastStart = EventKind(22)
     public static let shareBroadcastStop = EventKind(23)
+    public static let networkChange = EventKind(24)
 
     /// Every constant above, to check against the table.
     static let named: [EventKind] = [
         .meetingJoin, .meetingLeave, .disconnect, .reconnect, .qualityReport, .connectionQualityChange,
         .activeSpeakersChange, .streamSubscribe, .streamUnsubscribe, .receiveStreamStatus, .userEnter, .userLeave,
         .memberMediaState, .roomTitleChange, .roomShareStart, .roomShareStop, .audioRouteChange, .audioInterruption,
-        .deviceChange, .subMeetingMove, .userHandup, .shareBroadcastStart, .shareBroadcastStop,
+        .deviceChange, .subMeetingMove, .userHandup, .shareBroadcastStart, .shareBroadcastStop, .networkChange,
     ]
 }
 
@@ -182,6 +200,9 @@ public struct PayloadField: Sendable {
     public enum FieldType: Sendable, Equatable {
         /// Any string.
         case string
+        /// A string of 1–256 characters (Unicode code points, escapes
+        /// decoded): the client fields of format 1.2.
+        case text
         /// A string from a closed list; anything else is rejected.
         case oneOf([String])
         case bool
@@ -218,8 +239,8 @@ public struct PayloadField: Sendable {
         if case .oneOf(let values) = type { allowedBytes = values.map { Array($0.utf8) } } else { allowedBytes = [] }
     }
 
-    /// 0 string, 1 closed list, 2 bool, 3 strings, 4 number: a trivial value
-    /// for hot loops to switch on.
+    /// 0 string, 1 closed list, 2 bool, 3 strings, 4 number, 5 string of
+    /// 1–256 characters: a trivial value for hot loops to switch on.
     var tag: UInt8 {
         switch type {
         case .string: 0
@@ -227,11 +248,15 @@ public struct PayloadField: Sendable {
         case .bool: 2
         case .strings: 3
         case .number: 4
+        case .text: 5
         }
     }
 
     static func string(_ name: String, optional: Bool = false) -> PayloadField { .init(name, .string, optional: optional) }
-    static func oneOf(_ name: String, _ values: [String]) -> PayloadField { .init(name, .oneOf(values)) }
+    static func text(_ name: String, optional: Bool = false) -> PayloadField { .init(name, .text, optional: optional) }
+    static func oneOf(_ name: String, _ values: [String], optional: Bool = false) -> PayloadField {
+        .init(name, .oneOf(values), optional: optional)
+    }
     static func bool(_ name: String) -> PayloadField { .init(name, .bool) }
     static func strings(_ name: String) -> PayloadField { .init(name, .strings) }
     static func number(_ name: String, _ rule: NumberRule) -> PayloadField { .init(name, .number(rule)) }

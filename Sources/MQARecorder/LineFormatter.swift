@@ -16,6 +16,9 @@ struct LineFormatter {
     /// Cap on any payload string: keeps the longest possible line (a
     /// speakers list at its cap) far below ingest's 1 MiB line limit.
     static let payloadLimit = 1024
+    /// The format's limit for the client fields of 1.2 (`osVersion`, …,
+    /// `detail`), in Unicode scalars.
+    static let clientFieldLimit = 256
     /// Speakers beyond this many are left out of `active_speakers_change`.
     static let speakersLimit = 256
     /// Upper clamp for rtt/jitter/bitrate; keeps the fixed-point formatting in Int64.
@@ -38,6 +41,14 @@ struct LineFormatter {
         case .meetingJoin:
             Self.raw("engine", (MeetingEngine(rawValue: r.code) ?? .sfu).name, &out)
             if optional { Self.text("title", r.s0, &out) }
+            if r.code2 > 0, let platform = ClientPlatform(rawValue: r.code2 - 1) { Self.raw("platform", platform.name, &out) }
+            if r.list.count == 4 {
+                Self.clientText("osVersion", r.list[0], &out)
+                Self.clientText("sdkVersion", r.list[1], &out)
+                Self.clientText("appVersion", r.list[2], &out)
+                Self.clientText("device", r.list[3], &out)
+            }
+            if r.code3 > 0, let net = NetworkType(rawValue: r.code3 - 1) { Self.raw("netType", net.name, &out) }
         case .meetingLeave, .reconnect, .shareBroadcastStart, .shareBroadcastStop:
             break
         case .disconnect:
@@ -94,6 +105,9 @@ struct LineFormatter {
             if optional { Self.text("reason", r.s1, &out) }
         case .userHandup:
             Self.raw("step", (HandupStep(rawValue: r.code) ?? .request).name, &out)
+        case .networkChange:
+            Self.raw("netType", (NetworkType(rawValue: r.code) ?? .other).name, &out)
+            if optional { Self.clientText("detail", r.s0, &out) }
         case .recorderDropped:
             out.append(contentsOf: #","dropped":"#.utf8)
             Self.integer(Int64(r.n0), to: &out)
@@ -143,6 +157,15 @@ struct LineFormatter {
         out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
         out.append(contentsOf: #"":"#.utf8)
         string(value, limit: payloadLimit, to: &out)
+    }
+
+    /// A 1.2 client field: 1–256 characters, so an empty value is left out.
+    private static func clientText(_ key: StaticString, _ value: String, _ out: inout [UInt8]) {
+        guard !value.isEmpty else { return }
+        out.append(contentsOf: #",""#.utf8)
+        out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        out.append(contentsOf: #"":"#.utf8)
+        string(value, limit: clientFieldLimit, to: &out)
     }
 
     private static func bool(_ key: StaticString, _ value: Bool, _ out: inout [UInt8]) {

@@ -149,10 +149,19 @@ public final class MeetingRecorder: @unchecked Sendable {
 
     // MARK: Connection
 
-    /// `meeting_join`: the local user entered the meeting.
-    public func meetingJoined(engine: MeetingEngine, title: String? = nil) {
+    /// `meeting_join`: the local user entered the meeting. The client
+    /// fields of format 1.2 are optional: the platform, OS version
+    /// (`"17.4.1"`), meeting SDK version (`"5.3.0"`), the app's own version,
+    /// the device model (`"iPhone15,2"`, `"Chrome 131"`) and the network at
+    /// join. Each text is cut to 256 characters; an empty one is left out.
+    public func meetingJoined(engine: MeetingEngine, title: String? = nil, platform: ClientPlatform? = nil,
+                              osVersion: String? = nil, sdkVersion: String? = nil, appVersion: String? = nil,
+                              device: String? = nil, netType: NetworkType? = nil) {
+        let texts = [osVersion, sdkVersion, appVersion, device]
+        let client = texts.contains { $0 != nil } ? texts.map { $0 ?? "" } : []
         buffer.append(Record(ts: clock(), event: .meetingJoin, code: engine.rawValue,
-                            flags: title == nil ? 0 : Record.hasOptional, s0: title ?? ""))
+                            code2: platform.map { $0.rawValue + 1 } ?? 0, code3: netType.map { $0.rawValue + 1 } ?? 0,
+                            flags: title == nil ? 0 : Record.hasOptional, s0: title ?? "", list: client))
     }
 
     /// `meeting_leave`: the local user left on its own.
@@ -282,6 +291,17 @@ public final class MeetingRecorder: @unchecked Sendable {
 
     /// `share_broadcast_stop`.
     public func shareBroadcastStopped() { buffer.append(Record(ts: clock(), event: .shareBroadcastStop)) }
+
+    // MARK: Client and network (format 1.2)
+
+    /// `network_change`: the client's network changed mid-call; `detail` as
+    /// the app sees it (`"wifi→cellular"`, `"5G"`), cut to 256
+    /// characters, left out when empty.
+    public func networkChanged(netType: NetworkType, detail: String? = nil) {
+        let detail = detail ?? ""
+        buffer.append(Record(ts: clock(), event: .networkChange, code: netType.rawValue,
+                            flags: detail.isEmpty ? 0 : Record.hasOptional, s0: detail))
+    }
 }
 
 /// The background side: takes batches, formats, writes. Owns the files, so

@@ -8,12 +8,17 @@ struct Record {
     var event: RecorderEvent
     /// An enum's raw value: engine, stream kind, media, phase, device kind, step.
     var code: UInt8 = 0
-    /// A second enum's raw value: the device change.
+    /// A second enum's raw value: the device change; on a join the
+    /// platform (raw value + 1, 0 = not given).
     var code2: UInt8 = 0
+    /// On a join the network type (raw value + 1, 0 = not given).
+    var code3: UInt8 = 0
     var flags: UInt8 = 0
     var n0: Double = 0, n1: Double = 0, n2: Double = 0, n3: Double = 0, n4: Double = 0
     var s0: String = ""
     var s1: String = ""
+    /// The speakers; on a join osVersion, sdkVersion, appVersion, device
+    /// ("" = not given).
     var list: [String] = []
 
     static let flagA: UInt8 = 1  // timedOut, on

@@ -1,5 +1,5 @@
 /// The events the recorder writes, with the `event` names and payload keys of
-/// the event-log format (version 1.1). The recorder cannot import the
+/// the event-log format (version 1.2). The recorder cannot import the
 /// pipeline, so this table is its copy of the contract; a test checks it
 /// against the pipeline's own list and validator.
 public enum RecorderEvent: UInt8, CaseIterable, Sendable {
@@ -27,6 +27,8 @@ public enum RecorderEvent: UInt8, CaseIterable, Sendable {
     case userHandup
     case shareBroadcastStart
     case shareBroadcastStop
+    // Format 1.2.
+    case networkChange
     /// Not an SDK event: how many events the recorder dropped. The pipeline
     /// does not know it, so ingest counts it as ignored.
     case recorderDropped
@@ -57,6 +59,7 @@ public enum RecorderEvent: UInt8, CaseIterable, Sendable {
         case .userHandup: "user_handup"
         case .shareBroadcastStart: "share_broadcast_start"
         case .shareBroadcastStop: "share_broadcast_stop"
+        case .networkChange: "network_change"
         case .recorderDropped: "recorder_dropped"
         }
     }
@@ -82,6 +85,7 @@ public enum RecorderEvent: UInt8, CaseIterable, Sendable {
         case .deviceChange: ["kind", "change"]
         case .subMeetingMove: ["target"]
         case .userHandup: ["step"]
+        case .networkChange: ["netType"]
         case .recorderDropped: ["dropped", "totalDropped"]
         }
     }
@@ -89,11 +93,12 @@ public enum RecorderEvent: UInt8, CaseIterable, Sendable {
     /// Payload keys written only when the SDK gave a value.
     public var optionalFields: [String] {
         switch self {
-        case .meetingJoin: ["title"]
+        case .meetingJoin: ["title", "platform", "osVersion", "sdkVersion", "appVersion", "device", "netType"]
         case .disconnect: ["error"]
         case .memberMediaState: ["opUid"]
         case .deviceChange: ["device"]
         case .subMeetingMove: ["reason"]
+        case .networkChange: ["detail"]
         default: []
         }
     }
@@ -104,8 +109,44 @@ public enum RecorderEvent: UInt8, CaseIterable, Sendable {
 
 /// The engine a meeting runs on (`meeting_join.engine`).
 public enum MeetingEngine: UInt8, Sendable {
-    case sfu, cdn
-    var name: String { self == .sfu ? "sfu" : "cdn" }
+    /// `p2p` (format 1.2): a direct peer connection, with a quality feed as on the SFU.
+    case sfu, cdn, p2p
+    var name: String {
+        switch self {
+        case .sfu: "sfu"
+        case .cdn: "cdn"
+        case .p2p: "p2p"
+        }
+    }
+}
+
+/// The client's platform (`meeting_join.platform`, format 1.2).
+public enum ClientPlatform: UInt8, Sendable, CaseIterable {
+    case ios, android, macos, windows, linux, web
+    var name: String {
+        switch self {
+        case .ios: "ios"
+        case .android: "android"
+        case .macos: "macos"
+        case .windows: "windows"
+        case .linux: "linux"
+        case .web: "web"
+        }
+    }
+}
+
+/// The client's network (`netType` of `meeting_join` and `network_change`, format 1.2).
+public enum NetworkType: UInt8, Sendable, CaseIterable {
+    case wifi, cellular, ethernet, other, none
+    var name: String {
+        switch self {
+        case .wifi: "wifi"
+        case .cellular: "cellular"
+        case .ethernet: "ethernet"
+        case .other: "other"
+        case .none: "none"
+        }
+    }
 }
 
 /// What a subscribed video track carries (`stream_subscribe.kind`).

@@ -40,7 +40,7 @@ public struct FleetEntry: Sendable, Equatable {
                 issueCounts: [IssueCode: Int] = [:]) {
         self.header = header
         self.stalledMs = stalledMs
-        self.lowTierMs = header.engine == "cdn" ? nil : lowTierMs
+        self.lowTierMs = EventCatalog.hasQualityFeed(engine: header.engine) ? lowTierMs : nil
         self.abnormalDisconnects = abnormalDisconnects
         self.issueCounts = issueCounts
     }

@@ -100,6 +100,8 @@ enum ContextWords {
         case .media(let m): return m.byAdmin && (!publisher || m.media == "camera")
         case .device(let d): return !publisher || d.kind == "camera"
         case .route, .interruption: return !publisher
+        // A new network bears on what the client receives and on what it sends.
+        case .network: return true
         }
     }
 
@@ -125,6 +127,8 @@ enum ContextWords {
             case "default": return "default \(d.kind) set to\(name.isEmpty ? " another device" : name)\(when(d.ts))"
             default: return "\(d.kind)\(name) \(d.change)\(when(d.ts))"
             }
+        case .network(let n):
+            return "network changed to \(n.netType)" + (n.detail.map { " (\($0))" } ?? "") + when(n.ts)
         case .media(let m):
             var s = "\(m.media) turned \(m.on ? "on" : "off")"
             if m.byAdmin { s += " by the host" + (m.opUid.map { " (\($0))" } ?? "") }

@@ -101,6 +101,7 @@ extension MeetingReport {
         b += conn.html
         b += "<p class=\"legend\">impact = stalled video watched + time at poor/bad + \(JSON.number(FleetScore.secondsPerAbnormalDisconnect)) s per abnormal disconnect "
         b += "(the fleet score's terms, per participant).</p>\n"
+        if let clients = clientsTable { b += "<h3>Clients</h3>\n" + clients.html }
         if hasQualityData {
             let bars = analysis.participants.map { p in
                 SVGCharts.Bar(label: p.uid, parts: Tier.reportOrder.map { t in

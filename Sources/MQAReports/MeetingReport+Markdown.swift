@@ -44,6 +44,11 @@ extension MeetingReport {
         }
         out += conn.markdown + "\n"
 
+        if let clients = clientsTable {
+            out += "### Clients\n\n"
+            out += clients.markdown + "\n"
+        }
+
         if hasQualityData {
             out += "### Quality\n\n"
             out += qualityTable.markdown + "\n"

@@ -30,6 +30,21 @@ extension MeetingReport {
         return t
     }
 
+    /// The client each participant ran on (format 1.2): platform and OS
+    /// version, SDK and app versions, device, and the networks in time
+    /// order ("wifi → cellular"). `nil` when no participant logged any of it.
+    var clientsTable: ReportTable? {
+        let people = context.participants.filter { !$0.client.isEmpty || !$0.networkPath.isEmpty }
+        guard !people.isEmpty else { return nil }
+        var t = ReportTable(headers: ["uid", "platform", "OS", "SDK", "app", "device", "network"])
+        for p in context.participants {
+            let c = p.client
+            t.add(text: [p.uid, c.platform ?? "—", c.osVersion ?? "—", c.sdkVersion ?? "—", c.appVersion ?? "—",
+                         c.device ?? "—", p.networkPath.isEmpty ? "—" : p.networkPath.joined(separator: " → ")])
+        }
+        return t
+    }
+
     /// Every disconnect; abnormal ones (with an error) marked in HTML.
     func disconnectsTable(_ t0: Int64) -> ReportTable {
         var t = ReportTable(headers: ["uid", "at", "reason", "error"])
@@ -67,12 +82,16 @@ extension MeetingReport {
     }
 
     /// Talk time and context counts per participant.
+    /// The network-change column (format 1.2) only when there is one.
     func contextCountsTable(_ people: [ParticipantContext]) -> ReportTable {
+        let networks = people.contains { !$0.networkChanges.isEmpty }
         var t = ReportTable(headers: ["uid", "talk time", "hands raised", "media changes", "audio routes",
-                                      "interruptions", "device changes"], numeric: Set(1...6))
+                                      "interruptions", "device changes"] + (networks ? ["network changes"] : []),
+                            numeric: Set(1...(networks ? 7 : 6)))
         for p in people {
             t.add(text: [p.uid, ReportText.duration(p.talkMs), String(p.handups), String(p.mediaChanges.count),
-                         String(p.audioRoutes.count), String(p.interruptions.count), String(p.devices.count)])
+                         String(p.audioRoutes.count), String(p.interruptions.count), String(p.devices.count)]
+                  + (networks ? [String(p.networkChanges.count)] : []))
         }
         return t
     }

@@ -86,10 +86,15 @@ public struct MeetingReport: Sendable, RenderedReport {
         return .object(fields)
     }
 
-    /// The engine's participant objects, each with its `context` object.
+    /// The engine's participant objects, each with its `client` object
+    /// (format 1.2: platform, versions, device, network at join; nulls
+    /// when not logged), its `networks` (the path of network types) and
+    /// its `context` object.
     var participantsWithContextJSON: JSON {
         .array(zip(analysis.participants, context.participants).map { p, c in
             guard case .object(var fields) = p.json else { return p.json }
+            fields.append(("client", c.client.json))
+            fields.append(("networks", .array(c.networkPath.map { .string($0) })))
             fields.append(("context", c.json))
             return .object(fields)
         })

@@ -13,6 +13,8 @@ struct ClientSimulator {
     let collect: Bool
     private var rng: SplitMix64
     let style: ClientStyle
+    /// Platform, versions, network (format 1.2).
+    let profile: ClientProfile
     private(set) var events: [LogEvent] = []
 
     // Ground truth (filled only when `collect`).
@@ -39,6 +41,7 @@ struct ClientSimulator {
         var rng = SplitMix64(seed: seed, stream: (UInt64(plan.index) << 16 | UInt64(me)) &* 4 &+ 3)
         style = ClientStyle(parameters: parameters, &rng)
         self.rng = rng
+        profile = ClientProfile(plan: plan, timeline: timelines[me], me: me, seed: seed)
         events = scratch
         events.removeAll(keepingCapacity: true)
     }
@@ -46,7 +49,7 @@ struct ClientSimulator {
     /// Generates the events, sorted by log position.
     mutating func run() {
         connectionEvents()
-        if plan.engine == .sfu {
+        if plan.engine.hasQualityFeed {
             qualityFeed()
             speakerSnapshots()
         }
@@ -62,7 +65,7 @@ struct ClientSimulator {
     /// of the other events, and thus their lines, do not depend on them.
     /// They keep their time order (the loggers of these events are sync).
     private mutating func contextEvents() {
-        let context = ClientSimulator.contextEvents(plan: plan, timeline: timeline, me: me, seed: seed)
+        let context = ClientSimulator.contextEvents(plan: plan, timeline: timeline, me: me, seed: seed, profile: profile)
         guard !context.isEmpty else { return }
         for (ts, e) in context { add(ts, .context(e)) }
         events.sort { $0.key != $1.key ? $0.key < $1.key : $0.seq < $1.seq }
@@ -98,7 +101,7 @@ struct ClientSimulator {
         }
     }
 
-    // MARK: - Quality feed (SFU only)
+    // MARK: - Quality feed (SFU and P2P)
 
     private func tierOf(_ s: Double) -> Int {
         let t = p.quality.sdkTierThresholds
@@ -121,7 +124,7 @@ struct ClientSimulator {
                 slot += interval
                 if t >= c.span.end { break }
                 if timeline.inBackground(t) { continue }
-                let m = link.measure(in: timeline.state(at: t), &rng)
+                let m = link.measure(in: timeline.state(at: t), cellular: profile.switchedToCellular(at: t), &rng)
                 qualityReports += 1
                 if cold > 0 {
                     add(t, .coldQuality(bitrate: coldIndex == 0 ? 0 : m.bitrate))

@@ -37,8 +37,9 @@ enum ContextModel {
 extension ClientSimulator {
     /// The client's context events, from their own random stream so that
     /// every other event of a seed stays what it was before they existed.
-    static func contextEvents(plan: MeetingPlan, timeline: ClientTimeline, me: Int, seed: UInt64) -> [(Int64, ContextEvent)] {
-        var rng = SplitMix64(seed: seed, stream: ((UInt64(plan.index) << 16 | UInt64(me)) &* 4 &+ 3) ^ (1 << 62))
+    static func contextEvents(plan: MeetingPlan, timeline: ClientTimeline, me: Int, seed: UInt64,
+                              profile: ClientProfile) -> [(Int64, ContextEvent)] {
+        var rng = contextStream(plan: plan, me: me, seed: seed)
         let part = plan.participants[me]
         let iOS = part.mobile && rng.chance(ContextModel.iOSShare)
         var out: [(Int64, ContextEvent)] = []
@@ -102,6 +103,23 @@ extension ClientSimulator {
                 out.append((share.span.end + rng.ms(in: 50...400), ContextEvent(kind: .shareBroadcastStop)))
             }
         }
+        // Format 1.2: the network switch of the client's profile.
+        if let c = profile.networkChange {
+            out.append((c.ts, ContextEvent(kind: .networkChange, values: (c.netType, c.detail, nil))))
+        }
         return out
+    }
+
+    /// The random stream of a client's context events.
+    static func contextStream(plan: MeetingPlan, me: Int, seed: UInt64) -> SplitMix64 {
+        SplitMix64(seed: seed, stream: ((UInt64(plan.index) << 16 | UInt64(me)) &* 4 &+ 3) ^ (1 << 62))
+    }
+
+    /// Whether the client is an iOS device: the first draw of its context
+    /// stream, so that its platform (`ClientProfile`) and its iOS-only
+    /// context events agree.
+    static func isIOS(plan: MeetingPlan, me: Int, seed: UInt64) -> Bool {
+        var rng = contextStream(plan: plan, me: me, seed: seed)
+        return plan.participants[me].mobile && rng.chance(ContextModel.iOSShare)
     }
 }

@@ -8,19 +8,20 @@ struct EventEncoder {
     let me: Int
     let mobile: Bool
     let style: ClientStyle
+    let profile: ClientProfile
     let errors: [String]
     private let uids: [[UInt8]]
     private var seq = 0
 
-    static let sdkVersions: [StaticString] = ["3.9.4", "4.0.0", "4.1.2", "4.2.0-beta.1"]
     static let tierNames: [StaticString] = ["excellent", "good", "fair", "poor", "bad"]
     static let tierNamesCapitalized: [StaticString] = ["Excellent", "Good", "Fair", "Poor", "Bad"]
 
-    init(plan: MeetingPlan, me: Int, style: ClientStyle, errors: [String]) {
+    init(plan: MeetingPlan, me: Int, style: ClientStyle, profile: ClientProfile, errors: [String]) {
         self.plan = plan
         self.me = me
         self.mobile = plan.participants[me].mobile
         self.style = style
+        self.profile = profile
         self.errors = errors
         uids = plan.participants.map(\.uidBytes)
     }
@@ -100,8 +101,7 @@ struct EventEncoder {
         w.raw("\",\"uid\":"); uid(me, &w)
         payload(e.payload, &w)
         if style.extras {
-            w.raw(",\"sdk\":\""); w.raw(Self.sdkVersions[style.sdkVersion])
-            w.raw(mobile ? "\",\"platform\":\"mobile\",\"seq\":" : "\",\"platform\":\"desktop\",\"seq\":")
+            w.raw(",\"seq\":")
             w.int(seq)
         }
         seq += 1
@@ -112,8 +112,21 @@ struct EventEncoder {
     private func payload(_ p: Payload, _ w: inout LineWriter) {
         switch p {
         case .join(let title):
-            w.raw(plan.engine == .sfu ? ",\"engine\":\"sfu\"" : ",\"engine\":\"cdn\"")
+            switch plan.engine {
+            case .sfu: w.raw(",\"engine\":\"sfu\"")
+            case .cdn: w.raw(",\"engine\":\"cdn\"")
+            case .p2p: w.raw(",\"engine\":\"p2p\"")
+            }
             if let title { w.raw(",\"title\":"); w.string(plan.titles[title]) }
+            if profile.logsClientFields {
+                w.raw(",\"platform\":\""); w.raw(profile.platform)
+                w.raw("\",\"osVersion\":\""); w.raw(profile.osVersion)
+                w.raw("\",\"sdkVersion\":\""); w.raw(profile.sdkVersion)
+                w.raw("\",\"appVersion\":\""); w.raw(profile.appVersion)
+                w.raw("\",\"device\":\""); w.raw(profile.device)
+                w.raw("\",\"netType\":\""); w.raw(profile.netType)
+                w.byte(UInt8(ascii: "\""))
+            }
         case .leave, .reconnect:
             break
         case .disconnect(let end):

@@ -46,8 +46,15 @@ struct LinkModel {
         burstLeft = 0
     }
 
-    /// Advances one step in `state` and returns what the SDK measures.
-    mutating func measure(in state: NetworkState, _ rng: inout SplitMix64) -> Measurement {
+    /// What a client that left Wi-Fi for cellular mid-call loses (format
+    /// 1.2's `network_change`): more RTT, less capacity. Fixed, so that the
+    /// switch changes no random draw.
+    static let cellularExtraRttMs = 45.0
+    static let cellularCapacityFactor = 0.6
+
+    /// Advances one step in `state` and returns what the SDK measures;
+    /// `cellular`: the client switched to cellular (the link is worse).
+    mutating func measure(in state: NetworkState, cellular: Bool = false, _ rng: inout SplitMix64) -> Measurement {
         let m = states[state.rawValue]
 
         loss = 0.5 * loss + 0.5 * rng.double(in: m.lossPercent)
@@ -63,12 +70,13 @@ struct LinkModel {
         measuredLoss = min(100, max(0, measuredLoss))
 
         extraRtt = 0.6 * extraRtt + 0.4 * rng.double(in: m.extraRttMs)
-        let rtt = max(1, ((baseRtt + extraRtt) * (1 + rttNoise * rng.gaussian())).rounded())
+        let base = cellular ? baseRtt + LinkModel.cellularExtraRttMs : baseRtt
+        let rtt = max(1, ((base + extraRtt) * (1 + rttNoise * rng.gaussian())).rounded())
 
         jitter = 0.5 * jitter + 0.5 * rng.double(in: m.jitterMs)
         let measuredJitter = max(0, (jitter * (1 + 0.15 * rng.gaussian())).rounded())
 
-        let capacity = rng.double(in: m.capacityKbps)
+        let capacity = rng.double(in: m.capacityKbps) * (cellular ? LinkModel.cellularCapacityFactor : 1)
         if bitrate > capacity || measuredLoss > quality.backoffLossPercent {
             bitrate = max(50, bitrate * quality.backoffFactor)
         } else {

@@ -56,7 +56,10 @@ struct ClientStyle: Sendable {
             : x < d.rfc3339OffsetShare + d.rfc3339Share ? .rfc3339 : .epochMs
         tsLast = rng.chance(d.tsLastShare)
         extras = rng.chance(d.extraFieldsShare)
-        sdkVersion = rng.below(EventEncoder.sdkVersions.count)
+        // Drawn as when it chose the `sdk` extra field (dropped with format
+        // 1.2, whose `sdkVersion` comes from `ClientProfile`), so that the
+        // draws after it stay the same.
+        sdkVersion = rng.below(4)
         placeholder = rng.weighted(p.quality.placeholderWeights)
         capitalizedTier = rng.chance(p.quality.capitalizedTierShare)
         omitTitle = rng.chance(p.meetings.joinWithoutTitleShare)

@@ -32,7 +32,7 @@ enum MeetingGenerator {
             var sim = ClientSimulator(plan: plan, timelines: timelines, me: me, seed: seed,
                                       parameters: p, collect: collect, scratch: scratch)
             sim.run()
-            var encoder = EventEncoder(plan: plan, me: me, style: sim.style,
+            var encoder = EventEncoder(plan: plan, me: me, style: sim.style, profile: sim.profile,
                                        errors: p.connectivity.networkErrors)
             let start = writer.buffer.count
             for e in sim.events { encoder.write(e, &writer) }

@@ -6,6 +6,11 @@ import MQAAnalysis
 public enum Engine: String, Sendable {
     case sfu
     case cdn
+    /// A direct peer connection (format 1.2): a quality feed as on the SFU.
+    case p2p
+
+    /// Quality reports, SDK tiers and speakers exist: all but the CDN engine.
+    public var hasQualityFeed: Bool { self != .cdn }
 }
 
 /// How a participant's presence ends, as planned (a network drop without
@@ -60,7 +65,7 @@ struct MeetingPlan: Sendable {
     let index: Int
     let id: String
     let idBytes: [UInt8]
-    let engine: Engine
+    private(set) var engine: Engine
     let start: Int64
     let end: Int64
     let host = 0
@@ -115,11 +120,18 @@ struct MeetingPlan: Sendable {
 
         titles = [rng.pick(TitleCorpus.titles)]
         planParticipants(p, &rng)
+        // A call of two runs peer to peer half the time (format 1.2). The
+        // draw is a hash, not the plan's stream, so every other draw of the
+        // plan stays what it was.
+        if engine == .sfu && participants.count == 2
+            && SplitMix64.mix(seed ^ UInt64(index) &* 0xD1B5_4A32_D192_ED03) & 1 == 0 {
+            engine = .p2p
+        }
         let initialMic = planMedia(p, &rng)
         planTitleChange(p, &rng)
         planShares(p, &rng)
         events.sort { $0.ts < $1.ts }
-        if engine == .sfu { planSpeakers(p, initialMic: initialMic, &rng) }
+        if engine.hasQualityFeed { planSpeakers(p, initialMic: initialMic, &rng) }
     }
 
     private mutating func planParticipants(_ p: SimulationParameters, _ rng: inout SplitMix64) {

@@ -33,7 +33,7 @@ import Testing
             "connection_quality_change", "active_speakers_change", "stream_subscribe", "stream_unsubscribe",
             "receive_stream_status", "user_enter", "user_leave", "member_media_state", "room_title_change",
             "room_share_start", "room_share_stop", "audio_route_change", "audio_interruption", "device_change",
-            "sub_meeting_move", "user_handup", "share_broadcast_start", "share_broadcast_stop"])
+            "sub_meeting_move", "user_handup", "share_broadcast_start", "share_broadcast_stop", "network_change"])
         #expect(EventKind(name: "audio_level") == nil)
     }
 

@@ -211,7 +211,8 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
 
     @Test("payload rules of each known event", arguments: [
         ("meeting_join", #""engine":"sfu""#, nil),
-        ("meeting_join", #""engine":"p2p""#, "engine: \"p2p\" is not one of"),
+        ("meeting_join", #""engine":"p2p""#, nil),  // format 1.2
+        ("meeting_join", #""engine":"mesh""#, "engine: \"mesh\" is not one of \"sfu\", \"cdn\", \"p2p\""),
         ("meeting_join", #""title":"x""#, "engine: missing"),
         ("meeting_join", #""engine":"cdn","title":5"#, "title: must be a string"),
         ("disconnect", #""error":"x""#, "reason: missing"),

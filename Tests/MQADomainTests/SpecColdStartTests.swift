@@ -4,6 +4,7 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 /// `spec/tiers.md`, "Cold start": a report is cold when
 /// `ts < connectionStart + coldStartMs`, or `rtt == 0`; cold reports never
@@ -26,7 +27,7 @@ struct SpecColdStartTests {
         Row(label: "all inside the cold start", reports: [(0, 2.0, 50), (3999, 2.0, 50)], changes: [], warm: 0, cold: 2),
     ])
     func coldWindow(_ r: Row) {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         for (t, m, rtt) in r.reports { b.report(t, mos: m, rtt: rtt) }
         b.leave(10000)
@@ -47,7 +48,7 @@ struct SpecColdStartTests {
 
     @Test("cold start: counts from each connection's start, a reconnect restarts it")
     func perConnection() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(5000, mos: 4.3)
         b.disconnect(6000)
@@ -62,7 +63,7 @@ struct SpecColdStartTests {
 
     @Test("cold start: cold reports (the default coldStartMs is 4000) count in no MOS/loss/RTT statistic, only as cold")
     func statistics() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(1000, mos: 1.0, rtt: 900, loss: 50)  // cold: inside the cold start
         b.report(3999, mos: 1.5, rtt: 700, loss: 30)  // cold: the default coldStartMs is 4000

@@ -4,6 +4,7 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 /// One test per rule of `Docs/incidents.md`, on hand-made meetings built
 /// with the helpers of `IncidentTests`.
@@ -12,7 +13,7 @@ struct SpecIncidentRuleTests {
     /// Alice in the call 0…120 s with warm reports every second at `mos`,
     /// except `[from, to)` at `low`.
     static func alice(low: Double, from: Int64, to: Int64) -> ClientBuilder {
-        var a = ClientBuilder("alice")
+        var a = ClientBuilder("alice", defaults: .tiers)
         a.join(0)
         for t in stride(from: Int64(1000), to: 120_000, by: 1000) { a.report(t, mos: (from..<to).contains(t) ? low : 4.3) }
         a.leave(120_000)
@@ -64,7 +65,7 @@ struct SpecIncidentRuleTests {
 
     @Test("signal low_tier: a maximal run of the tier at poor or bad, adjacent holds joined")
     func lowTier() {
-        var a = ClientBuilder("alice")
+        var a = ClientBuilder("alice", defaults: .tiers)
         a.join(0)
         a.reports(from: 1000, to: 20_000, mos: 4.3)
         a.reports(from: 20_000, to: 25_000, mos: 2.8)  // poor
@@ -83,7 +84,7 @@ struct SpecIncidentRuleTests {
     /// Loss and RTT signals of a client with warm reports every second from
     /// 5000 to 19000 (loss 0.5, RTT 50) except at 8000 and 9000.
     static func spikes(loss: Double = 0.5, rtt: Double = 50) -> [IncidentSignal] {
-        var a = ClientBuilder("alice")
+        var a = ClientBuilder("alice", defaults: .tiers)
         a.join(0)
         for t in stride(from: Int64(5000), to: 20_000, by: 1000) {
             let spike = t == 8000 || t == 9000
@@ -118,7 +119,7 @@ struct SpecIncidentRuleTests {
         ("touching covers join", [[5000, 7000]]),
     ] as [(String, [[Int64]])])
     func lossWindow(situation: String, windows: [[Int64]]) {
-        var a = ClientBuilder("alice")
+        var a = ClientBuilder("alice", defaults: .tiers)
         a.join(0)
         switch situation {
         case "at most gapMs": a.report(5000, mos: 4, loss: 8); a.report(30_000, mos: 4, loss: 0.5); a.leave(31_000)
@@ -137,7 +138,7 @@ struct SpecIncidentRuleTests {
         (nil, false, nil),
     ] as [(String?, Bool, [Int64]?)])
     func disconnect(error: String?, back: Bool, window: [Int64]?) {
-        var a = ClientBuilder("alice")
+        var a = ClientBuilder("alice", defaults: .tiers)
         a.join(0)
         a.disconnect(10_000, error: error)
         if back { a.reconnect(13_000); a.leave(20_000) }
@@ -234,7 +235,7 @@ struct SpecIncidentRuleTests {
 
     @Test("cause 2: an incident with a disconnect is a disconnect, even with the participant's own loss in it")
     func causeDisconnect() {
-        var a = ClientBuilder("alice")
+        var a = ClientBuilder("alice", defaults: .tiers)
         a.join(0)
         for t in stride(from: Int64(1000), to: 50_000, by: 1000) { a.report(t, mos: 4.3, loss: t >= 45_000 ? 12 : 0.5) }
         a.disconnect(50_000, error: "ice_timeout")
@@ -251,7 +252,7 @@ struct SpecIncidentRuleTests {
         "loss", "rtt", "low tier",
     ])
     func causeOwnNetwork(kind: String) {
-        var a = ClientBuilder("alice")
+        var a = ClientBuilder("alice", defaults: .tiers)
         a.join(0)
         for t in stride(from: Int64(1000), to: 60_000, by: 1000) {
             let bad = t >= 30_000 && t < 33_000
@@ -269,7 +270,7 @@ struct SpecIncidentRuleTests {
     ])
     func causePublisher(lossFrom: Int64, cause: IncidentCause) {
         // Bob's loss covers [lossFrom, lossFrom + 2000]; alice's stall is [62000, 66000].
-        var bob = ClientBuilder("bob")
+        var bob = ClientBuilder("bob", defaults: .tiers)
         bob.join(0)
         for t in stride(from: Int64(1000), to: 120_000, by: 1000) {
             bob.report(t, mos: 4.3, loss: t >= lossFrom && t < lossFrom + 2000 ? 12 : 0.5)

@@ -4,6 +4,7 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 /// `spec/tiers.md`, "MOS of one report": the SDK's `mos` is used when it is
 /// in [1, 5]; 0 and null mean "not available" (valid lines whose MOS the

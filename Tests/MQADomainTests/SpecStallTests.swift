@@ -4,13 +4,14 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 /// `spec/tiers.md`, "Subscriptions and stalls": alice watches bob's camera.
 @Suite("Spec: subscriptions and stalls")
 struct SpecStallTests {
     /// (ts, timedOut) statuses of bob-cam after a subscribe at 1000; leave at `leave`.
     func subscription(_ statuses: [(Int64, Bool)], leave: Int64 = 20000) -> Subscription {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         alice.subscribe(1000, "bob", "bob-cam")
         for (t, timedOut) in statuses { alice.status(t, "bob", "bob-cam", timedOut: timedOut) }
@@ -62,7 +63,7 @@ struct SpecStallTests {
 
     @Test("subscription: a stream_subscribe while open is ignored; a status without one opens one at its ts, kind unknown")
     func openRules() {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         alice.subscribe(100, "bob", "bob-cam")
         alice.subscribe(200, "bob", "bob-cam")
@@ -76,7 +77,7 @@ struct SpecStallTests {
 
     @Test("subscription: a user_leave of the publisher ends only that publisher's subscriptions")
     func userLeave() {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         alice.subscribe(100, "bob", "bob-cam")
         alice.subscribe(200, "carol", "carol-cam")
@@ -89,7 +90,7 @@ struct SpecStallTests {
     @Test("stall tier: each stall carries the subscriber's tier at t1; stalls under excellent or good are the ones the tier did not see",
           arguments: [(4.3, Tier.excellent, 1), (3.8, .good, 1), (3.3, .fair, 0), (2.0, .bad, 0)])
     func stallTier(mos: Double, tier: Tier, unseen: Int) {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         alice.subscribe(100, "bob", "bob-cam")
         alice.status(200, "bob", "bob-cam", timedOut: false)

@@ -4,6 +4,7 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 /// One row per situation of a statement of the tier state machine
 /// (`spec/tiers.md`, "Tier state machine"). Reports are given as MOS values
@@ -39,7 +40,7 @@ struct MachineCase: Sendable, CustomTestStringConvertible {
     /// The changes the analysis emits for the row's reports.
     func run() -> [TierChange] {
         let times = at ?? mos.indices.map { Int64(1000 * ($0 + 1)) }
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         for (t, m) in zip(times, mos) { b.report(t, mos: m) }
         b.leave(times.last! + 1000)
@@ -152,7 +153,7 @@ struct SpecTierMachineTests {
 
     @Test("time in tier: T holds over [ts_i, min(next warm ts, ts_i + gapMs, connection end)); the rest is unknown; flaps are changes between known tiers")
     func timeInTier() {
-        var b = ClientBuilder("a")
+        var b = ClientBuilder("a", defaults: .tiers)
         b.join(0)
         b.report(1000, mos: 4.3)
         b.report(3000, mos: 2.0)   // holds to min(25000, 13000, 27000) = 13000

@@ -4,6 +4,7 @@ import Testing
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
+import MQATestSupport
 
 /// `spec/tiers.md`, "Tuning: scoring one config against the stalls", on
 /// hand-made logs scored with `directConfig()` (each warm MOS sets the tier).
@@ -13,7 +14,7 @@ struct SpecTuningTests {
     /// (one alarm, at 10000), watching bob-cam and carol-cam; `stalls` are
     /// (track, start), each 500 ms long.
     func corpus(stalls: [(String, Int64)]) -> TuningCorpus {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         for track in ["bob-cam", "carol-cam"] {
             alice.subscribe(100, String(track.prefix { $0 != "-" }), track)
@@ -81,7 +82,7 @@ struct SpecTuningTests {
 
     @Test("tuning: an alarm is a change from above target to target or worse; changes from unknown are not alarms; flaps join known tiers")
     func alarms() {
-        var alice = ClientBuilder("alice")
+        var alice = ClientBuilder("alice", defaults: .tiers)
         alice.join(0)
         for (t, m) in [(Int64(1000), 4.3), (2000, 3.3), (3000, 2.8), (4000, 2.0), (5000, 4.3), (6000, 2.0), (20000, 2.0)] {
             alice.report(t, mos: m)

@@ -113,13 +113,31 @@ protocol SMeetingDelegate: AnyObject {
 @MainActor
 final class MeetingLogObserver: SMeetingDelegate {
     let recorder: MeetingRecorder
+    /// What the app knows about itself, logged with every join (format
+    /// 1.2): `.ios`, `UIDevice.current.systemVersion`, the SDK's and the
+    /// app's versions, the device model.
+    let client: ClientDescription
+    /// The network now, from the app's own path monitor (see below).
+    let currentNetwork: @Sendable () -> NetworkType?
 
-    init(recorder: MeetingRecorder) {
+    struct ClientDescription: Sendable {
+        var platform: ClientPlatform
+        var osVersion: String
+        var sdkVersion: String
+        var appVersion: String
+        var device: String
+    }
+
+    init(recorder: MeetingRecorder, client: ClientDescription, currentNetwork: @escaping @Sendable () -> NetworkType?) {
         self.recorder = recorder
+        self.client = client
+        self.currentNetwork = currentNetwork
     }
 
     nonisolated func meetingDidJoin(engine: SEngineType, title: String?) {
-        recorder.meetingJoined(engine: engine == .sfu ? .sfu : .cdn, title: title)
+        recorder.meetingJoined(
+            engine: engine == .sfu ? .sfu : .cdn, title: title, platform: client.platform, osVersion: client.osVersion,
+            sdkVersion: client.sdkVersion, appVersion: client.appVersion, device: client.device, netType: currentNetwork())
     }
 
     nonisolated func meetingDidLeave() {
@@ -242,10 +260,14 @@ final class MeetingLogObserver: SMeetingDelegate {
     @Test @MainActor func everyCallbackBecomesItsEvent() throws {
         let dir = TempDir()
         let r = try recorder(dir, meeting: "m-42", uid: "alice")
-        let observer = MeetingLogObserver(recorder: r)
+        let client = MeetingLogObserver.ClientDescription(
+            platform: .ios, osVersion: "17.4.1", sdkVersion: "5.3.0", appVersion: "2026.11.2", device: "iPhone15,2")
+        let observer = MeetingLogObserver(recorder: r, client: client, currentNetwork: { .wifi })
         let sdk: SMeetingDelegate = observer
         sdk.deviceDidChange(DeviceEventData(kind: .microphone, change: .added, name: "AirPods"))
         sdk.meetingDidJoin(engine: .sfu, title: "Weekly sync")
+        // Not an SDK callback: the app's path monitor logs it (Docs/recorder.md).
+        r.networkChanged(netType: .cellular, detail: "wifi→cellular")
         sdk.didReceiveQualityReport(SQualityReport(packetLoss: 0.075, rtt: 210, jitter: 38, bitrate: 640, mos: 3.02))
         sdk.connectionQualityDidChange(.poor)
         sdk.activeSpeakersDidChange(["bob", "alice"])
@@ -272,7 +294,9 @@ final class MeetingLogObserver: SMeetingDelegate {
         let all = lines(in: dir)
         let events = all.map(\.event)
         #expect(Set(events) == Set(RecorderEvent.allCases.filter(\.isLogEvent).map(\.name)))
-        #expect(events.count == 23)
+        #expect(events.count == 24)
+        #expect(all.first { $0.event == "meeting_join" }?.text.hasSuffix(
+            #""title":"Weekly sync","platform":"ios","osVersion":"17.4.1","sdkVersion":"5.3.0","appVersion":"2026.11.2","device":"iPhone15,2","netType":"wifi"}"#) == true)
         #expect(all.first { $0.event == "quality_report" }?.text.contains(#""loss":7.5,"rtt":210"#) == true)
         #expect(all.first { $0.event == "meeting_leave" }?.json["meeting"] as? String == "m-42-breakout")
     }

@@ -87,13 +87,45 @@ enum Fixtures {
             extra[uid]!.event(t + 25000 + delay, .roomShareStop(publisher: "carol"))
         }
         extra["carol"]!.context(t + 57500, .subMeetingMove, ["target": "m-42/breakout-1", "reason": "breakout"])
+        // Format 1.2: bob leaves Wi-Fi for cellular 4 s before his poor stretch.
+        extra["bob"]!.context(t + 15000 - 500, .networkChange, ["netType": "cellular", "detail": "wifi→cellular"])
         for i in log.clients.indices {
             let more = extra[log.clients[i].uid]!.build()
             log.clients[i].events = (log.clients[i].events + more.events).enumerated()
                 .sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
             log.clients[i].context = more.context
         }
+        // Format 1.2: alice and bob log their client; carol's app predates it.
+        let clients: [String: [String: String]] = [
+            "alice": ["platform": "ios", "osVersion": "17.4.1", "sdkVersion": "5.3.0", "appVersion": "2026.11.2",
+                      "device": "iPhone15,2", "netType": "wifi"],
+            "bob": ["platform": "windows", "osVersion": "10.0.22631", "sdkVersion": "5.2.3", "appVersion": "2026.10.2",
+                    "device": "ThinkPad X1 Carbon", "netType": "wifi"],
+        ]
+        for i in log.clients.indices {
+            guard let fields = clients[log.clients[i].uid] else { continue }
+            for k in log.clients[i].events.indices where log.clients[i].events[k].payload.kind == .meetingJoin {
+                var values: [String: PayloadValue] = fields.mapValues { .string($0) }
+                let join = log.clients[i].events[k].payload
+                values["engine"] = join["engine"]
+                values["title"] = join["title"]
+                log.clients[i].events[k].payload = EventPayload(.meetingJoin, values)
+            }
+        }
         log.meeting = "m-ctx"
+        return log
+    }
+
+    /// `sfu` on the p2p engine (format 1.2): the same quality feed.
+    static var p2p: MeetingLog {
+        var log = sfu
+        for i in log.clients.indices {
+            for k in log.clients[i].events.indices where log.clients[i].events[k].payload.kind == .meetingJoin {
+                let join = log.clients[i].events[k].payload
+                log.clients[i].events[k].payload = EventPayload(.meetingJoin, ["engine": .string("p2p"), "title": join["title"]])
+            }
+        }
+        log.meeting = "m-p2p"
         return log
     }
 

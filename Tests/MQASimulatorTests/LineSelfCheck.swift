@@ -32,6 +32,8 @@ enum LineSelfCheck {
 
     static func string(_ v: Any?) -> String? { v as? String }
 
+    static let netTypes = ["wifi", "cellular", "ethernet", "other", "none"]
+
     /// Epoch milliseconds of the `ts` field, nil if invalid.
     static func timestamp(_ v: Any?) -> Int64? {
         if let d = number(v) {
@@ -69,8 +71,15 @@ enum LineSelfCheck {
 
         switch event {
         case "meeting_join":
-            guard let e = o["engine"] as? String, e == "sfu" || e == "cdn" else { return "bad engine" }
+            guard let e = o["engine"] as? String, ["sfu", "cdn", "p2p"].contains(e) else { return "bad engine" }
             guard optStr("title") else { return "bad title" }
+            // Format 1.2: the client fields.
+            guard o["platform"] == nil || ["ios", "android", "macos", "windows", "linux", "web"].contains(o["platform"] as? String ?? "")
+            else { return "bad platform" }
+            guard o["netType"] == nil || netTypes.contains(o["netType"] as? String ?? "") else { return "bad netType" }
+            for k in ["osVersion", "sdkVersion", "appVersion", "device"] where o[k] != nil {
+                guard idString(o[k]) else { return "bad \(k)" }
+            }
         case "meeting_leave", "reconnect":
             break
         case "disconnect":
@@ -119,6 +128,9 @@ enum LineSelfCheck {
             guard let s = o["step"] as? String, ["request", "cancel", "confirmOpen", "rejectOpen"].contains(s) else { return "bad step" }
         case "share_broadcast_start", "share_broadcast_stop":
             break
+        case "network_change":
+            guard netTypes.contains(o["netType"] as? String ?? "") else { return "bad netType" }
+            guard o["detail"] == nil || idString(o["detail"]) else { return "bad detail" }
         default:
             break // unknown events are valid (ignored)
         }

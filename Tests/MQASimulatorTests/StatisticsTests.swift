@@ -201,7 +201,7 @@ import Testing
             "stream_unsubscribe", "receive_stream_status", "user_enter", "user_leave",
             "member_media_state", "room_title_change", "room_share_start", "room_share_stop",
             "audio_route_change", "audio_interruption", "device_change", "sub_meeting_move", "user_handup",
-            "share_broadcast_start", "share_broadcast_stop",
+            "share_broadcast_start", "share_broadcast_stop", "network_change",
         ]
         for m in all {
             for f in m.logs {
@@ -214,7 +214,7 @@ import Testing
                     last = max(last, ts)
                     if o["ts"] is String { rfc += 1 }
                     if !known.contains(o["event"] as! String) { unknown += 1 }
-                    if o["sdk"] != nil { extras += 1 }
+                    if o["seq"] != nil { extras += 1 }
                     if o["byAdmin"] as? Bool == true { byAdmin += 1; #expect(o["opUid"] != nil) }
                     if o["event"] as? String == "room_title_change" { titleChanges += 1 }
                     if o["event"] as? String == "room_share_start" { shares += 1 }

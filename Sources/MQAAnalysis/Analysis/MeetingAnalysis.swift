@@ -20,7 +20,8 @@ public struct MeetingAnalysis: Sendable {
     public var timelines: [String: TierTimeline]
 
     /// A CDN meeting has no quality feed: its quality statistics are `nil`.
-    public var isCDN: Bool { engine == "cdn" }
+    /// Every other engine (`sfu`, and `p2p` of format 1.2) has one.
+    public var isCDN: Bool { !EventCatalog.hasQualityFeed(engine: engine) }
 
     /// The first and last event time over all clients, reports included;
     /// `nil` when nothing was logged.
@@ -50,7 +51,7 @@ public struct MeetingAnalysis: Sendable {
     /// memory of summarizing a meeting of 100,000 clients.
     public static func analyze(meeting: String, engine: String?, clientCount: Int, client input: (Int) throws -> ClientInput,
                                config: TierConfig, keepingTimelines: Bool = true) throws -> MeetingAnalysis {
-        let cdn = engine == "cdn"
+        let cdn = !EventCatalog.hasQualityFeed(engine: engine)
         var analysis = MeetingAnalysis(
             meeting: meeting, engine: engine, config: config, connections: [], participants: [],
             subscriptions: [], issues: [], timelines: [:], span: nil)

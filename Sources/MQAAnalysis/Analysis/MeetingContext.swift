@@ -3,7 +3,8 @@ import MQAModel
 
 /// What the 1.1 context events and the speaker snapshots say about a
 /// meeting: per participant, who spoke how long, media changes, audio
-/// routes, interruptions, devices, raised hands; for the meeting, moves to
+/// routes, interruptions, devices, raised hands, and (format 1.2) the
+/// client it ran on and its network changes; for the meeting, moves to
 /// sub-meetings and shares. Context only: nothing here feeds a figure of
 /// the tier engine (`Docs/tiers.md`).
 public struct MeetingContext: Sendable, Equatable {
@@ -55,6 +56,11 @@ public struct MeetingContext: Sendable, Equatable {
             var p = ParticipantContext(uid: client.uid)
             p.talkMs = talk[client.uid] ?? 0
             p.mediaChanges = media[client.uid] ?? []
+            // Format 1.2: the client fields of its joins, the last value
+            // of each holding (a rejoin may repeat or update them).
+            for e in client.events where e.payload.kind == .meetingJoin {
+                p.client.update(from: e.payload)
+            }
             var openInterruption: Int?
             for e in client.context {
                 let x = e.payload
@@ -78,9 +84,12 @@ public struct MeetingContext: Sendable, Equatable {
                                            device: x.string("device")))
                 case .userHandup:
                     if x.string("step") == "request" { p.handups += 1 }
+                case .networkChange:
+                    p.networkChanges.append(.init(ts: e.ts, netType: x.string("netType") ?? "", detail: x.string("detail")))
                 default: break
                 }
             }
+            p.networkPath = networkPath(client)
             participants.append(p)
         }
         var moves: [SubMeetingMove] = []
@@ -104,6 +113,21 @@ public struct MeetingContext: Sendable, Equatable {
         }
         moves.sort { ($0.ts, $0.uid) < ($1.ts, $1.uid) }
         return MeetingContext(participants: participants, subMeetingMoves: moves, shares: shares(shareEvents))
+    }
+
+    /// The networks a client was on, in time order: each join's `netType`
+    /// and each `network_change`, a repeat of the one before left out.
+    static func networkPath(_ client: ClientLog) -> [String] {
+        var marks: [(ts: Int64, order: Int, net: String)] = []
+        for e in client.events where e.payload.kind == .meetingJoin {
+            if let net = e.payload.string("netType") { marks.append((e.ts, marks.count, net)) }
+        }
+        for e in client.context where e.payload.kind == .networkChange {
+            if let net = e.payload.string("netType") { marks.append((e.ts, marks.count, net)) }
+        }
+        var path: [String] = []
+        for m in marks.sorted(by: { ($0.ts, $0.order) < ($1.ts, $1.order) }) where path.last != m.net { path.append(m.net) }
+        return path
     }
 
     /// Talk time per speaker: a client's snapshot holds until that client's
@@ -197,8 +221,53 @@ public struct ParticipantContext: Sendable, Equatable {
     public var devices: [DeviceChange] = []
     /// Hands raised (`request` steps).
     public var handups = 0
+    /// The client it ran on (format 1.2 fields of `meeting_join`).
+    public var client = ClientInfo()
+    /// `network_change` events, by time.
+    public var networkChanges: [NetworkChange] = []
+    /// Networks in time order, from the joins' `netType` and the changes
+    /// (`["wifi", "cellular"]`); empty when none was logged.
+    public var networkPath: [String] = []
 
     public init(uid: String) { self.uid = uid }
+
+    /// The format 1.2 fields of a client's `meeting_join`: each the last
+    /// value logged, `nil` when never logged.
+    public struct ClientInfo: Sendable, Equatable {
+        public var platform: String?
+        public var osVersion: String?
+        public var sdkVersion: String?
+        public var appVersion: String?
+        public var device: String?
+        /// The network at the last join that named one.
+        public var netType: String?
+
+        public init() {}
+
+        public var isEmpty: Bool { self == ClientInfo() }
+
+        mutating func update(from join: EventPayload) {
+            if let v = join.string("platform") { platform = v }
+            if let v = join.string("osVersion") { osVersion = v }
+            if let v = join.string("sdkVersion") { sdkVersion = v }
+            if let v = join.string("appVersion") { appVersion = v }
+            if let v = join.string("device") { device = v }
+            if let v = join.string("netType") { netType = v }
+        }
+
+        /// `"platform"`, `"osVersion"`, … as in the log (camelCase).
+        public var json: JSON {
+            .object([("platform", .optional(platform)), ("osVersion", .optional(osVersion)),
+                     ("sdkVersion", .optional(sdkVersion)), ("appVersion", .optional(appVersion)),
+                     ("device", .optional(device)), ("netType", .optional(netType))])
+        }
+    }
+
+    public struct NetworkChange: Sendable, Equatable {
+        public var ts: Int64
+        public var netType: String
+        public var detail: String?
+    }
 
     public struct MediaChange: Sendable, Equatable {
         public var ts: Int64
@@ -233,6 +302,7 @@ public struct ParticipantContext: Sendable, Equatable {
         case route(AudioRoute)
         case interruption(Interruption)
         case device(DeviceChange)
+        case network(NetworkChange)
 
         public var ts: Int64 {
             switch self {
@@ -240,14 +310,15 @@ public struct ParticipantContext: Sendable, Equatable {
             case .route(let x): x.ts
             case .interruption(let x): x.startTs
             case .device(let x): x.ts
+            case .network(let x): x.ts
             }
         }
     }
 
-    /// Every item by time (stable: media, routes, interruptions, devices).
+    /// Every item by time (stable: media, routes, interruptions, devices, networks).
     public var items: [Item] {
         let all: [Item] = mediaChanges.map(Item.media) + audioRoutes.map(Item.route)
-            + interruptions.map(Item.interruption) + devices.map(Item.device)
+            + interruptions.map(Item.interruption) + devices.map(Item.device) + networkChanges.map(Item.network)
         return all.enumerated().sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
     }
 
@@ -264,7 +335,9 @@ public struct ParticipantContext: Sendable, Equatable {
     }
 
     /// Nothing but talk time and hands to show.
-    public var hasItems: Bool { !(mediaChanges.isEmpty && audioRoutes.isEmpty && interruptions.isEmpty && devices.isEmpty) }
+    public var hasItems: Bool {
+        !(mediaChanges.isEmpty && audioRoutes.isEmpty && interruptions.isEmpty && devices.isEmpty && networkChanges.isEmpty)
+    }
 }
 
 // MARK: - JSON (`mqa report meeting --format json`)
@@ -284,6 +357,9 @@ extension ParticipantContext {
                 .object([("ts", .int(d.ts)), ("kind", .string(d.kind)), ("change", .string(d.change)), ("device", .optional(d.device))])
             })),
             ("handups", .int(Int64(handups))),
+            ("networkChanges", .array(networkChanges.map { n in
+                .object([("ts", .int(n.ts)), ("netType", .string(n.netType)), ("detail", .optional(n.detail))])
+            })),
         ])
     }
 }

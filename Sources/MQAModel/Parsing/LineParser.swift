@@ -190,7 +190,7 @@ public struct LineParser {
             let v = scanner.fields[slots[i]]
             let expected: JSONType
             switch tags[i] {
-            case 0, 1: expected = .string
+            case 0, 1, 5: expected = .string
             case 2: expected = .bool
             case 3: expected = .array
             default: return "\(field(i).name): numbers are only defined for quality_report"  // no such row
@@ -203,6 +203,7 @@ public struct LineParser {
                 return "\(field.name): must be \(what), not \(LineParser.typeName(v.type))"
             }
             if tags[i] == 1, let reason = oneOf(v, field(i)) { return reason }
+            if tags[i] == 5, let reason = textLength(v, i) { return reason }
             if tags[i] == 3 {
                 var ok = true
                 forEachArrayElement(v) { element in if element.type != .string { ok = false } }
@@ -214,6 +215,26 @@ public struct LineParser {
 
     /// The last line's kind's field `i`, for messages and closed lists.
     private func field(_ i: Int) -> PayloadField { plan.descriptors[Int(kind.rawValue)]!.fields[i] }
+
+    /// A string of 1–256 characters (format 1.2), counted as the envelope's
+    /// ids are: code points after escapes are decoded. Without escapes, up
+    /// to 256 bytes is within bounds whatever they hold, so most values are
+    /// checked by their length alone; nothing is allocated either way
+    /// (an escaped value is decoded into the reused scratch buffer).
+    private mutating func textLength(_ v: FieldValue, _ i: Int) -> String? {
+        var characters = 0
+        if v.hasEscapes {
+            decode(v, into: &scratch)
+            for b in scratch where b & 0xC0 != 0x80 { characters += 1 }
+        } else {
+            let bytes = v.end - v.start
+            if bytes > 0 && bytes <= 256 { return nil }
+            for p in v.start..<v.end where line[p] & 0xC0 != 0x80 { characters += 1 }
+        }
+        if characters == 0 { return "\(field(i).name): empty" }
+        if characters > 256 { return "\(field(i).name): \(characters) characters, at most 256 allowed" }
+        return nil
+    }
 
     /// A closed-list field: its decoded bytes must equal one allowed value.
     private mutating func oneOf(_ v: FieldValue, _ field: PayloadField) -> String? {
@@ -434,7 +455,7 @@ public struct LineParser {
         for i in 0..<slots.count {
             let v = scanner.fields[slots[i]]
             switch tags[i] {
-            case 0, 1: values.append(v.type == .string ? .string(LineParser.string(line, v)) : .absent)
+            case 0, 1, 5: values.append(v.type == .string ? .string(LineParser.string(line, v)) : .absent)
             case 2: values.append(v.type == .bool ? .bool(v.bool) : .absent)
             case 3: values.append(v.type == .array ? .strings(arrayStrings(v)) : .absent)
             default: values.append(.absent)

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
+
+/// Format 1.2 in the meeting report: each participant's client (platform,
+/// versions, device, networks) in the participants section of every
+/// format, `network_change` on the timeline, and p2p meetings reported
+/// with their quality feed.
+@Suite struct ClientReportTests {
+    static let report = MeetingReport(log: Fixtures.withContext, config: TierConfig())
+
+    @Test func markdownShowsTheClients() throws {
+        let md = Self.report.markdown
+        let participants = try #require(md.range(of: "## Participants"))
+        let clients = try #require(md.range(of: "### Clients"))
+        let context = try #require(md.range(of: "## Context"))
+        #expect(participants.upperBound <= clients.lowerBound && clients.upperBound <= context.lowerBound)
+        #expect(md.contains("| uid   | platform | OS         | SDK   | app       | device             | network         |"))
+        #expect(md.contains("| alice | ios      | 17.4.1     | 5.3.0 | 2026.11.2 | iPhone15,2         | wifi            |"))
+        #expect(md.contains("| bob   | windows  | 10.0.22631 | 5.2.3 | 2026.10.2 | ThinkPad X1 Carbon | wifi → cellular |"))
+        #expect(md.contains("| carol | —        | —          | —     | —         | —                  | —               |"))
+        // On bob's timeline, and next to his poor stretch.
+        #expect(md.contains("network changed to cellular (wifi→cellular)"))
+        #expect(md.contains("network changed to cellular (wifi→cellular) 4 s before"))
+        #expect(md.contains("network changes"))
+    }
+
+    @Test func htmlShowsTheClients() {
+        let html = Self.report.html
+        #expect(html.contains("<h3>Clients</h3>"))
+        #expect(html.contains("<td>ThinkPad X1 Carbon</td>"))
+        #expect(html.contains("<td>wifi → cellular</td>"))
+        #expect(html.contains("network changed to cellular (wifi→cellular)"))
+    }
+
+    @Test func jsonHasTheClientFieldsInCamelCase() throws {
+        let text = Self.report.json.rendered()
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let participants = try #require(root["participants"] as? [[String: Any]])
+        let bob = try #require(participants.first { $0["uid"] as? String == "bob" })
+        let client = try #require(bob["client"] as? [String: Any])
+        #expect(client["platform"] as? String == "windows")
+        #expect(client["osVersion"] as? String == "10.0.22631")
+        #expect(client["sdkVersion"] as? String == "5.2.3")
+        #expect(client["appVersion"] as? String == "2026.10.2")
+        #expect(client["device"] as? String == "ThinkPad X1 Carbon")
+        #expect(client["netType"] as? String == "wifi")
+        #expect(bob["networks"] as? [String] == ["wifi", "cellular"])
+        let changes = try #require((bob["context"] as? [String: Any])?["networkChanges"] as? [[String: Any]])
+        #expect(changes.count == 1)
+        #expect(changes.first?["netType"] as? String == "cellular")
+        #expect(changes.first?["detail"] as? String == "wifi→cellular")
+        let carol = try #require(participants.first { $0["uid"] as? String == "carol" })
+        #expect((carol["client"] as? [String: Any])?["platform"] is NSNull)
+    }
+
+    /// A log without any 1.2 field shows no Clients table.
+    @Test func noClientsTableWithoutTheFields() {
+        let plain = MeetingReport(log: Fixtures.sfu, config: TierConfig())
+        #expect(!plain.markdown.contains("### Clients"))
+        #expect(!plain.html.contains("<h3>Clients</h3>"))
+        #expect(!plain.markdown.contains("network changes"))
+    }
+
+    /// p2p has the quality feed (spec 1.2): the report is the sfu one's,
+    /// engine aside, never the CDN's "no quality data".
+    @Test func p2pMeetingsHaveQualityData() {
+        let p2p = MeetingReport(log: Fixtures.p2p, config: TierConfig())
+        let sfu = MeetingReport(log: Fixtures.sfu, config: TierConfig())
+        #expect(p2p.hasQualityData)
+        #expect(p2p.header.engine == "p2p")
+        #expect(!p2p.markdown.contains(MeetingReport.noQualityData))
+        #expect(p2p.analysis.participantsJSON == sfu.analysis.participantsJSON)
+        #expect(p2p.series.count == 3)
+        #expect(p2p.markdown.contains("### Quality"))
+        #expect(FleetEntry(p2p).lowTierMs == FleetEntry(sfu).lowTierMs)
+        #expect(FleetEntry(p2p).lowTierMs != nil)
+    }
+}
