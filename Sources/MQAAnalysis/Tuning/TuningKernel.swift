@@ -3,12 +3,14 @@ import MQAModel
 
 /// The tuning sweep's view of the tier machine: counters and two small
 /// per-client buffers (alarm times, holds at or below the target) in
-/// preallocated memory, so the hot loop never allocates.
+/// preallocated memory, so the hot loop never allocates. The buffers carry
+/// their capacity: a write past it traps in a debug build (the buffer
+/// subscript's check), and costs nothing in a release one.
 struct TuningSink: TierSink {
     let target: Int8
-    let alarmTs: UnsafeMutablePointer<Int64>
-    let lowFrom: UnsafeMutablePointer<Int64>
-    let lowTo: UnsafeMutablePointer<Int64>
+    let alarmTs: UnsafeMutableBufferPointer<Int64>
+    let lowFrom: UnsafeMutableBufferPointer<Int64>
+    let lowTo: UnsafeMutableBufferPointer<Int64>
     var alarmCount = 0
     var lowCount = 0
     var flaps = 0
@@ -55,9 +57,9 @@ struct TuningKernel {
         let lead = options.leadMs
         // At most two changes per warm report (a gap reset and a change).
         let scratch = max(1, corpus.maxClientReports)
-        let alarmTs = UnsafeMutablePointer<Int64>.allocate(capacity: 2 * scratch)
-        let lowFrom = UnsafeMutablePointer<Int64>.allocate(capacity: scratch)
-        let lowTo = UnsafeMutablePointer<Int64>.allocate(capacity: scratch)
+        let alarmTs = UnsafeMutableBufferPointer<Int64>.allocate(capacity: 2 * scratch)
+        let lowFrom = UnsafeMutableBufferPointer<Int64>.allocate(capacity: scratch)
+        let lowTo = UnsafeMutableBufferPointer<Int64>.allocate(capacity: scratch)
         defer { alarmTs.deallocate(); lowFrom.deallocate(); lowTo.deallocate() }
         var leads: [Int64] = []
         leads.reserveCapacity(corpus.stallCount)
