@@ -167,7 +167,8 @@ func recordOther(_ n: Int, _ s: ThreadStrings) {
 }
 
 let threadCount = options.threads
-let histograms = (0..<threadCount).map { _ in UnsafeMutablePointer<UInt32>.allocate(capacity: bucketCount) }
+// One histogram per thread, each written only by its own thread.
+nonisolated(unsafe) let histograms = (0..<threadCount).map { _ in UnsafeMutablePointer<UInt32>.allocate(capacity: bucketCount) }
 for h in histograms { h.initialize(repeating: 0, count: bucketCount) }
 let start = NSCondition()
 nonisolated(unsafe) var go = false
@@ -228,7 +229,7 @@ recorder.close()
 let totalSeconds = Double(monotonicNs() - wallStart) / 1e9
 let stats = recorder.statistics
 
-var merged = [UInt64](repeating: 0, count: bucketCount)
+nonisolated(unsafe) var merged = [UInt64](repeating: 0, count: bucketCount)
 for h in histograms {
     for i in 0..<bucketCount { merged[i] += UInt64(h[i]) }
 }

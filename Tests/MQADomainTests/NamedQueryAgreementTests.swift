@@ -11,8 +11,9 @@ import Testing
 /// low-MOS threshold), so that each file runs as it is in the sqlite3 shell.
 /// These tests hold the SQL to the Swift definitions on a simulated fleet.
 @Suite(.serialized) struct NamedQueryAgreementTests {
-    /// A simulated fleet, ingested once into a scratch store.
-    static let store: EventStore = {
+    /// A simulated fleet, ingested once into a scratch store (the suite is
+    /// serialized: one test at a time reads it).
+    nonisolated(unsafe) static let store: EventStore = {
         let s = Scratch()
         let logs = URL(fileURLWithPath: s.dir).appendingPathComponent("logs")
         _ = try! Simulator(seed: 5, meetings: 6).writeFiles(to: logs)

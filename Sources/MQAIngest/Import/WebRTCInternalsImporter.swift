@@ -29,7 +29,10 @@ struct WebRTCInternalsImporter {
     /// scanned: the two halves cost about the same, and the event log's
     /// ingest uses two threads too. At most two connections wait, and they
     /// are converted (and handed on) in the dump's order.
-    final class Pipeline {
+    ///
+    /// `@unchecked Sendable`: `conversion` and `error` are touched only on
+    /// the serial queue, and by the caller after `drain` has waited for it.
+    final class Pipeline: @unchecked Sendable {
         private var conversion: Conversion
         private var error: Error?
         private let queue = DispatchQueue(label: "mqa.import.connections")
@@ -39,6 +42,10 @@ struct WebRTCInternalsImporter {
 
         func submit(_ work: @escaping (inout Conversion) throws -> Void) {
             slots.wait()
+            // The work reads the caller's state (the converter, the emit
+            // callback), which the caller leaves alone until `drain`: one
+            // thread at a time touches it, in submission order.
+            nonisolated(unsafe) let work = work
             queue.async { [self] in
                 defer { slots.signal() }
                 guard error == nil else { return }
