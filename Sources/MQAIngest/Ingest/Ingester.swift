@@ -118,7 +118,7 @@ public final class Ingester {
         }
         defer { summaries.finish(storingInto: store) }
         defer { rollBackOpenTransaction() }
-        committedSummary = IngestSummary()
+        startCounting()
         // Inputs prepared ahead, their parsing threads running, by index;
         // `next` is the first not prepared, and `bytes` their summed sizes.
         var ahead: [Int: Result<PreparedInput, Error>] = [:]
@@ -169,6 +169,14 @@ public final class Ingester {
         return committedSummary
     }
 
+    /// Each public `ingest` reports what its own commits hold.
+    private func startCounting() {
+        committedSummary = IngestSummary()
+        uncommitted = IngestSummary()
+        uncommittedInputParts = IngestSummary()
+        inputCommitted = nil
+    }
+
     /// The error that ends an ingest early, with what its commits hold.
     private func stopped(by error: Error) -> IngestFailure {
         if let failure = error as? IngestFailure { return failure }
@@ -183,7 +191,7 @@ public final class Ingester {
         parsing = threads
         defer { threads.close() }
         defer { rollBackOpenTransaction() }
-        committedSummary = IngestSummary()
+        startCounting()
         do {
             let written = try write(try prepare(path: path))
             uncommitted = uncommitted + written
@@ -410,16 +418,17 @@ public final class Ingester {
         // half-way is then undone whole, whatever the machine's load.
         func idle() throws {
             guard transactions.isOpen, unsaved?.holdsCommit != true, unsaved == nil || !input.isRegularFile else { return }
-            if let batch = unsaved {
-                try claim(fileID: fileID, written: writtenLines)
-                try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
-                writtenLines = batch.lastLine
-                unsaved = nil
-                try commit()  // ends the savepoint too
-                inputCommitted = summary
-            } else {
-                try commit()
-            }
+            if let batch = unsaved { try commitCheckpoint(after: batch) } else { try commit() }
+        }
+        // Stores the buffered events and the file's progress through `batch`,
+        // and commits (ending the savepoint too): a kill after it resumes there.
+        func commitCheckpoint(after batch: ParsedBatch) throws {
+            try claim(fileID: fileID, written: writtenLines)
+            try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
+            writtenLines = batch.lastLine
+            unsaved = nil
+            try commit()
+            inputCommitted = summary
         }
         do {
             try beginInput()
@@ -435,12 +444,7 @@ public final class Ingester {
                         && (linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery
                             || series.count + preparedSeries.count >= Ingester.maxBufferedClients)
                     {
-                        try claim(fileID: fileID, written: writtenLines)
-                        try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
-                        writtenLines = batch.lastLine
-                        unsaved = nil
-                        try commit()  // ends the savepoint too
-                        inputCommitted = summary
+                        try commitCheckpoint(after: batch)
                         try beginInput()
                     }
                     try summaries.storeReady(into: store)

@@ -55,6 +55,7 @@ public final class EventStore {
             } catch let error as DatabaseError where error.primaryCode == DatabaseError.busy {
                 throw StoreError.busy(path)
             } catch let error as DatabaseError where error.code == DatabaseError.readOnlyMoved {
+                // The file was removed under us: open the path anew, below.
             }
             attempts += 1
             if attempts == 3 { throw StoreError.notAStore(path, "it was removed or replaced by another process while it was opened") }
