@@ -77,8 +77,9 @@ enum Dump {
     @Test func lossWithNegativeDeltaAndClamping() throws {
         let c = try Dump.convert(Dump.internals([("1-1", [audio(times: [0, 1000, 2000, 3000], received: [100, 197, 297, 297], lost: [0, 3, 2, 2])])]), .webrtcInternals)
         let loss = Dump.reports(c).map { ($0["loss"] as! NSNumber).doubleValue }
-        // 0/100; 3/(97+3) = 3 %; Δlost -1 over 100 received → clamped to 0; nothing expected → 0.
-        #expect(loss == [0, 3, 0, 0])
+        // 0/100; 3/(97+3) = 3 %; Δlost -1 over 100 received → clamped to 0; nothing
+        // received, lost or sent: no report at all (version 2: no data is not perfect quality).
+        #expect(loss == [0, 3, 0])
         // Rounded to 2 decimals, printed short.
         let odd = try Dump.convert(Dump.internals([("1-1", [audio(times: [0, 1000], received: [0, 299], lost: [0, 1])])]), .webrtcInternals)
         #expect(String(decoding: odd.lines, as: UTF8.self).contains("\"loss\":0.33,"))
@@ -91,7 +92,8 @@ enum Dump {
         let keep = Dump.Report(id: "CP", type: "candidate-pair", times: Dump.times([0, 1000, 2000, 3000, 4000]))
         let c = try Dump.convert(Dump.internals([("1-1", [a, keep])]), .webrtcInternals)
         let loss = Dump.reports(c).map { ($0["loss"] as! NSNumber).doubleValue }
-        #expect(loss == [0, 0, 0, 50, 50])
+        // The sample at 2000 has no RTP report: no quality report for it.
+        #expect(loss == [0, 0, 50, 50])
     }
 
     @Test func rttSelectionOrder() throws {
@@ -105,7 +107,9 @@ enum Dump {
         let transport = Dump.Report(id: "T", type: "transport", times: Dump.times([0]), props: [("selectedCandidatePairId", Dump.strings(["CPa"]))])
         let remote = Dump.Report(id: "RI", type: "remote-inbound-rtp", times: Dump.times([0]), props: [("roundTripTime", ["0.2"])])
         func rtt(_ reports: [Dump.Report]) throws -> Int {
-            let c = try Dump.convert(Dump.internals([("1-1", reports)]), .webrtcInternals)
+            // A received packet makes the sample an interval with RTP: it gets a report.
+            let media = audio("IAX", times: [0], received: [1], lost: [0])
+            let c = try Dump.convert(Dump.internals([("1-1", reports + [media])]), .webrtcInternals)
             return (Dump.reports(c)[0]["rtt"] as! NSNumber).intValue
         }
         let a = pair("CPa", rtt: "0.0105")
@@ -157,10 +161,12 @@ enum Dump {
         let keep = Dump.Report(id: "CP", type: "candidate-pair", times: Dump.times([0, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000]))
         let c = try Dump.convert(Dump.internals([("1-1", [v, keep])]), .webrtcInternals)
         let tracks = Dump.trace(c).filter { !$0.hasPrefix("quality_report") }
+        // No packet at 0: not subscribed yet. The first packets and the first frame
+        // fall in (0, 1000]: both at its midpoint. Gone at 6000; back in (6000, 7000].
         #expect(tracks == [
-            "meeting_join@0", "stream_subscribe@0:cam", "receive_stream_status@1000:frame:cam",
+            "meeting_join@0", "stream_subscribe@500:cam", "receive_stream_status@500:frame:cam",
             "receive_stream_status@4000:stall:cam", "receive_stream_status@5000:frame:cam",
-            "stream_unsubscribe@6000:cam", "stream_subscribe@7000:cam", "receive_stream_status@7000:frame:cam",
+            "stream_unsubscribe@6000:cam", "stream_subscribe@6500:cam", "receive_stream_status@6500:frame:cam",
             "meeting_leave@8000",
         ])
         let sub = Dump.events(c).first { $0["event"] as? String == "stream_subscribe" }!
@@ -171,12 +177,15 @@ enum Dump {
         // Track A leaves while B arrives: report, unsubscribe, then B's subscribe and first frame.
         func video(_ id: String, _ times: [Double], frames: [String]) -> Dump.Report {
             Dump.Report(id: id, type: "inbound-rtp", times: Dump.times(times), props: [
-                ("kind", Dump.strings(times.map { _ in "video" })), ("framesDecoded", frames)])
+                ("kind", Dump.strings(times.map { _ in "video" })), ("framesDecoded", frames),
+                ("packetsReceived", times.map { _ in "5" })])
         }
         let c = try Dump.convert(Dump.internals([("1-1", [video("A", [0], frames: ["1"]), video("B", [1000], frames: ["1"])])]), .webrtcInternals)
+        // B's first packets and frame lie in (0, 1000]: its midpoint, before that sample's report.
         #expect(Dump.trace(c) == [
             "meeting_join@0", "quality_report@0", "stream_subscribe@0:A", "receive_stream_status@0:frame:A",
-            "quality_report@1000", "stream_unsubscribe@1000:A", "stream_subscribe@1000:B", "receive_stream_status@1000:frame:B",
+            "stream_subscribe@500:B", "receive_stream_status@500:frame:B",
+            "quality_report@1000", "stream_unsubscribe@1000:A",
             "meeting_leave@1000",
         ])
     }
@@ -226,20 +235,21 @@ enum Dump {
     }
 
     @Test func sampleTimesRoundHalfUp() throws {
-        let a = Dump.Report(id: "IA", type: "inbound-rtp", times: [String(t0) + ".5", String(t0 + 1) + ".499"])
+        let a = Dump.Report(id: "IA", type: "inbound-rtp", times: [String(t0) + ".5", String(t0 + 1) + ".499"], props: [("packetsReceived", ["1", "1"])])
         let c = try Dump.convert(Dump.internals([("1-1", [a])]), .webrtcInternals)
         // .5 → up; x+1.499 → x+1: both round to the same ms, one sample.
         #expect(Dump.reports(c).map { ($0["ts"] as! NSNumber).int64Value } == [t0 + 1])
     }
 
     @Test func identityAndSkippedConnections() throws {
-        let a = Dump.Report(id: "IA", type: "inbound-rtp", times: Dump.times([0]))
+        let a = Dump.Report(id: "IA", type: "inbound-rtp", times: Dump.times([0]), props: [("packetsReceived", ["3"])])
         let legacy = Dump.Report(id: "ssrc_1_recv", type: "ssrc", times: Dump.times([0]), props: [("googJitterReceived", ["1"])])
         let other = Dump.Report(id: "M", type: "media-source", times: Dump.times([0]))
         let text = Dump.internals([("9-1", [a]), ("9-2", [legacy]), ("9-3", [other])])
         let c = try Dump.convert(text, .webrtcInternals, file: "/x/y/call.json.txt.gz")
         let e = Dump.events(c)[0]
-        #expect(e["meeting"] as? String == "rtc-call" && e["uid"] as? String == "call-9-1" && e["engine"] as? String == "sfu")
+        // One dump, one person: the uid is the file's name when the dump names nobody.
+        #expect(e["meeting"] as? String == "rtc-call" && e["uid"] as? String == "call" && e["engine"] as? String == "sfu")
         #expect(c.connections.map(\.connection) == ["9-1"])
         #expect(c.skipped.map(\.connection) == ["9-2", "9-3"])
         #expect(c.skipped[0].reason.contains("legacy") && c.skipped[1].reason.contains("no standard stats"))
@@ -264,8 +274,9 @@ enum Dump {
         let c = try Dump.convert(lines, .rtcstats)
         #expect(c.rejects.map(\.line) == [4, 6, 11])
         #expect(c.rejects[1].reason == "getstats without an object" && c.rejects[2].reason == "not a JSON array")
-        // The delta kept jitter from the first sample; the report left at 3000 and came back whole (no jitter).
-        #expect(Dump.reports(c).map { ($0["jitter"] as! NSNumber).intValue } == [1, 1, 0, 0])
+        // The delta kept jitter from the first sample; at 3000 the report is gone (no RTP:
+        // no quality report); it came back whole (no jitter).
+        #expect(Dump.reports(c).map { ($0["jitter"] as! NSNumber).intValue } == [1, 1, 0])
         #expect(c.connections.map(\.connection) == ["pc1"] && c.connections[0].samples == 4)
         #expect(c.skipped.map(\.connection) == ["pc2"] && c.skipped[0].reason.contains("legacy"))
     }
@@ -295,7 +306,8 @@ enum Dump {
         #expect(sniff("{\"getUserMedia\":[" + String(repeating: "{\"a\":1},", count: 9000)) == .webrtcInternals)
         #expect(sniff("{}") == .events)
         #expect(WebRTCImport.baseName("/a/b/dump.json.txt.gz") == "dump")
-        #expect(WebRTCImport.baseName("dump.log.zst") == "dump.log.zst")
+        // Version 2 strips `.zst` too.
+        #expect(WebRTCImport.baseName("dump.log.zst") == "dump")
     }
 }
 
@@ -326,7 +338,7 @@ enum Dump {
         let again = try Ingester(store: store).ingest(path: zst)
         #expect(again.duplicates == 0 || again.events == 0)
         let text = try exportText(store)
-        #expect(text.contains("\"uid\":\"call-1-1\""))
+        #expect(text.contains("\"uid\":\"call\""))
     }
 
     @Test func rtcstatsRejectsKeepTheirLineNumbers() throws {

@@ -2,49 +2,100 @@ import MQABase
 import MQAModel
 import MQAStore
 
-/// Turns one peer connection's samples, in time order, into event-log
-/// lines (Docs/import.md, "What becomes what"). Fed one sample
-/// at a time, so a long connection costs only its few counters and its
-/// output lines, never its samples.
+/// One event a connection's samples made, waiting for the participant's
+/// assembly (`ParticipantAssembler`): its time, its name, and where its
+/// payload (the text after the envelope, `}\n` included) lies in the
+/// converter's `out`. Payloads are contiguous in creation order, so a
+/// piece's text runs to the next piece's start.
+struct ImportedPiece {
+    var ts: Int64
+    var event: StaticString
+    var start: Int
+    var kind: Kind
+    /// A subscription taken back: it never got past sampling granularity
+    /// (packets in one interval only, no frame), so it is not a fact.
+    var dropped = false
+
+    enum Kind: Equatable {
+        /// A quality report over `(from, ts]` that moved `media` bytes
+        /// (sent + received); `from` is nil on a connection's first sample.
+        case report(media: Int128, from: Int64?)
+        case track
+    }
+}
+
+/// Turns one peer connection's samples, in time order, into events
+/// (Docs/import.md, "What becomes what"): a quality report per sample that
+/// carried RTP, and the video tracks' subscriptions, first frames,
+/// freezes and pauses. Fed one sample at a time, so a long connection
+/// costs only its few counters and its output, never its samples.
+/// Joining, leaving and the connection's fate are the participant's
+/// (`ParticipantAssembler`), which sees all of a dump's connections.
 struct ConnectionConverter {
     let connection: String
-    /// `{"ts":` is written per event; this is what follows the event name.
-    private let envelopeTail: [UInt8]
+    /// The publisher of a remote track where the dump names one (rtcstats
+    /// `ontrack`: the track's stream id), keyed by track identifier.
+    var publishers: [String: String] = [:]
     private(set) var out: [UInt8] = []
-    private(set) var events = 0
+    private(set) var pieces: [ImportedPiece] = []
     private(set) var samples = 0
     private(set) var hasStandardStats = false
     private(set) var hasLegacyStats = false
-    private var lastTs: Int64 = 0
+    /// Some inbound or outbound RTP report existed (the connection was
+    /// set up for media), and some sample counted a packet or byte in one.
+    private(set) var hasRTPStreams = false
+    private(set) var carriedMedia = false
+    /// Bytes sent + received over the whole connection.
+    private(set) var mediaBytes: Int128 = 0
+    private(set) var firstTs: Int64 = 0
+    private(set) var lastTs: Int64 = 0
+    /// Inbound streams that ever received a packet, per kind, and whether
+    /// anything was sent: the engine's evidence without a constraints line.
+    private(set) var receivedAudioStreams = Set<String>()
+    private(set) var receivedVideoStreams = Set<String>()
+    private(set) var sentMedia = false
+    private var previousTs: Int64?
     private var previousStatsTime: Fixed?
     /// Last known counters of each local inbound-rtp report, kept while the
     /// report is gone so that a returning report counts from them.
     private var counters: [String: (lost: Fixed, received: Fixed, bytes: Fixed)] = [:]
+    private var sent: [String: (packets: Fixed, bytes: Fixed)] = [:]
     private var tracks: [String: Track] = [:]
     private var trackOrder: [String] = []
 
     struct Track {
         var publisher: String
         var subscribed = false
+        /// The subscribe piece, while the subscription may still be taken back.
+        var pending: Int?
+        var subscribeTs: Int64 = 0
+        var subscribeSample = 0
+        var packetIntervals = 0
         var shownFrame = false
+        var firstFrameTs: Int64 = 0
         var stalled = false
         var samplesWithoutFrame = 0
         var lastFrames: Fixed?
+        var lastPackets: Fixed?
+        var lastFreezes: Fixed?
+        var lastFreezesDuration: Fixed?
     }
 
-    init(meeting: String, uid: String, connection: String) {
+    init(connection: String) {
         self.connection = connection
-        var tail: [UInt8] = Array(",\"meeting\":".utf8)
-        ConnectionConverter.appendString(meeting, to: &tail)
-        tail += Array(",\"uid\":".utf8)
-        ConnectionConverter.appendString(uid, to: &tail)
-        envelopeTail = tail
+    }
+
+    /// The tracks subscribed when the samples end: a connection that ends
+    /// while the participant stays (another connection carries on) ends
+    /// them itself.
+    var openTracks: [(publisher: String, track: String)] {
+        trackOrder.compactMap { key in tracks[key]!.subscribed ? (tracks[key]!.publisher, key) : nil }
     }
 
     /// Converts the next sample (its time must not be before the last one's).
     mutating func feed(_ sample: StatsSample) {
         let ts = sample.ts
-        if samples == 0 { begin(ts, "meeting_join"); text(",\"engine\":\"sfu\"}\n") }
+        if samples == 0 { firstTs = ts }
         samples += 1
         lastTs = ts
         var index: [String: Int]? = nil
@@ -57,18 +108,40 @@ struct ConnectionConverter {
             return index![id].map { sample.reports[$0].report }
         }
 
-        // Counters, loss, bitrate, jitter over the local inbound-rtp reports.
+        // Counters, loss, bitrate, jitter over the local inbound-rtp reports;
+        // what was sent over the outbound ones.
         var lost = Fixed.zero
         var received = Fixed.zero
         var bytes = Fixed.zero
         var jitter: Int64? = nil
+        var sentPackets = Fixed.zero
+        var sentBytes = Fixed.zero
+        var packetsSentKnown = false
         for (id, r) in sample.reports {
             switch r.category {
             case .inbound, .remoteInbound, .candidatePair: hasStandardStats = true
             case .legacy: hasLegacyStats = true
             default: break
             }
+            if r.isLocalOutbound {
+                hasRTPStreams = true
+                let nowPackets = r.number(.packetsSent)
+                let nowBytes = r.number(.bytesSent)
+                if nowPackets != nil { packetsSentKnown = true }
+                let last = sent[id]
+                var base = last ?? (.zero, .zero)
+                if let last, (nowPackets.map { $0 < last.packets } ?? false) || (nowBytes.map { $0 < last.bytes } ?? false) {
+                    base = (.zero, .zero)
+                }
+                let current = (packets: nowPackets ?? base.packets, bytes: nowBytes ?? base.bytes)
+                sentPackets = sentPackets + (current.packets - base.packets)
+                sentBytes = sentBytes + (current.bytes - base.bytes)
+                sent[id] = current
+                if current.packets.isPositive || current.bytes.isPositive { carriedMedia = true; sentMedia = true }
+                continue
+            }
             guard r.isLocalInbound else { continue }
+            hasRTPStreams = true
             let nowLost = r.number(.packetsLost)
             let nowReceived = r.number(.packetsReceived)
             let nowBytes = r.number(.bytesReceived)
@@ -83,96 +156,228 @@ struct ConnectionConverter {
             received = received + dReceived
             bytes = bytes + (current.bytes - base.bytes)
             counters[id] = current
+            if current.received.isPositive || current.bytes.isPositive {
+                carriedMedia = true
+                if r.isKind("audio") { receivedAudioStreams.insert(id) } else if r.isKind("video") { receivedVideoStreams.insert(id) }
+            }
             if dReceived.isPositive && r.isKind("audio"), let j = r.number(.jitter) {
                 jitter = max(jitter ?? 0, j.millisecondsHalfUp)
             }
         }
-        var lossHundredths: Int128 = 0
-        let expected = received.raw &+? lost.raw
-        if expected > 0 && lost.raw > 0 {
-            lossHundredths = min(10_000, Fixed.floorDiv((20_000 &*? lost.raw) &+? expected, 2 &*? expected))
-        }
-        var bitrate: Int128 = 0
-        if let previous = previousStatsTime {
-            let interval = sample.statsTime.raw &-? previous.raw
-            if interval > 0 {
-                let b = max(0, bytes.raw)
-                // kbps = bytes·8 / ms; both in 10⁻¹⁸ units, which cancel.
-                bitrate = Fixed.floorDiv((16 &*? b) &+? interval, 2 &*? interval)
-            }
-        }
+        var interval: Int128 = 0
+        if let previous = previousStatsTime { interval = sample.statsTime.raw &-? previous.raw }
         previousStatsTime = sample.statsTime
-        let rtt = ConnectionConverter.roundTrip(sample, report)
+        /// kbps = bytes·8 / ms; both in 10⁻¹⁸ units, which cancel.
+        func kbps(_ b: Fixed) -> Int128 {
+            guard interval > 0 else { return 0 }
+            return Fixed.floorDiv((16 &*? max(0, b.raw)) &+? interval, 2 &*? interval)
+        }
+        let media = max(0, bytes.raw) &+? max(0, sentBytes.raw)
+        mediaBytes = mediaBytes &+? media
+        let receivedAny = (received.raw &+? lost.raw) != 0
+        let sentAny = packetsSentKnown ? sentPackets.isPositive : sentBytes.isPositive
+        // No RTP either way: no report (no data is not perfect quality).
+        if receivedAny || sentAny {
+            var lossHundredths: Int128 = 0
+            var bitrate: Int128 = 0
+            if receivedAny {
+                let expected = received.raw &+? lost.raw
+                if expected > 0 && lost.raw > 0 {
+                    lossHundredths = min(10_000, Fixed.floorDiv((20_000 &*? lost.raw) &+? expected, 2 &*? expected))
+                }
+                bitrate = kbps(bytes)
+            } else {
+                // Only sending: the far end's view of this side's streams.
+                (lossHundredths, jitter) = ConnectionConverter.senderSide(sample)
+                bitrate = kbps(sentBytes)
+            }
+            let rtt = ConnectionConverter.roundTrip(sample, report)
+            begin(ts, "quality_report", .report(media: media, from: previousTs))
+            text(",\"loss\":")
+            ConnectionConverter.appendHundredths(lossHundredths, to: &out)
+            // Absurd counters can make numbers no 64-bit decimal holds exactly
+            // (18 digits); the validator would reject the whole report, so
+            // they are capped there (found by the rtcstats fuzz target).
+            let cap: Int128 = 999_999_999_999_999_999
+            text(",\"rtt\":\(min(Int128(rtt), cap)),\"jitter\":\(min(Int128(jitter ?? 0), cap)),\"bitrate\":\(min(bitrate, cap)),\"mos\":null}\n")
+        }
+        videoTracks(sample, report)
+        previousTs = ts
+    }
 
-        begin(ts, "quality_report")
-        text(",\"loss\":")
-        ConnectionConverter.appendHundredths(lossHundredths, to: &out)
-        // Absurd counters can make numbers no 64-bit decimal holds exactly
-        // (18 digits); the validator would reject the whole report, so
-        // they are capped there (found by the rtcstats fuzz target).
-        let cap: Int128 = 999_999_999_999_999_999
-        text(",\"rtt\":\(min(Int128(rtt), cap)),\"jitter\":\(min(Int128(jitter ?? 0), cap)),\"bitrate\":\(min(bitrate, cap)),\"mos\":null}\n")
-
-        // Video tracks present in this sample, first report per track.
-        var present: [String: (publisher: String, frames: Fixed?)] = [:]
+    /// The video tracks of a sample: subscriptions follow the packets (a
+    /// track that receives none is not being sent: a pause, or never sent),
+    /// first frames the decoder, freezes the browser's freeze counters
+    /// where it keeps them, else decoding that stops while packets arrive.
+    private mutating func videoTracks(_ sample: StatsSample, _ report: (String) -> StatsReport?) {
+        let ts = sample.ts
+        let sampleIndex = samples - 1
+        // The event inside (previous, ts] is known only to the interval:
+        // its midpoint (rounded down) stands for it.
+        let mid = previousTs.map { $0 + (ts - $0) / 2 } ?? ts
+        var present: [String: StatsReport] = [:]
         for (id, r) in sample.reports where r.isLocalInbound && r.isKind("video") {
             let ssrc = ConnectionConverter.ssrcText(r[.ssrc])
             var key = r.text(.trackIdentifier)
             if key == nil, let ref = r.text(.trackId) { key = report(ref)?.text(.trackIdentifier) }
             let track = key ?? ssrc ?? id
             guard present[track] == nil else { continue }
-            let publisher = "remote-" + (ssrc ?? id)
-            present[track] = (publisher, r.number(.framesDecoded))
+            present[track] = r
             if tracks[track] == nil {
+                let publisher = key.flatMap { publishers[$0] } ?? "remote-" + (ssrc ?? id)
                 tracks[track] = Track(publisher: publisher)
                 trackOrder.append(track)
             }
         }
         for key in trackOrder where tracks[key]!.subscribed && present[key] == nil {
-            tracks[key]!.subscribed = false
-            begin(ts, "stream_unsubscribe")
-            trackFields(tracks[key]!.publisher, key)
-            text("}\n")
+            endSubscription(key, at: ts)
         }
         for key in trackOrder {
-            guard let now = present[key] else { continue }
+            guard let r = present[key] else { continue }
             var t = tracks[key]!
-            t.publisher = now.publisher
-            if !t.subscribed {
-                t = Track(publisher: now.publisher, subscribed: true, lastFrames: t.lastFrames)
-                begin(ts, "stream_subscribe")
-                trackFields(t.publisher, key)
-                text(",\"kind\":\"camera\"}\n")
+            let packets = r.number(.packetsReceived)
+            var grew = true  // without a packet counter, a present report is a flowing one
+            if let packets {
+                if let last = t.lastPackets, packets >= last { grew = packets > last } else { grew = packets.isPositive }
+                t.lastPackets = packets
             }
             var newFrame = false
-            if let frames = now.frames {
+            let frames = r.number(.framesDecoded)
+            if let frames {
                 // A counter that went backwards restarted: any frame is new.
                 if let last = t.lastFrames, frames >= last { newFrame = frames > last } else { newFrame = frames.isPositive }
                 t.lastFrames = frames
             }
+            let freezes = r.number(.freezeCount)
+            let freezesDuration = r.number(.totalFreezesDuration)
+            var freezeGrew = false
+            var freezeMs: Int64 = 0
+            if let freezes {
+                if let last = t.lastFreezes, freezes >= last {
+                    freezeGrew = freezes > last
+                    if freezeGrew, let d = freezesDuration, let lastD = t.lastFreezesDuration, d >= lastD {
+                        freezeMs = (d - lastD).millisecondsHalfUp
+                    }
+                }
+                t.lastFreezes = freezes
+                t.lastFreezesDuration = freezesDuration
+            }
+            tracks[key] = t
+            if !t.subscribed {
+                guard grew else { continue }  // never sent yet, or still paused
+                let piece = begin(mid, "stream_subscribe", .track)
+                trackFields(t.publisher, key)
+                text(",\"kind\":\"camera\"}\n")
+                t = tracks[key]!
+                t.subscribed = true
+                t.pending = piece
+                t.subscribeTs = mid
+                t.subscribeSample = sampleIndex
+                t.packetIntervals = 1
+                t.shownFrame = false
+                t.stalled = false
+                t.samplesWithoutFrame = 0
+                tracks[key] = t
+            } else if !grew {
+                // Packets stopped: the sender muted or the SFU stopped
+                // forwarding. A pause, not a freeze.
+                endSubscription(key, at: mid)
+                continue
+            } else {
+                t.packetIntervals += 1
+                if t.packetIntervals >= 2 { t.pending = nil }
+                tracks[key] = t
+            }
+            t = tracks[key]!
             if newFrame {
                 t.samplesWithoutFrame = 0
-                if !t.shownFrame || t.stalled {
+                if !t.shownFrame {
                     t.shownFrame = true
                     t.stalled = false
+                    t.pending = nil
+                    // Within one interval of the first packets the delay is
+                    // below what the samples can tell: no delay is claimed.
+                    let at = sampleIndex - t.subscribeSample <= 1 ? t.subscribeTs : mid
+                    t.firstFrameTs = at
+                    tracks[key] = t
+                    status(at, t.publisher, key, timedOut: false)
+                    t = tracks[key]!
+                } else if t.stalled {
+                    t.stalled = false
+                    tracks[key] = t
                     status(ts, t.publisher, key, timedOut: false)
+                    t = tracks[key]!
                 }
-            } else if t.shownFrame && !t.stalled {
+            } else if t.shownFrame && !t.stalled && freezes == nil {
                 t.samplesWithoutFrame += 1
                 if t.samplesWithoutFrame >= 2 {
                     t.stalled = true
+                    tracks[key] = t
                     status(ts, t.publisher, key, timedOut: true)
+                    t = tracks[key]!
+                }
+            }
+            if freezeGrew && t.shownFrame {
+                // Browsers count a freeze once frames resume: it ended by
+                // this sample and lasted the duration's growth (never
+                // before the first frame: nothing was shown to freeze).
+                let lasted = freezeMs > 0 ? freezeMs : (ts - (previousTs ?? ts)) / 2
+                let start = max(t.firstFrameTs, ts - lasted)
+                if start < ts {
+                    status(start, t.publisher, key, timedOut: true)
+                    status(ts, t.publisher, key, timedOut: false)
                 }
             }
             tracks[key] = t
         }
     }
 
-    /// Ends the connection: `meeting_leave` at the last sample.
-    mutating func finish() {
-        guard samples > 0 else { return }
-        begin(lastTs, "meeting_leave")
+    /// Ends a track's subscription; one that never got past one interval
+    /// of packets without a frame is taken back whole.
+    private mutating func endSubscription(_ key: String, at ts: Int64) {
+        var t = tracks[key]!
+        t.subscribed = false
+        if let p = t.pending, !t.shownFrame {
+            pieces[p].dropped = true
+            t.pending = nil
+            tracks[key] = t
+            return
+        }
+        t.pending = nil
+        tracks[key] = t
+        begin(ts, "stream_unsubscribe", .track)
+        trackFields(t.publisher, key)
         text("}\n")
+    }
+
+    /// Ends the samples: subscriptions that never got past sampling
+    /// granularity are taken back.
+    mutating func finish() {
+        for key in trackOrder {
+            guard let p = tracks[key]!.pending, !tracks[key]!.shownFrame else { continue }
+            pieces[p].dropped = true
+            tracks[key]!.pending = nil
+        }
+    }
+
+    /// The sender's side of an interval that only sent: loss from the
+    /// remote-inbound reports' `fractionLost` (their mean, in hundredths of
+    /// a percent, halves up, clamped), jitter the largest audio one.
+    static func senderSide(_ sample: StatsSample) -> (loss: Int128, jitter: Int64?) {
+        var sum: Int128 = 0
+        var count: Int128 = 0
+        var jitter: Int64? = nil
+        for (_, r) in sample.reports where r.category == .remoteInbound {
+            if let f = r.number(.fractionLost) {
+                sum = sum &+? f.raw
+                count += 1
+            }
+            if r.isKind("audio"), let j = r.number(.jitter) { jitter = max(jitter ?? 0, j.millisecondsHalfUp) }
+        }
+        guard count > 0 else { return (0, jitter) }
+        // 100 · mean fraction, in hundredths: 10⁴ · sum / n, halves up.
+        let h = Fixed.floorDiv((20_000 &*? sum) &+? (count &*? Fixed.one), 2 &*? count &*? Fixed.one)
+        return (min(10_000, max(0, h)), jitter)
     }
 
     /// The rtt rule: the selected candidate pair's current RTT, else the
@@ -217,14 +422,17 @@ struct ConnectionConverter {
         }
     }
 
-    // MARK: Writing lines
+    // MARK: Writing payloads
 
-    private mutating func begin(_ ts: Int64, _ event: StaticString) {
-        events += 1
-        text("{\"ts\":\(ts),\"event\":\"")
-        out.append(contentsOf: UnsafeBufferPointer(start: event.utf8Start, count: event.utf8CodeUnitCount))
-        out.append(UInt8(ascii: "\""))
-        out += envelopeTail
+    @discardableResult
+    private mutating func begin(_ ts: Int64, _ event: StaticString, _ kind: ImportedPiece.Kind) -> Int {
+        pieces.append(ImportedPiece(ts: ts, event: event, start: out.count, kind: kind))
+        return pieces.count - 1
+    }
+
+    /// The payload of piece `i`.
+    func payload(_ i: Int) -> ArraySlice<UInt8> {
+        out[pieces[i].start..<(i + 1 < pieces.count ? pieces[i + 1].start : out.count)]
     }
 
     private mutating func trackFields(_ publisher: String, _ track: String) {
@@ -235,7 +443,7 @@ struct ConnectionConverter {
     }
 
     private mutating func status(_ ts: Int64, _ publisher: String, _ track: String, timedOut: Bool) {
-        begin(ts, "receive_stream_status")
+        begin(ts, "receive_stream_status", .track)
         trackFields(publisher, track)
         text(timedOut ? ",\"timedOut\":true}\n" : ",\"timedOut\":false}\n")
     }

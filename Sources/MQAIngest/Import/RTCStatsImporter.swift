@@ -1,3 +1,4 @@
+import Foundation
 import MQABase
 import MQAModel
 import MQAStore
@@ -20,19 +21,44 @@ struct RTCStatsImporter {
 
     struct Connection {
         var converter: ConnectionConverter
+        var meta = ConnectionMeta()
         var reports: [String: StatsReport] = [:]
-        var gotStats = false
     }
+
+    /// A line that is not a sample but says something of the call.
+    struct MetaLine {
+        var method: String
+        var pcID: String?
+        var ts: Int64?
+        /// The value when it is a string (a state, an `ontrack` text).
+        var text: String?
+        /// The value when it is an object (or a string holding one).
+        var object: [String: Any]?
+    }
+
+    /// Methods whose lines say who, where, and what became of a connection.
+    static let metaMethods: Set<String> = [
+        "connectionInfo", "identity", "constraints", "create", "createDataChannel", "close",
+        "onconnectionstatechange", "oniceconnectionstatechange", "ontrack",
+        "addTrack", "addStream", "addTransceiver", "onaddstream",
+    ]
 
     func convert(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Conversion {
         var conversion = Conversion(format: .rtcstats)
         var connections: [String: Connection] = [:]
         var order: [String] = []
+        var identity = DumpIdentity()
         var arrays = 0
         var objects = 0
         var lineNumber = 0
         var start = 0
         let n = bytes.count
+        func connection(_ pcID: String) {
+            if connections[pcID] == nil {
+                connections[pcID] = Connection(converter: ConnectionConverter(connection: pcID))
+                order.append(pcID)
+            }
+        }
         while start < n {
             var end = start
             while end < n && bytes[end] != 0x0A { end += 1 }
@@ -45,32 +71,36 @@ struct RTCStatsImporter {
             start = end + 1
             if WebRTCImport.isBlank(line) { continue }
             do {
-                guard let parsed = try parse(line) else { objects += 1; continue }
-                arrays += 1
-                guard let (pcID, sample) = parsed else { continue }
-                if connections[pcID] == nil {
-                    connections[pcID] = Connection(
-                        converter: ConnectionConverter(meeting: context.meeting, uid: context.uid(pcID), connection: pcID))
-                    order.append(pcID)
+                switch try parse(line) {
+                case .object:
+                    objects += 1
+                case .other(let pcID):
+                    arrays += 1
+                    if let pcID { connection(pcID) }
+                case .meta(let m):
+                    arrays += 1
+                    if let pcID = m.pcID { connection(pcID) }
+                    note(m, &identity, &connections)
+                case .sample(let pcID, let sample):
+                    arrays += 1
+                    connection(pcID)
+                    var c = connections[pcID]!
+                    connections[pcID] = nil  // unique, so the state is changed in place
+                    var next: [(id: String, report: StatsReport)] = []
+                    next.reserveCapacity(sample.deltas.count)
+                    var reports: [String: StatsReport] = [:]
+                    for delta in sample.deltas {
+                        // A known id carries what changed; a new (or returning) one the whole report.
+                        var report = c.reports[delta.id] ?? StatsReport(type: delta.type ?? "")
+                        if let type = delta.type { report.type = type }
+                        for (p, v) in delta.changes { report[p] = v }
+                        if reports[delta.id] == nil { next.append((delta.id, report)) }
+                        reports[delta.id] = report
+                    }
+                    c.reports = reports
+                    c.converter.feed(StatsSample(ts: sample.ts, statsTime: sample.statsTime, reports: next))
+                    connections[pcID] = c
                 }
-                guard let sample else { continue }
-                var c = connections[pcID]!
-                connections[pcID] = nil  // unique, so the state is changed in place
-                c.gotStats = true
-                var next: [(id: String, report: StatsReport)] = []
-                next.reserveCapacity(sample.deltas.count)
-                var reports: [String: StatsReport] = [:]
-                for delta in sample.deltas {
-                    // A known id carries what changed; a new (or returning) one the whole report.
-                    var report = c.reports[delta.id] ?? StatsReport(type: delta.type ?? "")
-                    if let type = delta.type { report.type = type }
-                    for (p, v) in delta.changes { report[p] = v }
-                    if reports[delta.id] == nil { next.append((delta.id, report)) }
-                    reports[delta.id] = report
-                }
-                c.reports = reports
-                c.converter.feed(StatsSample(ts: sample.ts, statsTime: sample.statsTime, reports: next))
-                connections[pcID] = c
             } catch {
                 let reason = (error as? LineReject)?.reason ?? "\(error)"
                 conversion.rejects.append(ImportReject(line: lineNumber, reason: reason, raw: WebRTCImport.rawBytes(line), size: line.count))
@@ -82,15 +112,99 @@ struct RTCStatsImporter {
             if objects > 0 { throw ImportError("server-side dump: only JSON object lines, no rtcstats [method, pcId, value, ts] lines") }
             throw ImportError("no rtcstats lines ([method, pcId, value, ts] arrays)")
         }
+        var results: [ConnectionResult] = []
         for id in order {
             var c = connections[id]!
-            try context.finish(&c.converter, into: &conversion, emptyReason: "no getstats samples")
+            c.converter.finish()
+            results.append(ConnectionResult(converter: c.converter, meta: c.meta, emptyReason: "no getstats samples"))
         }
+        try context.finish(results, identity: identity, into: &conversion)
         if connections.isEmpty && objects > 0 {
             conversion.skipped.append(SkippedConnection(
                 file: context.file, connection: "", reason: "server-side dump: \(objects) JSON object lines carry no samples"))
         }
         return conversion
+    }
+
+    /// Takes in what a non-sample line says.
+    private func note(_ m: MetaLine, _ identity: inout DumpIdentity, _ connections: inout [String: Connection]) {
+        func string(_ key: String) -> String? { m.object?[key] as? String }
+        switch m.method {
+        case "connectionInfo":
+            identity.note(url: string("url"))
+            identity.note(userAgent: string("userAgent"))
+            return
+        case "identity":
+            identity.note(confName: string("confName"), userID: string("userId"), displayName: string("displayName"), endpointID: string("endpointId"))
+            return
+        default: break
+        }
+        guard let pcID = m.pcID, var c = connections[pcID] else { return }
+        switch m.method {
+        case "constraints":
+            c.meta.mediaSetUp = true
+            for case let item as [String: Any] in (m.object?["optional"] as? [Any]) ?? [] {
+                if let flag = item["rtcStatsSFUP2P"] as? Bool { c.meta.p2p = flag }
+            }
+        case "create":
+            c.meta.createdAt = c.meta.createdAt ?? m.ts
+            let servers = (m.object?["iceServers"] as? [Any]) ?? []
+            var urls: [String] = []
+            for case let server as [String: Any] in servers {
+                if let u = server["urls"] as? String { urls.append(u) }
+                if let us = server["urls"] as? [Any] { urls += us.compactMap { $0 as? String } }
+                if let u = server["url"] as? String { urls.append(u) }
+            }
+            c.meta.stunOnly = !urls.isEmpty && urls.allSatisfy { $0.hasPrefix("stun:") || $0.hasPrefix("stuns:") }
+        case "createDataChannel":
+            c.meta.dataChannel = true
+        case "close":
+            c.meta.closedAt = c.meta.closedAt ?? m.ts
+        case "onconnectionstatechange", "oniceconnectionstatechange":
+            if let state = m.text {
+                c.meta.states.append(ConnectionMeta.StateChange(ts: m.ts, state: state, ice: m.method == "oniceconnectionstatechange"))
+            }
+        case "ontrack":
+            c.meta.mediaSetUp = true
+            // "video:<track id> stream:<stream id>"
+            if let text = m.text, let (track, stream) = RTCStatsImporter.trackAndStream(text),
+                let publisher = RTCStatsImporter.publisher(stream: stream)
+            {
+                c.converter.publishers[track] = publisher
+            }
+        default:
+            c.meta.mediaSetUp = true
+        }
+        connections[pcID] = c
+    }
+
+    /// The track and stream ids of an `ontrack` text.
+    static func trackAndStream(_ text: String) -> (String, String)? {
+        var track: String?
+        var stream: String?
+        for part in text.split(separator: " ") {
+            if part.hasPrefix("stream:") { stream = String(part.dropFirst(7)) }
+            else if let colon = part.firstIndex(of: ":"), part[..<colon] == "video" || part[..<colon] == "audio" {
+                track = String(part[part.index(after: colon)...])
+            }
+        }
+        guard let track, let stream, !track.isEmpty, !stream.isEmpty else { return nil }
+        return (track, stream)
+    }
+
+    /// The remote participant a stream id names: Jitsi's
+    /// `<endpoint>-video-<n>[-<m>]` gives the endpoint; another real
+    /// stream id stands for its sender itself; placeholders name nobody.
+    static func publisher(stream: String) -> String? {
+        if stream == "mixedmslabel" || stream == "default" || stream == "-" { return nil }
+        for kind in ["-video-", "-audio-"] {
+            if let r = stream.range(of: kind, options: .backwards), r.lowerBound > stream.startIndex {
+                let endpoint = String(stream[..<r.lowerBound])
+                let tail = stream[r.upperBound...]
+                if tail.allSatisfy({ $0.isNumber || $0 == "-" }), DumpIdentity.fits(endpoint) { return endpoint }
+            }
+        }
+        return DumpIdentity.fits(stream) ? stream : nil
     }
 
     struct LineReject: Error { var reason: String }
@@ -101,9 +215,16 @@ struct RTCStatsImporter {
         var deltas: [Delta]
     }
 
-    /// nil for an object line (no events); `.some(nil)` for an array line
-    /// that is not a sample; else the connection and, for getstats, the sample.
-    private func parse(_ line: UnsafeBufferPointer<UInt8>) throws -> (String, Sample?)?? {
+    enum Line {
+        /// A JSON object line (server-side dumps): no events.
+        case object
+        /// An array line of another method.
+        case other(pcID: String?)
+        case meta(MetaLine)
+        case sample(String, Sample)
+    }
+
+    private func parse(_ line: UnsafeBufferPointer<UInt8>) throws -> Line {
         var p = 0
         scanner.skipSpace(line, &p)
         do {
@@ -111,7 +232,7 @@ struct RTCStatsImporter {
                 try scanner.skipValue(line, &p, depth: 0)
                 scanner.skipSpace(line, &p)
                 guard p == line.count else { throw SyntaxError(message: "not valid JSON: unexpected text after the object", column: p + 1) }
-                return nil
+                return .object
             }
             guard line[p] == UInt8(ascii: "[") else {
                 var q = p
@@ -124,6 +245,8 @@ struct RTCStatsImporter {
             var problem: String? = nil
             var statsTime: Fixed? = nil
             var lineTime: Fixed? = nil
+            var metaText: String? = nil
+            var metaValue: Range<Int>? = nil
             try scanner.forEachElement(line, &p, depth: 0) { index, q in
                 switch index {
                 case 0:
@@ -155,6 +278,14 @@ struct RTCStatsImporter {
                     } else {
                         problem = "getstats without an object"
                     }
+                case 2 where method.map(RTCStatsImporter.metaMethods.contains) == true:
+                    let from = q
+                    if line[q] == UInt8(ascii: "\""), case .string(let s, let e, let esc) = try scanner.scanScalar(line, &q, depth: 1) {
+                        metaText = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
+                    } else {
+                        try scanner.skipValue(line, &q, depth: 1)
+                        if line[from] == UInt8(ascii: "{") { metaValue = from..<q }
+                    }
                 case 3:
                     if case .number(let d) = try scanner.scanScalar(line, &q, depth: 1) { lineTime = Fixed(d) }
                 default:
@@ -164,7 +295,16 @@ struct RTCStatsImporter {
             scanner.skipSpace(line, &p)
             guard p == line.count else { throw SyntaxError(message: "not valid JSON: unexpected text after the array", column: p + 1) }
             guard method == "getstats" || method == "getStats" else {
-                return .some(pcID.map { ($0, nil) })
+                guard let method, RTCStatsImporter.metaMethods.contains(method) else { return .other(pcID: pcID) }
+                var object: [String: Any]? = nil
+                if let metaValue {
+                    object = RTCStatsImporter.object(UnsafeBufferPointer(rebasing: line[metaValue]))
+                } else if let text = metaText, text.hasPrefix("{") {
+                    // Older clients send the value as a JSON string.
+                    object = Array(text.utf8).withUnsafeBufferPointer { RTCStatsImporter.object($0) }
+                }
+                let ts = lineTime.map(\.roundedHalfUp).flatMap { $0 > 0 && $0 < 1 << 50 ? $0 : nil }
+                return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: object == nil ? metaText : nil, object: object))
             }
             if let problem { throw LineReject(reason: problem) }
             guard var sample else { throw LineReject(reason: "getstats without an object") }
@@ -174,7 +314,7 @@ struct RTCStatsImporter {
             guard ts > 0 && ts < 1 << 50 else { throw LineReject(reason: "getstats: time \(ts) out of range") }
             sample.ts = ts
             sample.statsTime = statsTime ?? time
-            return .some((pcID, sample))
+            return .sample(pcID, sample)
         } catch let e as SyntaxError {
             throw LineReject(reason: e.message + " at column \(e.column)")
         } catch let e as LineReject {
@@ -182,6 +322,13 @@ struct RTCStatsImporter {
         } catch {
             throw LineReject(reason: "\(error)")
         }
+    }
+
+    /// A small object of a meta line, decoded whole (these lines are few
+    /// and short; the samples never come here). nil when it is not one.
+    static func object(_ bytes: UnsafeBufferPointer<UInt8>) -> [String: Any]? {
+        guard bytes.count <= 1 << 20 else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(buffer: bytes), options: [])) as? [String: Any]
     }
 
     /// A getstats object: `timestamp` and the reports keyed by id.

@@ -93,6 +93,8 @@ enum StatsProperty: Int, CaseIterable {
     case currentRoundTripTime, roundTripTime, jitter
     case trackIdentifier, trackId, ssrc, framesDecoded
     case selectedCandidatePairId, selected, nominated, state
+    // Version 2: the sender's side, and freezes told from pauses.
+    case packetsSent, fractionLost, freezeCount, totalFreezesDuration
 
     static let names: [[UInt8]] = allCases.map { Array("\($0)".utf8) }
 
@@ -136,11 +138,12 @@ struct StatsReport: Equatable {
     }
 
     enum Category: Equatable {
-        case inbound, remoteInbound, remoteOutbound, candidatePair, transport, legacy, other
+        case inbound, outbound, remoteInbound, remoteOutbound, candidatePair, transport, legacy, other
 
         init(_ type: String) {
             switch type {
             case "inbound-rtp": self = .inbound
+            case "outbound-rtp": self = .outbound
             case "remote-inbound-rtp": self = .remoteInbound
             case "remote-outbound-rtp": self = .remoteOutbound
             case "candidate-pair": self = .candidatePair
@@ -164,6 +167,7 @@ struct StatsReport: Equatable {
     func bool(_ p: StatsProperty) -> Bool? { values[p.rawValue]?.bool }
 
     var isLocalInbound: Bool { category == .inbound && bool(.isRemote) != true }
+    var isLocalOutbound: Bool { category == .outbound && bool(.isRemote) != true }
 
     /// `kind`, else the older `mediaType`.
     func isKind(_ k: String) -> Bool { text(.kind) == k || text(.mediaType) == k }

@@ -112,17 +112,18 @@ public enum WebRTCImport {
         }
     }
 
-    /// The meeting id of a dump: `--meeting` when given, else `rtc-<name>`.
-    public static func meetingID(fileName: String, meeting: String?) -> String {
-        meeting ?? "rtc-" + baseName(fileName)
+    /// The meeting id of a dump: `--meeting` when given, else the room
+    /// the dump names, else `rtc-<name>`.
+    public static func meetingID(fileName: String, meeting: String?, room: String? = nil) -> String {
+        meeting ?? "rtc-" + (room ?? baseName(fileName))
     }
 
     /// The file name without its directory and without any trailing
-    /// `.gz`, `.txt`, `.json`, `.log` extensions.
+    /// `.gz`, `.zst`, `.txt`, `.json`, `.log` extensions.
     public static func baseName(_ path: String) -> String {
         var name = path == "-" ? "stdin" : String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? "")
         while true {
-            guard let ext = [".gz", ".txt", ".json", ".log"].first(where: { name.hasSuffix($0) && name.count > $0.count })
+            guard let ext = [".gz", ".zst", ".txt", ".json", ".log"].first(where: { name.hasSuffix($0) && name.count > $0.count })
             else { break }
             name.removeLast(ext.count)
         }
@@ -143,8 +144,7 @@ public enum WebRTCImport {
         _ bytes: UnsafeBufferPointer<UInt8>, format: InputFormat, fileName: String, meeting: String?,
         emit: ((UnsafeBufferPointer<UInt8>) throws -> Void)? = nil
     ) throws -> Conversion {
-        let context = ImportContext(
-            meeting: meetingID(fileName: fileName, meeting: meeting), name: baseName(fileName), file: fileName, emit: emit)
+        let context = ImportContext(meeting: meeting, name: baseName(fileName), file: fileName, emit: emit)
         switch format {
         case .events: throw ImportError("an event log is not a dump")
         case .rtcstats: return try RTCStatsImporter(context: context).convert(bytes)
@@ -155,35 +155,33 @@ public enum WebRTCImport {
 
 /// Names shared by the two importers.
 struct ImportContext {
-    var meeting: String
+    /// `--meeting`, when given.
+    var meeting: String?
     var name: String
     var file: String
     var emit: ((UnsafeBufferPointer<UInt8>) throws -> Void)?
 
-    func uid(_ connection: String) -> String { name + "-" + connection }
-
-    /// Adds a finished connection to the conversion, or lists it as skipped.
-    func finish(_ converter: inout ConnectionConverter, into conversion: inout Conversion, emptyReason: String? = nil) throws {
-        converter.finish()
-        if converter.hasStandardStats {
-            if let emit {
-                try converter.out.withUnsafeBufferPointer { try emit($0) }
-            } else {
-                conversion.lines += converter.out
-            }
-            conversion.connections.append(
-                ImportedConnection(connection: converter.connection, samples: converter.samples, events: converter.events))
-            return
+    /// Makes the dump's one participant out of its connections and hands
+    /// the events on (Docs/import.md, "One dump, one person").
+    ///
+    /// - uid: the dump's `userId`, else its `displayName`, else its
+    ///   `endpointId`, else the file's name;
+    /// - meeting: `--meeting`, else `rtc-<room>`, else `rtc-<name>`; the
+    ///   room is also the title.
+    func finish(_ results: [ConnectionResult], identity: DumpIdentity, into conversion: inout Conversion) throws {
+        let room = identity.room
+        var meetingID = WebRTCImport.meetingID(fileName: file, meeting: meeting, room: room)
+        if !DumpIdentity.fits(meetingID) { meetingID = WebRTCImport.meetingID(fileName: file, meeting: meeting) }
+        let uid = identity.userID ?? identity.displayName ?? identity.endpointID ?? name
+        let assembler = ParticipantAssembler(
+            meeting: meetingID, uid: DumpIdentity.fits(uid) ? uid : name, file: file, title: room,
+            client: identity.userAgent.map(UserAgentClient.init))
+        let before = conversion.lines.count
+        assembler.assemble(results, into: &conversion)
+        if let emit, conversion.lines.count > before {
+            try conversion.lines[before...].withUnsafeBufferPointer { try emit($0) }
+            conversion.lines.removeSubrange(before...)
         }
-        let reason: String
-        if converter.samples == 0 {
-            reason = emptyReason ?? "no stats samples"
-        } else if converter.hasLegacyStats {
-            reason = "legacy goog* stats only (no standard getStats reports)"
-        } else {
-            reason = "no standard stats (no inbound-rtp, remote-inbound-rtp or candidate-pair report)"
-        }
-        conversion.skipped.append(SkippedConnection(file: file, connection: converter.connection, reason: reason))
     }
 }
 

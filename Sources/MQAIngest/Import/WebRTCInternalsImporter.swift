@@ -33,14 +33,12 @@ struct WebRTCInternalsImporter {
     /// `@unchecked Sendable`: `conversion` and `error` are touched only on
     /// the serial queue, and by the caller after `drain` has waited for it.
     final class Pipeline: @unchecked Sendable {
-        private var conversion: Conversion
+        private var results: [ConnectionResult] = []
         private var error: Error?
         private let queue = DispatchQueue(label: "mqa.import.connections")
         private let slots = DispatchSemaphore(value: 2)
 
-        init(_ conversion: Conversion) { self.conversion = conversion }
-
-        func submit(_ work: @escaping (inout Conversion) throws -> Void) {
+        func submit(_ work: @escaping (inout [ConnectionResult]) throws -> Void) {
             slots.wait()
             // The work reads the caller's state (the converter, the emit
             // callback), which the caller leaves alone until `drain`: one
@@ -49,7 +47,7 @@ struct WebRTCInternalsImporter {
             queue.async { [self] in
                 defer { slots.signal() }
                 guard error == nil else { return }
-                do { try work(&conversion) } catch { self.error = error }
+                do { try work(&results) } catch { self.error = error }
             }
         }
 
@@ -57,31 +55,37 @@ struct WebRTCInternalsImporter {
         /// the work calls back into the caller's state).
         func drain() { queue.sync {} }
 
-        func result() throws -> Conversion {
+        func result() throws -> [ConnectionResult] {
             drain()
             if let error { throw error }
-            return conversion
+            return results
         }
     }
 
     func convert(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Conversion {
-        let pipeline = Pipeline(Conversion(format: .webrtcInternals))
+        let pipeline = Pipeline()
         defer { pipeline.drain() }
         var p = 0
         var sawPeerConnections = false
+        var identity = DumpIdentity()
         do {
             scanner.skipSpace(bytes, &p)
             if p + 3 <= bytes.count && bytes[p] == 0xEF && bytes[p + 1] == 0xBB && bytes[p + 2] == 0xBF { p += 3 }
             guard p < bytes.count, bytes[p] == UInt8(ascii: "{") else { throw ImportError("not a webrtc-internals dump: not a JSON object") }
             try scanner.forEachMember(bytes, &p, depth: 0) { ks, ke, kesc, q in
-                guard JSONScanner.stringBytes(bytes, ks, ke, kesc) == Array("PeerConnections".utf8), bytes[q] == UInt8(ascii: "{") else {
+                let name = JSONScanner.stringBytes(bytes, ks, ke, kesc)
+                if name == Array("UserAgent".utf8), case .string(let a, let b, let esc) = try scanner.scanScalar(bytes, &q, depth: 1) {
+                    identity.note(userAgent: String(decoding: JSONScanner.stringBytes(bytes, a, b, esc), as: UTF8.self))
+                    return
+                }
+                guard name == Array("PeerConnections".utf8), bytes[q] == UInt8(ascii: "{") else {
                     try scanner.skipValue(bytes, &q, depth: 1)
                     return
                 }
                 sawPeerConnections = true
                 try scanner.forEachMember(bytes, &q, depth: 1) { cs, ce, cesc, r in
                     let key = String(decoding: JSONScanner.stringBytes(bytes, cs, ce, cesc), as: UTF8.self)
-                    try connection(key, bytes, &r, pipeline)
+                    try connection(key, bytes, &r, pipeline, &identity)
                 }
             }
             scanner.skipSpace(bytes, &p)
@@ -90,17 +94,19 @@ struct WebRTCInternalsImporter {
             throw ImportError(e.message + " at byte \(e.column)")
         }
         guard sawPeerConnections else { throw ImportError("not a webrtc-internals dump: no PeerConnections object") }
-        return try pipeline.result()
+        var conversion = Conversion(format: .webrtcInternals)
+        try context.finish(try pipeline.result(), identity: identity, into: &conversion)
+        return conversion
     }
 
     /// Reads one connection's object at `p` and converts it.
-    private func connection(_ key: String, _ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ pipeline: Pipeline) throws {
-        let context = self.context
+    private func connection(
+        _ key: String, _ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ pipeline: Pipeline, _ identity: inout DumpIdentity
+    ) throws {
         guard s[p] == UInt8(ascii: "{") else {
             try scanner.skipValue(s, &p, depth: 2)
-            pipeline.submit { conversion in
-                var converter = ConnectionConverter(meeting: context.meeting, uid: context.uid(key), connection: key)
-                try context.finish(&converter, into: &conversion, emptyReason: "not an object")
+            pipeline.submit { results in
+                results.append(ConnectionResult(converter: ConnectionConverter(connection: key), meta: ConnectionMeta(), emptyReason: "not an object"))
             }
             return
         }
@@ -108,8 +114,28 @@ struct WebRTCInternalsImporter {
         var series: [(id: String, series: Series)] = []
         var legacy = false
         var sawStats = false
+        var meta = ConnectionMeta()
         try scanner.forEachMember(s, &p, depth: 2) { ks, ke, kesc, q in
-            guard !kesc, ke - ks == 5, JSONScanner.stringBytes(s, ks, ke, false) == Array("stats".utf8), s[q] == UInt8(ascii: "{") else {
+            let name = JSONScanner.stringBytes(s, ks, ke, kesc)
+            if name == Array("updateLog".utf8), s[q] == UInt8(ascii: "[") {
+                try updateLog(s, &q, &meta)
+                return
+            }
+            if name == Array("url".utf8) || name == Array("constraints".utf8) || name == Array("rtcConfiguration".utf8),
+                case .string(let a, let b, let esc) = try scanner.scanScalar(s, &q, depth: 3)
+            {
+                let text = String(decoding: JSONScanner.stringBytes(s, a, b, esc), as: UTF8.self)
+                if name == Array("url".utf8) {
+                    identity.note(url: text)
+                } else if name == Array("constraints".utf8) {
+                    meta.p2p = ConnectionMeta.p2pFlag(inConstraintsText: text)
+                    if meta.p2p != nil { meta.mediaSetUp = true }
+                } else {
+                    meta.stunOnly = text.contains("stun:") && !text.contains("turn:") && !text.contains("turns:")
+                }
+                return
+            }
+            guard !kesc, ke - ks == 5, name == Array("stats".utf8), s[q] == UInt8(ascii: "{") else {
                 try scanner.skipValue(s, &q, depth: 3)
                 return
             }
@@ -119,12 +145,65 @@ struct WebRTCInternalsImporter {
             }
         }
         let empty = !sawStats ? "no stats" : legacy ? "legacy goog* stats only (no standard getStats reports)" : "no stats samples"
-        pipeline.submit { [self, series] conversion in
-            var converter = ConnectionConverter(meeting: context.meeting, uid: context.uid(key), connection: key)
+        pipeline.submit { [self, series, meta] results in
+            var converter = ConnectionConverter(connection: key)
             forEachSample(series) { converter.feed($0) }
-            try context.finish(&converter, into: &conversion, emptyReason: empty)
+            converter.finish()
+            results.append(ConnectionResult(converter: converter, meta: meta, emptyReason: empty))
         }
     }
+
+    /// The page's log of a connection's API calls and events: its state
+    /// changes, `close`, and what it was set up for. Times the page wrote
+    /// as epoch ms or RFC 3339 are used; a locale text (older Chrome) is
+    /// not a time mqa can place, so such a change keeps only its order.
+    private func updateLog(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ meta: inout ConnectionMeta) throws {
+        try scanner.forEachElement(s, &p, depth: 3) { _, q in
+            guard s[q] == UInt8(ascii: "{") else { try scanner.skipValue(s, &q, depth: 4); return }
+            var type: String?
+            var value: String?
+            var time: Int64?
+            try scanner.forEachMember(s, &q, depth: 4) { ks, ke, kesc, r in
+                let name = JSONScanner.stringBytes(s, ks, ke, kesc)
+                let scalar = try scanner.scanScalar(s, &r, depth: 5)
+                switch scalar {
+                case .string(let a, let b, let esc):
+                    let bytes = JSONScanner.stringBytes(s, a, b, esc)
+                    if name == Array("type".utf8) { type = String(decoding: bytes, as: UTF8.self) }
+                    else if name == Array("value".utf8) { value = String(decoding: bytes, as: UTF8.self) }
+                    else if name == Array("time".utf8) { time = WebRTCInternalsImporter.time(bytes) }
+                case .number(let d):
+                    if name == Array("time".utf8) { time = Fixed(d)?.roundedHalfUp }
+                default: break
+                }
+            }
+            guard let type else { return }
+            switch type {
+            case "connectionstatechange", "iceconnectionstatechange":
+                if let value {
+                    meta.states.append(ConnectionMeta.StateChange(
+                        ts: time, state: value.trimmingQuotes, ice: type == "iceconnectionstatechange"))
+                }
+            case "close":
+                if let time { meta.closedAt = meta.closedAt ?? time }
+                meta.states.append(ConnectionMeta.StateChange(ts: time, state: "closed", ice: false))
+            case "createDataChannel", "datachannel":
+                meta.dataChannel = true
+            case "addTrack", "addStream", "addTransceiver", "ontrack", "transceiverAdded", "transceiverModified":
+                meta.mediaSetUp = true
+            default: break
+            }
+        }
+    }
+
+    /// A log time as epoch ms: digits, or RFC 3339; nil otherwise.
+    static func time(_ bytes: [UInt8]) -> Int64? {
+        if !bytes.isEmpty, bytes.count <= 20, let v = Double(String(decoding: bytes, as: UTF8.self)), v > 946_684_800_000, v < 1e15 {
+            return Int64(v.rounded())
+        }
+        return bytes.withUnsafeBufferPointer { RFC3339.milliseconds($0) }
+    }
+
 
     /// One `stats` entry: kept when its property is one the mapping reads.
     private func entry(
@@ -274,5 +353,13 @@ struct WebRTCInternalsImporter {
             }
             body(StatsSample(ts: time, statsTime: Fixed(integer: time), reports: reports))
         }
+    }
+}
+
+extension String {
+    /// `"failed"` → `failed`: some pages quote the logged value.
+    var trimmingQuotes: String {
+        guard count >= 2, hasPrefix("\""), hasSuffix("\"") else { return self }
+        return String(dropFirst().dropLast())
     }
 }

@@ -1,0 +1,46 @@
+/// What a dump says of one peer connection besides its stats: its state
+/// log, whether the app closed it, whether it was the direct (P2P) one,
+/// and what it was set up for. The participant's events come from here
+/// (`ParticipantAssembler`).
+struct ConnectionMeta {
+    /// State changes in the dump's order. `ts` is nil where the dump's
+    /// time could not be read (a webrtc-internals locale string).
+    var states: [StateChange] = []
+    /// When the app called `close()` (rtcstats `close` line).
+    var closedAt: Int64?
+    /// Jitsi's `rtcStatsSFUP2P` constraint: true for the direct connection.
+    var p2p: Bool?
+    var createdAt: Int64?
+    /// Its ICE servers were all STUN (`stun:`/`stuns:`): an IP-discovery
+    /// probe when it also never carried media.
+    var stunOnly = false
+    var dataChannel = false
+    /// The app set it up for media: tracks added or received, or the
+    /// SDK's constraints line (a probe has none of these).
+    var mediaSetUp = false
+
+    struct StateChange: Equatable {
+        var ts: Int64?
+        var state: String
+        /// From `oniceconnectionstatechange`, not `onconnectionstatechange`.
+        var ice: Bool
+    }
+
+    /// The state log taken as the spec says: `connectionState` where the
+    /// dump has it, else the ICE state; only the states that matter.
+    var effectiveStates: [StateChange] {
+        let hasConnectionState = states.contains { !$0.ice }
+        return states.filter { $0.ice == !hasConnectionState }
+            .filter { ["connected", "completed", "disconnected", "failed", "closed"].contains($0.state) }
+    }
+
+    /// Reads `"optional":[…{"rtcStatsSFUP2P":true}…]` out of a constraints
+    /// text (webrtc-internals keeps the constraints as a string).
+    static func p2pFlag(inConstraintsText text: String) -> Bool? {
+        guard let range = text.range(of: "rtcStatsSFUP2P") else { return nil }
+        let rest = text[range.upperBound...].drop { $0 == "\"" || $0 == ":" || $0 == " " }
+        if rest.hasPrefix("true") { return true }
+        if rest.hasPrefix("false") { return false }
+        return nil
+    }
+}

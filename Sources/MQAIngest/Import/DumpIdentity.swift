@@ -1,0 +1,124 @@
+/// Who wrote a dump, and in which room: read from rtcstats
+/// `connectionInfo` and `identity` lines, or a webrtc-internals page URL
+/// and `UserAgent` (Docs/import.md, "Who is who").
+struct DumpIdentity: Equatable {
+    /// The room: the last path segment of the page URL, else `confName`.
+    var roomFromURL: String?
+    var confName: String?
+    var userID: String?
+    var displayName: String?
+    var endpointID: String?
+    var userAgent: String?
+
+    var room: String? { roomFromURL ?? confName }
+
+    /// The first usable value of each field wins: a dump that names its
+    /// user again later (a reconnect) names the same person.
+    mutating func note(url: String?) {
+        guard roomFromURL == nil, let url, let room = DumpIdentity.lastPathSegment(url) else { return }
+        roomFromURL = room
+    }
+
+    mutating func note(confName c: String?, userID u: String?, displayName d: String?, endpointID e: String?) {
+        func usable(_ s: String?) -> String? {
+            guard let s, DumpIdentity.fits(s) else { return nil }
+            return s
+        }
+        confName = confName ?? usable(c)
+        userID = userID ?? usable(u)
+        displayName = displayName ?? usable(d)
+        endpointID = endpointID ?? usable(e)
+    }
+
+    mutating func note(userAgent ua: String?) {
+        guard userAgent == nil, let ua, !ua.isEmpty else { return }
+        userAgent = ua
+    }
+
+    /// 1–256 characters that are not all blank: what the event log takes.
+    static func fits(_ s: String) -> Bool {
+        let n = s.unicodeScalars.count
+        return n >= 1 && n <= 256 && s.contains { !$0.isWhitespace }
+    }
+
+    /// `https://meet.example//Room?x=1#y` → `Room`; nil without a path.
+    static func lastPathSegment(_ url: String) -> String? {
+        var s = Substring(url)
+        if let cut = s.firstIndex(where: { $0 == "?" || $0 == "#" }) { s = s[..<cut] }
+        if let scheme = s.range(of: "://") { s = s[scheme.upperBound...] } else { return nil }
+        // The host is not a room.
+        guard let slash = s.firstIndex(of: "/") else { return nil }
+        let path = s[slash...].split(separator: "/", omittingEmptySubsequences: true)
+        guard let last = path.last else { return nil }
+        let room = String(last).removingPercentEncodingLeniently
+        return fits(room) && room.unicodeScalars.count <= 252 ? room : nil
+    }
+}
+
+extension String {
+    /// `%20` → space where the escapes are valid UTF-8; else unchanged.
+    var removingPercentEncodingLeniently: String {
+        guard contains("%") else { return self }
+        var bytes: [UInt8] = []
+        var it = Array(utf8)[...]
+        while let b = it.popFirst() {
+            if b == UInt8(ascii: "%"), it.count >= 2,
+                let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(v)
+                it = it.dropFirst(2)
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self) ?? self
+    }
+}
+
+/// The client fields (event log 1.2) a browser's user agent gives:
+/// the operating system as the platform, its version, and the browser
+/// with its major version as the device.
+struct UserAgentClient: Equatable {
+    var platform: String?
+    var osVersion: String?
+    var device: String?
+
+    init(_ ua: String) {
+        func after(_ marker: String, until stops: Set<Character>) -> String? {
+            guard let r = ua.range(of: marker) else { return nil }
+            let v = ua[r.upperBound...].prefix { !stops.contains($0) }
+            return v.isEmpty ? nil : String(v)
+        }
+        let stops: Set<Character> = [";", ")", " "]
+        if ua.contains("iPhone") || ua.contains("iPad") || ua.contains("iPod") {
+            platform = "ios"
+            osVersion = after("OS ", until: stops).map { $0.replacingOccurrences(of: "_", with: ".") }
+        } else if ua.contains("Android") {
+            platform = "android"
+            osVersion = after("Android ", until: stops)
+        } else if ua.contains("Windows") {
+            platform = "windows"
+            osVersion = after("Windows NT ", until: stops)
+        } else if ua.contains("Mac OS X") || ua.contains("Macintosh") {
+            platform = "macos"
+            osVersion = after("Mac OS X ", until: stops).map { $0.replacingOccurrences(of: "_", with: ".") }
+        } else if ua.contains("Linux") || ua.contains("X11") || ua.contains("CrOS") {
+            platform = "linux"
+        } else {
+            platform = "web"
+        }
+        // Order matters: Edge and Opera say Chrome too, Chrome says Safari.
+        let browsers: [(marker: String, name: String)] = [
+            ("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("FxiOS/", "Firefox"),
+            ("CriOS/", "Chrome"), ("Chrome/", "Chrome"), ("Version/", "Safari"),
+        ]
+        for b in browsers {
+            guard let v = after(b.marker, until: stops) else { continue }
+            if b.name == "Safari" && !ua.contains("Safari") { continue }
+            let major = v.prefix { $0 != "." }
+            device = major.isEmpty ? b.name : "\(b.name) \(major)"
+            break
+        }
+        if let v = osVersion, !DumpIdentity.fits(v) { osVersion = nil }
+    }
+}

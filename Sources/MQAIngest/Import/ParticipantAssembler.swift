@@ -1,0 +1,329 @@
+import MQABase
+import MQAModel
+import MQAStore
+
+/// One connection of a dump, converted, with what the dump said of it.
+struct ConnectionResult {
+    var converter: ConnectionConverter
+    var meta: ConnectionMeta
+    /// Why it has no samples, in the words of its format.
+    var emptyReason: String?
+}
+
+/// Makes one participant out of a dump's connections (Docs/import.md,
+/// "One dump, one person"): which connections count, when the person
+/// joined, dropped, came back and left, which connection's quality feed
+/// speaks for them at each moment, and the engine of the call.
+struct ParticipantAssembler {
+    let meeting: String
+    let uid: String
+    let file: String
+    var title: String?
+    var client: UserAgentClient?
+
+    /// How a counted connection ended.
+    enum Outcome: Equatable {
+        /// The samples (or the dump) stop with the connection up.
+        case ended
+        /// The app closed it.
+        case closed
+        /// `failed`: an abnormal disconnect, with its error.
+        case failed(String)
+        /// Never reached `connected`: the call never started.
+        case setupFailed
+    }
+
+    struct Span {
+        var index: Int
+        var start: Int64
+        /// When the connection was over: its outcome's time.
+        var terminal: Int64
+        var outcome: Outcome
+        /// `disconnected` (true) and back (false) while it lasted.
+        var flips: [(ts: Int64, down: Bool)]
+    }
+
+    /// Appends the participant's events (NDJSON) to `conversion.lines`,
+    /// its connections to `conversion.connections`, and the ones left out
+    /// to `conversion.skipped`.
+    func assemble(_ results: [ConnectionResult], into conversion: inout Conversion) {
+        let counted = classify(results, &conversion)
+        guard !counted.isEmpty else { return }
+        let spans = counted.map { span(results[$0], index: $0) }
+
+        struct Out {
+            var ts: Int64
+            var rank: Int
+            var connection: Int
+            var seq: Int
+            var bytes: [UInt8]
+        }
+        var out: [Out] = []
+        var eventsPer = [Int](repeating: 0, count: results.count)
+        var seq = 0
+        func own(_ ts: Int64, _ rank: Int, _ connection: Int, _ event: String, _ payload: String) {
+            var line: [UInt8] = []
+            head(ts, event, &line)
+            line += Array(payload.utf8)
+            out.append(Out(ts: ts, rank: rank, connection: connection, seq: seq, bytes: line))
+            seq += 1
+            eventsPer[connection] += 1
+        }
+
+        // Who was there, when: starts, drops and ends in time order.
+        enum Boundary { case start, down, up, end }
+        var boundaries: [(ts: Int64, kind: Boundary, span: Int)] = []
+        for (k, s) in spans.enumerated() {
+            boundaries.append((s.start, .start, k))
+            for f in s.flips where f.ts >= s.start && f.ts < s.terminal { boundaries.append((f.ts, f.down ? .down : .up, k)) }
+            boundaries.append((s.terminal, .end, k))
+        }
+        func order(_ b: Boundary) -> Int { b == .end ? 0 : b == .down ? 1 : b == .up ? 2 : 3 }
+        boundaries.sort { ($0.ts, order($0.kind), $0.span) < ($1.ts, order($1.kind), $1.span) }
+        func othersActive(_ k: Int, at ts: Int64) -> Bool {
+            spans.indices.contains { j in j != k && spans[j].start <= ts && ts < spans[j].terminal }
+        }
+        let engine = self.engine(results, counted)
+        var joined = false
+        var present = false
+        for b in boundaries {
+            let s = spans[b.span]
+            let c = s.index
+            switch b.kind {
+            case .start:
+                if !joined {
+                    own(b.ts, 0, c, "meeting_join", joinPayload(engine))
+                    joined = true
+                } else if !present {
+                    own(b.ts, 0, c, "reconnect", "}\n")
+                }
+                present = true
+            case .down:
+                guard present, !othersActive(b.span, at: b.ts) else { continue }
+                own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n")
+                present = false
+            case .up:
+                guard !present else { continue }
+                own(b.ts, 0, c, "reconnect", "}\n")
+                present = true
+            case .end:
+                if othersActive(b.span, at: b.ts) {
+                    // Another connection carries on (a move between the
+                    // bridge and P2P): the person stays, this one's tracks end.
+                    for t in results[c].converter.openTracks {
+                        var payload: [UInt8] = []
+                        payload += Array(",\"publisher\":".utf8)
+                        ConnectionConverter.appendString(t.publisher, to: &payload)
+                        payload += Array(",\"track\":".utf8)
+                        ConnectionConverter.appendString(t.track, to: &payload)
+                        own(b.ts, 2, c, "stream_unsubscribe", String(decoding: payload, as: UTF8.self) + "}\n")
+                    }
+                    continue
+                }
+                switch s.outcome {
+                case .ended, .closed: own(b.ts, 2, c, "meeting_leave", "}\n")
+                case .failed(let error): own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\",\"error\":\"\(error)\"}\n")
+                case .setupFailed: own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\",\"error\":\"setup_failed\"}\n")
+                }
+                present = false
+            }
+        }
+
+        // The pieces: every track event; a quality report only from the
+        // busiest connection of its moment.
+        let feeds = spans.map { s in
+            results[s.index].converter.pieces.enumerated().compactMap { i, p -> (ts: Int64, from: Int64?, rate: Double)? in
+                guard case .report(let media, let from) = p.kind else { return nil }
+                return (p.ts, from, ParticipantAssembler.rate(media, from, p.ts))
+            }
+        }
+        for (k, s) in spans.enumerated() {
+            let converter = results[s.index].converter
+            for (i, p) in converter.pieces.enumerated() where !p.dropped {
+                if case .report(let media, let from) = p.kind {
+                    let rate = ParticipantAssembler.rate(media, from, p.ts)
+                    let outdone = spans.indices.contains { j in
+                        guard j != k, spans[j].start <= p.ts, p.ts <= spans[j].terminal,
+                            let q = ParticipantAssembler.covering(feeds[j], p.ts)
+                        else { return false }
+                        return q.rate > rate || (q.rate == rate && j < k)
+                    }
+                    if outdone { continue }
+                }
+                var line: [UInt8] = []
+                head(p.ts, p.event, &line)
+                line += converter.payload(i)
+                out.append(Out(ts: p.ts, rank: 1, connection: s.index, seq: i, bytes: line))
+                eventsPer[s.index] += 1
+            }
+        }
+        out.sort { ($0.ts, $0.rank, $0.connection, $0.seq) < ($1.ts, $1.rank, $1.connection, $1.seq) }
+        for o in out { conversion.lines += o.bytes }
+        for c in counted {
+            conversion.connections.append(ImportedConnection(
+                connection: results[c].converter.connection, samples: results[c].converter.samples, events: eventsPer[c]))
+        }
+    }
+
+    /// Bytes per ms over a report's interval; a first sample, with no
+    /// interval, competes with nothing.
+    static func rate(_ media: Int128, _ from: Int64?, _ ts: Int64) -> Double {
+        guard let from, ts > from else { return 0 }
+        return Double(media) / Double(ts - from)
+    }
+
+    /// The report of a feed whose interval holds `ts`.
+    static func covering(_ feed: [(ts: Int64, from: Int64?, rate: Double)], _ ts: Int64) -> (ts: Int64, from: Int64?, rate: Double)? {
+        var lo = 0
+        var hi = feed.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if feed[mid].ts < ts { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo < feed.count else { return nil }
+        let q = feed[lo]
+        if let from = q.from { return from < ts ? q : nil }
+        return q.ts == ts ? q : nil
+    }
+
+    /// The connections that count: those that carried media. Without any,
+    /// the ones set up for media (RTP streams, not a STUN probe) that never
+    /// connected: the call failed to start, which is a fact to show.
+    func classify(_ results: [ConnectionResult], _ conversion: inout Conversion) -> [Int] {
+        var counted: [Int] = []
+        var candidates: [Int] = []
+        for (i, r) in results.enumerated() {
+            if r.converter.carriedMedia && r.converter.hasStandardStats { counted.append(i) }
+            else if (r.converter.hasRTPStreams || r.meta.mediaSetUp) && !r.meta.stunOnly && ParticipantAssembler.neverConnected(r.meta) {
+                candidates.append(i)
+            }
+        }
+        let taken = counted.isEmpty ? candidates : counted
+        for (i, r) in results.enumerated() where !taken.contains(i) {
+            conversion.skipped.append(SkippedConnection(file: file, connection: r.converter.connection, reason: skipReason(r)))
+        }
+        return taken
+    }
+
+    static func neverConnected(_ meta: ConnectionMeta) -> Bool {
+        let states = meta.effectiveStates
+        return !states.isEmpty && !states.contains { $0.state == "connected" || $0.state == "completed" }
+    }
+
+    func skipReason(_ r: ConnectionResult) -> String {
+        let c = r.converter
+        if c.samples == 0 { return r.emptyReason ?? "no stats samples" }
+        if !c.hasStandardStats {
+            return c.hasLegacyStats
+                ? "legacy goog* stats only (no standard getStats reports)"
+                : "no standard stats (no inbound-rtp, remote-inbound-rtp or candidate-pair report)"
+        }
+        var why = "no media: never sent or received RTP"
+        if r.meta.stunOnly { why += " (a probe: STUN-only ICE servers)" }
+        else if r.meta.dataChannel { why += " (a data channel)" }
+        else if c.hasRTPStreams && !ParticipantAssembler.neverConnected(r.meta) { why += " (set up for media, nothing flowed)" }
+        return why
+    }
+
+    /// A counted connection's span and fate, from its samples and its state log.
+    func span(_ r: ConnectionResult, index: Int) -> Span {
+        let c = r.converter
+        let states = r.meta.effectiveStates
+        let timed = states.compactMap { s in s.ts.map { (ts: $0, state: s.state, ice: s.ice) } }
+        let firstState = timed.first?.ts
+        let start = c.samples > 0 ? c.firstTs : (firstState ?? r.meta.createdAt ?? 0)
+        var end = c.samples > 0 ? c.lastTs : start
+        if let last = timed.last?.ts { end = max(end, last) }
+        if let closed = r.meta.closedAt { end = max(end, closed) }
+
+        var flips: [(ts: Int64, down: Bool)] = []
+        var up = false
+        var down = false
+        var failed: (ts: Int64, ice: Bool)? = nil
+        var closedState: Int64? = nil
+        for s in timed {
+            switch s.state {
+            case "connected", "completed":
+                if down { flips.append((s.ts, false)) }
+                up = true
+                down = false
+                failed = nil
+            case "disconnected":
+                if up && !down { flips.append((s.ts, true)) }
+                down = true
+            case "failed":
+                if failed == nil { failed = (s.ts, s.ice) }
+            case "closed":
+                closedState = closedState ?? s.ts
+            default: break
+            }
+        }
+        // A last state without a readable time still says how it ended.
+        let untimedFailed = states.last.map { $0.ts == nil && $0.state == "failed" } ?? false
+        var outcome = Outcome.ended
+        var terminal = end
+        if !c.carriedMedia && ParticipantAssembler.neverConnected(r.meta) {
+            // Failed or not, a connection that never came up never started the call.
+            outcome = .setupFailed
+            terminal = timed.last?.ts ?? end
+        } else if let failed {
+            outcome = .failed(failed.ice ? "ice_failed" : "connection_failed")
+            terminal = failed.ts
+        } else if untimedFailed {
+            outcome = .failed(states.last!.ice ? "ice_failed" : "connection_failed")
+        } else if let closed = r.meta.closedAt ?? closedState {
+            outcome = .closed
+            terminal = closed
+        }
+        terminal = max(terminal, start)
+        return Span(index: index, start: start, terminal: terminal, outcome: outcome, flips: flips)
+    }
+
+    /// The engine: that of the connection that moved the most media; the
+    /// dump's `rtcStatsSFUP2P` constraint where it has one, else the
+    /// project's rule (Docs/import.md): a connection that sends and
+    /// receives at most one audio and one video stream is direct, one
+    /// that receives several of a kind is an SFU's.
+    func engine(_ results: [ConnectionResult], _ counted: [Int]) -> String {
+        guard let busiest = counted.max(by: { results[$0].converter.mediaBytes < results[$1].converter.mediaBytes }) else { return "sfu" }
+        let r = results[busiest]
+        if let p2p = r.meta.p2p { return p2p ? "p2p" : "sfu" }
+        let c = r.converter
+        let streams = c.receivedAudioStreams.count + c.receivedVideoStreams.count
+        let direct = c.sentMedia && streams >= 1 && c.receivedAudioStreams.count <= 1 && c.receivedVideoStreams.count <= 1
+        return direct ? "p2p" : "sfu"
+    }
+
+    func joinPayload(_ engine: String) -> String {
+        var p: [UInt8] = Array(",\"engine\":\"\(engine)\"".utf8)
+        func field(_ name: String, _ value: String?) {
+            guard let value else { return }
+            p += Array(",\"\(name)\":".utf8)
+            ConnectionConverter.appendString(value, to: &p)
+        }
+        field("title", title)
+        field("platform", client?.platform)
+        field("osVersion", client?.osVersion)
+        field("device", client?.device)
+        return String(decoding: p, as: UTF8.self) + "}\n"
+    }
+
+    /// `{"ts":…,"event":"…","meeting":…,"uid":…` — the envelope.
+    func head(_ ts: Int64, _ event: StaticString, _ line: inout [UInt8]) {
+        line += Array("{\"ts\":\(ts),\"event\":\"".utf8)
+        line.append(contentsOf: UnsafeBufferPointer(start: event.utf8Start, count: event.utf8CodeUnitCount))
+        envelope(&line)
+    }
+
+    func head(_ ts: Int64, _ event: String, _ line: inout [UInt8]) {
+        line += Array("{\"ts\":\(ts),\"event\":\"\(event)".utf8)
+        envelope(&line)
+    }
+
+    private func envelope(_ line: inout [UInt8]) {
+        line += Array("\",\"meeting\":".utf8)
+        ConnectionConverter.appendString(meeting, to: &line)
+        line += Array(",\"uid\":".utf8)
+        ConnectionConverter.appendString(uid, to: &line)
+    }
+}
