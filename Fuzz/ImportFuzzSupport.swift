@@ -34,7 +34,8 @@ let fuzzFD: Int32 = {
 /// decompression, `fuzzLimits`), then converts the content; every produced
 /// line must be an event the ingest validator accepts, or be refused only
 /// for its envelope (a uid over 256 characters, a time out of range):
-/// those are the validator's to judge.
+/// those are the validator's to judge. Version 2's participant rules add:
+/// every event is one person's in one meeting, in time order, joining once.
 func fuzzImport(_ data: UnsafePointer<UInt8>, _ size: Int, _ format: InputFormat) {
     check(ftruncate(fuzzFD, 0) == 0 && pwrite(fuzzFD, data, size, 0) == size, "cannot write the input file")
     guard let reader = try? LineReader(path: "/proc/self/fd/\(fuzzFD)") else { return check(false, "cannot open the input file") }
@@ -62,12 +63,21 @@ func fuzzImport(_ data: UnsafePointer<UInt8>, _ size: Int, _ format: InputFormat
     let converted = content.withUnsafeBufferPointer { try? WebRTCImport.convert($0, format: format, fileName: "fuzz.txt", meeting: nil) }
     guard let conversion = converted else { return }
     var produced = 0
+    var who: ([UInt8], [UInt8])? = nil
+    var lastTs = Int64.min
+    var joins = 0
     conversion.lines.withUnsafeBufferPointer { lines in
         var start = 0
         while let newline = lines[start...].firstIndex(of: 0x0A) {
             let line = UnsafeBufferPointer(rebasing: lines[start..<newline])
             switch lineParser.parse(line) {
-            case .event: break
+            case .event:
+                let person = (lineParser.meeting, lineParser.uid)
+                if let who { check(who == person, "two participants in one dump: \(String(decoding: line, as: UTF8.self))") }
+                who = person
+                check(lineParser.ts >= lastTs, "events out of time order: \(String(decoding: line, as: UTF8.self))")
+                lastTs = lineParser.ts
+                if lineParser.kind == .meetingJoin { joins += 1 }
             case .ignored: check(false, "produced an unknown event: \(String(decoding: line, as: UTF8.self))")
             case .rejected(let reason):
                 check(reason.hasPrefix("uid:") || reason.hasPrefix("ts:"),
@@ -78,5 +88,6 @@ func fuzzImport(_ data: UnsafePointer<UInt8>, _ size: Int, _ format: InputFormat
         }
         check(start == lines.count, "output does not end with a newline")
     }
+    check(joins <= 1, "\(joins) meeting_join events: one person joins once, then reconnects")
     check(produced == conversion.events, "counted \(conversion.events) events, produced \(produced) lines")
 }

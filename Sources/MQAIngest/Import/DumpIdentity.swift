@@ -83,6 +83,12 @@ struct UserAgentClient: Equatable {
     var osVersion: String?
     var device: String?
 
+    init(platform: String?, osVersion: String?, device: String?) {
+        self.platform = platform
+        self.osVersion = osVersion
+        self.device = device
+    }
+
     init(_ ua: String) {
         func after(_ marker: String, until stops: Set<Character>) -> String? {
             guard let r = ua.range(of: marker) else { return nil }

@@ -1,0 +1,338 @@
+import Foundation
+import Testing
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
+
+/// Hand-written rtcstats lines for the version 2 rules: each test is one
+/// pattern seen in real dumps (a probe, a failed or reconnecting
+/// connection, a pause, a never-sent track, P2P, send-only, a named room).
+enum RTC {
+    static func line(_ method: String, _ pc: String?, _ value: String, _ at: Int64) -> String {
+        let id = pc.map { "\"\($0)\"" } ?? "null"
+        return "[\"\(method)\",\(id),\(value),\(t0 + at)]"
+    }
+
+    static func state(_ pc: String, _ state: String, _ at: Int64, ice: Bool = false) -> String {
+        line(ice ? "oniceconnectionstatechange" : "onconnectionstatechange", pc, "\"\(state)\"", at)
+    }
+
+    /// A getstats line holding whole reports (`id: {json members}`).
+    static func stats(_ pc: String, _ at: Int64, _ reports: [(String, String)]) -> String {
+        let body = reports.map { "\"\($0.0)\":{\($0.1)}" }.joined(separator: ",")
+        return line("getstats", pc, "{\"timestamp\":\(t0 + at),\(body)}", at)
+    }
+
+    static func audioIn(_ packets: Int, bytes: Int? = nil, lost: Int = 0) -> (String, String) {
+        ("IA", "\"type\":\"inbound-rtp\",\"kind\":\"audio\",\"packetsReceived\":\(packets),\"packetsLost\":\(lost),\"bytesReceived\":\(bytes ?? packets * 100)")
+    }
+
+    static func audioOut(_ packets: Int, bytes: Int? = nil) -> (String, String) {
+        ("OA", "\"type\":\"outbound-rtp\",\"kind\":\"audio\",\"packetsSent\":\(packets),\"bytesSent\":\(bytes ?? packets * 100)")
+    }
+
+    static func video(_ id: String, track: String, packets: Int, frames: Int, extra: String = "") -> (String, String) {
+        (id, "\"type\":\"inbound-rtp\",\"kind\":\"video\",\"ssrc\":\(abs(id.hashValue % 9000) + 1000),\"trackIdentifier\":\"\(track)\",\"packetsReceived\":\(packets),\"framesDecoded\":\(frames),\"bytesReceived\":\(packets * 1000)\(extra)")
+    }
+
+    static let pair = ("CP", "\"type\":\"candidate-pair\",\"selected\":true,\"currentRoundTripTime\":0.05")
+    static let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"
+
+    static func header(room: String = "Standup", user: String = "Ann") -> [String] {
+        [
+            line("connectionInfo", nil, "{\"url\":\"https://meet.example.com/\(room)?session=1\",\"userAgent\":\"\(chrome)\"}", 0),
+            line("identity", nil, "{\"displayName\":\"\(user)\",\"endpointId\":\"e1\",\"confName\":\"other\"}", 0),
+        ]
+    }
+
+    static func convert(_ lines: [String], file: String = "/d/ann.log") throws -> Conversion {
+        try Dump.convert(lines.joined(separator: "\n"), .rtcstats, file: file)
+    }
+
+    /// `event@offset` with the detail that matters, quality reports left out.
+    static func trace(_ c: Conversion) -> [String] {
+        Dump.events(c).compactMap { e in
+            let event = e["event"] as! String
+            guard event != "quality_report" else { return nil }
+            var s = "\(event)@\((e["ts"] as! NSNumber).int64Value - t0)"
+            if let t = e["timedOut"] as? Bool { s += t ? ":stall" : ":frame" }
+            if let track = e["track"] { s += ":\(track)" }
+            if let error = e["error"] { s += ":\(error)" }
+            return s
+        }
+    }
+}
+
+@Suite struct ImportVersion2Tests {
+    /// A STUN-only probe that never connected is no person; the media
+    /// connection's `failed` is an abnormal disconnect, not "nobody suffered".
+    @Test func aProbeIsNoPersonAndAFailedConnectionIsAFailure() throws {
+        let c = try RTC.convert(RTC.header() + [
+            RTC.line("create", "PC_0", #"{"iceServers":[{"urls":"turn:relay.example:443"}]}"#, 10),
+            RTC.line("constraints", "PC_0", #"{"optional":[{"rtcStatsSFUP2P":false}]}"#, 10),
+            RTC.line("create", "PC_1", #"{"iceTransportPolicy":"all","iceServers":[{"urls":["stun:probe.example:443"]}]}"#, 11),
+            RTC.state("PC_1", "connecting", 50), RTC.state("PC_0", "connecting", 60), RTC.state("PC_0", "connected", 100),
+            RTC.stats("PC_0", 1000, [RTC.audioIn(50), RTC.audioOut(50), RTC.pair]),
+            RTC.stats("PC_1", 1000, [("CP1", #""type":"candidate-pair","state":"in-progress""#)]),
+            RTC.stats("PC_0", 2000, [RTC.audioIn(100), RTC.audioOut(100), RTC.pair]),
+            RTC.state("PC_1", "failed", 2500), RTC.state("PC_0", "failed", 3000),
+        ])
+        #expect(RTC.trace(c) == ["meeting_join@1000", "disconnect@3000:connection_failed"])
+        #expect(c.connections.map(\.connection) == ["PC_0"])
+        #expect(c.skipped.map(\.connection) == ["PC_1"] && c.skipped[0].reason.contains("probe"), "\(c.skipped)")
+        let join = Dump.events(c)[0]
+        #expect(join["meeting"] as? String == "rtc-Standup" && join["uid"] as? String == "Ann")
+        #expect(join["title"] as? String == "Standup" && join["engine"] as? String == "sfu")
+        #expect(join["platform"] as? String == "windows" && join["osVersion"] as? String == "10.0" && join["device"] as? String == "Chrome 120")
+        #expect(Set(Dump.events(c).map { $0["uid"] as! String }) == ["Ann"], "one dump, one person")
+    }
+
+    @Test func disconnectedAndBackIsADropThenAReconnectAndCloseIsALeave() throws {
+        var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
+        for (i, at) in [1000, 2000, 3000, 4000, 5000].enumerated() {
+            lines.append(RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1)), RTC.pair]))
+        }
+        lines += [RTC.state("PC_0", "disconnected", 2500), RTC.state("PC_0", "connected", 4000),
+                  RTC.line("close", "PC_0", "{}", 6000)]
+        let c = try RTC.convert(lines)
+        // The close comes after the last sample: the connection ends there.
+        #expect(RTC.trace(c) == ["meeting_join@1000", "disconnect@2500", "reconnect@4000", "meeting_leave@6000"])
+        let drop = Dump.events(c).first { $0["event"] as? String == "disconnect" }!
+        #expect(drop["reason"] as? String == "network" && drop["error"] == nil)
+    }
+
+    @Test func connectionStateWinsOverTheICEState() throws {
+        var lines = RTC.header() + [RTC.state("PC_0", "connected", 100, ice: true), RTC.state("PC_0", "connected", 120)]
+        lines += [1000, 2000, 3000].enumerated().map { i, at in RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1))]) }
+        lines += [RTC.state("PC_0", "disconnected", 2500, ice: true), RTC.state("PC_0", "failed", 2600, ice: true)]
+        // Only the ICE state changed: it is ignored when connectionState is logged.
+        #expect(RTC.trace(try RTC.convert(lines)) == ["meeting_join@1000", "meeting_leave@3000"])
+        // Without connection-state lines, ICE speaks: its failure is named as such.
+        let iceOnly = lines.filter { !$0.contains("\"onconnectionstatechange\"") }
+        #expect(RTC.trace(try RTC.convert(iceOnly)) == ["meeting_join@1000", "disconnect@2500", "disconnect@2600:ice_failed"])
+    }
+
+    /// One connection fails, the app opens another: the person left and came back.
+    @Test func sequentialConnectionsAreALeaveAndAReconnect() throws {
+        var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
+        lines += [1000, 2000, 3000].enumerated().map { i, at in RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1))]) }
+        lines += [RTC.state("PC_0", "failed", 3500), RTC.state("PC_1", "connected", 5500)]
+        lines += [6000, 7000, 8000].enumerated().map { i, at in RTC.stats("PC_1", Int64(at), [RTC.audioIn(50 * (i + 1))]) }
+        lines.append(RTC.line("close", "PC_1", "{}", 9000))
+        let c = try RTC.convert(lines)
+        #expect(RTC.trace(c) == ["meeting_join@1000", "disconnect@3500:connection_failed", "reconnect@6000", "meeting_leave@9000"])
+        #expect(c.connections.map(\.connection) == ["PC_0", "PC_1"])
+    }
+
+    /// Jitsi's bridge connection stays up while a P2P one carries the call:
+    /// one person, whose feed follows the busier connection; the P2P one's
+    /// end is no leave, and the engine is that of the busier connection.
+    @Test func overlappingConnectionsAreOnePersonFollowingTheBusiestFeed() throws {
+        var lines = RTC.header() + [
+            RTC.line("constraints", "PC_0", #"{"optional":[{"rtcStatsSFUP2P":false}]}"#, 10),
+            RTC.line("constraints", "PC_1", #"{"optional":[{"rtcStatsSFUP2P":true}]}"#, 20),
+            RTC.line("ontrack", "PC_1", #""video:p2p-cam stream:bob1234-video-0-1""#, 20),
+        ]
+        for (i, at) in stride(from: 1000, through: 10000, by: 1000).enumerated() {
+            lines.append(RTC.stats("PC_0", Int64(at), [RTC.audioIn(10 * (i + 1), bytes: 1250 * (i + 1))]))  // 10 kbps
+        }
+        for (i, at) in stride(from: 3000, through: 7000, by: 1000).enumerated() {
+            lines.append(RTC.stats("PC_1", Int64(at) + 100, [
+                RTC.audioIn(50 * (i + 1), bytes: 100_000 * (i + 1)),  // 800 kbps
+                RTC.video("V", track: "p2p-cam", packets: 90 * (i + 1), frames: 30 * (i + 1)),
+            ]))
+        }
+        lines.append(RTC.line("close", "PC_1", "{}", 7500))
+        let c = try RTC.convert(lines)
+        #expect(RTC.trace(c) == [
+            "meeting_join@1000", "stream_subscribe@3100:p2p-cam", "receive_stream_status@3100:frame:p2p-cam",
+            "stream_unsubscribe@7500:p2p-cam", "meeting_leave@10000",
+        ])
+        let reports = Dump.reports(c).map { (($0["ts"] as! NSNumber).int64Value - t0, ($0["bitrate"] as! NSNumber).intValue) }
+        // PC_1's first sample has no interval: the bridge still speaks at 3000 and 3100 is PC_1's (rate 0 vs 0 after).
+        #expect(reports.filter { $0.0 > 3100 && $0.0 <= 7100 }.allSatisfy { $0.1 > 10 }, "P2P carries the feed: \(reports)")
+        #expect(reports.filter { $0.0 > 7500 }.allSatisfy { $0.1 == 10 }, "the bridge again: \(reports)")
+        #expect(Dump.events(c)[0]["engine"] as? String == "p2p")
+        let sub = Dump.events(c).first { $0["event"] as? String == "stream_subscribe" }!
+        #expect(sub["publisher"] as? String == "bob1234", "Jitsi's <endpoint>-video-N names the sender")
+    }
+
+    /// Packets that stop are a pause (the sender muted, the SFU stopped
+    /// forwarding): the subscription ends, no stall; frames that stop while
+    /// packets still arrive are a freeze.
+    @Test func aPauseIsNotAFreeze() throws {
+        let packets = [10, 20, 30, 30, 30, 30, 40, 50, 60, 70, 80]
+        let frames = [3, 6, 9, 9, 9, 9, 12, 15, 15, 15, 18]
+        var lines = RTC.header()
+        for i in packets.indices {
+            lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [RTC.audioIn(50 * (i + 1)), RTC.video("V", track: "cam", packets: packets[i], frames: frames[i])]))
+        }
+        let c = try RTC.convert(lines)
+        #expect(RTC.trace(c) == [
+            "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@1000:frame:cam",
+            "stream_unsubscribe@3500:cam",  // packets stopped in (3000, 4000]
+            "stream_subscribe@6500:cam", "receive_stream_status@6500:frame:cam",  // back in (6000, 7000]
+            "receive_stream_status@10000:stall:cam", "receive_stream_status@11000:frame:cam",
+            "meeting_leave@11000",
+        ])
+    }
+
+    /// Where the browser counts freezes, its counters date them; frames that
+    /// merely pause between samples are not a freeze then.
+    @Test func freezeCountersDateTheFreeze() throws {
+        var lines = RTC.header()
+        let freezes = [0, 0, 0, 0, 1, 1]
+        let duration = ["0", "0", "0", "0", "1.5", "1.5"]
+        let frames = [5, 10, 10, 10, 20, 25]  // a flat stretch the counters do not call a freeze
+        for i in freezes.indices {
+            let extra = ",\"freezeCount\":\(freezes[i]),\"totalFreezesDuration\":\(duration[i])"
+            lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [RTC.audioIn(50 * (i + 1)), RTC.video("V", track: "cam", packets: 10 * (i + 1), frames: frames[i], extra: extra)]))
+        }
+        let c = try RTC.convert(lines)
+        #expect(RTC.trace(c) == [
+            "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@1000:frame:cam",
+            "receive_stream_status@3500:stall:cam", "receive_stream_status@5000:frame:cam",  // 1.5 s ending by 5000
+            "meeting_leave@6000",
+        ])
+    }
+
+    /// Jitsi's placeholder track never receives a packet: it was never
+    /// sent, so there is no subscription (and no "never rendered").
+    @Test func aTrackThatNeverReceivedAPacketIsNoSubscription() throws {
+        var lines = RTC.header()
+        for i in 0..<4 {
+            lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [RTC.audioIn(50 * (i + 1)), RTC.video("V0", track: "mixedlabelvideo0", packets: 0, frames: 0)]))
+        }
+        // Packets in one interval only and no frame: below what the samples can tell.
+        lines.append(RTC.stats("PC_0", 5000, [RTC.audioIn(250), RTC.video("V0", track: "mixedlabelvideo0", packets: 5, frames: 0)]))
+        let c = try RTC.convert(lines)
+        #expect(RTC.trace(c) == ["meeting_join@1000", "meeting_leave@5000"])
+    }
+
+    @Test func firstFramesAreTimedToTheirInterval() throws {
+        var lines = RTC.header()
+        let frames = [0, 0, 0, 4]
+        for i in frames.indices {
+            lines.append(RTC.stats("PC_0", Int64(2000 * (i + 1)), [RTC.audioIn(50 * (i + 1)), RTC.video("V", track: "cam", packets: 10 * (i + 1), frames: frames[i])]))
+        }
+        let c = try RTC.convert(lines)
+        // Packets from the first sample (at 2000, no interval before it); frames first
+        // in (6000, 8000]: its midpoint, 5 s after the subscription.
+        #expect(RTC.trace(c) == ["meeting_join@2000", "stream_subscribe@2000:cam", "receive_stream_status@7000:frame:cam", "meeting_leave@8000"])
+    }
+
+    /// An interval that only sent is reported from the far end's view;
+    /// one with no RTP either way makes no report.
+    @Test func sendOnlyIntervalsAreReportedFromTheSendersSide() throws {
+        let remote = [
+            ("RA", #""type":"remote-inbound-rtp","kind":"audio","fractionLost":0.02,"jitter":0.0125,"roundTripTime":0.05"#),
+            ("RV", #""type":"remote-inbound-rtp","kind":"video","fractionLost":0.0405,"jitter":0.2,"roundTripTime":0.07"#),
+        ]
+        let c = try RTC.convert(RTC.header() + [
+            RTC.stats("PC_0", 1000, [RTC.audioOut(0, bytes: 0)] + remote),
+            RTC.stats("PC_0", 2000, [RTC.audioOut(50, bytes: 25_000)] + remote),
+            RTC.stats("PC_0", 3000, [RTC.audioOut(50, bytes: 25_000)] + remote),
+            RTC.stats("PC_0", 4000, [RTC.audioOut(100, bytes: 50_000)] + remote),
+        ])
+        let reports = Dump.reports(c)
+        #expect(reports.map { ($0["ts"] as! NSNumber).int64Value - t0 } == [2000, 4000], "nothing moved at 1000 and 3000")
+        let r = reports[0]
+        // loss = 100 · mean(0.02, 0.0405) = 3.025 → 3.03; jitter: the audio one, 12.5 → 13 ms;
+        // bitrate 25000 B · 8 / 1000 ms = 200 kbps; rtt: mean of the remote RTTs, 60 ms.
+        #expect((r["loss"] as! NSNumber).doubleValue == 3.03)
+        #expect((r["jitter"] as! NSNumber).intValue == 13)
+        #expect((r["bitrate"] as! NSNumber).intValue == 200)
+        #expect((r["rtt"] as! NSNumber).intValue == 60)
+        // A send-only P2P connection without a constraints line is still not a feed of several streams.
+        #expect(Dump.events(c)[0]["engine"] as? String == "sfu")
+    }
+
+    /// The media connection never came up: the call never started.
+    @Test func aConnectionThatNeverConnectedIsASetupFailure() throws {
+        let c = try RTC.convert(RTC.header() + [
+            RTC.line("create", "PC_0", #"{"iceServers":[{"urls":"turns:relay.example:443"}]}"#, 10),
+            RTC.line("ontrack", "PC_0", #""audio:a1 stream:s1""#, 20),
+            RTC.state("PC_0", "connecting", 100),
+            RTC.stats("PC_0", 1000, [("CP", #""type":"candidate-pair","state":"in-progress""#)]),
+            RTC.stats("PC_0", 2000, [("CP", #""type":"candidate-pair","state":"in-progress""#)]),
+            RTC.state("PC_0", "failed", 15000),
+        ])
+        #expect(RTC.trace(c) == ["meeting_join@1000", "disconnect@15000:setup_failed"])
+        #expect(Dump.reports(c).isEmpty, "no RTP: no quality report, never a perfect score")
+    }
+
+    /// Without a constraints line: one audio and one video stream each way
+    /// is a direct call; several streams of a kind come through an SFU.
+    @Test func engineWithoutAConstraintsLine() throws {
+        func dump(videos: Int) throws -> String? {
+            var lines = RTC.header()
+            for i in 0..<3 {
+                var reports = [RTC.audioIn(50 * (i + 1)), RTC.audioOut(50 * (i + 1))]
+                for v in 0..<videos { reports.append(RTC.video("V\(v)", track: "t\(v)", packets: 10 * (i + 1), frames: 3 * (i + 1))) }
+                lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), reports))
+            }
+            return Dump.events(try RTC.convert(lines))[0]["engine"] as? String
+        }
+        #expect(try dump(videos: 1) == "p2p")
+        #expect(try dump(videos: 3) == "sfu")
+    }
+
+    @Test func identityFallbacksAndUserAgents() throws {
+        // No identity line: the file names the person; no URL: the file names the meeting.
+        let bare = try RTC.convert([RTC.stats("PC_0", 1000, [RTC.audioIn(5)])], file: "/x/client-7.log.gz")
+        let e = Dump.events(bare)[0]
+        #expect(e["uid"] as? String == "client-7" && e["meeting"] as? String == "rtc-client-7" && e["title"] == nil)
+        // userId wins over displayName; confName names the room when the URL has no path.
+        let named = try RTC.convert([
+            RTC.line("connectionInfo", nil, #"{"url":"https://meet.example.com/","userAgent":"x"}"#, 0),
+            RTC.line("identity", nil, #"{"userId":"u-42","displayName":"Ann","confName":"Weekly"}"#, 0),
+            RTC.stats("PC_0", 1000, [RTC.audioIn(5)]),
+        ])
+        #expect(Dump.events(named)[0]["uid"] as? String == "u-42" && Dump.events(named)[0]["meeting"] as? String == "rtc-Weekly")
+        let mac = UserAgentClient("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15")
+        #expect(mac == UserAgentClient(platform: "macos", osVersion: "10.15.7", device: "Safari 17"))
+        let fox = UserAgentClient("Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:109.0) Gecko/20100101 Firefox/118.0")
+        #expect(fox.device == "Firefox 118" && fox.osVersion == "10.15")
+        let phone = UserAgentClient("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/124.0 Mobile/15E148 Safari/604.1")
+        #expect(phone == UserAgentClient(platform: "ios", osVersion: "17.4", device: "Chrome 124"))
+        let android = UserAgentClient("Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36 EdgA/1")
+        #expect(android.platform == "android" && android.osVersion == "14")
+        #expect(DumpIdentity.lastPathSegment("https://meet.jit.si//Big%20Room?x=1#y") == "Big Room")
+        #expect(DumpIdentity.lastPathSegment("https://meet.jit.si") == nil)
+    }
+
+    /// webrtc-internals says the same things in its own words: the page URL,
+    /// the user agent, the constraints text and the update log.
+    @Test func webrtcInternalsStatesURLAndUserAgent() throws {
+        let a = Dump.Report(id: "IA", type: "inbound-rtp", times: Dump.times([0, 1000, 2000]), props: [
+            ("kind", Dump.strings(["audio", "audio", "audio"])), ("packetsReceived", ["10", "20", "30"])])
+        var text = Dump.internals([("5-1", [a])])
+        let log = #""updateLog":[{"time":"\#(t0 + 10)","type":"connectionstatechange","value":"connected"},{"time":"\#(t0 + 2500)","type":"connectionstatechange","value":"failed"}],"constraints":"{optional: [{rtcStatsSFUP2P: true}]}","#
+        text = text.replacingOccurrences(of: #"{"url":"https://x","#, with: #"{"url":"https://meet.example.com/Retro",\#(log)"#)
+        text = text.replacingOccurrences(of: #""UserAgent":"test""#, with: #""UserAgent":"\#(RTC.chrome)""#)
+        let c = try Dump.convert(text, .webrtcInternals, file: "/d/webrtc_internals_dump.txt")
+        #expect(RTC.trace(c) == ["meeting_join@0", "disconnect@2500:connection_failed"])
+        let join = Dump.events(c)[0]
+        #expect(join["meeting"] as? String == "rtc-Retro" && join["engine"] as? String == "p2p" && join["device"] as? String == "Chrome 120")
+        #expect(join["uid"] as? String == "webrtc_internals_dump")
+    }
+}
+
+/// Version 2 keeps version 1's quality-report formulas to the bit: on a
+/// single-connection dump every report it makes carries version 1's
+/// numbers (recorded from the version 1 importer, `Fixtures/…v1-reports.json`);
+/// it only leaves out the interval in which no RTP moved.
+@Suite struct ImportVersion1NumbersTests {
+    @Test func aSingleConnectionDumpKeepsVersion1Numbers() throws {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let dump = try String(contentsOf: dir.appendingPathComponent("rtcstats-single-connection.log"), encoding: .utf8)
+        let v1 = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("rtcstats-single-connection.v1-reports.json"))) as! [[NSNumber]]
+        let c = try Dump.convert(dump, .rtcstats, file: "single.log")
+        let v2 = Dump.reports(c).map { r in ["ts", "loss", "rtt", "jitter", "bitrate"].map { r[$0] as! NSNumber } }
+        #expect(v1.count == 15 && v2.count == 14)
+        #expect(v2 == Array(v1.dropLast()), "v1's last interval moved no RTP (v1 reported 0 kbps there)")
+        #expect(v1.last!.dropFirst().allSatisfy { $0.doubleValue == 0 })
+    }
+}
