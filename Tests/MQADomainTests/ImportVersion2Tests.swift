@@ -207,8 +207,13 @@ enum RTC {
         }
         // Packets in one interval only and no frame: below what the samples can tell.
         lines.append(RTC.stats("PC_0", 5000, [RTC.audioIn(250), RTC.video("V0", track: "mixedlabelvideo0", packets: 5, frames: 0)]))
+        // Then padding: packets without payload bytes (the SFU probing bandwidth).
+        for i in 0..<4 {
+            let padding = ("V0", #""type":"inbound-rtp","kind":"video","trackIdentifier":"mixedlabelvideo0","packetsReceived":\#(10 + 40 * i),"bytesReceived":5000,"framesDecoded":0"#)
+            lines.append(RTC.stats("PC_0", Int64(6000 + 1000 * i), [RTC.audioIn(300 + 50 * i), padding]))
+        }
         let c = try RTC.convert(lines)
-        #expect(RTC.trace(c) == ["meeting_join@1000", "meeting_leave@5000"])
+        #expect(RTC.trace(c) == ["meeting_join@1000", "meeting_leave@9000"])
     }
 
     @Test func firstFramesAreTimedToTheirInterval() throws {

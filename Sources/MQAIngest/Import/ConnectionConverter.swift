@@ -77,6 +77,7 @@ struct ConnectionConverter {
         var samplesWithoutFrame = 0
         var lastFrames: Fixed?
         var lastPackets: Fixed?
+        var lastBytes: Fixed?
         var lastFreezes: Fixed?
         var lastFreezesDuration: Fixed?
     }
@@ -240,6 +241,15 @@ struct ConnectionConverter {
             if let packets {
                 if let last = t.lastPackets, packets >= last { grew = packets > last } else { grew = packets.isPositive }
                 t.lastPackets = packets
+            }
+            // Packets without payload bytes are padding (an SFU probing the
+            // bandwidth on a placeholder stream, as Jitsi's `mixedlabelvideo0`
+            // gets): no video is being sent.
+            if let bytes = r.number(.bytesReceived) {
+                var bytesGrew: Bool
+                if let last = t.lastBytes, bytes >= last { bytesGrew = bytes > last } else { bytesGrew = bytes.isPositive }
+                t.lastBytes = bytes
+                grew = grew && bytesGrew
             }
             var newFrame = false
             let frames = r.number(.framesDecoded)
