@@ -308,6 +308,30 @@ enum RTC {
         #expect(DumpIdentity.lastPathSegment("https://meet.jit.si") == nil)
     }
 
+    /// Standard stats add context beside the figures: the path the
+    /// selected pair took, why outgoing video was held back, concealed audio.
+    @Test func contextFromStandardStats() throws {
+        var lines = RTC.header()
+        let reasons = ["none", "bandwidth", "cpu", "cpu"]
+        for i in 0..<4 {
+            let audio = ("IA", #""type":"inbound-rtp","kind":"audio","packetsReceived":\#(50 * (i + 1)),"bytesReceived":\#(5000 * (i + 1)),"concealedSamples":\#(10 * i),"totalSamplesReceived":\#(1000 * i)"#)
+            let layers = ["OV1", "OV2"].map { ($0, #""type":"outbound-rtp","kind":"video","packetsSent":\#(10 * (i + 1)),"bytesSent":\#(9000 * (i + 1)),"qualityLimitationReason":"\#(reasons[i])""#) }
+            let pair = ("CP", #""type":"candidate-pair","selected":true,"currentRoundTripTime":0.05,"localCandidateId":"L\#(i < 2 ? 1 : 2)""#)
+            let locals = [("L1", #""type":"local-candidate","candidateType":"relay","protocol":"udp","relayProtocol":"tls""#),
+                          ("L2", #""type":"local-candidate","candidateType":"srflx","protocol":"udp""#)]
+            lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [audio, pair] + layers + locals))
+        }
+        let c = try RTC.convert(lines)
+        #expect(c.contexts.count == 1)
+        let x = c.contexts[0]
+        #expect(x.paths == ["relay/tls", "srflx/udp"], "the relay's own transport names a TURN path")
+        // Per interval once, not per simulcast layer.
+        #expect(x.limitedMs == ["bandwidth": 1000, "cpu": 2000])
+        #expect(x.concealment == 30.0 / 3000.0)
+        // Context never changes the figures.
+        #expect(Dump.reports(c).allSatisfy { ($0["rtt"] as! NSNumber).intValue == 50 })
+    }
+
     /// webrtc-internals says the same things in its own words: the page URL,
     /// the user agent, the constraints text and the update log.
     @Test func webrtcInternalsStatesURLAndUserAgent() throws {

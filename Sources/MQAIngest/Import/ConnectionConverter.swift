@@ -54,6 +54,12 @@ struct ConnectionConverter {
     private(set) var receivedAudioStreams = Set<String>()
     private(set) var receivedVideoStreams = Set<String>()
     private(set) var sentMedia = false
+    /// Context from standard stats (the summary's, never the figures).
+    private(set) var paths: [String] = []
+    private(set) var limitedMs: [String: Int64] = [:]
+    private var concealed: (samples: Fixed, received: Fixed) = (.zero, .zero)
+    private var concealmentCounters: [String: (samples: Fixed, received: Fixed)] = [:]
+    private(set) var sawConcealment = false
     private var previousTs: Int64?
     private var previousStatsTime: Fixed?
     /// Last known counters of each local inbound-rtp report, kept while the
@@ -203,7 +209,64 @@ struct ConnectionConverter {
             text(",\"rtt\":\(min(Int128(rtt), cap)),\"jitter\":\(min(Int128(jitter ?? 0), cap)),\"bitrate\":\(min(bitrate, cap)),\"mos\":null}\n")
         }
         videoTracks(sample, report)
+        noteContext(sample, report)
         previousTs = ts
+    }
+
+    /// The network path, outgoing video's limits and audio concealment.
+    private mutating func noteContext(_ sample: StatsSample, _ report: (String) -> StatsReport?) {
+        if let pair = ConnectionConverter.selectedPair(sample),
+            let local = pair.text(.localCandidateId).flatMap(report), let type = local.text(.candidateType)
+        {
+            var path = type + "/" + (local.text(.relayProtocol) ?? local.text(.protocol) ?? "?")
+            if path.unicodeScalars.count > 40 { path = String(path.prefix(40)) }
+            if paths.last != path && paths.count < 8 { paths.append(path) }
+        }
+        let interval = previousTs.map { sample.ts - $0 } ?? 0
+        // Per interval once, whatever the number of simulcast layers: the
+        // encoder's CPU limit first, then the network's.
+        var limit: Int? = nil
+        let reasons = ["cpu", "bandwidth", "other"]
+        for (id, r) in sample.reports {
+            if r.isLocalOutbound && r.isKind("video"), let reason = r.text(.qualityLimitationReason), reason != "none" {
+                let rank = reasons.firstIndex(of: reason) ?? 2
+                limit = min(limit ?? rank, rank)
+            }
+            if r.isLocalInbound && r.isKind("audio"), let c = r.number(.concealedSamples), let n = r.number(.totalSamplesReceived) {
+                sawConcealment = true
+                let last = concealmentCounters[id] ?? (.zero, .zero)
+                // A restarted counter counts from zero, as the packet counters do.
+                let base = (c < last.samples || n < last.received) ? (samples: Fixed.zero, received: Fixed.zero) : last
+                concealed = (concealed.samples + (c - base.samples), concealed.received + (n - base.received))
+                concealmentCounters[id] = (c, n)
+            }
+        }
+        if let limit, interval > 0 { limitedMs[reasons[limit], default: 0] &+= interval }
+    }
+
+    /// Concealed over received audio samples, 0–1.
+    var concealment: Double? {
+        guard sawConcealment, concealed.received.isPositive else { return nil }
+        return min(1, max(0, Double(concealed.samples.raw) / Double(concealed.received.raw)))
+    }
+
+    /// The candidate pair in use, by the rtt rule's order (named by a
+    /// transport, else marked selected, else nominated and succeeded).
+    static func selectedPair(_ sample: StatsSample) -> StatsReport? {
+        var named: [String] = []
+        for (_, r) in sample.reports where r.category == .transport {
+            if let id = r.text(.selectedCandidatePairId) { named.append(id) }
+        }
+        for rule in 0..<3 {
+            for (id, r) in sample.reports where r.category == .candidatePair {
+                switch rule {
+                case 0: if named.contains(id) { return r }
+                case 1: if r.bool(.selected) == true { return r }
+                default: if r.bool(.nominated) == true && r.text(.state) == "succeeded" { return r }
+                }
+            }
+        }
+        return nil
     }
 
     /// The video tracks of a sample: subscriptions follow the packets (a

@@ -160,8 +160,14 @@ struct ParticipantAssembler {
         out.sort { ($0.ts, $0.rank, $0.connection, $0.seq) < ($1.ts, $1.rank, $1.connection, $1.seq) }
         for o in out { conversion.lines += o.bytes }
         for c in counted {
+            let converter = results[c].converter
             conversion.connections.append(ImportedConnection(
-                connection: results[c].converter.connection, samples: results[c].converter.samples, events: eventsPer[c]))
+                connection: converter.connection, samples: converter.samples, events: eventsPer[c]))
+            var context = ConnectionContext(file: file, connection: converter.connection)
+            context.paths = converter.paths
+            context.limitedMs = converter.limitedMs
+            context.concealment = converter.concealment
+            if !context.isEmpty { conversion.contexts.append(context) }
         }
     }
 

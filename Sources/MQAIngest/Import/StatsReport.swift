@@ -95,6 +95,9 @@ enum StatsProperty: Int, CaseIterable {
     case selectedCandidatePairId, selected, nominated, state
     // Version 2: the sender's side, and freezes told from pauses.
     case packetsSent, fractionLost, freezeCount, totalFreezesDuration
+    // Context only (the summary's connection lines), never the figures.
+    case localCandidateId, candidateType, `protocol`, relayProtocol
+    case qualityLimitationReason, concealedSamples, totalSamplesReceived
 
     static let names: [[UInt8]] = allCases.map { Array("\($0)".utf8) }
 
@@ -138,7 +141,7 @@ struct StatsReport: Equatable {
     }
 
     enum Category: Equatable {
-        case inbound, outbound, remoteInbound, remoteOutbound, candidatePair, transport, legacy, other
+        case inbound, outbound, remoteInbound, remoteOutbound, candidatePair, transport, localCandidate, legacy, other
 
         init(_ type: String) {
             switch type {
@@ -148,6 +151,7 @@ struct StatsReport: Equatable {
             case "remote-outbound-rtp": self = .remoteOutbound
             case "candidate-pair": self = .candidatePair
             case "transport": self = .transport
+            case "local-candidate": self = .localCandidate
             case "ssrc", "VideoBwe": self = .legacy
             default: self = type.hasPrefix("goog") ? .legacy : .other
             }

@@ -33,6 +33,8 @@ public struct Conversion: Sendable {
     public var rejects: [ImportReject] = []
     public var connections: [ImportedConnection] = []
     public var skipped: [SkippedConnection] = []
+    /// What standard stats add about the counted connections.
+    public var contexts: [ConnectionContext] = []
 
     public var events: Int { connections.reduce(0) { $0 + $1.events } }
     public var samples: Int { connections.reduce(0) { $0 + $1.samples } }
@@ -192,6 +194,7 @@ struct ConversionCounts {
     var samples: Int
     var events: Int
     var skipped: [SkippedConnection]
+    var contexts: [ConnectionContext]
 
     init(_ c: Conversion) {
         format = c.format
@@ -199,5 +202,6 @@ struct ConversionCounts {
         samples = c.samples
         events = c.events
         skipped = c.skipped
+        contexts = c.contexts
     }
 }

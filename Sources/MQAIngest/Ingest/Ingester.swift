@@ -539,6 +539,7 @@ public final class Ingester {
             counts.events += c.events
             summary.formats[c.format.rawValue] = counts
             summary.skippedConnections += c.skipped
+            summary.connectionContexts += c.contexts
         }
         summary.lines += batch.lines
         summary.ignored += batch.ignored

@@ -21,6 +21,10 @@ public struct IngestSummary: Equatable, Sendable {
     public var formats: [String: FormatCounts] = [:]
     /// Dump connections that gave no events, with the reason.
     public var skippedConnections: [SkippedConnection] = []
+    /// What standard stats add about the dumps' counted connections (the
+    /// network path, why outgoing video was held back, concealed audio):
+    /// context beside the normative figures, never part of them.
+    public var connectionContexts: [ConnectionContext] = []
 
     public init() {}
 
@@ -58,6 +62,7 @@ public struct IngestSummary: Equatable, Sendable {
         s.ignored += b.ignored
         s.formats.merge(b.formats) { $0 + $1 }
         s.skippedConnections += b.skippedConnections
+        s.connectionContexts += b.connectionContexts
         return s
     }
 }
@@ -86,6 +91,30 @@ public struct SkippedConnection: Sendable, Equatable {
         self.connection = connection
         self.reason = reason
     }
+}
+
+/// What a dump's standard stats say about one counted connection beyond
+/// the quality reports (Docs/import.md, "Context from standard stats").
+public struct ConnectionContext: Sendable, Equatable {
+    public var file: String
+    public var connection: String
+    /// The selected candidate pairs' local candidates as `type/protocol`,
+    /// in the order they were used: `host/udp`, `srflx/udp`, `relay/tls`
+    /// (a TURN relay reached over TLS: the relay's own transport).
+    public var paths: [String] = []
+    /// Time outgoing video spent limited, by `qualityLimitationReason`
+    /// (`cpu`, `bandwidth`, `other`), ms.
+    public var limitedMs: [String: Int64] = [:]
+    /// Concealed audio samples over samples received, 0–1; nil without
+    /// audio counters.
+    public var concealment: Double?
+
+    public init(file: String, connection: String) {
+        self.file = file
+        self.connection = connection
+    }
+
+    public var isEmpty: Bool { paths.isEmpty && limitedMs.isEmpty && concealment == nil }
 }
 
 /// The content formats `mqa ingest` reads.
