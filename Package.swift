@@ -77,6 +77,10 @@ let package = Package(
         // Benchmarks that print figures (never timed tests): swift run -c release NAME
         .executableTarget(name: "engine-bench", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest"], path: "Benchmarks/engine-bench"),
         .executableTarget(name: "sim-bench", dependencies: ["MQASimulator"], path: "Benchmarks/sim-bench"),
+        // How often an incident names the true side of a stall, on a simulated fleet.
+        .executableTarget(
+            name: "cause-check", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest", "MQASimulator"],
+            path: "Benchmarks/cause-check"),
         .executableTarget(name: "recorder-bench", dependencies: ["MQARecorder"], path: "Benchmarks/recorder-bench"),
         // Builders the test targets share (ClientBuilder), so a fixture means
         // the same in each; a library, never shipped in a product.

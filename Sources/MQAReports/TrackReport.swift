@@ -7,9 +7,10 @@ import MQAStore
 /// (`mqa report track TRACK --meeting ID`), with an attribution of its
 /// stalls to the sender or to the subscribers.
 ///
-/// **Alignment rule.** A stall of one subscriber is *shared* when a stall of
-/// the same track (same publisher) seen by a *different* subscriber overlaps
-/// it once both are widened by `alignmentToleranceMs` (±2 s) on each side:
+/// **Alignment rule** (`SharedStalls`, the incidents' rule too). A stall of
+/// one subscriber is *shared* when every other subscriber rendering the
+/// track at its start (at least one) has a stall that overlaps it once both
+/// are widened by `alignmentToleranceMs` (±2 s) on each side:
 /// `other.start < stall.end + 2 s` and `other.end > stall.start − 2 s`. The
 /// tolerance absorbs client clock skew and the SDK's detection delay.
 ///
@@ -20,7 +21,7 @@ import MQAStore
 /// `subscriberSide` (each stall belongs to one subscriber's own network or
 /// decoder).
 public struct TrackReport: Sendable, RenderedReport {
-    public static let alignmentToleranceMs: Int64 = 2000
+    public static let alignmentToleranceMs: Int64 = SharedStalls.toleranceMs
 
     public enum Verdict: String, Sendable {
         case senderSide = "sender-side"
@@ -86,7 +87,10 @@ public struct TrackReport: Sendable, RenderedReport {
         self.track = track
         publishers = Array(Set(subs.map(\.publisher))).sorted()
         let sharing = SharedStalls(subs, toleranceMs: TrackReport.alignmentToleranceMs)
-        rows = subs.map { s in Row(subscription: s, sharedWith: s.stalls.map { sharing.others(overlapping: $0, of: s) }) }
+        // The incidents' rule too: shared only when everyone watching stalled.
+        rows = subs.map { s in
+            Row(subscription: s, sharedWith: s.stalls.map { sharing.isShared($0, of: s) ? sharing.others(overlapping: $0, of: s) : [] })
+        }
         let total = rows.reduce(0) { $0 + $1.subscription.stallCount }
         let shared = rows.reduce(0) { $0 + $1.sharedStallCount }
         if total == 0 {
@@ -113,39 +117,3 @@ public struct TrackReport: Sendable, RenderedReport {
 /// publisher sorted by start: a stall is compared with those that can reach
 /// it (starting at most the longest stall before it), not with every
 /// subscriber's every stall.
-private struct SharedStalls {
-    private struct Entry { var start: Int64; var end: Int64; var subscriber: String }
-    private var byPublisher: [String: (entries: [Entry], longest: Int64)] = [:]
-    private let tol: Int64
-
-    init(_ subs: [Subscription], toleranceMs: Int64) {
-        tol = toleranceMs
-        for s in subs {
-            for x in s.stalls {
-                byPublisher[s.publisher, default: ([], 0)].entries.append(Entry(start: x.start, end: x.end, subscriber: s.subscriber))
-                byPublisher[s.publisher]!.longest = max(byPublisher[s.publisher]!.longest, x.end - x.start)
-            }
-        }
-        for key in byPublisher.keys { byPublisher[key]!.entries.sort { $0.start < $1.start } }
-    }
-
-    /// The other subscribers, sorted, with a stall `o` where
-    /// `o.start < x.end + tol` and `o.end > x.start - tol`.
-    func others(overlapping x: Stall, of s: Subscription) -> [String] {
-        guard let (entries, longest) = byPublisher[s.publisher] else { return [] }
-        // o.end > x.start - tol and o.end <= o.start + longest give
-        // o.start > x.start - tol - longest.
-        let from = x.start - tol - longest
-        var lo = 0, hi = entries.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if entries[mid].start > from { hi = mid } else { lo = mid + 1 }
-        }
-        var who = Set<String>()
-        for o in entries[lo...] {
-            if o.start >= x.end + tol { break }
-            if o.end > x.start - tol && o.subscriber != s.subscriber { who.insert(o.subscriber) }
-        }
-        return who.sorted()
-    }
-}

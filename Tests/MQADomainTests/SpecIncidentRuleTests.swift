@@ -91,7 +91,7 @@ struct SpecIncidentRuleTests {
             a.report(t, mos: 4.3, rtt: spike ? rtt : 50, loss: spike ? loss : 0.5)
         }
         a.leave(20_000)
-        return IncidentSignal.spikes(a.build(), config: TierConfig())
+        return IncidentSignal.spikes(a.build(), config: TierConfig()).strong
     }
 
     @Test("signal loss: a maximal run of warm reports with loss > 5 %", arguments: [
@@ -127,7 +127,7 @@ struct SpecIncidentRuleTests {
         case "cold reports are no signal": a.report(2000, mos: 4, loss: 9); a.report(5000, mos: 4, loss: 0.5); a.leave(6000)
         default: a.report(5000, mos: 4, loss: 8); a.report(6000, mos: 4, loss: 8); a.report(7000, mos: 4, loss: 0.5); a.leave(8000)
         }
-        let s = IncidentSignal.spikes(a.build(), config: TierConfig()).filter { $0.kind == .loss }
+        let s = IncidentSignal.spikes(a.build(), config: TierConfig()).strong.filter { $0.kind == .loss }
         #expect(s.map { [$0.start, $0.end] } == windows)
     }
 

@@ -13,6 +13,9 @@ public enum IncidentKind: String, Sendable, CaseIterable, Comparable {
     case rtt
     /// A disconnect with an error, or one the client reconnected after.
     case disconnect
+    /// Warm reports' jitter well above the participant's own baseline: only
+    /// ever evidence of a stall, never an incident alone.
+    case jitter
 
     /// Declaration order, so `kinds` lists read the same everywhere.
     public static func < (a: IncidentKind, b: IncidentKind) -> Bool {
@@ -27,6 +30,7 @@ public enum IncidentKind: String, Sendable, CaseIterable, Comparable {
         case .loss: "loss spike"
         case .rtt: "RTT spike"
         case .disconnect: "disconnect"
+        case .jitter: "jitter rise"
         }
     }
 }
@@ -39,8 +43,12 @@ public enum IncidentCause: String, Sendable, CaseIterable {
     /// The sending side: every subscriber watching the track stalled
     /// together, or the publisher's own network degraded during the stalls.
     case publisher
-    /// The participant's own network: their loss, RTT or tier.
+    /// The participant's own network: their loss, RTT or tier, a rise of
+    /// them against their own baseline, or a network change.
     case ownNetwork = "own_network"
+    /// The participant's own device: stalls on several tracks at once with
+    /// a clean network (the decoder or the CPU).
+    case ownDevice = "own_device"
     /// Stalls with no degraded network on either side.
     case unknown
 
@@ -50,6 +58,7 @@ public enum IncidentCause: String, Sendable, CaseIterable {
         case .disconnect: "disconnect"
         case .publisher: "publisher side"
         case .ownNetwork: "own network"
+        case .ownDevice: "own device"
         case .unknown: "unknown"
         }
     }
@@ -81,6 +90,22 @@ public struct IncidentEvidence: Sendable, Equatable {
     /// within 2 s (for a participant's stalls, the reason for the blame).
     public var publishers: [String] = []
     public var publisherKinds: [IncidentKind] = []
+    /// The publisher(s)' own largest loss (%) and RTT (ms) over the window.
+    public var publisherMaxLossPct: Double?
+    public var publisherMaxRttMs: Double?
+    /// The participant's own median loss and RTT, when a rise against
+    /// them is the evidence (`maxLossPct`/`maxRttMs` are the rise).
+    public var baselineLossPct: Double?
+    public var baselineRttMs: Double?
+    /// A jitter rise against the participant's baseline: its peak and baseline, ms.
+    public var maxJitterMs: Double?
+    public var baselineJitterMs: Double?
+    /// A `network_change` in the 10 s before, e.g. `wifi→cellular`.
+    public var networkChange: String?
+    /// `own_device`: how many tracks stalled within 2 s.
+    public var burstTracks: Int?
+    /// One tile froze alone: how many other tracks kept playing.
+    public var otherTracksPlaying: Int?
 
     public init() {}
 
@@ -100,6 +125,15 @@ public struct IncidentEvidence: Sendable, Equatable {
             f += [("publishers", .array(publishers.map { .string($0) })),
                   ("publisherKinds", .array(publisherKinds.map { .string($0.rawValue) }))]
         }
+        if let v = publisherMaxLossPct { f.append(("publisherMaxLossPct", .double(v))) }
+        if let v = publisherMaxRttMs { f.append(("publisherMaxRttMs", .double(v))) }
+        if let v = baselineLossPct { f.append(("baselineLossPct", .double(v))) }
+        if let v = baselineRttMs { f.append(("baselineRttMs", .double(v))) }
+        if let v = maxJitterMs { f.append(("maxJitterMs", .double(v))) }
+        if let v = baselineJitterMs { f.append(("baselineJitterMs", .double(v))) }
+        if let v = networkChange { f.append(("networkChange", .string(v))) }
+        if let v = burstTracks { f.append(("burstTracks", .int(Int64(v)))) }
+        if let v = otherTracksPlaying { f.append(("otherTracksPlaying", .int(Int64(v)))) }
         return .object(f)
     }
 }

@@ -7,23 +7,27 @@ import MQAModel
 ///    recomputed tier at poor/bad, each run of warm reports with loss > 5 %
 ///    or RTT > 400 ms (the issue thresholds), each disconnect with an error
 ///    or followed by a reconnect (to the reconnect).
-/// 2. **Publisher-side stalls.** The stalls of one published track are
-///    clustered: sorted by start, a stall joins the cluster when it starts
-///    before the cluster's end + 2 s (the track report's tolerance). A
-///    cluster is *shared* when at least two subscribers stalled in it and
-///    every subscriber rendering the track at the cluster's start did. A
-///    shared cluster is taken from its subscribers' signals: it belongs to
-///    the track.
+/// 2. **Publisher-side stalls.** A stall is *shared* by the one rule the
+///    track report uses too (`SharedStalls`): another subscriber's stall of
+///    the same track overlaps it within ±2 s. Shared stalls are taken from
+///    their subscribers' signals and clustered per track (a stall joins the
+///    cluster when it starts before the cluster's end + 2 s): they belong
+///    to the track.
 /// 3. **Merging.** Per participant, and per track for shared clusters,
 ///    signals sorted by start join the open incident when they start at
 ///    most `mergeGapMs` (10 s) after its end.
 /// 4. **Cause**, the first that applies: `publisher` for a track's
 ///    incident; `disconnect` (a disconnect is in it); `own_network` (the
-///    participant's own loss, RTT or low tier is in it); `publisher` (every
-///    stall in it lies within 2 s of a loss, RTT, low-tier or disconnect
-///    signal of that stall's publisher: the sender's uplink degraded);
-///    else `unknown`. A track's incident names the publisher's signals
-///    within 2 s of it as evidence.
+///    participant's own loss, RTT or low tier is in it; or, for stalls, a
+///    rise against the participant's own baseline within 2 s, or a
+///    `network_change` in the 10 s before); `publisher` (every stall in it
+///    lies within 2 s of a loss, RTT, low-tier or disconnect signal of that
+///    stall's publisher: the sender's uplink degraded); `own_device` (the
+///    participant stalled on 3 or more tracks within 2 s with a clean
+///    network: decoder or CPU); `publisher` (one track stalled while the
+///    participant's other tracks kept playing, both networks clean: only
+///    the sender can freeze one tile alone); else `unknown`. Publisher-side
+///    incidents carry the publisher's own loss and RTT over the window.
 ///
 /// Deterministic: ties sort by uid, kind and track; the output is ordered by
 /// start, then uid, then track.
@@ -37,40 +41,73 @@ public enum IncidentFinder {
 
     public static func find(_ log: MeetingLog, _ analysis: MeetingAnalysis) -> [Incident] {
         var signals: [IncidentSignal] = []
+        var context = CauseContext(analysis: analysis)
         for client in log.clients {
             signals += IncidentSignal.disconnects(client)
+            context.networkChanges[client.uid] = IncidentSignal.networkChanges(client)
             guard !analysis.isCDN else { continue }
             signals += IncidentSignal.lowTier(client.uid, analysis.timelines[client.uid])
-            signals += IncidentSignal.spikes(client, config: analysis.config)
+            let spikes = IncidentSignal.spikes(client, config: analysis.config)
+            signals += spikes.strong
+            context.rises[client.uid] = spikes.rises
+            context.reports[client.uid] = spikes.warm
         }
         let stalls = stallSignals(analysis.subscriptions)
         signals += stalls.filter { !$0.shared }
         let byUid = Dictionary(grouping: signals, by: \.uid)
         var incidents: [Incident] = []
         for uid in byUid.keys.sorted() {
-            for group in merge(byUid[uid]!) { incidents.append(incident(uid, group, byUid)) }
+            for group in merge(byUid[uid]!) { incidents.append(incident(uid, group, byUid, context)) }
         }
         let byTrack = Dictionary(grouping: stalls.filter(\.shared), by: { [$0.uid, $0.track ?? ""] })
         for key in byTrack.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            for group in merge(byTrack[key]!) { incidents.append(trackIncident(group, byUid)) }
+            for group in merge(byTrack[key]!) { incidents.append(trackIncident(group, byUid, context)) }
         }
         return incidents.sorted { a, b in
             a.startTs != b.startTs ? a.startTs < b.startTs : (a.uid, a.track ?? "") < (b.uid, b.track ?? "")
         }
     }
 
-    /// The stall signals: shared clusters as the publisher's, the rest as
-    /// their subscriber's.
+    /// What the cause rules look at beyond a group's own signals.
+    struct CauseContext {
+        let analysis: MeetingAnalysis
+        /// Per participant: warm reports above their own baseline (below the fixed lines).
+        var rises: [String: [IncidentSignal]] = [:]
+        /// Per participant: their warm reports `(ts, loss, rtt)`, for a publisher's figures.
+        var reports: [String: [(ts: Int64, loss: Double, rtt: Double)]] = [:]
+        var networkChanges: [String: [(ts: Int64, words: String)]] = [:]
+
+        init(analysis: MeetingAnalysis) { self.analysis = analysis }
+
+        /// The largest loss and RTT of `uid`'s warm reports over the window.
+        func figures(_ uid: String, _ from: Int64, _ to: Int64) -> (loss: Double, rtt: Double)? {
+            let inside = (reports[uid] ?? []).filter { $0.ts >= from && $0.ts <= to }
+            guard !inside.isEmpty else { return nil }
+            return (inside.map(\.loss).max()!, inside.map(\.rtt).max()!)
+        }
+    }
+
+    /// The stall signals: shared ones (`SharedStalls`) clustered as the
+    /// track's, the rest as their subscriber's.
     static func stallSignals(_ subscriptions: [Subscription]) -> [IncidentSignal] {
         struct Key: Hashable, Comparable {
             var publisher: String, track: String
             static func < (a: Key, b: Key) -> Bool { (a.publisher, a.track) < (b.publisher, b.track) }
         }
-        let byTrack = Dictionary(grouping: subscriptions, by: { Key(publisher: $0.publisher, track: $0.track) })
+        let sharing = SharedStalls(subscriptions)
         var out: [IncidentSignal] = []
-        for key in byTrack.keys.sorted() {
-            let subs = byTrack[key]!
-            let stalls = subs.flatMap { s in s.stalls.map { IncidentSignal.stall(s, $0) } }.sorted { (a: IncidentSignal, b: IncidentSignal) -> Bool in
+        var sharedByTrack: [Key: [IncidentSignal]] = [:]
+        for s in subscriptions {
+            for x in s.stalls {
+                if sharing.isShared(x, of: s) {
+                    sharedByTrack[Key(publisher: s.publisher, track: s.track), default: []].append(IncidentSignal.stall(s, x))
+                } else {
+                    out.append(IncidentSignal.stall(s, x))
+                }
+            }
+        }
+        for key in sharedByTrack.keys.sorted() {
+            let stalls = sharedByTrack[key]!.sorted { (a: IncidentSignal, b: IncidentSignal) -> Bool in
                 if a.start != b.start { return a.start < b.start }
                 if a.end != b.end { return a.end < b.end }
                 return a.uid < b.uid
@@ -80,17 +117,9 @@ public enum IncidentFinder {
             func flush() {
                 defer { cluster = []; clusterEnd = .min }
                 guard let first = cluster.first else { return }
-                let start = first.start, end = clusterEnd
-                let stalled = Set(cluster.map(\.uid))
-                // Every subscriber watching at `start` stalled; asked only of
-                // clusters of two or more, and stopping at the first watcher
-                // who did not (a track may have 100,000 subscribers).
-                guard stalled.count >= 2, !subs.contains(where: { s in
-                    s.firstFrameTs.map { $0 <= start } == true && s.endTs > start && !stalled.contains(s.subscriber)
-                }) else { out += cluster; return }
-                out.append(IncidentSignal(kind: .stall, uid: key.publisher, start: start, end: end, track: key.track,
-                                          publisher: key.publisher, subscribers: stalled.sorted(), stallCount: cluster.count,
-                                          stalledMs: cluster.reduce(0) { $0 + $1.stalledMs }, shared: true))
+                out.append(IncidentSignal(kind: .stall, uid: key.publisher, start: first.start, end: clusterEnd, track: key.track,
+                                          publisher: key.publisher, subscribers: Set(cluster.map(\.uid)).sorted(),
+                                          stallCount: cluster.count, stalledMs: cluster.reduce(0) { $0 + $1.stalledMs }, shared: true))
             }
             for s in stalls {
                 if !cluster.isEmpty, s.start >= clusterEnd + alignmentMs { flush() }
@@ -127,7 +156,8 @@ public enum IncidentFinder {
     }
 
     /// One merged group as an incident: its window, kinds, evidence and cause.
-    static func incident(_ uid: String, _ group: [IncidentSignal], _ byUid: [String: [IncidentSignal]]) -> Incident {
+    static func incident(_ uid: String, _ group: [IncidentSignal], _ byUid: [String: [IncidentSignal]],
+                         _ context: CauseContext) -> Incident {
         var e = IncidentEvidence()
         var tracks: Set<String> = [], subscribers: Set<String> = []
         for s in group {
@@ -145,30 +175,105 @@ public enum IncidentFinder {
             case .disconnect:
                 if e.disconnects == 0 { e.disconnectError = s.error; e.awayMs = s.awayMs }
                 e.disconnects += 1
+            case .jitter: break  // rises never join a group (`CauseContext.rises`)
             }
         }
         e.tracks = tracks.sorted()
         e.subscribers = subscribers.sorted()
+        let start = group.map(\.start).min()!, end = group.map(\.end).max()!
+        // A network change just before (or during) the trouble is evidence either way.
+        let change = (context.networkChanges[uid] ?? []).last { $0.ts <= end && $0.ts >= start - networkChangeMs }
+        e.networkChange = change?.words
         let kinds = Set(group.map(\.kind)).sorted()
+        let stalls = group.filter { $0.kind == .stall }
         let cause: IncidentCause
         if kinds.contains(.disconnect) {
             cause = .disconnect
         } else if kinds.contains(where: { $0 == .loss || $0 == .rtt || $0 == .lowTier }) {
             cause = .ownNetwork
-        } else if let blame = publisherBlame(group.filter { $0.kind == .stall }, byUid) {
+        } else if let rise = baselineRise(uid, start, end, context) {
+            cause = .ownNetwork
+            e.maxLossPct = rise.loss
+            e.maxRttMs = rise.rtt
+            e.baselineLossPct = rise.baselineLoss
+            e.baselineRttMs = rise.baselineRtt
+            e.maxJitterMs = rise.jitter
+            e.baselineJitterMs = rise.baselineJitter
+        } else if change != nil && !stalls.isEmpty {
+            cause = .ownNetwork
+        } else if let blame = publisherBlame(stalls, byUid) {
             cause = .publisher
             e.publishers = blame.publishers
             e.publisherKinds = blame.kinds
+            publisherFigures(&e, start, end, context)
+        } else if !context.analysis.isCDN, let burst = deviceBurst(stalls) {
+            // Both rules need a network known to be clean: not on CDN (no feed).
+            cause = .ownDevice
+            e.burstTracks = burst
+        } else if !context.analysis.isCDN, let playing = singleTrackFreeze(uid, stalls, context) {
+            cause = .publisher
+            e.publishers = Array(Set(stalls.compactMap(\.publisher))).sorted()
+            e.otherTracksPlaying = playing
+            publisherFigures(&e, start, end, context)
         } else {
             cause = .unknown
         }
-        return Incident(startTs: group.map(\.start).min()!, endTs: group.map(\.end).max()!, uid: uid,
-                        track: nil, kinds: kinds, cause: cause, evidence: e)
+        return Incident(startTs: start, endTs: end, uid: uid, track: nil, kinds: kinds, cause: cause, evidence: e)
+    }
+
+    /// A `network_change` this long before an incident counts as its evidence.
+    public static let networkChangeMs: Int64 = 10_000
+    /// Stalls on this many tracks starting this close: the viewer's device.
+    public static let deviceBurstTracks = 3
+
+    /// A rise of the participant's RTT or loss against their own baseline
+    /// within 2 s of the window (the relative line of `IncidentSignal.spikes`).
+    static func baselineRise(_ uid: String, _ start: Int64, _ end: Int64, _ context: CauseContext)
+        -> (loss: Double?, rtt: Double?, jitter: Double?, baselineLoss: Double?, baselineRtt: Double?, baselineJitter: Double?)?
+    {
+        let near = (context.rises[uid] ?? []).filter { $0.start <= end + alignmentMs && $0.end >= start - alignmentMs }
+        guard !near.isEmpty else { return nil }
+        let loss = near.filter { $0.kind == .loss }, rtt = near.filter { $0.kind == .rtt }, jitter = near.filter { $0.kind == .jitter }
+        return (loss.compactMap(\.peak).max(), rtt.compactMap(\.peak).max(), jitter.compactMap(\.peak).max(),
+                loss.first?.baseline, rtt.first?.baseline, jitter.first?.baseline)
+    }
+
+    /// Stalls of `deviceBurstTracks` or more tracks that start within 2 s
+    /// of each other: how many tracks, or nil.
+    static func deviceBurst(_ stalls: [IncidentSignal]) -> Int? {
+        let sorted = stalls.sorted { $0.start < $1.start }
+        var best = 0
+        for (i, s) in sorted.enumerated() {
+            let tracks = Set(sorted[i...].prefix { $0.start <= s.start + alignmentMs }.compactMap(\.track))
+            best = max(best, tracks.count)
+        }
+        return best >= deviceBurstTracks ? best : nil
+    }
+
+    /// One track stalled, alone, while the viewer rendered others that did
+    /// not: the number of those still playing, or nil.
+    static func singleTrackFreeze(_ uid: String, _ stalls: [IncidentSignal], _ context: CauseContext) -> Int? {
+        let tracks = Set(stalls.compactMap(\.track))
+        guard tracks.count == 1, let first = stalls.map(\.start).min(), let last = stalls.map(\.end).max() else { return nil }
+        let playing = context.analysis.subscriptions.filter { s in
+            s.subscriber == uid && !tracks.contains(s.track) && (s.firstFrameTs ?? .max) <= first && s.endTs > last
+                && !s.stalls.contains { $0.start < last + alignmentMs && $0.end > first - alignmentMs }
+        }
+        return playing.isEmpty ? nil : playing.count
+    }
+
+    /// The publisher(s)' own largest loss and RTT over the window.
+    static func publisherFigures(_ e: inout IncidentEvidence, _ start: Int64, _ end: Int64, _ context: CauseContext) {
+        for p in e.publishers {
+            guard let f = context.figures(p, start - alignmentMs, end + alignmentMs) else { continue }
+            e.publisherMaxLossPct = max(e.publisherMaxLossPct ?? 0, f.loss)
+            e.publisherMaxRttMs = max(e.publisherMaxRttMs ?? 0, f.rtt)
+        }
     }
 
     /// Shared stall clusters of one track, merged: the publisher's incident
     /// on that track, with the publisher's own signals near it as evidence.
-    static func trackIncident(_ group: [IncidentSignal], _ byUid: [String: [IncidentSignal]]) -> Incident {
+    static func trackIncident(_ group: [IncidentSignal], _ byUid: [String: [IncidentSignal]], _ context: CauseContext) -> Incident {
         var e = IncidentEvidence()
         e.stallCount = group.reduce(0) { $0 + $1.stallCount }
         e.stalledMs = group.reduce(0) { $0 + $1.stalledMs }
@@ -180,6 +285,8 @@ public enum IncidentFinder {
         e.publisherKinds = Set((byUid[publisher] ?? []).filter {
             $0.kind != .stall && $0.start <= end + alignmentMs && $0.end >= start - alignmentMs
         }.map(\.kind)).sorted()
+        publisherFigures(&e, start, end, context)
+        e.networkChange = (context.networkChanges[publisher] ?? []).last { $0.ts <= end && $0.ts >= start - networkChangeMs }?.words
         return Incident(startTs: start, endTs: end, uid: publisher, track: track, kinds: [.stall], cause: .publisher, evidence: e)
     }
 

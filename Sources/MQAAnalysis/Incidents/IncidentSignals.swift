@@ -22,6 +22,8 @@ struct IncidentSignal: Sendable, Equatable {
     /// Low tier: the lowest tier; loss/RTT: the largest value.
     var lowestTier: Tier?
     var peak: Double?
+    /// A rise against the participant's own baseline: that baseline.
+    var baseline: Double?
     /// Disconnect: its error, and ms until the client came back (nil: never).
     var error: String?
     var awayMs: Int64?
@@ -42,32 +44,73 @@ extension IncidentSignal {
         return out
     }
 
+    /// How far above their own baseline (the lower quartile of their warm
+    /// reports: their network on a good day, even if most of the call was
+    /// bad) a participant's RTT, loss or jitter must go to count as a rise
+    /// below the fixed lines: RTT 3× and +100 ms (69 → 335 ms is one), loss
+    /// 4× and at least 2 %, jitter 3× and at least 20 ms.
+    static let rttRiseFactor = 3.0, rttRiseMs = 100.0, lossRiseFactor = 4.0, lossRisePct = 2.0
+    static let jitterRiseFactor = 3.0, jitterRiseMs = 20.0
+
     /// Loss and RTT runs of one client: its warm reports (the statistics'
     /// rule: inside a connection, past the cold start, `rtt != 0`) beyond
-    /// the issue thresholds. A report covers `[ts, next warm report)`, at
-    /// most `gapMs`, never past its connection's end; touching covers join.
-    static func spikes(_ client: ClientLog, config: TierConfig) -> [IncidentSignal] {
+    /// the issue thresholds (`strong`, which make incidents), and those
+    /// only above the client's own baseline (`rises`, which explain a stall
+    /// but make no incident alone). A report covers `[ts, next warm
+    /// report)`, at most `gapMs`, never past its connection's end; touching
+    /// covers join. `warm` lists the warm reports, for a publisher's figures.
+    static func spikes(_ client: ClientLog, config: TierConfig)
+        -> (strong: [IncidentSignal], rises: [IncidentSignal], warm: [(ts: Int64, loss: Double, rtt: Double)])
+    {
         var loss: [IncidentSignal] = [], rtt: [IncidentSignal] = []
+        var lossRise: [IncidentSignal] = [], rttRise: [IncidentSignal] = [], jitterRise: [IncidentSignal] = []
         let r = client.reports
-        func extend(_ list: inout [IncidentSignal], _ kind: IncidentKind, _ from: Int64, _ to: Int64, _ value: Double) {
+        func extend(_ list: inout [IncidentSignal], _ kind: IncidentKind, _ from: Int64, _ to: Int64, _ value: Double, baseline: Double? = nil) {
             if let last = list.last, last.end >= from {
                 list[list.count - 1].end = max(last.end, to)
                 list[list.count - 1].peak = max(last.peak ?? value, value)
             } else {
-                list.append(IncidentSignal(kind: kind, uid: client.uid, start: from, end: to, peak: value))
+                list.append(IncidentSignal(kind: kind, uid: client.uid, start: from, end: to, peak: value, baseline: baseline))
             }
         }
+        var covers: [(i: Int, to: Int64)] = []
         for span in client.connectionSpans() {
             let warmFrom = TierParams.warmFrom(connectionStart: span.start, coldStartMs: config.coldStartMs)
             let warm = span.reports.filter { TierParams.isWarm(ts: r.ts[$0], rtt: r.rtt[$0], warmFrom: warmFrom) }
             for (k, i) in warm.enumerated() {
                 let next = k + 1 < warm.count ? r.ts[warm[k + 1]] : span.end
-                let to = max(r.ts[i], min(next, r.ts[i] + config.gapMs, span.end))
-                if r.loss[i] > IssueThresholds.lossP95Pct { extend(&loss, .loss, r.ts[i], to, r.loss[i]) }
-                if r.rtt[i] > IssueThresholds.rttP95Ms { extend(&rtt, .rtt, r.ts[i], to, r.rtt[i]) }
+                covers.append((i, max(r.ts[i], min(next, r.ts[i] + config.gapMs, span.end))))
             }
         }
-        return loss + rtt
+        func lowerQuartile(_ v: [Double]) -> Double {
+            let s = v.sorted()
+            return s.isEmpty ? 0 : s[(s.count - 1) / 4]
+        }
+        let baseRtt = lowerQuartile(covers.map { r.rtt[$0.i] }), baseLoss = lowerQuartile(covers.map { r.loss[$0.i] })
+        let baseJitter = lowerQuartile(covers.map { r.jitter[$0.i] })
+        for (i, to) in covers {
+            let l = r.loss[i], t = r.rtt[i], j = r.jitter[i]
+            if j >= max(jitterRiseMs, jitterRiseFactor * baseJitter) { extend(&jitterRise, .jitter, r.ts[i], to, j, baseline: baseJitter) }
+            if l > IssueThresholds.lossP95Pct { extend(&loss, .loss, r.ts[i], to, l) }
+            else if l >= max(lossRisePct, lossRiseFactor * baseLoss) { extend(&lossRise, .loss, r.ts[i], to, l, baseline: baseLoss) }
+            if t > IssueThresholds.rttP95Ms { extend(&rtt, .rtt, r.ts[i], to, t) }
+            else if t >= max(rttRiseFactor * baseRtt, baseRtt + rttRiseMs) { extend(&rttRise, .rtt, r.ts[i], to, t, baseline: baseRtt) }
+        }
+        return (loss + rtt, lossRise + rttRise + jitterRise, covers.map { (r.ts[$0.i], r.loss[$0.i], r.rtt[$0.i]) })
+    }
+
+    /// A client's `network_change` events as `(ts, "wifi→cellular")`: the
+    /// detail the app logged, else the previous and new network.
+    static func networkChanges(_ client: ClientLog) -> [(ts: Int64, words: String)] {
+        var previous = client.events.first { $0.payload.kind == .meetingJoin }?.payload.string("netType")
+        var out: [(ts: Int64, words: String)] = []
+        for e in client.context where e.payload.kind == .networkChange {
+            let net = e.payload.string("netType") ?? "?"
+            let words = e.payload.string("detail") ?? (previous.map { "\($0)→\(net)" } ?? "→\(net)")
+            out.append((e.ts, words))
+            previous = net
+        }
+        return out.sorted { $0.ts < $1.ts }
     }
 
     /// Disconnects that are trouble: those with an error, and those the

@@ -1,0 +1,67 @@
+import MQABase
+import MQAModel
+
+/// The one sender-side stall rule, used by the track report and the
+/// incidents alike (Docs/incidents.md): a stall of one subscriber is
+/// *shared* when every other subscriber rendering the same track at its
+/// start (at least one) had a stall that overlaps it once both are widened
+/// by `toleranceMs` (±2 s) on each side. A frozen camera or the sender's
+/// uplink freezes the track for everyone watching; one viewer's network
+/// freezes it for that viewer alone, and two viewers' networks failing in
+/// the same seconds while a third watched on is not the sender's fault.
+public struct SharedStalls: Sendable {
+    /// The tolerance both rules use.
+    public static let toleranceMs: Int64 = 2000
+
+    private struct Key: Hashable { var publisher: String, track: String }
+    private struct Entry { var start: Int64; var end: Int64; var subscriber: String }
+    private var byTrack: [Key: (entries: [Entry], longest: Int64)] = [:]
+    private var watchers: [Key: [Subscription]] = [:]
+    private let tol: Int64
+
+    public init(_ subs: [Subscription], toleranceMs: Int64 = SharedStalls.toleranceMs) {
+        tol = toleranceMs
+        for s in subs {
+            let key = Key(publisher: s.publisher, track: s.track)
+            if s.firstFrameTs != nil { watchers[key, default: []].append(s) }
+            for x in s.stalls {
+                byTrack[key, default: ([], 0)].entries.append(Entry(start: x.start, end: x.end, subscriber: s.subscriber))
+                byTrack[key]!.longest = max(byTrack[key]!.longest, x.end - x.start)
+            }
+        }
+        for key in byTrack.keys { byTrack[key]!.entries.sort { $0.start < $1.start } }
+    }
+
+    /// The other subscribers of `s`'s track, sorted, with a stall `o` where
+    /// `o.start < x.end + tol` and `o.end > x.start - tol`.
+    public func others(overlapping x: Stall, of s: Subscription) -> [String] {
+        guard let (entries, longest) = byTrack[Key(publisher: s.publisher, track: s.track)] else { return [] }
+        // o.end > x.start - tol and o.end <= o.start + longest give
+        // o.start > x.start - tol - longest.
+        let from = x.start - tol - longest
+        var lo = 0, hi = entries.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if entries[mid].start > from { hi = mid } else { lo = mid + 1 }
+        }
+        var who = Set<String>()
+        for o in entries[lo...] {
+            if o.start >= x.end + tol { break }
+            if o.end > x.start - tol && o.subscriber != s.subscriber { who.insert(o.subscriber) }
+        }
+        return who.sorted()
+    }
+
+    /// Whether the stall is shared (the sender's side): every other
+    /// subscriber watching at its start stalled with it.
+    public func isShared(_ x: Stall, of s: Subscription) -> Bool {
+        let stalled = Set(others(overlapping: x, of: s))
+        guard !stalled.isEmpty else { return false }
+        // Stops at the first watcher who did not stall (a track may have
+        // 100,000 subscribers).
+        return !(watchers[Key(publisher: s.publisher, track: s.track)] ?? []).contains { w in
+            w.subscriber != s.subscriber && w.firstFrameTs.map { $0 <= x.start } == true && w.endTs > x.start
+                && !stalled.contains(w.subscriber)
+        }
+    }
+}

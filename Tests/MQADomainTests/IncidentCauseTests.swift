@@ -1,0 +1,101 @@
+import Testing
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+import MQATestSupport
+
+/// The cause rules people act on, one hand-made meeting each: the viewer's
+/// network measured against their own baseline, the viewer's device, the
+/// sender freezing one tile alone, a network change as evidence.
+@Suite("Incident causes")
+struct IncidentCauseTests {
+    typealias T = IncidentTests
+
+    /// A viewer at RTT 69 ms whose RTT rises to 335 ms (under the fixed
+    /// 400 ms line) around a stall: their own network, shown against their baseline.
+    @Test func aRiseAgainstTheViewersOwnBaselineIsTheirNetwork() {
+        var alice = ClientBuilder("alice", defaults: .tiers)
+        alice.join(0)
+        for t in stride(from: Int64(1000), to: 120_000, by: 1000) {
+            alice.report(t, mos: 4.3, rtt: (38_000..<44_000).contains(t) ? 335 : 69)
+        }
+        alice.leave(120_000)
+        T.watch(&alice, "bob", "bob-cam")
+        T.stall(&alice, "bob", "bob-cam", 42_000, 45_000)
+        let incidents = T.find([alice, T.calm("bob")])
+        #expect(incidents.count == 1)
+        let i = incidents[0]
+        #expect(i.cause == .ownNetwork && i.kinds == [.stall], "a rise explains the stall; alone it makes no incident")
+        #expect(i.evidence.maxRttMs == 335 && i.evidence.baselineRttMs == 69)
+        // The same rise with no stall is no incident at all.
+        var quiet = ClientBuilder("alice", defaults: .tiers)
+        quiet.join(0)
+        for t in stride(from: Int64(1000), to: 120_000, by: 1000) { quiet.report(t, mos: 4.3, rtt: (38_000..<44_000).contains(t) ? 335 : 69) }
+        quiet.leave(120_000)
+        #expect(T.find([quiet, T.calm("bob")]).isEmpty)
+    }
+
+    /// One viewer stalls on three tracks at once with a clean network: the
+    /// viewer's side (decoder or CPU), whatever the senders did.
+    @Test func manyTracksAtOnceWithACleanNetworkIsTheViewersDevice() {
+        var alice = T.calm("alice")
+        for p in ["bob", "carol", "dave"] { T.watch(&alice, p, "\(p)-cam") }
+        T.stall(&alice, "bob", "bob-cam", 50_000, 53_000)
+        T.stall(&alice, "carol", "carol-cam", 50_400, 52_000)
+        T.stall(&alice, "dave", "dave-cam", 51_200, 54_000)
+        let incidents = T.find([alice, T.calm("bob"), T.calm("carol"), T.calm("dave")])
+        #expect(incidents.count == 1)
+        #expect(incidents[0].cause == .ownDevice && incidents[0].evidence.burstTracks == 3)
+    }
+
+    /// One tile froze while the viewer's other tile kept playing and both
+    /// networks were clean: only the sender can freeze one tile alone. The
+    /// evidence carries the publisher's own figures.
+    @Test func oneTileFrozenAloneIsTheSendersSide() {
+        var alice = T.calm("alice")
+        T.watch(&alice, "bob", "bob-cam")
+        T.watch(&alice, "carol", "carol-cam")
+        T.stall(&alice, "bob", "bob-cam", 60_000, 64_000)
+        let incidents = T.find([alice, T.calm("bob"), T.calm("carol")])
+        #expect(incidents.count == 1)
+        let i = incidents[0]
+        #expect(i.cause == .publisher && i.evidence.publishers == ["bob"] && i.evidence.otherTracksPlaying == 1)
+        #expect(i.evidence.publisherMaxRttMs != nil && i.evidence.publisherMaxLossPct != nil, "\(i.evidence)")
+        // With nothing else watched there is nobody to compare with: unknown.
+        var solo = T.calm("alice")
+        T.watch(&solo, "bob", "bob-cam")
+        T.stall(&solo, "bob", "bob-cam", 60_000, 64_000)
+        #expect(T.find([solo, T.calm("bob")]).map(\.cause) == [.unknown])
+    }
+
+    @Test func aNetworkChangeBeforeAStallIsEvidenceAndTheCause() {
+        var alice = T.calm("alice")
+        T.watch(&alice, "bob", "bob-cam")
+        alice.context(30_000, .networkChange, ["netType": "cellular", "detail": "wifi→cellular"])
+        T.stall(&alice, "bob", "bob-cam", 35_000, 38_000)
+        let incidents = T.find([alice, T.calm("bob")])
+        #expect(incidents.map(\.cause) == [.ownNetwork])
+        #expect(incidents.first?.evidence.networkChange == "wifi→cellular")
+    }
+
+    /// Two of three watchers stalling together is not the sender: one rule
+    /// (`SharedStalls`) says so for the track page and the incidents alike.
+    @Test func sharedOnlyWhenEveryWatcherStalled() {
+        var alice = T.calm("alice"), carol = T.calm("carol"), dave = T.calm("dave")
+        T.watch(&alice, "bob", "bob-cam")
+        T.watch(&carol, "bob", "bob-cam")
+        T.watch(&dave, "bob", "bob-cam")
+        T.stall(&alice, "bob", "bob-cam", 40_000, 44_000)
+        T.stall(&carol, "bob", "bob-cam", 41_000, 44_000)
+        let log = meeting([alice, T.calm("bob"), carol, dave])
+        let analysis = MeetingAnalysis.analyze(log, config: TierConfig())
+        let sharing = SharedStalls(analysis.subscriptions)
+        let a = analysis.subscriptions.first { $0.subscriber == "alice" }!
+        #expect(!sharing.isShared(a.stalls[0], of: a), "dave watched on")
+        #expect(sharing.others(overlapping: a.stalls[0], of: a) == ["carol"])
+        T.stall(&dave, "bob", "bob-cam", 40_500, 43_000)
+        let all = MeetingAnalysis.analyze(meeting([alice, T.calm("bob"), carol, dave]), config: TierConfig())
+        let a2 = all.subscriptions.first { $0.subscriber == "alice" }!
+        #expect(SharedStalls(all.subscriptions).isShared(a2.stalls[0], of: a2))
+    }
+}
