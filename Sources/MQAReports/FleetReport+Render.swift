@@ -52,8 +52,9 @@ extension FleetReport {
         out += "Score = \(FleetReport.scoreRule).\n\n"
         out += FleetReport.stalledNote + "\n\n"
         if ranked.count < meetingCount { out += "Showing the worst \(ranked.count).\n\n" }
-        var t = ReportTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score",
-                                      "stalled", "poor/bad", "abn. disc."], numeric: [0, 5, 6, 7, 8, 9, 10])
+        let l = localColumn.count
+        var t = ReportTable(headers: ["#", "meeting", "start (UTC)"] + localColumn + ["title", "engine", "people", "duration", "score",
+                                      "stalled", "poor/bad", "abn. disc."], numeric: Set([0, 5, 6, 7, 8, 9, 10].map { $0 + ($0 >= 3 ? l : 0) }))
         for (i, e) in ranked.enumerated() {
             // A link's target is a file name we made safe.
             t.add([.int(i + 1), files?[e.header.meeting].map { .link(e.header.meeting, href: $0) } ?? .text(e.header.meeting)]
@@ -113,9 +114,13 @@ extension FleetReport {
         if ranked.count < meetingCount { b += "<p class=\"muted\">Showing the worst \(ranked.count).</p>\n" }
         b += "<h2>Ranking</h2>\n"
         if files != nil { b += "<p class=\"legend\">Each meeting id opens its report.</p>\n" }
+        if let page = participantsPage {
+            b += "<p class=\"legend\">Looking for one person? " + HTMLPage.link(page, "Participants") + " lists each participant's meetings.</p>\n"
+        }
         func table(_ entries: ArraySlice<(offset: Int, element: FleetEntry)>) -> String {
-            var t = ReportTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score", "stalled",
-                                          "poor/bad", "abn. disc.", "issues"], numeric: [0, 2, 5, 6, 7, 8, 9, 10, 11])
+            let l = localColumn.count
+            var t = ReportTable(headers: ["#", "meeting", "start (UTC)"] + localColumn + ["title", "engine", "people", "duration", "score", "stalled",
+                                          "poor/bad", "abn. disc.", "issues"], numeric: Set([0, 2, 5, 6, 7, 8, 9, 10, 11].map { $0 + ($0 >= 3 ? l : 0) }))
             for (i, e) in entries {
                 let id = "<span class=\"code\">\(e.header.meeting.html)</span>"
                 t.add([.int(i + 1), .markup(html: files?[e.header.meeting].map { HTMLPage.link($0, id) } ?? id, text: e.header.meeting)]
@@ -161,11 +166,15 @@ extension FleetReport {
     /// the codes under the table).
     func rankingCells(_ e: FleetEntry) -> [ReportCell] {
         let count = e.issueCounts.values.reduce(0, +)
-        return [.text(FleetReport.startText(e.header.start)), .text(e.header.title ?? "—"), .text(e.header.engine ?? "—"), .int(e.header.participants),
+        let local: [ReportCell] = display.zone.map { z in [.text(e.header.start.map { z.dateTime($0).prefix(16) + " " + z.offsetText(at: $0) } ?? "—")] } ?? []
+        return [.text(FleetReport.startText(e.header.start))] + local + [.text(e.header.title ?? "—"), .text(e.header.engine ?? "—"), .int(e.header.participants),
                 .text(e.header.durationMs.map(ReportText.duration) ?? "—"), .text(ReportText.number(FleetReport.rounded(e.score), places: 1)),
                 .text(ReportText.duration(e.stalledMs)), .text(FleetReport.lowTierText(e.lowTierMs)), .int(e.abnormalDisconnects),
                 .markup(html: "<span title=\"\(FleetReport.issueSummary(e.issueCounts).html)\">\(count)</span>", text: String(count))]
     }
+
+    /// `["start (Europe/Berlin)"]` with a zone, else nothing.
+    var localColumn: [String] { display.zone.map { ["start (\($0.identifier))"] } ?? [] }
 
     /// Issues and meetings per issue code, over every meeting.
     var issueCodesTable: ReportTable {

@@ -68,6 +68,11 @@ public struct FleetReport: Sendable, RenderedReport {
     /// Batch index: meeting id → file name relative to the index. When set,
     /// md and html link each meeting, json and csv add a `file` field.
     public var files: [String: String]?
+    /// How start times are written in md and html (`--tz`: a local column).
+    public var display = TimeDisplay()
+    /// A site's participant page (`participants.html`), linked from the
+    /// html page: each participant's meetings.
+    public var participantsPage: String?
 
     public init(entries: [FleetEntry], top: Int? = nil, files: [String: String]? = nil) {
         let sorted = entries.sorted { ($0.score, $1.header.meeting) > ($1.score, $0.header.meeting) }

@@ -6,11 +6,13 @@ import MQAStore
 /// Incidents and participant impact in words, shared by the Markdown and
 /// HTML forms so both say the same thing.
 enum IncidentText {
-    /// `+12:03–12:41 (38 s)`: the window as offsets from the meeting start.
-    static func window(_ i: Incident, from t0: Int64) -> String {
-        let a = ReportText.offset(i.startTs, from: t0, milliseconds: false)
-        let b = ReportText.offset(i.endTs, from: t0, milliseconds: false)
-        return i.durationMs == 0 ? a : "\(a)–\(b.dropFirst()) (\(ReportText.duration(i.durationMs)))"
+    /// `14:31:05–14:31:43 (+12:03, 38 s)`: the window on the wall clock
+    /// (UTC, or the `--tz` zone), with its offset from the meeting's start
+    /// and its length, so neither has to be worked out by hand.
+    static func window(_ i: Incident, from t0: Int64, _ display: TimeDisplay) -> String {
+        let a = display.clock(i.startTs), offset = ReportText.offset(i.startTs, from: t0, milliseconds: false)
+        return i.durationMs == 0 ? "\(a) (\(offset))"
+            : "\(a)–\(display.clock(i.endTs)) (\(offset), \(ReportText.duration(i.durationMs)))"
     }
 
     /// Who: `u-8f02`, or `bob-cam (bob)` for a publisher-side track incident.

@@ -47,7 +47,7 @@ extension TrackReport {
     public var markdown: String {
         var out = "# Track \(MarkdownText.inline(track)) in meeting \(MarkdownText.inline(header.meeting))\n\n"
         out += "Publisher: \(MarkdownText.inline(publishers.joined(separator: ", "))) · title: \(MarkdownText.inline(header.title ?? "—"))"
-        out += " · start \(header.start.map(ReportText.timestamp) ?? "—")\n\n"
+        out += " · start \(header.start.map(display.timestamp) ?? "—")\n\n"
         out += "**Verdict: \(verdict.rawValue)**: \(verdict.explanation) (\(sharedStallCount) of \(stallCount) stalls shared).\n\n"
         out += "Rule: \(TrackReport.ruleText)\n\n"
         out += subscriptionsTable.markdown
@@ -91,7 +91,7 @@ extension TrackReport {
         b += "(\(sharedStallCount) of \(stallCount) stalls shared).</p>\n"
         b += "<p class=\"legend\">\(TrackReport.ruleText.html)</p>\n"
         let start = header.start ?? 0
-        let axis = SVGCharts.TimeAxis(start: start, end: max(header.end ?? start, start + 1), x0: 0, x1: 1)
+        let axis = SVGCharts.TimeAxis(start: start, end: max(header.end ?? start, start + 1), x0: 0, x1: 1, zone: display.clockZone)
         let rowsSVG = rows.map { r in
             SVGCharts.TrackRow(label: r.subscription.subscriber, subscription: r.subscription, stallColour: { x in
                 let i = r.subscription.stalls.firstIndex(of: x) ?? 0
@@ -110,7 +110,7 @@ extension TrackReport {
             b += "<h2>Stalls</h2>\n"
             b += HTMLPage.details("All \(stalls.rows.count) stalls", open: stalls.rows.count <= 10, stalls.html)
         }
-        b += "<footer>Times are offsets from the meeting's start (\(header.start.map(ReportText.timestamp) ?? "—")); chart clocks are UTC.</footer>"
+        b += "<footer>Times are offsets from the meeting's start (\(header.start.map(display.timestamp) ?? "—")); chart clocks are \(display.clockName(at: start)).</footer>"
         return HTMLPage.document(title: "Track \(track) — meeting \(header.meeting)", body: b)
     }
 

@@ -29,7 +29,7 @@ import MQAAnalysis
         for key in ["meeting", "title", "engine", "start", "end", "durationMs", "participants", "tracks", "issues"] {
             #expect(object[key] != nil, "missing \(key)")
         }
-        #expect(text.hasPrefix("{\"meeting\":\"m-42\",\"title\":\"Weekly sync\",\"engine\":\"sfu\",\"start\":"))
+        #expect(text.hasPrefix("{\"schema\":\"mqa.meeting/1\",\"meeting\":\"m-42\",\"title\":\"Weekly sync\",\"engine\":\"sfu\",\"start\":"))
         let participants = try #require(object["participants"] as? [[String: Any]])
         #expect(participants.map { $0["uid"] as? String } == ["alice", "bob", "carol"])
         for key in ["connections", "reports", "mos", "lossPct", "rttMs", "jitterMs", "bitrateKbps", "tierMs",
