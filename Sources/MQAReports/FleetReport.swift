@@ -49,6 +49,11 @@ public struct FleetEntry: Sendable, Equatable {
     public var score: Double {
         FleetScore(stalledMs: stalledMs, lowTierMs: lowTierMs ?? 0, abnormalDisconnects: abnormalDisconnects).seconds
     }
+
+    /// The normalized view (`FleetScore.perParticipantHour`); it does not rank.
+    public var scorePerParticipantHour: Double? {
+        FleetScore.perParticipantHour(score, participants: header.participants, durationMs: header.durationMs)
+    }
 }
 
 /// All meetings ranked worst first by `FleetScore` (`mqa report fleet

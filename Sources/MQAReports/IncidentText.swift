@@ -58,18 +58,27 @@ enum IncidentText {
         return parts.joined(separator: "; ")
     }
 
+    /// `3 h 54 m of video watched over 5 tiles`: the one label of a
+    /// watched time, which is summed over tiles (subscriptions).
+    static func watched(_ ms: Int64, tiles: Int) -> String {
+        "\(ReportText.duration(ms)) of video watched over \(tiles) tile\(tiles == 1 ? "" : "s")"
+    }
+
     /// `a, b, c and 2 more`.
     static func list(_ items: [String], limit: Int) -> String {
         items.count <= limit ? items.joined(separator: ", ")
             : items.prefix(limit).joined(separator: ", ") + " and \(items.count - limit) more"
     }
 
-    /// One participant's impact: `stalled 6 m 40 s (2.8 % of 3 h 54 m watched), poor/bad 9 m 26 s, 1 abnormal disconnect`.
+    /// One participant's impact: `stalled 6 m 40 s (2.8% of 3 h 54 m of
+    /// video watched over 5 tiles), poor/bad 9 m 26 s, 1 abnormal disconnect`.
+    /// The watched time is summed over the tiles (subscriptions) they
+    /// watched, so it can exceed the meeting's length: the label says so.
     static func impact(_ p: ParticipantImpact) -> String {
         var parts: [String] = []
         if p.stalledMs > 0 {
             parts.append("stalled \(ReportText.duration(p.stalledMs))" + (p.stalledShare.map {
-                " (\(ReportText.percent($0)) of \(ReportText.duration(p.watchedMs)) watched)"
+                " (\(ReportText.percent($0)) of \(watched(p.watchedMs, tiles: p.subscriptions)))"
             } ?? ""))
         }
         if let low = p.lowTierMs, low > 0 { parts.append("poor/bad \(ReportText.duration(low))") }

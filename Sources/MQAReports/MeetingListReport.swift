@@ -37,14 +37,16 @@ public struct MeetingListReport: Sendable {
         }
     }
 
-    /// `{"schema", "uid", "at", "meetings": [...]}`; `uid` and `at` are
-    /// null when not asked for.
+    /// `{"schema", "uid", "at", "meetings", "list": [...]}`: `meetings`
+    /// is the count, as in every JSON of mqa, and `list` the meetings,
+    /// newest first; `uid` and `at` are null when not asked for.
     public var json: JSON {
         .object([
             ("schema", .string(MeetingListReport.schema)),
             ("uid", .optional(filter.uid)),
             ("at", .optional(filter.at)),
-            ("meetings", .array(entries.map { e in
+            ("meetings", .int(Int64(entries.count))),
+            ("list", .array(entries.map { e in
                 .object([
                     ("meeting", .string(e.header.meeting)), ("title", .optional(e.header.title)), ("engine", .optional(e.header.engine)),
                     ("start", .optional(e.header.start)), ("end", .optional(e.header.end)), ("durationMs", .optional(e.header.durationMs)),

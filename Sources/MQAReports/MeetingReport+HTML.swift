@@ -73,7 +73,7 @@ extension MeetingReport {
         let stalled = impacts.reduce(0) { $0 + $1.stalledMs }
         let n = analysis.subscriptions.count
         var s = "summed over \(n) subscription\(n == 1 ? "" : "s")"
-        if watched > 0 { s += " (\(ReportText.percent(Double(stalled) / Double(watched))) of \(ReportText.duration(watched)) watched)" }
+        if watched > 0 { s += " (\(ReportText.percent(Double(stalled) / Double(watched))) of \(IncidentText.watched(watched, tiles: n)))" }
         return s
     }
 

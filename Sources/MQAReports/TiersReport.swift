@@ -24,7 +24,7 @@ public struct TiersReport: Sendable {
     /// The report in `format`: md, json or csv.
     public func render(_ format: ReportFormat) -> String {
         switch format {
-        case .json: analysis.tiersJSON(uid: uid).rendered(pretty: true) + "\n"
+        case .json: analysis.tiersJSON(uid: uid).withSchema(TiersReport.schema).rendered(pretty: true) + "\n"
         case .csv: csv
         case .md, .html: markdown
         }

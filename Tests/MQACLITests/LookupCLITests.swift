@@ -28,7 +28,9 @@ import Testing
         #expect(r.status == 0, "\(r)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
         #expect(object["schema"] as? String == "mqa.meetings/1")
-        return (object["meetings"] as? [[String: Any]] ?? []).compactMap { $0["meeting"] as? String }
+        let list = object["list"] as? [[String: Any]] ?? []
+        #expect(object["meetings"] as? Int == list.count)
+        return list.compactMap { $0["meeting"] as? String }
     }
 
     func iso(_ ms: Int64) -> String {

@@ -86,8 +86,8 @@ import MQAAnalysis
         // The CSV leaves every quality column empty.
         let alice = cdn.csv.split(separator: "\n")[1]
         let fields = csvFields(String(alice))
-        let mosMean = MeetingReport.csvColumns.firstIndex(of: "mos_mean")!
-        let unknown = MeetingReport.csvColumns.firstIndex(of: "unknown_ms")!
+        let mosMean = MeetingReport.csvColumns.firstIndex(of: "mosMean")!
+        let unknown = MeetingReport.csvColumns.firstIndex(of: "unknownMs")!
         #expect(fields[mosMean...unknown].allSatisfy { $0.isEmpty })
     }
 
