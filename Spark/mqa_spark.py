@@ -313,9 +313,13 @@ def merge_fleet(parts, top=None):
     totals = None
     meetings = 0
     score_text = None
+    # The report's header strings (schema, which figure ranks, the
+    # normalized view's rule), as every shard's mqa wrote them.
+    head = {}
     for part in parts:
         doc = load_json(part) if isinstance(part, str) else part
         score_text = doc['score']
+        head = {k: doc[k] for k in ('schema', 'rankedBy', 'scorePerParticipantHour') if k in doc}
         meetings += doc['meetings']
         if doc['shown'] != doc['meetings']:
             raise ValueError('a shard fleet report must show every meeting (no --top)')
@@ -336,8 +340,15 @@ def merge_fleet(parts, top=None):
         entries = entries[:top]
     for i, e in enumerate(entries):
         e['rank'] = i + 1
+    result = {}
+    if 'schema' in head:
+        result['schema'] = head['schema']
+    result['score'] = score_text
+    for k in ('rankedBy', 'scorePerParticipantHour'):
+        if k in head:
+            result[k] = head[k]
     return {
-        'score': score_text,
+        **result,
         'meetings': meetings,
         'shown': len(entries),
         'issueCounts': totals or {},

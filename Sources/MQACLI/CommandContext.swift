@@ -71,15 +71,49 @@ struct CommandContext {
     }
 
     /// `--since`/`--until` as a half-open window [since, until) of meeting
-    /// start times, ms; nil ends are open.
+    /// start times, ms; nil ends are open. The start is the one every
+    /// listing shows (`MeetingHeader.start`: the first event of any
+    /// participant). A time of day (`14:05`) is taken on today's date in
+    /// the zone (`--tz`), as a meeting-free command has no other date.
     func timeWindow(_ args: ParsedArguments) throws -> (since: Int64?, until: Int64?) {
-        let window = (since: args.value(Options.since), until: args.value(Options.until))
+        let window = (since: try time(Options.since, args), until: try time(Options.until, args))
         // An empty or swapped window selects nothing by construction: a
         // mistake, never a request for an empty report (or an empty site).
         if let since = window.since, let until = window.until, since >= until {
             throw UsageError("'--since' (\(Time.iso(since))) must be before '--until' (\(Time.iso(until)))")
         }
         return window
+    }
+
+    /// The instant an option's time means (nil when not given), read in
+    /// the command's zone and against its clock; a time of day falls on
+    /// the span `near` when given (a meeting), else on today.
+    func time(_ option: Option<TimeInput>, _ args: ParsedArguments, near span: (start: Int64, end: Int64)? = nil) throws -> Int64? {
+        guard let input = args.value(option) else { return nil }
+        return input.resolve(zone: try zone(args), now: try now(), near: span)
+    }
+
+    /// The zone times are shown and read in: `--tz`, else `$MQA_TZ`, else
+    /// UTC. A name the tz database does not know is a usage error, from
+    /// the variable as from the option.
+    func zone(_ args: ParsedArguments) throws -> ClockZone {
+        if args.declared[Options.tz.spec.primary] != nil, let zone = args.value(Options.tz) { return zone }
+        guard let name = environment["MQA_TZ"], !name.isEmpty else { return .utc }
+        guard let zone = ClockZone(name) else {
+            throw UsageError("MQA_TZ '\(name)' \(Options.zoneProblem)")
+        }
+        return zone
+    }
+
+    /// The time now, ms: `$MQA_NOW` (RFC 3339) when set, so that relative
+    /// times (`-2h`, `yesterday`) can be pinned by scripts and tests; else
+    /// the system clock.
+    func now() throws -> Int64 {
+        if let text = environment["MQA_NOW"], !text.isEmpty {
+            guard let ms = Time.parse(text) else { throw UsageError("MQA_NOW '\(text)' must be an RFC 3339 time (2026-11-29T14:05:00Z)") }
+            return ms
+        }
+        return Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     static func inWindow(_ start: Int64?, _ window: (since: Int64?, until: Int64?)) -> Bool {
@@ -101,9 +135,14 @@ enum Options {
     static let config = Option<String>.path(
         "--config", value: "FILE", help: "Tier config JSON (any subset of keys; see Docs/tiers.md).",
         defaultText: "the spec's defaults")
-    static let since = Option<Int64>.time(
-        "--since", help: "Only meetings that started at or after TIME (RFC 3339, or a date: 2026-11-29).")
-    static let until = Option<Int64>.time("--until", help: "Only meetings that started before TIME.")
+    static let since = Option<TimeInput>.time(
+        "--since", help: "Only meetings that started at or after TIME (\(TimeInput.forms)).")
+    static let until = Option<TimeInput>.time("--until", help: "Only meetings that started before TIME.")
+    static let tz = Option<ClockZone>.zone(
+        "--tz", help: "Show local times in ZONE beside UTC, and read typed times there (an IANA name: Europe/Berlin).",
+        defaultText: "$MQA_TZ, else UTC")
+    /// Why a zone name was refused.
+    static let zoneProblem = "is not a time zone of the tz database: give an IANA name such as Europe/Berlin or America/New_York (or UTC)"
 
     /// `-f, --format`, among `words`: told by the extension of `--out` when absent.
     static func format(_ words: [String], default value: String = "md", help: String = "The output format.") -> Option<String> {
@@ -111,16 +150,27 @@ enum Options {
     }
 }
 
-extension Option where Value == Int64 {
-    /// A time as ms since the epoch: RFC 3339, or a date (midnight UTC).
+extension Option where Value == TimeInput {
+    /// A time in any of `TimeInput`'s forms, checked for its form here and
+    /// resolved (zone, clock, meeting date) by `CommandContext.time`.
     static func time(_ names: String..., value: String = "TIME", help: String) -> Option {
         let spec = OptionSpec(names: names, valueName: value, help: help) { text in
-            guard let ms = Time.parse(text) else {
-                throw InvalidValue(reason: "must be an RFC 3339 time or a date (2026-11-29T10:00:00Z, 2026-11-29)")
-            }
-            return ms
+            guard let input = TimeInput.parse(text) else { throw InvalidValue(reason: "must be a time: \(TimeInput.forms)") }
+            return input
         }
-        return Option(spec: spec, read: { $0.last as! Int64 })
+        return Option(spec: spec, read: { $0.last as! TimeInput })
+    }
+}
+
+extension Option where Value == ClockZone {
+    /// An IANA time zone name.
+    static func zone(_ names: String..., value: String = "ZONE", help: String, defaultText: String) -> Option {
+        var spec = OptionSpec(names: names, valueName: value, help: help) { text in
+            guard let zone = ClockZone(text) else { throw InvalidValue(reason: Options.zoneProblem) }
+            return zone
+        }
+        spec.defaultText = defaultText
+        return Option(spec: spec, read: { $0.last as! ClockZone })
     }
 }
 

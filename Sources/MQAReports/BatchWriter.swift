@@ -186,9 +186,15 @@ public final class BatchWriter: @unchecked Sendable {
     /// each file: `index.html`/`index.md`, or `index.json`/`index.csv`
     /// with a `file` field.
     @discardableResult
-    public func writeIndex(_ entries: [FleetEntry]) throws -> String {
+    public func writeIndex(_ entries: [FleetEntry], display: TimeDisplay = TimeDisplay(),
+                           participants: ParticipantIndex? = nil) throws -> String {
         let map = Dictionary(files.map { ($0.meeting, $0.file) }, uniquingKeysWith: { a, _ in a })
-        let fleet = FleetReport(entries: entries, files: map)
+        var fleet = FleetReport(entries: entries, files: map)
+        fleet.display = display
+        if let participants, format == .html {
+            try writeFile(ParticipantIndex.fileName, participants.html)
+            fleet.participantsPage = ParticipantIndex.fileName
+        }
         let name = "index.\(format.fileExtension)"
         try writeFile(name, fleet.render(format))
         return name

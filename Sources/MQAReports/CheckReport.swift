@@ -11,6 +11,8 @@ public struct CheckReport: Sendable {
 
     /// Damaged chunks listed in Markdown before "… and N more".
     public static let shownDamage = 1000
+    /// The JSON's `schema`.
+    public static let schema = "mqa.check/1"
 
     public init(_ result: StoreCheckResult, path: String) {
         self.result = result
@@ -19,7 +21,7 @@ public struct CheckReport: Sendable {
 
     /// The report in `format`: md or json.
     public func render(_ format: ReportFormat) -> String {
-        format == .json ? result.json.rendered(pretty: true) + "\n" : markdown
+        format == .json ? result.json.withSchema(CheckReport.schema).rendered(pretty: true) + "\n" : markdown
     }
 
     /// The counts, then every damaged chunk (the first `shownDamage`).

@@ -12,10 +12,21 @@ extension FleetReport {
         IssueCode.allCases.compactMap { c in counts[c].map { "\(c.rawValue) ×\($0)" } }.joined(separator: ", ")
     }
 
-    /// `mqa report fleet --format json`.
+    /// The JSON's `schema`.
+    public static let schema = "mqa.fleet/1"
+
+    /// The normalized figure, rounded as the score is; nil without one.
+    static func perParticipantHour(_ e: FleetEntry) -> Double? { e.scorePerParticipantHour.map(rounded) }
+
+    /// `mqa report fleet --format json`. `meetings` is a count here as in
+    /// every JSON of mqa (and the cohorts of the spec); the array of
+    /// meetings is `ranked`.
     public var json: JSON {
         .object([
+            ("schema", .string(FleetReport.schema)),
             ("score", .string(FleetReport.scoreRule)),
+            ("rankedBy", .string("score")),
+            ("scorePerParticipantHour", .string(FleetScore.perParticipantHourRule)),
             ("meetings", .int(Int64(meetingCount))),
             ("shown", .int(Int64(ranked.count))),
             ("issueCounts", .object(IssueCode.allCases.map { c in
@@ -32,6 +43,7 @@ extension FleetReport {
                     ("durationMs", .optional(e.header.durationMs)),
                     ("participants", .int(Int64(e.header.participants))),
                     ("score", .double(FleetReport.rounded(e.score))),
+                    ("scorePerParticipantHour", FleetReport.perParticipantHour(e).map { .double($0) } ?? .null),
                     ("stalledMs", .int(e.stalledMs)),
                     ("lowTierMs", .optional(e.lowTierMs)),
                     ("qualityData", .bool(e.lowTierMs != nil)),
@@ -49,11 +61,10 @@ extension FleetReport {
     /// they made every row hundreds of characters wide).
     public var markdown: String {
         var out = "# Fleet: \(meetingCount) meetings, worst first\n\n"
-        out += "Score = \(FleetReport.scoreRule).\n\n"
+        out += "Score = \(FleetReport.scoreRule); ranked by the score. \(FleetReport.normalizedNote)\n\n"
         out += FleetReport.stalledNote + "\n\n"
         if ranked.count < meetingCount { out += "Showing the worst \(ranked.count).\n\n" }
-        var t = ReportTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score",
-                                      "stalled", "poor/bad", "abn. disc."], numeric: [0, 5, 6, 7, 8, 9, 10])
+        var t = rankingTable(issues: false)
         for (i, e) in ranked.enumerated() {
             // A link's target is a file name we made safe.
             t.add([.int(i + 1), files?[e.header.meeting].map { .link(e.header.meeting, href: $0) } ?? .text(e.header.meeting)]
@@ -88,14 +99,14 @@ extension FleetReport {
     /// `mqa report fleet --format csv`: one row per ranked meeting, one
     /// column per issue code (occurrences), plus `file` in a batch index.
     public var csv: String {
-        var head = ["rank", "meeting", "title", "engine", "start", "duration_ms", "participants", "score",
-                    "stalled_ms", "low_tier_ms", "abnormal_disconnects"] + IssueCode.allCases.map(\.rawValue)
+        var head = ["rank", "meeting", "title", "engine", "start", "durationMs", "participants", "score", "scorePerParticipantHour",
+                    "stalledMs", "lowTierMs", "abnormalDisconnects"] + IssueCode.allCases.map(\.rawValue)
         if files != nil { head.append("file") }
         var out = head.joined(separator: ",") + "\n"
         for (i, e) in ranked.enumerated() {
             var row = [String(i + 1), CSV.cell(e.header.meeting), CSV.cell(e.header.title ?? ""), CSV.cell(e.header.engine ?? ""),
                        e.header.start.map { String($0) } ?? "", e.header.durationMs.map { String($0) } ?? "", String(e.header.participants),
-                       CSV.number(FleetReport.rounded(e.score)), String(e.stalledMs), e.lowTierMs.map { String($0) } ?? "",
+                       CSV.number(FleetReport.rounded(e.score)), FleetReport.perParticipantHour(e).map(CSV.number) ?? "", String(e.stalledMs), e.lowTierMs.map { String($0) } ?? "",
                        String(e.abnormalDisconnects)]
             row += IssueCode.allCases.map { String(e.issueCounts[$0] ?? 0) }
             if let files { row.append(CSV.cell(files[e.header.meeting] ?? "")) }
@@ -109,13 +120,15 @@ extension FleetReport {
     /// scores are made of, then the issue codes.
     public var html: String {
         var b = "<header>\n<h1>Fleet: \(meetingCount) meetings, worst first</h1>\n"
-        b += "<p class=\"sub\">Score = \(FleetReport.scoreRule.html).</p>\n</header>\n"
+        b += "<p class=\"sub\">Score = \(FleetReport.scoreRule.html); ranked by the score. \(FleetReport.normalizedNote.html)</p>\n</header>\n"
         if ranked.count < meetingCount { b += "<p class=\"muted\">Showing the worst \(ranked.count).</p>\n" }
         b += "<h2>Ranking</h2>\n"
         if files != nil { b += "<p class=\"legend\">Each meeting id opens its report.</p>\n" }
+        if let page = participantsPage {
+            b += "<p class=\"legend\">Looking for one person? " + HTMLPage.link(page, "Participants") + " lists each participant's meetings.</p>\n"
+        }
         func table(_ entries: ArraySlice<(offset: Int, element: FleetEntry)>) -> String {
-            var t = ReportTable(headers: ["#", "meeting", "start (UTC)", "title", "engine", "people", "duration", "score", "stalled",
-                                          "poor/bad", "abn. disc.", "issues"], numeric: [0, 2, 5, 6, 7, 8, 9, 10, 11])
+            var t = rankingTable(issues: true)
             for (i, e) in entries {
                 let id = "<span class=\"code\">\(e.header.meeting.html)</span>"
                 t.add([.int(i + 1), .markup(html: files?[e.header.meeting].map { HTMLPage.link($0, id) } ?? id, text: e.header.meeting)]
@@ -161,11 +174,29 @@ extension FleetReport {
     /// the codes under the table).
     func rankingCells(_ e: FleetEntry) -> [ReportCell] {
         let count = e.issueCounts.values.reduce(0, +)
-        return [.text(FleetReport.startText(e.header.start)), .text(e.header.title ?? "—"), .text(e.header.engine ?? "—"), .int(e.header.participants),
+        let local: [ReportCell] = display.zone.map { z in [.text(e.header.start.map { z.dateTime($0).prefix(16) + " " + z.offsetText(at: $0) } ?? "—")] } ?? []
+        return [.text(FleetReport.startText(e.header.start))] + local + [.text(e.header.title ?? "—"), .text(e.header.engine ?? "—"), .int(e.header.participants),
                 .text(e.header.durationMs.map(ReportText.duration) ?? "—"), .text(ReportText.number(FleetReport.rounded(e.score), places: 1)),
+                .text(FleetReport.perParticipantHour(e).map { ReportText.number($0, places: 1) } ?? "—"),
                 .text(ReportText.duration(e.stalledMs)), .text(FleetReport.lowTierText(e.lowTierMs)), .int(e.abnormalDisconnects),
                 .markup(html: "<span title=\"\(FleetReport.issueSummary(e.issueCounts).html)\">\(count)</span>", text: String(count))]
     }
+
+    /// The ranking's table, headed for md (`issues: false`, the codes go
+    /// under it) or html (an issue count column).
+    func rankingTable(issues: Bool) -> ReportTable {
+        let text: Set<String> = ["meeting", "start (UTC)", "title", "engine"]
+        let headers = ["#", "meeting", "start (UTC)"] + localColumn
+            + ["title", "engine", "people", "duration", "score", "per p-h", "stalled", "poor/bad", "abn. disc."] + (issues ? ["issues"] : [])
+        return ReportTable(columns: headers.map { ReportTable.Column($0, numeric: !text.contains($0) && !$0.hasPrefix("start (")) })
+    }
+
+    /// Which figure ranks, and what the normalized column is.
+    static let normalizedNote = "Per p-h = " + FleetScore.perParticipantHourRule
+        + ", to compare meetings of different size and length; it does not rank."
+
+    /// `["start (Europe/Berlin)"]` with a zone, else nothing.
+    var localColumn: [String] { display.zone.map { ["start (\($0.identifier))"] } ?? [] }
 
     /// Issues and meetings per issue code, over every meeting.
     var issueCodesTable: ReportTable {

@@ -49,6 +49,11 @@ public struct FleetEntry: Sendable, Equatable {
     public var score: Double {
         FleetScore(stalledMs: stalledMs, lowTierMs: lowTierMs ?? 0, abnormalDisconnects: abnormalDisconnects).seconds
     }
+
+    /// The normalized view (`FleetScore.perParticipantHour`); it does not rank.
+    public var scorePerParticipantHour: Double? {
+        FleetScore.perParticipantHour(score, participants: header.participants, durationMs: header.durationMs)
+    }
 }
 
 /// All meetings ranked worst first by `FleetScore` (`mqa report fleet
@@ -68,6 +73,11 @@ public struct FleetReport: Sendable, RenderedReport {
     /// Batch index: meeting id → file name relative to the index. When set,
     /// md and html link each meeting, json and csv add a `file` field.
     public var files: [String: String]?
+    /// How start times are written in md and html (`--tz`: a local column).
+    public var display = TimeDisplay()
+    /// A site's participant page (`participants.html`), linked from the
+    /// html page: each participant's meetings.
+    public var participantsPage: String?
 
     public init(entries: [FleetEntry], top: Int? = nil, files: [String: String]? = nil) {
         let sorted = entries.sorted { ($0.score, $1.header.meeting) > ($1.score, $0.header.meeting) }

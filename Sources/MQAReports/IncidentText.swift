@@ -6,11 +6,13 @@ import MQAStore
 /// Incidents and participant impact in words, shared by the Markdown and
 /// HTML forms so both say the same thing.
 enum IncidentText {
-    /// `+12:03–12:41 (38 s)`: the window as offsets from the meeting start.
-    static func window(_ i: Incident, from t0: Int64) -> String {
-        let a = ReportText.offset(i.startTs, from: t0, milliseconds: false)
-        let b = ReportText.offset(i.endTs, from: t0, milliseconds: false)
-        return i.durationMs == 0 ? a : "\(a)–\(b.dropFirst()) (\(ReportText.duration(i.durationMs)))"
+    /// `14:31:05–14:31:43 (+12:03, 38 s)`: the window on the wall clock
+    /// (UTC, or the `--tz` zone), with its offset from the meeting's start
+    /// and its length, so neither has to be worked out by hand.
+    static func window(_ i: Incident, from t0: Int64, _ display: TimeDisplay) -> String {
+        let a = display.clock(i.startTs), offset = ReportText.offset(i.startTs, from: t0, milliseconds: false)
+        return i.durationMs == 0 ? "\(a) (\(offset))"
+            : "\(a)–\(display.clock(i.endTs)) (\(offset), \(ReportText.duration(i.durationMs)))"
     }
 
     /// Who: `u-8f02`, or `bob-cam (bob)` for a publisher-side track incident.
@@ -56,18 +58,27 @@ enum IncidentText {
         return parts.joined(separator: "; ")
     }
 
+    /// `3 h 54 m of video watched over 5 tiles`: the one label of a
+    /// watched time, which is summed over tiles (subscriptions).
+    static func watched(_ ms: Int64, tiles: Int) -> String {
+        "\(ReportText.duration(ms)) of video watched over \(tiles) tile\(tiles == 1 ? "" : "s")"
+    }
+
     /// `a, b, c and 2 more`.
     static func list(_ items: [String], limit: Int) -> String {
         items.count <= limit ? items.joined(separator: ", ")
             : items.prefix(limit).joined(separator: ", ") + " and \(items.count - limit) more"
     }
 
-    /// One participant's impact: `stalled 6 m 40 s (2.8 % of 3 h 54 m watched), poor/bad 9 m 26 s, 1 abnormal disconnect`.
+    /// One participant's impact: `stalled 6 m 40 s (2.8% of 3 h 54 m of
+    /// video watched over 5 tiles), poor/bad 9 m 26 s, 1 abnormal disconnect`.
+    /// The watched time is summed over the tiles (subscriptions) they
+    /// watched, so it can exceed the meeting's length: the label says so.
     static func impact(_ p: ParticipantImpact) -> String {
         var parts: [String] = []
         if p.stalledMs > 0 {
             parts.append("stalled \(ReportText.duration(p.stalledMs))" + (p.stalledShare.map {
-                " (\(ReportText.percent($0)) of \(ReportText.duration(p.watchedMs)) watched)"
+                " (\(ReportText.percent($0)) of \(watched(p.watchedMs, tiles: p.subscriptions)))"
             } ?? ""))
         }
         if let low = p.lowTierMs, low > 0 { parts.append("poor/bad \(ReportText.duration(low))") }

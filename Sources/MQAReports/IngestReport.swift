@@ -15,10 +15,14 @@ public struct IngestReport: Sendable {
         format == .json ? json.rendered() + "\n" : text + "\n"
     }
 
+    /// The JSON's `schema`.
+    public static let schema = "mqa.ingest/1"
+
     /// The `mqa ingest --format json` shape of `Docs/cli.md`.
     public var json: JSON {
         let s = summary
         return .object([
+            ("schema", .string(IngestReport.schema)),
             ("files", .int(Int64(s.files))), ("skippedFiles", .int(Int64(s.skippedFiles))),
             ("lines", .int(Int64(s.lines))), ("events", .int(Int64(s.events))), ("reports", .int(Int64(s.reports))),
             ("rejected", .int(Int64(s.rejected))), ("duplicates", .int(Int64(s.duplicates))),

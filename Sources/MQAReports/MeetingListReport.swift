@@ -6,7 +6,25 @@ import MQAStore
 /// `mqa meetings`: the stored meetings, in the order given (newest first),
 /// with the fleet ranking's score.
 public struct MeetingListReport: Sendable {
+    /// The JSON's `schema`.
+    public static let schema = "mqa.meetings/1"
+
     public var entries: [FleetEntry]
+    /// How start times are written in md (UTC, and local with a zone).
+    public var display = TimeDisplay()
+    /// What the list was narrowed to, said above it (and in JSON).
+    public var filter = Filter()
+
+    /// `mqa meetings --uid U --at T`: the uid resolved, the instant.
+    public struct Filter: Sendable, Equatable {
+        public var uid: String?
+        public var at: Int64?
+
+        public init(uid: String? = nil, at: Int64? = nil) {
+            self.uid = uid
+            self.at = at
+        }
+    }
 
     public init(_ entries: [FleetEntry]) { self.entries = entries }
 
@@ -19,34 +37,62 @@ public struct MeetingListReport: Sendable {
         }
     }
 
+    /// `{"schema", "uid", "at", "meetings", "list": [...]}`: `meetings`
+    /// is the count, as in every JSON of mqa, and `list` the meetings,
+    /// newest first; `uid` and `at` are null when not asked for.
     public var json: JSON {
-        .array(entries.map { e in
-            .object([
-                ("meeting", .string(e.header.meeting)), ("title", .optional(e.header.title)), ("engine", .optional(e.header.engine)),
-                ("start", .optional(e.header.start)), ("durationMs", .optional(e.header.durationMs)),
-                ("participants", .int(Int64(e.header.participants))), ("score", .double(e.score)),
-            ])
-        })
+        .object([
+            ("schema", .string(MeetingListReport.schema)),
+            ("uid", .optional(filter.uid)),
+            ("at", .optional(filter.at)),
+            ("meetings", .int(Int64(entries.count))),
+            ("list", .array(entries.map { e in
+                .object([
+                    ("meeting", .string(e.header.meeting)), ("title", .optional(e.header.title)), ("engine", .optional(e.header.engine)),
+                    ("start", .optional(e.header.start)), ("end", .optional(e.header.end)), ("durationMs", .optional(e.header.durationMs)),
+                    ("participants", .int(Int64(e.header.participants))), ("score", .double(FleetReport.rounded(e.score))),
+                ])
+            })),
+        ])
     }
 
-    /// Exact figures: times and durations in ms, the score unrounded.
+    /// Times and durations in ms, the score to 0.1 (as the fleet shows it).
     public var csv: String {
-        var t = ReportTable(headers: ["meeting", "start", "durationMs", "participants", "score", "title"])
+        var t = ReportTable(headers: ["meeting", "start", "end", "durationMs", "participants", "score", "title"])
         for e in entries {
-            t.add([.text(e.header.meeting), .int(e.header.start, none: ""), .int(e.header.durationMs, none: ""), .int(e.header.participants),
-                   .number(.double(e.score), shown: CSV.number(e.score)), .text(e.header.title ?? "")])
+            t.add([.text(e.header.meeting), .int(e.header.start, none: ""), .int(e.header.end, none: ""), .int(e.header.durationMs, none: ""),
+                   .int(e.header.participants), .number(.double(FleetReport.rounded(e.score)), shown: CSV.number(FleetReport.rounded(e.score))),
+                   .text(e.header.title ?? "")])
         }
         return t.csv
     }
 
-    /// Times and durations to read, the score to 0.1.
+    /// Times and durations to read, the score to 0.1; with a zone, a
+    /// local start column beside the UTC one.
     public var markdown: String {
-        var t = ReportTable(headers: ["meeting", "start (UTC)", "duration", "participants", "score", "title"], numeric: [2, 3, 4])
+        var headers = ["meeting", "start (UTC)"]
+        if let zone = display.zone { headers.append("start (\(zone.identifier))") }
+        headers += ["duration", "participants", "score", "title"]
+        let local = display.zone == nil ? 0 : 1
+        var t = ReportTable(headers: headers, numeric: [2 + local, 3 + local, 4 + local])
         for e in entries {
-            t.add([.text(e.header.meeting), .text(e.header.start.map { Time.iso($0) } ?? "—"), .text(e.header.durationMs.map { Time.duration($0) } ?? "—"),
-                   .int(e.header.participants), .number(.double(e.score), shown: JSON.number((e.score * 10).rounded() / 10)),
-                   .text(e.header.title ?? "—")])
+            var cells: [ReportCell] = [.text(e.header.meeting), .text(e.header.start.map { Time.iso($0) } ?? "—")]
+            if let zone = display.zone {
+                cells.append(.text(e.header.start.map { zone.dateTime($0) + " " + zone.offsetText(at: $0) } ?? "—"))
+            }
+            cells += [.text(e.header.durationMs.map { Time.duration($0) } ?? "—"),
+                      .int(e.header.participants), .number(.double(e.score), shown: JSON.number(FleetReport.rounded(e.score))),
+                      .text(e.header.title ?? "—")]
+            t.add(cells)
         }
-        return t.markdown
+        var out = ""
+        if filter.uid != nil || filter.at != nil {
+            var what: [String] = []
+            if let uid = filter.uid { what.append("with \(Markdown.escape(uid))") }
+            if let at = filter.at { what.append("running at \(display.timestamp(at))") }
+            out += entries.isEmpty ? "No meetings \(what.joined(separator: ", ")).\n" : "Meetings \(what.joined(separator: ", ")):\n\n"
+            if entries.isEmpty { return out }
+        }
+        return out + t.markdown
     }
 }

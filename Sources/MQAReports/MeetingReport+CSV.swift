@@ -16,15 +16,22 @@ extension MeetingReport {
     /// The header row, in order.
     public static let csvColumns: [String] = [
         "section", "meeting", "uid", "publisher", "track", "kind",
-        "connections", "disconnects", "abnormal_disconnects", "reconnects", "warm_reports", "cold_reports",
-        "mos_mean", "mos_p5", "mos_p50", "mos_p95", "loss_pct_mean", "loss_pct_p95",
-        "rtt_ms_mean", "rtt_ms_p95", "jitter_ms_mean", "jitter_ms_p95", "bitrate_kbps_mean", "bitrate_kbps_p5",
-        "excellent_ms", "good_ms", "fair_ms", "poor_ms", "bad_ms", "unknown_ms",
-        "tier_changes", "flaps", "sdk_tier_agreement",
-        "subscribe_ts", "end_ts", "first_frame_ts", "time_to_first_frame_ms",
-        "stall_count", "stalled_ms", "stall_ratio", "stalls_under_good_tier",
+        "connections", "disconnects", "abnormalDisconnects", "reconnects", "warmReports", "coldReports",
+        "mosMean", "mosP5", "mosP50", "mosP95", "lossPctMean", "lossPctP95",
+        "rttMsMean", "rttMsP95", "jitterMsMean", "jitterMsP95", "bitrateKbpsMean", "bitrateKbpsP5",
+        "excellentMs", "goodMs", "fairMs", "poorMs", "badMs", "unknownMs",
+        "tierChanges", "flaps", "sdkTierAgreement",
+        "subscribeTs", "endTs", "firstFrameTs", "timeToFirstFrameMs",
+        "stallCount", "stalledMs", "stallRatio", "stallsUnderGoodTier",
         "issues",
     ]
+
+    /// `x` to `places` decimals, as `JSON.rounded` writes it.
+    static func round(_ x: Double, _ places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return (x * scale).rounded() / scale
+    }
 
     /// `mqa report meeting --format csv`.
     public var csv: String {
@@ -37,12 +44,15 @@ extension MeetingReport {
             row += [p.connections, p.disconnects.count, p.disconnects.count { $0.error != nil }, p.reconnects,
                     p.warmReports, p.coldReports].map { String($0) }
             let n = CSV.number
-            row += [n(p.mos?.mean), n(p.mos?.p5), n(p.mos?.p50), n(p.mos?.p95),
-                    n(p.lossPct?.mean), n(p.lossPct?.p95), n(p.rttMs?.mean), n(p.rttMs?.p95),
-                    n(p.jitterMs?.mean), n(p.jitterMs?.p95), n(p.bitrateKbps?.mean), n(p.bitrateKbps?.p5)]
+            // Means rounded as in the JSON; percentiles are logged values.
+            func mean(_ x: Double?, _ places: Int) -> String { n(x.map { MeetingReport.round($0, places) }) }
+            row += [mean(p.mos?.mean, JSON.Places.mos), n(p.mos?.p5), n(p.mos?.p50), n(p.mos?.p95),
+                    mean(p.lossPct?.mean, JSON.Places.percent), n(p.lossPct?.p95), mean(p.rttMs?.mean, JSON.Places.ms), n(p.rttMs?.p95),
+                    mean(p.jitterMs?.mean, JSON.Places.ms), n(p.jitterMs?.p95), mean(p.bitrateKbps?.mean, JSON.Places.kbps),
+                    n(p.bitrateKbps?.p5)]
             row += hasQualityData ? Tier.reportOrder.map { String(p.tierMs[$0]) } : blank(6)
             row += hasQualityData ? [String(p.tierChanges), String(p.flaps)] : blank(2)
-            row += [n(p.sdkTierAgreement)]
+            row += [mean(p.sdkTierAgreement, JSON.Places.ratio)]
             row += blank(8)
             row += [CSV.cell((issuesOf[p.uid] ?? []).map(\.code.rawValue).joined(separator: " "))]
             out += row.joined(separator: ",") + "\n"
@@ -53,7 +63,7 @@ extension MeetingReport {
             row += blank(27)
             row += [String(s.subscribeTs), String(s.endTs), s.firstFrameTs.map { String($0) } ?? "",
                     s.timeToFirstFrameMs.map { String($0) } ?? "", String(s.stallCount), String(s.stalledMs),
-                    CSV.number(s.stallRatio), String(s.stallsUnderGoodTier)]
+                    CSV.number(MeetingReport.round(s.stallRatio, JSON.Places.ratio)), String(s.stallsUnderGoodTier)]
             row += [CSV.cell(trackIssueCodes(s).map(\.rawValue).joined(separator: " "))]
             out += row.joined(separator: ",") + "\n"
         }

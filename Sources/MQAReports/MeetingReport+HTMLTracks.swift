@@ -69,7 +69,7 @@ extension MeetingReport {
         var timeline = SVGCharts.stallLegend([("#bbbbbb", "loading"), ("#9ecae1", "flowing"), ("#d73027", "stall")],
                                              note: "the small mark under a stall has the colour of the subscriber's tier when it began; "
                                                  + "hover a stall for its track and length.")
-        let axis = SVGCharts.TimeAxis(start: timeRange.start, end: timeRange.end, x0: 0, x1: 1)
+        let axis = SVGCharts.TimeAxis(start: timeRange.start, end: timeRange.end, x0: 0, x1: 1, zone: display.clockZone)
         timeline += "<div class=\"chart\">" + SVGCharts.stallTimeline(rows, axis: axis, caption: "Stall timeline per track") + "</div>\n"
         b += HTMLPage.details("Stall timeline <span class=\"muted\">(\(n) rows)</span>", open: n <= 12, timeline)
 

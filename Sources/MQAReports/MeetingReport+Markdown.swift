@@ -16,12 +16,13 @@ extension MeetingReport {
         var head = ReportTable(headers: ["meeting", Markdown.escape(header.meeting)])
         head.add(text: ["title", header.title ?? "—"])
         head.add(text: ["engine", header.engine ?? "—"])
-        head.add(text: ["start", header.start.map(ReportText.timestamp) ?? "—"])
-        head.add(text: ["end", header.end.map(ReportText.timestamp) ?? "—"])
+        head.add(text: ["start", header.start.map(display.timestamp) ?? "—"])
+        head.add(text: ["end", header.end.map(display.timestamp) ?? "—"])
         head.add(text: ["duration", header.durationMs.map(ReportText.duration) ?? "—"])
         head.add(text: ["participants", String(header.participants)])
         out += head.markdown + "\n"
-        out += "Times below are offsets from the start (+m:ss.mmm); statistics are over warm reports.\n\n"
+        out += "Times below are offsets from the start (+m:ss.mmm); incidents also show the wall clock, \(display.clockName(at: t0)); "
+        out += "statistics are over warm reports.\n\n"
         if !damage.isEmpty {
             out += "> **Warning: \(damageNotice)**\n"
             for d in damage { out += ">\n> - \(MarkdownText.inline(d))\n" }
@@ -32,6 +33,7 @@ extension MeetingReport {
             out += "MOS, loss, RTT, jitter, bitrate and tiers are not shown. Stalls below come from the track status events.\n\n"
         }
 
+        out += focusMarkdown(t0)
         out += verdictMarkdown(t0)
 
         out += "## Participants\n\n"

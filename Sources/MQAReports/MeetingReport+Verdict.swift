@@ -62,7 +62,7 @@ extension MeetingReport {
         } else {
             b += "<ol class=\"incidents\">\n"
             for (n, i) in rankedIncidents.prefix(MeetingReport.verdictIncidents) {
-                b += "<li value=\"\(n)\">" + HTMLPage.link("#" + AnchorID.incident(n), IncidentText.window(i, from: t0).html)
+                b += "<li value=\"\(n)\">" + HTMLPage.link("#" + AnchorID.incident(n), IncidentText.window(i, from: t0, display).html)
                 b += " <strong>" + incidentSubjectHTML(i) + "</strong> · \(IncidentText.kinds(i).html) "
                 b += "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span><br/>"
                 b += "<span class=\"muted\">\(IncidentText.evidence(i, qualityData: hasQualityData).html)</span></li>\n"
@@ -95,8 +95,8 @@ extension MeetingReport {
         guard !incidents.isEmpty else { return b + "<p class=\"muted\">None.</p>\n</section>\n" }
         var t = ReportTable(headers: ["#", "start", "end", "who", "what", "cause", "evidence"], numeric: [0, 1, 2])
         for (k, i) in incidents.enumerated() {
-            t.add([.int(k + 1), .text(ReportText.offset(i.startTs, from: t0, milliseconds: false)),
-                   .text(ReportText.offset(i.endTs, from: t0, milliseconds: false)),
+            t.add([.int(k + 1), .text(display.clockAndOffset(i.startTs, from: t0)),
+                   .text(display.clockAndOffset(i.endTs, from: t0)),
                    .markup(html: incidentSubjectHTML(i), text: i.track.map { "\($0) (\(i.uid))" } ?? i.uid), .text(IncidentText.kinds(i)),
                    .markup(html: "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span>", text: i.cause.words),
                    .text(IncidentText.evidence(i, qualityData: hasQualityData))],
@@ -140,9 +140,9 @@ extension MeetingReport {
         return out + "\n"
     }
 
-    /// `- #12 +12:03–12:41 (38 s) u-8f02: stall ×4, loss spike → own network (loss up to 37 %; …)`.
+    /// `- #12 14:31:05–14:31:43 (+12:03, 38 s) u-8f02: stall ×4, loss spike → own network (loss up to 37 %; …)`.
     func incidentLine(_ n: Int, _ i: Incident, _ t0: Int64) -> String {
-        "- #\(n) \(IncidentText.window(i, from: t0)) \(MarkdownText.inline(IncidentText.subject(i))): \(IncidentText.kinds(i)) → "
+        "- #\(n) \(IncidentText.window(i, from: t0, display)) \(MarkdownText.inline(IncidentText.subject(i))): \(IncidentText.kinds(i)) → "
             + "**\(i.cause.words)** (\(MarkdownText.inline(IncidentText.evidence(i, qualityData: hasQualityData))))\n"
     }
 

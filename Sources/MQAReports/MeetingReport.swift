@@ -23,6 +23,14 @@ public struct MeetingReport: Sendable, RenderedReport {
     public var incidents: [Incident]
     /// Participants, most affected first (the verdict's ranking).
     public var impacts: [ParticipantImpact]
+    /// How instants are written in md and html (`--tz`); JSON keeps ms.
+    public var display = TimeDisplay()
+    /// `--uid U [--at T]`: the report opens with that participant's
+    /// incidents (nearest to T first), and the JSON has a `focus` object.
+    public var focus: ReportFocus?
+
+    /// The JSON's `schema`.
+    public static let schema = "mqa.meeting/1"
 
     /// The sentence a CDN meeting shows instead of quality numbers.
     public static let noQualityData = "no quality data (CDN engine)"
@@ -62,6 +70,7 @@ public struct MeetingReport: Sendable, RenderedReport {
     /// `notice` (the no-quality-data sentence, else null).
     public var json: JSON {
         var fields: [(String, JSON)] = [
+            ("schema", .string(MeetingReport.schema)),
             ("meeting", .string(header.meeting)),
             ("title", .optional(header.title)),
             ("engine", .optional(header.engine)),
@@ -79,6 +88,7 @@ public struct MeetingReport: Sendable, RenderedReport {
             ("subMeetingMoves", context.subMeetingMovesJSON),
             ("shares", context.sharesJSON),
         ]
+        if let focus { fields.insert(("focus", focusJSON(focus)), at: 2) }
         // Only on damaged data, so that reports on sound data keep their shape.
         if !damage.isEmpty {
             fields.append(("damage", .object([("notice", .string(damageNotice)), ("chunks", .array(damage.map { .string($0) }))])))

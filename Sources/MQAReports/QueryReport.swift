@@ -7,6 +7,11 @@ import MQAStore
 /// `mqa query NAME`: the rows a named query returned.
 public struct QueryReport: Sendable {
     public var table: ReportTable
+    /// The query's name, for the JSON.
+    public var name = ""
+
+    /// The JSON's `schema`.
+    public static let schema = "mqa.query/1"
 
     /// Text longer than this is cut in md, where a row must stay readable.
     public static let shownCharacters = 120
@@ -34,10 +39,18 @@ public struct QueryReport: Sendable {
     /// The report in `format`: md, json or csv.
     public func render(_ format: ReportFormat) -> String {
         switch format {
-        case .json: table.json.rendered(pretty: true) + "\n"
-        case .csv: table.csv
+        case .json: JSON.object([("schema", .string(QueryReport.schema)), ("query", .string(name)), ("rows", table.json)]).rendered(pretty: true) + "\n"
+        case .csv: csvTable.csv
         case .md, .html: table.markdown
         }
+    }
+
+    /// The table headed by the camelCase keys, as JSON names them: CSV
+    /// and JSON headers are spelled one way (md keeps the file's names).
+    var csvTable: ReportTable {
+        var t = table
+        for i in t.columns.indices { t.columns[i].header = t.columns[i].key }
+        return t
     }
 
     /// `mqa query --list`: each query with the first comment line of its file.

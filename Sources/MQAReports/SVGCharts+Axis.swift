@@ -5,7 +5,7 @@ import MQAStore
 
 extension SVGCharts {
     /// Maps meeting time onto the plot's x range, and draws the time axis:
-    /// wall-clock time (UTC) over the offset from the meeting's start, so a
+    /// wall-clock time (UTC, or the `--tz` zone) over the offset from the meeting's start, so a
     /// chart can be matched both to a customer's "around 10:05" and to the
     /// `+m:ss` offsets of the tables.
     struct TimeAxis {
@@ -13,9 +13,11 @@ extension SVGCharts {
         var end: Int64
         var x0: Double
         var x1: Double
+        /// The zone of the wall-clock labels (`--tz`; UTC by default).
+        var zone: ClockZone = .utc
 
         /// The same time range on another x range.
-        func on(_ x0: Double, _ x1: Double) -> TimeAxis { TimeAxis(start: start, end: end, x0: x0, x1: x1) }
+        func on(_ x0: Double, _ x1: Double) -> TimeAxis { TimeAxis(start: start, end: end, x0: x0, x1: x1, zone: zone) }
 
         func x(_ t: Int64) -> Double {
             x0 + (x1 - x0) * Double(min(max(t, start), end) - start) / Double(max(end - start, 1))
@@ -30,11 +32,17 @@ extension SVGCharts {
         }
 
         /// Tick instants at round wall-clock times (multiples of `step`
-        /// since the epoch, so 10:00, 10:10, … UTC), inside the range.
+        /// since local midnight, so 10:00, 10:10, … in the zone), inside
+        /// the range. Zone offsets are whole minutes in practice, but a
+        /// tick is placed by the offset at the range's start, so a clock
+        /// change inside a chart moves its later labels off round values
+        /// rather than the grid.
         var ticks: [Int64] {
             var out: [Int64] = []
             let s = step
-            var t = (start / s + (start % s > 0 ? 1 : 0)) * s
+            let shift = Int64(zone.offsetSeconds(at: start)) * 1000
+            let local = start + shift
+            var t = (local / s + (local % s > 0 ? 1 : 0)) * s - shift
             while t <= end { out.append(t); t += s }
             return out.isEmpty ? [start] : out
         }
@@ -44,13 +52,11 @@ extension SVGCharts {
             String(ReportText.offset(ms, from: 0, milliseconds: false).dropFirst())
         }
 
-        /// `10:05` (or `10:05:30` when ticks are under a minute apart), UTC.
-        /// The offset under it is exact (`+4:12`), since the meeting
-        /// rarely starts on a round minute.
+        /// `10:05` (or `10:05:30` when ticks are under a minute apart) in
+        /// the zone. The offset under it is exact (`+4:12`), since the
+        /// meeting rarely starts on a round minute.
         func clock(_ t: Int64) -> String {
-            let iso = ReportText.timestamp(t)  // 2026-11-29T10:05:30.000Z
-            let time = iso.dropFirst(11)
-            return String(time.prefix(step < 60_000 ? 8 : 5))
+            String(zone.clock(t).prefix(step < 60_000 ? 8 : 5))
         }
 
         /// Grid lines over `[top, bottom]` and labels: two lines (clock,

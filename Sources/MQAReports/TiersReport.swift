@@ -8,6 +8,11 @@ public struct TiersReport: Sendable {
     public var analysis: MeetingAnalysis
     /// Only this client's connections, when given.
     public var uid: String?
+    /// How instants are written in md (`--tz`).
+    public var display = TimeDisplay()
+
+    /// The JSON's `schema`.
+    public static let schema = "mqa.tiers/1"
 
     public init(_ analysis: MeetingAnalysis, uid: String? = nil) {
         self.analysis = analysis
@@ -19,7 +24,7 @@ public struct TiersReport: Sendable {
     /// The report in `format`: md, json or csv.
     public func render(_ format: ReportFormat) -> String {
         switch format {
-        case .json: analysis.tiersJSON(uid: uid).rendered(pretty: true) + "\n"
+        case .json: analysis.tiersJSON(uid: uid).withSchema(TiersReport.schema).rendered(pretty: true) + "\n"
         case .csv: csv
         case .md, .html: markdown
         }
@@ -42,15 +47,17 @@ public struct TiersReport: Sendable {
         var out = "# Tiers of meeting \(Markdown.escape(analysis.meeting))\n\n"
         if analysis.isCDN { out += "No quality data (CDN engine): the CDN engine has no quality feed, so no tier can be computed.\n\n" }
         for c in connections {
-            out += "## \(Markdown.escape(c.uid)), connection \(c.index): \(Time.iso(c.start)) – \(Time.iso(c.end)) (\(Time.duration(c.end - c.start)))\n\n"
+            out += "## \(Markdown.escape(c.uid)), connection \(c.index): \(display.timestamp(c.start)) – \(display.timestamp(c.end)) (\(Time.duration(c.end - c.start)))\n\n"
             var time = ReportTable(headers: Tier.reportOrder.map(\.name), numeric: Set(0..<6))
             time.add(text: Tier.reportOrder.map { Time.duration(c.tierMs[$0]) })
             out += time.markdown + "\n"
             out += "\(c.changes.count) changes, \(c.flaps) flaps, \(c.warmReports) warm and \(c.coldReports) cold reports\n\n"
             if !c.changes.isEmpty {
-                var table = ReportTable(headers: ["time", "+offset", "from", "to"], numeric: [1])
+                let local = display.zone.map { ["time (\($0.identifier))"] } ?? []
+                var table = ReportTable(headers: ["time"] + local + ["+offset", "from", "to"], numeric: [1 + local.count])
                 for change in c.changes {
-                    table.add(text: [Time.iso(change.ts), Time.duration(change.ts - c.start), change.from.name, change.to.name])
+                    let clock = display.zone.map { [$0.clock(change.ts) + " " + $0.offsetText(at: change.ts)] } ?? []
+                    table.add(text: [Time.iso(change.ts)] + clock + [Time.duration(change.ts - c.start), change.from.name, change.to.name])
                 }
                 out += table.markdown + "\n"
             }

@@ -7,6 +7,7 @@ extension TrackReport {
     /// `mqa report track --format json`.
     public var json: JSON {
         .object([
+            ("schema", .string(TrackReport.schema)),
             ("meeting", .string(header.meeting)),
             ("title", .optional(header.title)),
             ("engine", .optional(header.engine)),
@@ -30,7 +31,7 @@ extension TrackReport {
                     ("stallCount", .int(Int64(s.stallCount))),
                     ("sharedStallCount", .int(Int64(r.sharedStallCount))),
                     ("stalledMs", .int(s.stalledMs)),
-                    ("stallRatio", .double(s.stallRatio)),
+                    ("stallRatio", .rounded(s.stallRatio, places: JSON.Places.ratio)),
                     ("attribution", .string(r.attribution)),
                     ("stalls", .array(zip(s.stalls, r.sharedWith).map { x, who in
                         .object([
@@ -47,7 +48,7 @@ extension TrackReport {
     public var markdown: String {
         var out = "# Track \(MarkdownText.inline(track)) in meeting \(MarkdownText.inline(header.meeting))\n\n"
         out += "Publisher: \(MarkdownText.inline(publishers.joined(separator: ", "))) · title: \(MarkdownText.inline(header.title ?? "—"))"
-        out += " · start \(header.start.map(ReportText.timestamp) ?? "—")\n\n"
+        out += " · start \(header.start.map(display.timestamp) ?? "—")\n\n"
         out += "**Verdict: \(verdict.rawValue)**: \(verdict.explanation) (\(sharedStallCount) of \(stallCount) stalls shared).\n\n"
         out += "Rule: \(TrackReport.ruleText)\n\n"
         out += subscriptionsTable.markdown
@@ -59,14 +60,14 @@ extension TrackReport {
     /// `mqa report track --format csv`: one row per subscription of the
     /// track; `verdict` repeats the track's verdict on every row.
     public var csv: String {
-        var out = "meeting,track,publisher,subscriber,kind,subscribe_ts,end_ts,first_frame_ts,time_to_first_frame_ms,"
-            + "stall_count,shared_stall_count,stalled_ms,stall_ratio,attribution,verdict\n"
+        var out = "meeting,track,publisher,subscriber,kind,subscribeTs,endTs,firstFrameTs,timeToFirstFrameMs,"
+            + "stallCount,sharedStallCount,stalledMs,stallRatio,attribution,verdict\n"
         for r in rows {
             let s = r.subscription
             out += [CSV.cell(header.meeting), CSV.cell(track), CSV.cell(s.publisher), CSV.cell(s.subscriber),
                     CSV.cell(s.kind ?? ""), String(s.subscribeTs), String(s.endTs),
                     s.firstFrameTs.map { String($0) } ?? "", s.timeToFirstFrameMs.map { String($0) } ?? "",
-                    String(s.stallCount), String(r.sharedStallCount), String(s.stalledMs), CSV.number(s.stallRatio),
+                    String(s.stallCount), String(r.sharedStallCount), String(s.stalledMs), CSV.number(MeetingReport.round(s.stallRatio, JSON.Places.ratio)),
                     CSV.cell(r.attribution), CSV.cell(verdict.rawValue)].joined(separator: ",") + "\n"
         }
         return out
@@ -91,7 +92,7 @@ extension TrackReport {
         b += "(\(sharedStallCount) of \(stallCount) stalls shared).</p>\n"
         b += "<p class=\"legend\">\(TrackReport.ruleText.html)</p>\n"
         let start = header.start ?? 0
-        let axis = SVGCharts.TimeAxis(start: start, end: max(header.end ?? start, start + 1), x0: 0, x1: 1)
+        let axis = SVGCharts.TimeAxis(start: start, end: max(header.end ?? start, start + 1), x0: 0, x1: 1, zone: display.clockZone)
         let rowsSVG = rows.map { r in
             SVGCharts.TrackRow(label: r.subscription.subscriber, subscription: r.subscription, stallColour: { x in
                 let i = r.subscription.stalls.firstIndex(of: x) ?? 0
@@ -110,7 +111,7 @@ extension TrackReport {
             b += "<h2>Stalls</h2>\n"
             b += HTMLPage.details("All \(stalls.rows.count) stalls", open: stalls.rows.count <= 10, stalls.html)
         }
-        b += "<footer>Times are offsets from the meeting's start (\(header.start.map(ReportText.timestamp) ?? "—")); chart clocks are UTC.</footer>"
+        b += "<footer>Times are offsets from the meeting's start (\(header.start.map(display.timestamp) ?? "—")); chart clocks are \(display.clockName(at: start)).</footer>"
         return HTMLPage.document(title: "Track \(track) — meeting \(header.meeting)", body: b)
     }
 

@@ -64,6 +64,11 @@ public struct TrackReport: Sendable, RenderedReport {
     /// In the meeting's subscription order (subscriber uid, then time).
     public var rows: [Row]
     public var verdict: Verdict
+    /// How instants are written in md and html (the meeting report's).
+    public var display = TimeDisplay()
+
+    /// The JSON's `schema`.
+    public static let schema = "mqa.track/1"
 
     /// Builds the report of `track` from a meeting report; throws
     /// `ReportError.noTrack` when no client subscribed to it.
@@ -71,6 +76,7 @@ public struct TrackReport: Sendable, RenderedReport {
         let subs = report.analysis.subscriptions.filter { $0.track == track }
         guard !subs.isEmpty else { throw ReportError.noTrack(track: track, meeting: report.header.meeting) }
         self.init(header: report.header, track: track, subscriptions: subs)
+        display = report.display
     }
 
     /// The report of every track of a meeting, by track id: the
@@ -78,7 +84,11 @@ public struct TrackReport: Sendable, RenderedReport {
     /// tracks and 100,000 subscribers).
     public static func all(meeting report: MeetingReport) -> [String: TrackReport] {
         Dictionary(grouping: report.analysis.subscriptions, by: \.track)
-            .mapValues { TrackReport(header: report.header, track: $0[0].track, subscriptions: $0) }
+            .mapValues {
+                var t = TrackReport(header: report.header, track: $0[0].track, subscriptions: $0)
+                t.display = report.display
+                return t
+            }
     }
 
     /// `subs`: the track's subscriptions in the meeting's order, not empty.

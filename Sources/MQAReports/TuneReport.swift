@@ -15,6 +15,18 @@ public struct TuneReport: Sendable {
     /// Rows shown in md and csv (json has them all).
     public var top: Int
 
+    /// The JSON's `schema`.
+    public static let schema = "mqa.tune/1"
+
+    /// `{"schema", "target", "leadMs", "configs": [...]}`, every config,
+    /// best first.
+    public var json: JSON {
+        .object([
+            ("schema", .string(TuneReport.schema)), ("target", .string(figures.options.target.name)),
+            ("leadMs", .int(figures.options.leadMs)), ("configs", results.json),
+        ])
+    }
+
     /// What the md header says about the sweep.
     public struct Figures: Sendable {
         public var configs: Int
@@ -42,7 +54,7 @@ public struct TuneReport: Sendable {
     /// The report in `format`: md, json or csv.
     public func render(_ format: ReportFormat) -> String {
         switch format {
-        case .json: results.json.rendered(pretty: true) + "\n"
+        case .json: json.rendered(pretty: true) + "\n"
         case .csv: csv
         case .md, .html: markdown
         }

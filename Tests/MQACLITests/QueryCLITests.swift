@@ -24,7 +24,9 @@ import Testing
     }
 
     func rows(_ json: String) throws -> [[String: Any]] {
-        try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect(doc["schema"] as? String == "mqa.query/1")
+        return try #require(doc["rows"] as? [[String: Any]])
     }
 
     @Test func jsonKeysAreCamelCaseAndDurationsMs() throws {
@@ -42,8 +44,9 @@ import Testing
         #expect(items.map { $0["start"] as? Int } == [-3, -2, -1].map { Int(Lines.t0 + $0 * Self.day) })
         let worst = try rows(MQA.run(["query", "worst-meetings", "--db", db, "--format", "json"]).stdout)
         #expect(worst.first?.keys.contains("lowTierMs") == true && worst.first?.keys.contains("stalledMs") == true, "\(worst)")
-        // md and csv keep the file's own column names.
-        #expect(MQA.run(["query", "meetings", "--db", db, "--format", "csv"]).stdout.hasPrefix("meeting,title,engine,start,start_utc,duration_ms,"))
+        // md keeps the file's own column names; csv is headed as JSON is keyed.
+        #expect(MQA.run(["query", "meetings", "--db", db, "--format", "csv"]).stdout.hasPrefix("meeting,title,engine,start,startUtc,durationMs,"))
+        #expect(MQA.run(["query", "meetings", "--db", db]).stdout.contains("| start_utc"))
     }
 
     @Test func meetingsQueriesTakeATimeWindow() throws {

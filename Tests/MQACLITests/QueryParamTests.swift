@@ -45,7 +45,8 @@ import MQAIngest
     func tracks(_ params: String...) throws -> [String] {
         let r = MQA.run(["query", "tracks", "--db", db, "--format", "json"] + params.flatMap { ["--param", $0] })
         #expect(r.status == 0, "\(r)")
-        let rows = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]], "\(r)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+        let rows = try #require(doc["rows"] as? [[String: Any]], "\(r)")
         return rows.map { "\($0["subscriber"] as? String ?? "?")/\($0["publisher"] as? String ?? "?")" }
     }
 

@@ -47,11 +47,13 @@ import FoundationXML
         let site = dir.file("site")
         let fm = FileManager.default
         let tracks = try fm.contentsOfDirectory(atPath: site + "/tracks").map { "tracks/" + $0 }
-        let meetings = try fm.contentsOfDirectory(atPath: site).filter { $0.hasSuffix(".html") && $0 != "index.html" }
+        let meetings = try fm.contentsOfDirectory(atPath: site).filter {
+            $0.hasSuffix(".html") && $0 != "index.html" && $0 != "participants.html"
+        }
         #expect(meetings.count == 4)
         #expect(!tracks.isEmpty)
         var pages: [String: Page] = [:]
-        for file in ["index.html"] + meetings + tracks {
+        for file in ["index.html", "participants.html"] + meetings + tracks {
             let page = try Self.parse(site + "/" + file)
             #expect(page.error == nil, "\(file): \(page.error ?? "")")
             pages[file] = page
@@ -76,7 +78,12 @@ import FoundationXML
         // The walk a reader takes: the fleet links every meeting, each meeting
         // links back and links its tracks, each track page links both back.
         let index = try #require(pages["index.html"])
-        #expect(Set(index.hrefs) == Set(meetings))
+        #expect(Set(index.hrefs) == Set(meetings + ["participants.html"]))
+        // The participant page links back, and each meeting at the person.
+        let people = try #require(pages["participants.html"])
+        #expect(people.hrefs.contains("index.html"))
+        #expect(Set(people.hrefs.compactMap { $0.split(separator: "#").first.map(String.init) }.filter { $0 != "index.html" }) == Set(meetings))
+        #expect(people.hrefs.allSatisfy { $0 == "index.html" || $0.contains("#q-") || $0.contains("#p-") })
         for m in meetings {
             let hrefs = try #require(pages[m]).hrefs
             #expect(hrefs.contains("index.html"))

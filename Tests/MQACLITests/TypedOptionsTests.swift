@@ -170,7 +170,8 @@ import Testing
         twoMeetings()
         let r = MQA.run(["meetings", "--db", db, "-n1", "-fjson"])
         #expect(r.status == 0, "\(r)")
-        let rows = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [Any]
+        let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let rows = object?["list"] as? [Any]
         #expect(rows?.count == 1, "\(r)")
         let fleet = MQA.run(["report", "fleet", "--db", db, "-fcsv", "-n2"])
         #expect(fleet.status == 0 && fleet.stdout.hasPrefix("rank,"), "\(fleet)")

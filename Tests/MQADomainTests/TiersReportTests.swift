@@ -73,7 +73,7 @@ struct TiersReportTests {
         #expect(tiers.contains(#""connections":[{"uid":"alice","index":0,"start":1795946400000,"end":1795946420000,"changes":[{"ts":1795946404000,"from":"unknown","to":"excellent"},{"ts":1795946406000,"from":"excellent","to":"fair"}],"tierMs":{"excellent":2000,"good":0,"fair":10000,"poor":0,"bad":0,"unknown":8000},"flaps":1"#))
         #expect(a.tiersJSON(uid: "bob").rendered().hasSuffix(#""connections":[]}"#))
         let p = a.participantsJSON.rendered()
-        #expect(p.contains(#""reports":{"warm":2,"cold":1},"mos":{"mean":3.665,"p5":3.02,"p50":3.02,"p95":4.31},"lossPct":{"mean":3.95,"p95":7.5}"#))
+        #expect(p.contains(#""reports":{"warm":2,"cold":1},"mos":{"mean":3.67,"p5":3.02,"p50":3.02,"p95":4.31},"lossPct":{"mean":3.95,"p95":7.5}"#))
         #expect(p.contains(#""bitrateKbps":{"mean":1245,"p5":640}"#))
         #expect(p.contains(#""disconnects":[{"ts":1795946420000,"reason":"network","error":"timeout"}]"#))
         // SDK says poor over [406500, 420000); recomputed is fair then: 0 agreement.

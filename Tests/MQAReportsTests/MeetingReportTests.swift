@@ -29,7 +29,7 @@ import MQAAnalysis
         for key in ["meeting", "title", "engine", "start", "end", "durationMs", "participants", "tracks", "issues"] {
             #expect(object[key] != nil, "missing \(key)")
         }
-        #expect(text.hasPrefix("{\"meeting\":\"m-42\",\"title\":\"Weekly sync\",\"engine\":\"sfu\",\"start\":"))
+        #expect(text.hasPrefix("{\"schema\":\"mqa.meeting/1\",\"meeting\":\"m-42\",\"title\":\"Weekly sync\",\"engine\":\"sfu\",\"start\":"))
         let participants = try #require(object["participants"] as? [[String: Any]])
         #expect(participants.map { $0["uid"] as? String } == ["alice", "bob", "carol"])
         for key in ["connections", "reports", "mos", "lossPct", "rttMs", "jitterMs", "bitrateKbps", "tierMs",
@@ -86,8 +86,8 @@ import MQAAnalysis
         // The CSV leaves every quality column empty.
         let alice = cdn.csv.split(separator: "\n")[1]
         let fields = csvFields(String(alice))
-        let mosMean = MeetingReport.csvColumns.firstIndex(of: "mos_mean")!
-        let unknown = MeetingReport.csvColumns.firstIndex(of: "unknown_ms")!
+        let mosMean = MeetingReport.csvColumns.firstIndex(of: "mosMean")!
+        let unknown = MeetingReport.csvColumns.firstIndex(of: "unknownMs")!
         #expect(fields[mosMean...unknown].allSatisfy { $0.isEmpty })
     }
 

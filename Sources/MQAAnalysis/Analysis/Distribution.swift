@@ -48,9 +48,11 @@ public struct Distribution: Sendable, Equatable {
         }
     }
 
-    /// `{"mean": …}` plus the named percentiles (`"p5"`, `"p50"`, `"p95"`).
-    public func json(_ percentiles: [String]) -> JSON {
-        var fields: [(String, JSON)] = [("mean", .double(mean))]
+    /// `{"mean": …}` plus the named percentiles (`"p5"`, `"p50"`, `"p95"`);
+    /// the mean rounded to `places` decimals (it is derived), the
+    /// percentiles as logged (each is one report's value).
+    public func json(_ percentiles: [String], places: Int) -> JSON {
+        var fields: [(String, JSON)] = [("mean", .rounded(mean, places: places))]
         for p in percentiles {
             switch p {
             case "p5": fields.append((p, .double(p5)))

@@ -48,6 +48,19 @@ public struct FleetScore: Sendable, Equatable {
         abnormalDisconnects = a.participants.reduce(0) { $0 + $1.disconnects.count { $0.error != nil } }
     }
 
+    /// The normalized view, beside the score (which alone ranks): seconds
+    /// of degraded experience per participant-hour, the score over
+    /// participants × the meeting's length in hours, so that a small short
+    /// meeting that went badly for everyone stands out next to a long big
+    /// one with more trouble in total. Nil for an empty or instant meeting.
+    public static func perParticipantHour(_ seconds: Double, participants: Int, durationMs: Int64?) -> Double? {
+        guard let durationMs, durationMs > 0, participants > 0 else { return nil }
+        return seconds / (Double(participants) * Double(durationMs) / 3_600_000)
+    }
+
+    /// The normalized view in words.
+    public static let perParticipantHourRule = "score per participant-hour = score ÷ (participants × duration in hours)"
+
     /// The score: higher is worse. Rankings break ties by meeting id.
     public var seconds: Double {
         Double(stalledMs) / 1000 + Double(lowTierMs) / 1000

@@ -68,7 +68,7 @@ public struct Issue: Sendable, Equatable {
             fields.append(("publisher", .optional(publisher)))
             fields.append(("track", .string(track)))
         }
-        if let value { fields.append(("value", .double(value))) }
+        if let value { fields.append(("value", .rounded(value, places: JSON.Places.ratio))) }
         if let threshold { fields.append(("threshold", .double(threshold))) }
         if let ts { fields.append(("ts", .int(ts))) }
         if let count { fields.append(("count", .int(Int64(count)))) }

@@ -46,15 +46,15 @@ public struct ParticipantAnalysis: Sendable, Equatable {
             ("uid", .string(uid)),
             ("connections", .int(Int64(connections))),
             ("reports", .object([("warm", .int(Int64(warmReports))), ("cold", .int(Int64(coldReports)))])),
-            ("mos", mos?.json(["p5", "p50", "p95"]) ?? .null),
-            ("lossPct", lossPct?.json(["p95"]) ?? .null),
-            ("rttMs", rttMs?.json(["p95"]) ?? .null),
-            ("jitterMs", jitterMs?.json(["p95"]) ?? .null),
-            ("bitrateKbps", bitrateKbps?.json(["p5"]) ?? .null),
+            ("mos", mos?.json(["p5", "p50", "p95"], places: JSON.Places.mos) ?? .null),
+            ("lossPct", lossPct?.json(["p95"], places: JSON.Places.percent) ?? .null),
+            ("rttMs", rttMs?.json(["p95"], places: JSON.Places.ms) ?? .null),
+            ("jitterMs", jitterMs?.json(["p95"], places: JSON.Places.ms) ?? .null),
+            ("bitrateKbps", bitrateKbps?.json(["p5"], places: JSON.Places.kbps) ?? .null),
             ("tierMs", tierMs.json),
             ("tierChanges", .int(Int64(tierChanges))),
             ("flaps", .int(Int64(flaps))),
-            ("sdkTierAgreement", .optional(sdkTierAgreement)),
+            ("sdkTierAgreement", .rounded(sdkTierAgreement, places: JSON.Places.ratio)),
             ("disconnects", .array(disconnects.map {
                 .object([("ts", .int($0.ts)), ("reason", .string($0.reason)), ("error", .optional($0.error))])
             })),
@@ -83,7 +83,7 @@ extension Subscription {
             })),
             ("stallCount", .int(Int64(stallCount))),
             ("stalledMs", .int(stalledMs)),
-            ("stallRatio", .double(stallRatio)),
+            ("stallRatio", .rounded(stallRatio, places: JSON.Places.ratio)),
             ("stallsUnderGoodTier", .int(Int64(stallsUnderGoodTier))),
         ])
     }

@@ -64,6 +64,7 @@ public struct TuningPartials: Sendable, Equatable {
     /// reading the file; a merge goes by `grid`.
     public func json(configs: [TierConfig]) -> JSON {
         .object([
+            ("schema", .string("mqa.tunePartials/\(TuningPartials.version)")),
             ("mqaTunePartials", .int(Int64(TuningPartials.version))),
             ("target", .string(target.name)),
             ("leadMs", .int(leadMs)),

@@ -177,11 +177,11 @@ public struct TuningResult: Sendable, Equatable {
             ("stalls", .int(Int64(score.stalls))),
             ("covered", .int(Int64(score.covered))),
             ("useful", .int(Int64(score.useful))),
-            ("precision", .double(score.precision)),
-            ("recall", .double(score.recall)),
-            ("f1", .double(score.f1)),
-            ("alarmsPerHour", .double(score.alarmsPerHour)),
-            ("flapsPerHour", .double(score.flapsPerHour)),
+            ("precision", .rounded(score.precision, places: JSON.Places.ratio)),
+            ("recall", .rounded(score.recall, places: JSON.Places.ratio)),
+            ("f1", .rounded(score.f1, places: JSON.Places.ratio)),
+            ("alarmsPerHour", .rounded(score.alarmsPerHour, places: JSON.Places.perHour)),
+            ("flapsPerHour", .rounded(score.flapsPerHour, places: JSON.Places.perHour)),
             ("medianLeadMs", .optional(score.medianLeadMs)),
             ("flaps", .int(Int64(score.flaps))),
             ("warmMs", .int(score.warmMs)),
@@ -192,6 +192,6 @@ public struct TuningResult: Sendable, Equatable {
 }
 
 extension Array where Element == TuningResult {
-    /// The `mqa tune --format json` array (in the order held, i.e. ranked).
+    /// The `mqa tune --format json` configs (in the order held, i.e. ranked).
     public var json: JSON { .array(map(\.json)) }
 }

@@ -15,12 +15,23 @@ enum MeetingsCommand {
             instant on any store. The score is the fleet ranking's (see `mqa report
             fleet`): higher is worse. Any unique prefix of an id works wherever a
             meeting id is expected (`mqa report meeting 3f2a`).
+
+            Find a person's bad moment: `mqa meetings --uid alice --at 14:05 --tz
+            Europe/Berlin` lists alice's meetings that were running at 14:05 Berlin
+            time today (a meeting runs from its first to its last event: start ≤ T <
+            end); then `mqa report meeting ID --uid alice --at 14:05` opens with her
+            incidents, the nearest to 14:05 first. A time of day with no meeting to
+            take the date from is today's, in the --tz zone.
             """,
-        options: [Options.db, Options.since, Options.until, top, format, Options.out])
+        options: [Options.db, uid, at, Options.since, Options.until, Options.tz, top, format, Options.out])
 
     static let top = Option<Int>.integer(
         "-n", "--top", value: "N", help: "Only the N newest meetings.", range: 1...Int(Int32.max), defaultText: "all")
     static let format = Options.format(["md", "json", "csv"])
+    static let uid = Option<String>.string(
+        "--uid", value: "U", help: "Only meetings this participant was in (a uid, or a unique prefix of one).")
+    static let at = Option<TimeInput>.time(
+        "--at", help: "Only meetings running at TIME (start ≤ TIME < end; a time of day is today's in --tz).")
 
     static let command = Subcommand(spec: spec, run: run)
 
@@ -28,18 +39,35 @@ enum MeetingsCommand {
         let format: String = try args.get(Self.format)
         let top = args.value(Self.top) ?? Int.max
         let window = try context.timeWindow(args)
+        let zone = try context.zone(args)
+        let at = try context.time(Self.at, args)
         let path = try context.databasePath(args)
         try EventStore.refreshStaleSummaries(path: path)
         let store = try context.openStore(args, requireMeetings: true)
+        var keep: Set<String>?
+        var uid: String?
+        if let typed = args.value(Self.uid) {
+            let resolved = try store.resolveUid(typed, meeting: nil)
+            uid = resolved
+            keep = Set(try store.meetings(withUid: resolved))
+        }
+        if let at {
+            let running = Set(try store.meetings(runningAt: at))
+            keep = keep.map { $0.intersection(running) } ?? running
+        }
         var entries: [FleetEntry] = []
         for row in try store.meetingSummaries() where CommandContext.inWindow(row.header.start, window) {
+            if let keep, !keep.contains(row.header.meeting) { continue }
             entries.append(FleetEntry(header: row.header, stalledMs: row.stalledMs, lowTierMs: row.lowTierMs,
                                       abnormalDisconnects: row.abnormalDisconnects))
         }
         entries.sort { ($0.header.start ?? Int64.min, $1.header.meeting) > ($1.header.start ?? Int64.min, $0.header.meeting) }
         if entries.count > top { entries.removeLast(entries.count - top) }
+        var report = MeetingListReport(entries)
+        report.display = TimeDisplay(zone: zone)
+        report.filter = MeetingListReport.Filter(uid: uid, at: at)
         let out = try context.output(args)
-        out.write(MeetingListReport(entries).render(ReportFormat(rawValue: format) ?? .md))
+        out.write(report.render(ReportFormat(rawValue: format) ?? .md))
         return ExitCode.success
     }
 }

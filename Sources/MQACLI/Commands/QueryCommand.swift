@@ -23,7 +23,7 @@ enum QueryCommand {
             """,
         arguments: [("NAME", "The query (see --list).")],
         maxPositionals: 1,
-        options: [Options.db, list, param, Options.since, Options.until, format, Options.out])
+        options: [Options.db, list, param, Options.since, Options.until, Options.tz, format, Options.out])
 
     static let list = Option<Bool>.flag("--list", help: "List the named queries and what they return.")
     static let param = Option<[String]>.repeatable(
@@ -91,7 +91,9 @@ enum QueryCommand {
             throw UsageError("query '\(name)' needs --param \(parameter.name)=VALUE")
         }
         let result = try store.runQuery(name, parameters: bound)
-        out.write(QueryReport(result).render(ReportFormat(rawValue: format) ?? .md))
+        var report = QueryReport(result)
+        report.name = name
+        out.write(report.render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
         return ExitCode.success
     }

@@ -13,9 +13,13 @@ enum ReportOptions {
         "-f", "--format", help: "The output format (html: one self-contained page).",
         ReportFormat.allCases.map { ($0.rawValue, $0) }, default: .md, defaultText: "md", followsOut: true)
 
-    /// One meeting's report, or the store's "no such meeting" error.
-    static func meetingReport(_ store: EventStore, _ id: String, config: TierConfig, _ context: CommandContext) throws -> MeetingReport {
-        MeetingReport(log: try meetingLog(store, id, context), config: config)
+    /// One meeting's report, or the store's "no such meeting" error; its
+    /// times written in the command's zone (`--tz`, `MQA_TZ`).
+    static func meetingReport(_ store: EventStore, _ id: String, config: TierConfig, display: TimeDisplay,
+                              _ context: CommandContext) throws -> MeetingReport {
+        var report = MeetingReport(log: try meetingLog(store, id, context), config: config)
+        report.display = display
+        return report
     }
 
     /// A meeting's log, read leniently: a damaged chunk is left out, named
@@ -41,6 +45,11 @@ enum ReportMeetingCommand {
         name: "report meeting",
         abstract: "Per-meeting report: participants, quality, tiers, tracks, stalls, issues.",
         discussion: """
+            With --uid U the report opens with that participant's incidents (U may be a
+            unique prefix of a uid in the meeting); with --at T too, the incidents
+            nearest to T come first. T is any time form of --since; a time of day
+            (14:05) is on the meeting's date, in the --tz zone.
+
             With --all, writes one report per meeting into the directory given by --out,
             plus an index (index.md, index.html, ...) ranking them worst first and linking
             each file. File names are made safe from the meeting ids (only [A-Za-z0-9._-]
@@ -49,28 +58,42 @@ enum ReportMeetingCommand {
             """,
         arguments: [("ID", "The meeting id (omit with --all).")],
         maxPositionals: 1,
-        options: [Options.db, Options.config, ReportOptions.format, out, all, Options.since, Options.until])
+        options: [Options.db, Options.config, ReportOptions.format, out, uid, at, Options.tz, all, Options.since, Options.until])
 
     static let out = Option<String>.path(
         "-o", "--out", value: "PATH", help: "Write to this file (with --all: into this directory); - is standard output.")
     static let all = Option<Bool>.flag("--all", help: "Every meeting in the store, one file each, into --out DIR.")
+    static let uid = Option<String>.string(
+        "--uid", value: "U", help: "Open with this participant's incidents (a uid, or a unique prefix of one).")
+    static let at = Option<TimeInput>.time(
+        "--at", help: "With --uid: the incidents nearest to TIME first (14:05 is on the meeting's date).")
 
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format: ReportFormat = try args.get(ReportOptions.format)
         let config = try context.tierConfig(args)
+        let display = TimeDisplay(zone: try context.zone(args))
+        if args.isGiven(Self.at) && !args.isGiven(Self.uid) { throw UsageError("--at needs --uid: whose incidents to put first") }
         if try args.get(Self.all) {
             guard args.positionals.isEmpty else { throw UsageError("give either a meeting ID or --all, not both") }
+            if args.isGiven(Self.uid) { throw UsageError("--uid takes one meeting: give its ID instead of --all") }
             guard let dir = args.value(Self.out) else { throw UsageError("--all needs --out DIR") }
             // Many files: standard output cannot hold them.
             if dir == "-" { throw UsageError("--all needs --out DIR, a folder; '-' (standard output) cannot hold its files") }
             let store = try context.openStore(args, requireMeetings: true)
-            return try batch(store: store, dir: dir, format: format, config: config, window: try context.timeWindow(args), context: context)
+            return try batch(store: store, dir: dir, format: format, config: config, window: try context.timeWindow(args),
+                             display: display, context: context)
         }
+        if args.isGiven(Options.since) || args.isGiven(Options.until) { throw UsageError("--since/--until select meetings for --all") }
         guard let id = args.positionals.first else { throw UsageError("missing expected argument '<id>' (or --all)") }
         let store = try context.openStore(args)
-        let report = try ReportOptions.meetingReport(store, id, config: config, context)
+        var report = try ReportOptions.meetingReport(store, id, config: config, display: display, context)
+        if let typed = args.value(Self.uid) {
+            let uid = try store.resolveUid(typed, meeting: report.header.meeting)
+            let span = report.header.start.map { ($0, report.header.end ?? $0) }
+            report.focus = ReportFocus(uid: uid, at: try context.time(Self.at, args, near: span))
+        }
         try ReportOptions.emit(report.render(format), args, context)
         return ExitCode.success
     }
@@ -81,7 +104,8 @@ enum ReportMeetingCommand {
     /// site: file names are taken before rendering, since pages link each
     /// other, and every track gets a page in `tracks/`.
     static func batch(store: EventStore, dir: String, format: ReportFormat, config: TierConfig,
-                      window: (since: Int64?, until: Int64?) = (nil, nil), context: CommandContext) throws -> Int32 {
+                      window: (since: Int64?, until: Int64?) = (nil, nil), display: TimeDisplay = TimeDisplay(),
+                      context: CommandContext) throws -> Int32 {
         let ids = try store.meetings(startingIn: window)
         // Checked before the folder is touched: a window that holds no
         // meeting must never replace a site's index with an empty one.
@@ -90,6 +114,7 @@ enum ReportMeetingCommand {
         }
         let writer = try BatchWriter(directory: dir, format: format)
         var entries: [FleetEntry] = []
+        var participants = ParticipantIndex(display: display)
         var failures = 0, trackPages = 0
         entries.reserveCapacity(ids.count)
         let group = 32
@@ -98,7 +123,11 @@ enum ReportMeetingCommand {
             let slice = Array(ids[i..<min(i + group, ids.count)])
             let logs = try slice.map { id in try ReportOptions.meetingLog(store, id, context) }
             let reports = ConcurrentSlots<MeetingReport>(count: logs.count)
-            DispatchQueue.concurrentPerform(iterations: logs.count) { k in reports.set(k, MeetingReport(log: logs[k], config: config)) }
+            DispatchQueue.concurrentPerform(iterations: logs.count) { k in
+                var report = MeetingReport(log: logs[k], config: config)
+                report.display = display
+                reports.set(k, report)
+            }
             let names = slice.map { writer.reserve($0) }
             let trackNames: [[String: String]] = (0..<slice.count).map { k in
                 format == .html ? Dictionary(uniqueKeysWithValues: reports.get(k)!.trackIDs.map { ($0, writer.reserveTrack(meeting: slice[k], track: $0)) }) : [:]
@@ -122,6 +151,7 @@ enum ReportMeetingCommand {
                 batch.append(BatchWriter.Page(name: names[k], text: text, meeting: slice[k]))
                 batch += tracks.map { BatchWriter.Page(name: $0.name, text: $0.text) }
                 entries.append(FleetEntry(reports.get(k)!))
+                if format == .html { participants.add(reports.get(k)!, file: names[k]) }
             }
             for (page, error) in zip(batch, writer.write(pages: batch)) {
                 if let error {
@@ -133,7 +163,7 @@ enum ReportMeetingCommand {
             }
             i += group
         }
-        let index = try writer.writeIndex(entries)
+        let index = try writer.writeIndex(entries, display: display, participants: format == .html ? participants : nil)
         let tracks = trackPages > 0 ? ", \(trackPages) track pages" : ""
         let written = writer.files.count
         context.stderr.write("wrote \(written) of \(ids.count) reports\(tracks) and \(index) to \(TerminalText.escaped(dir))\n")
@@ -153,7 +183,7 @@ enum ReportTrackCommand {
             """,
         arguments: [("TRACK", "The track id, as in stream_subscribe.")],
         minPositionals: 1, maxPositionals: 1,
-        options: [Options.db, Options.config, meeting, ReportOptions.format, Options.out])
+        options: [Options.db, Options.config, meeting, Options.tz, ReportOptions.format, Options.out])
 
     static let meeting = Option<String>.string("--meeting", value: "ID", help: "The meeting.", required: true)
 
@@ -163,8 +193,9 @@ enum ReportTrackCommand {
         let format: ReportFormat = try args.get(ReportOptions.format)
         let config = try context.tierConfig(args)
         let meeting: String = try args.get(Self.meeting)
+        let display = TimeDisplay(zone: try context.zone(args))
         let store = try context.openStore(args)
-        let report = try ReportOptions.meetingReport(store, meeting, config: config, context)
+        let report = try ReportOptions.meetingReport(store, meeting, config: config, display: display, context)
         let track = try TrackReport(meeting: report, track: args.positionals[0])
         try ReportOptions.emit(track.render(format), args, context)
         return ExitCode.success
@@ -177,7 +208,7 @@ enum ReportFleetCommand {
         name: "report fleet",
         abstract: "All meetings ranked worst first, with counts of each issue code.",
         discussion: "Score = " + FleetReport.scoreRule + ".",
-        options: [Options.db, Options.config, top, Options.since, Options.until, ReportOptions.format, Options.out])
+        options: [Options.db, Options.config, top, Options.since, Options.until, Options.tz, ReportOptions.format, Options.out])
 
     static let top = Option<Int>.integer(
         "-n", "--top", value: "N", help: "Show only the N worst meetings.", range: 1...Int(Int32.max), defaultText: "all")
@@ -188,14 +219,18 @@ enum ReportFleetCommand {
         let format: ReportFormat = try args.get(ReportOptions.format)
         let top = args.value(Self.top)
         let config = try context.tierConfig(args)
+        let display = TimeDisplay(zone: try context.zone(args))
+        let window = try context.timeWindow(args)
         let store = try context.openStore(args, requireMeetings: true)
         var entries: [FleetEntry] = []
-        for id in try store.meetings(startingIn: try context.timeWindow(args)) {
+        for id in try store.meetings(startingIn: window) {
             // The ranking needs the header and the analysis only.
             let log = try ReportOptions.meetingLog(store, id, context)
             entries.append(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config)))
         }
-        try ReportOptions.emit(FleetReport(entries: entries, top: top).render(format), args, context)
+        var report = FleetReport(entries: entries, top: top)
+        report.display = display
+        try ReportOptions.emit(report.render(format), args, context)
         return ExitCode.success
     }
 }

@@ -17,10 +17,10 @@ enum TiersCommand {
             under the defaults or --config. Lists every tier change, the time spent in
             each tier and the flaps (changes between two known tiers).
             """,
-        options: [Options.db, meeting, uid, Options.config, format, Options.out])
+        options: [Options.db, meeting, uid, Options.config, Options.tz, format, Options.out])
 
     static let meeting = Option<String>.string("--meeting", value: "ID", help: "The meeting.", required: true)
-    static let uid = Option<String>.string("--uid", value: "U", help: "Only this client.")
+    static let uid = Option<String>.string("--uid", value: "U", help: "Only this client (a uid, or a unique prefix of one).")
     static let format = Options.format(["md", "json", "csv"])
 
     static let command = Subcommand(spec: spec, run: run)
@@ -29,18 +29,21 @@ enum TiersCommand {
         let given: String = try args.get(Self.meeting)
         let format: String = try args.get(Self.format)
         let config = try context.tierConfig(args)
+        let display = TimeDisplay(zone: try context.zone(args))
         let store = try context.openStore(args)
         let meeting = try store.resolveMeeting(given)
         // Long series are read chunk by chunk: memory stays bounded.
         guard let (log, analysis) = try store.analyzeMeeting(meeting, config: config) else {
             throw StoreError.noMeeting(meeting)
         }
-        let uid = args.value(Self.uid)
+        let uid = try args.value(Self.uid).map { try store.resolveUid($0, meeting: meeting) }
         if let uid, !log.clients.contains(where: { $0.uid == uid }) {
             throw StoreError.noClient(meeting: meeting, uid: uid)
         }
+        var report = TiersReport(analysis, uid: uid)
+        report.display = display
         let out = try context.output(args)
-        out.write(TiersReport(analysis, uid: uid).render(ReportFormat(rawValue: format) ?? .md))
+        out.write(report.render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
         return ExitCode.success
     }

@@ -34,7 +34,7 @@ enum TuneCommand {
             """,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
-        options: [Options.db, Options.since, Options.until, grid, target, leadMs, top, format, partials, merge, Options.out])
+        options: [Options.db, Options.since, Options.until, Options.tz, grid, target, leadMs, top, format, partials, merge, Options.out])
 
     static let grid = Option<String>.path("--grid", value: "FILE", help: "The grid JSON (required, except with --merge).")
     // No tier is above excellent, so it could never raise an alarm.

@@ -336,26 +336,3 @@ extension EventStore {
         return try s.step() && s.int(0) == 1
     }
 }
-
-extension EventStore {
-    /// Meeting ids, sorted, whose first event lies in [since, until) (an
-    /// open end when nil). The start comes from the first event of any
-    /// client, chunk rows only: nothing is decoded.
-    public func meetings(startingIn window: (since: Int64?, until: Int64?)) throws -> [String] {
-        if window.since == nil && window.until == nil { return try meetings() }
-        let s = try db.prepare(
-            """
-            SELECT m.meeting FROM meetings m
-            JOIN (SELECT c.meeting_id AS id, min(k.first_ts) AS start FROM clients c
-                  JOIN (SELECT client_id, first_ts FROM report_chunks UNION ALL SELECT client_id, first_ts FROM event_chunks) k
-                    ON k.client_id = c.id GROUP BY c.meeting_id) t ON t.id = m.id
-            WHERE t.start >= ?1 AND t.start < ?2
-            ORDER BY m.meeting
-            """)
-        s.bind(1, window.since ?? Int64.min)
-        s.bind(2, window.until ?? Int64.max)
-        var out: [String] = []
-        while try s.step() { out.append(s.string(0) ?? "") }
-        return out
-    }
-}

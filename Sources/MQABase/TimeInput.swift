@@ -1,0 +1,177 @@
+/// A time as a user types it (`--since`, `--until`, `--at`), read before
+/// the zone, the clock and the meeting it may depend on are known; a
+/// command resolves it with `resolve(zone:now:near:)`.
+///
+/// The forms, each a unit test in `TimeInputTests`:
+///
+/// | typed | means |
+/// |---|---|
+/// | `2026-11-29T14:05:00Z`, `…+11:00` | that instant (RFC 3339, any offset) |
+/// | `2026-11-29T14:05`, `2026-11-29 14:05:30` | that wall-clock time in the zone |
+/// | `2026-11-29` | midnight starting that day in the zone |
+/// | `14:05`, `14:05:30` | that wall-clock time on the meeting's date (`report meeting`), else today, in the zone |
+/// | `-2h`, `-90m`, `-1h30m`, `-45s`, `-3d`, `-1w`, `+15m` | now plus or minus that much |
+/// | `now`, `today`, `yesterday` | now; midnight starting today or yesterday in the zone |
+///
+/// The zone is `--tz`/`MQA_TZ`, else UTC. A time with an offset or `Z`
+/// never depends on the zone.
+public enum TimeInput: Sendable, Equatable {
+    /// An RFC 3339 instant, ms since the epoch.
+    case instant(Int64)
+    /// A wall-clock date and time (ms since 1970-01-01 local), no offset.
+    case local(Int64)
+    /// A wall-clock time of day, ms after local midnight, on a day the
+    /// command picks.
+    case timeOfDay(Int64)
+    /// Now plus this many ms (negative: ago).
+    case relative(Int64)
+    /// Midnight starting the day `days` after today (0 today, -1 yesterday).
+    case dayFromToday(Int64)
+
+    /// What `--help` and errors say the forms are.
+    public static let forms = "RFC 3339 (2026-11-29T14:05:00Z), a date (2026-11-29), a time of day (14:05), "
+        + "or relative (-2h, -30m, now, today, yesterday)"
+
+    /// The form of `text`, or nil when it is none of them.
+    public static func parse(_ text: String) -> TimeInput? {
+        let t = text.trimmingSpaces
+        switch t.lowercased() {
+        case "now": return .relative(0)
+        case "today": return .dayFromToday(0)
+        case "yesterday": return .dayFromToday(-1)
+        default: break
+        }
+        // A date or date-time without an offset first: `Time.parse` reads a
+        // bare date as midnight UTC, which is right only without a zone.
+        if let ms = localDateTime(t) { return .local(ms) }
+        if let ms = Time.parse(t) { return .instant(ms) }
+        if let ms = timeOfDay(t) { return .timeOfDay(ms) }
+        if let ms = relative(t) { return .relative(ms) }
+        return nil
+    }
+
+    /// The instant meant, given the zone, the time now, and for a time of
+    /// day the span it should fall in (a meeting's start and end).
+    ///
+    /// A time of day with `near` is taken on the local date of the span's
+    /// start, or of its end when that puts it inside the span (a meeting
+    /// running past midnight); without `near`, today.
+    public func resolve(zone: ClockZone, now: Int64, near span: (start: Int64, end: Int64)? = nil) -> Int64 {
+        switch self {
+        case .instant(let ms): return ms
+        case .local(let ms): return zone.instant(local: ms)
+        case .relative(let delta): return now + delta
+        case .dayFromToday(let days): return zone.midnight(day: zone.day(of: now) + days)
+        case .timeOfDay(let ms):
+            guard let span else { return zone.instant(local: zone.day(of: now) * 86_400_000 + ms) }
+            let first = zone.instant(local: zone.day(of: span.start) * 86_400_000 + ms)
+            if first >= span.start && first <= span.end { return first }
+            let last = zone.instant(local: zone.day(of: span.end) * 86_400_000 + ms)
+            return last >= span.start && last <= span.end ? last : first
+        }
+    }
+
+    /// Whether the instant depends on which meeting it is about.
+    public var isTimeOfDay: Bool { if case .timeOfDay = self { true } else { false } }
+
+    // MARK: the forms
+
+    /// `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS[.fff]]` (also with a space) in
+    /// local time: ms since 1970-01-01T00:00 local.
+    static func localDateTime(_ t: String) -> Int64? {
+        let b = Array(t.utf8)
+        guard b.count >= 10, let y = number(b, 0, 4), b[4] == 0x2D, let m = number(b, 5, 2), b[7] == 0x2D,
+            let d = number(b, 8, 2), (1...12).contains(m), d >= 1, d <= daysIn(month: m, year: y)
+        else { return nil }
+        var ms = (daysFromCivil(y, m, d)) * 86_400_000
+        if b.count == 10 { return ms }
+        guard b[10] == 0x54 || b[10] == 0x74 || b[10] == 0x20, let tod = timeOfDay(String(decoding: b[11...], as: UTF8.self))
+        else { return nil }
+        ms += tod
+        return ms
+    }
+
+    /// `HH:MM`, `HH:MM:SS`, `HH:MM:SS.fff` (24-hour): ms after midnight.
+    static func timeOfDay(_ t: String) -> Int64? {
+        let b = Array(t.utf8)
+        guard b.count == 5 || b.count >= 8, let h = number(b, 0, 2), b[2] == 0x3A, let m = number(b, 3, 2), h <= 23, m <= 59
+        else {
+            // `9:05` is a time of day too.
+            if b.count == 4, b[1] == 0x3A, let h = number(b, 0, 1), let m = number(b, 2, 2), m <= 59 { return Int64(h * 60 + m) * 60_000 }
+            return nil
+        }
+        var ms = Int64(h * 60 + m) * 60_000
+        if b.count == 5 { return ms }
+        guard b[5] == 0x3A, let s = number(b, 6, 2), s <= 59 else { return nil }
+        ms += Int64(s) * 1000
+        if b.count == 8 { return ms }
+        guard b[8] == 0x2E, b.count > 9, b.count <= 12, let f = number(b, 9, b.count - 9) else { return nil }
+        var frac = f
+        for _ in (b.count - 9)..<3 { frac *= 10 }
+        return ms + Int64(frac)
+    }
+
+    /// `-2h`, `+15m`, `-1h30m`, `-1d12h`, `-90s`, `-1w`: signed, one or
+    /// more number-unit pairs, units w d h m s, each at most once, in that
+    /// order. The sign is required, so `2h` is not mistaken for a time.
+    static func relative(_ t: String) -> Int64? {
+        let b = Array(t.lowercased().utf8)
+        guard b.count >= 3, b[0] == 0x2D || b[0] == 0x2B else { return nil }
+        let units: [(UInt8, Int64)] = [(0x77, 604_800_000), (0x64, 86_400_000), (0x68, 3_600_000), (0x6D, 60_000), (0x73, 1000)]
+        var i = 1, total: Int64 = 0, nextUnit = 0
+        while i < b.count {
+            var v: Int64 = 0, digits = 0
+            while i < b.count, b[i] >= 0x30, b[i] <= 0x39 {
+                v = v * 10 + Int64(b[i] - 0x30)
+                digits += 1
+                i += 1
+                if digits > 9 { return nil }
+            }
+            guard digits > 0, i < b.count, let k = units[nextUnit...].firstIndex(where: { $0.0 == b[i] }) else { return nil }
+            total += v * units[k].1
+            nextUnit = k + 1
+            i += 1
+        }
+        return b[0] == 0x2D ? -total : total
+    }
+
+    private static func number(_ b: [UInt8], _ from: Int, _ count: Int) -> Int? {
+        guard from + count <= b.count, count > 0 else { return nil }
+        var v = 0
+        for c in b[from..<(from + count)] {
+            guard c >= 0x30, c <= 0x39 else { return nil }
+            v = v * 10 + Int(c - 0x30)
+        }
+        return v
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (the inverse of
+    /// `Time.civil(fromDays:)`).
+    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int64 {
+        let y = Int64(m <= 2 ? y0 - 1 : y0)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = Int64(m > 2 ? m - 3 : m + 9)
+        let doy = (153 * mp + 2) / 5 + Int64(d) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}
+
+extension String {
+    /// The text without leading and trailing spaces.
+    fileprivate var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,58 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+
+/// How a report writes instants for people: UTC always, and with a zone
+/// (`--tz ZONE`, `MQA_TZ`) the local wall clock beside it. JSON and CSV
+/// keep integer ms and never change with the zone; md and html show what
+/// this type writes. Without a zone the output is what it was before
+/// zones existed, byte for byte, so reports stay the same on every machine.
+public struct TimeDisplay: Sendable, Equatable {
+    /// The local zone; nil shows UTC only.
+    public var zone: ClockZone?
+
+    /// `zone` UTC counts as none: UTC is shown anyway.
+    public init(zone: ClockZone? = nil) { self.zone = zone.flatMap { $0.isUTC ? nil : $0 } }
+
+    /// The zone wall clocks are read in: the local one, else UTC.
+    var clockZone: ClockZone { zone ?? .utc }
+
+    /// `2026-11-29T03:19:57.125Z`, with a zone
+    /// `2026-11-29T03:19:57.125Z (14:19:57 Australia/Sydney, +11:00)`;
+    /// the local date is named when it is not the UTC date.
+    public func timestamp(_ ms: Int64) -> String {
+        ReportText.timestamp(ms) + localSuffix(ms)
+    }
+
+    /// `2026-11-29 03:19:57 UTC`, with a zone
+    /// `2026-11-29 03:19:57 UTC (14:19:57 Australia/Sydney, +11:00)`.
+    public func dateTime(_ ms: Int64) -> String {
+        ReportText.dateTime(ms) + " UTC" + localSuffix(ms)
+    }
+
+    /// ` (14:19:57 Australia/Sydney, +11:00)`, or with a different local
+    /// date ` (2026-11-30 09:19:57 Australia/Sydney, +11:00)`; empty in UTC.
+    func localSuffix(_ ms: Int64) -> String {
+        guard let zone else { return "" }
+        let sameDay = zone.day(of: ms) == ClockZone.utc.day(of: ms)
+        let local = sameDay ? zone.clock(ms) : zone.dateTime(ms)
+        return " (\(local) \(zone.identifier), \(zone.offsetText(at: ms)))"
+    }
+
+    /// `14:31:05`: the wall clock in the zone (UTC without one).
+    public func clock(_ ms: Int64) -> String { clockZone.clock(ms) }
+
+    /// `14:31:05 (+11:03)`: the wall clock and the offset from the
+    /// meeting's start, what incidents are written as.
+    public func clockAndOffset(_ ms: Int64, from origin: Int64) -> String {
+        "\(clock(ms)) (\(ReportText.offset(ms, from: origin, milliseconds: false)))"
+    }
+
+    /// What the wall clocks of a page are: `UTC`, or
+    /// `Australia/Sydney (+11:00)` at the instant `ms`.
+    public func clockName(at ms: Int64) -> String {
+        guard let zone else { return "UTC" }
+        return "\(zone.identifier) (\(zone.offsetText(at: ms)))"
+    }
+}

@@ -1,0 +1,61 @@
+import MQABase
+import MQAModel
+
+/// Finding meetings by when they started, when they ran, and who was in
+/// them (`--since`/`--until`, `mqa meetings --at T --uid U`).
+///
+/// A meeting's start and end are `MeetingHeader`'s, once: the first and
+/// last event of any participant (a client that joined), quality reports
+/// included; the stored summary holds them (`meeting_summary.start_ts`,
+/// `end_ts`), and every listing shows that start. A client that logged
+/// only context events (a device change, then no join) is no participant
+/// and moves neither end.
+extension EventStore {
+    /// Meeting ids, sorted, whose start lies in [since, until) (an open end
+    /// when nil).
+    public func meetings(startingIn window: (since: Int64?, until: Int64?)) throws -> [String] {
+        if window.since == nil && window.until == nil { return try meetings() }
+        let since = window.since ?? Int64.min, until = window.until ?? Int64.max
+        return try meetingSpans().filter { m in m.span.map { $0.start >= since && $0.start < until } ?? false }.map(\.meeting)
+    }
+
+    /// Meeting ids, sorted, that were running at `ts`: start ≤ ts < end.
+    public func meetings(runningAt ts: Int64) throws -> [String] {
+        try meetingSpans().filter { m in m.span.map { $0.start <= ts && ts < $0.end } ?? false }.map(\.meeting)
+    }
+
+    /// Every meeting's (start, end), sorted by meeting id; nil when nothing
+    /// was logged. Read from the summary; a meeting whose summary is stale
+    /// (a killed ingest, a read-only store) or missing gets its span from
+    /// its log, so a filter never disagrees with what a report shows.
+    public func meetingSpans() throws -> [(meeting: String, span: (start: Int64, end: Int64)?)] {
+        let s = try db.prepare(
+            """
+            SELECT m.meeting, m.stale != 0 OR s.meeting_id IS NULL, s.start_ts, s.end_ts
+            FROM meetings m LEFT JOIN meeting_summary s ON s.meeting_id = m.id ORDER BY m.meeting
+            """)
+        var rows: [(meeting: String, stale: Bool, span: (start: Int64, end: Int64)?)] = []
+        while try s.step() {
+            let span: (start: Int64, end: Int64)? = s.isNull(2) || s.isNull(3) ? nil : (s.int64(2), s.int64(3))
+            rows.append((s.string(0) ?? "", s.int(1) != 0, span))
+        }
+        s.reset()
+        return try rows.map { row in
+            guard row.stale else { return (row.meeting, row.span) }
+            let header = try meetingLog(row.meeting, lenient: true).map(MeetingHeader.init)
+            guard let start = header?.start, let end = header?.end else { return (row.meeting, nil) }
+            return (row.meeting, (start, end))
+        }
+    }
+
+    /// The meetings, sorted, in which a client with exactly this uid took
+    /// part (`resolveUid(_:meeting: nil)` turns a prefix into one).
+    public func meetings(withUid uid: String) throws -> [String] {
+        let s = try db.prepare(
+            "SELECT DISTINCT m.meeting FROM clients c JOIN meetings m ON m.id = c.meeting_id WHERE c.uid = ? ORDER BY m.meeting")
+        s.bind(1, uid)
+        var out: [String] = []
+        while try s.step() { out.append(s.string(0) ?? "") }
+        return out
+    }
+}

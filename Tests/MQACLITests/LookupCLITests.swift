@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+/// Finding a person's bad moment on the built binary: `meetings --uid/--at`,
+/// `report meeting --uid --at`, every time form, `--tz`/`MQA_TZ`, and the
+/// exit codes and messages of each mistake.
+@Suite struct LookupCLITests {
+    let dir = Scratch()
+    var db: String { dir.file("store.sqlite") }
+    let t0 = Lines.t0  // 2026-11-29T10:00:00Z; each meeting of `Lines` lasts 18 s
+    let hour: Int64 = 3_600_000
+
+    /// m-a (alice and bob at t0), m-b (alina at t0 + 1 h), m-c (bob a day
+    /// before), m-early (dave at t0 + 2 h, after a context-only client
+    /// logged a device change 40 s earlier).
+    func store() {
+        let early = #"{"ts":\#(t0 + 2 * hour - 40_000),"event":"device_change","meeting":"m-early","uid":"carl","kind":"camera","change":"added"}"#
+        let f = dir.write("log.ndjson", Lines.meeting("m-a", uid: "alice") + Lines.meeting("m-a", uid: "bob")
+            + Lines.meeting("m-b", uid: "alina", start: t0 + hour) + Lines.meeting("m-c", uid: "bob", start: t0 - 24 * hour)
+            + Lines.meeting("m-early", uid: "dave", start: t0 + 2 * hour) + early + "\n")
+        let r = MQA.run(["ingest", "--db", db, f])
+        #expect(r.status == 0, "\(r)")
+    }
+
+    /// `mqa meetings … --format json`: the listed ids, newest first.
+    func listed(_ args: [String], env: [String: String] = [:]) throws -> [String] {
+        let r = MQA.run(["meetings", "--db", db, "--format", "json"] + args, environment: env)
+        #expect(r.status == 0, "\(r)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+        #expect(object["schema"] as? String == "mqa.meetings/1")
+        let list = object["list"] as? [[String: Any]] ?? []
+        #expect(object["meetings"] as? Int == list.count)
+        return list.compactMap { $0["meeting"] as? String }
+    }
+
+    func iso(_ ms: Int64) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
+    }
+
+    @Test func byUidAndUniquePrefix() throws {
+        store()
+        #expect(try listed(["--uid", "bob"]) == ["m-a", "m-c"])
+        #expect(try listed(["--uid", "alin"]) == ["m-b"])
+        #expect(try listed(["--uid", "d"]) == ["m-early"])
+        let ambiguous = MQA.run(["meetings", "--db", db, "--uid", "ali"])
+        #expect(ambiguous.status == 1, "\(ambiguous)")
+        #expect(ambiguous.stderr.contains(#"uid prefix "ali" matches "alice", "alina""#), "\(ambiguous)")
+        let none = MQA.run(["meetings", "--db", db, "--uid", "zed"])
+        #expect(none.status == 1 && none.stderr.contains(#"no client "zed""#), "\(none)")
+        let md = MQA.run(["meetings", "--db", db, "--uid", "bob"])
+        #expect(md.stdout.hasPrefix("Meetings with bob:"), "\(md)")
+    }
+
+    @Test func atListsTheMeetingsRunningThen() throws {
+        store()
+        // Running: start ≤ T < end, not only "started at T".
+        #expect(try listed(["--at", iso(t0 + 5000)]) == ["m-a"])
+        #expect(try listed(["--at", iso(t0)]) == ["m-a"])
+        #expect(try listed(["--at", iso(t0 + 18_000)]).isEmpty)
+        #expect(try listed(["--at", iso(t0 + hour + 1000), "--uid", "alina"]) == ["m-b"])
+        #expect(try listed(["--at", iso(t0 + hour + 1000), "--uid", "bob"]).isEmpty)
+        let md = MQA.run(["meetings", "--db", db, "--at", iso(t0 - hour)])
+        #expect(md.status == 0 && md.stdout.hasPrefix("No meetings running at 2026-11-29T09:00:00.000Z"), "\(md)")
+    }
+
+    @Test func timeOfDayIsTodayInTheZone() throws {
+        store()
+        let now = ["MQA_NOW": "2026-11-29T20:00:00Z"]
+        #expect(try listed(["--at", "10:00:05"], env: now) == ["m-a"])
+        #expect(try listed(["--at", "11:00:05", "--tz", "Europe/Berlin"], env: now) == ["m-a"])
+        #expect(try listed(["--at", "11:00:05"], env: now.merging(["MQA_TZ": "Europe/Berlin"]) { a, _ in a }) == ["m-a"])
+        // --tz wins over MQA_TZ.
+        #expect(try listed(["--at", "10:00:05", "--tz", "UTC"], env: now.merging(["MQA_TZ": "Europe/Berlin"]) { a, _ in a }) == ["m-a"])
+        // Another day, another answer: "today" follows MQA_NOW.
+        #expect(try listed(["--at", "10:00:05"], env: ["MQA_NOW": "2026-11-30T08:00:00Z"]).isEmpty)
+    }
+
+    @Test func relativeTimes() throws {
+        store()
+        let now = ["MQA_NOW": iso(t0 + 2 * hour + 5000)]
+        #expect(try listed(["--at", "-2h"], env: now) == ["m-a"])
+        #expect(try listed(["--at", "-1h"], env: now) == ["m-b"])
+        #expect(try listed(["--at", "-5s"], env: now) == ["m-early"])
+        #expect(try listed(["--since", "-90m"], env: now) == ["m-early", "m-b"])
+        #expect(try listed(["--since", "yesterday", "--until", "today"], env: ["MQA_NOW": "2026-11-29T12:00:00Z"]) == ["m-c"])
+        #expect(try listed(["--since", "today"], env: ["MQA_NOW": "2026-11-29T12:00:00Z"]) == ["m-early", "m-b", "m-a"])
+    }
+
+    @Test func sinceSelectsByTheStartTheListShows() throws {
+        store()
+        // m-early's first participant event is t0 + 2 h; the context-only
+        // client's device change 40 s before it is no start.
+        #expect(try listed(["--since", iso(t0 + 2 * hour)]) == ["m-early"])
+        let fleet = MQA.run(["report", "fleet", "--db", db, "--since", iso(t0 + 2 * hour), "--format", "csv"])
+        #expect(fleet.status == 0 && fleet.stdout.contains("m-early"), "\(fleet)")
+        let shown = MQA.run(["report", "fleet", "--db", db, "--format", "json"])
+        #expect(shown.stdout.contains("\"start\": \(t0 + 2 * hour)") || shown.stdout.contains("\"start\":\(t0 + 2 * hour)"), "\(shown)")
+        let until = MQA.run(["report", "fleet", "--db", db, "--until", iso(t0 + 2 * hour), "--format", "csv"])
+        #expect(until.status == 0 && !until.stdout.contains("m-early"), "\(until)")
+    }
+
+    @Test func badZonesTimesAndClocksAreUsageErrors() {
+        store()
+        let option = MQA.run(["meetings", "--db", db, "--tz", "Mars/Olympus_Mons"])
+        #expect(option.status == 64, "\(option)")
+        #expect(option.stderr.contains("'--tz' is not a time zone") && option.stderr.contains("got 'Mars/Olympus_Mons'"), "\(option)")
+        let env = MQA.run(["meetings", "--db", db], environment: ["MQA_TZ": "Berlin"])
+        #expect(env.status == 64 && env.stderr.contains("MQA_TZ 'Berlin' is not a time zone"), "\(env)")
+        let time = MQA.run(["meetings", "--db", db, "--at", "teatime"])
+        #expect(time.status == 64 && time.stderr.contains("'--at' must be a time"), "\(time)")
+        let clock = MQA.run(["meetings", "--db", db, "--at", "-1h"], environment: ["MQA_NOW": "soon"])
+        #expect(clock.status == 64 && clock.stderr.contains("MQA_NOW 'soon'"), "\(clock)")
+        let atAlone = MQA.run(["report", "meeting", "m-a", "--db", db, "--at", "10:00"])
+        #expect(atAlone.status == 64 && atAlone.stderr.contains("--at needs --uid"), "\(atAlone)")
+        let allUid = MQA.run(["report", "meeting", "--all", "--out", dir.file("site"), "--db", db, "--uid", "bob"])
+        #expect(allUid.status == 64, "\(allUid)")
+    }
+
+    @Test func reportMeetingOpensWithTheParticipant() throws {
+        store()
+        let r = MQA.run(["report", "meeting", "m-a", "--db", db, "--uid", "bo", "--at", "11:00:05", "--tz", "Europe/Berlin"])
+        #expect(r.status == 0, "\(r)")
+        let focus = try #require(r.stdout.range(of: "## bob\n"), "\(r)")
+        let verdict = try #require(r.stdout.range(of: "## Verdict"))
+        #expect(focus.lowerBound < verdict.lowerBound)
+        #expect(r.stdout.contains("2026-11-29T10:00:00.000Z (11:00:00 Europe/Berlin, +01:00)"), "\(r)")
+        // JSON: the focus with T on the meeting's date (not today's).
+        let json = MQA.run(["report", "meeting", "m-a", "--db", db, "--uid", "bob", "--at", "10:00:05", "--format", "json"],
+                           environment: ["MQA_NOW": "2027-01-01T00:00:00Z"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json)")
+        #expect(object["schema"] as? String == "mqa.meeting/1")
+        let f = try #require(object["focus"] as? [String: Any])
+        #expect(f["uid"] as? String == "bob")
+        #expect((f["at"] as? NSNumber)?.int64Value == t0 + 5000)
+        #expect(f["incidents"] is [Any])
+        // A uid of another meeting, in this one: exit 1, naming both.
+        let other = MQA.run(["report", "meeting", "m-a", "--db", db, "--uid", "alina"])
+        #expect(other.status == 1 && other.stderr.contains(#"meeting "m-a" has no client "alina""#), "\(other)")
+    }
+
+    @Test func textFormatsShowLocalTimesBesideUTC() {
+        store()
+        let tz = ["--tz", "Asia/Kolkata"]
+        let list = MQA.run(["meetings", "--db", db] + tz)
+        #expect(list.stdout.contains("start (Asia/Kolkata)") && list.stdout.contains("2026-11-29 15:30:00 +05:30"), "\(list)")
+        let fleet = MQA.run(["report", "fleet", "--db", db] + tz)
+        #expect(fleet.stdout.contains("start (Asia/Kolkata)") && fleet.stdout.contains("2026-11-29 15:30 +05:30"), "\(fleet)")
+        let html = MQA.run(["report", "meeting", "m-a", "--db", db, "--format", "html"] + tz)
+        #expect(html.stdout.contains("started 2026-11-29 10:00:00 UTC (15:30:00 Asia/Kolkata, +05:30)"), "\(html)")
+        let tiers = MQA.run(["tiers", "--meeting", "m-a", "--uid", "al", "--db", db] + tz)
+        #expect(tiers.status == 0 && tiers.stdout.contains("(15:30:00 Asia/Kolkata, +05:30)"), "\(tiers)")
+        // JSON and CSV keep ms: the zone changes nothing there.
+        let plain = MQA.run(["report", "fleet", "--db", db, "--format", "json"])
+        let zoned = MQA.run(["report", "fleet", "--db", db, "--format", "json"] + tz)
+        #expect(plain.stdout == zoned.stdout)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// Every JSON output of the binary names its shape (`"schema":
+/// "mqa.<name>/N"`, first), and no JSON key or CSV header has snake_case.
+@Suite struct OutputContractTests {
+    let dir = Scratch()
+    var db: String { dir.file("store.sqlite") }
+
+    func object(_ r: MQA.Result) throws -> [String: Any] {
+        #expect(r.status == 0, "\(r)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+    }
+
+    @Test func everyJSONOutputCarriesItsSchema() throws {
+        let log = dir.simulated("sim.ndjson", meetings: 2, seed: 5)
+        let ingest = try object(MQA.run(["ingest", "--db", db, "--format", "json", log]))
+        let meetings = try object(MQA.run(["meetings", "--db", db, "--format", "json"]))
+        let id = try #require((meetings["list"] as? [[String: Any]])?.first?["meeting"] as? String)
+        let meeting = try object(MQA.run(["report", "meeting", id, "--db", db, "--format", "json"]))
+        let track = try #require((meeting["tracks"] as? [[String: Any]])?.first?["track"] as? String)
+        let grid = dir.write("grid.json", #"{"upDwell": [1, 2]}"#)
+        let outputs: [(String, [String: Any])] = [
+            ("mqa.ingest/1", ingest),
+            ("mqa.meetings/1", meetings),
+            ("mqa.meeting/1", meeting),
+            ("mqa.tiers/1", try object(MQA.run(["tiers", "--meeting", id, "--db", db, "--format", "json"]))),
+            ("mqa.track/1", try object(MQA.run(["report", "track", track, "--meeting", id, "--db", db, "--format", "json"]))),
+            ("mqa.fleet/1", try object(MQA.run(["report", "fleet", "--db", db, "--format", "json"]))),
+            ("mqa.tune/1", try object(MQA.run(["tune", "--grid", grid, "--db", db, "--format", "json"]))),
+            ("mqa.tunePartials/1", try object(MQA.run(["tune", "--grid", grid, "--db", db, "--partials"]))),
+            ("mqa.query/1", try object(MQA.run(["query", "meetings", "--db", db, "--format", "json"]))),
+            ("mqa.check/1", try object(MQA.run(["check", "--db", db, "--format", "json"]))),
+        ]
+        for (schema, doc) in outputs { #expect(doc["schema"] as? String == schema, "\(schema): \(doc.keys.sorted())") }
+        // First, where a reader of the text looks.
+        #expect(MQA.run(["report", "fleet", "--db", db, "--format", "json"]).stdout.hasPrefix("{\n  \"schema\": \"mqa.fleet/1\""))
+        // The fleet says which figure ranks, and has the normalized view.
+        let fleet = outputs[5].1
+        #expect(fleet["rankedBy"] as? String == "score")
+        #expect((fleet["ranked"] as? [[String: Any]])?.allSatisfy { $0["scorePerParticipantHour"] is NSNumber } == true)
+        #expect(fleet["meetings"] as? Int == 2)
+    }
+
+    @Test func csvHeadersAreCamelCase() throws {
+        let log = dir.simulated("sim.ndjson", meetings: 1, seed: 5)
+        #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+        let id = try #require(MQA.run(["meetings", "--db", db, "--format", "csv"]).stdout.split(separator: "\n").dropFirst().first?
+            .split(separator: ",").first.map(String.init))
+        let codes = Set(["high_packet_loss", "high_latency", "high_jitter", "low_mos", "video_stalls", "stalls_under_good_tier",
+                         "never_rendered", "slow_first_frame", "reconnects", "abnormal_disconnect", "no_quality_data"])
+        for args in [["meetings"], ["report", "fleet"], ["report", "meeting", id], ["query", "meetings"], ["query", "worst-meetings"]] {
+            let r = MQA.run(args + ["--db", db, "--format", "csv"])
+            #expect(r.status == 0, "\(r)")
+            let header = r.stdout.split(separator: "\n").first.map(String.init) ?? ""
+            let snake = header.split(separator: ",").map(String.init).filter { $0.contains("_") && !codes.contains($0) }
+            #expect(snake.isEmpty, "\(args): \(snake)")
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQATestSupport
+
+/// `report meeting --uid U --at T`: the report opens with U's incidents,
+/// nearest to T first, incident times on the wall clock of `--tz`.
+@Suite struct FocusReportTests {
+    let t0 = Fixtures.t0  // 2026-11-29T10:00:00Z
+
+    /// Two minutes; alice stalls alone at +20 s, +60 s and +100 s (the last
+    /// longest), and alice and carol stall on bob-cam together at +80 s (a
+    /// publisher-side incident, bob's); carol also stalls alone at +30 s.
+    var report: MeetingReport {
+        let t = t0
+        func viewer(_ uid: String) -> ClientBuilder {
+            var c = ClientBuilder(uid)
+            c.join(t, title: "Focus")
+            c.reports(from: t + 2000, to: t + 120_000, mos: 4.3)
+            c.subscribe(t + 500, "bob", "bob-cam")
+            c.status(t + 1500, "bob", "bob-cam", timedOut: false)
+            c.leave(t + 120_000)
+            return c
+        }
+        var alice = viewer("alice"), carol = viewer("carol")
+        var bob = ClientBuilder("bob")
+        bob.join(t)
+        bob.reports(from: t + 2000, to: t + 120_000, mos: 4.3)
+        bob.leave(t + 120_000)
+        alice.stall("bob", "bob-cam", from: t + 20_000, to: t + 21_000)
+        alice.stall("bob", "bob-cam", from: t + 60_000, to: t + 62_000)
+        alice.stall("bob", "bob-cam", from: t + 100_000, to: t + 105_000)
+        alice.stall("bob", "bob-cam", from: t + 80_000, to: t + 83_000)
+        carol.stall("bob", "bob-cam", from: t + 80_300, to: t + 83_000)
+        carol.stall("bob", "bob-cam", from: t + 30_000, to: t + 31_000)
+        return MeetingReport(log: meeting([alice, bob, carol], id: "m-focus"), config: TierConfig())
+    }
+
+    @Test func incidentsNearestToTFirst() throws {
+        let r = report
+        let found = r.focusIncidents(ReportFocus(uid: "alice", at: t0 + 61_000))
+        #expect(found.map(\.incident.startTs) == [t0 + 60_000, t0 + 80_000, t0 + 100_000, t0 + 20_000])
+        #expect(found.map(\.distanceMs) == [0, 19_000, 39_000, 40_000])
+        // The shared stall is bob's incident (the track's), listed for alice
+        // because she stalled in it; carol's own stall is not alice's.
+        #expect(found[1].incident.uid == "bob" && found[1].incident.track == "bob-cam")
+        #expect(!found.contains { $0.incident.startTs == t0 + 30_000 })
+        // Without T: most impact first, as the verdict ranks.
+        let ranked = r.focusIncidents(ReportFocus(uid: "alice"))
+        #expect(ranked.first?.incident.startTs == t0 + 80_000)  // 3 s + 2.7 s stalled
+        #expect(ranked.allSatisfy { $0.distanceMs == nil })
+    }
+
+    @Test func markdownOpensWithTheParticipant() throws {
+        var r = report
+        r.focus = ReportFocus(uid: "alice", at: t0 + 61_000)
+        let md = r.markdown
+        let focus = try #require(md.range(of: "## alice\n"))
+        #expect(focus.lowerBound < md.range(of: "## Verdict")!.lowerBound)
+        #expect(md.contains("4 incidents, nearest to 10:01:01 UTC first."), "\(md)")
+        // Wall clock and offset, and where T is relative to it.
+        #expect(md.contains("10:01:00–10:01:02 (+1:00, 2 s)") && md.contains("around 10:01:01"), "\(md)")
+        #expect(md.contains("19 s after 10:01:01") && md.contains("40 s before 10:01:01"), "\(md)")
+    }
+
+    @Test func aZoneShowsLocalWallClocks() {
+        var r = report
+        r.display = TimeDisplay(zone: ClockZone("Australia/Sydney"))
+        r.focus = ReportFocus(uid: "alice", at: t0 + 61_000)
+        let md = r.markdown
+        #expect(md.contains("| start        | 2026-11-29T10:00:00.000Z (21:00:00 Australia/Sydney, +11:00) |"), "\(md)")
+        #expect(md.contains("21:01:00–21:01:02 (+1:00, 2 s)"), "\(md)")
+        let html = r.html
+        #expect(html.contains("<section id=\"focus\""))
+        #expect(html.contains("clocks are Australia/Sydney (+11:00)"))
+        #expect(html.contains(">21:00:30<") && !html.contains(">10:00:30<"), "chart axis in local time")
+    }
+
+    @Test func jsonCarriesTheFocus() throws {
+        var r = report
+        r.focus = ReportFocus(uid: "alice", at: t0 + 61_000)
+        let text = r.json.rendered()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let focus = try #require(object["focus"] as? [String: Any])
+        let incidents = try #require(focus["incidents"] as? [[String: Any]])
+        #expect(incidents.count == 4)
+        #expect((incidents[0]["startTs"] as? NSNumber)?.int64Value == t0 + 60_000)
+        #expect((incidents[0]["distanceMs"] as? NSNumber)?.intValue == 0)
+        #expect(incidents[0]["number"] is NSNumber)
+        // Without a focus there is no key: reports keep their shape.
+        #expect(!report.json.rendered().contains("\"focus\""))
+    }
+
+    @Test func aParticipantWithoutIncidentsIsSaidSo() {
+        var r = report
+        r.focus = ReportFocus(uid: "bob", at: t0 - 3_600_000)
+        let md = r.markdown
+        #expect(md.contains("bob: no stalls, no poor/bad time, no abnormal disconnect. 1 incident"), "\(md)")
+        #expect(md.contains("1 incident, nearest to 09:00:00 UTC first (09:00:00 is 1 h 00 m before the meeting's start)."), "\(md)")
+    }
+}
