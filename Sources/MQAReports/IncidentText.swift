@@ -42,11 +42,27 @@ enum IncidentText {
                 parts.append("publisher \(e.publishers.joined(separator: ", ")): " + e.publisherKinds.map(\.words).joined(separator: ", ")
                              + " at the same time")
             }
+            if let n = e.otherTracksPlaying {
+                parts.append("only \(list(e.publishers, limit: 2))'s tile froze: \(n == 1 ? "1 other track" : "\(n) other tracks") kept playing")
+            }
+            if e.publisherMaxLossPct != nil || e.publisherMaxRttMs != nil {
+                var f: [String] = []
+                if let l = e.publisherMaxLossPct { f.append("loss up to \(ReportText.number(l, places: 1))%") }
+                if let r = e.publisherMaxRttMs { f.append("RTT up to \(ReportText.number(r, places: 0)) ms") }
+                parts.append("publisher's own " + f.joined(separator: ", "))
+            }
+        case .ownDevice:
+            parts.append("\(e.burstTracks ?? 0) tracks stalled at once with a clean network (decoder or CPU)")
         default:
             break
         }
-        if let loss = e.maxLossPct { parts.append("loss up to \(ReportText.number(loss, places: 1))%") }
-        if let rtt = e.maxRttMs { parts.append("RTT up to \(ReportText.number(rtt, places: 0)) ms") }
+        func baseline(_ v: Double?, _ unit: String, _ places: Int) -> String {
+            v.map { " (own baseline \(ReportText.number($0, places: places))\(unit))" } ?? ""
+        }
+        if let loss = e.maxLossPct { parts.append("loss up to \(ReportText.number(loss, places: 1))%" + baseline(e.baselineLossPct, "%", 1)) }
+        if let rtt = e.maxRttMs { parts.append("RTT up to \(ReportText.number(rtt, places: 0)) ms" + baseline(e.baselineRttMs, " ms", 0)) }
+        if let j = e.maxJitterMs { parts.append("jitter up to \(ReportText.number(j, places: 0)) ms" + baseline(e.baselineJitterMs, " ms", 0)) }
+        if let change = e.networkChange { parts.append("after \(change)") }
         if let t = e.lowestTier { parts.append("tier down to \(t.name) for \(ReportText.duration(e.lowTierMs))") }
         if e.stallCount > 0 {
             let what = e.stallCount == 1 ? "1 stall" : "\(e.stallCount) stalls"

@@ -111,8 +111,10 @@ extension MeetingReport {
         + "their tier at poor/bad, their warm reports with loss > 5 % or RTT > 400 ms, a disconnect with an error or followed by a "
         + "reconnect; signals at most 10 s apart merge. Stalls that every subscriber watching a track saw together (within 2 s) "
         + "are an incident of the track instead, caused on the publisher side. Otherwise the cause is the first that applies: "
-        + "disconnect; own network (their own loss, RTT or tier); publisher side (the publisher's loss, RTT, tier or disconnect "
-        + "within 2 s of every stall); unknown."
+        + "disconnect; own network (their own loss, RTT or tier; or, near a stall, a rise against their own baseline or a "
+        + "network change); publisher side (the publisher's loss, RTT, tier or disconnect within 2 s of every stall); own device "
+        + "(3 or more tracks stalled at once with a clean network); publisher side (one tile froze while others played, both "
+        + "networks clean); unknown."
 
     /// The verdict and the incidents for `--format md`: lists, which wrap
     /// in a terminal, not wide tables.
