@@ -60,6 +60,8 @@ struct ConnectionConverter {
     private var concealed: (samples: Fixed, received: Fixed) = (.zero, .zero)
     private var concealmentCounters: [String: (samples: Fixed, received: Fixed)] = [:]
     private(set) var sawConcealment = false
+    /// The path is read again only when the pair's local candidate changes.
+    private var lastLocalCandidate: String?
     private var previousTs: Int64?
     private var previousStatsTime: Fixed?
     /// Last known counters of each local inbound-rtp report, kept while the
@@ -215,9 +217,10 @@ struct ConnectionConverter {
 
     /// The network path, outgoing video's limits and audio concealment.
     private mutating func noteContext(_ sample: StatsSample, _ report: (String) -> StatsReport?) {
-        if let pair = ConnectionConverter.selectedPair(sample),
-            let local = pair.text(.localCandidateId).flatMap(report), let type = local.text(.candidateType)
+        if let pair = ConnectionConverter.selectedPair(sample), let localID = pair.text(.localCandidateId),
+            localID != lastLocalCandidate, let local = report(localID), let type = local.text(.candidateType)
         {
+            lastLocalCandidate = localID
             var path = type + "/" + (local.text(.relayProtocol) ?? local.text(.protocol) ?? "?")
             if path.unicodeScalars.count > 40 { path = String(path.prefix(40)) }
             if paths.last != path && paths.count < 8 { paths.append(path) }
@@ -335,33 +338,30 @@ struct ConnectionConverter {
                 t.lastFreezes = freezes
                 t.lastFreezesDuration = freezesDuration
             }
-            tracks[key] = t
+            // The track is written back once, on every path out of this body
+            // (the dictionary holds hundreds of thousands of these updates).
             if !t.subscribed {
-                guard grew else { continue }  // never sent yet, or still paused
-                let piece = begin(mid, "stream_subscribe", .track)
+                guard grew else { tracks[key] = t; continue }  // never sent yet, or still paused
+                t.subscribed = true
+                t.pending = begin(mid, "stream_subscribe", .track)
                 trackFields(t.publisher, key)
                 text(",\"kind\":\"camera\"}\n")
-                t = tracks[key]!
-                t.subscribed = true
-                t.pending = piece
                 t.subscribeTs = mid
                 t.subscribeSample = sampleIndex
                 t.packetIntervals = 1
                 t.shownFrame = false
                 t.stalled = false
                 t.samplesWithoutFrame = 0
-                tracks[key] = t
             } else if !grew {
                 // Packets stopped: the sender muted or the SFU stopped
                 // forwarding. A pause, not a freeze.
+                tracks[key] = t
                 endSubscription(key, at: mid)
                 continue
             } else {
                 t.packetIntervals += 1
                 if t.packetIntervals >= 2 { t.pending = nil }
-                tracks[key] = t
             }
-            t = tracks[key]!
             if newFrame {
                 t.samplesWithoutFrame = 0
                 if !t.shownFrame {
@@ -372,22 +372,16 @@ struct ConnectionConverter {
                     // below what the samples can tell: no delay is claimed.
                     let at = sampleIndex - t.subscribeSample <= 1 ? t.subscribeTs : mid
                     t.firstFrameTs = at
-                    tracks[key] = t
                     status(at, t.publisher, key, timedOut: false)
-                    t = tracks[key]!
                 } else if t.stalled {
                     t.stalled = false
-                    tracks[key] = t
                     status(ts, t.publisher, key, timedOut: false)
-                    t = tracks[key]!
                 }
             } else if t.shownFrame && !t.stalled && freezes == nil {
                 t.samplesWithoutFrame += 1
                 if t.samplesWithoutFrame >= 2 {
                     t.stalled = true
-                    tracks[key] = t
                     status(ts, t.publisher, key, timedOut: true)
-                    t = tracks[key]!
                 }
             }
             if freezeGrew && t.shownFrame {

@@ -51,22 +51,23 @@ struct ParticipantAssembler {
         guard !counted.isEmpty else { return }
         let spans = counted.map { span(results[$0], index: $0) }
 
-        struct Out {
+        // Events are gathered as slots (no bytes), sorted, then written
+        // once into the output: a dump's hundreds of thousands of events
+        // cost no per-event allocation.
+        struct Slot {
             var ts: Int64
             var rank: Int
             var connection: Int
             var seq: Int
-            var bytes: [UInt8]
+            /// A piece of `connection`'s converter, or (negative) an own event: -1 - index.
+            var source: Int
         }
-        var out: [Out] = []
+        var slots: [Slot] = []
+        var owns: [(event: String, payload: String)] = []
         var eventsPer = [Int](repeating: 0, count: results.count)
-        var seq = 0
         func own(_ ts: Int64, _ rank: Int, _ connection: Int, _ event: String, _ payload: String) {
-            var line: [UInt8] = []
-            head(ts, event, &line)
-            line += Array(payload.utf8)
-            out.append(Out(ts: ts, rank: rank, connection: connection, seq: seq, bytes: line))
-            seq += 1
+            slots.append(Slot(ts: ts, rank: rank, connection: connection, seq: owns.count, source: -1 - owns.count))
+            owns.append((event, payload))
             eventsPer[connection] += 1
         }
 
@@ -132,33 +133,46 @@ struct ParticipantAssembler {
         // The pieces: every track event; a quality report only from the
         // busiest connection of its moment.
         let feeds = spans.map { s in
-            results[s.index].converter.pieces.enumerated().compactMap { i, p -> (ts: Int64, from: Int64?, rate: Double)? in
+            results[s.index].converter.pieces.compactMap { p -> FeedContest.Report? in
                 guard case .report(let media, let from) = p.kind else { return nil }
-                return (p.ts, from, ParticipantAssembler.rate(media, from, p.ts))
+                return FeedContest.Report(ts: p.ts, from: from, rate: ParticipantAssembler.rate(media, from, p.ts))
             }
         }
+        let outdone = FeedContest.outdone(feeds, spans: spans.map { ($0.start, $0.terminal) })
         for (k, s) in spans.enumerated() {
             let converter = results[s.index].converter
-            for (i, p) in converter.pieces.enumerated() where !p.dropped {
-                if case .report(let media, let from) = p.kind {
-                    let rate = ParticipantAssembler.rate(media, from, p.ts)
-                    let outdone = spans.indices.contains { j in
-                        guard j != k, spans[j].start <= p.ts, p.ts <= spans[j].terminal,
-                            let q = ParticipantAssembler.covering(feeds[j], p.ts)
-                        else { return false }
-                        return q.rate > rate || (q.rate == rate && j < k)
-                    }
-                    if outdone { continue }
+            var nextReport = 0
+            for (i, p) in converter.pieces.enumerated() {
+                if case .report = p.kind {
+                    defer { nextReport += 1 }
+                    if outdone[k][nextReport] { continue }
                 }
-                var line: [UInt8] = []
-                head(p.ts, p.event, &line)
-                line += converter.payload(i)
-                out.append(Out(ts: p.ts, rank: 1, connection: s.index, seq: i, bytes: line))
+                if p.dropped { continue }
+                slots.append(Slot(ts: p.ts, rank: 1, connection: s.index, seq: i, source: i))
                 eventsPer[s.index] += 1
             }
         }
-        out.sort { ($0.ts, $0.rank, $0.connection, $0.seq) < ($1.ts, $1.rank, $1.connection, $1.seq) }
-        for o in out { conversion.lines += o.bytes }
+        slots.sort { ($0.ts, $0.rank, $0.connection, $0.seq) < ($1.ts, $1.rank, $1.connection, $1.seq) }
+        let envelope = envelopeBytes()
+        // The converters' pieces and payloads, taken once (not per event).
+        let pieces = results.map(\.converter.pieces)
+        let outs = results.map(\.converter.out)
+        for slot in slots {
+            ParticipantAssembler.appendHead(slot.ts, &conversion.lines)
+            if slot.source >= 0 {
+                let list = pieces[slot.connection]
+                let p = list[slot.source]
+                let end = slot.source + 1 < list.count ? list[slot.source + 1].start : outs[slot.connection].count
+                conversion.lines.append(contentsOf: UnsafeBufferPointer(start: p.event.utf8Start, count: p.event.utf8CodeUnitCount))
+                conversion.lines += envelope
+                conversion.lines += outs[slot.connection][p.start..<end]
+            } else {
+                let o = owns[-1 - slot.source]
+                conversion.lines += o.event.utf8
+                conversion.lines += envelope
+                conversion.lines += o.payload.utf8
+            }
+        }
         for c in counted {
             let converter = results[c].converter
             conversion.connections.append(ImportedConnection(
@@ -176,20 +190,6 @@ struct ParticipantAssembler {
     static func rate(_ media: Int128, _ from: Int64?, _ ts: Int64) -> Double {
         guard let from, ts > from else { return 0 }
         return Double(media) / Double(ts - from)
-    }
-
-    /// The report of a feed whose interval holds `ts`.
-    static func covering(_ feed: [(ts: Int64, from: Int64?, rate: Double)], _ ts: Int64) -> (ts: Int64, from: Int64?, rate: Double)? {
-        var lo = 0
-        var hi = feed.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if feed[mid].ts < ts { lo = mid + 1 } else { hi = mid }
-        }
-        guard lo < feed.count else { return nil }
-        let q = feed[lo]
-        if let from = q.from { return from < ts ? q : nil }
-        return q.ts == ts ? q : nil
     }
 
     /// The connections that count: those that carried media. Without any,
@@ -314,22 +314,35 @@ struct ParticipantAssembler {
         return String(decoding: p, as: UTF8.self) + "}\n"
     }
 
-    /// `{"ts":…,"event":"…","meeting":…,"uid":…` — the envelope.
-    func head(_ ts: Int64, _ event: StaticString, _ line: inout [UInt8]) {
-        line += Array("{\"ts\":\(ts),\"event\":\"".utf8)
-        line.append(contentsOf: UnsafeBufferPointer(start: event.utf8Start, count: event.utf8CodeUnitCount))
-        envelope(&line)
+    /// `{"ts":<ts>,"event":"` — digits written in place, no String.
+    static func appendHead(_ ts: Int64, _ out: inout [UInt8]) {
+        out += ParticipantAssembler.tsKey
+        var v = ts.magnitude
+        if ts < 0 { out.append(UInt8(ascii: "-")) }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[19 - n] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+                n += 1
+            } while v > 0
+            out.append(contentsOf: d[(20 - n)...])
+        }
+        out += ParticipantAssembler.eventKey
     }
 
-    func head(_ ts: Int64, _ event: String, _ line: inout [UInt8]) {
-        line += Array("{\"ts\":\(ts),\"event\":\"\(event)".utf8)
-        envelope(&line)
-    }
+    static let tsKey: [UInt8] = Array("{\"ts\":".utf8)
+    static let eventKey: [UInt8] = Array(",\"event\":\"".utf8)
 
-    private func envelope(_ line: inout [UInt8]) {
-        line += Array("\",\"meeting\":".utf8)
+    /// `","meeting":…,"uid":…`: what follows every event's name.
+    func envelopeBytes() -> [UInt8] {
+        var line: [UInt8] = Array("\",\"meeting\":".utf8)
         ConnectionConverter.appendString(meeting, to: &line)
         line += Array(",\"uid\":".utf8)
         ConnectionConverter.appendString(uid, to: &line)
+        return line
     }
 }

@@ -1,0 +1,113 @@
+/// Which connection's quality report speaks for the participant at each
+/// moment (Docs/import.md, "Which connections count"): a report of
+/// connection `k` at `t` is outdone when another connection that is up at
+/// `t` has a report whose interval `(from, ts]` holds `t` and moved more
+/// media bytes per ms (ties: the connection opened first).
+///
+/// Done as one sweep over time with a max tree over the connections, so a
+/// dump of many overlapping connections (a mesh call) costs
+/// O(reports · log connections), not a search per pair.
+struct FeedContest {
+    struct Report {
+        var ts: Int64
+        var from: Int64?
+        var rate: Double
+    }
+
+    /// For each connection, for each of its reports, whether it is outdone.
+    static func outdone(_ feeds: [[Report]], spans: [(start: Int64, terminal: Int64)]) -> [[Bool]] {
+        let n = feeds.count
+        var result = feeds.map { [Bool](repeating: false, count: $0.count) }
+        guard n > 1 else { return result }
+        struct Interval { var lo: Int64; var hi: Int64; var conn: Int; var idx: Int }
+        var intervals: [Interval] = []
+        for (j, feed) in feeds.enumerated() {
+            for (i, q) in feed.enumerated() {
+                // Covering t means lo < t <= hi, inside the connection's span.
+                let lo = max(q.from ?? (q.ts - 1), spans[j].start - 1)
+                let hi = min(q.ts, spans[j].terminal)
+                if lo < hi { intervals.append(Interval(lo: lo, hi: hi, conn: j, idx: i)) }
+            }
+        }
+        let byLo = intervals.indices.sorted { intervals[$0].lo < intervals[$1].lo }
+        let byHi = intervals.indices.sorted { intervals[$0].hi < intervals[$1].hi }
+        var queries: [(t: Int64, conn: Int, idx: Int)] = []
+        for (k, feed) in feeds.enumerated() { for (i, q) in feed.enumerated() { queries.append((q.ts, k, i)) } }
+        queries.sort { $0.t < $1.t }
+
+        var tree = MaxTree(count: n)
+        var holding = [Int](repeating: -1, count: n)  // interval index each leaf holds
+        var a = 0, d = 0
+        for query in queries {
+            while a < byLo.count, intervals[byLo[a]].lo < query.t {
+                let iv = intervals[byLo[a]]
+                tree.set(iv.conn, feeds[iv.conn][iv.idx].rate)
+                holding[iv.conn] = byLo[a]
+                a += 1
+            }
+            while d < byHi.count, intervals[byHi[d]].hi < query.t {
+                let iv = intervals[byHi[d]]
+                if holding[iv.conn] == byHi[d] {
+                    tree.set(iv.conn, nil)
+                    holding[iv.conn] = -1
+                }
+                d += 1
+            }
+            let rate = feeds[query.conn][query.idx].rate
+            if let best = tree.best(excluding: query.conn) {
+                result[query.conn][query.idx] = best.rate > rate || (best.rate == rate && best.conn < query.conn)
+            }
+        }
+        return result
+    }
+
+    /// The best (highest rate, then lowest connection) of the leaves set.
+    struct MaxTree {
+        private var size = 1
+        private var rate: [Double]
+        private var conn: [Int]
+
+        init(count: Int) {
+            while size < count { size *= 2 }
+            rate = [Double](repeating: -.infinity, count: 2 * size)
+            conn = [Int](repeating: Int.max, count: 2 * size)
+        }
+
+        private func better(_ a: Int, _ b: Int) -> Int {
+            rate[a] > rate[b] || (rate[a] == rate[b] && conn[a] < conn[b]) ? a : b
+        }
+
+        mutating func set(_ j: Int, _ value: Double?) {
+            var i = j + size
+            rate[i] = value ?? -.infinity
+            conn[i] = value == nil ? Int.max : j
+            i /= 2
+            while i >= 1 {
+                let w = better(2 * i, 2 * i + 1)
+                rate[i] = rate[w]
+                conn[i] = conn[w]
+                i /= 2
+            }
+        }
+
+        /// The best over `[lo, hi)`, as a node index (or nil when empty).
+        private func query(_ lo: Int, _ hi: Int) -> Int? {
+            var best: Int? = nil
+            var l = lo + size, r = hi + size
+            while l < r {
+                if l & 1 == 1 { best = best.map { better($0, l) } ?? l; l += 1 }
+                if r & 1 == 1 { r -= 1; best = best.map { better($0, r) } ?? r }
+                l /= 2
+                r /= 2
+            }
+            return best
+        }
+
+        func best(excluding k: Int) -> (rate: Double, conn: Int)? {
+            let candidates = [query(0, k), query(k + 1, size)].compactMap { $0 }
+            guard let node = candidates.reduce(nil as Int?, { acc, x in acc.map { better($0, x) } ?? x }), rate[node] > -.infinity
+            else { return nil }
+            return (rate[node], conn[node])
+        }
+    }
+}
