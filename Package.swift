@@ -60,11 +60,11 @@ let package = Package(
             name: "MQAQueries", path: "Queries",
             exclude: ["README.md"],
             resources: queryFiles.map { .embedInCode($0) }),
-        .target(name: "MQABase", dependencies: ["CZstd", "CZlib", "CCrypto"], swiftSettings: hotLoops + [.swiftLanguageMode(.v6)]),
-        .target(name: "MQAModel", dependencies: ["MQABase"], swiftSettings: hotLoops + [.swiftLanguageMode(.v6)]),
-        .target(name: "MQAAnalysis", dependencies: ["MQABase", "MQAModel"], swiftSettings: hotLoops + [.swiftLanguageMode(.v6)]),
-        .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd", "MQABase", "MQAModel", "MQAAnalysis", "MQAQueries"], swiftSettings: hotLoops + [.swiftLanguageMode(.v6)]),
-        .target(name: "MQAIngest", dependencies: ["MQABase", "MQAModel", "MQAStore"], swiftSettings: hotLoops + [.swiftLanguageMode(.v6)]),
+        .target(name: "MQABase", dependencies: ["CZstd", "CZlib", "CCrypto"], swiftSettings: hotLoops),
+        .target(name: "MQAModel", dependencies: ["MQABase"], swiftSettings: hotLoops),
+        .target(name: "MQAAnalysis", dependencies: ["MQABase", "MQAModel"], swiftSettings: hotLoops),
+        .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd", "MQABase", "MQAModel", "MQAAnalysis", "MQAQueries"], swiftSettings: hotLoops),
+        .target(name: "MQAIngest", dependencies: ["MQABase", "MQAModel", "MQAStore"], swiftSettings: hotLoops),
         .target(name: "MQASimulator", dependencies: ["MQABase", "MQAModel", "MQAAnalysis"]),
         .target(name: "MQAReports", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore"]),
         .target(name: "MQACLI", dependencies: [
@@ -91,11 +91,8 @@ let package = Package(
         // Goldens are read from the source tree (#filePath), never bundled.
         .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports", "MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQATestSupport"], exclude: ["Golden"]),
         .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQABase", "MQAModel", "MQAStore", "MQAIngest"]),
-        .testTarget(name: "MQARecorderTests", dependencies: ["MQARecorder", "MQAModel", "MQABase", "MQAStore", "MQAIngest"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .testTarget(name: "MQARecorderTests", dependencies: ["MQARecorder", "MQAModel", "MQABase", "MQAStore", "MQAIngest"]),
     ],
-    // Swift 6 mode for the library modules, base to ingest (set per target
-    // above); Swift 5 for the rest: the CLI's option declarations and command
-    // tables live in statics whose types (closures inside) are not Sendable
-    // yet, and the reports and simulator have not been checked.
-    swiftLanguageModes: [.v5]
+    // Swift 6 language mode for every target, tests and benchmarks too.
+    swiftLanguageModes: [.v6]
 )

@@ -60,7 +60,7 @@ public func fuzzLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         return 0
     }
-    let payload = parser.payload()
+    let payload = parser.payload(in: line)
     let canonical = payload.canonicalJSON
     let canonicalBytes = Array(canonical.utf8)
     let decoded = canonicalBytes.withUnsafeBufferPointer { second.payload(of: kind, canonicalJSON: $0) }
@@ -71,7 +71,7 @@ public func fuzzLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         check(o == .event, "exported line rejected: \(o) \(String(decoding: exported, as: UTF8.self))")
         check(second.ts == ts && second.kind == kind, "envelope changed")
         check(second.meeting == parser.meeting && second.uid == parser.uid, "meeting/uid changed")
-        check(second.payload() == payload, "payload changed on export")
+        check(second.payload(in: buffer) == payload, "payload changed on export")
     }
     return 0
 }

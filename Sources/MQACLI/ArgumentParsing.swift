@@ -1,7 +1,7 @@
 /// What a command accepts, from which parsing (`parse`, ParsedArguments.swift),
 /// `--help` and usage errors (Help.swift) all come, so the help can never
 /// drift from the parser.
-struct CommandSpec {
+struct CommandSpec: Sendable {
     var name: String
     var abstract: String
     var discussion: String? = nil

@@ -7,9 +7,9 @@ import MQAIngest
 
 /// A subcommand: its spec (options, help) and what it does. `run` returns
 /// the exit code.
-struct Subcommand {
+struct Subcommand: Sendable {
     var spec: CommandSpec
-    var run: (ParsedArguments, CommandContext) throws -> Int32
+    var run: @Sendable (ParsedArguments, CommandContext) throws -> Int32
 }
 
 /// Exit codes of the spec.

@@ -18,7 +18,8 @@ struct InvalidValue: Error {
 
 /// The untyped declaration of one option, all that the parser and the help
 /// read. Commands never build one directly: they declare an `Option<Value>`.
-struct OptionSpec {
+/// Sendable, as commands keep their declarations in statics.
+struct OptionSpec: Sendable {
     /// Every name, short first (`-o`, `--out`); the last is the long one.
     var names: [String]
     /// Placeholder of the value (`FILE`), `nil` for a flag.
@@ -31,11 +32,11 @@ struct OptionSpec {
     /// What the help says is used when the option is absent.
     var defaultText: String?
     /// What a command reads when the option is absent (already typed).
-    var defaultValue: Any?
+    var defaultValue: (any Sendable)?
     /// A `--format` that, when absent, is told by the extension of `--out`.
     var followsOutExtension = false
     /// The text of one occurrence converted (and validated) to the typed value.
-    var convert: (String) throws -> Any
+    var convert: @Sendable (String) throws -> Any
 
     /// The long name: what errors and typed reads use.
     var primary: String { names.last! }
@@ -45,17 +46,17 @@ struct OptionSpec {
 }
 
 /// Anything a command lists among its options.
-protocol OptionDeclaration {
+protocol OptionDeclaration: Sendable {
     var spec: OptionSpec { get }
 }
 
 /// One option with the Swift type a command reads it as: declared once,
 /// it gives the parser its names and conversion, the help its text, and
 /// the command `args.get(option)` of type `Value`.
-struct Option<Value>: OptionDeclaration {
+struct Option<Value: Sendable>: OptionDeclaration {
     var spec: OptionSpec
     /// The typed value of the occurrences given (in order, already converted).
-    var read: ([Any]) -> Value
+    var read: @Sendable ([Any]) -> Value
 
     /// The default a factory was given, stored in the spec with its help text.
     fileprivate static func single(_ spec: OptionSpec, default value: Value?, defaultText: String?) -> Option {
@@ -78,7 +79,7 @@ extension Option where Value == String {
     /// Free text, checked by `validate` (which returns the problem, or nil).
     static func string(_ names: String..., value: String, help: String, required: Bool = false,
                        default: String? = nil, defaultText: String? = nil,
-                       validate: ((String) -> String?)? = nil) -> Option {
+                       validate: (@Sendable (String) -> String?)? = nil) -> Option {
         let spec = OptionSpec(names: names, valueName: value, help: help, isRequired: required) { text in
             if let problem = validate?(text) { throw InvalidValue(reason: problem) }
             return text
@@ -130,7 +131,7 @@ extension Option where Value == [String] {
     /// Given any number of times; the values in command-line order, each
     /// checked by `validate`.
     static func repeatable(_ names: String..., value: String, help: String,
-                           validate: ((String) -> String?)? = nil) -> Option {
+                           validate: (@Sendable (String) -> String?)? = nil) -> Option {
         var spec = OptionSpec(names: names, valueName: value, help: help, isRepeatable: true) { text in
             if let problem = validate?(text) { throw InvalidValue(reason: problem) }
             return text

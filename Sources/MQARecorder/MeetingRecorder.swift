@@ -332,19 +332,18 @@ private final class Writer: @unchecked Sendable {
     func run() {
         var finalRounds = 0
         while true {
-            let taken = buffer.take(waitingUpTo: interval)
             let lostBefore = files.lostEvents
-            for i in 0..<taken.count {
-                let r = taken.records[i]
-                add(r)
-                if r.event == .subMeetingMove {
-                    // The move line ends the old meeting's file; what follows
-                    // is the new meeting's.
-                    files.finish()
-                    files.meeting = r.s0
+            let taken = buffer.take(waitingUpTo: interval) { records in
+                for r in records {
+                    add(r)
+                    if r.event == .subMeetingMove {
+                        // The move line ends the old meeting's file; what follows
+                        // is the new meeting's.
+                        files.finish()
+                        files.meeting = r.s0
+                    }
                 }
             }
-            taken.records.deinitialize(count: taken.count)
             if taken.dropped > 0 {
                 reportedDrops += taken.dropped
                 var r = Record(ts: clock(), event: .recorderDropped)

@@ -88,21 +88,24 @@ final class RecordBuffer: @unchecked Sendable {
         if wake { condition.signal() }
     }
 
-    /// What the writer took: `records[0..<count]` stay valid until the next
-    /// `take`, and the writer deinitializes them itself (so freeing the
-    /// callers' strings happens on its thread).
+    /// What the writer took besides the records: drops since the last
+    /// take, and whether the recorder is closed.
     struct Taken {
-        var records: UnsafeMutablePointer<Record>
-        var count: Int
         var dropped: Int
         var closed: Bool
     }
 
+    /// Whether a take's records are lent out (a debug check: one writer).
+    private var lending = false
+
     /// Waits up to `interval` seconds (less when the buffer fills or the
-    /// recorder closes), then takes everything buffered.
-    func take(waitingUpTo interval: TimeInterval) -> Taken {
+    /// recorder closes), then takes everything buffered and lends it to
+    /// `body`, outside the lock (callers append to the other array
+    /// meanwhile). The records are valid in `body` only: they are
+    /// deinitialized when it returns, on the caller's thread, so the
+    /// callers' strings are freed on the writer's.
+    func take(waitingUpTo interval: TimeInterval, _ body: (UnsafeBufferPointer<Record>) -> Void) -> Taken {
         condition.lock()
-        defer { condition.unlock() }
         let deadline = Date(timeIntervalSinceNow: interval)
         while !closed {
             if suspended {
@@ -111,11 +114,22 @@ final class RecordBuffer: @unchecked Sendable {
             }
             if count >= capacity / 2 || !condition.wait(until: deadline) { break }
         }
-        let taken = Taken(records: active, count: count, dropped: droppedSinceTake, closed: closed)
+        assert(!lending, "two writers take from one buffer")
+        lending = true
+        let (records, taken) = (active, count)
+        let result = Taken(dropped: droppedSinceTake, closed: closed)
         swap(&active, &spare)
         count = 0
         droppedSinceTake = 0
-        return taken
+        condition.unlock()
+        // `records` is now the spare: no caller writes it until the next
+        // take swaps it back, which cannot start before this one returns.
+        body(UnsafeBufferPointer(start: records, count: taken))
+        records.deinitialize(count: taken)
+        condition.lock()
+        lending = false
+        condition.unlock()
+        return result
     }
 
     /// Refuses further records and wakes the writer for its last round.

@@ -31,7 +31,7 @@ import Testing
         for (name, bytes) in inputs {
             bytes.withUnsafeBufferPointer { line in
                 guard parser.parse(line) == .event, parser.kind != .qualityReport else { return }
-                let payload = parser.payload()
+                let payload = parser.payload(in: line)
                 let canonical = Array(payload.canonicalJSON.utf8)
                 let back = canonical.withUnsafeBufferPointer { second.payload(of: parser.kind, canonicalJSON: $0) }
                 #expect(back == payload, "\(name): canonical JSON does not read back")

@@ -7,11 +7,40 @@ import Foundation
 @testable import MQAIngest
 
 /// Parses one line with a fixed "now" (2026-11-30).
-func parse(_ text: String, now: Int64 = 1_796_000_000_000) -> (LineOutcome, LineParser) {
+func parse(_ text: String, now: Int64 = 1_796_000_000_000) -> (LineOutcome, ParsedLine) {
     var parser = LineParser(nowMs: now)
     let bytes = Array(text.utf8)
-    let outcome = bytes.withUnsafeBufferPointer { parser.parse($0) }
-    return (outcome, parser)
+    return bytes.withUnsafeBufferPointer { line in
+        let outcome = parser.parse(line)
+        return (outcome, ParsedLine(parser, line: line, outcome: outcome))
+    }
+}
+
+/// What the parser shows of one line, copied out while the line was lent:
+/// the parser neither copies nor outlives it.
+struct ParsedLine {
+    let kind: EventKind
+    let ts: Int64
+    let meeting: [UInt8], uid: [UInt8]
+    let loss: DecimalNumber, rtt: DecimalNumber, jitter: DecimalNumber, bitrate: DecimalNumber, mos: DecimalNumber
+    let report: QualityReport
+    private let built: EventPayload?
+    private let canonical: [UInt8]
+
+    init(_ parser: borrowing LineParser, line: UnsafeBufferPointer<UInt8>, outcome: LineOutcome) {
+        (kind, ts, meeting, uid) = (parser.kind, parser.ts, parser.meeting, parser.uid)
+        (loss, rtt, jitter, bitrate, mos) = (parser.loss, parser.rtt, parser.jitter, parser.bitrate, parser.mos)
+        report = parser.report
+        built = outcome == .event ? parser.payload(in: line) : nil
+        var bytes: [UInt8] = []
+        if outcome == .event && parser.kind != .qualityReport { parser.appendCanonicalPayload(of: line, to: &bytes) }
+        canonical = bytes
+    }
+
+    /// The parser's `payload(in:)` of the line (an `.event` one).
+    func payload() -> EventPayload { built! }
+    /// The parser's `appendCanonicalPayload(of:to:)` of the line.
+    func appendCanonicalPayload(to out: inout [UInt8]) { out += canonical }
 }
 
 func reason(_ text: String) -> String? {
@@ -378,7 +407,7 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
                 #expect(ok == (decoded != nil), "\(name) in \(String(decoding: line, as: UTF8.self))")
                 guard ok else { continue }
                 for slot in FieldKey.names.indices {
-                    #expect((scanner.fields[slot].type == .number) == (slot == known), "\(name): slot \(slot)")
+                    #expect((scanner[slot: slot].type == .number) == (slot == known), "\(name): slot \(slot)")
                 }
             }
         }

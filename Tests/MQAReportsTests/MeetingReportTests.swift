@@ -95,11 +95,11 @@ import MQAAnalysis
     /// the millisecond form without its fraction: truncated, never rounded,
     /// the sign taken before the truncation.
     @Test(arguments: [
-        (Int64(67_900), "+1:07.900", "+1:07") as (Int64, String, String), (3_723_999, "+1:02:03.999", "+1:02:03"),
+        (67_900, "+1:07.900", "+1:07"), (3_723_999, "+1:02:03.999", "+1:02:03"),
         (0, "+0:00.000", "+0:00"), (-500, "-0:00.500", "-0:00"), (-61_001, "-1:01.001", "-1:01"),
         (59_999, "+0:59.999", "+0:59"), (3_600_000, "+1:00:00.000", "+1:00:00"),
         (36_000_000 * 30, "+300:00:00.000", "+300:00:00"),
-    ])
+    ] as [(Int64, String, String)])
     func offsetsInBothForms(delta: Int64, long: String, short: String) {
         #expect(ReportText.offset(Fixtures.t0 + delta, from: Fixtures.t0) == long)
         #expect(ReportText.offset(Fixtures.t0 + delta, from: Fixtures.t0, milliseconds: false) == short)

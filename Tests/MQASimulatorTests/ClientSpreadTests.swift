@@ -22,13 +22,15 @@ import MQAIngest
             for file in simulator.meeting(index).files {
                 for line in file.contents.split(separator: 0x0A) {
                     let bytes = Array(line)
-                    let outcome = bytes.withUnsafeBufferPointer { parser.parse($0) }
+                    let (outcome, payload) = bytes.withUnsafeBufferPointer { b -> (LineOutcome, EventPayload?) in
+                        let outcome = parser.parse(b)
+                        return (outcome, outcome == .event ? parser.payload(in: b) : nil)
+                    }
                     if case .rejected(let reason) = outcome {
                         rejected.append(reason + ": " + String(decoding: bytes.prefix(200), as: UTF8.self))
                         continue
                     }
-                    guard outcome == .event else { continue }
-                    let p = parser.payload()
+                    guard outcome == .event, let p = payload else { continue }
                     switch parser.kind {
                     case .meetingJoin:
                         joins += 1
@@ -77,11 +79,14 @@ import MQAIngest
         var reports = 0, speakers = 0
         for file in files {
             for line in file.contents.split(separator: 0x0A) {
-                let outcome = Array(line).withUnsafeBufferPointer { parser.parse($0) }
+                let (outcome, payload) = Array(line).withUnsafeBufferPointer { b -> (LineOutcome, EventPayload?) in
+                    let outcome = parser.parse(b)
+                    return (outcome, outcome == .event ? parser.payload(in: b) : nil)
+                }
                 if case .rejected(let reason) = outcome { Issue.record(Comment(rawValue: reason)) }
                 if outcome == .event && parser.kind == .qualityReport { reports += 1 }
                 if outcome == .event && parser.kind == .activeSpeakersChange { speakers += 1 }
-                if outcome == .event && parser.kind == .meetingJoin { #expect(parser.payload().string("engine") == "p2p") }
+                if outcome == .event && parser.kind == .meetingJoin { #expect(payload?.string("engine") == "p2p") }
             }
         }
         #expect(reports > 0 && speakers > 0)

@@ -7,7 +7,7 @@ import MQAStore
 /// line; `getstats` lines are delta-compressed samples per connection.
 struct RTCStatsImporter {
     let context: ImportContext
-    private let scanner = JSONScanner()
+    private let scanner = JSONWalker()
 
     init(context: ImportContext) { self.context = context }
 

@@ -15,7 +15,7 @@ import MQAStore
 /// working memory is the dump itself plus one connection's series.
 struct WebRTCInternalsImporter {
     let context: ImportContext
-    private let scanner = JSONScanner()
+    private let scanner = JSONWalker()
 
     init(context: ImportContext) { self.context = context }
 

@@ -45,7 +45,7 @@ enum DumpReading {
                     guard queue.put(.restart) else { throw Cancelled() }
                 }
             }
-            var batches = BatchParser(nowMs: nowMs)
+            let batches = BatchParserBox(nowMs: nowMs)
             var number = 0
             func put(_ full: ParsedBatch?, holding: Bool) throws {
                 guard let full else { return }
@@ -59,7 +59,7 @@ enum DumpReading {
                 while let newline = lines[start...].firstIndex(of: 0x0A) {
                     number += 1
                     if number > skipThrough {
-                        try put(batches.add(UnsafeBufferPointer(rebasing: lines[start..<newline]), number: number, oversize: nil), holding: holding)
+                        try put(batches.parser.add(UnsafeBufferPointer(rebasing: lines[start..<newline]), number: number, oversize: nil), holding: holding)
                     }
                     start = newline + 1
                 }
@@ -77,11 +77,11 @@ enum DumpReading {
             for reject in conversion.rejects {
                 number += 1
                 if number <= skipThrough { continue }
-                try put(batches.addReject(line: reject.line, reason: reject.reason, raw: reject.raw, size: reject.size, number: number),
+                try put(batches.parser.addReject(line: reject.line, reason: reject.reason, raw: reject.raw, size: reject.size, number: number),
                         holding: false)
             }
             try conversion.lines.withUnsafeBufferPointer { try add($0, holding: false) }
-            let last = batches.take()
+            let last = batches.parser.take()
             last.bytesRead = reader.bytesRead
             last.prefixDigest = digest
             last.conversion = ConversionCounts(conversion)

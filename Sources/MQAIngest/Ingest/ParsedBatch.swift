@@ -88,7 +88,8 @@ final class ParsedBatch {
 }
 
 /// Parses lines into batches: the work that runs off the writer's thread.
-struct BatchParser {
+/// Not copyable: it holds the line parser.
+struct BatchParser: ~Copyable {
     private var parser: LineParser
     private var batch = ParsedBatch()
     private var clientIndex: [EventStore.ClientKey: Int32] = [:]
@@ -125,7 +126,7 @@ struct BatchParser {
                 batch.eventClient.append(client)
                 batch.eventTs.append(parser.ts)
                 batch.eventKind.append(parser.kind)
-                parser.appendCanonicalPayload(to: &batch.payloadBytes)
+                parser.appendCanonicalPayload(of: line, to: &batch.payloadBytes)
                 batch.payloadEnds.append(batch.payloadBytes.count)
             }
         }
@@ -165,6 +166,15 @@ struct BatchParser {
         }
         return lastIndex
     }
+}
+
+/// A `BatchParser` in a class, for closures that escape (a dump importer's
+/// `emit`, which adds each converted connection's lines): they cannot
+/// capture a noncopyable value.
+final class BatchParserBox {
+    var parser: BatchParser
+
+    init(nowMs: Int64) { parser = BatchParser(nowMs: nowMs) }
 }
 
 /// A bounded hand-over between the parsing thread and the writer: the

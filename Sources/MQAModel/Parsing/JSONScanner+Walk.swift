@@ -11,10 +11,10 @@ package enum JSONScalar {
     case container
 }
 
-/// Walking nested documents (the stats dumps) with the same validating
-/// scanner the event log uses: the caller visits the members it wants and
+/// Walking nested documents (the stats dumps) with the grammar the line
+/// scanner uses (`JSONWalker`): the caller visits the members it wants and
 /// lets the scanner check and skip the rest, so no tree is ever built.
-extension JSONScanner {
+extension JSONGrammar where Self: ~Copyable {
     /// Visits each member of the object at `p` (which must be `{`). `body`
     /// gets the key's byte range and must move `p` past the member's value
     /// (e.g. with `skipValue`). On return `p` is after the closing `}`.

@@ -52,18 +52,6 @@ struct FieldKey: Hashable {
     }
 }
 
-/// The memory behind `JSONScanner.fields`, freed with the last scanner.
-final class FieldStorage {
-    let values: UnsafeMutableBufferPointer<FieldValue>
-
-    init(count: Int) {
-        values = .allocate(capacity: count)
-        values.initialize(repeating: FieldValue())
-    }
-
-    deinit { values.deallocate() }
-}
-
 /// Why a line is not valid JSON (the position is a 1-based byte column).
 package struct SyntaxError: Error {
     package var message: String
@@ -75,27 +63,59 @@ package struct SyntaxError: Error {
     }
 }
 
+/// The JSON grammar's checks, each on a buffer and a position passed in:
+/// no state of their own. The line scanner, which keeps the fields it
+/// finds, and the dump importers, which walk nested documents
+/// (`JSONWalker`), share them.
+package protocol JSONGrammar: ~Copyable {}
+
+/// The grammar alone, for walking documents member by member (the stats
+/// dumps): copyable, as it holds nothing.
+package struct JSONWalker: JSONGrammar {
+    package init() {}
+}
+
 /// A validating JSON scanner over one line's UTF-8 bytes.
 ///
 /// It checks the whole line against the JSON grammar (strings' UTF-8 and
 /// escapes included) but keeps only the top-level fields of `FieldKey`, as
 /// byte ranges into the line: no allocation per line on the common path.
-package struct JSONScanner {
+///
+/// Not copyable: it owns the memory its fields are written to, and a copy
+/// would share it, so that scanning with one overwrote the other's fields.
+package struct JSONScanner: ~Copyable, JSONGrammar {
     /// Nesting deeper than this is refused, so hostile input cannot exhaust
     /// the stack.
     static let maxDepth = 64
 
-    /// The known top-level fields of the last line, by `FieldKey` slot.
-    /// Memory of the scanner's own, written through a pointer: stored into
-    /// an array, every field checked the array's uniqueness. Copies of a
-    /// scanner share it (a scanner serves one thread).
-    var fields: UnsafeMutableBufferPointer<FieldValue> { storage.values }
-    private let storage = FieldStorage(count: FieldKey.names.count)
+    /// The known top-level fields of the last line, by `FieldKey` slot, in
+    /// memory this scanner allocates and frees: written through a pointer,
+    /// as stored into an array every field write checked the array's
+    /// uniqueness. Read with the subscript or `withFields`.
+    private let fields: UnsafeMutableBufferPointer<FieldValue>
     private var keyScratch: [UInt8] = []
     /// The key table, held here so the hot loop reads no global.
     private let keys = KeyTable.shared
 
-    package init() {}
+    package init() {
+        fields = .allocate(capacity: FieldKey.names.count)
+        fields.initialize(repeating: FieldValue())
+    }
+
+    deinit { fields.deallocate() }
+
+    /// Field `slot` (a `FieldKey` raw value) of the last line scanned; a
+    /// slot outside the table traps in a debug build.
+    @inline(__always)
+    subscript(slot slot: Int) -> FieldValue { fields[slot] }
+
+    /// Lends the last line's fields, by slot, to `body`, for a view that
+    /// reads many of them. They are valid in `body` only: the scanner's next
+    /// line overwrites them and its end frees them.
+    @inline(__always)
+    func withFields<R>(_ body: (UnsafeBufferPointer<FieldValue>) -> R) -> R {
+        body(UnsafeBufferPointer(fields))
+    }
 
     /// Scans `line`; on success `fields` holds the known top-level fields.
     mutating func scan(_ line: UnsafeBufferPointer<UInt8>) throws(SyntaxError) {
@@ -206,7 +226,11 @@ package struct JSONScanner {
         return ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | control | w) & (ones &* 0x80)
     }
 
-    private func syntax(_ message: String, _ p: Int) -> SyntaxError {
+}
+
+// The grammar: checks that keep no state, for the scanner and the walker.
+extension JSONGrammar where Self: ~Copyable {
+    fileprivate func syntax(_ message: String, _ p: Int) -> SyntaxError {
         SyntaxError(message: "not valid JSON: " + message, column: p + 1)
     }
 
@@ -219,6 +243,9 @@ package struct JSONScanner {
         }
     }
 
+}
+
+extension JSONScanner {
     private mutating func lookup(_ s: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ escaped: Bool) -> FieldKey? {
         if end - start > KeyTable.maxLength { return nil }
         if !escaped { return keys.match(in: s, start, end) }
@@ -228,9 +255,12 @@ package struct JSONScanner {
         return keyScratch.withUnsafeBufferPointer { keys.match($0) }
     }
 
+}
+
+extension JSONGrammar where Self: ~Copyable {
     /// Scans a known field's value, capturing what the validator needs.
     @_transparent
-    private func scanField(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int) throws(SyntaxError) -> FieldValue {
+    fileprivate func scanField(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int) throws(SyntaxError) -> FieldValue {
         var v = FieldValue()
         guard p < s.count else { throw syntax("expected a value", p) }
         let c = s[p]
@@ -264,7 +294,7 @@ package struct JSONScanner {
         return v
     }
 
-    private func literal(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ word: StaticString) throws(SyntaxError) {
+    fileprivate func literal(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ word: StaticString) throws(SyntaxError) {
         let count = word.utf8CodeUnitCount
         guard p + count <= s.count else { throw syntax("unexpected end", p) }
         let w = word.utf8Start
@@ -382,7 +412,7 @@ package struct JSONScanner {
 
     /// Checks one multi-byte UTF-8 sequence at `i` (RFC 3629: no overlongs,
     /// no surrogates, nothing past U+10FFFF); returns the index after it.
-    private func utf8Sequence(_ s: UnsafeBufferPointer<UInt8>, _ i: Int) throws(SyntaxError) -> Int {
+    fileprivate func utf8Sequence(_ s: UnsafeBufferPointer<UInt8>, _ i: Int) throws(SyntaxError) -> Int {
         let n = s.count
         let c = s[i]
         @inline(__always) func cont(_ j: Int) -> Bool { j < n && s[j] & 0xC0 == 0x80 }
@@ -531,7 +561,7 @@ package struct JSONScanner {
     /// A number's `e`/`E` part at `i`, if any, moved past: its value, with
     /// digits beyond 100,000 no longer counted (that is out of range anyway).
     @inline(__always)
-    private func exponentPart(_ s: UnsafeBufferPointer<UInt8>, _ i: inout Int) throws(SyntaxError) -> Int {
+    fileprivate func exponentPart(_ s: UnsafeBufferPointer<UInt8>, _ i: inout Int) throws(SyntaxError) -> Int {
         let n = s.count
         guard i < n && (s[i] == UInt8(ascii: "e") || s[i] == UInt8(ascii: "E")) else { return 0 }
         i += 1
