@@ -1,3 +1,4 @@
+import Foundation
 import MQABase
 
 /// A 95 % interval `[lower, upper]`.
@@ -73,17 +74,29 @@ public struct BootstrapOptions: Sendable, Equatable {
         return ConfidenceInterval(lower: v[lo - 1], upper: v[hi - 1])
     }
 
-    /// The two-sided bootstrap p-value of "the ratio is 1": twice the
-    /// smaller share of defined replicate ratios on either side of 1 (ties
-    /// half each side), with the +1 that keeps it above 0.
-    static func pValue(ratios: [Double]) -> Double {
-        var below = 0.0, above = 0.0, n = 0.0
-        for r in ratios where !r.isNaN {
+    /// The two-sided p-value of "the ratio is 1": the log of the point
+    /// ratio over the bootstrap standard error of the log ratio, inflated by
+    /// √(k/(k−1)) for `clusters` = k meetings, against Student's t with
+    /// k − 1 degrees of freedom. Smooth, unlike counting replicates beyond
+    /// 1 (whose tail counts are noisy exactly where a corrected threshold
+    /// looks), and with the heavier tails a statistic of few meetings has.
+    static func pValue(ratio: Double?, replicates ratios: [Double], clusters: Int) -> Double {
+        guard let ratio, ratio > 0, ratio.isFinite, clusters >= 2 else { return 1 }
+        var n = 0.0, sum = 0.0, squares = 0.0
+        for r in ratios where r > 0 && r.isFinite {
+            let l = log(r)
             n += 1
-            if r < 1 { below += 1 } else if r > 1 { above += 1 } else { below += 0.5; above += 0.5 }
+            sum += l
+            squares += l * l
         }
-        guard n > 0 else { return 1 }
-        return min(1, 2 * (min(below, above) + 1) / (n + 1))
+        // Too often undefined (as for `interval`): claim nothing.
+        guard n >= 2, n * 10 >= Double(ratios.count) * 9 else { return 1 }
+        let variance = max(0, (squares - sum * sum / n) / (n - 1))
+        let k = Double(clusters)
+        let se = variance.squareRoot() * (k / (k - 1)).squareRoot()
+        let l = log(ratio)
+        if se == 0 { return l == 0 ? 1 : 0 }
+        return StudentT.twoSidedP(l / se, df: k - 1)
     }
 }
 

@@ -67,8 +67,8 @@ public struct CohortComparison: Sendable, Equatable {
         /// The 95 % percentile interval of the ratio over the resamples
         /// (not corrected: the interval a reader expects).
         public var ratioCI: ConfidenceInterval?
-        /// The bootstrap p-value of "ratio 1", and Holm's adjustment of it
-        /// over all the metrics compared.
+        /// The p-value of "ratio 1" (`BootstrapOptions.pValue`), and Holm's
+        /// adjustment of it over all the metrics compared.
         public var p: Double
         public var pAdjusted: Double
         /// `pAdjusted` below `alpha`.
@@ -93,7 +93,7 @@ public struct CohortComparison: Sendable, Equatable {
         }
         func figures(_ value: String, _ key: Int) -> CohortFigures {
             guard let g = groups.keys.firstIndex(of: key) else {
-                return CohortFigures.point(value: value, sums: CohortSums(), meetings: 0, mos: [], firstFrame: [], options: options)
+                return CohortFigures.point(value: value, sums: CohortSums(), meetings: 0, mos: CohortSamples(), firstFrame: CohortSamples(), options: options)
             }
             return CohortFigures.point(value: value, sums: groups.totals[g], meetings: groups.meetingsPerGroup[g],
                                        mos: groups.mos[g], firstFrame: groups.firstFrame[g], options: options)
@@ -115,22 +115,24 @@ public struct CohortComparison: Sendable, Equatable {
                     case .lowTierShare: (x, y) = (sums[ga].lowTierShare, sums[gb].lowTierShare)
                     case .abnormalDisconnectRate: (x, y) = (sums[ga].abnormalDisconnectRate, sums[gb].abnormalDisconnectRate)
                     case .mosP50:
-                        (x, y) = (CohortGroups<Int>.percentile(groups.mos[ga], percent: 50, counts: counts),
-                                  CohortGroups<Int>.percentile(groups.mos[gb], percent: 50, counts: counts))
+                        (x, y) = (groups.mos[ga].percentile(50, counts: counts), groups.mos[gb].percentile(50, counts: counts))
                     case .firstFrameP90Ms:
-                        (x, y) = (CohortGroups<Int>.percentile(groups.firstFrame[ga], percent: 90, counts: counts),
-                                  CohortGroups<Int>.percentile(groups.firstFrame[gb], percent: 90, counts: counts))
+                        (x, y) = (groups.firstFrame[ga].percentile(90, counts: counts),
+                                  groups.firstFrame[gb].percentile(90, counts: counts))
                     }
                     ratios[i].append(CohortComparison.ratio(y, over: x))
                 }
             }
         }
-        let pValues = ratios.map { BootstrapOptions.pValue(ratios: $0) }
-        let adjusted = Holm.adjusted(pValues)
         let (fa, fb) = (self.a, self.b)
+        let points = all.map { m in m.value(fa).flatMap { x in m.value(fb).flatMap { y in x > 0 ? y / x : nil } } }
+        // The meetings that hold either cohort: the independent units.
+        let clusters = groups.entries.count { !$0.isEmpty }
+        let pValues = all.indices.map { BootstrapOptions.pValue(ratio: points[$0], replicates: ratios[$0], clusters: clusters) }
+        let adjusted = Holm.adjusted(pValues)
         metrics = all.enumerated().map { i, m in
             let x = m.value(fa), y = m.value(fb)
-            let r = x.flatMap { x in y.flatMap { y in x > 0 ? y / x : nil } }
+            let r = points[i]
             let ci = r == nil ? nil : options.interval(ratios[i])
             // Without a point ratio (or an interval) nothing is claimed.
             let significant = r != nil && ci != nil && adjusted[i] < CohortComparison.alpha

@@ -49,8 +49,8 @@ struct CohortGroups<Key: Hashable> {
     var totals: [CohortSums] = []
     var meetingsPerGroup: [Int] = []
     /// Per group, ascending, each with its meeting's index.
-    var mos: [[(value: Double, meeting: Int32)]] = []
-    var firstFrame: [[(value: Double, meeting: Int32)]] = []
+    var mos: [CohortSamples] = []
+    var firstFrame: [CohortSamples] = []
 
     /// `key` returns `nil` for a participant left out of every group.
     init(_ meetings: [CohortMeeting], key: (CohortMeeting, CohortParticipant) -> Key?) {
@@ -71,8 +71,8 @@ struct CohortGroups<Key: Hashable> {
                     keys.append(k)
                     totals.append(CohortSums())
                     meetingsPerGroup.append(0)
-                    mos.append([])
-                    firstFrame.append([])
+                    mos.append(CohortSamples())
+                    firstFrame.append(CohortSamples())
                 }
                 if let i = here.firstIndex(where: { $0.group == g }) {
                     here[i].sums.add(p)
@@ -83,14 +83,14 @@ struct CohortGroups<Key: Hashable> {
                     meetingsPerGroup[g] += 1
                 }
                 totals[g].add(p)
-                if let v = p.mosP50 { mos[g].append((v, Int32(m))) }
-                for f in p.firstFrameMs { firstFrame[g].append((Double(f), Int32(m))) }
+                if let v = p.mosP50 { mos[g].append(v, meeting: m) }
+                for f in p.firstFrameMs { firstFrame[g].append(Double(f), meeting: m) }
             }
             entries.append(here)
         }
         for g in keys.indices {
-            mos[g].sort { $0.value < $1.value }
-            firstFrame[g].sort { $0.value < $1.value }
+            mos[g].sort()
+            firstFrame[g].sort()
         }
     }
 
@@ -102,22 +102,46 @@ struct CohortGroups<Key: Hashable> {
             for e in entries[m] { out[e.group].add(e.sums, times: c) }
         }
     }
+}
 
-    /// The nearest-rank `percent` percentile of `sorted` with each sample
-    /// weighted by its meeting's draws (all 1: the plain percentile); NaN
-    /// when nothing is left.
-    static func percentile(_ sorted: [(value: Double, meeting: Int32)], percent: Int,
-                           counts: UnsafeBufferPointer<Int32>?) -> Double {
-        guard let counts else { return NearestRank.value(sorted.map(\.value), percent: percent) ?? .nan }
-        var total = 0
-        for s in sorted { total += Int(counts[Int(s.meeting)]) }
-        guard total > 0 else { return .nan }
-        let rank = NearestRank.rank(percent: percent, count: total)
-        var seen = 0
-        for s in sorted {
-            seen += Int(counts[Int(s.meeting)])
-            if seen >= rank { return s.value }
+/// Samples of one group (MOS medians, first-frame times), each tagged with
+/// its meeting, kept as two arrays: the bootstrap walks them once per
+/// resample.
+struct CohortSamples: Sendable, Equatable {
+    private(set) var values: [Double] = []
+    private(set) var meetings: [Int32] = []
+
+    var isEmpty: Bool { values.isEmpty }
+
+    mutating func append(_ value: Double, meeting: Int) {
+        values.append(value)
+        meetings.append(Int32(meeting))
+    }
+
+    /// Ascending by value (ties in the order appended).
+    mutating func sort() {
+        let order = values.indices.sorted { (values[$0], $0) < (values[$1], $1) }
+        values = order.map { values[$0] }
+        meetings = order.map { meetings[$0] }
+    }
+
+    /// The nearest-rank `percent` percentile of the sorted samples, each
+    /// weighted by its meeting's draws (`counts`; nil: all 1, the plain
+    /// percentile); NaN when nothing is left.
+    func percentile(_ percent: Int, counts: UnsafeBufferPointer<Int32>? = nil) -> Double {
+        guard !values.isEmpty else { return .nan }
+        guard let counts else { return values[NearestRank.rank(percent: percent, count: values.count) - 1] }
+        return meetings.withUnsafeBufferPointer { m in
+            var total = 0
+            for i in 0..<m.count { total += Int(counts[Int(m[i])]) }
+            guard total > 0 else { return .nan }
+            let rank = NearestRank.rank(percent: percent, count: total)
+            var seen = 0
+            for i in 0..<m.count {
+                seen += Int(counts[Int(m[i])])
+                if seen >= rank { return values[i] }
+            }
+            return values[values.count - 1]
         }
-        return sorted.last!.value
     }
 }

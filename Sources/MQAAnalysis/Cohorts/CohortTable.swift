@@ -27,16 +27,16 @@ public struct CohortFigures: Sendable, Equatable {
     /// (`BootstrapOptions.minMeetings`, `minParticipants`).
     public var insufficient: Bool
 
-    static func point(value: String?, sums s: CohortSums, meetings: Int, mos: [(value: Double, meeting: Int32)],
-                      firstFrame: [(value: Double, meeting: Int32)], options: BootstrapOptions) -> CohortFigures {
+    static func point(value: String?, sums s: CohortSums, meetings: Int, mos: CohortSamples,
+                      firstFrame: CohortSamples, options: BootstrapOptions) -> CohortFigures {
         func defined(_ x: Double) -> Double? { x.isNaN ? nil : x }
-        let ff = CohortGroups<Int>.percentile(firstFrame, percent: 90, counts: nil)
+        let ff = firstFrame.percentile(90)
         return CohortFigures(
             value: value, participants: Int(s.participants), meetings: meetings,
             watchedMs: Int64(s.watched), stalledMs: Int64(s.stalled),
             stallRate: defined(s.stallRate), stallRateCI: nil,
             lowTierShare: defined(s.lowTierShare), lowTierShareCI: nil,
-            mosP50: defined(CohortGroups<Int>.percentile(mos, percent: 50, counts: nil)),
+            mosP50: defined(mos.percentile(50)),
             abnormalDisconnectRate: defined(s.abnormalDisconnectRate), abnormalDisconnectRateCI: nil,
             firstFrameP90Ms: ff.isNaN ? nil : Int64(ff),
             insufficient: meetings < options.minMeetings || Int(s.participants) < options.minParticipants)
@@ -66,7 +66,7 @@ public struct CohortTable: Sendable, Equatable {
         // value: event-log strings are 1–256 characters).
         let figures = CohortTable.figures(meetings, options: options) { _, p in field.value(of: p) ?? "" }
         unknown = figures.first { $0.value == nil }
-            ?? CohortFigures.point(value: nil, sums: CohortSums(), meetings: 0, mos: [], firstFrame: [], options: options)
+            ?? CohortFigures.point(value: nil, sums: CohortSums(), meetings: 0, mos: CohortSamples(), firstFrame: CohortSamples(), options: options)
         cohorts = CohortTable.ranked(figures.filter { $0.value != nil }, field: field)
     }
 
