@@ -30,6 +30,7 @@ public enum CLI {
             ReportMeetingCommand.command, ReportTrackCommand.command, ReportFleetCommand.command,
             MeetingsCommand.command, SimulateCommand.command, DemoCommand.command, QueryCommand.command,
             CheckCommand.command, ReportCohortsCommand.command, CompareCommand.command,
+            ReportTrendsCommand.command,
         ]
     }
 

@@ -186,12 +186,22 @@ public final class BatchWriter: @unchecked Sendable {
     /// each file: `index.html`/`index.md`, or `index.json`/`index.csv`
     /// with a `file` field.
     @discardableResult
-    public func writeIndex(_ entries: [FleetEntry]) throws -> String {
+    public func writeIndex(_ entries: [FleetEntry], sitePages: [(title: String, file: String)] = []) throws -> String {
         let map = Dictionary(files.map { ($0.meeting, $0.file) }, uniquingKeysWith: { a, _ in a })
-        let fleet = FleetReport(entries: entries, files: map)
+        var fleet = FleetReport(entries: entries, files: map)
+        fleet.sitePages = sitePages
         let name = "index.\(format.fileExtension)"
         try writeFile(name, fleet.render(format))
         return name
+    }
+
+    /// Writes a fleet-wide page of the site (`cohorts.html`, `trends.html`)
+    /// beside the index. Meeting pages always carry a hash suffix, so such
+    /// a name is never one of theirs.
+    public func writeSitePage(_ name: String, _ text: String) throws {
+        guard !used.contains(name) else { throw ReportError.unsafePath("\(name) twice") }
+        used.insert(name)
+        try writeFile(name, text)
     }
 
     /// Writes `text` to a new temporary file in the directory and renames

@@ -123,8 +123,14 @@ public struct CohortsReport: RenderedReport, Sendable {
     }
 
     public var csv: String {
-        var t = ReportTable(headers: [
-            "value", "participants", "meetings", "watchedMs", "stalledMs", "stallRate", "stallRateLow", "stallRateHigh",
+        CohortsReport.csvTable((table.cohorts + [table.unknown]).map { ([], $0) }, leading: [], value: true).csv
+    }
+
+    /// The CSV rows of `rows`' figures, each after its `leading` cells
+    /// (under the `leading` headers); `value`: with the value column.
+    static func csvTable(_ rows: [(leading: [ReportCell], figures: CohortFigures)], leading: [String], value: Bool) -> ReportTable {
+        var t = ReportTable(headers: leading + (value ? ["value"] : []) + [
+            "participants", "meetings", "watchedMs", "stalledMs", "stallRate", "stallRateLow", "stallRateHigh",
             "lowTierShare", "lowTierShareLow", "lowTierShareHigh", "mosP50", "abnormalDisconnectRate",
             "abnormalDisconnectRateLow", "abnormalDisconnectRateHigh", "firstFrameP90Ms", "insufficient",
         ])
@@ -133,9 +139,10 @@ public struct CohortsReport: RenderedReport, Sendable {
             guard let ci else { return [.empty(shown: ""), .empty(shown: "")] }
             return [n(CohortsReport.rate(ci.lower)), n(CohortsReport.rate(ci.upper))]
         }
-        for f in table.cohorts + [table.unknown] {
-            var row: [ReportCell] = [f.value.map(ReportCell.text) ?? .empty(shown: ""), .int(f.participants), .int(f.meetings),
-                                     .int(f.watchedMs), .int(f.stalledMs)]
+        for (cells, f) in rows {
+            var row = cells
+            if value { row.append(f.value.map(ReportCell.text) ?? .empty(shown: "")) }
+            row += [.int(f.participants), .int(f.meetings), .int(f.watchedMs), .int(f.stalledMs)]
             row += [n(CohortsReport.rate(f.stallRate))] + ends(f.stallRateCI)
             row += [n(CohortsReport.rate(f.lowTierShare))] + ends(f.lowTierShareCI)
             row += [n(f.mosP50.map { .double(CohortsReport.rounded($0, 100)) } ?? .null)]
@@ -143,7 +150,7 @@ public struct CohortsReport: RenderedReport, Sendable {
             row += [n(.optional(f.firstFrameP90Ms)), .literal(f.insufficient ? "true" : "false")]
             t.add(row)
         }
-        return t.csv
+        return t
     }
 
     public var html: String {

@@ -95,7 +95,8 @@ public struct CompareReport: RenderedReport, Sendable {
 
     static func methodText(_ o: BootstrapOptions) -> String {
         "Ratios B/A with 95 % percentile bootstrap intervals over meetings (\(o.replicates) resamples, seed \(o.seed)); "
-            + "one resample serves both cohorts. Significant = Holm-adjusted bootstrap p below 0.05 over all "
+            + "one resample serves both cohorts. p from the resamples' standard error of log(B/A) against Student's t "
+            + "(meetings − 1 degrees of freedom). Significant = Holm-adjusted p below 0.05 over all "
             + "\(CohortMetric.allCases.count) metrics, so the chance of any false alarm in the comparison stays at most 5 %. "
             + "--fail-if-worse exits 2 when B is significantly worse on stall rate, time at poor/bad or abnormal disconnects. "
             + "See Docs/cohorts.md."

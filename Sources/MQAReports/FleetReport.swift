@@ -68,6 +68,9 @@ public struct FleetReport: Sendable, RenderedReport {
     /// Batch index: meeting id → file name relative to the index. When set,
     /// md and html link each meeting, json and csv add a `file` field.
     public var files: [String: String]?
+    /// Site index only: the fleet-wide pages beside it (cohorts, trends),
+    /// linked under the heading of the html.
+    public var sitePages: [(title: String, file: String)] = []
 
     public init(entries: [FleetEntry], top: Int? = nil, files: [String: String]? = nil) {
         let sorted = entries.sorted { ($0.score, $1.header.meeting) > ($1.score, $0.header.meeting) }

@@ -105,3 +105,45 @@ import Testing
         #expect(c.stdout != a.stdout)
     }
 }
+
+@Suite struct TrendsCLITests {
+    @Test func trendsJSONAndFormats() throws {
+        let db = CohortsCLITests.db
+        let r = MQA.run(["report", "trends", "--db", db, "--every", "week", "-f", "json"])
+        #expect(r.status == 0, "\(r)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["schema"] as? String == "mqa.trends/1" && json["every"] as? String == "week" && json["by"] is NSNull)
+        let periods = try #require(json["periods"] as? [[String: Any]])
+        #expect(periods.count >= 2)
+        #expect(periods.allSatisfy { ($0["period"] as? String)?.count == 10 && $0["stallRateCI"] != nil && $0["value"] == nil })
+        let byNet = MQA.run(["report", "trends", "--db", db, "--by", "netType", "-f", "html"])
+        #expect(byNet.status == 0 && byNet.stdout.contains("<svg") && byNet.stdout.contains("cellular"))
+        let csv = MQA.run(["report", "trends", "--db", db, "--by", "netType", "-f", "csv"])
+        #expect(csv.stdout.hasPrefix("period,value,participants,"))
+        let md = MQA.run(["report", "trends", "--db", db])
+        #expect(md.stdout.hasPrefix("# Trends per day: 24 meetings"))
+        #expect(MQA.run(["report", "trends", "--db", db, "--every", "month"]).status == 64)
+    }
+}
+
+@Suite struct CohortSiteTests {
+    /// A report site gets cohorts.html and trends.html beside index.html,
+    /// linked both ways; other formats do not.
+    @Test func theSiteLinksItsCohortAndTrendPages() throws {
+        let dir = Scratch()
+        let site = dir.file("site")
+        let r = MQA.run(["report", "meeting", "--all", "--db", CohortsCLITests.db, "--format", "html", "--out", site], timeout: 300)
+        #expect(r.status == 0, "\(r)")
+        let index = try String(contentsOfFile: site + "/index.html", encoding: .utf8)
+        #expect(index.contains("<a href=\"cohorts.html\">") && index.contains("<a href=\"trends.html\">"))
+        for page in ["cohorts.html", "trends.html"] {
+            let text = try String(contentsOfFile: site + "/" + page, encoding: .utf8)
+            #expect(text.contains("<a href=\"index.html\">") && text.contains("<svg") && !text.contains("<script"), "\(page)")
+        }
+        let cohorts = try String(contentsOfFile: site + "/cohorts.html", encoding: .utf8)
+        #expect(cohorts.contains("id=\"by-sdkVersion\"") && cohorts.contains("id=\"by-netType\"") && cohorts.contains("5.3.0"))
+        let md = dir.file("md")
+        #expect(MQA.run(["report", "meeting", "--all", "--db", CohortsCLITests.db, "--format", "md", "--out", md], timeout: 300).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: md + "/cohorts.html"))
+    }
+}

@@ -209,3 +209,34 @@ enum CohortFleet {
         #expect(alarms.count <= 5, "\(alarms.count) of 100 null splits flagged: \(alarms)")
     }
 }
+
+@Suite struct CohortTrendTests {
+    @Test func periodsStartAtMidnightAndOnMondays() {
+        // 2026-11-04T15:00Z is a Wednesday.
+        let t = Time.parse("2026-11-04T15:00:00Z")!
+        #expect(TrendPeriod.day.start(of: t) == Time.parse("2026-11-04")!)
+        #expect(TrendPeriod.week.start(of: t) == Time.parse("2026-11-02")!)
+        #expect(TrendPeriod.week.start(of: Time.parse("2026-11-02")!) == Time.parse("2026-11-02")!)
+        #expect(TrendPeriod.week.start(of: Time.parse("2026-11-01T23:59:59Z")!) == Time.parse("2026-10-26")!)
+    }
+
+    /// Per period, the figures are those of the cohort table of that
+    /// period's meetings alone (the intervals differ: other resamples).
+    @Test func eachPeriodHasItsMeetingsFigures() {
+        let fleet = CohortFleet.cohorts
+        let weekly = TrendTable(fleet, every: .week)
+        #expect(weekly.rows.count >= 2)
+        #expect(weekly.rows.map(\.periodStart) == weekly.rows.map(\.periodStart).sorted())
+        #expect(weekly.rows.reduce(0) { $0 + $1.figures.meetings } == fleet.filter { $0.start != nil }.count)
+        for row in weekly.rows {
+            let mine = fleet.filter { $0.start.map(TrendPeriod.week.start) == row.periodStart }
+            let alone = CohortTable.figures(mine, options: .default) { _, _ in "" }
+            #expect(alone.count == 1)
+            #expect(alone[0].stallRate == row.figures.stallRate && alone[0].participants == row.figures.participants)
+            #expect(row.figures.stallRateCI.map { $0.contains(row.figures.stallRate!) } ?? row.figures.insufficient)
+        }
+        let split = TrendTable(fleet, every: .week, by: .sdkVersion)
+        #expect(split.values.first == "5.1.0" && split.values.count > 2 && split.values.last! == nil)
+        #expect(split.rows.reduce(0) { $0 + $1.figures.participants } == weekly.rows.reduce(0) { $0 + $1.figures.participants })
+    }
+}

@@ -90,14 +90,22 @@ public struct CohortTable: Sendable, Equatable {
     /// key `""` stands for "no value" (`value` nil).
     static func figures(_ meetings: [CohortMeeting], options: BootstrapOptions,
                         key: (CohortMeeting, CohortParticipant) -> String?) -> [CohortFigures] {
+        keyedFigures(meetings, options: options, key: key, value: { $0.isEmpty ? nil : $0 }).map(\.figures)
+    }
+
+    /// Each group's key and figures (with the intervals of its three
+    /// rates), groups in the order first met; `value` names a key's cohort.
+    static func keyedFigures<Key: Hashable>(_ meetings: [CohortMeeting], options: BootstrapOptions,
+                                            key: (CohortMeeting, CohortParticipant) -> Key?,
+                                            value: (Key) -> String?) -> [(key: Key, figures: CohortFigures)] {
         let groups = CohortGroups(meetings, key: key)
         var out = groups.keys.indices.map { g in
-            CohortFigures.point(value: groups.keys[g].isEmpty ? nil : groups.keys[g], sums: groups.totals[g],
+            CohortFigures.point(value: value(groups.keys[g]), sums: groups.totals[g],
                                 meetings: groups.meetingsPerGroup[g], mos: groups.mos[g], firstFrame: groups.firstFrame[g],
                                 options: options)
         }
         let G = groups.keys.count, B = options.replicates
-        guard G > 0, B > 0 else { return out }
+        guard G > 0, B > 0 else { return [] }
         // [metric][group * B + replicate]
         var reps = [[Double]](repeating: [Double](repeating: .nan, count: G * B), count: 3)
         var sums = [CohortSums](repeating: CohortSums(), count: G)
@@ -115,6 +123,6 @@ public struct CohortTable: Sendable, Equatable {
             if out[g].lowTierShare != nil { out[g].lowTierShareCI = options.interval(slice(1)) }
             if out[g].abnormalDisconnectRate != nil { out[g].abnormalDisconnectRateCI = options.interval(slice(2)) }
         }
-        return out
+        return groups.keys.indices.map { (groups.keys[$0], out[$0]) }
     }
 }

@@ -59,8 +59,7 @@ enum ReportCohortsCommand {
             data come first, worst stall rate first; a value seen in fewer than 5 meetings
             or by fewer than 10 participants is marked as having too little data and listed
             after them. Participants without the field are shown as unknown.
-
-            """ + CohortOptions.methodHelp,
+            """ + "\n\n" + CohortOptions.methodHelp,
         options: [Options.db, CohortOptions.by.required, Options.since, Options.until, ReportOptions.format, Options.out,
                   CohortOptions.seed, CohortOptions.replicates])
 
@@ -89,8 +88,7 @@ enum CompareCommand {
             With --fail-if-worse the exit code is 2 when B is significantly worse than A on
             stall rate, time at poor/bad or abnormal disconnects (a release gate for CI),
             0 otherwise.
-
-            """ + CohortOptions.methodHelp,
+            """ + "\n\n" + CohortOptions.methodHelp,
         arguments: [("A", "The baseline value (e.g. 5.2.0)."), ("B", "The value compared with it (e.g. 5.3.0).")],
         minPositionals: 2, maxPositionals: 2,
         options: [Options.db, CohortOptions.by.required, Options.since, Options.until, failIfWorse, ReportOptions.format,
@@ -143,4 +141,42 @@ extension Option {
         o.spec.isRequired = true
         return o
     }
+}
+
+/// `mqa report trends [--by FIELD] [--every day|week]`
+enum ReportTrendsCommand {
+    static let spec = CommandSpec(
+        name: "report trends",
+        abstract: "The fleet's cohort figures per day or week, with 95 % intervals (html: a chart).",
+        discussion: """
+            Buckets meetings by their start (UTC days, or weeks from Monday) and gives each
+            period the figures of 'mqa report cohorts': stall rate, time at poor/bad, MOS,
+            abnormal disconnects, first frame, each rate with its 95 % interval. With --by,
+            one row per period and value (html: one line per value, the six with the most
+            participants). A period with too little data is marked so.
+            """ + "\n\n" + CohortOptions.methodHelp,
+        options: [Options.db, CohortOptions.optionalBy, every, Options.since, Options.until, ReportOptions.format, Options.out,
+                  CohortOptions.seed, CohortOptions.replicates])
+
+    static let every = Option<TrendPeriod>.choice(
+        "--every", value: "PERIOD", help: "The period.", TrendPeriod.allCases.map { ($0.rawValue, $0) },
+        default: .day, defaultText: "day")
+
+    static let command = Subcommand(spec: spec, run: run)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let format: ReportFormat = try args.get(ReportOptions.format)
+        let field = args.value(CohortOptions.optionalBy)
+        let table = TrendTable(try CohortOptions.meetings(args, context), every: try args.get(every), by: field,
+                               options: try CohortOptions.bootstrap(args))
+        try ReportOptions.emit(TrendsReport(table).render(format), args, context)
+        return ExitCode.success
+    }
+}
+
+extension CohortOptions {
+    /// `--by` where it may be left out (trends: the whole fleet).
+    static let optionalBy = Option<CohortField>.choice(
+        "--by", value: "FIELD", help: "Split each period by this client field (format 1.2) or the engine.",
+        CohortField.allCases.map { ($0.rawValue, $0) }, defaultText: "the whole fleet")
 }
