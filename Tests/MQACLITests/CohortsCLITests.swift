@@ -147,3 +147,32 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: md + "/cohorts.html"))
     }
 }
+
+@Suite struct TuneByCLITests {
+    /// Each cohort's ranking of the grid, beside the fleet's best config
+    /// scored on that cohort alone; the cohorts' stalls add up to the fleet's.
+    @Test func tuneByNetworkRanksEachCohort() throws {
+        let dir = Scratch()
+        let grid = dir.write("grid.json", #"{"thresholds": [[4.0, 3.6, 3.1, 2.6], [4.2, 3.8, 3.3, 2.8]], "hysteresis": [0, 0.2]}"#)
+        let r = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--by", "netType", "--format", "json"], timeout: 300)
+        #expect(r.status == 0, "\(r)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["schema"] as? String == "mqa.tune-cohorts/1" && json["by"] as? String == "netType")
+        let cohorts = try #require(json["cohorts"] as? [[String: Any]])
+        #expect(cohorts.compactMap { $0["value"] as? String } == ["cellular", "ethernet", "other", "wifi"])
+        for c in cohorts {
+            let ranking = try #require(c["ranking"] as? [[String: Any]])
+            #expect(ranking.count == 4)
+            let best = try #require(c["best"] as? [String: Any]), here = try #require(c["fleetBest"] as? [String: Any])
+            #expect((best["f1"] as? Double ?? 0) >= (here["f1"] as? Double ?? 1))
+            #expect((c["summary"] as? String ?? "").hasPrefix("on "))
+        }
+        let fleet = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--format", "json"], timeout: 300)
+        let all = try #require(try JSONSerialization.jsonObject(with: Data(fleet.stdout.utf8)) as? [[String: Any]])
+        let stalls = cohorts.reduce(0) { $0 + ($1["stalls"] as? Int ?? 0) }
+        #expect(stalls == all.first?["stalls"] as? Int)
+        let md = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--by", "netType"], timeout: 300)
+        #expect(md.stdout.hasPrefix("# Tuning by netType: 4 configs, 5 cohorts") && md.stdout.contains("- on cellular"), "\(md.stdout)")
+        #expect(MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--by", "netType", "--partials"]).status == 64)
+    }
+}
