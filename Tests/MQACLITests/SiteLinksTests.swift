@@ -47,11 +47,14 @@ import FoundationXML
         let site = dir.file("site")
         let fm = FileManager.default
         let tracks = try fm.contentsOfDirectory(atPath: site + "/tracks").map { "tracks/" + $0 }
-        let meetings = try fm.contentsOfDirectory(atPath: site).filter { $0.hasSuffix(".html") && $0 != "index.html" }
+        // Beside the index: the fleet-wide cohort and trend pages.
+        let fleetPages = ["cohorts.html", "trends.html"]
+        let meetings = try fm.contentsOfDirectory(atPath: site)
+            .filter { $0.hasSuffix(".html") && $0 != "index.html" && !fleetPages.contains($0) }
         #expect(meetings.count == 4)
         #expect(!tracks.isEmpty)
         var pages: [String: Page] = [:]
-        for file in ["index.html"] + meetings + tracks {
+        for file in ["index.html"] + fleetPages + meetings + tracks {
             let page = try Self.parse(site + "/" + file)
             #expect(page.error == nil, "\(file): \(page.error ?? "")")
             pages[file] = page
@@ -76,7 +79,8 @@ import FoundationXML
         // The walk a reader takes: the fleet links every meeting, each meeting
         // links back and links its tracks, each track page links both back.
         let index = try #require(pages["index.html"])
-        #expect(Set(index.hrefs) == Set(meetings))
+        #expect(Set(index.hrefs) == Set(meetings + fleetPages))
+        for f in fleetPages { #expect(try #require(pages[f]).hrefs.contains("index.html")) }
         for m in meetings {
             let hrefs = try #require(pages[m]).hrefs
             #expect(hrefs.contains("index.html"))
