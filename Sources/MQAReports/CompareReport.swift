@@ -75,8 +75,9 @@ public struct CompareReport: RenderedReport, Sendable {
         var t = ReportTable(headers: ["metric", "A: \(c.a.value ?? "unknown")", "B: \(c.b.value ?? "unknown")", "B/A",
                                       "95 % CI", "p (Holm)", "significant"], numeric: [1, 2, 3, 4, 5])
         for m in c.metrics {
-            let ratio = m.ratio.map { ReportCell.number(.double($0), shown: CohortComparison.shown($0)) } ?? .empty(shown: "—")
-            let ci = m.ratioCI.map { ReportCell.literal(CohortComparison.shown($0)) } ?? .empty(shown: "—")
+            let pair = m.ratio.flatMap { r in m.ratioCI.map { CohortComparison.shown(r, $0) } }
+            let ratio = m.ratio.map { ReportCell.number(.double($0), shown: pair?.0 ?? CohortComparison.shown($0)) } ?? .empty(shown: "—")
+            let ci = pair.map { ReportCell.literal($0.1) } ?? .empty(shown: "—")
             let mark = m.significant ? (m.worse ? "yes, B worse" : "yes, B better") : "no"
             t.add([.text(m.metric.title), .literal(shown(m.metric, m.a)), .literal(shown(m.metric, m.b)), ratio, ci,
                    .literal(String(format: "%.4f", m.pAdjusted)), .literal(mark)],

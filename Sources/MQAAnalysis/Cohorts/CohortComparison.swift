@@ -159,13 +159,15 @@ public struct CohortComparison: Sendable, Equatable {
         var out: String
         let significant = metrics.filter(\.significant).sorted { ($0.pAdjusted, $0.metric.gates ? 0 : 1) < ($1.pAdjusted, $1.metric.gates ? 0 : 1) }
         if let m = significant.first, let r = m.ratio, let ci = m.ratioCI {
-            out = m.metric.sentence(a: an, b: bn, ratio: CohortComparison.shown(r)) + " (95 % CI \(CohortComparison.shown(ci)))"
+            let (rs, cs) = CohortComparison.shown(r, ci)
+            out = m.metric.sentence(a: an, b: bn, ratio: rs) + " (95 % CI \(cs))"
             let more = significant.dropFirst().map(\.metric.title)
             if !more.isEmpty { out += "; also differs on \(more.joined(separator: ", "))" }
         } else {
             out = "No significant difference between \(bn) and \(an) on \(metrics.count) metrics"
             if let s = metrics.first, let r = s.ratio, let ci = s.ratioCI {
-                out += " (stall rate ×\(CohortComparison.shown(r)), 95 % CI \(CohortComparison.shown(ci)))"
+                let (rs, cs) = CohortComparison.shown(r, ci)
+                out += " (stall rate ×\(rs), 95 % CI \(cs))"
             }
         }
         if a.insufficient || b.insufficient {
@@ -175,14 +177,26 @@ public struct CohortComparison: Sendable, Equatable {
         return out
     }
 
-    /// A ratio as a reader takes it: 2 significant digits (`1.8`, `0.93`, `12`).
-    public static func shown(_ r: Double) -> String {
+    /// A ratio as a reader takes it: 2 significant digits (`1.8`, `0.93`,
+    /// `12`), or `extra` more.
+    public static func shown(_ r: Double, extra: Int = 0) -> String {
         guard r.isFinite else { return "∞" }
-        if r >= 10 { return String(Int((r).rounded())) }
-        let digits = r >= 1 ? 10.0 : 100.0
-        return JSON.number((r * digits).rounded() / digits)
+        var scale = 1.0
+        for _ in 0..<((r >= 10 ? 0 : r >= 1 ? 1 : 2) + extra) { scale *= 10 }
+        return JSON.number((r * scale).rounded() / scale)
     }
 
     /// `1.3–2.4`.
-    public static func shown(_ ci: ConfidenceInterval) -> String { "\(shown(ci.lower))–\(shown(ci.upper))" }
+    public static func shown(_ ci: ConfidenceInterval, extra: Int = 0) -> String {
+        "\(shown(ci.lower, extra: extra))–\(shown(ci.upper, extra: extra))"
+    }
+
+    /// The ratio and its interval with as many digits as it takes for the
+    /// interval's ends to differ (at most 2 more): `1.5 (1.3–1.8)`, but
+    /// `1.54 (1.47–1.61)` for a narrow one.
+    public static func shown(_ r: Double, _ ci: ConfidenceInterval) -> (String, String) {
+        var extra = 0
+        while extra < 2, shown(ci.lower, extra: extra) == shown(ci.upper, extra: extra) { extra += 1 }
+        return (shown(r, extra: extra), shown(ci, extra: extra))
+    }
 }
