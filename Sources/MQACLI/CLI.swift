@@ -29,7 +29,8 @@ public enum CLI {
             IngestCommand.command, ExportCommand.command, TiersCommand.command, TuneCommand.command,
             ReportMeetingCommand.command, ReportTrackCommand.command, ReportFleetCommand.command,
             MeetingsCommand.command, SimulateCommand.command, DemoCommand.command, QueryCommand.command,
-            CheckCommand.command,
+            CheckCommand.command, ReportCohortsCommand.command, CompareCommand.command,
+            ReportTrendsCommand.command,
         ]
     }
 

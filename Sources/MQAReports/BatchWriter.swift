@@ -187,10 +187,11 @@ public final class BatchWriter: @unchecked Sendable {
     /// with a `file` field.
     @discardableResult
     public func writeIndex(_ entries: [FleetEntry], display: TimeDisplay = TimeDisplay(),
-                           participants: ParticipantIndex? = nil) throws -> String {
+                           participants: ParticipantIndex? = nil, sitePages: [(title: String, file: String)] = []) throws -> String {
         let map = Dictionary(files.map { ($0.meeting, $0.file) }, uniquingKeysWith: { a, _ in a })
         var fleet = FleetReport(entries: entries, files: map)
         fleet.display = display
+        fleet.sitePages = sitePages
         if let participants, format == .html {
             try writeFile(ParticipantIndex.fileName, participants.html)
             fleet.participantsPage = ParticipantIndex.fileName
@@ -198,6 +199,15 @@ public final class BatchWriter: @unchecked Sendable {
         let name = "index.\(format.fileExtension)"
         try writeFile(name, fleet.render(format))
         return name
+    }
+
+    /// Writes a fleet-wide page of the site (`cohorts.html`, `trends.html`)
+    /// beside the index. Meeting pages always carry a hash suffix, so such
+    /// a name is never one of theirs.
+    public func writeSitePage(_ name: String, _ text: String) throws {
+        guard !used.contains(name) else { throw ReportError.unsafePath("\(name) twice") }
+        used.insert(name)
+        try writeFile(name, text)
     }
 
     /// Writes `text` to a new temporary file in the directory and renames

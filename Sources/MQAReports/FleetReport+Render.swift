@@ -121,6 +121,9 @@ extension FleetReport {
     public var html: String {
         var b = "<header>\n<h1>Fleet: \(meetingCount) meetings, worst first</h1>\n"
         b += "<p class=\"sub\">Score = \(FleetReport.scoreRule.html); ranked by the score. \(FleetReport.normalizedNote.html)</p>\n</header>\n"
+        if !sitePages.isEmpty {
+            b += "<nav><p>" + sitePages.map { HTMLPage.link($0.file, $0.title.html) }.joined(separator: " · ") + "</p></nav>\n"
+        }
         if ranked.count < meetingCount { b += "<p class=\"muted\">Showing the worst \(ranked.count).</p>\n" }
         b += "<h2>Ranking</h2>\n"
         if files != nil { b += "<p class=\"legend\">Each meeting id opens its report.</p>\n" }

@@ -78,6 +78,9 @@ public struct FleetReport: Sendable, RenderedReport {
     /// A site's participant page (`participants.html`), linked from the
     /// html page: each participant's meetings.
     public var participantsPage: String?
+    /// Site index only: the fleet-wide pages beside it (cohorts, trends),
+    /// linked under the heading of the html.
+    public var sitePages: [(title: String, file: String)] = []
 
     public init(entries: [FleetEntry], top: Int? = nil, files: [String: String]? = nil) {
         let sorted = entries.sorted { ($0.score, $1.header.meeting) > ($1.score, $0.header.meeting) }

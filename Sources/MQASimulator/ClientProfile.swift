@@ -23,6 +23,10 @@ struct ClientProfile: Sendable {
     var networkChange: (ts: Int64, netType: StaticString, detail: StaticString)?
     /// The switch goes to cellular.
     var switchesToCellular = false
+    /// Per flowing 2 s step of a subscription, the chance that this
+    /// client's SDK stalls the video while decoding (0 but for the SDK
+    /// version with the planted regression).
+    var decoderStallChance = 0.0
 
     /// Whether the client is on cellular at `t` because it switched there
     /// (a client that joined on cellular has the mobile RTT from the start).
@@ -30,6 +34,17 @@ struct ClientProfile: Sendable {
     func switchedToCellular(at t: Int64) -> Bool {
         guard switchesToCellular, let c = networkChange else { return false }
         return t >= c.ts
+    }
+
+    /// Whether the client is on cellular at `t`: it joined on cellular and
+    /// has not found Wi-Fi yet, or it switched to cellular before `t`.
+    @inline(__always)
+    func onCellular(at t: Int64) -> Bool {
+        if netType.description == "cellular" {
+            guard let c = networkChange else { return true }
+            return t < c.ts
+        }
+        return switchedToCellular(at: t)
     }
 
     init(plan: MeetingPlan, timeline: ClientTimeline, me: Int, seed: UInt64) {
@@ -48,7 +63,9 @@ struct ClientProfile: Sendable {
         platform = p.name
         osVersion = pick(p.os)
         device = pick(p.devices)
-        sdkVersion = ClientProfileModel.sdkVersions[rng.weighted(ClientProfileModel.sdkWeights)]
+        let sdk = rng.weighted(ClientProfileModel.sdkWeights)
+        sdkVersion = ClientProfileModel.sdkVersions[sdk]
+        decoderStallChance = ClientProfileModel.decoderStallChance[sdk]
         appVersion = pick(ClientProfileModel.appVersions)
         var wifi = false
         if mobile {
@@ -103,5 +120,11 @@ enum ClientProfileModel {
     /// Older SDKs are rarer.
     static let sdkVersions: [StaticString] = ["5.1.0", "5.1.4", "5.2.0", "5.2.3", "5.3.0", "5.3.1"]
     static let sdkWeights = [0.05, 0.1, 0.15, 0.25, 0.3, 0.15]
+    /// The planted differences the cohort reports should find (and the
+    /// tests check they do): SDK 5.3.0 stalls while decoding, on any
+    /// network, at this chance per flowing step (1.5–4 s each), about 1.5×
+    /// the other versions' stall rate; 5.3.1 fixes it.
+    static let decoderStallChance = [0, 0, 0, 0, 0.006, 0]
+    static let decoderStallMs = 1_500...4_000
     static let appVersions: [StaticString] = ["2026.9.1", "2026.10.0", "2026.10.2", "2026.11.1", "2026.11.2"]
 }

@@ -124,7 +124,8 @@ struct ClientSimulator {
                 slot += interval
                 if t >= c.span.end { break }
                 if timeline.inBackground(t) { continue }
-                let m = link.measure(in: timeline.state(at: t), cellular: profile.switchedToCellular(at: t), &rng)
+                let m = link.measure(in: timeline.state(at: t), cellular: profile.switchedToCellular(at: t),
+                                     onCellular: profile.onCellular(at: t), &rng)
                 qualityReports += 1
                 if cold > 0 {
                     add(t, .coldQuality(bitrate: coldIndex == 0 ? 0 : m.bitrate))
@@ -251,6 +252,7 @@ struct ClientSimulator {
     private mutating func stalls(publisher: Int, screen: Bool, from: Int64, to end: Int64) {
         let interval = Int64(p.quality.reportIntervalMs)
         let freeze = p.video.senderFreezeChance
+        let decoder = profile.decoderStallChance
         var t = from
         while t < end {
             if timeline.inBackground(t) { t += interval; continue }
@@ -258,12 +260,19 @@ struct ClientSimulator {
             exposureMs[state.rawValue] += min(interval, end - t)
             let model = p.network.states[state.rawValue]
             let u = rng.unit()
-            guard u < freeze + model.stallChance else { t += interval; continue }
-            let cause: StallCause = u < freeze ? .senderCameraFroze : .subscriberNetwork
+            // The decoder's share of `u` comes last: for every SDK without
+            // the regression (chance 0) the draws are what they were.
+            guard u < freeze + model.stallChance + decoder else { t += interval; continue }
+            let cause: StallCause = u < freeze ? .senderCameraFroze
+                : u < freeze + model.stallChance ? .subscriberNetwork : .subscriberDecoder
             let t1 = t + Int64(rng.below(Int(interval)))
             if t1 >= end { break }
-            let t2 = t1 + (cause == .senderCameraFroze ? rng.ms(in: p.video.senderFreezeMs)
-                                                       : rng.ms(in: model.stallMs))
+            let length: ClosedRange<Int> = switch cause {
+            case .senderCameraFroze: p.video.senderFreezeMs
+            case .subscriberNetwork: model.stallMs
+            case .subscriberDecoder: ClientProfileModel.decoderStallMs
+            }
+            let t2 = t1 + rng.ms(in: length)
             add(t1, .streamStatus(publisher: publisher, screen: screen, timedOut: true))
             if t2 < end { add(t2, .streamStatus(publisher: publisher, screen: screen, timedOut: false)) }
             if collect {

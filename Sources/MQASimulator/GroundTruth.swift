@@ -12,6 +12,9 @@ public enum StallCause: String, Sendable {
     /// The sender's camera froze: independent of the subscriber's network,
     /// so it happens under a good tier too.
     case senderCameraFroze
+    /// The subscriber's SDK failed to decode (the planted 5.3.0 regression,
+    /// `ClientProfileModel.decoderStallChance`): any network, any tier.
+    case subscriberDecoder
 }
 
 public struct StallTruth: Sendable, Equatable {

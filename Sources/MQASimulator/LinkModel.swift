@@ -51,10 +51,15 @@ struct LinkModel {
     /// switch changes no random draw.
     static let cellularExtraRttMs = 45.0
     static let cellularCapacityFactor = 0.6
+    /// What any time on cellular costs (joined there or switched): more
+    /// loss, the second planted cohort difference (`netType`).
+    static let cellularExtraLossPercent = 2.0
 
     /// Advances one step in `state` and returns what the SDK measures;
-    /// `cellular`: the client switched to cellular (the link is worse).
-    mutating func measure(in state: NetworkState, cellular: Bool = false, _ rng: inout SplitMix64) -> Measurement {
+    /// `cellular`: the client switched to cellular (the link is worse);
+    /// `onCellular`: it is on cellular now, however it got there (more loss).
+    mutating func measure(in state: NetworkState, cellular: Bool = false, onCellular: Bool = false,
+                          _ rng: inout SplitMix64) -> Measurement {
         let m = states[state.rawValue]
 
         loss = 0.5 * loss + 0.5 * rng.double(in: m.lossPercent)
@@ -67,6 +72,7 @@ struct LinkModel {
             measuredLoss += burstLoss * rng.double(in: 0.7...1.3)
             burstLeft -= 1
         }
+        if onCellular { measuredLoss += LinkModel.cellularExtraLossPercent }
         measuredLoss = min(100, max(0, measuredLoss))
 
         extraRtt = 0.6 * extraRtt + 0.4 * rng.double(in: m.extraRttMs)

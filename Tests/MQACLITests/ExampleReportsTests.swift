@@ -18,6 +18,7 @@ import MQAQueries
         ("worst-meeting-tiers.md", "reports/worst-meeting-tiers.md"),
         ("track.md", "reports/track.md"), ("track.html", "reports/track.html"),
         ("meetings-index.md", "reports/meetings/index.md"), ("tune.md", "tuning/tune.md"),
+        ("cohorts.md", "reports/cohorts.md"), ("compare.md", "reports/compare.md"), ("trends.md", "reports/trends.md"),
     ]
 
     @Test func demoReportsMatchTheCommittedExamples() throws {

@@ -47,13 +47,15 @@ import FoundationXML
         let site = dir.file("site")
         let fm = FileManager.default
         let tracks = try fm.contentsOfDirectory(atPath: site + "/tracks").map { "tracks/" + $0 }
+        // Beside the index: the participant page and the fleet-wide cohort and trend pages.
+        let fleetPages = ["cohorts.html", "trends.html"]
         let meetings = try fm.contentsOfDirectory(atPath: site).filter {
-            $0.hasSuffix(".html") && $0 != "index.html" && $0 != "participants.html"
+            $0.hasSuffix(".html") && $0 != "index.html" && $0 != "participants.html" && !fleetPages.contains($0)
         }
         #expect(meetings.count == 4)
         #expect(!tracks.isEmpty)
         var pages: [String: Page] = [:]
-        for file in ["index.html", "participants.html"] + meetings + tracks {
+        for file in ["index.html", "participants.html"] + fleetPages + meetings + tracks {
             let page = try Self.parse(site + "/" + file)
             #expect(page.error == nil, "\(file): \(page.error ?? "")")
             pages[file] = page
@@ -78,7 +80,8 @@ import FoundationXML
         // The walk a reader takes: the fleet links every meeting, each meeting
         // links back and links its tracks, each track page links both back.
         let index = try #require(pages["index.html"])
-        #expect(Set(index.hrefs) == Set(meetings + ["participants.html"]))
+        #expect(Set(index.hrefs) == Set(meetings + ["participants.html"] + fleetPages))
+        for f in fleetPages { #expect(try #require(pages[f]).hrefs.contains("index.html")) }
         // The participant page links back, and each meeting at the person.
         let people = try #require(pages["participants.html"])
         #expect(people.hrefs.contains("index.html"))

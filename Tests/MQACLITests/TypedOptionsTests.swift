@@ -149,7 +149,8 @@ import Testing
             let names = command.spec.allOptions.flatMap(\.names)
             #expect(Set(names).count == names.count, "\(command.spec.name): \(names)")
             for option in command.spec.allOptions where option.isRequired {
-                #expect(command.spec.helpText.contains("(required)"), "\(command.spec.name)")
+                // "(required)", or "(required; values: …)" for a choice.
+                #expect(command.spec.helpText.contains("(required"), "\(command.spec.name)")
                 #expect(!command.spec.usage.contains("[\(option.synopsis)]"), "\(command.spec.name)")
             }
         }

@@ -16,7 +16,8 @@ enum DemoCommand {
             Writes into DIR: logs/ (the simulated event logs), mqa.sqlite (the store),
             site/ (the HTML report site: index.html ranks the meetings and links each
             meeting's page, which links its tracks' pages), reports/ (single-file reports:
-            the fleet ranking, the worst meeting in every format, a track, and one
+            the fleet ranking, the worst meeting in every format, a track, the cohorts by
+            SDK version, SDK 5.3.0 compared with 5.2.3, the trends per day, and one
             Markdown report per meeting) and tuning/ (a threshold sweep against the stalls).
             Deterministic: the same --seed gives the same files.
             """,
@@ -97,6 +98,15 @@ enum DemoCommand {
             try step(ReportTrackCommand.command, ["--db", db, track, "--meeting", meeting, "--format", "md", "--out", dir + "/reports/track.md"])
         }
 
+        // The fleet's questions: the simulator plants an SDK 5.3.0 stall
+        // regression and lossier cellular links (Docs/cohorts.md).
+        try step(ReportCohortsCommand.command, ["--db", db, "--by", "sdkVersion", "--out", dir + "/reports/cohorts.md"])
+        try step(ReportTrendsCommand.command, ["--db", db, "--out", dir + "/reports/trends.md"])
+        let versions = Set(try store.cohortMeetings().flatMap { $0.participants.compactMap(\.client.sdkVersion) })
+        if versions.isSuperset(of: ["5.2.3", "5.3.0"]) {
+            try step(CompareCommand.command, ["--db", db, "--by", "sdkVersion", "5.2.3", "5.3.0", "--out", dir + "/reports/compare.md"])
+        }
+
         say("4/5 tuning tier thresholds against the stalls…")
         try grid.write(toFile: dir + "/tuning/grid.json", atomically: true, encoding: .utf8)
         try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--out", dir + "/tuning/tune.md"])
@@ -113,6 +123,10 @@ enum DemoCommand {
               reports/worst-meeting.html  the worst meeting's report (also .md, .json, .csv)
               reports/meetings/index.md   one Markdown report per meeting, for a terminal
               reports/track.html (.md)    the busiest video track, per subscriber
+              reports/cohorts.md          per SDK version: stall rate, poor/bad, MOS, with 95 % intervals
+                                          (site/cohorts.html: every client field; site/trends.html: per day)
+              reports/compare.md          SDK 5.3.0 against 5.2.3: ratios, intervals, a verdict
+              reports/trends.md           the fleet per day
               tuning/tune.md (.json)      tier configs scored against the video stalls
               mqa.sqlite                  the store: try `mqa query --list --db \(db)`
 

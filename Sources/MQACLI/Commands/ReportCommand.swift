@@ -163,7 +163,21 @@ enum ReportMeetingCommand {
             }
             i += group
         }
-        let index = try writer.writeIndex(entries, display: display, participants: format == .html ? participants : nil)
+        // A site also gets the fleet-wide cohort and trend pages, linked
+        // from its index (Docs/cohorts.md).
+        var sitePages: [(title: String, file: String)] = []
+        if format == .html {
+            let cohorts = try store.cohortMeetings(startingIn: window)
+            do {
+                try writer.writeSitePage(SiteCohortPages.cohorts, SiteCohortPages.cohortsPage(cohorts))
+                try writer.writeSitePage(SiteCohortPages.trends, SiteCohortPages.trendsPage(cohorts))
+                sitePages = SiteCohortPages.links
+            } catch {
+                failures += 1
+                context.stderr.write("Error: \(TerminalText.escaped("\(error)"))\n")
+            }
+        }
+        let index = try writer.writeIndex(entries, display: display, participants: format == .html ? participants : nil, sitePages: sitePages)
         let tracks = trackPages > 0 ? ", \(trackPages) track pages" : ""
         let written = writer.files.count
         context.stderr.write("wrote \(written) of \(ids.count) reports\(tracks) and \(index) to \(TerminalText.escaped(dir))\n")

@@ -34,7 +34,12 @@ enum TuneCommand {
             """,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
-        options: [Options.db, Options.since, Options.until, Options.tz, grid, target, leadMs, top, format, partials, merge, Options.out])
+        options: [Options.db, Options.since, Options.until, Options.tz, grid, target, leadMs, top, format, partials, merge, by, Options.out])
+
+    /// `--by FIELD`: the sweep per cohort (`TuneCohortsReport`).
+    static let by = Option<CohortField>.choice(
+        "--by", value: "FIELD", help: "Rank the configs per value of this client field (format 1.2) or the engine.",
+        CohortField.allCases.map { ($0.rawValue, $0) }, defaultText: "the whole fleet")
 
     static let grid = Option<String>.path("--grid", value: "FILE", help: "The grid JSON (required, except with --merge).")
     // No tier is above excellent, so it could never raise an alarm.
@@ -90,6 +95,14 @@ enum TuneCommand {
                 context.stderr.flush()
             }
         }
+        if let field = args.value(Self.by) {
+            if partials { throw UsageError("give either --by or --partials, not both") }
+            let tuning = CohortTuning(logs, by: field, configs: configs, options: options)
+            let out = try context.output(args)
+            out.write(TuneCohortsReport(tuning, keys: grid.axes.map(\.key), top: min(top, 10)).render(ReportFormat(rawValue: format) ?? .md))
+            out.flush()
+            return ExitCode.success
+        }
         let meetingCount = logs.count
         let corpus = TuningCorpus(logs)
         logs = []
@@ -127,7 +140,7 @@ enum TuneCommand {
 
     /// `mqa tune --merge FILE...`: no store, only the partials.
     static func merge(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let storeOptions: [any OptionDeclaration] = [grid, target, leadMs, Options.db, Options.since, Options.until]
+        let storeOptions: [any OptionDeclaration] = [grid, target, leadMs, by, Options.db, Options.since, Options.until]
         for option in storeOptions where args.isGiven(option) {
             throw UsageError("'\(option.spec.primary)' does not go with --merge: the partials carry it")
         }

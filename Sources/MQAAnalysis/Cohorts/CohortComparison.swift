@@ -1,0 +1,202 @@
+import MQABase
+
+/// The figures `mqa compare` sets side by side, each with the direction
+/// that is worse.
+public enum CohortMetric: String, Sendable, CaseIterable {
+    case stallRate, lowTierShare, abnormalDisconnectRate, mosP50, firstFrameP90Ms
+
+    /// Whether a larger value is worse (all but MOS).
+    public var higherIsWorse: Bool { self != .mosP50 }
+
+    /// The release gate's metrics (`--fail-if-worse`): stall, tier and
+    /// disconnect figures.
+    public var gates: Bool { self == .stallRate || self == .lowTierShare || self == .abnormalDisconnectRate }
+
+    /// For the verdict: "B stalls 1.8× as much as A".
+    func sentence(a: String, b: String, ratio: String) -> String {
+        switch self {
+        case .stallRate: "\(b) stalls \(ratio)× as much as \(a)"
+        case .lowTierShare: "\(b) spends \(ratio)× as much time at poor/bad as \(a)"
+        case .abnormalDisconnectRate: "\(b) drops abnormally \(ratio)× as often as \(a)"
+        case .mosP50: "\(b)'s median MOS is \(ratio)× \(a)'s"
+        case .firstFrameP90Ms: "\(b)'s first frame (p90) takes \(ratio)× as long as \(a)'s"
+        }
+    }
+
+    /// Words for a table: "stall rate".
+    public var title: String {
+        switch self {
+        case .stallRate: "stall rate"
+        case .lowTierShare: "time at poor/bad"
+        case .abnormalDisconnectRate: "abnormal disconnects"
+        case .mosP50: "MOS p50"
+        case .firstFrameP90Ms: "first frame p90"
+        }
+    }
+
+    func value(_ f: CohortFigures) -> Double? {
+        switch self {
+        case .stallRate: f.stallRate
+        case .lowTierShare: f.lowTierShare
+        case .abnormalDisconnectRate: f.abnormalDisconnectRate
+        case .mosP50: f.mosP50
+        case .firstFrameP90Ms: f.firstFrameP90Ms.map(Double.init)
+        }
+    }
+}
+
+/// Two values of one field compared (`mqa compare --by FIELD A B`): every
+/// metric's figures, the ratio B/A with its bootstrap interval, and
+/// whether the difference is significant once corrected for comparing
+/// several metrics at once (Holm, `Docs/cohorts.md`).
+public struct CohortComparison: Sendable, Equatable {
+    public var field: CohortField
+    public var a: CohortFigures
+    public var b: CohortFigures
+    public var metrics: [Metric]
+    public var options: BootstrapOptions
+    /// The family-wise false-alarm rate the significance is held to.
+    public static let alpha = 0.05
+
+    public struct Metric: Sendable, Equatable {
+        public var metric: CohortMetric
+        public var a: Double?
+        public var b: Double?
+        /// B / A; `nil` when A is 0 or either is missing.
+        public var ratio: Double?
+        /// The 95 % percentile interval of the ratio over the resamples
+        /// (not corrected: the interval a reader expects).
+        public var ratioCI: ConfidenceInterval?
+        /// The p-value of "ratio 1" (`BootstrapOptions.pValue`), and Holm's
+        /// adjustment of it over all the metrics compared.
+        public var p: Double
+        public var pAdjusted: Double
+        /// `pAdjusted` below `alpha`.
+        public var significant: Bool
+
+        /// Significant, and in the direction that is worse for B.
+        public var worse: Bool {
+            guard significant, let r = ratio else { return false }
+            return metric.higherIsWorse ? r > 1 : r < 1
+        }
+    }
+
+    public init(_ meetings: [CohortMeeting], by field: CohortField, a: String, b: String,
+                options: BootstrapOptions = .default) {
+        self.field = field
+        self.options = options
+        // Group 0 is A, 1 is B: one resample of meetings serves both, so a
+        // meeting with participants of each keeps them together.
+        let groups = CohortGroups(meetings) { _, p -> Int? in
+            let v = field.value(of: p)
+            return v == a ? 0 : v == b ? 1 : nil
+        }
+        func figures(_ value: String, _ key: Int) -> CohortFigures {
+            guard let g = groups.keys.firstIndex(of: key) else {
+                return CohortFigures.point(value: value, sums: CohortSums(), meetings: 0, mos: CohortSamples(), firstFrame: CohortSamples(), options: options)
+            }
+            return CohortFigures.point(value: value, sums: groups.totals[g], meetings: groups.meetingsPerGroup[g],
+                                       mos: groups.mos[g], firstFrame: groups.firstFrame[g], options: options)
+        }
+        self.a = figures(a, 0)
+        self.b = figures(b, 1)
+        let ga = groups.keys.firstIndex(of: 0), gb = groups.keys.firstIndex(of: 1)
+        let all = CohortMetric.allCases
+        var ratios = [[Double]](repeating: [], count: all.count)
+        if let ga, let gb {
+            var sums = [CohortSums](repeating: CohortSums(), count: groups.keys.count)
+            for i in all.indices { ratios[i].reserveCapacity(options.replicates) }
+            options.forEachReplicate(meetings: groups.meetingCount) { _, counts in
+                groups.sums(counts, into: &sums)
+                for (i, m) in all.enumerated() {
+                    let x: Double, y: Double
+                    switch m {
+                    case .stallRate: (x, y) = (sums[ga].stallRate, sums[gb].stallRate)
+                    case .lowTierShare: (x, y) = (sums[ga].lowTierShare, sums[gb].lowTierShare)
+                    case .abnormalDisconnectRate: (x, y) = (sums[ga].abnormalDisconnectRate, sums[gb].abnormalDisconnectRate)
+                    case .mosP50:
+                        (x, y) = (groups.mos[ga].percentile(50, counts: counts), groups.mos[gb].percentile(50, counts: counts))
+                    case .firstFrameP90Ms:
+                        (x, y) = (groups.firstFrame[ga].percentile(90, counts: counts),
+                                  groups.firstFrame[gb].percentile(90, counts: counts))
+                    }
+                    ratios[i].append(CohortComparison.ratio(y, over: x))
+                }
+            }
+        }
+        let (fa, fb) = (self.a, self.b)
+        let points = all.map { m in m.value(fa).flatMap { x in m.value(fb).flatMap { y in x > 0 ? y / x : nil } } }
+        // The meetings that hold either cohort: the independent units.
+        let clusters = groups.entries.count { !$0.isEmpty }
+        let pValues = all.indices.map { BootstrapOptions.pValue(ratio: points[$0], replicates: ratios[$0], clusters: clusters) }
+        let adjusted = Holm.adjusted(pValues)
+        metrics = all.enumerated().map { i, m in
+            let x = m.value(fa), y = m.value(fb)
+            let r = points[i]
+            let ci = r == nil ? nil : options.interval(ratios[i])
+            // Without a point ratio (or an interval) nothing is claimed.
+            let significant = r != nil && ci != nil && adjusted[i] < CohortComparison.alpha
+            return Metric(metric: m, a: x, b: y, ratio: r, ratioCI: ci, p: pValues[i], pAdjusted: adjusted[i],
+                          significant: significant)
+        }
+    }
+
+    /// B / A of one replicate: 0/0 is "no difference" (1), y/0 infinite,
+    /// NaN when either is undefined.
+    static func ratio(_ y: Double, over x: Double) -> Double {
+        if x.isNaN || y.isNaN { return .nan }
+        if x == 0 { return y == 0 ? 1 : .infinity }
+        return y / x
+    }
+
+    /// Whether B is significantly worse than A on a gating metric.
+    public var failsGate: Bool { metrics.contains { $0.metric.gates && $0.worse } }
+
+    /// One line: the most significant difference (gating metrics first on
+    /// ties), or that there is none.
+    public var verdict: String {
+        let (an, bn) = (a.value ?? "unknown", b.value ?? "unknown")
+        var out: String
+        let significant = metrics.filter(\.significant).sorted { ($0.pAdjusted, $0.metric.gates ? 0 : 1) < ($1.pAdjusted, $1.metric.gates ? 0 : 1) }
+        if let m = significant.first, let r = m.ratio, let ci = m.ratioCI {
+            let (rs, cs) = CohortComparison.shown(r, ci)
+            out = m.metric.sentence(a: an, b: bn, ratio: rs) + " (95 % CI \(cs))"
+            let more = significant.dropFirst().map(\.metric.title)
+            if !more.isEmpty { out += "; also differs on \(more.joined(separator: ", "))" }
+        } else {
+            out = "No significant difference between \(bn) and \(an) on \(metrics.count) metrics"
+            if let s = metrics.first, let r = s.ratio, let ci = s.ratioCI {
+                let (rs, cs) = CohortComparison.shown(r, ci)
+                out += " (stall rate ×\(rs), 95 % CI \(cs))"
+            }
+        }
+        if a.insufficient || b.insufficient {
+            let few = [a, b].filter(\.insufficient).map { $0.value ?? "unknown" }
+            out += "; too little data for \(few.joined(separator: " and "))"
+        }
+        return out
+    }
+
+    /// A ratio as a reader takes it: 2 significant digits (`1.8`, `0.93`,
+    /// `12`), or `extra` more.
+    public static func shown(_ r: Double, extra: Int = 0) -> String {
+        guard r.isFinite else { return "∞" }
+        var scale = 1.0
+        for _ in 0..<((r >= 10 ? 0 : r >= 1 ? 1 : 2) + extra) { scale *= 10 }
+        return JSON.number((r * scale).rounded() / scale)
+    }
+
+    /// `1.3–2.4`.
+    public static func shown(_ ci: ConfidenceInterval, extra: Int = 0) -> String {
+        "\(shown(ci.lower, extra: extra))–\(shown(ci.upper, extra: extra))"
+    }
+
+    /// The ratio and its interval with as many digits as it takes for the
+    /// interval's ends to differ (at most 2 more): `1.5 (1.3–1.8)`, but
+    /// `1.54 (1.47–1.61)` for a narrow one.
+    public static func shown(_ r: Double, _ ci: ConfidenceInterval) -> (String, String) {
+        var extra = 0
+        while extra < 2, shown(ci.lower, extra: extra) == shown(ci.upper, extra: extra) { extra += 1 }
+        return (shown(r, extra: extra), shown(ci, extra: extra))
+    }
+}

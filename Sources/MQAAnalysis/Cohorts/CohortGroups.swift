@@ -1,0 +1,147 @@
+import MQABase
+
+/// Additive figures of a set of participants: everything the rates are
+/// ratios of. Sums of a meeting's participants are what the bootstrap
+/// weighs by how often it drew that meeting.
+struct CohortSums: Sendable, Equatable {
+    var participants = 0.0
+    var watched = 0.0
+    var stalled = 0.0
+    var low = 0.0
+    var measured = 0.0
+    /// Participants with at least one abnormal disconnect.
+    var dropped = 0.0
+
+    mutating func add(_ p: CohortParticipant) {
+        participants += 1
+        watched += Double(p.watchedMs)
+        stalled += Double(p.stalledMs)
+        low += Double(p.lowTierMs)
+        measured += Double(p.measuredMs)
+        if p.abnormalDisconnects > 0 { dropped += 1 }
+    }
+
+    @inline(__always)
+    mutating func add(_ s: CohortSums, times c: Double) {
+        participants += c * s.participants
+        watched += c * s.watched
+        stalled += c * s.stalled
+        low += c * s.low
+        measured += c * s.measured
+        dropped += c * s.dropped
+    }
+
+    /// NaN when undefined (no watched time, no measured time, nobody).
+    var stallRate: Double { watched > 0 ? stalled / watched : .nan }
+    var lowTierShare: Double { measured > 0 ? low / measured : .nan }
+    var abnormalDisconnectRate: Double { participants > 0 ? dropped / participants : .nan }
+}
+
+/// Participants of many meetings split into groups by a key (a cohort
+/// value, a period, …), kept per meeting for the cluster bootstrap:
+/// each meeting lists the groups it has participants in, with their sums;
+/// each group its MOS and first-frame samples tagged with their meeting.
+struct CohortGroups<Key: Hashable> {
+    var keys: [Key] = []
+    var meetingCount: Int
+    /// Per meeting: (group, sums of its participants in that group).
+    var entries: [[(group: Int, sums: CohortSums)]]
+    var totals: [CohortSums] = []
+    var meetingsPerGroup: [Int] = []
+    /// Per group, ascending, each with its meeting's index.
+    var mos: [CohortSamples] = []
+    var firstFrame: [CohortSamples] = []
+
+    /// `key` returns `nil` for a participant left out of every group.
+    init(_ meetings: [CohortMeeting], key: (CohortMeeting, CohortParticipant) -> Key?) {
+        meetingCount = meetings.count
+        entries = []
+        entries.reserveCapacity(meetings.count)
+        var index: [Key: Int] = [:]
+        for (m, meeting) in meetings.enumerated() {
+            var here: [(group: Int, sums: CohortSums)] = []
+            for p in meeting.participants {
+                guard let k = key(meeting, p) else { continue }
+                let g: Int
+                if let known = index[k] {
+                    g = known
+                } else {
+                    g = keys.count
+                    index[k] = g
+                    keys.append(k)
+                    totals.append(CohortSums())
+                    meetingsPerGroup.append(0)
+                    mos.append(CohortSamples())
+                    firstFrame.append(CohortSamples())
+                }
+                if let i = here.firstIndex(where: { $0.group == g }) {
+                    here[i].sums.add(p)
+                } else {
+                    var s = CohortSums()
+                    s.add(p)
+                    here.append((g, s))
+                    meetingsPerGroup[g] += 1
+                }
+                totals[g].add(p)
+                if let v = p.mosP50 { mos[g].append(v, meeting: m) }
+                for f in p.firstFrameMs { firstFrame[g].append(Double(f), meeting: m) }
+            }
+            entries.append(here)
+        }
+        for g in keys.indices {
+            mos[g].sort()
+            firstFrame[g].sort()
+        }
+    }
+
+    /// Each group's sums in one replicate (`counts`: draws per meeting).
+    func sums(_ counts: UnsafeBufferPointer<Int32>, into out: inout [CohortSums]) {
+        for g in out.indices { out[g] = CohortSums() }
+        for m in 0..<meetingCount where counts[m] > 0 {
+            let c = Double(counts[m])
+            for e in entries[m] { out[e.group].add(e.sums, times: c) }
+        }
+    }
+}
+
+/// Samples of one group (MOS medians, first-frame times), each tagged with
+/// its meeting, kept as two arrays: the bootstrap walks them once per
+/// resample.
+struct CohortSamples: Sendable, Equatable {
+    private(set) var values: [Double] = []
+    private(set) var meetings: [Int32] = []
+
+    var isEmpty: Bool { values.isEmpty }
+
+    mutating func append(_ value: Double, meeting: Int) {
+        values.append(value)
+        meetings.append(Int32(meeting))
+    }
+
+    /// Ascending by value (ties in the order appended).
+    mutating func sort() {
+        let order = values.indices.sorted { (values[$0], $0) < (values[$1], $1) }
+        values = order.map { values[$0] }
+        meetings = order.map { meetings[$0] }
+    }
+
+    /// The nearest-rank `percent` percentile of the sorted samples, each
+    /// weighted by its meeting's draws (`counts`; nil: all 1, the plain
+    /// percentile); NaN when nothing is left.
+    func percentile(_ percent: Int, counts: UnsafeBufferPointer<Int32>? = nil) -> Double {
+        guard !values.isEmpty else { return .nan }
+        guard let counts else { return values[NearestRank.rank(percent: percent, count: values.count) - 1] }
+        return meetings.withUnsafeBufferPointer { m in
+            var total = 0
+            for i in 0..<m.count { total += Int(counts[Int(m[i])]) }
+            guard total > 0 else { return .nan }
+            let rank = NearestRank.rank(percent: percent, count: total)
+            var seen = 0
+            for i in 0..<m.count {
+                seen += Int(counts[Int(m[i])])
+                if seen >= rank { return values[i] }
+            }
+            return values[values.count - 1]
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import MQABase
+import MQAModel
+
+/// One participant's figures for the fleet's cohort questions: what it
+/// watched and how much of that stalled, its time at poor/bad, its MOS,
+/// its abnormal disconnects and its first-frame times, with who the client
+/// was. Made from a meeting's analysis (`CohortMeeting.init(analysis:context:)`)
+/// or, identically, from the stored summaries (`EventStore.cohortMeetings`).
+public struct CohortParticipant: Sendable, Equatable {
+    public var uid: String
+    /// The meeting's `engine` (`nil` without a join).
+    public var engine: String?
+    /// The format 1.2 client fields, last value of each.
+    public var client: ParticipantContext.ClientInfo
+    /// Rendered video time as subscriber: Σ (end − first frame) of the
+    /// subscriptions that rendered.
+    public var watchedMs: Int64
+    /// Stalled video time over the same subscriptions.
+    public var stalledMs: Int64
+    /// Warm time in the `poor` or `bad` tier (0 in a CDN meeting).
+    public var lowTierMs: Int64
+    /// Warm time in any known tier: the share's denominator.
+    public var measuredMs: Int64
+    /// The participant's median warm MOS; `nil` without one (and in CDN).
+    public var mosP50: Double?
+    /// Disconnects that carried an `error`.
+    public var abnormalDisconnects: Int
+    /// Subscribe → first frame of each subscription opened by a
+    /// `stream_subscribe` that rendered (one opened by a status has no
+    /// real subscribe time, one never rendered has no first frame).
+    public var firstFrameMs: [Int64]
+
+    public init(uid: String, engine: String?, client: ParticipantContext.ClientInfo, watchedMs: Int64, stalledMs: Int64,
+                lowTierMs: Int64, measuredMs: Int64, mosP50: Double?, abnormalDisconnects: Int, firstFrameMs: [Int64]) {
+        self.uid = uid
+        self.engine = engine
+        self.client = client
+        self.watchedMs = watchedMs
+        self.stalledMs = stalledMs
+        self.lowTierMs = lowTierMs
+        self.measuredMs = measuredMs
+        self.mosP50 = mosP50
+        self.abnormalDisconnects = abnormalDisconnects
+        self.firstFrameMs = firstFrameMs
+    }
+
+    /// Adds one subscription (this participant as its subscriber).
+    public mutating func add(subscribeTs: Int64, endTs: Int64, firstFrameTs: Int64?, stalledMs stalled: Int64, kind: String?) {
+        guard let first = firstFrameTs else { return }
+        watchedMs += max(0, endTs - first)
+        stalledMs += stalled
+        if kind != nil { firstFrameMs.append(first - subscribeTs) }
+    }
+}
+
+/// One meeting's participants: the unit the intervals resample, since
+/// participants of one meeting share its network, server and publishers.
+public struct CohortMeeting: Sendable, Equatable {
+    public var meeting: String
+    /// The first event time (the meeting summary's `start_ts`).
+    public var start: Int64?
+    public var participants: [CohortParticipant]
+
+    public init(meeting: String, start: Int64?, participants: [CohortParticipant]) {
+        self.meeting = meeting
+        self.start = start
+        self.participants = participants
+    }
+
+    /// The figures of an analysed meeting: one participant per client of
+    /// the analysis, in its (uid) order.
+    public init(analysis a: MeetingAnalysis, context: MeetingContext) {
+        meeting = a.meeting
+        start = a.span?.first
+        var byUID: [String: Int] = [:]
+        participants = a.participants.enumerated().map { i, p in
+            byUID[p.uid] = i
+            let known = a.isCDN ? 0 : p.tierMs.known
+            return CohortParticipant(
+                uid: p.uid, engine: a.engine, client: context.participant(p.uid)?.client ?? .init(),
+                watchedMs: 0, stalledMs: 0, lowTierMs: a.isCDN ? 0 : p.tierMs[.poor] + p.tierMs[.bad],
+                measuredMs: known, mosP50: p.mos?.p50,
+                abnormalDisconnects: p.disconnects.count { $0.error != nil }, firstFrameMs: [])
+        }
+        for s in a.subscriptions {
+            guard let i = byUID[s.subscriber] else { continue }
+            participants[i].add(subscribeTs: s.subscribeTs, endTs: s.endTs, firstFrameTs: s.firstFrameTs,
+                                stalledMs: s.stalledMs, kind: s.kind)
+        }
+    }
+}
+
+extension ParticipantContext.ClientInfo {
+    /// Takes the client fields of one `meeting_join` (a later join's
+    /// values replace earlier ones): for readers of stored joins.
+    package mutating func apply(join payload: EventPayload) { update(from: payload) }
+}

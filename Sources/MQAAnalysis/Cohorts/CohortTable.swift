@@ -1,0 +1,128 @@
+import MQABase
+
+/// One cohort's figures (`mqa report cohorts`): sizes, totals, the rates
+/// with their 95 % intervals, and the percentiles.
+public struct CohortFigures: Sendable, Equatable {
+    /// The value; `nil` for the participants without one ("unknown").
+    public var value: String?
+    public var participants: Int
+    public var meetings: Int
+    public var watchedMs: Int64
+    public var stalledMs: Int64
+    /// Stalled ms per watched ms; `nil` without watched time.
+    public var stallRate: Double?
+    public var stallRateCI: ConfidenceInterval?
+    /// Warm time at poor or bad per warm time at a known tier; `nil`
+    /// without any (a CDN cohort has no quality feed).
+    public var lowTierShare: Double?
+    public var lowTierShareCI: ConfidenceInterval?
+    /// Median over participants of each one's median warm MOS.
+    public var mosP50: Double?
+    /// Share of participants with at least one abnormal disconnect.
+    public var abnormalDisconnectRate: Double?
+    public var abnormalDisconnectRateCI: ConfidenceInterval?
+    /// Nearest-rank p90 of the subscriptions' times to first frame.
+    public var firstFrameP90Ms: Int64?
+    /// Seen in too few meetings or by too few participants
+    /// (`BootstrapOptions.minMeetings`, `minParticipants`).
+    public var insufficient: Bool
+
+    static func point(value: String?, sums s: CohortSums, meetings: Int, mos: CohortSamples,
+                      firstFrame: CohortSamples, options: BootstrapOptions) -> CohortFigures {
+        func defined(_ x: Double) -> Double? { x.isNaN ? nil : x }
+        let ff = firstFrame.percentile(90)
+        return CohortFigures(
+            value: value, participants: Int(s.participants), meetings: meetings,
+            watchedMs: Int64(s.watched), stalledMs: Int64(s.stalled),
+            stallRate: defined(s.stallRate), stallRateCI: nil,
+            lowTierShare: defined(s.lowTierShare), lowTierShareCI: nil,
+            mosP50: defined(mos.percentile(50)),
+            abnormalDisconnectRate: defined(s.abnormalDisconnectRate), abnormalDisconnectRateCI: nil,
+            firstFrameP90Ms: ff.isNaN ? nil : Int64(ff),
+            insufficient: meetings < options.minMeetings || Int(s.participants) < options.minParticipants)
+    }
+}
+
+/// The cohorts of one field over a set of meetings: each value's figures,
+/// ranked, and those of the participants without a value.
+public struct CohortTable: Sendable, Equatable {
+    public var field: CohortField
+    /// Values with enough data first, worst stall rate first (ties by
+    /// value); then the insufficient ones, by participants.
+    public var cohorts: [CohortFigures]
+    /// The participants without a value (0 participants when every one
+    /// had one).
+    public var unknown: CohortFigures
+    public var meetings: Int
+    public var options: BootstrapOptions
+
+    /// Groups the participants of `meetings` by `field` and bootstraps
+    /// every value's intervals from the same resamples of meetings.
+    public init(_ meetings: [CohortMeeting], by field: CohortField, options: BootstrapOptions = .default) {
+        self.field = field
+        self.options = options
+        self.meetings = meetings.count
+        // Unknown is a group of its own (an empty string cannot be a
+        // value: event-log strings are 1–256 characters).
+        let figures = CohortTable.figures(meetings, options: options) { _, p in field.value(of: p) ?? "" }
+        unknown = figures.first { $0.value == nil }
+            ?? CohortFigures.point(value: nil, sums: CohortSums(), meetings: 0, mos: CohortSamples(), firstFrame: CohortSamples(), options: options)
+        cohorts = CohortTable.ranked(figures.filter { $0.value != nil }, field: field)
+    }
+
+    /// Best to worst is the question's order: the worst value with enough
+    /// data first, never one that has too little.
+    static func ranked(_ figures: [CohortFigures], field: CohortField) -> [CohortFigures] {
+        figures.sorted { a, b in
+            if a.insufficient != b.insufficient { return !a.insufficient }
+            if a.insufficient { return (a.participants, b.value ?? "") > (b.participants, a.value ?? "") }
+            let x = a.stallRate ?? -1, y = b.stallRate ?? -1
+            if x != y { return x > y }
+            return CohortTable.valueLess(a.value ?? "", b.value ?? "", field: field)
+        }
+    }
+
+    public static func valueLess(_ a: String, _ b: String, field: CohortField) -> Bool {
+        field.isVersion ? VersionOrder.less(a, b) : a < b
+    }
+
+    /// Each group's figures with the intervals of its three rates; the
+    /// key `""` stands for "no value" (`value` nil).
+    static func figures(_ meetings: [CohortMeeting], options: BootstrapOptions,
+                        key: (CohortMeeting, CohortParticipant) -> String?) -> [CohortFigures] {
+        keyedFigures(meetings, options: options, key: key, value: { $0.isEmpty ? nil : $0 }).map(\.figures)
+    }
+
+    /// Each group's key and figures (with the intervals of its three
+    /// rates), groups in the order first met; `value` names a key's cohort.
+    static func keyedFigures<Key: Hashable>(_ meetings: [CohortMeeting], options: BootstrapOptions,
+                                            key: (CohortMeeting, CohortParticipant) -> Key?,
+                                            value: (Key) -> String?) -> [(key: Key, figures: CohortFigures)] {
+        let groups = CohortGroups(meetings, key: key)
+        var out = groups.keys.indices.map { g in
+            CohortFigures.point(value: value(groups.keys[g]), sums: groups.totals[g],
+                                meetings: groups.meetingsPerGroup[g], mos: groups.mos[g], firstFrame: groups.firstFrame[g],
+                                options: options)
+        }
+        let G = groups.keys.count, B = options.replicates
+        guard G > 0, B > 0 else { return [] }
+        // [metric][group * B + replicate]
+        var reps = [[Double]](repeating: [Double](repeating: .nan, count: G * B), count: 3)
+        var sums = [CohortSums](repeating: CohortSums(), count: G)
+        options.forEachReplicate(meetings: groups.meetingCount) { r, counts in
+            groups.sums(counts, into: &sums)
+            for g in 0..<G {
+                reps[0][g * B + r] = sums[g].stallRate
+                reps[1][g * B + r] = sums[g].lowTierShare
+                reps[2][g * B + r] = sums[g].abnormalDisconnectRate
+            }
+        }
+        for g in 0..<G {
+            let slice = { (metric: Int) in Array(reps[metric][(g * B)..<((g + 1) * B)]) }
+            if out[g].stallRate != nil { out[g].stallRateCI = options.interval(slice(0)) }
+            if out[g].lowTierShare != nil { out[g].lowTierShareCI = options.interval(slice(1)) }
+            if out[g].abnormalDisconnectRate != nil { out[g].abnormalDisconnectRateCI = options.interval(slice(2)) }
+        }
+        return groups.keys.indices.map { (groups.keys[$0], out[$0]) }
+    }
+}

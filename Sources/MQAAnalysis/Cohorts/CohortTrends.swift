@@ -1,0 +1,80 @@
+import MQABase
+
+/// How `mqa report trends` buckets meetings by their start (UTC).
+public enum TrendPeriod: String, Sendable, CaseIterable {
+    case day, week
+
+    static let dayMs: Int64 = 86_400_000
+
+    /// The start of the period holding `ms`: midnight UTC, or Monday
+    /// midnight UTC (ISO weeks).
+    public func start(of ms: Int64) -> Int64 {
+        let day = Int64((Double(ms) / Double(TrendPeriod.dayMs)).rounded(.down))
+        switch self {
+        case .day: return day * TrendPeriod.dayMs
+        case .week:
+            // 1970-01-01 was a Thursday: day 0 is weekday 3 counting Monday as 0.
+            let weekday = ((day + 3) % 7 + 7) % 7
+            return (day - weekday) * TrendPeriod.dayMs
+        }
+    }
+}
+
+/// The fleet's figures per period (`mqa report trends`), optionally split
+/// by a cohort field: each (period, value) with the figures and 95 %
+/// intervals of `CohortTable` (the same bootstrap over meetings, one set of
+/// resamples for all rows).
+public struct TrendTable: Sendable, Equatable {
+    public var every: TrendPeriod
+    public var field: CohortField?
+    /// By period, then (with a field) by value in the field's order, the
+    /// participants without one last.
+    public var rows: [Row]
+    /// Meetings without a start (nothing logged with a time) are left out.
+    public var meetings: Int
+    public var options: BootstrapOptions
+
+    public struct Row: Sendable, Equatable {
+        /// The period's first instant, ms UTC.
+        public var periodStart: Int64
+        public var figures: CohortFigures
+    }
+
+    struct Key: Hashable {
+        var period: Int64
+        var value: String?
+    }
+
+    public init(_ meetings: [CohortMeeting], every: TrendPeriod, by field: CohortField? = nil,
+                options: BootstrapOptions = .default) {
+        self.every = every
+        self.field = field
+        self.options = options
+        let dated = meetings.filter { $0.start != nil }
+        self.meetings = dated.count
+        let keyed = CohortTable.keyedFigures(dated, options: options, key: { m, p -> Key? in
+            Key(period: every.start(of: m.start!), value: field?.value(of: p))
+        }, value: { $0.value })
+        rows = keyed.sorted { a, b in
+            if a.key.period != b.key.period { return a.key.period < b.key.period }
+            switch (a.key.value, b.key.value) {
+            case (nil, _): return false
+            case (_, nil): return true
+            case let (x?, y?): return CohortTable.valueLess(x, y, field: field ?? .platform)
+            }
+        }.map { Row(periodStart: $0.key.period, figures: $0.figures) }
+    }
+
+    /// The values present, in the field's order (none without a field).
+    public var values: [String?] {
+        var seen: [String?] = []
+        for r in rows where !seen.contains(r.figures.value) { seen.append(r.figures.value) }
+        return seen.sorted { a, b in
+            switch (a, b) {
+            case (nil, _): return false
+            case (_, nil): return true
+            case let (x?, y?): return CohortTable.valueLess(x, y, field: field ?? .platform)
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
+/// The fleet-wide pages of a report site, beside `index.html`: the cohorts
+/// (one section per field) and the trends (per day, and per day by network).
+public enum SiteCohortPages {
+    public static let cohorts = "cohorts.html"
+    public static let trends = "trends.html"
+    /// The fields the cohorts page shows, in order.
+    public static let fields: [CohortField] = [.sdkVersion, .platform, .netType, .engine, .appVersion, .osVersion]
+
+    /// The links the index shows.
+    public static let links: [(title: String, file: String)] = [
+        ("Cohorts: SDK, platform, network, engine", cohorts), ("Trends per day", trends),
+    ]
+
+    static let back = "<p><a href=\"\(SitePages.index)\">← all meetings</a></p>\n"
+
+    /// `cohorts.html` of the fleet `meetings`.
+    public static func cohortsPage(_ meetings: [CohortMeeting], options: BootstrapOptions = .default) -> String {
+        let tables = fields.map { CohortTable(meetings, by: $0, options: options) }
+        var body = back + "<h1>Cohorts: \(meetings.count) meetings</h1>\n"
+        body += "<p>" + fields.map { HTMLPage.link("#by-\($0.rawValue)", "by \($0.rawValue)") }.joined(separator: " · ") + "</p>\n"
+        for t in tables {
+            let report = CohortsReport(t)
+            body += "<h2 id=\"by-\(t.field.rawValue)\">By \(t.field.rawValue)</h2>\n"
+            body += CohortChart.stallRates(t.cohorts + (t.unknown.participants > 0 ? [t.unknown] : []))
+            body += report.rowsTable.html
+        }
+        body += "<p>\(CohortsReport.methodText(options).html)</p>\n"
+        return HTMLPage.document(title: "Cohorts", body: body)
+    }
+
+    /// `trends.html`: the fleet per day, then per day by network at join.
+    public static func trendsPage(_ meetings: [CohortMeeting], options: BootstrapOptions = .default) -> String {
+        var body = back
+        for field in [nil, CohortField.netType] {
+            let report = TrendsReport(TrendTable(meetings, every: .day, by: field, options: options))
+            body += "<h1>\(report.heading.html)</h1>\n" + TrendChart.stallRates(report.table) + report.rowsTable.html
+        }
+        body += "<p>\(CohortsReport.methodText(options).html)</p>\n"
+        return HTMLPage.document(title: "Trends", body: body)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import MQABase
+import MQAModel
+import MQAAnalysis
+
+/// `mqa report trends [--by FIELD] [--every day|week]`: the fleet's
+/// cohort figures per period, with their 95 % intervals; html adds a chart.
+public struct TrendsReport: RenderedReport, Sendable {
+    public var table: TrendTable
+
+    public init(_ table: TrendTable) { self.table = table }
+
+    /// `2026-11-02` (a week is named by its Monday).
+    static func label(_ start: Int64) -> String { String(Time.iso(start).prefix(10)) }
+
+    public var json: JSON {
+        .object([
+            ("schema", .string("mqa.trends/1")),
+            ("every", .string(table.every.rawValue)),
+            ("by", table.field.map { .string($0.rawValue) } ?? .null),
+            ("meetings", .int(Int64(table.meetings))),
+            ("method", CohortsReport.methodJSON(table.options)),
+            ("periods", .array(table.rows.map { row in
+                guard case .object(let fields) = CohortsReport.json(row.figures) else { return .null }
+                var out: [(String, JSON)] = [("period", .string(TrendsReport.label(row.periodStart))), ("start", .int(row.periodStart))]
+                // Without --by every row is the whole fleet: no value key.
+                out += fields.filter { table.field != nil || $0.0 != "value" }
+                return .object(out)
+            })),
+        ])
+    }
+
+    var heading: String {
+        "Trends per \(table.every.rawValue)" + (table.field.map { " by \($0.rawValue)" } ?? "") + ": \(table.meetings) meetings"
+    }
+
+    var rowsTable: ReportTable {
+        var headers = [table.every.rawValue]
+        if let f = table.field { headers.append(f.rawValue) }
+        headers += ["people", "meetings", "watched", "stall rate (95 % CI)", "poor/bad (95 % CI)", "MOS p50",
+                    "abn. disconnects (95 % CI)", "first frame p90", "note"]
+        let offset = table.field == nil ? 0 : 1
+        var t = ReportTable(headers: headers, numeric: Set((1 + offset)...(8 + offset)))
+        for row in table.rows {
+            var cells = CohortsReport.cells(row.figures)
+            if table.field == nil { cells.removeFirst() }
+            t.add([.literal(TrendsReport.label(row.periodStart))] + cells, htmlClass: row.figures.insufficient ? "insufficient" : nil)
+        }
+        return t
+    }
+
+    public var markdown: String {
+        "# \(heading)\n\nPeriods by meeting start (UTC\(table.every == .week ? "; weeks from Monday" : "")).\n\n"
+            + rowsTable.markdown + "\n" + CohortsReport.methodText(table.options) + "\n"
+    }
+
+    public var csv: String {
+        CohortsReport.csvTable(table.rows.map { ([.literal(TrendsReport.label($0.periodStart))], $0.figures) },
+                               leading: ["period"], value: table.field != nil).csv
+    }
+
+    public var html: String {
+        var body = "<h1>\(heading.html)</h1>\n<p>Periods by meeting start (UTC).</p>\n"
+        body += TrendChart.stallRates(table)
+        body += rowsTable.html
+        body += "<p>\(CohortsReport.methodText(table.options).html)</p>\n"
+        return HTMLPage.document(title: heading, body: body)
+    }
+}
+
+/// The trends chart: stall rate per period, a line per value (the six
+/// with the most participants), each point with its 95 % interval.
+enum TrendChart {
+    /// Okabe–Ito: distinct for most colour-blind readers.
+    static let palette = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9"]
+
+    static func stallRates(_ table: TrendTable) -> String {
+        let periods = Array(Set(table.rows.map(\.periodStart))).sorted()
+        guard !periods.isEmpty else { return "" }
+        var people: [String?: Int] = [:]
+        for r in table.rows { people[r.figures.value, default: 0] += r.figures.participants }
+        let shown = table.values.sorted { (people[$0] ?? 0, $1 ?? "") > (people[$1] ?? 0, $0 ?? "") }.prefix(palette.count)
+        let lines = table.values.filter { shown.contains($0) }
+        let rows = table.rows.filter { lines.contains($0.figures.value) && $0.figures.stallRate != nil }
+        let top = 30.0, plot = 220.0, height = top + plot + 40 + (table.field == nil ? 0 : 22)
+        let maxValue = rows.map { max($0.figures.stallRateCI?.upper ?? 0, $0.figures.stallRate ?? 0) }.max() ?? 0
+        let scale = CohortChart.niceCeiling(maxValue)
+        let x0 = SVGCharts.left, x1 = SVGCharts.width - SVGCharts.right
+        func x(_ p: Int64) -> Double {
+            let i = Double(periods.firstIndex(of: p) ?? 0)
+            return periods.count == 1 ? (x0 + x1) / 2 : x0 + (x1 - x0) * i / Double(periods.count - 1)
+        }
+        func y(_ v: Double) -> Double { top + plot - plot * (scale > 0 ? min(v / scale, 1) : 0) }
+        let f = SVGCharts.f
+        var out = SVGCharts.open(height: height, label: "Stall rate per \(table.every.rawValue) with 95 % intervals")
+        out += "<text x=\"\(f(x0))\" y=\"16\" font-size=\"12\">stall rate (stalled / watched) per \(table.every.rawValue), 95 % intervals</text>\n"
+        for k in 0...4 {
+            let v = scale * Double(k) / 4
+            out += "<line x1=\"\(f(x0))\" y1=\"\(f(y(v)))\" x2=\"\(f(x1))\" y2=\"\(f(y(v)))\" stroke=\"#d0d7de\" stroke-width=\"0.6\"/>"
+            out += "<text x=\"\(f(x0 - 6))\" y=\"\(f(y(v) + 4))\" font-size=\"11\" text-anchor=\"end\">\(String(format: "%.1f %%", v * 100))</text>\n"
+        }
+        // At most ~12 period labels.
+        let every = max(1, (periods.count + 11) / 12)
+        for (i, p) in periods.enumerated() where i % every == 0 {
+            out += "<text x=\"\(f(x(p)))\" y=\"\(f(top + plot + 16))\" font-size=\"11\" text-anchor=\"middle\">\(TrendsReport.label(p).dropFirst(5))</text>\n"
+        }
+        for (n, value) in lines.enumerated() {
+            let colour = palette[n]
+            let mine = rows.filter { $0.figures.value == value }
+            var d = ""
+            for r in mine {
+                let px = x(r.periodStart) + Double(n - lines.count / 2) * 3  // intervals side by side, not on top
+                if let ci = r.figures.stallRateCI {
+                    out += "<line x1=\"\(f(px))\" y1=\"\(f(y(ci.lower)))\" x2=\"\(f(px))\" y2=\"\(f(y(ci.upper)))\" stroke=\"\(colour)\" stroke-width=\"1.2\" opacity=\"0.6\"/>"
+                }
+                let py = y(r.figures.stallRate ?? 0)
+                d += (d.isEmpty ? "M" : "L") + f(px) + " " + f(py) + " "
+                let fill = r.figures.insufficient ? "#ffffff" : colour
+                out += "<circle cx=\"\(f(px))\" cy=\"\(f(py))\" r=\"3\" fill=\"\(fill)\" stroke=\"\(colour)\" stroke-width=\"1.2\"/>\n"
+            }
+            if !d.isEmpty {
+                out += "<path d=\"\(d.dropLast())\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"1.6\" stroke-linejoin=\"round\"/>\n"
+            }
+            if table.field != nil {
+                let lx = x0 + Double(n) * 130
+                out += "<rect x=\"\(f(lx))\" y=\"\(f(height - 16))\" width=\"10\" height=\"10\" fill=\"\(colour)\"/>"
+                out += "<text x=\"\(f(lx + 14))\" y=\"\(f(height - 7))\" font-size=\"11\">\(SVGCharts.label(value ?? "(unknown)", limit: 16))</text>\n"
+            }
+        }
+        return out + "</svg>\n"
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import MQABase
+import MQAModel
+import MQAAnalysis
+
+/// `mqa tune --by FIELD`: each cohort's best config beside the fleet's.
+public struct TuneCohortsReport: Sendable {
+    public var tuning: CohortTuning
+    /// The grid's keys: the configs differ only there.
+    public var keys: [String]
+    public var top: Int
+
+    public init(_ tuning: CohortTuning, keys: [String], top: Int = 5) {
+        self.tuning = tuning
+        self.keys = keys
+        self.top = top
+    }
+
+    public func render(_ format: ReportFormat) -> String {
+        switch format {
+        case .json: json.rendered(pretty: true) + "\n"
+        case .csv: csv
+        case .md, .html: markdown
+        }
+    }
+
+    /// `thresholds=[4.2,3.8,3.3,2.8] hysteresis=0.1`: the grid keys only.
+    func configText(_ c: TierConfig) -> String {
+        keys.map { "\($0)=\(TuneReport.value(of: $0, in: c))" }.joined(separator: " ")
+    }
+
+    /// The keys where `a` differs from `b`, as `key a instead of b`.
+    func difference(_ a: TierConfig, _ b: TierConfig) -> String {
+        let parts = keys.compactMap { k -> String? in
+            let x = TuneReport.value(of: k, in: a), y = TuneReport.value(of: k, in: b)
+            return x == y ? nil : "\(k) \(x) instead of \(y)"
+        }
+        return parts.isEmpty ? "the fleet's best config" : parts.joined(separator: ", ")
+    }
+
+    /// "on cellular, thresholds [..] instead of [..]: F1 0.71 vs 0.58".
+    func sentence(_ c: CohortTuning.Cohort) -> String {
+        guard let best = c.ranking.first else { return "" }
+        let name = c.value ?? "unknown"
+        if best.gridIndex == c.fleetBest.gridIndex {
+            return "on \(name), the fleet's best config is best too: F1 \(f3(best.score.f1))"
+        }
+        return "on \(name), \(difference(best.config, c.fleetBest.config)): F1 \(f3(best.score.f1)) vs \(f3(c.fleetBest.score.f1))"
+    }
+
+    func f3(_ x: Double) -> String { String(format: "%.3f", x) }
+
+    public var json: JSON {
+        .object([
+            ("schema", .string("mqa.tune-cohorts/1")),
+            ("by", .string(tuning.field.rawValue)),
+            ("fleetBest", tuning.fleet.first?.json ?? .null),
+            ("cohorts", .array(tuning.cohorts.map { c in
+                .object([
+                    ("value", .optional(c.value)),
+                    ("clients", .int(Int64(c.clients))),
+                    ("stalls", .int(Int64(c.stalls))),
+                    ("reports", .int(Int64(c.reports))),
+                    ("best", c.ranking.first?.json ?? .null),
+                    ("fleetBest", c.fleetBest.json),
+                    ("summary", .string(sentence(c))),
+                    ("ranking", .array(c.ranking.prefix(top).map(\.json))),
+                ])
+            })),
+        ])
+    }
+
+    public var markdown: String {
+        var out = "# Tuning by \(tuning.field.rawValue): \(tuning.fleet.count) configs, \(tuning.cohorts.count) cohorts\n\n"
+        if let best = tuning.fleet.first {
+            out += "Fleet-wide best: \(configText(best.config)) (F1 \(f3(best.score.f1))).\n\n"
+        }
+        var t = ReportTable(headers: [tuning.field.rawValue, "clients", "stalls", "best config", "F1", "fleet's best here", "gain"],
+                            numeric: [1, 2, 4, 5, 6])
+        for c in tuning.cohorts {
+            guard let best = c.ranking.first else { continue }
+            t.add([c.value.map(ReportCell.text) ?? .literal("(unknown)"), .int(c.clients), .int(c.stalls),
+                   .literal(configText(best.config)), .number(.double(best.score.f1), shown: f3(best.score.f1)),
+                   .number(.double(c.fleetBest.score.f1), shown: f3(c.fleetBest.score.f1)),
+                   .number(.double(best.score.f1 - c.fleetBest.score.f1), shown: String(format: "%+.3f", best.score.f1 - c.fleetBest.score.f1))])
+        }
+        out += t.markdown + "\n"
+        for c in tuning.cohorts where !c.ranking.isEmpty { out += "- " + Markdown.escape(sentence(c)) + "\n" }
+        out += "\nEach cohort's clients are scored alone (a client's tier and stalls depend only on its own reports). "
+            + "A cohort with few stalls has a noisy F1: its best config may only fit the noise.\n"
+        return out
+    }
+
+    public var csv: String {
+        var t = ReportTable(headers: ["value", "rank"] + keys + ["f1", "precision", "recall", "alarmsPerHour", "fleetBest"])
+        for c in tuning.cohorts {
+            for (i, r) in c.ranking.prefix(top).enumerated() {
+                t.add([c.value.map(ReportCell.text) ?? .empty(shown: ""), .int(i + 1)]
+                      + keys.map { .literal(TuneReport.value(of: $0, in: r.config)) }
+                      + [.number(.double(r.score.f1), shown: JSON.number(r.score.f1)),
+                         .number(.double(r.score.precision), shown: JSON.number(r.score.precision)),
+                         .number(.double(r.score.recall), shown: JSON.number(r.score.recall)),
+                         .number(.double(r.score.alarmsPerHour), shown: JSON.number(r.score.alarmsPerHour)),
+                         .literal(r.gridIndex == c.fleetBest.gridIndex ? "true" : "false")])
+            }
+        }
+        return t.csv
+    }
+}

@@ -1,0 +1,106 @@
+import MQABase
+import MQAModel
+import MQAAnalysis
+
+extension EventStore {
+    /// Every summarised meeting whose start lies in `[since, until)` (open
+    /// ends when nil) with its participants' cohort figures, in meeting id
+    /// order: what `mqa report cohorts`, `compare` and `trends` group.
+    ///
+    /// Read from the summary tables (default tier config) and, for the
+    /// client fields and abnormal disconnects, the event chunks that hold
+    /// a `meeting_join` or a `disconnect`, parsing only those events: no
+    /// report chunk is decoded. Equal to `CohortMeeting(analysis:context:)`
+    /// of each meeting under the default config. A damaged event chunk is
+    /// passed to `onDamage` and skipped (its client keeps what other
+    /// chunks say).
+    public func cohortMeetings(startingIn window: (since: Int64?, until: Int64?) = (nil, nil),
+                               onDamage: (StoreDamage) -> Void = { _ in }) throws -> [CohortMeeting] {
+        var meetings: [CohortMeeting] = []
+        var index: [Int64: Int] = [:]
+        var engines: [String?] = []
+        let heads = try db.prepare(
+            """
+            SELECT m.id, m.meeting, s.engine, s.start_ts FROM meetings m
+            JOIN meeting_summary s ON s.meeting_id = m.id ORDER BY m.meeting
+            """)
+        while try heads.step() {
+            let start: Int64? = heads.isNull(3) ? nil : heads.int64(3)
+            if window.since != nil || window.until != nil {
+                guard let start else { continue }
+                if let since = window.since, start < since { continue }
+                if let until = window.until, start >= until { continue }
+            }
+            index[heads.int64(0)] = meetings.count
+            meetings.append(CohortMeeting(meeting: heads.string(1) ?? "", start: start, participants: []))
+            engines.append(heads.string(2))
+        }
+        if meetings.isEmpty { return [] }
+
+        // Participants, in (meeting, uid) order as the analysis has them.
+        var slot: [Int: [String: Int]] = [:]
+        let people = try db.prepare(
+            """
+            SELECT meeting_id, uid, mos_p50, excellent_ms, good_ms, fair_ms, poor_ms, bad_ms
+            FROM participant_summary ORDER BY meeting_id, uid
+            """)
+        while try people.step() {
+            guard let m = index[people.int64(0)] else { continue }
+            let engine = engines[m]
+            let cdn = !EventCatalog.hasQualityFeed(engine: engine)
+            let uid = people.string(1) ?? ""
+            let known = (3...7).reduce(Int64(0)) { $0 + people.int64(Int32($1)) }
+            let low = people.int64(6) + people.int64(7)
+            slot[m, default: [:]][uid] = meetings[m].participants.count
+            meetings[m].participants.append(CohortParticipant(
+                uid: uid, engine: engine, client: .init(), watchedMs: 0, stalledMs: 0,
+                lowTierMs: cdn ? 0 : low, measuredMs: cdn ? 0 : known,
+                mosP50: people.isNull(2) ? nil : people.double(2), abnormalDisconnects: 0, firstFrameMs: []))
+        }
+        let tracks = try db.prepare(
+            """
+            SELECT meeting_id, subscriber, kind, subscribe_ts, end_ts, first_frame_ts, stalled_ms
+            FROM track_summary ORDER BY rowid
+            """)
+        while try tracks.step() {
+            guard let m = index[tracks.int64(0)], let i = slot[m]?[tracks.string(1) ?? ""] else { continue }
+            meetings[m].participants[i].add(
+                subscribeTs: tracks.int64(3), endTs: tracks.int64(4), firstFrameTs: tracks.isNull(5) ? nil : tracks.int64(5),
+                stalledMs: tracks.int64(6), kind: tracks.string(2))
+        }
+        // Joins and disconnects: only chunks that hold one are read, and
+        // only those events' payloads are parsed.
+        let wanted = (Int64(1) << Int64(EventKind.meetingJoin.rawValue)) | (Int64(1) << Int64(EventKind.disconnect.rawValue))
+        let chunks = try db.prepare(
+            """
+            SELECT c.meeting_id, c.uid, e.id, e.data FROM event_chunks e JOIN clients c ON c.id = e.client_id
+            WHERE e.kinds & ?1 != 0 ORDER BY e.client_id, e.first_ts, e.id
+            """)
+        chunks.bind(1, wanted)
+        var parser = LineParser(nowMs: .max)
+        while try chunks.step() {
+            guard let m = index[chunks.int64(0)], let uid = chunks.string(1), let i = slot[m]?[uid] else { continue }
+            let block: SharedEventBlock
+            do {
+                block = try chunks.withBlob(3) { try codec.decodeSharedEvents($0) }
+            } catch {
+                onDamage(StoreDamage(meeting: meetings[m].meeting, uid: uid, place: .chunk(.events, id: chunks.int64(2)),
+                                     reason: "\(error)"))
+                continue
+            }
+            for k in block.ts.indices {
+                let kind = EventKind(rawValue: block.kinds[k])
+                guard kind == .meetingJoin || kind == .disconnect, let kind else { continue }
+                let p = Int(block.payloadIndex[k])
+                guard let payload = block.payloads[p].withUnsafeBufferPointer({ parser.payload(of: kind, canonicalJSON: $0) })
+                else { continue }
+                if kind == .meetingJoin {
+                    meetings[m].participants[i].client.apply(join: payload)
+                } else if payload.string("error") != nil {
+                    meetings[m].participants[i].abnormalDisconnects += 1
+                }
+            }
+        }
+        return meetings
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+
+/// `mqa report cohorts` and `mqa compare` through the built binary, on one
+/// simulated store (the simulator plants an SDK 5.3.0 stall regression).
+@Suite struct CohortsCLITests {
+    nonisolated(unsafe) static let store: (dir: Scratch, db: String) = {
+        let dir = Scratch("cohorts")
+        let log = dir.simulated("fleet.ndjson", meetings: 24, seed: 3)
+        let db = dir.file("fleet.sqlite")
+        let r = MQA.run(["ingest", "--db", db, log], timeout: 300)
+        precondition(r.status == 0, "ingest failed: \(r)")
+        return (dir, db)
+    }()
+    static var db: String { store.db }
+
+    func object(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func cohortsJSONHasTheSpecShape() throws {
+        let r = MQA.run(["report", "cohorts", "--db", Self.db, "--by", "sdkVersion", "-f", "json"])
+        #expect(r.status == 0, "\(r)")
+        let json = try object(r.stdout)
+        #expect(json["schema"] as? String == "mqa.cohorts/1")
+        #expect(json["by"] as? String == "sdkVersion")
+        let cohorts = try #require(json["cohorts"] as? [[String: Any]])
+        let keys: Set<String> = ["value", "participants", "meetings", "watchedMs", "stalledMs", "stallRate", "stallRateCI",
+                                 "lowTierShare", "lowTierShareCI", "mosP50", "abnormalDisconnectRate", "firstFrameP90Ms"]
+        for c in cohorts {
+            #expect(keys.isSubset(of: Set(c.keys)), "\(c.keys)")
+            let ci = try #require(c["stallRateCI"] as? [Double])
+            let rate = try #require(c["stallRate"] as? Double)
+            #expect(ci.count == 2 && ci[0] <= rate && rate <= ci[1])
+        }
+        #expect(Set(cohorts.compactMap { $0["value"] as? String }) == ["5.1.0", "5.1.4", "5.2.0", "5.2.3", "5.3.0", "5.3.1"])
+        // The planted regression ranks first.
+        #expect(cohorts.first?["value"] as? String == "5.3.0")
+        let unknown = try #require(json["unknown"] as? [String: Any])
+        #expect(keys.isSubset(of: Set(unknown.keys)))
+        #expect(unknown["value"] is NSNull)
+        #expect((unknown["participants"] as? Int ?? 0) > 0)
+    }
+
+    @Test(arguments: ["md", "csv", "html"]) func cohortsInEveryFormat(format: String) {
+        let r = MQA.run(["report", "cohorts", "--db", Self.db, "--by", "netType", "-f", format])
+        #expect(r.status == 0, "\(r)")
+        switch format {
+        case "md": #expect(r.stdout.hasPrefix("# Cohorts by netType: 24 meetings") && r.stdout.contains("| cellular"))
+        case "csv": #expect(r.stdout.hasPrefix("value,participants,meetings,watchedMs,stalledMs,stallRate,stallRateLow,stallRateHigh,"))
+        default: #expect(r.stdout.contains("<svg") && r.stdout.contains("</html>") && !r.stdout.contains("<script"))
+        }
+    }
+
+    @Test func compareJSONAndTheReleaseGate() throws {
+        let r = MQA.run(["compare", "--db", Self.db, "--by", "sdkVersion", "5.2.3", "5.3.0", "-f", "json", "--fail-if-worse"])
+        #expect(r.status == 2, "\(r)")
+        let json = try object(r.stdout)
+        #expect(json["schema"] as? String == "mqa.compare/1")
+        #expect(json["by"] as? String == "sdkVersion" && json["a"] as? String == "5.2.3" && json["b"] as? String == "5.3.0")
+        let metrics = try #require(json["metrics"] as? [String: [String: Any]])
+        #expect(Set(metrics.keys) == ["stallRate", "lowTierShare", "abnormalDisconnectRate", "mosP50", "firstFrameP90Ms"])
+        for (_, m) in metrics {
+            #expect(Set(["a", "b", "ratio", "ratioCI", "significant"]).isSubset(of: Set(m.keys)))
+        }
+        let stall = try #require(metrics["stallRate"])
+        #expect(stall["significant"] as? Bool == true)
+        let ci = try #require(stall["ratioCI"] as? [Double])
+        #expect(ci[0] > 1)
+        let verdict = try #require(json["verdict"] as? String)
+        #expect(verdict.hasPrefix("5.3.0 stalls ") && verdict.contains("× as much as 5.2.3 (95 % CI "), "\(verdict)")
+        // The same comparison without the gate exits 0.
+        #expect(MQA.run(["compare", "--db", Self.db, "--by", "sdkVersion", "5.2.3", "5.3.0"]).status == 0)
+    }
+
+    /// The fix (5.3.1) and the regression seen the other way round (5.2.3
+    /// against 5.3.0: B better) pass the gate.
+    @Test(arguments: [["5.2.3", "5.3.1"], ["5.3.0", "5.2.3"]]) func theGatePasses(values: [String]) {
+        let r = MQA.run(["compare", "--db", Self.db, "--by", "sdkVersion"] + values + ["--fail-if-worse"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("B/A"))
+    }
+
+    @Test(arguments: [
+        (["compare", "--by", "sdkVersion", "5.2.3"], 64, "missing expected argument"),
+        (["compare", "5.2.3", "5.3.0"], 64, "missing '--by <field>'"),
+        (["compare", "--by", "sdk", "5.2.3", "5.3.0"], 64, "must be one of platform, osVersion, sdkVersion"),
+        (["compare", "--by", "sdkVersion", "5.3.0", "5.3.0"], 64, "two different values"),
+        (["compare", "--by", "sdkVersion", "5.2.3", "5.3.9"], 1, "no participant has sdkVersion '5.3.9'; did you mean '5.3.0'?"),
+        (["report", "cohorts"], 64, "missing '--by <field>'"),
+        (["report", "cohorts", "--by", "netType", "--replicates", "5"], 64, "--replicates"),
+        (["report", "cohorts", "--by", "netType", "--since", "2030-01-01"], 1, "no meeting in the store started in"),
+    ])
+    func badRequests(args: [String], status: Int32, message: String) {
+        let r = MQA.run(args + ["--db", Self.db])
+        #expect(r.status == status, "mqa \(args): \(r)")
+        #expect(r.stderr.contains(message), "mqa \(args): \(r.stderr)")
+    }
+
+    /// Same store, same seed: the same bytes; another seed moves only the intervals.
+    @Test func intervalsAreReproducible() {
+        let args = ["report", "cohorts", "--db", Self.db, "--by", "platform", "-f", "csv"]
+        let a = MQA.run(args), b = MQA.run(args), c = MQA.run(args + ["--seed", "9"])
+        #expect(a.status == 0 && a.stdout == b.stdout)
+        #expect(c.stdout != a.stdout)
+    }
+}
+
+@Suite struct TrendsCLITests {
+    @Test func trendsJSONAndFormats() throws {
+        let db = CohortsCLITests.db
+        let r = MQA.run(["report", "trends", "--db", db, "--every", "week", "-f", "json"])
+        #expect(r.status == 0, "\(r)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["schema"] as? String == "mqa.trends/1" && json["every"] as? String == "week" && json["by"] is NSNull)
+        let periods = try #require(json["periods"] as? [[String: Any]])
+        #expect(periods.count >= 2)
+        #expect(periods.allSatisfy { ($0["period"] as? String)?.count == 10 && $0["stallRateCI"] != nil && $0["value"] == nil })
+        let byNet = MQA.run(["report", "trends", "--db", db, "--by", "netType", "-f", "html"])
+        #expect(byNet.status == 0 && byNet.stdout.contains("<svg") && byNet.stdout.contains("cellular"))
+        let csv = MQA.run(["report", "trends", "--db", db, "--by", "netType", "-f", "csv"])
+        #expect(csv.stdout.hasPrefix("period,value,participants,"))
+        let md = MQA.run(["report", "trends", "--db", db])
+        #expect(md.stdout.hasPrefix("# Trends per day: 24 meetings"))
+        #expect(MQA.run(["report", "trends", "--db", db, "--every", "month"]).status == 64)
+    }
+}
+
+@Suite struct CohortSiteTests {
+    /// A report site gets cohorts.html and trends.html beside index.html,
+    /// linked both ways; other formats do not.
+    @Test func theSiteLinksItsCohortAndTrendPages() throws {
+        let dir = Scratch()
+        let site = dir.file("site")
+        let r = MQA.run(["report", "meeting", "--all", "--db", CohortsCLITests.db, "--format", "html", "--out", site], timeout: 300)
+        #expect(r.status == 0, "\(r)")
+        let index = try String(contentsOfFile: site + "/index.html", encoding: .utf8)
+        #expect(index.contains("<a href=\"cohorts.html\">") && index.contains("<a href=\"trends.html\">"))
+        for page in ["cohorts.html", "trends.html"] {
+            let text = try String(contentsOfFile: site + "/" + page, encoding: .utf8)
+            #expect(text.contains("<a href=\"index.html\">") && text.contains("<svg") && !text.contains("<script"), "\(page)")
+        }
+        let cohorts = try String(contentsOfFile: site + "/cohorts.html", encoding: .utf8)
+        #expect(cohorts.contains("id=\"by-sdkVersion\"") && cohorts.contains("id=\"by-netType\"") && cohorts.contains("5.3.0"))
+        let md = dir.file("md")
+        #expect(MQA.run(["report", "meeting", "--all", "--db", CohortsCLITests.db, "--format", "md", "--out", md], timeout: 300).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: md + "/cohorts.html"))
+    }
+}
+
+@Suite struct TuneByCLITests {
+    /// Each cohort's ranking of the grid, beside the fleet's best config
+    /// scored on that cohort alone; the cohorts' stalls add up to the fleet's.
+    @Test func tuneByNetworkRanksEachCohort() throws {
+        let dir = Scratch()
+        let grid = dir.write("grid.json", #"{"thresholds": [[4.0, 3.6, 3.1, 2.6], [4.2, 3.8, 3.3, 2.8]], "hysteresis": [0, 0.2]}"#)
+        let r = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--by", "netType", "--format", "json"], timeout: 300)
+        #expect(r.status == 0, "\(r)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["schema"] as? String == "mqa.tune-cohorts/1" && json["by"] as? String == "netType")
+        let cohorts = try #require(json["cohorts"] as? [[String: Any]])
+        #expect(cohorts.compactMap { $0["value"] as? String } == ["cellular", "ethernet", "other", "wifi"])
+        for c in cohorts {
+            let ranking = try #require(c["ranking"] as? [[String: Any]])
+            #expect(ranking.count == 4)
+            let best = try #require(c["best"] as? [String: Any]), here = try #require(c["fleetBest"] as? [String: Any])
+            #expect((best["f1"] as? Double ?? 0) >= (here["f1"] as? Double ?? 1))
+            #expect((c["summary"] as? String ?? "").hasPrefix("on "))
+        }
+        let fleet = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--format", "json"], timeout: 300)
+        let all = try #require(try JSONSerialization.jsonObject(with: Data(fleet.stdout.utf8)) as? [[String: Any]])
+        let stalls = cohorts.reduce(0) { $0 + ($1["stalls"] as? Int ?? 0) }
+        #expect(stalls == all.first?["stalls"] as? Int)
+        let md = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--by", "netType"], timeout: 300)
+        #expect(md.stdout.hasPrefix("# Tuning by netType: 4 configs, 5 cohorts") && md.stdout.contains("- on cellular"), "\(md.stdout)")
+        #expect(MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--by", "netType", "--partials"]).status == 64)
+    }
+}

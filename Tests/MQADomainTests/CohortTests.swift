@@ -1,0 +1,242 @@
+import Foundation
+import Testing
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
+@testable import MQASimulator
+
+/// A simulated fleet in a store, read once by the cohort tests: 30
+/// meetings of seed 3, with the simulator's planted differences (SDK
+/// 5.3.0 decoder stalls, more loss on cellular).
+enum CohortFleet {
+    static let meetings = 30
+    nonisolated(unsafe) static let fixture: (store: EventStore, dir: Scratch, cohorts: [CohortMeeting]) = {
+        let s = Scratch()
+        let path = s.dir + "/fleet.ndjson"
+        var bytes: [UInt8] = []
+        _ = try! Simulator(seed: 3, meetings: meetings).write { bytes.append(contentsOf: $0) }
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        let store = try! EventStore(path: s.db)
+        _ = try! Ingester(store: store).ingest(paths: [path])
+        _ = try! store.refreshSummaries()
+        return (store, s, try! store.cohortMeetings())
+    }()
+    static var cohorts: [CohortMeeting] { fixture.cohorts }
+}
+
+@Suite struct CohortStatisticsTests {
+    /// Synthetic meetings: `n` meetings of 6 participants, each meeting
+    /// with its own network (a stall rate drawn per meeting: participants
+    /// of one meeting are alike), participants labelled by `label`, and
+    /// those labelled "B" stalling `factor` times as much.
+    static func synthetic(meetings n: Int, seed: UInt64, factor: Double = 1,
+                          label: (Int, Int, inout SplitMix64) -> String) -> [CohortMeeting] {
+        var rng = SplitMix64(seed: seed)
+        return (0..<n).map { m in
+            let base = 0.005 + 0.04 * rng.unit() * rng.unit()
+            let people = (0..<6).map { i -> CohortParticipant in
+                let v = label(m, i, &rng)
+                var info = ParticipantContext.ClientInfo()
+                info.sdkVersion = v
+                let watched = Int64(600_000 + rng.below(1_800_000))
+                let rate = base * (v == "B" ? factor : 1) * (0.5 + rng.unit())
+                let measured = watched
+                return CohortParticipant(
+                    uid: "u\(i)", engine: "sfu", client: info, watchedMs: watched, stalledMs: Int64(Double(watched) * rate),
+                    lowTierMs: Int64(Double(measured) * base * 2 * (0.5 + rng.unit())), measuredMs: measured,
+                    mosP50: 4.4 - 10 * base + 0.1 * rng.unit(), abnormalDisconnects: rng.chance(0.1) ? 1 : 0,
+                    firstFrameMs: [Int64(500 + rng.below(2000))])
+            }
+            return CohortMeeting(meeting: "m\(m)", start: Int64(m) * 3_600_000, participants: people)
+        }
+    }
+
+    @Test func aPlantedDifferenceIsFound() throws {
+        let meetings = Self.synthetic(meetings: 60, seed: 1, factor: 2) { _, i, _ in i % 2 == 0 ? "A" : "B" }
+        let c = CohortComparison(meetings, by: .sdkVersion, a: "A", b: "B")
+        let stall = c.metrics[0]
+        #expect(stall.metric == .stallRate)
+        let ci = try #require(stall.ratioCI)
+        #expect(ci.lower > 1 && ci.contains(2), "\(ci)")
+        #expect(stall.significant && stall.worse)
+        #expect(c.failsGate)
+        #expect(c.verdict.hasPrefix("B stalls 2"), "\(c.verdict)")
+        #expect(c.verdict.contains("(95 % CI "))
+    }
+
+    /// Random labels, whole meetings at a time (the case a participant-level
+    /// interval gets wrong: meetings differ far more than participants of
+    /// one meeting) and participant by participant: no metric significant
+    /// in at least 95 of 100 seeded splits.
+    @Test(arguments: [true, false]) func aNullSplitIsRarelySignificant(byMeeting: Bool) {
+        var alarms: [String] = []
+        for run in 0..<100 {
+            let meetings = Self.synthetic(meetings: 40, seed: UInt64(1000 + run)) { m, i, rng in
+                if byMeeting { return SplitMix64.mix(UInt64(m) &+ UInt64(run) << 32) & 1 == 0 ? "A" : "B" }
+                return rng.chance(0.5) ? "A" : "B"
+            }
+            let c = CohortComparison(meetings, by: .sdkVersion, a: "A", b: "B",
+                                     options: BootstrapOptions(replicates: 400, seed: UInt64(run)))
+            if c.metrics.contains(where: \.significant) { alarms.append("run \(run): \(c.verdict)") }
+        }
+        #expect(alarms.count <= 5, "\(alarms.count) of 100 null splits flagged: \(alarms)")
+    }
+
+    @Test func holmAdjustsStepDown() {
+        // Sorted 0.01, 0.02, 0.03, 0.5 → 0.04, 0.06, 0.06 (monotone), 0.5.
+        let adjusted = Holm.adjusted([0.03, 0.5, 0.01, 0.02])
+        #expect(adjusted.map { ($0 * 1000).rounded() / 1000 } == [0.06, 0.5, 0.04, 0.06])
+        #expect(Holm.adjusted([]) == [])
+    }
+
+    @Test func versionsCompareAsDottedNumbers() {
+        #expect(VersionOrder.less("5.9.2", "5.10.0"))
+        #expect(!VersionOrder.less("5.10.0", "5.9.2"))
+        #expect(VersionOrder.less("5.3", "5.3.0"))
+        #expect(VersionOrder.less("5.3.0-beta", "5.3.1"))
+        #expect(VersionOrder.less("14", "17.4.1"))
+    }
+
+    @Test func intervalsAreSeededAndDeterministic() throws {
+        let meetings = Self.synthetic(meetings: 20, seed: 9) { _, i, _ in i < 3 ? "A" : "B" }
+        let a = CohortTable(meetings, by: .sdkVersion)
+        let b = CohortTable(meetings, by: .sdkVersion)
+        #expect(a == b)
+        let c = CohortTable(meetings, by: .sdkVersion, options: BootstrapOptions(seed: 7))
+        #expect(c.cohorts.map(\.stallRate) == a.cohorts.map(\.stallRate))
+        #expect(c.cohorts.map(\.stallRateCI) != a.cohorts.map(\.stallRateCI))
+        for f in a.cohorts {
+            let ci = try #require(f.stallRateCI)
+            #expect(ci.contains(f.stallRate!))
+        }
+    }
+
+    /// A value of 1 meeting is flagged and listed after every value with
+    /// enough data, however bad its figures.
+    @Test func tooLittleDataIsFlaggedAndNotRankedFirst() {
+        var meetings = Self.synthetic(meetings: 20, seed: 4) { _, _, _ in "5.2.0" }
+        meetings[0].participants[0].client.sdkVersion = "9.9.9"
+        meetings[0].participants[0].stalledMs = meetings[0].participants[0].watchedMs / 2
+        meetings[1].participants[0].client.sdkVersion = nil
+        let t = CohortTable(meetings, by: .sdkVersion)
+        #expect(t.cohorts.map(\.value) == ["5.2.0", "9.9.9"])
+        #expect(t.cohorts[1].insufficient && !t.cohorts[0].insufficient)
+        #expect(t.cohorts[1].stallRate! > t.cohorts[0].stallRate!)
+        #expect(t.unknown.participants == 1 && t.unknown.value == nil)
+        #expect(t.cohorts[0].participants == 118 && t.cohorts[0].meetings == 20)
+    }
+
+    @Test func figuresAreSumsAndPercentiles() {
+        func p(_ v: String, watched: Int64, stalled: Int64, mos: Double?, ff: [Int64], dropped: Int = 0) -> CohortParticipant {
+            var info = ParticipantContext.ClientInfo()
+            info.netType = v
+            return CohortParticipant(uid: v, engine: "sfu", client: info, watchedMs: watched, stalledMs: stalled,
+                                     lowTierMs: stalled, measuredMs: watched, mosP50: mos, abnormalDisconnects: dropped,
+                                     firstFrameMs: ff)
+        }
+        let meetings = [
+            CohortMeeting(meeting: "a", start: 0, participants: [p("wifi", watched: 1000, stalled: 10, mos: 4.0, ff: [100, 200]),
+                                                                 p("wifi", watched: 3000, stalled: 30, mos: 3.0, ff: [300], dropped: 2)]),
+            CohortMeeting(meeting: "b", start: 0, participants: [p("wifi", watched: 0, stalled: 0, mos: nil, ff: [])]),
+        ]
+        let f = CohortTable(meetings, by: .netType).cohorts[0]
+        #expect(f.participants == 3 && f.meetings == 2)
+        #expect(f.watchedMs == 4000 && f.stalledMs == 40)
+        #expect(f.stallRate == 0.01 && f.lowTierShare == 0.01)
+        #expect(f.mosP50 == 3.0)  // nearest rank of [3.0, 4.0]
+        #expect(f.firstFrameP90Ms == 300)
+        #expect(f.abnormalDisconnectRate == 1.0 / 3.0)
+    }
+}
+
+@Suite struct CohortFleetTests {
+    /// The store path (summaries and join chunks) gives exactly the figures
+    /// of analysing each stored meeting under the default config.
+    @Test func storeFiguresEqualTheAnalysis() throws {
+        let (store, _, cohorts) = CohortFleet.fixture
+        #expect(cohorts.count == CohortFleet.meetings)
+        for stored in cohorts.prefix(10) {
+            let log = try #require(try store.meetingLog(stored.meeting))
+            let analysed = CohortMeeting(analysis: MeetingAnalysis.analyze(log, config: TierConfig()), context: MeetingContext.build(log))
+            #expect(analysed == stored, "meeting \(stored.meeting)")
+        }
+        let people = cohorts.flatMap(\.participants)
+        #expect(people.contains { $0.client.sdkVersion != nil } && people.contains { $0.client.sdkVersion == nil })
+        #expect(people.contains { $0.abnormalDisconnects > 0 })
+        #expect(people.contains { $0.engine == "cdn" && $0.measuredMs == 0 && $0.watchedMs > 0 })
+    }
+
+    /// The simulator's planted regression: SDK 5.3.0 stalls more than
+    /// 5.2.3, and the interval of the ratio excludes 1; 5.3.1 (the fix)
+    /// does not differ significantly.
+    @Test func thePlantedSDKRegressionIsFound() throws {
+        let c = CohortComparison(CohortFleet.cohorts, by: .sdkVersion, a: "5.2.3", b: "5.3.0")
+        let stall = c.metrics[0]
+        let ci = try #require(stall.ratioCI, "\(c)")
+        #expect(ci.lower > 1, "\(ci)")
+        #expect(stall.significant && c.failsGate)
+        let fixed = CohortComparison(CohortFleet.cohorts, by: .sdkVersion, a: "5.2.3", b: "5.3.1")
+        #expect(!fixed.metrics[0].significant, "\(fixed.verdict)")
+        let table = CohortTable(CohortFleet.cohorts, by: .sdkVersion)
+        #expect(table.cohorts.first?.value == "5.3.0")
+    }
+
+    @Test func cellularSpendsMoreTimeAtPoorOrBad() {
+        let c = CohortComparison(CohortFleet.cohorts, by: .netType, a: "wifi", b: "cellular")
+        let tier = c.metrics[1]
+        #expect(tier.metric == .lowTierShare)
+        #expect(tier.significant && tier.worse && (tier.ratioCI?.lower ?? 0) > 1, "\(c.verdict)")
+    }
+
+    /// Random labels on the simulated fleet's participants: no metric
+    /// significant in at least 95 of 100 seeded splits.
+    @Test func aNullSplitOfTheFleetIsRarelySignificant() {
+        var alarms: [String] = []
+        for run in 0..<100 {
+            var rng = SplitMix64(seed: UInt64(run), stream: 77)
+            var meetings = CohortFleet.cohorts
+            for m in meetings.indices {
+                for i in meetings[m].participants.indices {
+                    meetings[m].participants[i].client.platform = rng.chance(0.5) ? "A" : "B"
+                }
+            }
+            let c = CohortComparison(meetings, by: .platform, a: "A", b: "B",
+                                     options: BootstrapOptions(replicates: 400, seed: UInt64(run)))
+            if c.metrics.contains(where: \.significant) { alarms.append("run \(run): \(c.verdict)") }
+        }
+        #expect(alarms.count <= 5, "\(alarms.count) of 100 null splits flagged: \(alarms)")
+    }
+}
+
+@Suite struct CohortTrendTests {
+    @Test func periodsStartAtMidnightAndOnMondays() {
+        // 2026-11-04T15:00Z is a Wednesday.
+        let t = Time.parse("2026-11-04T15:00:00Z")!
+        #expect(TrendPeriod.day.start(of: t) == Time.parse("2026-11-04")!)
+        #expect(TrendPeriod.week.start(of: t) == Time.parse("2026-11-02")!)
+        #expect(TrendPeriod.week.start(of: Time.parse("2026-11-02")!) == Time.parse("2026-11-02")!)
+        #expect(TrendPeriod.week.start(of: Time.parse("2026-11-01T23:59:59Z")!) == Time.parse("2026-10-26")!)
+    }
+
+    /// Per period, the figures are those of the cohort table of that
+    /// period's meetings alone (the intervals differ: other resamples).
+    @Test func eachPeriodHasItsMeetingsFigures() {
+        let fleet = CohortFleet.cohorts
+        let weekly = TrendTable(fleet, every: .week)
+        #expect(weekly.rows.count >= 2)
+        #expect(weekly.rows.map(\.periodStart) == weekly.rows.map(\.periodStart).sorted())
+        #expect(weekly.rows.reduce(0) { $0 + $1.figures.meetings } == fleet.filter { $0.start != nil }.count)
+        for row in weekly.rows {
+            let mine = fleet.filter { $0.start.map(TrendPeriod.week.start) == row.periodStart }
+            let alone = CohortTable.figures(mine, options: .default) { _, _ in "" }
+            #expect(alone.count == 1)
+            #expect(alone[0].stallRate == row.figures.stallRate && alone[0].participants == row.figures.participants)
+            #expect(row.figures.stallRateCI.map { $0.contains(row.figures.stallRate!) } ?? row.figures.insufficient)
+        }
+        let split = TrendTable(fleet, every: .week, by: .sdkVersion)
+        #expect(split.values.first == "5.1.0" && split.values.count > 2 && split.values.last! == nil)
+        #expect(split.rows.reduce(0) { $0 + $1.figures.participants } == weekly.rows.reduce(0) { $0 + $1.figures.participants })
+    }
+}
