@@ -168,7 +168,8 @@ import Testing
             #expect((c["summary"] as? String ?? "").hasPrefix("on "))
         }
         let fleet = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--format", "json"], timeout: 300)
-        let all = try #require(try JSONSerialization.jsonObject(with: Data(fleet.stdout.utf8)) as? [[String: Any]])
+        let tuned = try #require(try JSONSerialization.jsonObject(with: Data(fleet.stdout.utf8)) as? [String: Any])
+        let all = try #require(tuned["configs"] as? [[String: Any]], "mqa.tune/1 keeps its ranking under configs")
         let stalls = cohorts.reduce(0) { $0 + ($1["stalls"] as? Int ?? 0) }
         #expect(stalls == all.first?["stalls"] as? Int)
         let md = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--by", "netType"], timeout: 300)
