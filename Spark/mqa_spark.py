@@ -469,7 +469,10 @@ def run_shard(shard, records, settings):
         else:
             run_mqa(binary, ['report', 'meeting', '--all', '--db', store, '--format', 'html', '--out', html] + config)
         # The meeting pages, and the track pages they link in tracks/.
-        names = [n for n in sorted(os.listdir(html)) if not n.startswith('index.') and n != 'tracks']
+        # A shard's fleet-wide pages (participants, cohorts, trends) see only
+        # that shard: they are left out rather than shown as the fleet's.
+        fleet_wide = ('participants.html', 'cohorts.html', 'trends.html')
+        names = [n for n in sorted(os.listdir(html)) if not n.startswith('index.') and n != 'tracks' and n not in fleet_wide]
         if os.path.isdir(os.path.join(html, 'tracks')):
             names += ['tracks/' + n for n in sorted(os.listdir(os.path.join(html, 'tracks')))]
         for name in names:
