@@ -30,7 +30,7 @@ for i in 0..<meetings {
     truths[m.id] = m.truth
     for f in m.files {
         let path = dir.appendingPathComponent("\(m.id)-\(f.uid).ndjson").path
-        FileManager.default.createFile(atPath: path, contents: Data(f.contents))
+        try Data(f.contents).write(to: URL(fileURLWithPath: path))
         paths.append(path)
     }
 }

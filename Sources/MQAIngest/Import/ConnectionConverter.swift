@@ -256,20 +256,33 @@ struct ConnectionConverter {
     /// The candidate pair in use, by the rtt rule's order (named by a
     /// transport, else marked selected, else nominated and succeeded).
     static func selectedPair(_ sample: StatsSample) -> StatsReport? {
+        let named = transportPairIDs(sample)
+        for rule in PairRule.allCases {
+            for (id, r) in sample.reports where r.category == .candidatePair && rule.matches(id, r, named: named) { return r }
+        }
+        return nil
+    }
+
+    /// The rtt rule's ways of telling the pair in use, in their order.
+    enum PairRule: CaseIterable {
+        case namedByTransport, selected, nominatedAndSucceeded
+
+        func matches(_ id: String, _ r: StatsReport, named: [String]) -> Bool {
+            switch self {
+            case .namedByTransport: named.contains(id)
+            case .selected: r.bool(.selected) == true
+            case .nominatedAndSucceeded: r.bool(.nominated) == true && r.text(.state) == "succeeded"
+            }
+        }
+    }
+
+    /// The pairs the sample's transports name as selected.
+    static func transportPairIDs(_ sample: StatsSample) -> [String] {
         var named: [String] = []
         for (_, r) in sample.reports where r.category == .transport {
             if let id = r.text(.selectedCandidatePairId) { named.append(id) }
         }
-        for rule in 0..<3 {
-            for (id, r) in sample.reports where r.category == .candidatePair {
-                switch rule {
-                case 0: if named.contains(id) { return r }
-                case 1: if r.bool(.selected) == true { return r }
-                default: if r.bool(.nominated) == true && r.text(.state) == "succeeded" { return r }
-                }
-            }
-        }
-        return nil
+        return named
     }
 
     /// The video tracks of a sample: subscriptions follow the packets (a
@@ -450,18 +463,10 @@ struct ConnectionConverter {
     /// The rtt rule: the selected candidate pair's current RTT, else the
     /// mean remote-inbound RTT; ms, at least 1 when measured.
     static func roundTrip(_ sample: StatsSample, _ report: (String) -> StatsReport?) -> Int64 {
-        var named: [String] = []
-        for (_, r) in sample.reports where r.category == .transport {
-            if let id = r.text(.selectedCandidatePairId) { named.append(id) }
-        }
-        for rule in 0..<3 {
+        let named = transportPairIDs(sample)
+        for rule in PairRule.allCases {
             var best: (rtt: Fixed, traffic: Fixed)? = nil
-            for (id, r) in sample.reports where r.category == .candidatePair {
-                switch rule {
-                case 0: guard named.contains(id) else { continue }
-                case 1: guard r.bool(.selected) == true else { continue }
-                default: guard r.bool(.nominated) == true && r.text(.state) == "succeeded" else { continue }
-                }
+            for (id, r) in sample.reports where r.category == .candidatePair && rule.matches(id, r, named: named) {
                 guard let rtt = r.number(.currentRoundTripTime), rtt.isPositive else { continue }
                 let traffic = (r.number(.bytesReceived) ?? .zero) + (r.number(.bytesSent) ?? .zero)
                 if best == nil || traffic > best!.traffic { best = (rtt, traffic) }
@@ -497,9 +502,10 @@ struct ConnectionConverter {
         return pieces.count - 1
     }
 
-    /// The payload of piece `i`.
-    func payload(_ i: Int) -> ArraySlice<UInt8> {
-        out[pieces[i].start..<(i + 1 < pieces.count ? pieces[i + 1].start : out.count)]
+    /// Where the payload of piece `i` of `pieces` lies in an `out` of
+    /// `count` bytes (payloads are contiguous in creation order).
+    static func payloadRange(_ pieces: [ImportedPiece], _ i: Int, outCount count: Int) -> Range<Int> {
+        pieces[i].start..<(i + 1 < pieces.count ? pieces[i + 1].start : count)
     }
 
     private mutating func trackFields(_ publisher: String, _ track: String) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Who wrote a dump, and in which room: read from rtcstats
 /// `connectionInfo` and `identity` lines, or a webrtc-internals page URL
 /// and `UserAgent` (Docs/import.md, "Who is who").
@@ -50,28 +52,8 @@ struct DumpIdentity: Equatable {
         guard let slash = s.firstIndex(of: "/") else { return nil }
         let path = s[slash...].split(separator: "/", omittingEmptySubsequences: true)
         guard let last = path.last else { return nil }
-        let room = String(last).removingPercentEncodingLeniently
+        let room = String(last).removingPercentEncoding ?? String(last)
         return fits(room) && room.unicodeScalars.count <= 252 ? room : nil
-    }
-}
-
-extension String {
-    /// `%20` → space where the escapes are valid UTF-8; else unchanged.
-    var removingPercentEncodingLeniently: String {
-        guard contains("%") else { return self }
-        var bytes: [UInt8] = []
-        var it = Array(utf8)[...]
-        while let b = it.popFirst() {
-            if b == UInt8(ascii: "%"), it.count >= 2,
-                let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
-            {
-                bytes.append(v)
-                it = it.dropFirst(2)
-            } else {
-                bytes.append(b)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self) ?? self
     }
 }
 

@@ -162,10 +162,10 @@ struct ParticipantAssembler {
             if slot.source >= 0 {
                 let list = pieces[slot.connection]
                 let p = list[slot.source]
-                let end = slot.source + 1 < list.count ? list[slot.source + 1].start : outs[slot.connection].count
                 conversion.lines.append(contentsOf: UnsafeBufferPointer(start: p.event.utf8Start, count: p.event.utf8CodeUnitCount))
                 conversion.lines += envelope
-                conversion.lines += outs[slot.connection][p.start..<end]
+                conversion.lines += outs[slot.connection][
+                    ConnectionConverter.payloadRange(list, slot.source, outCount: outs[slot.connection].count)]
             } else {
                 let o = owns[-1 - slot.source]
                 conversion.lines += o.event.utf8
