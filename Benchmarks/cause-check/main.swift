@@ -1,10 +1,11 @@
 // cause-check: how often an incident names the true side of a stall.
 //
-// The simulator knows why each stall happened (the viewer's network, or the
-// sender's camera); the logs only hint at it. This generates a fleet, runs
+// The simulator knows why each stall happened (the viewer's network or
+// decoder, or the sender's camera); the logs only hint at it. This generates a fleet, runs
 // it through the real ingest and the incident finder, and for every true
 // stall finds the incident that holds it and compares sides:
-//   the viewer's side: own_network, own_device, or the viewer's disconnect;
+//   the viewer's side: own_network, own_device, or the viewer's disconnect
+//   (for the viewer's network and decoder);
 //   the sender's side: publisher.
 // Usage: swift run -c release cause-check [MEETINGS] [SEED]   (120, 2026)
 import Foundation

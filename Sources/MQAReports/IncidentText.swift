@@ -52,10 +52,19 @@ enum IncidentText {
                 parts.append("publisher's own " + f.joined(separator: ", "))
             }
         case .ownDevice:
-            parts.append("\(e.burstTracks ?? 0) tracks stalled at once with a clean network (decoder or CPU)")
+            if let n = e.burstTracks {
+                parts.append("\(n) tracks stalled at once with a clean network (decoder or CPU)")
+            } else if let n = e.othersPlaying {
+                parts.append("\(viewers(n)) of the same track kept playing and the network was clean (decoder or CPU)")
+            }
+        case .ownNetwork:
+            if let n = e.othersPlaying {
+                parts.append("\(viewers(n)) of the same track kept playing (the link to the CDN; no quality data to tell more)")
+            }
         default:
             break
         }
+        func viewers(_ n: Int) -> String { n == 1 ? "1 other viewer" : "\(n) other viewers" }
         func baseline(_ v: Double?, _ unit: String, _ places: Int) -> String {
             v.map { " (own baseline \(ReportText.number($0, places: places))\(unit))" } ?? ""
         }

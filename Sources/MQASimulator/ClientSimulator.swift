@@ -208,6 +208,9 @@ struct ClientSimulator {
 
     private mutating func subscribe(to publisher: Int, screen: Bool, available: [Interval]) {
         let v = p.video
+        let freezes = SenderFreezes.windows(
+            seed: seed, meeting: plan.index, publisher: publisher, screen: screen, available: available,
+            stepMs: Int64(p.quality.reportIntervalMs), chance: v.senderFreezeChance, length: v.senderFreezeMs)
         for o in overlaps(spans, available) {
             let end = o.span.end
             let sub = o.span.start + rng.ms(in: v.subscribeDelayMs)
@@ -226,7 +229,7 @@ struct ClientSimulator {
                 if ff < end {
                     firstFrame = ff
                     add(ff, .streamStatus(publisher: publisher, screen: screen, timedOut: false))
-                    stalls(publisher: publisher, screen: screen, from: ff, to: end)
+                    stalls(publisher: publisher, screen: screen, from: ff, to: end, freezes: freezes)
                 }
             }
             if !o.endsWithFirst {
@@ -246,33 +249,38 @@ struct ClientSimulator {
         plan.participants[publisher].uid + (screen ? "-screen" : "-cam")
     }
 
-    /// Steps through a rendered subscription; each foreground step may
-    /// start a stall: sender freeze (any network) or subscriber network
-    /// (odds by the subscriber's state).
-    private mutating func stalls(publisher: Int, screen: Bool, from: Int64, to end: Int64) {
+    /// Steps through a rendered subscription. The sender's freezes
+    /// (`SenderFreezes`, shared by every watcher) stall it when they start
+    /// in a foreground step; each other foreground step may start a stall of
+    /// the subscriber's own: its network (odds by its state) or, on an SDK
+    /// with the decoder regression, its decoder.
+    private mutating func stalls(publisher: Int, screen: Bool, from: Int64, to end: Int64, freezes: [Interval]) {
         let interval = Int64(p.quality.reportIntervalMs)
-        let freeze = p.video.senderFreezeChance
         let decoder = profile.decoderStallChance
+        var next = 0
         var t = from
         while t < end {
+            while next < freezes.count && freezes[next].start < t { next += 1 }
             if timeline.inBackground(t) { t += interval; continue }
             let state = timeline.state(at: t)
             exposureMs[state.rawValue] += min(interval, end - t)
-            let model = p.network.states[state.rawValue]
-            let u = rng.unit()
-            // The decoder's share of `u` comes last: for every SDK without
-            // the regression (chance 0) the draws are what they were.
-            guard u < freeze + model.stallChance + decoder else { t += interval; continue }
-            let cause: StallCause = u < freeze ? .senderCameraFroze
-                : u < freeze + model.stallChance ? .subscriberNetwork : .subscriberDecoder
-            let t1 = t + Int64(rng.below(Int(interval)))
-            if t1 >= end { break }
-            let length: ClosedRange<Int> = switch cause {
-            case .senderCameraFroze: p.video.senderFreezeMs
-            case .subscriberNetwork: model.stallMs
-            case .subscriberDecoder: ClientProfileModel.decoderStallMs
+            let t1: Int64, t2: Int64, cause: StallCause
+            if next < freezes.count && freezes[next].start < t + interval {
+                t1 = freezes[next].start
+                t2 = freezes[next].end
+                cause = .senderCameraFroze
+                next += 1
+            } else {
+                let model = p.network.states[state.rawValue]
+                let u = rng.unit()
+                guard u < model.stallChance + decoder else { t += interval; continue }
+                cause = u < model.stallChance ? .subscriberNetwork : .subscriberDecoder
+                t1 = t + Int64(rng.below(Int(interval)))
+                if t1 >= end { break }
+                let length = cause == .subscriberNetwork ? model.stallMs : ClientProfileModel.decoderStallMs
+                t2 = t1 + rng.ms(in: length)
             }
-            let t2 = t1 + rng.ms(in: length)
+            if t1 >= end { break }
             add(t1, .streamStatus(publisher: publisher, screen: screen, timedOut: true))
             if t2 < end { add(t2, .streamStatus(publisher: publisher, screen: screen, timedOut: false)) }
             if collect {
@@ -281,7 +289,7 @@ struct ClientSimulator {
                     track: trackName(publisher, screen), start: t1, end: min(t2, end),
                     open: t2 >= end, cause: cause, subscriberState: state))
             }
-            t = t2
+            t = max(t + 1, t2)
         }
     }
 

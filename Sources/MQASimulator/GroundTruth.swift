@@ -10,7 +10,8 @@ public enum StallCause: String, Sendable {
     /// The subscriber's network dropped the frames (odds rise with a bad state).
     case subscriberNetwork
     /// The sender's camera froze: independent of the subscriber's network,
-    /// so it happens under a good tier too.
+    /// so it happens under a good tier too; every subscriber rendering the
+    /// track at the time stalls with it (`SenderFreezes`).
     case senderCameraFroze
     /// The subscriber's SDK failed to decode (the planted 5.3.0 regression,
     /// `ClientProfileModel.decoderStallChance`): any network, any tier.

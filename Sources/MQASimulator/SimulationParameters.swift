@@ -196,8 +196,9 @@ public struct SimulationParameters: Sendable, Equatable {
         /// Share of subscriptions that never render (a `timedOut: true`
         /// may still come while loading).
         public var neverRenderedShare: Double = 0.03
-        /// Chance per step that a flowing track stalls because the sender's
-        /// camera froze, whatever the subscriber's network; and its length.
+        /// Chance per step that a published track freezes at the sender (its
+        /// camera or encoder), stalling every subscriber rendering it at the
+        /// time, whatever their networks (`SenderFreezes`); and its length.
         public var senderFreezeChance: Double = 0.0006
         public var senderFreezeMs: ClosedRange<Int> = 2000...12_000
         /// Meetings with a title change; with a screen share (1–2 shares),

@@ -68,6 +68,54 @@ struct IncidentCauseTests {
         #expect(T.find([solo, T.calm("bob")]).map(\.cause) == [.unknown])
     }
 
+    /// One viewer's tile of Bob froze while two other viewers played Bob on,
+    /// and her network was clean: the sender sent those frames, so the
+    /// trouble is on her side, her device. Not the one-tile-alone rule,
+    /// although her other tile kept playing too.
+    @Test func aStallOthersWatchedThroughIsTheViewersDevice() {
+        var alice = T.calm("alice"), carol = T.calm("carol"), dave = T.calm("dave")
+        T.watch(&alice, "bob", "bob-cam")
+        T.watch(&alice, "erin", "erin-cam")
+        T.watch(&carol, "bob", "bob-cam")
+        T.watch(&dave, "bob", "bob-cam")
+        T.stall(&alice, "bob", "bob-cam", 70_000, 73_000)
+        let incidents = T.find([alice, T.calm("bob"), carol, dave, T.calm("erin")])
+        #expect(incidents.count == 1)
+        let i = incidents[0]
+        #expect(i.uid == "alice" && i.cause == .ownDevice && i.evidence.othersPlaying == 2, "\(i)")
+        #expect(i.evidence.publishers.isEmpty && i.evidence.otherTracksPlaying == nil)
+        // Carol had not yet seen a frame when Alice froze: she does not count.
+        var late = T.calm("carol")
+        late.subscribe(500, "bob", "bob-cam")
+        late.status(71_000, "bob", "bob-cam", timedOut: false)
+        let one = T.find([alice, T.calm("bob"), late, dave, T.calm("erin")])
+        #expect(one.map(\.evidence.othersPlaying) == [1])
+    }
+
+    /// The same on the CDN engine, which has no quality feed to call the
+    /// network clean: the viewer's link to the CDN.
+    @Test func onTheCDNAStallOthersWatchedThroughIsTheViewersLink() {
+        func viewer(_ uid: String) -> ClientBuilder {
+            var c = ClientBuilder(uid, defaults: .tiers)
+            c.join(0, engine: "cdn")
+            c.leave(120_000)
+            T.watch(&c, "bob", "bob-cam")
+            return c
+        }
+        var alice = viewer("alice")
+        T.stall(&alice, "bob", "bob-cam", 70_000, 73_000)
+        var bob = ClientBuilder("bob", defaults: .tiers)
+        bob.join(0, engine: "cdn")
+        bob.leave(120_000)
+        let incidents = T.find([alice, bob, viewer("carol")])
+        #expect(incidents.map(\.cause) == [.ownNetwork])
+        #expect(incidents.first?.evidence.othersPlaying == 1)
+        // Alone, there is nothing to tell it by.
+        var solo = viewer("alice")
+        T.stall(&solo, "bob", "bob-cam", 70_000, 73_000)
+        #expect(T.find([solo, bob]).map(\.cause) == [.unknown])
+    }
+
     @Test func aNetworkChangeBeforeAStallIsEvidenceAndTheCause() {
         var alice = T.calm("alice")
         T.watch(&alice, "bob", "bob-cam")

@@ -33,6 +33,25 @@ import Testing
         #expect(stalls.contains { $0.open })
     }
 
+    /// A sender's freeze is its track's: the other viewers rendering the
+    /// track then stall at the same moment (unless in the background or in a
+    /// stall of their own), as behind a real SFU.
+    @Test func aSenderFreezeStallsEveryViewerRenderingTheTrack() {
+        var others = 0, together = 0
+        for m in all {
+            let stalls = Set(m.truth.stalls.filter { $0.cause == .senderCameraFroze }.map { "\($0.subscriber) \($0.track) \($0.start)" })
+            for s in m.truth.stalls where s.cause == .senderCameraFroze {
+                for v in m.truth.subscriptions where v.track == s.track && v.subscriber != s.subscriber
+                    && (v.firstFrameTs ?? .max) < s.start && v.end > s.start {
+                    others += 1
+                    if stalls.contains("\(v.subscriber) \(s.track) \(s.start)") { together += 1 }
+                }
+            }
+        }
+        #expect(others > 50)
+        #expect(Double(together) >= 0.9 * Double(others), "\(together) of \(others)")
+    }
+
     @Test func stallsAreLoggedAsTimedOutPairs() {
         let m = all.first { !$0.truth.stalls.isEmpty }!
         for s in m.truth.stalls.prefix(20) {

@@ -106,6 +106,9 @@ public struct IncidentEvidence: Sendable, Equatable {
     public var burstTracks: Int?
     /// One tile froze alone: how many other tracks kept playing.
     public var otherTracksPlaying: Int?
+    /// The viewer's side: how many other viewers of the stalled track kept
+    /// playing through the stall (the fewest over its stalls).
+    public var othersPlaying: Int?
 
     public init() {}
 
@@ -134,6 +137,7 @@ public struct IncidentEvidence: Sendable, Equatable {
         if let v = networkChange { f.append(("networkChange", .string(v))) }
         if let v = burstTracks { f.append(("burstTracks", .int(Int64(v)))) }
         if let v = otherTracksPlaying { f.append(("otherTracksPlaying", .int(Int64(v)))) }
+        if let v = othersPlaying { f.append(("othersPlaying", .int(Int64(v)))) }
         return .object(f)
     }
 }

@@ -24,7 +24,11 @@ import MQAModel
 ///    lies within 2 s of a loss, RTT, low-tier or disconnect signal of that
 ///    stall's publisher: the sender's uplink degraded); `own_device` (the
 ///    participant stalled on 3 or more tracks within 2 s with a clean
-///    network: decoder or CPU); `publisher` (one track stalled while the
+///    network: decoder or CPU); `own_device`, or `own_network` on the CDN
+///    (each stall was this viewer's alone while another viewer of the
+///    track kept playing through it: the sender sent the frames, this
+///    viewer did not show them);
+///    `publisher` (one track stalled while the
 ///    participant's other tracks kept playing, both networks clean: only
 ///    the sender can freeze one tile alone); else `unknown`. Publisher-side
 ///    incidents carry the publisher's own loss and RTT over the window.
@@ -77,7 +81,13 @@ public enum IncidentFinder {
         var reports: [String: [(ts: Int64, loss: Double, rtt: Double)]] = [:]
         var networkChanges: [String: [(ts: Int64, words: String)]] = [:]
 
-        init(analysis: MeetingAnalysis) { self.analysis = analysis }
+        /// Subscriptions by `publisher`, NUL, `track`: a track's viewers.
+        let viewers: [String: [Subscription]]
+
+        init(analysis: MeetingAnalysis) {
+            self.analysis = analysis
+            viewers = Dictionary(grouping: analysis.subscriptions) { $0.publisher + "\u{0}" + $0.track }
+        }
 
         /// The largest loss and RTT of `uid`'s warm reports over the window.
         func figures(_ uid: String, _ from: Int64, _ to: Int64) -> (loss: Double, rtt: Double)? {
@@ -201,6 +211,12 @@ public enum IncidentFinder {
             e.baselineJitterMs = rise.baselineJitter
         } else if change != nil && !stalls.isEmpty {
             cause = .ownNetwork
+        } else if let others = othersKeptPlaying(uid, stalls, context) {
+            // Not the sender: it sent the same frames to viewers who played
+            // them. With a clean network here, this viewer's device; on the
+            // CDN (no feed to tell), its link to the CDN.
+            cause = context.analysis.isCDN ? .ownNetwork : .ownDevice
+            e.othersPlaying = others
         } else if let blame = publisherBlame(stalls, byUid) {
             cause = .publisher
             e.publishers = blame.publishers
@@ -248,6 +264,32 @@ public enum IncidentFinder {
             best = max(best, tracks.count)
         }
         return best >= deviceBurstTracks ? best : nil
+    }
+
+    /// Every stall of the group was this viewer's alone (no other viewer of
+    /// the track stalled within 2 s of it) while another viewer rendered the
+    /// track through it (first frame before, subscription past it): the
+    /// fewest such viewers of any stall, or nil.
+    static func othersKeptPlaying(_ uid: String, _ stalls: [IncidentSignal], _ context: CauseContext) -> Int? {
+        guard !stalls.isEmpty else { return nil }
+        var fewest = Int.max
+        for x in stalls {
+            guard let track = x.track, let publisher = x.publisher else { return nil }
+            let others = (context.viewers[publisher + "\u{0}" + track] ?? []).filter { $0.subscriber != uid }
+            // Two viewers stalling together while a third plays is neither
+            // side for sure (the SFU's path to them?): left to later rules.
+            guard !others.contains(where: { s in
+                s.stalls.contains { $0.start < x.end + alignmentMs && $0.end > x.start - alignmentMs }
+            }) else { return nil }
+            let watchers = others.filter { s in
+                (s.firstFrameTs ?? .max) <= x.start && s.endTs >= x.end
+                    && !s.stalls.contains { $0.start < x.end + alignmentMs && $0.end > x.start - alignmentMs }
+            }
+            let n = Set(watchers.map(\.subscriber)).count
+            guard n > 0 else { return nil }
+            fewest = min(fewest, n)
+        }
+        return fewest
     }
 
     /// One track stalled, alone, while the viewer rendered others that did
