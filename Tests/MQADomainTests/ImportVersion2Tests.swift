@@ -254,6 +254,20 @@ enum RTC {
         #expect(Dump.events(c)[0]["engine"] as? String == "sfu")
     }
 
+    /// No browser repeats a report id within one getstats object; when a
+    /// dump does, the two members merge (the later wins per property) and
+    /// that report is the one the sample and the next delta build on.
+    @Test func aReportIdTwiceInOneSampleMerges() throws {
+        let c = try RTC.convert(RTC.header() + [
+            RTC.stats("PC_0", 1000, [RTC.audioIn(0), RTC.pair]),
+            RTC.stats("PC_0", 2000, [("IA", #""packetsReceived":50"#), ("IA", #""bytesReceived":40000"#), RTC.pair]),
+            RTC.stats("PC_0", 3000, [("IA", #""packetsReceived":100"#), RTC.pair]),
+        ])
+        let bitrates = Dump.reports(c).map { ($0["bitrate"] as! NSNumber).intValue }
+        // 2000: 40,000 B in 1 s = 320 kbps (both members counted); 3000: no more bytes.
+        #expect(bitrates == [320, 0], "\(bitrates)")
+    }
+
     /// The media connection never came up: the call never started.
     @Test func aConnectionThatNeverConnectedIsASetupFailure() throws {
         let c = try RTC.convert(RTC.header() + [

@@ -9,12 +9,31 @@ import MQAStore
 /// piece's text runs to the next piece's start.
 struct ImportedPiece {
     var ts: Int64
-    var event: StaticString
+    /// Where the payload starts in the converter's `out`.
     var start: Int
-    var kind: Kind
+    /// A report's media bytes (sent + received) in `Fixed` units; 0 for a track event.
+    var media: Int128
+    /// A report's interval start; `Int64.min` on a connection's first sample and for track events.
+    var fromTs: Int64
+    var event: Event
     /// A subscription taken back: it never got past sampling granularity
     /// (packets in one interval only, no frame), so it is not a fact.
     var dropped = false
+
+    /// The events a converter writes: a byte, not a `StaticString`, since a
+    /// dump has hundreds of thousands of pieces (48 bytes each, not 80).
+    enum Event: UInt8 {
+        case qualityReport, streamSubscribe, streamUnsubscribe, receiveStreamStatus
+
+        var name: StaticString {
+            switch self {
+            case .qualityReport: "quality_report"
+            case .streamSubscribe: "stream_subscribe"
+            case .streamUnsubscribe: "stream_unsubscribe"
+            case .receiveStreamStatus: "receive_stream_status"
+            }
+        }
+    }
 
     enum Kind: Equatable {
         /// A quality report over `(from, ts]` that moved `media` bytes
@@ -22,6 +41,22 @@ struct ImportedPiece {
         case report(media: Int128, from: Int64?)
         case track
     }
+
+    init(ts: Int64, event: Event, start: Int, kind: Kind) {
+        self.ts = ts
+        self.event = event
+        self.start = start
+        switch kind {
+        case .report(let media, let from):
+            self.media = media
+            fromTs = from ?? .min
+        case .track:
+            media = 0
+            fromTs = .min
+        }
+    }
+
+    var kind: Kind { event == .qualityReport ? .report(media: media, from: fromTs == .min ? nil : fromTs) : .track }
 }
 
 /// Turns one peer connection's samples, in time order, into events
@@ -68,10 +103,16 @@ struct ConnectionConverter {
     /// report is gone so that a returning report counts from them.
     private var counters: [String: (lost: Fixed, received: Fixed, bytes: Fixed)] = [:]
     private var sent: [String: (packets: Fixed, bytes: Fixed)] = [:]
-    private var tracks: [String: Track] = [:]
-    private var trackOrder: [String] = []
+    /// The video tracks in the order first seen, and where each key is:
+    /// an array walked per sample, not a dictionary of copies.
+    private var tracks: [Track] = []
+    private var trackIndex: [String: Int] = [:]
+    /// Per track, the index in the current sample's reports (-1: absent);
+    /// kept between samples so that no sample allocates one.
+    private var presentScratch: [Int] = []
 
     struct Track {
+        var key: String
         var publisher: String
         var subscribed = false
         /// The subscribe piece, while the subscription may still be taken back.
@@ -98,7 +139,7 @@ struct ConnectionConverter {
     /// while the participant stays (another connection carries on) ends
     /// them itself.
     var openTracks: [(publisher: String, track: String)] {
-        trackOrder.compactMap { key in tracks[key]!.subscribed ? (tracks[key]!.publisher, key) : nil }
+        tracks.compactMap { t in t.subscribed ? (t.publisher, t.key) : nil }
     }
 
     /// Converts the next sample (its time must not be before the last one's).
@@ -201,7 +242,7 @@ struct ConnectionConverter {
                 bitrate = kbps(sentBytes)
             }
             let rtt = ConnectionConverter.roundTrip(sample, report)
-            begin(ts, "quality_report", .report(media: media, from: previousTs))
+            begin(ts, .qualityReport, .report(media: media, from: previousTs))
             text(",\"loss\":")
             ConnectionConverter.appendHundredths(lossHundredths, to: &out)
             // Absurd counters can make numbers no 64-bit decimal holds exactly
@@ -229,10 +270,9 @@ struct ConnectionConverter {
         // Per interval once, whatever the number of simulcast layers: the
         // encoder's CPU limit first, then the network's.
         var limit: Int? = nil
-        let reasons = ["cpu", "bandwidth", "other"]
         for (id, r) in sample.reports {
             if r.isLocalOutbound && r.isKind("video"), let reason = r.text(.qualityLimitationReason), reason != "none" {
-                let rank = reasons.firstIndex(of: reason) ?? 2
+                let rank = ConnectionConverter.limitReasons.firstIndex(of: reason) ?? 2
                 limit = min(limit ?? rank, rank)
             }
             if r.isLocalInbound && r.isKind("audio"), let c = r.number(.concealedSamples), let n = r.number(.totalSamplesReceived) {
@@ -244,8 +284,11 @@ struct ConnectionConverter {
                 concealmentCounters[id] = (c, n)
             }
         }
-        if let limit, interval > 0 { limitedMs[reasons[limit], default: 0] &+= interval }
+        if let limit, interval > 0 { limitedMs[ConnectionConverter.limitReasons[limit], default: 0] &+= interval }
     }
+
+    /// `qualityLimitationReason`s by rank: the encoder's CPU limit first, then the network's.
+    static let limitReasons = ["cpu", "bandwidth", "other"]
 
     /// Concealed over received audio samples, 0–1.
     var concealment: Double? {
@@ -295,26 +338,32 @@ struct ConnectionConverter {
         // The event inside (previous, ts] is known only to the interval:
         // its midpoint (rounded down) stands for it.
         let mid = previousTs.map { $0 + (ts - $0) / 2 } ?? ts
-        var present: [String: StatsReport] = [:]
-        for (id, r) in sample.reports where r.isLocalInbound && r.isKind("video") {
-            let ssrc = ConnectionConverter.ssrcText(r[.ssrc])
+        for k in presentScratch.indices { presentScratch[k] = -1 }
+        for (n, (id, r)) in sample.reports.enumerated() where r.isLocalInbound && r.isKind("video") {
             var key = r.text(.trackIdentifier)
             if key == nil, let ref = r.text(.trackId) { key = report(ref)?.text(.trackIdentifier) }
-            let track = key ?? ssrc ?? id
-            guard present[track] == nil else { continue }
-            present[track] = r
-            if tracks[track] == nil {
-                let publisher = key.flatMap { publishers[$0] } ?? "remote-" + (ssrc ?? id)
-                tracks[track] = Track(publisher: publisher)
-                trackOrder.append(track)
+            // The ssrc's text only when it names the track or a new publisher.
+            let track = key ?? ConnectionConverter.ssrcText(r[.ssrc]) ?? id
+            let k: Int
+            if let known = trackIndex[track] {
+                k = known
+            } else {
+                let publisher = key.flatMap { publishers[$0] } ?? "remote-" + (ConnectionConverter.ssrcText(r[.ssrc]) ?? id)
+                k = tracks.count
+                tracks.append(Track(key: track, publisher: publisher))
+                trackIndex[track] = k
+                presentScratch.append(-1)
             }
+            if presentScratch[k] < 0 { presentScratch[k] = n }
         }
-        for key in trackOrder where tracks[key]!.subscribed && present[key] == nil {
-            endSubscription(key, at: ts)
+        for k in tracks.indices where tracks[k].subscribed && presentScratch[k] < 0 {
+            endSubscription(k, at: ts)
         }
-        for key in trackOrder {
-            guard let r = present[key] else { continue }
-            var t = tracks[key]!
+        for k in tracks.indices {
+            guard presentScratch[k] >= 0 else { continue }
+            let r = sample.reports[presentScratch[k]].report
+            var t = tracks[k]
+            let key = t.key
             let packets = r.number(.packetsReceived)
             var grew = true  // without a packet counter, a present report is a flowing one
             if let packets {
@@ -354,9 +403,9 @@ struct ConnectionConverter {
             // The track is written back once, on every path out of this body
             // (the dictionary holds hundreds of thousands of these updates).
             if !t.subscribed {
-                guard grew else { tracks[key] = t; continue }  // never sent yet, or still paused
+                guard grew else { tracks[k] = t; continue }  // never sent yet, or still paused
                 t.subscribed = true
-                t.pending = begin(mid, "stream_subscribe", .track)
+                t.pending = begin(mid, .streamSubscribe, .track)
                 trackFields(t.publisher, key)
                 text(",\"kind\":\"camera\"}\n")
                 t.subscribeTs = mid
@@ -368,8 +417,8 @@ struct ConnectionConverter {
             } else if !grew {
                 // Packets stopped: the sender muted or the SFU stopped
                 // forwarding. A pause, not a freeze.
-                tracks[key] = t
-                endSubscription(key, at: mid)
+                tracks[k] = t
+                endSubscription(k, at: mid)
                 continue
             } else {
                 t.packetIntervals += 1
@@ -408,35 +457,35 @@ struct ConnectionConverter {
                     status(ts, t.publisher, key, timedOut: false)
                 }
             }
-            tracks[key] = t
+            tracks[k] = t
         }
     }
 
     /// Ends a track's subscription; one that never got past one interval
     /// of packets without a frame is taken back whole.
-    private mutating func endSubscription(_ key: String, at ts: Int64) {
-        var t = tracks[key]!
+    private mutating func endSubscription(_ k: Int, at ts: Int64) {
+        var t = tracks[k]
         t.subscribed = false
         if let p = t.pending, !t.shownFrame {
             pieces[p].dropped = true
             t.pending = nil
-            tracks[key] = t
+            tracks[k] = t
             return
         }
         t.pending = nil
-        tracks[key] = t
-        begin(ts, "stream_unsubscribe", .track)
-        trackFields(t.publisher, key)
+        tracks[k] = t
+        begin(ts, .streamUnsubscribe, .track)
+        trackFields(t.publisher, t.key)
         text("}\n")
     }
 
     /// Ends the samples: subscriptions that never got past sampling
     /// granularity are taken back.
     mutating func finish() {
-        for key in trackOrder {
-            guard let p = tracks[key]!.pending, !tracks[key]!.shownFrame else { continue }
+        for k in tracks.indices {
+            guard let p = tracks[k].pending, !tracks[k].shownFrame else { continue }
             pieces[p].dropped = true
-            tracks[key]!.pending = nil
+            tracks[k].pending = nil
         }
     }
 
@@ -497,7 +546,7 @@ struct ConnectionConverter {
     // MARK: Writing payloads
 
     @discardableResult
-    private mutating func begin(_ ts: Int64, _ event: StaticString, _ kind: ImportedPiece.Kind) -> Int {
+    private mutating func begin(_ ts: Int64, _ event: ImportedPiece.Event, _ kind: ImportedPiece.Kind) -> Int {
         pieces.append(ImportedPiece(ts: ts, event: event, start: out.count, kind: kind))
         return pieces.count - 1
     }
@@ -516,7 +565,7 @@ struct ConnectionConverter {
     }
 
     private mutating func status(_ ts: Int64, _ publisher: String, _ track: String, timedOut: Bool) {
-        begin(ts, "receive_stream_status", .track)
+        begin(ts, .receiveStreamStatus, .track)
         trackFields(publisher, track)
         text(timedOut ? ",\"timedOut\":true}\n" : ",\"timedOut\":false}\n")
     }

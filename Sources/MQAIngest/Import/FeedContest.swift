@@ -19,43 +19,46 @@ struct FeedContest {
         let n = feeds.count
         var result = feeds.map { [Bool](repeating: false, count: $0.count) }
         guard n > 1 else { return result }
-        struct Interval { var lo: Int64; var hi: Int64; var conn: Int; var idx: Int }
+        // 32-bit indices: a mesh call's dump has hundreds of thousands of reports.
+        struct Interval { var lo: Int64; var hi: Int64; var conn: Int32; var idx: Int32 }
         var intervals: [Interval] = []
         for (j, feed) in feeds.enumerated() {
             for (i, q) in feed.enumerated() {
                 // Covering t means lo < t <= hi, inside the connection's span.
                 let lo = max(q.from ?? (q.ts - 1), spans[j].start - 1)
                 let hi = min(q.ts, spans[j].terminal)
-                if lo < hi { intervals.append(Interval(lo: lo, hi: hi, conn: j, idx: i)) }
+                if lo < hi { intervals.append(Interval(lo: lo, hi: hi, conn: Int32(j), idx: Int32(i))) }
             }
         }
-        let byLo = intervals.indices.sorted { intervals[$0].lo < intervals[$1].lo }
-        let byHi = intervals.indices.sorted { intervals[$0].hi < intervals[$1].hi }
-        var queries: [(t: Int64, conn: Int, idx: Int)] = []
-        for (k, feed) in feeds.enumerated() { for (i, q) in feed.enumerated() { queries.append((q.ts, k, i)) } }
+        let byLo = (0..<Int32(intervals.count)).sorted { intervals[Int($0)].lo < intervals[Int($1)].lo }
+        let byHi = (0..<Int32(intervals.count)).sorted { intervals[Int($0)].hi < intervals[Int($1)].hi }
+        var queries: [(t: Int64, conn: Int32, idx: Int32)] = []
+        queries.reserveCapacity(feeds.reduce(0) { $0 + $1.count })
+        for (k, feed) in feeds.enumerated() { for (i, q) in feed.enumerated() { queries.append((q.ts, Int32(k), Int32(i))) } }
         queries.sort { $0.t < $1.t }
 
         var tree = MaxTree(count: n)
-        var holding = [Int](repeating: -1, count: n)  // interval index each leaf holds
+        var holding = [Int32](repeating: -1, count: n)  // interval index each leaf holds
         var a = 0, d = 0
         for query in queries {
-            while a < byLo.count, intervals[byLo[a]].lo < query.t {
-                let iv = intervals[byLo[a]]
-                tree.set(iv.conn, feeds[iv.conn][iv.idx].rate)
-                holding[iv.conn] = byLo[a]
+            while a < byLo.count, intervals[Int(byLo[a])].lo < query.t {
+                let iv = intervals[Int(byLo[a])]
+                tree.set(Int(iv.conn), feeds[Int(iv.conn)][Int(iv.idx)].rate)
+                holding[Int(iv.conn)] = byLo[a]
                 a += 1
             }
-            while d < byHi.count, intervals[byHi[d]].hi < query.t {
-                let iv = intervals[byHi[d]]
-                if holding[iv.conn] == byHi[d] {
-                    tree.set(iv.conn, nil)
-                    holding[iv.conn] = -1
+            while d < byHi.count, intervals[Int(byHi[d])].hi < query.t {
+                let iv = intervals[Int(byHi[d])]
+                if holding[Int(iv.conn)] == byHi[d] {
+                    tree.set(Int(iv.conn), nil)
+                    holding[Int(iv.conn)] = -1
                 }
                 d += 1
             }
-            let rate = feeds[query.conn][query.idx].rate
-            if let best = tree.best(excluding: query.conn) {
-                result[query.conn][query.idx] = best.rate > rate || (best.rate == rate && best.conn < query.conn)
+            let conn = Int(query.conn), idx = Int(query.idx)
+            let rate = feeds[conn][idx].rate
+            if let best = tree.best(excluding: conn) {
+                result[conn][idx] = best.rate > rate || (best.rate == rate && best.conn < conn)
             }
         }
         return result
@@ -104,8 +107,8 @@ struct FeedContest {
         }
 
         func best(excluding k: Int) -> (rate: Double, conn: Int)? {
-            let candidates = [query(0, k), query(k + 1, size)].compactMap { $0 }
-            guard let node = candidates.reduce(nil as Int?, { acc, x in acc.map { better($0, x) } ?? x }), rate[node] > -.infinity
+            let left = query(0, k), right = query(k + 1, size)
+            guard let node = left.map({ l in right.map { better(l, $0) } ?? l }) ?? right, rate[node] > -.infinity
             else { return nil }
             return (rate[node], conn[node])
         }

@@ -45,8 +45,11 @@ struct ParticipantAssembler {
 
     /// Appends the participant's events (NDJSON) to `conversion.lines`,
     /// its connections to `conversion.connections`, and the ones left out
-    /// to `conversion.skipped`.
-    func assemble(_ results: [ConnectionResult], into conversion: inout Conversion) {
+    /// to `conversion.skipped`. With `emit`, the lines go to it a megabyte
+    /// at a time instead (whole lines), so that the dump's events are never
+    /// held twice, once in the converters and once as lines.
+    func assemble(_ results: [ConnectionResult], into conversion: inout Conversion,
+                  emit: ((UnsafeBufferPointer<UInt8>) throws -> Void)? = nil) throws {
         let counted = classify(results, &conversion)
         guard !counted.isEmpty else { return }
         let spans = counted.map { span(results[$0], index: $0) }
@@ -157,12 +160,20 @@ struct ParticipantAssembler {
         // The converters' pieces and payloads, taken once (not per event).
         let pieces = results.map(\.converter.pieces)
         let outs = results.map(\.converter.out)
+        let first = conversion.lines.count
+        func flush() throws {
+            guard let emit, conversion.lines.count > first else { return }
+            try conversion.lines[first...].withUnsafeBufferPointer { try emit($0) }
+            conversion.lines.removeSubrange(first...)
+        }
         for slot in slots {
+            if emit != nil && conversion.lines.count - first >= ParticipantAssembler.emitBytes { try flush() }
             ParticipantAssembler.appendHead(slot.ts, &conversion.lines)
             if slot.source >= 0 {
                 let list = pieces[slot.connection]
                 let p = list[slot.source]
-                conversion.lines.append(contentsOf: UnsafeBufferPointer(start: p.event.utf8Start, count: p.event.utf8CodeUnitCount))
+                let name = p.event.name
+                conversion.lines.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
                 conversion.lines += envelope
                 conversion.lines += outs[slot.connection][
                     ConnectionConverter.payloadRange(list, slot.source, outCount: outs[slot.connection].count)]
@@ -173,6 +184,7 @@ struct ParticipantAssembler {
                 conversion.lines += o.payload.utf8
             }
         }
+        try flush()
         for c in counted {
             let converter = results[c].converter
             conversion.connections.append(ImportedConnection(
@@ -185,11 +197,17 @@ struct ParticipantAssembler {
         }
     }
 
+    /// How many bytes of lines `assemble` gathers before it emits them.
+    static let emitBytes = 1 << 20
+
     /// Bytes per ms over a report's interval; a first sample, with no
     /// interval, competes with nothing.
     static func rate(_ media: Int128, _ from: Int64?, _ ts: Int64) -> Double {
         guard let from, ts > from else { return 0 }
-        return Double(media) / Double(ts - from)
+        // In whole bytes: Int128 → Double is a slow generic conversion, and
+        // no real byte count needs more than 64 bits.
+        let bytes = Int64(clamping: media / Fixed.one)
+        return Double(bytes) / Double(ts - from)
     }
 
     /// The connections that count: those that carried media. Without any,

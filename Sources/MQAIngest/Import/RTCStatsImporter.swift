@@ -89,12 +89,22 @@ struct RTCStatsImporter {
                     var next: [(id: String, report: StatsReport)] = []
                     next.reserveCapacity(sample.deltas.count)
                     var reports: [String: StatsReport] = [:]
+                    reports.reserveCapacity(sample.deltas.count)
                     for delta in sample.deltas {
-                        // A known id carries what changed; a new (or returning) one the whole report.
-                        var report = c.reports[delta.id] ?? StatsReport(type: delta.type ?? "")
+                        // A known id carries what changed; a new (or returning) one the
+                        // whole report. The last sample's report is taken out of its
+                        // map, so that it is changed in place, not copied. An id twice
+                        // in one sample (no browser writes that) merges its changes.
+                        let again = reports[delta.id] != nil
+                        var report = again ? reports.removeValue(forKey: delta.id)!
+                            : c.reports.removeValue(forKey: delta.id) ?? StatsReport(type: delta.type ?? "")
                         if let type = delta.type { report.type = type }
                         for (p, v) in delta.changes { report[p] = v }
-                        if reports[delta.id] == nil { next.append((delta.id, report)) }
+                        if again, let k = next.lastIndex(where: { $0.id == delta.id }) {
+                            next[k].report = report
+                        } else {
+                            next.append((delta.id, report))
+                        }
                         reports[delta.id] = report
                     }
                     c.reports = reports

@@ -178,12 +178,7 @@ struct ImportContext {
         let assembler = ParticipantAssembler(
             meeting: meetingID, uid: DumpIdentity.fits(uid) ? uid : name, file: file, title: room,
             client: identity.userAgent.map(UserAgentClient.init))
-        let before = conversion.lines.count
-        assembler.assemble(results, into: &conversion)
-        if let emit, conversion.lines.count > before {
-            try conversion.lines[before...].withUnsafeBufferPointer { try emit($0) }
-            conversion.lines.removeSubrange(before...)
-        }
+        try assembler.assemble(results, into: &conversion, emit: emit)
     }
 }
 
