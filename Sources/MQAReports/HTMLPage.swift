@@ -128,6 +128,7 @@ enum HTMLPage {
           h1 { font-size: 19px; }
           .verdict { padding: 2px 10px 8px; }
           td { max-width: 260px; }
+          .scroll > table { width: max-content; }
         }
         @media print {
           body { padding: 0; max-width: none; font-size: 11px; }
