@@ -82,10 +82,12 @@ enum HTMLPage {
         .verdict { border: 1px solid var(--line); border-radius: 8px; padding: 4px 18px 10px; margin: 14px 0; background: #fbfcfd; }
         .verdict h2 { border: 0; margin-top: 12px; }
         .verdict .lead { font-size: 15px; margin: 4px 0 8px; }
-        .cols { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.15fr); gap: 8px 28px; }
+        .cols { display: grid; grid-template-columns: minmax(0, 1.2fr) minmax(0, 1fr); gap: 8px 28px; }
         .verdict td, .verdict th { padding: 3px 6px; }
-        ol.incidents { margin: 0; padding-left: 22px; }
-        ol.incidents li { margin: 0 0 7px; }
+        ol.incidents { margin: 0; padding: 0; list-style: none; }
+        ol.incidents li { margin: 0 0 8px; }
+        ol.incidents .when { white-space: nowrap; }
+        ol.incidents .chips { margin: 0; line-height: 1.7; }
         .cause { font-weight: 600; padding: 0 6px; border-radius: 4px; white-space: nowrap; }
         .cause-own_network { background: #fde0c5; }
         .cause-publisher { background: #e0d4f5; }
@@ -126,6 +128,7 @@ enum HTMLPage {
           h1 { font-size: 19px; }
           .verdict { padding: 2px 10px 8px; }
           td { max-width: 260px; }
+          .scroll > table { width: max-content; }
         }
         @media print {
           body { padding: 0; max-width: none; font-size: 11px; }

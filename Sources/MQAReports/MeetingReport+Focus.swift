@@ -88,12 +88,11 @@ extension MeetingReport {
         let found = focusIncidents(focus)
         if !found.isEmpty {
             b += "<ol class=\"incidents\">\n"
+            let placement = issuePlacement
             for f in found.prefix(MeetingReport.focusIncidentsShown) {
-                b += "<li value=\"\(f.number)\">" + HTMLPage.link("#" + AnchorID.incident(f.number), IncidentText.window(f.incident, from: t0, display).html)
-                if let d = f.distanceMs, let at = focus.at { b += " <span class=\"muted\">(\(whenText(f.incident, d, at: at).html))</span>" }
-                b += " <strong>" + incidentSubjectHTML(f.incident) + "</strong> · \(IncidentText.kinds(f.incident).html) "
-                b += "<span class=\"cause cause-\(f.incident.cause.rawValue)\">\(f.incident.cause.words)</span><br/>"
-                b += "<span class=\"muted\">\(IncidentText.evidence(f.incident, qualityData: hasQualityData).html)</span></li>\n"
+                var note = ""
+                if let d = f.distanceMs, let at = focus.at { note = " <span class=\"muted\">(\(whenText(f.incident, d, at: at).html))</span>" }
+                b += incidentItemHTML(f.number, f.incident, t0, issues: placement.issues(under: f.number), note: note)
             }
             b += "</ol>\n"
             if found.count > MeetingReport.focusIncidentsShown {

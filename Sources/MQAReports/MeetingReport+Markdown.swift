@@ -20,6 +20,7 @@ extension MeetingReport {
         head.add(text: ["end", header.end.map(display.timestamp) ?? "—"])
         head.add(text: ["duration", header.durationMs.map(ReportText.duration) ?? "—"])
         head.add(text: ["participants", String(header.participants)])
+        head.add(text: ["incidents", String(incidents.count)])
         out += head.markdown + "\n"
         out += "Times below are offsets from the start (+m:ss.mmm); incidents also show the wall clock, \(display.clockName(at: t0)); "
         out += "statistics are over warm reports.\n\n"
@@ -113,13 +114,8 @@ extension MeetingReport {
         }
 
         out += incidentsMarkdown(t0)
-
-        out += "## Issues\n\n"
-        if analysis.issues.isEmpty {
-            out += "None.\n"
-        } else {
-            out += issuesTable.markdown
-        }
+        out += tuningMarkdown()
+        out += issuesMarkdown()
         return out
     }
 }

@@ -120,16 +120,6 @@ extension MeetingReport {
         return t
     }
 
-    /// Every issue; in HTML the code as a chip and the uid linking its charts.
-    var issuesTable: ReportTable {
-        var t = ReportTable(headers: ["code", "uid", "detail"])
-        for i in analysis.issues {
-            t.add([.markup(html: "<span class=\"code\">\(i.code.rawValue)</span>", text: i.code.rawValue),
-                   .markup(html: i.uid.map(uidLink) ?? "—", text: i.uid ?? "—"), .text(i.detail)])
-        }
-        return t
-    }
-
     /// A subscription's row in the tracks tables (HTML adds its issues).
     func subscriptionCells(_ s: Subscription, _ t0: Int64) -> [ReportCell] {
         [.text(s.subscriber), .text(s.publisher), .text(s.track), .text(s.kind ?? "—"), .text(ReportText.offset(s.subscribeTs, from: t0)),

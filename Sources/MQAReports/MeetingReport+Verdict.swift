@@ -3,9 +3,10 @@ import MQAModel
 import MQAAnalysis
 import MQAStore
 
-// The first screen of a meeting report: who suffered most, the top
-// incidents with their likely cause, and the issues grouped by code; then
-// every incident. The same content in HTML and Markdown.
+// The first screen of a meeting report: the top incidents with their
+// likely cause and the issues under each, who suffered most, and the
+// issues in no incident; then every incident. The same content in HTML
+// and Markdown.
 extension MeetingReport {
     /// Participants the verdict lists before "and N more".
     static let verdictParticipants = 8
@@ -25,24 +26,23 @@ extension MeetingReport {
         return s + "\(incidents.count) incident\(incidents.count == 1 ? "" : "s"): \(IncidentText.causes(incidents))."
     }
 
-    /// Issue codes by count, most frequent first, with who raised them.
-    var issueGroups: [(code: IssueCode, count: Int, uids: [String])] {
-        var groups: [IssueCode: (Int, [String])] = [:]
-        for i in analysis.issues {
-            var g = groups[i.code] ?? (0, [])
-            g.0 += 1
-            if let uid = i.uid, !g.1.contains(uid) { g.1.append(uid) }
-            groups[i.code] = g
-        }
-        return IssueCode.allCases.compactMap { c in groups[c].map { (c, $0.0, $0.1) } }
-            .sorted { ($1.count, IssueCode.allCases.firstIndex(of: $0.code)!) < ($0.count, IssueCode.allCases.firstIndex(of: $1.code)!) }
-    }
-
     func verdictHTML(_ t0: Int64) -> String {
+        let placement = issuePlacement
         var b = "<section id=\"verdict\" class=\"verdict\">\n<h2>Verdict</h2>\n"
         b += "<p class=\"lead\">\(verdictLead.html)</p>\n"
-        if !analysis.subscriptions.isEmpty { b += "<p class=\"muted\">\(stalledSentence.html)</p>\n" }
-        b += "<div class=\"cols\">\n<div>\n<h3>Who suffered most</h3>\n"
+        // Incidents first: on a narrow screen the columns stack, and the
+        // top incident's cause must still be on the first screen.
+        b += "<div class=\"cols\">\n<div>\n<h3>Top incidents</h3>\n"
+        if incidents.isEmpty {
+            b += "<p class=\"muted\">None.</p>\n"
+        } else {
+            b += "<ol class=\"incidents\">\n"
+            for (n, i) in rankedIncidents.prefix(MeetingReport.verdictIncidents) {
+                b += incidentItemHTML(n, i, t0, issues: placement.issues(under: n))
+            }
+            b += "</ol>\n<p class=\"muted\">Numbered in time order; " + HTMLPage.link("#incidents", "all \(incidents.count) incidents") + ".</p>\n"
+        }
+        b += "</div>\n<div>\n<h3>Who suffered most</h3>\n"
         var t = ReportTable(headers: ["#", "who", "impact", "stalled (% watched)", "poor/bad", "abn. disc."],
                             numeric: [0, 2, 3, 4, 5])
         for (k, p) in impacts.prefix(MeetingReport.verdictParticipants).enumerated() {
@@ -56,30 +56,27 @@ extension MeetingReport {
             b += "<p class=\"muted\">and \(impacts.count - MeetingReport.verdictParticipants) more in "
             b += HTMLPage.link("#participants", "Participants") + ".</p>\n"
         }
-        b += "</div>\n<div>\n<h3>Top incidents</h3>\n"
-        if incidents.isEmpty {
-            b += "<p class=\"muted\">None.</p>\n"
-        } else {
-            b += "<ol class=\"incidents\">\n"
-            for (n, i) in rankedIncidents.prefix(MeetingReport.verdictIncidents) {
-                b += "<li value=\"\(n)\">" + HTMLPage.link("#" + AnchorID.incident(n), IncidentText.window(i, from: t0, display).html)
-                b += " <strong>" + incidentSubjectHTML(i) + "</strong> · \(IncidentText.kinds(i).html) "
-                b += "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span><br/>"
-                b += "<span class=\"muted\">\(IncidentText.evidence(i, qualityData: hasQualityData).html)</span></li>\n"
-            }
-            b += "</ol>\n<p class=\"muted\">Numbered in time order; " + HTMLPage.link("#incidents", "all \(incidents.count) incidents") + ".</p>\n"
-        }
+        if !analysis.subscriptions.isEmpty { b += "<p class=\"muted\">\(stalledSentence.html)</p>\n" }
         b += "</div>\n</div>\n"
-        let groups = issueGroups
-        if !groups.isEmpty {
-            b += "<h3>Issues by code</h3>\n<p class=\"chips\">"
-            b += groups.map { g in
-                "<span class=\"code\" title=\"\(IncidentText.list(g.uids, limit: 12).html)\">\(g.code.rawValue)</span>×\(g.count)"
-                    + (g.uids.isEmpty ? "" : " <span class=\"muted\">(\(IncidentText.list(g.uids, limit: 3).html))</span>")
-            }.joined(separator: " · ")
-            b += "</p>\n"
+        if !placement.unplaced.isEmpty {
+            b += "<h3>Issues in no incident</h3>\n<p class=\"chips\">" + MeetingReport.issueChipsHTML(placement.unplaced, uids: 3) + "</p>\n"
         }
+        b += "<p class=\"muted\">" + issuesSummary(placement, html: true) + "</p>\n"
         return b + "</section>\n"
+    }
+
+    /// One incident of a list (verdict, focus): its number linking its row,
+    /// who, the cause, when; then what happened and the evidence; then the
+    /// issues under it. `note` (markup) follows the window.
+    func incidentItemHTML(_ n: Int, _ i: Incident, _ t0: Int64, issues: [Issue], note: String = "") -> String {
+        var b = "<li value=\"\(n)\">" + HTMLPage.link("#" + AnchorID.incident(n), "#\(n)")
+        b += " <strong>" + incidentSubjectHTML(i) + "</strong> "
+        b += "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span> "
+        b += "<span class=\"when\">\(IncidentText.window(i, from: t0, display).html)</span>" + note + "<br/>"
+        let evidence = IncidentText.evidence(i, qualityData: hasQualityData)
+        b += "<span class=\"muted\">" + (IncidentText.kinds(i) + (evidence.isEmpty ? "" : ": " + evidence)).html + "</span>"
+        if !issues.isEmpty { b += "<br/><span class=\"chips\">issues: " + MeetingReport.issueChipsHTML(issues, uids: 2, except: i.uid) + "</span>" }
+        return b + "</li>\n"
     }
 
     /// The incident's subject with links: the participant's charts, and for
@@ -93,13 +90,15 @@ extension MeetingReport {
         var b = "<section id=\"incidents\">\n<h2>Incidents</h2>\n"
         b += "<p class=\"legend\">\(MeetingReport.incidentRule.html)</p>\n"
         guard !incidents.isEmpty else { return b + "<p class=\"muted\">None.</p>\n</section>\n" }
-        var t = ReportTable(headers: ["#", "start", "end", "who", "what", "cause", "evidence"], numeric: [0, 1, 2])
+        let placement = issuePlacement
+        var t = ReportTable(headers: ["#", "start", "end", "who", "what", "cause", "evidence", "issues"], numeric: [0, 1, 2])
         for (k, i) in incidents.enumerated() {
             t.add([.int(k + 1), .text(display.clockAndOffset(i.startTs, from: t0)),
                    .text(display.clockAndOffset(i.endTs, from: t0)),
                    .markup(html: incidentSubjectHTML(i), text: i.track.map { "\($0) (\(i.uid))" } ?? i.uid), .text(IncidentText.kinds(i)),
                    .markup(html: "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span>", text: i.cause.words),
-                   .text(IncidentText.evidence(i, qualityData: hasQualityData))],
+                   .text(IncidentText.evidence(i, qualityData: hasQualityData)),
+                   MeetingReport.codeChips(placement.issues(under: k + 1).map(\.code))],
                   id: AnchorID.incident(k + 1))
         }
         b += HTMLPage.details("All \(incidents.count) incidents, in time order", open: incidents.count <= 10, t.html)
@@ -119,8 +118,15 @@ extension MeetingReport {
     /// The verdict and the incidents for `--format md`: lists, which wrap
     /// in a terminal, not wide tables.
     func verdictMarkdown(_ t0: Int64) -> String {
+        let placement = issuePlacement
         var out = "## Verdict\n\n\(MarkdownText.inline(verdictLead))\n\n"
-        if !analysis.subscriptions.isEmpty { out += stalledSentence + "\n\n" }
+        if !incidents.isEmpty {
+            out += "### Top incidents\n\n"
+            for (n, i) in rankedIncidents.prefix(MeetingReport.verdictIncidents) {
+                out += incidentLine(n, i, t0) + issuesLine(placement.issues(under: n), of: i)
+            }
+            out += "\n"
+        }
         out += "### Who suffered most\n\n"
         for (k, p) in impacts.prefix(MeetingReport.verdictParticipants).enumerated() {
             out += "\(k + 1). \(MarkdownText.inline(p.uid)): impact \(ReportText.duration(p.impactMs)); \(IncidentText.impact(p))\n"
@@ -128,18 +134,14 @@ extension MeetingReport {
         if impacts.count > MeetingReport.verdictParticipants {
             out += "\nand \(impacts.count - MeetingReport.verdictParticipants) more (see Participants).\n"
         }
-        if !incidents.isEmpty {
-            out += "\n### Top incidents\n\n"
-            for (n, i) in rankedIncidents.prefix(MeetingReport.verdictIncidents) { out += incidentLine(n, i, t0) }
-        }
-        let groups = issueGroups
-        if !groups.isEmpty {
-            out += "\n### Issues by code\n\n"
-            for g in groups {
+        if !analysis.subscriptions.isEmpty { out += "\n" + stalledSentence + "\n" }
+        if !placement.unplaced.isEmpty {
+            out += "\n### Issues in no incident\n\n"
+            for g in MeetingReport.issueGroups(placement.unplaced) {
                 out += "- \(g.code.rawValue) ×\(g.count)" + (g.uids.isEmpty ? "" : ": " + MarkdownText.inline(IncidentText.list(g.uids, limit: 6))) + "\n"
             }
         }
-        return out + "\n"
+        return out + "\n" + issuesSummary(placement, html: false) + "\n\n"
     }
 
     /// `- #12 14:31:05–14:31:43 (+12:03, 38 s) u-8f02: stall ×4, loss spike → own network (loss up to 37 %; …)`.
@@ -148,10 +150,17 @@ extension MeetingReport {
             + "**\(i.cause.words)** (\(MarkdownText.inline(IncidentText.evidence(i, qualityData: hasQualityData))))\n"
     }
 
+    /// `  - issues: high_packet_loss, video_stalls ×2 (alice, bob)` under
+    /// the line of incident `i`; empty without issues.
+    func issuesLine(_ issues: [Issue], of i: Incident) -> String {
+        issues.isEmpty ? "" : "  - issues: " + MarkdownText.inline(MeetingReport.issueChipsText(issues, uids: 3, except: i.uid)) + "\n"
+    }
+
     func incidentsMarkdown(_ t0: Int64) -> String {
         var out = "## Incidents\n\n\(MeetingReport.incidentRule)\n\n"
         if incidents.isEmpty { return out + "None.\n\n" }
-        for (k, i) in incidents.enumerated() { out += incidentLine(k + 1, i, t0) }
+        let placement = issuePlacement
+        for (k, i) in incidents.enumerated() { out += incidentLine(k + 1, i, t0) + issuesLine(placement.issues(under: k + 1), of: i) }
         return out + "\n"
     }
 }

@@ -82,7 +82,7 @@ public struct MeetingReport: Sendable, RenderedReport {
             ("notice", hasQualityData ? .null : .string(MeetingReport.noQualityData)),
             ("participants", participantsWithContextJSON),
             ("tracks", analysis.tracksJSON),
-            ("issues", analysis.issuesJSON),
+            ("issues", issuesJSON),
             ("incidents", .array(incidents.map(\.json))),
             ("impact", .array(impacts.map(\.json))),
             ("subMeetingMoves", context.subMeetingMovesJSON),

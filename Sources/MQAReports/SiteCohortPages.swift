@@ -25,7 +25,9 @@ public enum SiteCohortPages {
         for t in tables {
             let report = CohortsReport(t)
             body += "<h2 id=\"by-\(t.field.rawValue)\">By \(t.field.rawValue)</h2>\n"
-            body += CohortChart.stallRates(t.cohorts + (t.unknown.participants > 0 ? [t.unknown] : []))
+            // In a chart box, like every chart of the site: at 400 px the
+            // chart keeps its text size and scrolls instead of shrinking.
+            body += "<div class=\"chart\">" + CohortChart.stallRates(t.cohorts + (t.unknown.participants > 0 ? [t.unknown] : [])) + "</div>\n"
             body += report.rowsTable.html
         }
         body += "<p>\(CohortsReport.methodText(options).html)</p>\n"
@@ -37,7 +39,8 @@ public enum SiteCohortPages {
         var body = back
         for field in [nil, CohortField.netType] {
             let report = TrendsReport(TrendTable(meetings, every: .day, by: field, options: options))
-            body += "<h1>\(report.heading.html)</h1>\n" + TrendChart.stallRates(report.table) + report.rowsTable.html
+            body += "<h1>\(report.heading.html)</h1>\n<div class=\"chart\">" + TrendChart.stallRates(report.table) + "</div>\n"
+                + report.rowsTable.html
         }
         body += "<p>\(CohortsReport.methodText(options).html)</p>\n"
         return HTMLPage.document(title: "Trends", body: body)

@@ -118,8 +118,8 @@ public struct TrackReport: Sendable, RenderedReport {
     var origin: Int64 { header.start ?? 0 }
 
     /// The rule, in words, as every format states it.
-    static let ruleText = "A stall is shared when another subscriber's stall of the same track overlaps it within ±2 s; "
-        + "sender-side when more than half of all stalls are shared, else subscriber-side."
+    static let ruleText = "A stall is shared when every other subscriber rendering the track at its start (at least one) "
+        + "had a stall overlapping it within ±2 s; sender-side when more than half of all stalls are shared, else subscriber-side."
 }
 
 /// Which other subscribers of the same publisher's track had a stall
