@@ -183,3 +183,17 @@ CREATE TABLE IF NOT EXISTS track_summary (
 CREATE INDEX IF NOT EXISTS track_summary_by_meeting ON track_summary (meeting_id);
 
 PRAGMA user_version = 2;
+
+-- What a stats dump's standard WebRTC stats say about a connection beyond
+-- the quality feed (Docs/import.md, "Context"): never used for the
+-- normative figures, shown beside them. One row per imported connection.
+CREATE TABLE IF NOT EXISTS connection_context (
+    client_id    INTEGER NOT NULL REFERENCES clients(id),
+    connection   TEXT NOT NULL,     -- the dump's peer connection id
+    paths        TEXT NOT NULL,     -- local candidate type/protocol in use, in order, ' > ' between
+    cpu_ms       INTEGER NOT NULL,  -- outgoing video limited by the CPU
+    bandwidth_ms INTEGER NOT NULL,  -- ... by the bandwidth
+    other_ms     INTEGER NOT NULL,  -- ... by something else
+    concealment  REAL,              -- concealed / received audio samples, 0-1
+    PRIMARY KEY (client_id, connection)
+);

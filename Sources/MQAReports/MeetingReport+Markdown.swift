@@ -51,6 +51,11 @@ extension MeetingReport {
             out += "### Clients\n\n"
             out += clients.markdown + "\n"
         }
+        if let connections = connectionsTable {
+            out += "### Connections\n\n"
+            out += "From the dump's standard stats: context, not counted in the figures.\n\n"
+            out += connections.markdown + "\n"
+        }
 
         if hasQualityData {
             out += "### Quality\n\n"

@@ -45,6 +45,22 @@ extension MeetingReport {
         return t
     }
 
+    /// What imported dumps' standard stats say of each connection: the
+    /// network path (a TURN relay, TCP), how long outgoing video was held
+    /// back by the CPU or the bandwidth, the audio concealed. `nil` for
+    /// event logs.
+    var connectionsTable: ReportTable? {
+        guard connections.values.contains(where: { !$0.isEmpty }) else { return nil }
+        var t = ReportTable(headers: ["uid", "connection", "path", "video limited by", "audio concealed"])
+        for uid in connections.keys.sorted() {
+            for c in connections[uid]! {
+                t.add(text: [uid, c.connection, c.paths.isEmpty ? "—" : c.paths.joined(separator: " → "),
+                             c.limitsText ?? "—", c.concealment.map { ReportText.number($0 * 100, places: 1) + "%" } ?? "—"])
+            }
+        }
+        return t
+    }
+
     /// Every disconnect; abnormal ones (with an error) marked in HTML.
     func disconnectsTable(_ t0: Int64) -> ReportTable {
         var t = ReportTable(headers: ["uid", "at", "reason", "error"])

@@ -28,6 +28,10 @@ public struct MeetingReport: Sendable, RenderedReport {
     /// `--uid U [--at T]`: the report opens with that participant's
     /// incidents (nearest to T first), and the JSON has a `focus` object.
     public var focus: ReportFocus?
+    /// What imported dumps' standard stats add per connection, by uid
+    /// (`EventStore.connectionContexts`): context, never counted. Set by
+    /// the caller that holds the store; empty for event logs.
+    public var connections: [String: [ConnectionContext]] = [:]
 
     /// The JSON's `schema`.
     public static let schema = "mqa.meeting/1"
@@ -105,6 +109,8 @@ public struct MeetingReport: Sendable, RenderedReport {
             guard case .object(var fields) = p.json else { return p.json }
             fields.append(("client", c.client.json))
             fields.append(("networks", .array(c.networkPath.map { .string($0) })))
+            // Only for imported dumps that told something, so event logs' reports keep their shape.
+            if let list = connections[p.uid], !list.isEmpty { fields.append(("connections", .array(list.map(\.reportJSON)))) }
             fields.append(("context", c.json))
             return .object(fields)
         })

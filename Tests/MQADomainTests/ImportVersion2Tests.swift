@@ -344,6 +344,20 @@ enum RTC {
         #expect(x.concealment == 30.0 / 3000.0)
         // Context never changes the figures.
         #expect(Dump.reports(c).allSatisfy { ($0["rtt"] as! NSNumber).intValue == 50 })
+
+        // Ingested, the store keeps it for the meeting report, keyed by the participant.
+        let scratch = Scratch()
+        let path = scratch.write("ann.log", lines)
+        let store = try EventStore(path: scratch.db)
+        _ = try Ingester(store: store).ingest(paths: [path])
+        let stored = try store.connectionContexts(meeting: "rtc-Standup")
+        #expect(stored.keys.sorted() == ["Ann"])
+        #expect(stored["Ann"]?.map(\.paths) == [["relay/tls", "srflx/udp"]])
+        #expect(stored["Ann"]?.first?.limitedMs == ["bandwidth": 1000, "cpu": 2000])
+        #expect(stored["Ann"]?.first?.concealment == 0.01)
+        // Ingested again (a changed dump), the row is replaced, not doubled.
+        _ = try Ingester(store: store).ingest(paths: [scratch.write("ann.log", lines + [RTC.stats("PC_0", 5000, [RTC.pair])])])
+        #expect(try store.connectionContexts(meeting: "rtc-Standup")["Ann"]?.count == 1)
     }
 
     /// webrtc-internals says the same things in its own words: the page URL,

@@ -4,6 +4,7 @@ import Testing
 import MQABase
 import MQAModel
 import MQAAnalysis
+import MQAStore
 
 /// Format 1.2 in the meeting report: each participant's client (platform,
 /// versions, device, networks) in the participants section of every
@@ -78,5 +79,24 @@ import MQAAnalysis
         #expect(p2p.markdown.contains("### Quality"))
         #expect(FleetEntry(p2p).lowTierMs == FleetEntry(sfu).lowTierMs)
         #expect(FleetEntry(p2p).lowTierMs != nil)
+    }
+
+    /// A dump's connection context shows in its own table and in the
+    /// participant's JSON; an event log's report has neither.
+    @Test func connectionContextIsShownNotCounted() {
+        var report = MeetingReport(log: Fixtures.sfu, config: TierConfig())
+        let plain = report.markdown
+        #expect(!plain.contains("### Connections"))
+        let uid = report.analysis.participants[0].uid
+        var c = ConnectionContext(file: "/d/a.log", connection: "PC_0")
+        c.paths = ["host/udp", "relay/tcp"]
+        c.limitedMs = ["cpu": 34_000, "bandwidth": 12_000]
+        c.concealment = 0.021
+        report.connections = [uid: [c]]
+        let md = report.markdown
+        #expect(md.contains("### Connections"))
+        #expect(md.contains("host/udp → relay/tcp") && md.contains("cpu 34 s, bandwidth 12 s") && md.contains("2.1%"), "\(md)")
+        #expect(report.html.contains("<h3>Connections</h3>"))
+        #expect(report.json.rendered().contains(#""connections":[{"connection":"PC_0","paths":["host/udp","relay/tcp"],"limitedMs":{"cpu":34000,"bandwidth":12000},"concealment":0.021}]"#))
     }
 }

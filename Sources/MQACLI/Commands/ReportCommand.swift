@@ -17,8 +17,10 @@ enum ReportOptions {
     /// times written in the command's zone (`--tz`, `MQA_TZ`).
     static func meetingReport(_ store: EventStore, _ id: String, config: TierConfig, display: TimeDisplay,
                               _ context: CommandContext) throws -> MeetingReport {
-        var report = MeetingReport(log: try meetingLog(store, id, context), config: config)
+        let log = try meetingLog(store, id, context)
+        var report = MeetingReport(log: log, config: config)
         report.display = display
+        report.connections = try store.connectionContexts(meeting: log.meeting)
         return report
     }
 
@@ -122,10 +124,12 @@ enum ReportMeetingCommand {
         while i < ids.count {
             let slice = Array(ids[i..<min(i + group, ids.count)])
             let logs = try slice.map { id in try ReportOptions.meetingLog(store, id, context) }
+            let connections = try logs.map { try store.connectionContexts(meeting: $0.meeting) }
             let reports = ConcurrentSlots<MeetingReport>(count: logs.count)
             DispatchQueue.concurrentPerform(iterations: logs.count) { k in
                 var report = MeetingReport(log: logs[k], config: config)
                 report.display = display
+                report.connections = connections[k]
                 reports.set(k, report)
             }
             let names = slice.map { writer.reserve($0) }

@@ -190,6 +190,8 @@ struct ParticipantAssembler {
             conversion.connections.append(ImportedConnection(
                 connection: converter.connection, samples: converter.samples, events: eventsPer[c]))
             var context = ConnectionContext(file: file, connection: converter.connection)
+            context.meeting = meeting
+            context.uid = uid
             context.paths = converter.paths
             context.limitedMs = converter.limitedMs
             context.concealment = converter.concealment

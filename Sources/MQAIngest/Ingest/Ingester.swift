@@ -540,6 +540,7 @@ public final class Ingester {
             summary.formats[c.format.rawValue] = counts
             summary.skippedConnections += c.skipped
             summary.connectionContexts += c.contexts
+            for context in c.contexts { try store.putConnectionContext(context) }
         }
         summary.lines += batch.lines
         summary.ignored += batch.ignored

@@ -98,6 +98,9 @@ public struct SkippedConnection: Sendable, Equatable {
 public struct ConnectionContext: Sendable, Equatable {
     public var file: String
     public var connection: String
+    /// The participant the connection belongs to (set by the importer).
+    public var meeting: String?
+    public var uid: String?
     /// The selected candidate pairs' local candidates as `type/protocol`,
     /// in the order they were used: `host/udp`, `srflx/udp`, `relay/tls`
     /// (a TURN relay reached over TLS: the relay's own transport).
@@ -115,6 +118,9 @@ public struct ConnectionContext: Sendable, Equatable {
     }
 
     public var isEmpty: Bool { paths.isEmpty && limitedMs.isEmpty && concealment == nil }
+
+    /// Between the paths of `paths` in the store's one text column.
+    static let pathSeparator = " > "
 }
 
 /// The content formats `mqa ingest` reads.
