@@ -73,7 +73,7 @@ extension MeetingReport {
         b += " <strong>" + incidentSubjectHTML(i) + "</strong> "
         b += "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span> "
         b += "<span class=\"when\">\(IncidentText.window(i, from: t0, display).html)</span>" + note + "<br/>"
-        let evidence = IncidentText.evidence(i, qualityData: hasQualityData)
+        let evidence = incidentEvidence(i)
         b += "<span class=\"muted\">" + (IncidentText.kinds(i) + (evidence.isEmpty ? "" : ": " + evidence)).html + "</span>"
         if !issues.isEmpty { b += "<br/><span class=\"chips\">issues: " + MeetingReport.issueChipsHTML(issues, uids: 2, except: i.uid) + "</span>" }
         return b + "</li>\n"
@@ -97,7 +97,7 @@ extension MeetingReport {
                    .text(display.clockAndOffset(i.endTs, from: t0)),
                    .markup(html: incidentSubjectHTML(i), text: i.track.map { "\($0) (\(i.uid))" } ?? i.uid), .text(IncidentText.kinds(i)),
                    .markup(html: "<span class=\"cause cause-\(i.cause.rawValue)\">\(i.cause.words)</span>", text: i.cause.words),
-                   .text(IncidentText.evidence(i, qualityData: hasQualityData)),
+                   .text(incidentEvidence(i)),
                    MeetingReport.codeChips(placement.issues(under: k + 1).map(\.code))],
                   id: AnchorID.incident(k + 1))
         }
@@ -147,7 +147,7 @@ extension MeetingReport {
     /// `- #12 14:31:05–14:31:43 (+12:03, 38 s) u-8f02: stall ×4, loss spike → own network (loss up to 37 %; …)`.
     func incidentLine(_ n: Int, _ i: Incident, _ t0: Int64) -> String {
         "- #\(n) \(IncidentText.window(i, from: t0, display)) \(MarkdownText.inline(IncidentText.subject(i))): \(IncidentText.kinds(i)) → "
-            + "**\(i.cause.words)** (\(MarkdownText.inline(IncidentText.evidence(i, qualityData: hasQualityData))))\n"
+            + "**\(i.cause.words)** (\(MarkdownText.inline(incidentEvidence(i))))\n"
     }
 
     /// `  - issues: high_packet_loss, video_stalls ×2 (alice, bob)` under
@@ -162,5 +162,21 @@ extension MeetingReport {
         let placement = issuePlacement
         for (k, i) in incidents.enumerated() { out += incidentLine(k + 1, i, t0) + issuesLine(placement.issues(under: k + 1), of: i) }
         return out + "\n"
+    }
+}
+
+extension MeetingReport {
+    /// An incident's evidence sentence; for a publisher-side one, with what
+    /// the publisher's own dump says held its video back over the call
+    /// (`qualityLimitationReason`), when it was imported from a dump.
+    func incidentEvidence(_ i: Incident) -> String {
+        var text = IncidentText.evidence(i, qualityData: hasQualityData)
+        guard i.cause == .publisher else { return text }
+        for p in i.evidence.publishers {
+            let limits = (connections[p] ?? []).compactMap(\.limitsText)
+            guard !limits.isEmpty else { continue }
+            text += (text.isEmpty ? "" : "; ") + "\(p)'s video held back by " + limits.joined(separator: "; ") + " over the call"
+        }
+        return text
     }
 }

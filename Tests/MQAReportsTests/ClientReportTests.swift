@@ -99,4 +99,20 @@ import MQAStore
         #expect(report.html.contains("<h3>Connections</h3>"))
         #expect(report.json.rendered().contains(#""connections":[{"connection":"PC_0","paths":["host/udp","relay/tcp"],"limitedMs":{"cpu":34000,"bandwidth":12000},"concealment":0.021}]"#))
     }
+
+    /// A publisher-side incident names what the publisher's dump says held
+    /// its video back.
+    @Test func publisherSideEvidenceCarriesThePublishersLimits() {
+        var report = MeetingReport(log: Fixtures.sfu, config: TierConfig())
+        guard let i = report.incidents.first(where: { $0.cause == .publisher }), let p = i.evidence.publishers.first else {
+            Issue.record("the fixture has a publisher-side incident")
+            return
+        }
+        #expect(!report.incidentEvidence(i).contains("held back"))
+        var c = ConnectionContext(file: "/d/p.log", connection: "PC_0")
+        c.limitedMs = ["cpu": 34_000]
+        report.connections = [p: [c]]
+        #expect(report.incidentEvidence(i).hasSuffix("\(p)'s video held back by cpu 34 s over the call"))
+        #expect(report.markdown.contains("held back by cpu 34 s"))
+    }
 }
