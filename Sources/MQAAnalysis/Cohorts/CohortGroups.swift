@@ -37,8 +37,9 @@ struct CohortSums: Sendable, Equatable {
     var abnormalDisconnectRate: Double { participants > 0 ? dropped / participants : .nan }
 }
 
-/// Participants of many meetings split into groups by a key (a cohort
-/// value, a period, …), kept per meeting for the cluster bootstrap:
+/// Participants of many meetings (summed per profile, `CohortMeetingSums`)
+/// split into groups by a key (a cohort value, a period, …), kept per
+/// meeting for the cluster bootstrap:
 /// each meeting lists the groups it has participants in, with their sums;
 /// each group its MOS and first-frame samples tagged with their meeting.
 struct CohortGroups<Key: Hashable> {
@@ -52,16 +53,20 @@ struct CohortGroups<Key: Hashable> {
     var mos: [CohortSamples] = []
     var firstFrame: [CohortSamples] = []
 
-    /// `key` returns `nil` for a participant left out of every group.
-    init(_ meetings: [CohortMeeting], key: (CohortMeeting, CohortParticipant) -> Key?) {
+    /// Groups summed profiles: the same groups, sums and samples as the
+    /// participants they were summed from give (sums of whole milliseconds
+    /// are exact in doubles; samples are sorted by value, and the
+    /// percentiles of tied values do not depend on their order).
+    /// `key` returns `nil` for a profile left out of every group.
+    init(_ meetings: [CohortMeetingSums], key: (CohortMeetingSums, CohortProfile) -> Key?) {
         meetingCount = meetings.count
         entries = []
         entries.reserveCapacity(meetings.count)
         var index: [Key: Int] = [:]
         for (m, meeting) in meetings.enumerated() {
             var here: [(group: Int, sums: CohortSums)] = []
-            for p in meeting.participants {
-                guard let k = key(meeting, p) else { continue }
+            for p in meeting.profiles {
+                guard let k = key(meeting, p.profile) else { continue }
                 let g: Int
                 if let known = index[k] {
                     g = known
@@ -75,16 +80,16 @@ struct CohortGroups<Key: Hashable> {
                     firstFrame.append(CohortSamples())
                 }
                 if let i = here.firstIndex(where: { $0.group == g }) {
-                    here[i].sums.add(p)
+                    here[i].sums.add(p.sums, times: 1)
                 } else {
-                    var s = CohortSums()
-                    s.add(p)
-                    here.append((g, s))
+                    here.append((g, p.sums))
                     meetingsPerGroup[g] += 1
                 }
-                totals[g].add(p)
-                if let v = p.mosP50 { mos[g].append(v, meeting: m) }
-                for f in p.firstFrameMs { firstFrame[g].append(Double(f), meeting: m) }
+                totals[g].add(p.sums, times: 1)
+                for v in p.mos { mos[g].append(v, meeting: m) }
+                for bin in p.firstFrame {
+                    for _ in 0..<bin.count { firstFrame[g].append(Double(bin.ms), meeting: m) }
+                }
             }
             entries.append(here)
         }
