@@ -73,7 +73,28 @@ def fleet(tmp_path_factory):
         'fleet': mqa('report', 'fleet', '--db', one, '--format', 'json'),
         'tune': mqa('tune', '--db', one, '--grid', str(base / 'grid.json'), '--format', 'json'),
         'meetings': len(meetings),
+        **one_store_cohorts(one),
     }
+
+
+def one_store_cohorts(db):
+    """What one store says of the fleet's cohorts and trends: the job's
+    merged reports must say the same, byte for byte."""
+    return {
+        'cohorts': {f: mqa('report', 'cohorts', '--db', db, '--by', f, '--format', 'json')
+                    for f in mqa_spark.COHORT_FIELDS},
+        'cohortsMd': mqa('report', 'cohorts', '--db', db, '--by', 'sdkVersion'),
+        'trends': mqa('report', 'trends', '--db', db, '--format', 'json'),
+        'trendsByNet': mqa('report', 'trends', '--db', db, '--by', 'netType', '--format', 'json'),
+    }
+
+
+def assert_cohorts_equal_one_store(out, fleet):
+    for field, text in fleet['cohorts'].items():
+        assert (out / 'cohorts' / (field + '.json')).read_text() == text, field
+    assert (out / 'cohorts' / 'sdkVersion.md').read_text() == fleet['cohortsMd']
+    assert (out / 'trends.json').read_text() == fleet['trends']
+    assert (out / 'trends-by-netType.json').read_text() == fleet['trendsByNet']
 
 
 def run_job(fleet, out, shards, env=None, extra=()):
@@ -109,6 +130,8 @@ def test_three_shards_with_a_killed_attempt_equal_one_store(fleet):
     pages = ''.join((out / 'meetings' / m).read_text() for m in html if m != 'index.html')
     assert tracks and all(('href="tracks/%s"' % t) in pages for t in tracks)
     assert any(n.endswith('.parquet') for n in os.listdir(out / 'fleet.parquet'))
+    # Cohorts and trends: the shards' partials merge into one store's reports.
+    assert_cohorts_equal_one_store(out, fleet)
     # Only the committed attempts' stores are kept, and together they hold the fleet.
     assert sorted(os.listdir(out / 'stores')) == ['shard-0.sqlite', 'shard-1.sqlite', 'shard-2.sqlite']
     ranked = sum(json.loads(mqa('report', 'fleet', '--db', str(out / 'stores' / s), '--format', 'json'))['meetings']
@@ -121,6 +144,7 @@ def test_one_shard_equals_one_store(fleet):
     run_job(fleet, out, 1)
     assert (out / 'fleet.json').read_text() == fleet['fleet']
     assert (out / 'tune.json').read_text() == fleet['tune']
+    assert_cohorts_equal_one_store(out, fleet)
 
 
 def test_read_through_hadoop_equals_one_store(fleet):
@@ -132,8 +156,52 @@ def test_read_through_hadoop_equals_one_store(fleet):
     assert json.loads((out / 'ingest.json').read_text()) == fleet['summary']
 
 
+@pytest.fixture(scope='module')
+def spark():
+    """A local Spark session of the test's own, to read what the job wrote."""
+    from pyspark.sql import SparkSession
+    session = (SparkSession.builder.master('local[1]').appName('mqa-spark-test')
+               .config('spark.ui.enabled', 'false').getOrCreate())
+    session.sparkContext.setLogLevel('ERROR')
+    yield session
+    session.stop()
+
+
+def test_the_tables_read_back_as_the_reports(fleet, spark):
+    """fleet.parquet, cohorts.parquet and trends.parquet are Parquet that
+    Spark reads, holding the figures of the JSON reports beside them."""
+    out = fleet['base'] / 'out3'
+    if not (out / 'cohorts.parquet').exists():
+        run_job(fleet, out, 3)
+    ranked = json.loads(fleet['fleet'])['ranked']
+    rows = spark.read.parquet(str(out / 'fleet.parquet')).orderBy('rank').collect()
+    assert [r['meeting'] for r in rows] == [e['meeting'] for e in ranked]
+    assert [r['platforms'] for r in rows] == [e['platforms'] for e in ranked]
+
+    cohorts = spark.read.parquet(str(out / 'cohorts.parquet'))
+    assert sorted({r['by'] for r in cohorts.select('by').collect()}) == sorted(mqa_spark.COHORT_FIELDS)
+    sdk = json.loads(fleet['cohorts']['sdkVersion'])
+    got = cohorts.where("by = 'sdkVersion'").orderBy('rank').collect()  # nulls (unknown) first
+    want = ([sdk['unknown']] if sdk['unknown']['participants'] else []) + sdk['cohorts']
+    assert [r['value'] for r in got] == [c['value'] for c in want]
+    for r, c in zip(got, want):
+        assert r['participants'] == c['participants'] and r['stalledMs'] == c['stalledMs']
+        assert r['stallRate'] == c['stallRate'] and r['insufficient'] == c['insufficient']
+        assert [r['stallRateLow'], r['stallRateHigh']] == (c['stallRateCI'] or [None, None])
+    assert got[1]['rank'] == 1 and got[0]['rank'] is None
+
+    trends = spark.read.parquet(str(out / 'trends.parquet'))
+    whole = json.loads(fleet['trends'])['periods']
+    rows = trends.where('by IS NULL').orderBy('start').collect()
+    assert [(r['period'], r['participants'], r['mosP50']) for r in rows] == \
+        [(p['period'], p['participants'], p['mosP50']) for p in whole]
+    by_net = json.loads(fleet['trendsByNet'])['periods']
+    assert trends.where("by = 'netType'").count() == len(by_net)
+    assert {r['every'] for r in trends.select('every').collect()} == {'day'}
+
+
 def test_render_reproduces_mqa_json(fleet):
-    for text in (fleet['fleet'], fleet['tune']):
+    for text in (fleet['fleet'], fleet['tune'], fleet['cohorts']['sdkVersion'], fleet['trends']):
         assert mqa_spark.render(mqa_spark.load_json(text)) + '\n' == text
 
 

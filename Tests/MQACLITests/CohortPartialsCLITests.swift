@@ -115,3 +115,32 @@ import Testing
         #expect(r.stderr.contains(message), "mqa \(args): \(r)")
     }
 }
+
+/// The fleet table's platform and SDK columns count the participants the
+/// cohorts count: summed over meetings, each value's participants are the
+/// cohort's (`report fleet` reads the logs, `report cohorts` the summaries).
+@Suite struct FleetClientColumnsCLITests {
+    @Test(arguments: [("platform", "platforms"), ("sdkVersion", "sdkVersions")])
+    func fleetColumnsAgreeWithTheCohorts(field: String, key: String) throws {
+        let db = CohortPartialsCLITests.fleet.one
+        let fleet = MQA.run(["report", "fleet", "--db", db, "-f", "json"])
+        let cohorts = MQA.run(["report", "cohorts", "--db", db, "--by", field, "-f", "json"])
+        #expect(fleet.status == 0 && cohorts.status == 0, "\(fleet)")
+        let ranked = try #require((try JSONSerialization.jsonObject(with: Data(fleet.stdout.utf8)) as? [String: Any])?["ranked"]
+            as? [[String: Any]])
+        var summed: [String: Int] = [:]
+        for e in ranked {
+            let mix = try #require(e[key] as? [String: Int])
+            #expect(mix.values.reduce(0, +) <= e["participants"] as? Int ?? 0)
+            for (v, n) in mix { summed[v, default: 0] += n }
+        }
+        let table = try #require(try JSONSerialization.jsonObject(with: Data(cohorts.stdout.utf8)) as? [String: Any])
+        let byValue = try #require(table["cohorts"] as? [[String: Any]])
+        var expected: [String: Int] = [:]
+        for c in byValue { expected[c["value"] as! String] = c["participants"] as? Int }
+        #expect(!summed.isEmpty && summed == expected)
+        // md shows them compactly, most participants first.
+        let md = MQA.run(["report", "fleet", "--db", db, "--top", "1"])
+        #expect(md.stdout.contains("| platforms ") && md.stdout.contains(" ×"), "\(md.stdout)")
+    }
+}
