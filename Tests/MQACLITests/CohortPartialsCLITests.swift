@@ -69,7 +69,7 @@ import Testing
         #expect(json["schema"] as? String == "mqa.cohortPartials/1")
         #expect(text.hasPrefix("{\"schema\":\"mqa.cohortPartials/1\""))
         let list = try #require(json["perMeeting"] as? [[String: Any]])
-        #expect(list.count == 8 && json["meetingCount"] as? Int == 8)
+        #expect(list.count == 8 && json["meetings"] as? Int == 8)
         let ids = list.compactMap { $0["meeting"] as? String }
         #expect(ids == ids.sorted())
         let profile = try #require((list.first?["profiles"] as? [[String: Any]])?.first)

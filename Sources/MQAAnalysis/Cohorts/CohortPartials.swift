@@ -52,7 +52,7 @@ public struct CohortPartials: Sendable, Equatable {
         .object([
             ("schema", .string("mqa.cohortPartials/\(CohortPartials.version)")),
             ("mqaCohortPartials", .int(Int64(CohortPartials.version))),
-            ("meetingCount", .int(Int64(meetings.count))),
+            ("meetings", .int(Int64(meetings.count))),
             ("participants", .int(Int64(participants))),
             ("perMeeting", .array(meetings.map { m in
                 .object([
@@ -112,7 +112,7 @@ public struct CohortPartials: Sendable, Equatable {
             }
             meetings.append(CohortMeetingSums(meeting: id, start: start, profiles: sums))
         }
-        if let n = TuningPartials.integer(object["meetingCount"]), n != Int64(meetings.count) {
+        if let n = TuningPartials.integer(object["meetings"]), n != Int64(meetings.count) {
             throw fail("it says \(n) meetings but lists \(meetings.count)")
         }
         do { return try CohortPartials(meetings) } catch { throw fail("\(error)") }
