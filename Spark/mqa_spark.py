@@ -827,6 +827,7 @@ def write_cohorts(spark, driver_mqa, shard_results, out, args):
     partials (`mqa report cohorts --merge`, `mqa report trends --merge`:
     equal to one store's), and their Parquet tables."""
     from pyspark.sql import types as T
+    started = time.time()
     parts_dir = tempfile.mkdtemp(prefix='mqa-cohort-partials-')
     try:
         paths = []
@@ -859,6 +860,8 @@ def write_cohorts(spark, driver_mqa, shard_results, out, args):
                    for field in args.trend_fields]
     finally:
         shutil.rmtree(parts_dir, ignore_errors=True)
+    merged = time.time()
+    log('%d cohort and %d trend reports merged in %.1f s' % (len(cohorts), len(trends), merged - started))
 
     figures = figure_fields(T)
     cohort_schema = T.StructType([
@@ -876,6 +879,7 @@ def write_cohorts(spark, driver_mqa, shard_results, out, args):
     for name, schema, rows in (('cohorts.parquet', cohort_schema, cohort_rows(cohorts)),
                                ('trends.parquet', trend_schema, trend_rows(trends))):
         spark.createDataFrame(rows, schema).coalesce(1).write.mode('overwrite').parquet(os.path.join(out, name))
+    log('cohorts.parquet and trends.parquet written in %.1f s' % (time.time() - merged))
 
 
 def mix_text(counts):
