@@ -434,7 +434,7 @@ def parse_fields(text, flag):
     fields = [f for f in (x.strip() for x in text.split(',')) if f]
     for f in fields:
         if f not in COHORT_FIELDS:
-            raise SystemExit('%s: unknown field %r (fields: %s)' % (flag, f, ', '.join(COHORT_FIELDS)))
+            raise ValueError('%s: unknown field %r (fields: %s)' % (flag, f, ', '.join(COHORT_FIELDS)))
     return fields
 
 
@@ -622,8 +622,11 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.shards < 1:
         p.error('--shards must be >= 1')
-    a.cohort_fields = parse_fields(a.cohorts, '--cohorts')
-    a.trend_fields = parse_fields(a.trends_by, '--trends-by')
+    try:
+        a.cohort_fields = parse_fields(a.cohorts, '--cohorts')
+        a.trend_fields = parse_fields(a.trends_by, '--trends-by')
+    except ValueError as e:
+        p.error(str(e))
     return a
 
 

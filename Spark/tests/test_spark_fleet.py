@@ -356,3 +356,25 @@ def test_compressed_logs_of_one_meeting_land_in_one_shard(compressed_fleet):
     assert json.loads((out / 'ingest.json').read_text()) == compressed_fleet['summary']
     ranked = json.loads((out / 'fleet.json').read_text())['ranked']
     assert compressed_fleet['shared'] in [e['meeting'] for e in ranked]
+
+
+def test_cohort_options_name_known_fields():
+    a = mqa_spark.parse_args(['--logs', 'x', '--out', 'y', '--trends-by', ''])
+    assert a.cohort_fields == mqa_spark.COHORT_FIELDS and a.trend_fields == []
+    a = mqa_spark.parse_args(['--logs', 'x', '--out', 'y', '--cohorts', 'sdkVersion, netType', '--every', 'week'])
+    assert a.cohort_fields == ['sdkVersion', 'netType'] and a.trend_fields == ['netType'] and a.every == 'week'
+    with pytest.raises(SystemExit):
+        mqa_spark.parse_args(['--logs', 'x', '--out', 'y', '--cohorts', 'sdk'])
+
+
+def test_parquet_rows_flatten_the_cohort_objects():
+    figures = {'participants': 3, 'meetings': 2, 'watchedMs': 10, 'stalledMs': 1, 'stallRate': 0.1,
+               'stallRateCI': [0.05, None], 'lowTierShare': None, 'lowTierShareCI': None, 'mosP50': 4.2,
+               'abnormalDisconnectRate': 0, 'abnormalDisconnectRateCI': [0, 0.5], 'firstFrameP90Ms': None,
+               'insufficient': True}
+    doc = {'by': 'netType', 'cohorts': [dict(figures, value='wifi')], 'unknown': dict(figures, value=None)}
+    rows = mqa_spark.cohort_rows([doc])
+    assert [r[:3] for r in rows] == [['netType', 1, 'wifi'], ['netType', None, None]]
+    assert rows[0][3:] == [3, 2, 10, 1, 0.1, 0.05, None, None, None, None, 4.2, 0.0, 0.0, 0.5, None, True]
+    trend = {'every': 'day', 'by': None, 'periods': [dict(figures, period='2026-11-02', start=1)]}
+    assert mqa_spark.trend_rows([trend])[0][:5] == ['day', None, '2026-11-02', 1, None]
