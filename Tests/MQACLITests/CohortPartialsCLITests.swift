@@ -41,6 +41,21 @@ import Testing
         #expect(merged.stderr.contains("merged 2 partials: 16 meetings"), "\(merged)")
     }
 
+    /// The release gate over partials: the same figures, verdict and exit code.
+    @Test(arguments: [["5.2.3", "5.3.0"], ["5.2.3", "5.3.1"]])
+    func mergedCompareEqualsOneStore(values: [String]) {
+        let f = Self.fleet
+        for format in ["json", "md"] {
+            let single = MQA.run(["compare", "--db", f.one, "--by", "sdkVersion", "--fail-if-worse", "-f", format] + values)
+            let merged = MQA.run(["compare", "--by", "sdkVersion", "--fail-if-worse", "-f", format, "--merge"] + values
+                                 + f.partials.reversed())
+            #expect(single.status == merged.status && [0, 2].contains(single.status), "\(merged)")
+            #expect(!single.stdout.isEmpty && merged.stdout == single.stdout, "\(values) \(format)")
+        }
+        let typo = MQA.run(["compare", "--by", "sdkVersion", "--merge", "5.2.3", "5.3.9"] + f.partials)
+        #expect(typo.status == 1 && typo.stderr.contains("did you mean '5.3.0'?"), "\(typo)")
+    }
+
     @Test func theSeedAndReplicatesApplyAtTheMerge() {
         let f = Self.fleet
         let extra = ["--seed", "7", "--replicates", "300", "-f", "json"]
@@ -108,6 +123,9 @@ import Testing
         (["report", "cohorts", "--partials", "--seed", "3"], "made by --merge"),
         (["report", "trends", "--partials", "--every", "week"], "give it to --merge"),
         (["report", "trends", "--merge", "p.json", "--since", "2026-01-01"], "'--since' does not go with --merge"),
+        (["compare", "--by", "platform", "--merge", "ios", "web"], "at least one partials file"),
+        (["compare", "--by", "platform", "ios", "web", "p.json"], "only with --merge"),
+        (["compare", "--by", "platform", "--merge", "ios", "web", "p.json", "--db", "x"], "'--db' does not go with --merge"),
     ])
     func usageErrors(args: [String], message: String) {
         let r = MQA.run(args)

@@ -93,11 +93,15 @@ enum CompareCommand {
             With --fail-if-worse the exit code is 2 when B is significantly worse than A on
             stall rate, time at poor/bad or abnormal disconnects (a release gate for CI),
             0 otherwise.
+            With --merge, the values are compared over partials files ('mqa report cohorts
+            --partials' of stores of disjoint meetings), given after A and B: the result is
+            the one store's of all those meetings.
             """ + "\n\n" + CohortOptions.methodHelp,
-        arguments: [("A", "The baseline value (e.g. 5.2.0)."), ("B", "The value compared with it (e.g. 5.3.0).")],
-        minPositionals: 2, maxPositionals: 2,
+        arguments: [("A", "The baseline value (e.g. 5.2.0)."), ("B", "The value compared with it (e.g. 5.3.0)."),
+                    ("FILE...", "With --merge: partials files written by 'report cohorts --partials'.")],
+        minPositionals: 2, maxPositionals: nil,
         options: [Options.db, CohortOptions.by.required, Options.since, Options.until, failIfWorse, ReportOptions.format,
-                  Options.out, CohortOptions.seed, CohortOptions.replicates])
+                  Options.out, CohortOptions.seed, CohortOptions.replicates, CohortOptions.merge])
 
     static let failIfWorse = Option<Bool>.flag(
         "--fail-if-worse", help: "Exit 2 when B is significantly worse on a stall, tier or disconnect figure.")
@@ -111,10 +115,20 @@ enum CompareCommand {
         let field: CohortField = try args.get(CohortOptions.by)
         let (a, b) = (args.positionals[0], args.positionals[1])
         if a == b { throw UsageError("A and B are both '\(a)': give two different values") }
+        let merging: Bool = try args.get(CohortOptions.merge)
+        if !merging, args.positionals.count > 2 {
+            throw UsageError("unexpected argument '\(args.positionals[2])' (files are read only with --merge)")
+        }
         let options = try CohortOptions.bootstrap(args)
-        let meetings = try CohortOptions.meetings(args, context)
+        let meetings: [CohortMeetingSums]
+        if merging {
+            try CohortOptions.checkMerge(args, files: Array(args.positionals.dropFirst(2)))
+            meetings = try CohortOptions.merged(Array(args.positionals.dropFirst(2)), context)
+        } else {
+            meetings = try CohortOptions.meetings(args, context).map(CohortMeetingSums.init)
+        }
         // A value nobody has is a typo far more often than a finding.
-        let known = Set(meetings.flatMap { $0.participants.compactMap { field.value(of: $0) } })
+        let known = Set(meetings.flatMap { $0.profiles.compactMap { field.value(of: $0.profile) } })
         for v in [a, b] where !known.contains(v) {
             let list = known.sorted { CohortTable.valueLess($0, $1, field: field) }
             let hint = Suggestion.closest(to: v, among: list).map { "; did you mean '\($0)'?" } ?? ""
@@ -223,10 +237,7 @@ extension CohortOptions {
             throw UsageError("unexpected argument '\(args.positionals[0])' (files are read only with --merge)")
         }
         if merging {
-            for option in [Options.db, Options.since, Options.until] as [any OptionDeclaration] where args.isGiven(option) {
-                throw UsageError("'\(option.spec.primary)' does not go with --merge: the partials carry the meetings")
-            }
-            guard !args.positionals.isEmpty else { throw UsageError("--merge needs at least one partials file") }
+            try checkMerge(args, files: args.positionals)
             return nil
         }
         guard partials else { return nil }
@@ -245,8 +256,21 @@ extension CohortOptions {
     /// with --merge the partials files'.
     static func summedMeetings(_ args: ParsedArguments, _ context: CommandContext) throws -> [CohortMeetingSums] {
         guard try args.get(merge) else { return try meetings(args, context).map(CohortMeetingSums.init) }
+        return try merged(args.positionals, context)
+    }
+
+    /// With --merge: no store options, and at least one file.
+    static func checkMerge(_ args: ParsedArguments, files: [String]) throws {
+        for option in [Options.db, Options.since, Options.until] as [any OptionDeclaration] where args.isGiven(option) {
+            throw UsageError("'\(option.spec.primary)' does not go with --merge: the partials carry the meetings")
+        }
+        guard !files.isEmpty else { throw UsageError("--merge needs at least one partials file") }
+    }
+
+    /// The meetings of partials files, merged (in the store's order).
+    static func merged(_ paths: [String], _ context: CommandContext) throws -> [CohortMeetingSums] {
         var parts: [CohortPartials] = []
-        for path in args.positionals {
+        for path in paths {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw UsageError("cannot read partials file '\(path)'")
             }
