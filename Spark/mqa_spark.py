@@ -831,38 +831,39 @@ def write_cohorts(spark, driver_mqa, shard_results, out, args):
     equal to one store's), and their Parquet tables."""
     from pyspark.sql import types as T
     started = time.time()
-    parts_dir = tempfile.mkdtemp(prefix='mqa-cohort-partials-')
-    try:
-        paths = []
-        for r in shard_results:
-            if r['cohorts'] is not None:
-                p = os.path.join(parts_dir, 'shard-%d.json' % r['shard'])
-                with open(p, 'wb') as f:
-                    f.write(zlib.decompress(r['cohorts']))
-                paths.append(p)
-        if not paths:
-            return
-        bootstrap = []
-        if args.seed is not None:
-            bootstrap += ['--seed', str(args.seed)]
-        if args.replicates is not None:
-            bootstrap += ['--replicates', str(args.replicates)]
+    # Kept: `mqa compare --merge A B OUT/cohorts/partials/*.json` gates a
+    # release on the whole fleet later, as on one store.
+    parts_dir = os.path.join(out, 'cohorts', 'partials')
+    shutil.rmtree(parts_dir, ignore_errors=True)
+    os.makedirs(parts_dir)
+    paths = []
+    for r in shard_results:
+        if r['cohorts'] is not None:
+            p = os.path.join(parts_dir, 'shard-%d.json' % r['shard'])
+            with open(p, 'wb') as f:
+                f.write(zlib.decompress(r['cohorts']))
+            paths.append(p)
+    if not paths:
+        return
+    bootstrap = []
+    if args.seed is not None:
+        bootstrap += ['--seed', str(args.seed)]
+    if args.replicates is not None:
+        bootstrap += ['--replicates', str(args.replicates)]
 
-        def report(command, extra, path):
-            """Writes path.json and path.md; returns the JSON, parsed."""
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            for fmt in ('json', 'md'):
-                run_mqa(driver_mqa, ['report', command, '--merge'] + paths + extra + bootstrap
-                        + ['--format', fmt, '--out', path + '.' + fmt])
-            with open(path + '.json', encoding='utf-8') as f:
-                return json.load(f)
+    def report(command, extra, path):
+        """Writes path.json and path.md; returns the JSON, parsed."""
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        for fmt in ('json', 'md'):
+            run_mqa(driver_mqa, ['report', command, '--merge'] + paths + extra + bootstrap
+                    + ['--format', fmt, '--out', path + '.' + fmt])
+        with open(path + '.json', encoding='utf-8') as f:
+            return json.load(f)
 
-        cohorts = [report('cohorts', ['--by', field], os.path.join(out, 'cohorts', field)) for field in args.cohort_fields]
-        trends = [report('trends', ['--every', args.every], os.path.join(out, 'trends'))]
-        trends += [report('trends', ['--every', args.every, '--by', field], os.path.join(out, 'trends-by-' + field))
-                   for field in args.trend_fields]
-    finally:
-        shutil.rmtree(parts_dir, ignore_errors=True)
+    cohorts = [report('cohorts', ['--by', field], os.path.join(out, 'cohorts', field)) for field in args.cohort_fields]
+    trends = [report('trends', ['--every', args.every], os.path.join(out, 'trends'))]
+    trends += [report('trends', ['--every', args.every, '--by', field], os.path.join(out, 'trends-by-' + field))
+               for field in args.trend_fields]
     merged = time.time()
     log('%d cohort and %d trend reports merged in %.1f s' % (len(cohorts), len(trends), merged - started))
 

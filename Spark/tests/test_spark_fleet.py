@@ -80,9 +80,12 @@ def fleet(tmp_path_factory):
 def one_store_cohorts(db):
     """What one store says of the fleet's cohorts and trends: the job's
     merged reports must say the same, byte for byte."""
+    cohorts = {f: mqa('report', 'cohorts', '--db', db, '--by', f, '--format', 'json') for f in mqa_spark.COHORT_FIELDS}
+    values = [c['value'] for c in json.loads(cohorts['sdkVersion'])['cohorts'][:2]]
     return {
-        'cohorts': {f: mqa('report', 'cohorts', '--db', db, '--by', f, '--format', 'json')
-                    for f in mqa_spark.COHORT_FIELDS},
+        'cohorts': cohorts,
+        'compareValues': values,
+        'compare': mqa('compare', '--db', db, '--by', 'sdkVersion', *values, '--format', 'json'),
         'cohortsMd': mqa('report', 'cohorts', '--db', db, '--by', 'sdkVersion'),
         'trends': mqa('report', 'trends', '--db', db, '--format', 'json'),
         'trendsByNet': mqa('report', 'trends', '--db', db, '--by', 'netType', '--format', 'json'),
@@ -95,6 +98,11 @@ def assert_cohorts_equal_one_store(out, fleet):
     assert (out / 'cohorts' / 'sdkVersion.md').read_text() == fleet['cohortsMd']
     assert (out / 'trends.json').read_text() == fleet['trends']
     assert (out / 'trends-by-netType.json').read_text() == fleet['trendsByNet']
+    # The shards' partials stay, so a release can be gated on the fleet later.
+    parts = sorted(str(p) for p in (out / 'cohorts' / 'partials').iterdir())
+    assert parts and all(p.endswith('.json') for p in parts)
+    assert mqa('compare', '--by', 'sdkVersion', '--merge', *fleet['compareValues'], *parts, '--format', 'json') \
+        == fleet['compare']
 
 
 def run_job(fleet, out, shards, env=None, extra=()):
