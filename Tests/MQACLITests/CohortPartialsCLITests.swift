@@ -111,6 +111,13 @@ import Testing
         let bad = dir.write("bad.json", #"{"mqaCohortPartials": 1, "perMeeting": [{"meeting": "m", "profiles": [{"participants": -1}]}]}"#)
         let s = MQA.run(["report", "trends", "--merge", bad])
         #expect(s.status == 1 && s.stderr.contains("meeting 1, profile 1"), "\(s)")
+        // A histogram claiming more first frames than any store holds is
+        // refused (memory and the weighted counts stay bounded), not a crash.
+        let profile = #"{"participants": 1, "watchedMs": 0, "stalledMs": 0, "lowTierMs": 0, "measuredMs": 0, "dropped": 0, "mos": [], "firstFrameMs": [[100, 2147483647]]}"#
+        let huge = dir.write("huge.json", #"{"mqaCohortPartials": 1, "perMeeting": [{"meeting": "a", "profiles": ["#
+            + profile + #"]}, {"meeting": "b", "profiles": ["# + profile + "]}]}")
+        let h = MQA.run(["report", "cohorts", "--merge", huge, "--by", "platform"])
+        #expect(h.status == 1 && h.stderr.contains("more than 2147483647 first-frame times"), "\(h)")
     }
 
     @Test(arguments: [

@@ -87,9 +87,9 @@ struct CohortGroups<Key: Hashable> {
                 }
                 totals[g].add(p.sums, times: 1)
                 for v in p.mos { mos[g].append(v, meeting: m) }
-                for bin in p.firstFrame {
-                    for _ in 0..<bin.count { firstFrame[g].append(Double(bin.ms), meeting: m) }
-                }
+                // A histogram bin is one sample of its multiplicity: the
+                // same percentiles as its times one by one, in bounded memory.
+                for bin in p.firstFrame { firstFrame[g].append(Double(bin.ms), meeting: m, times: Int32(bin.count)) }
             }
             entries.append(here)
         }
@@ -110,17 +110,19 @@ struct CohortGroups<Key: Hashable> {
 }
 
 /// Samples of one group (MOS medians, first-frame times), each tagged with
-/// its meeting, kept as two arrays: the bootstrap walks them once per
-/// resample.
+/// its meeting and how many times it occurs, kept as parallel arrays: the
+/// bootstrap walks them once per resample.
 struct CohortSamples: Sendable, Equatable {
     private(set) var values: [Double] = []
     private(set) var meetings: [Int32] = []
+    private(set) var multiplicity: [Int32] = []
 
     var isEmpty: Bool { values.isEmpty }
 
-    mutating func append(_ value: Double, meeting: Int) {
+    mutating func append(_ value: Double, meeting: Int, times: Int32 = 1) {
         values.append(value)
         meetings.append(Int32(meeting))
+        multiplicity.append(times)
     }
 
     /// Ascending by value (ties in the order appended).
@@ -128,25 +130,29 @@ struct CohortSamples: Sendable, Equatable {
         let order = values.indices.sorted { (values[$0], $0) < (values[$1], $1) }
         values = order.map { values[$0] }
         meetings = order.map { meetings[$0] }
+        multiplicity = order.map { multiplicity[$0] }
     }
 
     /// The nearest-rank `percent` percentile of the sorted samples, each
-    /// weighted by its meeting's draws (`counts`; nil: all 1, the plain
-    /// percentile); NaN when nothing is left.
+    /// counted its multiplicity times and weighted by its meeting's draws
+    /// (`counts`; nil: all 1, the plain percentile); NaN when nothing is
+    /// left. Tied values are equal, so their order cannot change it.
     func percentile(_ percent: Int, counts: UnsafeBufferPointer<Int32>? = nil) -> Double {
         guard !values.isEmpty else { return .nan }
-        guard let counts else { return values[NearestRank.rank(percent: percent, count: values.count) - 1] }
         return meetings.withUnsafeBufferPointer { m in
-            var total = 0
-            for i in 0..<m.count { total += Int(counts[Int(m[i])]) }
-            guard total > 0 else { return .nan }
-            let rank = NearestRank.rank(percent: percent, count: total)
-            var seen = 0
-            for i in 0..<m.count {
-                seen += Int(counts[Int(m[i])])
-                if seen >= rank { return values[i] }
+            multiplicity.withUnsafeBufferPointer { k in
+                func weight(_ i: Int) -> Int { Int(k[i]) * (counts.map { Int($0[Int(m[i])]) } ?? 1) }
+                var total = 0
+                for i in 0..<m.count { total += weight(i) }
+                guard total > 0 else { return .nan }
+                let rank = NearestRank.rank(percent: percent, count: total)
+                var seen = 0
+                for i in 0..<m.count {
+                    seen += weight(i)
+                    if seen >= rank { return values[i] }
+                }
+                return values[values.count - 1]
             }
-            return values[values.count - 1]
         }
     }
 }

@@ -91,6 +91,7 @@ public struct CohortPartials: Sendable, Equatable {
         }
         guard let list = object["perMeeting"] as? [Any] else { throw fail("missing \"perMeeting\"") }
         var meetings: [CohortMeetingSums] = []
+        var firstFrames = 0
         for (i, item) in list.enumerated() {
             let at = "meeting \(i + 1)"
             guard let entry = item as? [String: Any], let id = entry["meeting"] as? String, !id.isEmpty else {
@@ -111,6 +112,10 @@ public struct CohortPartials: Sendable, Equatable {
                 sums.append(s)
             }
             meetings.append(CohortMeetingSums(meeting: id, start: start, profiles: sums))
+            firstFrames += sums.reduce(0) { $0 + $1.firstFrame.reduce(0) { $0 + $1.count } }
+            // More subscriptions than any store holds: refused before the
+            // bootstrap's weighted counts could overflow.
+            guard firstFrames <= Int(Int32.max) else { throw fail("more than \(Int32.max) first-frame times") }
         }
         if let n = TuningPartials.integer(object["meetings"]), n != Int64(meetings.count) {
             throw fail("it says \(n) meetings but lists \(meetings.count)")
