@@ -3,6 +3,7 @@
     spark-submit [--master ...] Spark/mqa_spark.py --logs URI --out DIR
         [--shards N] [--grid FILE] [--target TIER] [--lead-ms N] [--config FILE]
         [--top N] [--keep-stores] [--mqa PATH] [--work DIR]
+        [--cohorts FIELDS] [--trends-by FIELDS] [--every day|week] [--seed N] [--replicates N] [--no-cohorts]
 
 What it does (Docs/scale.md has the why):
 
@@ -306,7 +307,9 @@ def merge_fleet(parts, top=None):
     it is recomputed from the integer fields it is made of, with the same
     double operations. Ties go by meeting id as FleetReport orders them
     (Swift compares strings by their NFC form), then by the id's UTF-8
-    bytes, the store's order.
+    bytes, the store's order. Each meeting's entry travels whole, every key
+    as its shard wrote it (platforms, sdkVersions, issues, ...): only rank
+    is renumbered.
     """
     import unicodedata
     entries = []
@@ -357,6 +360,82 @@ def merge_fleet(parts, top=None):
 
 
 SUMMARY_KEYS = ['lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored']
+
+# The cohort fields of `mqa report cohorts --by` (shared/spec/cli.md).
+COHORT_FIELDS = ['platform', 'osVersion', 'sdkVersion', 'appVersion', 'device', 'netType', 'engine']
+
+# The figures of one cohort object (`mqa.cohorts/1`, a trends row too), in
+# the columns of cohorts.parquet and trends.parquet: an interval [lo, hi]
+# becomes two columns, NAMELow and NAMEHigh.
+COHORT_COLUMNS = [
+    ('participants', 'int'), ('meetings', 'int'), ('watchedMs', 'long'), ('stalledMs', 'long'),
+    ('stallRate', 'double'), ('stallRateCI', 'interval'), ('lowTierShare', 'double'), ('lowTierShareCI', 'interval'),
+    ('mosP50', 'double'), ('abnormalDisconnectRate', 'double'), ('abnormalDisconnectRateCI', 'interval'),
+    ('firstFrameP90Ms', 'long'), ('insufficient', 'bool'),
+]
+
+
+def cohort_values(obj):
+    """A cohort object's figures as a flat row (COHORT_COLUMNS' order, an
+    interval as its two ends; None where mqa wrote null)."""
+    row = []
+    for key, kind in COHORT_COLUMNS:
+        v = obj.get(key)
+        if kind == 'interval':
+            lo, hi = v if isinstance(v, list) else (None, None)
+            row += [None if lo is None else float(lo), None if hi is None else float(hi)]
+        elif kind == 'double':
+            row.append(None if v is None else float(v))
+        elif kind == 'bool':
+            row.append(bool(v))
+        else:
+            row.append(None if v is None else int(v))
+    return row
+
+
+def cohort_rows(reports):
+    """cohorts.parquet's rows from merged `mqa.cohorts/1` reports: one per
+    (field, value) with its rank (1 = the worst with enough data), and the
+    participants without a value (value and rank null)."""
+    rows = []
+    for doc in reports:
+        for i, c in enumerate(doc['cohorts']):
+            rows.append([doc['by'], i + 1, c['value']] + cohort_values(c))
+        if doc['unknown']['participants'] > 0:
+            rows.append([doc['by'], None, None] + cohort_values(doc['unknown']))
+    return rows
+
+
+def trend_rows(reports):
+    """trends.parquet's rows from merged `mqa.trends/1` reports: one per
+    (by, period, value); by is null for the whole fleet's rows, value null
+    for those rows and for participants without a value."""
+    rows = []
+    for doc in reports:
+        for r in doc['periods']:
+            rows.append([doc['every'], doc['by'], r['period'], int(r['start']), r.get('value')] + cohort_values(r))
+    return rows
+
+
+def figure_fields(T):
+    out = []
+    for key, kind in COHORT_COLUMNS:
+        if kind == 'interval':
+            base = key[:-2]
+            out += [T.StructField(base + 'Low', T.DoubleType(), True), T.StructField(base + 'High', T.DoubleType(), True)]
+        else:
+            t = {'int': T.IntegerType(), 'long': T.LongType(), 'double': T.DoubleType(), 'bool': T.BooleanType()}[kind]
+            out.append(T.StructField(key, t, kind == 'double' or key == 'firstFrameP90Ms'))
+    return out
+
+
+def parse_fields(text, flag):
+    """A comma list of cohort fields ('' for none)."""
+    fields = [f for f in (x.strip() for x in text.split(',')) if f]
+    for f in fields:
+        if f not in COHORT_FIELDS:
+            raise ValueError('%s: unknown field %r (fields: %s)' % (flag, f, ', '.join(COHORT_FIELDS)))
+    return fields
 
 
 # ---------------------------------------------------------------------------
@@ -437,7 +516,7 @@ def run_shard(shard, records, settings):
         names.sort()  # global path order, then piece order: one ingest's order
         timings['write'] = time.time() - t
         result = {'shard': shard, 'attempt': attempt, 'attemptId': attempt_id, 'files': len(names),
-                  'summary': {k: 0 for k in SUMMARY_KEYS}, 'fleet': None, 'partials': None, 'html': [],
+                  'summary': {k: 0 for k in SUMMARY_KEYS}, 'fleet': None, 'partials': None, 'cohorts': None, 'html': [],
                   'store': None, 'timings': timings}
         if not names:
             return result
@@ -462,6 +541,13 @@ def run_shard(shard, records, settings):
         t = time.time()
         result['fleet'] = run_mqa(binary, ['report', 'fleet', '--db', store, '--format', 'json'] + config)
         timings['fleet'] = time.time() - t
+        if not settings.get('noCohorts'):
+            # Per meeting and client profile, the sums the cohort and trend
+            # figures are made of: the driver merges them exactly.
+            t = time.time()
+            text = run_mqa(binary, ['report', 'cohorts', '--db', store, '--partials'])
+            result['cohorts'] = zlib.compress(text.encode('utf-8'), 6)
+            timings['cohorts'] = time.time() - t
         t = time.time()
         html = os.path.join(work, 'html')
         if settings.get('noHtml'):
@@ -523,11 +609,24 @@ def parse_args(argv):
     p.add_argument('--work', help='executor scratch folder for shard stores (default: the temp dir)')
     p.add_argument('--no-html', action='store_true',
                    help='skip meetings/*.html (every report travels through the driver: ~240 KB a meeting)')
+    p.add_argument('--cohorts', default=','.join(COHORT_FIELDS),
+                   help='fields for cohorts/FIELD.{json,md} and cohorts.parquet (comma list; default: all seven)')
+    p.add_argument('--trends-by', default='netType',
+                   help='fields for trends-by-FIELD.{json,md} besides the whole fleet\'s trends (comma list; default netType)')
+    p.add_argument('--every', choices=['day', 'week'], default='day', help='the trends\' period')
+    p.add_argument('--seed', type=int, help='seed of the cohort intervals\' bootstrap (mqa\'s default)')
+    p.add_argument('--replicates', type=int, help='bootstrap resamples (mqa\'s default)')
+    p.add_argument('--no-cohorts', action='store_true', help='skip the cohort and trend reports')
     p.add_argument('--hadoop-read', action='store_true',
                    help='read a local folder through Spark (binaryFiles) as a cluster URI is read')
     a = p.parse_args(argv)
     if a.shards < 1:
         p.error('--shards must be >= 1')
+    try:
+        a.cohort_fields = parse_fields(a.cohorts, '--cohorts')
+        a.trend_fields = parse_fields(a.trends_by, '--trends-by')
+    except ValueError as e:
+        p.error(str(e))
     return a
 
 
@@ -592,6 +691,7 @@ def main(argv=None):
 
     settings = {
         'mqa': args.mqa, 'work': args.work, 'out': out, 'keepStores': args.keep_stores, 'noHtml': args.no_html,
+        'noCohorts': args.no_cohorts,
         'grid': read_opt(args.grid), 'config': read_opt(args.config),
         'target': args.target, 'leadMs': args.lead_ms,
     }
@@ -664,6 +764,9 @@ def main(argv=None):
         finally:
             shutil.rmtree(parts_dir, ignore_errors=True)
 
+    if not args.no_cohorts:
+        write_cohorts(spark, driver_mqa, shard_results, out, args)
+
     meetings_dir = os.path.join(out, 'meetings')
     shutil.rmtree(meetings_dir, ignore_errors=True)
     os.makedirs(os.path.join(meetings_dir, 'tracks'))
@@ -683,6 +786,9 @@ def main(argv=None):
         T.StructField('start', T.LongType(), True),
         T.StructField('durationMs', T.LongType(), True),
         T.StructField('participants', T.IntegerType(), False),
+        # Participants per platform and per SDK version, where their joins name them.
+        T.StructField('platforms', T.MapType(T.StringType(), T.IntegerType()), False),
+        T.StructField('sdkVersions', T.MapType(T.StringType(), T.IntegerType()), False),
         T.StructField('score', T.DoubleType(), False),
         T.StructField('stalledMs', T.LongType(), False),
         T.StructField('lowTierMs', T.LongType(), True),  # null: a CDN meeting, no quality data
@@ -690,7 +796,8 @@ def main(argv=None):
         T.StructField('issues', T.MapType(T.StringType(), T.IntegerType()), False),
     ])
     rows = [(e['rank'], e['meeting'], e['title'], e['engine'], e['start'], e['durationMs'], e['participants'],
-             float(e['score']), e['stalledMs'], e['lowTierMs'], e['abnormalDisconnects'], dict(e['issues']))
+             dict(e['platforms']), dict(e['sdkVersions']), float(e['score']), e['stalledMs'], e['lowTierMs'],
+             e['abnormalDisconnects'], dict(e['issues']))
             for e in fleet['ranked']]
     spark.createDataFrame(rows, schema).coalesce(1).write.mode('overwrite').parquet(os.path.join(out, 'fleet.parquet'))
 
@@ -718,6 +825,73 @@ def main(argv=None):
     spark.stop()
 
 
+def write_cohorts(spark, driver_mqa, shard_results, out, args):
+    """The cohort and trend reports of the whole fleet, from the shards'
+    partials (`mqa report cohorts --merge`, `mqa report trends --merge`:
+    equal to one store's), and their Parquet tables."""
+    from pyspark.sql import types as T
+    started = time.time()
+    # Kept: `mqa compare --merge A B OUT/cohorts/partials/*.json` gates a
+    # release on the whole fleet later, as on one store.
+    parts_dir = os.path.join(out, 'cohorts', 'partials')
+    shutil.rmtree(parts_dir, ignore_errors=True)
+    os.makedirs(parts_dir)
+    paths = []
+    for r in shard_results:
+        if r['cohorts'] is not None:
+            p = os.path.join(parts_dir, 'shard-%d.json' % r['shard'])
+            with open(p, 'wb') as f:
+                f.write(zlib.decompress(r['cohorts']))
+            paths.append(p)
+    if not paths:
+        return
+    bootstrap = []
+    if args.seed is not None:
+        bootstrap += ['--seed', str(args.seed)]
+    if args.replicates is not None:
+        bootstrap += ['--replicates', str(args.replicates)]
+
+    def report(command, extra, path):
+        """Writes path.json and path.md; returns the JSON, parsed."""
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        for fmt in ('json', 'md'):
+            run_mqa(driver_mqa, ['report', command, '--merge'] + paths + extra + bootstrap
+                    + ['--format', fmt, '--out', path + '.' + fmt])
+        with open(path + '.json', encoding='utf-8') as f:
+            return json.load(f)
+
+    cohorts = [report('cohorts', ['--by', field], os.path.join(out, 'cohorts', field)) for field in args.cohort_fields]
+    trends = [report('trends', ['--every', args.every], os.path.join(out, 'trends'))]
+    trends += [report('trends', ['--every', args.every, '--by', field], os.path.join(out, 'trends-by-' + field))
+               for field in args.trend_fields]
+    merged = time.time()
+    log('%d cohort and %d trend reports merged in %.1f s' % (len(cohorts), len(trends), merged - started))
+
+    figures = figure_fields(T)
+    cohort_schema = T.StructType([
+        T.StructField('by', T.StringType(), False),
+        T.StructField('rank', T.IntegerType(), True),  # null: the participants without a value
+        T.StructField('value', T.StringType(), True),
+    ] + figures)
+    trend_schema = T.StructType([
+        T.StructField('every', T.StringType(), False),
+        T.StructField('by', T.StringType(), True),  # null: the whole fleet
+        T.StructField('period', T.StringType(), False),
+        T.StructField('start', T.LongType(), False),
+        T.StructField('value', T.StringType(), True),
+    ] + figures)
+    for name, schema, rows in (('cohorts.parquet', cohort_schema, cohort_rows(cohorts)),
+                               ('trends.parquet', trend_schema, trend_rows(trends))):
+        spark.createDataFrame(rows, schema).coalesce(1).write.mode('overwrite').parquet(os.path.join(out, name))
+    log('cohorts.parquet and trends.parquet written in %.1f s' % (time.time() - merged))
+
+
+def mix_text(counts):
+    """`ios ×3, android ×2` from a fleet entry's {value: participants}, as
+    mqa's own fleet table shows it (in mqa's order); '—' when none is known."""
+    return ', '.join('%s ×%d' % (v, n) for v, n in (counts or {}).items()) or '—'
+
+
 def write_index(directory, fleet, written):
     """index.html: every meeting, worst first, linked to its report."""
     import html as h
@@ -727,16 +901,17 @@ def write_index(directory, fleet, written):
         cell = h.escape(e['meeting'])
         if name in written:
             cell = '<a href="%s">%s</a>' % (h.escape(name), cell)
-        rows.append('<tr><td class="n">%d</td><td>%s</td><td>%s</td><td class="n">%s</td><td class="n">%d</td>'
+        rows.append('<tr><td class="n">%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="n">%s</td><td class="n">%d</td>'
                     '<td class="n">%s</td><td class="n">%d</td></tr>'
-                    % (e['rank'], cell, h.escape(e['title'] or '—'), h.escape(str(e['score'])),
+                    % (e['rank'], cell, h.escape(e['title'] or '—'), h.escape(mix_text(e.get('platforms'))),
+                       h.escape(mix_text(e.get('sdkVersions'))), h.escape(str(e['score'])),
                        e['stalledMs'], 'no quality data' if e['lowTierMs'] is None else e['lowTierMs'],
                        e['abnormalDisconnects']))
     page = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>mqa fleet</title>\n'
             '<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}'
             'td,th{padding:.2em .6em;border-bottom:1px solid #ddd}.n{text-align:right}</style></head><body>\n'
             '<h1>Fleet: %d meetings, worst first</h1>\n<p>Score = %s.</p>\n<table>\n'
-            '<tr><th>#</th><th>meeting</th><th>title</th><th>score</th><th>stalled ms</th><th>poor/bad ms</th>'
+            '<tr><th>#</th><th>meeting</th><th>title</th><th>platforms</th><th>SDK</th><th>score</th><th>stalled ms</th><th>poor/bad ms</th>'
             '<th>abnormal disc.</th></tr>\n%s\n</table>\n</body></html>\n'
             % (fleet['meetings'], h.escape(fleet['score']), '\n'.join(rows)))
     with open(os.path.join(directory, 'index.html'), 'w', encoding='utf-8') as f:

@@ -42,6 +42,8 @@ extension FleetReport {
                     ("start", .optional(e.header.start)),
                     ("durationMs", .optional(e.header.durationMs)),
                     ("participants", .int(Int64(e.header.participants))),
+                    ("platforms", FleetClientMix.json(e.clients.platforms)),
+                    ("sdkVersions", FleetClientMix.json(e.clients.sdkVersions)),
                     ("score", .double(FleetReport.rounded(e.score))),
                     ("scorePerParticipantHour", FleetReport.perParticipantHour(e).map { .double($0) } ?? .null),
                     ("stalledMs", .int(e.stalledMs)),
@@ -93,19 +95,26 @@ extension FleetReport {
         start.map { String(ReportText.dateTime($0).prefix(16)) } ?? "—"
     }
 
+    /// `ios:3;android:2` (empty when none is known): one cell a script splits.
+    static func csvMix(_ counts: [FleetClientMix.Count]) -> String {
+        counts.map { "\($0.value):\($0.participants)" }.joined(separator: ";")
+    }
+
     /// Poor/bad time, or "no quality data" on the CDN engine.
     static func lowTierText(_ ms: Int64?) -> String { ms.map(ReportText.duration) ?? "no quality data" }
 
     /// `mqa report fleet --format csv`: one row per ranked meeting, one
     /// column per issue code (occurrences), plus `file` in a batch index.
     public var csv: String {
-        var head = ["rank", "meeting", "title", "engine", "start", "durationMs", "participants", "score", "scorePerParticipantHour",
+        var head = ["rank", "meeting", "title", "engine", "start", "durationMs", "participants", "platforms", "sdkVersions",
+                    "score", "scorePerParticipantHour",
                     "stalledMs", "lowTierMs", "abnormalDisconnects"] + IssueCode.allCases.map(\.rawValue)
         if files != nil { head.append("file") }
         var out = head.joined(separator: ",") + "\n"
         for (i, e) in ranked.enumerated() {
             var row = [String(i + 1), CSV.cell(e.header.meeting), CSV.cell(e.header.title ?? ""), CSV.cell(e.header.engine ?? ""),
                        e.header.start.map { String($0) } ?? "", e.header.durationMs.map { String($0) } ?? "", String(e.header.participants),
+                       CSV.cell(FleetReport.csvMix(e.clients.platforms)), CSV.cell(FleetReport.csvMix(e.clients.sdkVersions)),
                        CSV.number(FleetReport.rounded(e.score)), FleetReport.perParticipantHour(e).map(CSV.number) ?? "", String(e.stalledMs), e.lowTierMs.map { String($0) } ?? "",
                        String(e.abnormalDisconnects)]
             row += IssueCode.allCases.map { String(e.issueCounts[$0] ?? 0) }
@@ -178,7 +187,8 @@ extension FleetReport {
     func rankingCells(_ e: FleetEntry) -> [ReportCell] {
         let count = e.issueCounts.values.reduce(0, +)
         let local: [ReportCell] = display.zone.map { z in [.text(e.header.start.map { z.dateTime($0).prefix(16) + " " + z.offsetText(at: $0) } ?? "—")] } ?? []
-        return [.text(FleetReport.startText(e.header.start))] + local + [.text(e.header.title ?? "—"), .text(e.header.engine ?? "—"), .int(e.header.participants),
+        return [.text(FleetReport.startText(e.header.start))] + local + [.text(e.header.title ?? "—"), .text(e.header.engine ?? "—"),
+                .text(FleetClientMix.text(e.clients.platforms)), .text(FleetClientMix.text(e.clients.sdkVersions)), .int(e.header.participants),
                 .text(e.header.durationMs.map(ReportText.duration) ?? "—"), .text(ReportText.number(FleetReport.rounded(e.score), places: 1)),
                 .text(FleetReport.perParticipantHour(e).map { ReportText.number($0, places: 1) } ?? "—"),
                 .text(ReportText.duration(e.stalledMs)), .text(FleetReport.lowTierText(e.lowTierMs)), .int(e.abnormalDisconnects),
@@ -188,9 +198,9 @@ extension FleetReport {
     /// The ranking's table, headed for md (`issues: false`, the codes go
     /// under it) or html (an issue count column).
     func rankingTable(issues: Bool) -> ReportTable {
-        let text: Set<String> = ["meeting", "start (UTC)", "title", "engine"]
+        let text: Set<String> = ["meeting", "start (UTC)", "title", "engine", "platforms", "SDK"]
         let headers = ["#", "meeting", "start (UTC)"] + localColumn
-            + ["title", "engine", "people", "duration", "score", "per p-h", "stalled", "poor/bad", "abn. disc."] + (issues ? ["issues"] : [])
+            + ["title", "engine", "platforms", "SDK", "people", "duration", "score", "per p-h", "stalled", "poor/bad", "abn. disc."] + (issues ? ["issues"] : [])
         return ReportTable(columns: headers.map { ReportTable.Column($0, numeric: !text.contains($0) && !$0.hasPrefix("start (")) })
     }
 

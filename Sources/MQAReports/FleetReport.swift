@@ -18,18 +18,22 @@ public struct FleetEntry: Sendable, Equatable {
     public var abnormalDisconnects: Int
     /// Occurrences of each issue code in the meeting.
     public var issueCounts: [IssueCode: Int]
+    /// The participants' platforms and SDK versions, where their joins name them.
+    public var clients: FleetClientMix
 
     /// Summarises one meeting report.
-    public init(_ report: MeetingReport) { self.init(header: report.header, analysis: report.analysis) }
+    public init(_ report: MeetingReport) {
+        self.init(header: report.header, analysis: report.analysis, clients: FleetClientMix(report.context))
+    }
 
     /// Summarises one meeting from its header and analysis: all a ranking
     /// needs (no incidents, context or chart series).
-    public init(header: MeetingHeader, analysis a: MeetingAnalysis) {
+    public init(header: MeetingHeader, analysis a: MeetingAnalysis, clients: FleetClientMix = FleetClientMix()) {
         let score = FleetScore(a)
         var counts: [IssueCode: Int] = [:]
         for i in a.issues { counts[i.code, default: 0] += 1 }
         self.init(header: header, stalledMs: score.stalledMs, lowTierMs: score.lowTierMs,
-                  abnormalDisconnects: score.abnormalDisconnects, issueCounts: counts)
+                  abnormalDisconnects: score.abnormalDisconnects, issueCounts: counts, clients: clients)
     }
 
     /// An entry from its figures (an analysis, or the stored summary that
@@ -37,8 +41,9 @@ public struct FleetEntry: Sendable, Equatable {
     /// whatever the figures say: no quality feed, no figure, never a
     /// perfect 0.
     public init(header: MeetingHeader, stalledMs: Int64, lowTierMs: Int64?, abnormalDisconnects: Int,
-                issueCounts: [IssueCode: Int] = [:]) {
+                issueCounts: [IssueCode: Int] = [:], clients: FleetClientMix = FleetClientMix()) {
         self.header = header
+        self.clients = clients
         self.stalledMs = stalledMs
         self.lowTierMs = EventCatalog.hasQualityFeed(engine: header.engine) ? lowTierMs : nil
         self.abnormalDisconnects = abnormalDisconnects

@@ -50,6 +50,21 @@ public struct TuneCohortsReport: Sendable {
 
     func f3(_ x: Double) -> String { String(format: "%.3f", x) }
 
+    func rounded(_ x: Double) -> Double { (x * 10_000).rounded() / 10_000 }
+
+    /// `+0.052 (-0.010 to +0.110)`: the gain and its interval; the gain
+    /// alone when the fleet's best config is the cohort's (it is 0 then).
+    func gainText(_ c: CohortTuning.Cohort) -> String {
+        guard let ci = c.gainCI, c.ranking.first?.gridIndex != c.fleetBest.gridIndex else { return signed(c.gain) }
+        return "\(signed(c.gain)) (\(signed(ci.lower)) to \(signed(ci.upper)))"
+    }
+
+    /// `+0.004`, `-0.010`; a value that rounds to 0 is `+0.000`, never `-0.000`.
+    func signed(_ x: Double) -> String {
+        let r = (x * 1000).rounded() / 1000
+        return String(format: "%+.3f", r == 0 ? 0 : r)
+    }
+
     public var json: JSON {
         .object([
             ("schema", .string("mqa.tune-cohorts/1")),
@@ -63,6 +78,9 @@ public struct TuneCohortsReport: Sendable {
                     ("reports", .int(Int64(c.reports))),
                     ("best", c.ranking.first?.json ?? .null),
                     ("fleetBest", c.fleetBest.json),
+                    ("meetings", .int(Int64(c.meetings))),
+                    ("gain", .rounded(c.gain, places: JSON.Places.ratio)),
+                    ("gainCI", c.gainCI.map { ConfidenceInterval(lower: rounded($0.lower), upper: rounded($0.upper)).json } ?? .null),
                     ("summary", .string(sentence(c))),
                     ("ranking", .array(c.ranking.prefix(top).map(\.json))),
                 ])
@@ -75,19 +93,22 @@ public struct TuneCohortsReport: Sendable {
         if let best = tuning.fleet.first {
             out += "Fleet-wide best: \(configText(best.config)) (F1 \(f3(best.score.f1))).\n\n"
         }
-        var t = ReportTable(headers: [tuning.field.rawValue, "clients", "stalls", "best config", "F1", "fleet's best here", "gain"],
+        var t = ReportTable(headers: [tuning.field.rawValue, "clients", "stalls", "best config", "F1", "fleet's best here",
+                                      "gain (95 % CI)"],
                             numeric: [1, 2, 4, 5, 6])
         for c in tuning.cohorts {
             guard let best = c.ranking.first else { continue }
             t.add([c.value.map(ReportCell.text) ?? .literal("(unknown)"), .int(c.clients), .int(c.stalls),
                    .literal(configText(best.config)), .number(.double(best.score.f1), shown: f3(best.score.f1)),
                    .number(.double(c.fleetBest.score.f1), shown: f3(c.fleetBest.score.f1)),
-                   .number(.double(best.score.f1 - c.fleetBest.score.f1), shown: String(format: "%+.3f", best.score.f1 - c.fleetBest.score.f1))])
+                   .number(.double(c.gain), shown: gainText(c))])
         }
         out += t.markdown + "\n"
         for c in tuning.cohorts where !c.ranking.isEmpty { out += "- " + Markdown.escape(sentence(c)) + "\n" }
         out += "\nEach cohort's clients are scored alone (a client's tier and stalls depend only on its own reports). "
-            + "A cohort with few stalls has a noisy F1: its best config may only fit the noise.\n"
+            + "A cohort with few stalls has a noisy F1: its best config may only fit the noise. "
+            + "The gain's interval resamples the cohort's meetings (\(tuning.bootstrap.replicates) resamples, seed \(tuning.bootstrap.seed)) with the two configs held fixed: "
+            + "one that reaches 0 shows no gain; one above 0 is still optimistic, since the best config was picked on the same data.\n"
         return out
     }
 

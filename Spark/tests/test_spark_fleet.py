@@ -73,7 +73,36 @@ def fleet(tmp_path_factory):
         'fleet': mqa('report', 'fleet', '--db', one, '--format', 'json'),
         'tune': mqa('tune', '--db', one, '--grid', str(base / 'grid.json'), '--format', 'json'),
         'meetings': len(meetings),
+        **one_store_cohorts(one),
     }
+
+
+def one_store_cohorts(db):
+    """What one store says of the fleet's cohorts and trends: the job's
+    merged reports must say the same, byte for byte."""
+    cohorts = {f: mqa('report', 'cohorts', '--db', db, '--by', f, '--format', 'json') for f in mqa_spark.COHORT_FIELDS}
+    values = [c['value'] for c in json.loads(cohorts['sdkVersion'])['cohorts'][:2]]
+    return {
+        'cohorts': cohorts,
+        'compareValues': values,
+        'compare': mqa('compare', '--db', db, '--by', 'sdkVersion', *values, '--format', 'json'),
+        'cohortsMd': mqa('report', 'cohorts', '--db', db, '--by', 'sdkVersion'),
+        'trends': mqa('report', 'trends', '--db', db, '--format', 'json'),
+        'trendsByNet': mqa('report', 'trends', '--db', db, '--by', 'netType', '--format', 'json'),
+    }
+
+
+def assert_cohorts_equal_one_store(out, fleet):
+    for field, text in fleet['cohorts'].items():
+        assert (out / 'cohorts' / (field + '.json')).read_text() == text, field
+    assert (out / 'cohorts' / 'sdkVersion.md').read_text() == fleet['cohortsMd']
+    assert (out / 'trends.json').read_text() == fleet['trends']
+    assert (out / 'trends-by-netType.json').read_text() == fleet['trendsByNet']
+    # The shards' partials stay, so a release can be gated on the fleet later.
+    parts = sorted(str(p) for p in (out / 'cohorts' / 'partials').iterdir())
+    assert parts and all(p.endswith('.json') for p in parts)
+    assert mqa('compare', '--by', 'sdkVersion', '--merge', *fleet['compareValues'], *parts, '--format', 'json') \
+        == fleet['compare']
 
 
 def run_job(fleet, out, shards, env=None, extra=()):
@@ -109,6 +138,8 @@ def test_three_shards_with_a_killed_attempt_equal_one_store(fleet):
     pages = ''.join((out / 'meetings' / m).read_text() for m in html if m != 'index.html')
     assert tracks and all(('href="tracks/%s"' % t) in pages for t in tracks)
     assert any(n.endswith('.parquet') for n in os.listdir(out / 'fleet.parquet'))
+    # Cohorts and trends: the shards' partials merge into one store's reports.
+    assert_cohorts_equal_one_store(out, fleet)
     # Only the committed attempts' stores are kept, and together they hold the fleet.
     assert sorted(os.listdir(out / 'stores')) == ['shard-0.sqlite', 'shard-1.sqlite', 'shard-2.sqlite']
     ranked = sum(json.loads(mqa('report', 'fleet', '--db', str(out / 'stores' / s), '--format', 'json'))['meetings']
@@ -121,6 +152,7 @@ def test_one_shard_equals_one_store(fleet):
     run_job(fleet, out, 1)
     assert (out / 'fleet.json').read_text() == fleet['fleet']
     assert (out / 'tune.json').read_text() == fleet['tune']
+    assert_cohorts_equal_one_store(out, fleet)
 
 
 def test_read_through_hadoop_equals_one_store(fleet):
@@ -132,8 +164,52 @@ def test_read_through_hadoop_equals_one_store(fleet):
     assert json.loads((out / 'ingest.json').read_text()) == fleet['summary']
 
 
+@pytest.fixture(scope='module')
+def spark():
+    """A local Spark session of the test's own, to read what the job wrote."""
+    from pyspark.sql import SparkSession
+    session = (SparkSession.builder.master('local[1]').appName('mqa-spark-test')
+               .config('spark.ui.enabled', 'false').getOrCreate())
+    session.sparkContext.setLogLevel('ERROR')
+    yield session
+    session.stop()
+
+
+def test_the_tables_read_back_as_the_reports(fleet, spark):
+    """fleet.parquet, cohorts.parquet and trends.parquet are Parquet that
+    Spark reads, holding the figures of the JSON reports beside them."""
+    out = fleet['base'] / 'out3'
+    if not (out / 'cohorts.parquet').exists():
+        run_job(fleet, out, 3)
+    ranked = json.loads(fleet['fleet'])['ranked']
+    rows = spark.read.parquet(str(out / 'fleet.parquet')).orderBy('rank').collect()
+    assert [r['meeting'] for r in rows] == [e['meeting'] for e in ranked]
+    assert [r['platforms'] for r in rows] == [e['platforms'] for e in ranked]
+
+    cohorts = spark.read.parquet(str(out / 'cohorts.parquet'))
+    assert sorted({r['by'] for r in cohorts.select('by').collect()}) == sorted(mqa_spark.COHORT_FIELDS)
+    sdk = json.loads(fleet['cohorts']['sdkVersion'])
+    got = cohorts.where("by = 'sdkVersion'").orderBy('rank').collect()  # nulls (unknown) first
+    want = ([sdk['unknown']] if sdk['unknown']['participants'] else []) + sdk['cohorts']
+    assert [r['value'] for r in got] == [c['value'] for c in want]
+    for r, c in zip(got, want):
+        assert r['participants'] == c['participants'] and r['stalledMs'] == c['stalledMs']
+        assert r['stallRate'] == c['stallRate'] and r['insufficient'] == c['insufficient']
+        assert [r['stallRateLow'], r['stallRateHigh']] == (c['stallRateCI'] or [None, None])
+    assert got[1]['rank'] == 1 and got[0]['rank'] is None
+
+    trends = spark.read.parquet(str(out / 'trends.parquet'))
+    whole = json.loads(fleet['trends'])['periods']
+    rows = trends.where('by IS NULL').orderBy('start').collect()
+    assert [(r['period'], r['participants'], r['mosP50']) for r in rows] == \
+        [(p['period'], p['participants'], p['mosP50']) for p in whole]
+    by_net = json.loads(fleet['trendsByNet'])['periods']
+    assert trends.where("by = 'netType'").count() == len(by_net)
+    assert {r['every'] for r in trends.select('every').collect()} == {'day'}
+
+
 def test_render_reproduces_mqa_json(fleet):
-    for text in (fleet['fleet'], fleet['tune']):
+    for text in (fleet['fleet'], fleet['tune'], fleet['cohorts']['sdkVersion'], fleet['trends']):
         assert mqa_spark.render(mqa_spark.load_json(text)) + '\n' == text
 
 
@@ -288,3 +364,25 @@ def test_compressed_logs_of_one_meeting_land_in_one_shard(compressed_fleet):
     assert json.loads((out / 'ingest.json').read_text()) == compressed_fleet['summary']
     ranked = json.loads((out / 'fleet.json').read_text())['ranked']
     assert compressed_fleet['shared'] in [e['meeting'] for e in ranked]
+
+
+def test_cohort_options_name_known_fields():
+    a = mqa_spark.parse_args(['--logs', 'x', '--out', 'y', '--trends-by', ''])
+    assert a.cohort_fields == mqa_spark.COHORT_FIELDS and a.trend_fields == []
+    a = mqa_spark.parse_args(['--logs', 'x', '--out', 'y', '--cohorts', 'sdkVersion, netType', '--every', 'week'])
+    assert a.cohort_fields == ['sdkVersion', 'netType'] and a.trend_fields == ['netType'] and a.every == 'week'
+    with pytest.raises(SystemExit):
+        mqa_spark.parse_args(['--logs', 'x', '--out', 'y', '--cohorts', 'sdk'])
+
+
+def test_parquet_rows_flatten_the_cohort_objects():
+    figures = {'participants': 3, 'meetings': 2, 'watchedMs': 10, 'stalledMs': 1, 'stallRate': 0.1,
+               'stallRateCI': [0.05, None], 'lowTierShare': None, 'lowTierShareCI': None, 'mosP50': 4.2,
+               'abnormalDisconnectRate': 0, 'abnormalDisconnectRateCI': [0, 0.5], 'firstFrameP90Ms': None,
+               'insufficient': True}
+    doc = {'by': 'netType', 'cohorts': [dict(figures, value='wifi')], 'unknown': dict(figures, value=None)}
+    rows = mqa_spark.cohort_rows([doc])
+    assert [r[:3] for r in rows] == [['netType', 1, 'wifi'], ['netType', None, None]]
+    assert rows[0][3:] == [3, 2, 10, 1, 0.1, 0.05, None, None, None, None, 4.2, 0.0, 0.0, 0.5, None, True]
+    trend = {'every': 'day', 'by': None, 'periods': [dict(figures, period='2026-11-02', start=1)]}
+    assert mqa_spark.trend_rows([trend])[0][:5] == ['day', None, '2026-11-02', 1, None]

@@ -166,6 +166,15 @@ import Testing
             let best = try #require(c["best"] as? [String: Any]), here = try #require(c["fleetBest"] as? [String: Any])
             #expect((best["f1"] as? Double ?? 0) >= (here["f1"] as? Double ?? 1))
             #expect((c["summary"] as? String ?? "").hasPrefix("on "))
+            // The gain's interval over the cohort's meetings: [0, 0] when the
+            // fleet's best is the cohort's too, else ordered ends around it.
+            let gain = try #require(c["gain"] as? Double), ci = try #require(c["gainCI"] as? [Double])
+            #expect(ci.count == 2 && ci[0] <= ci[1] && (c["meetings"] as? Int ?? 0) >= 2)
+            if best["gridIndex"] as? Int == here["gridIndex"] as? Int {
+                #expect(gain == 0 && ci == [0, 0])
+            } else {
+                #expect(gain > 0 && ci[1] > 0 && ci[0] <= gain)
+            }
         }
         let fleet = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--format", "json"], timeout: 300)
         let tuned = try #require(try JSONSerialization.jsonObject(with: Data(fleet.stdout.utf8)) as? [String: Any])

@@ -230,7 +230,7 @@ enum CohortFleet {
         #expect(weekly.rows.reduce(0) { $0 + $1.figures.meetings } == fleet.filter { $0.start != nil }.count)
         for row in weekly.rows {
             let mine = fleet.filter { $0.start.map(TrendPeriod.week.start) == row.periodStart }
-            let alone = CohortTable.figures(mine, options: .default) { _, _ in "" }
+            let alone = CohortTable.figures(mine.map(CohortMeetingSums.init), options: .default) { _, _ in "" }
             #expect(alone.count == 1)
             #expect(alone[0].stallRate == row.figures.stallRate && alone[0].participants == row.figures.participants)
             #expect(row.figures.stallRateCI.map { $0.contains(row.figures.stallRate!) } ?? row.figures.insufficient)

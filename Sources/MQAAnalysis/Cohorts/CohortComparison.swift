@@ -83,6 +83,12 @@ public struct CohortComparison: Sendable, Equatable {
 
     public init(_ meetings: [CohortMeeting], by field: CohortField, a: String, b: String,
                 options: BootstrapOptions = .default) {
+        self.init(meetings.map(CohortMeetingSums.init), by: field, a: a, b: b, options: options)
+    }
+
+    /// The same comparison from meetings summed per profile, in meeting id order.
+    public init(_ meetings: [CohortMeetingSums], by field: CohortField, a: String, b: String,
+                options: BootstrapOptions = .default) {
         self.field = field
         self.options = options
         // Group 0 is A, 1 is B: one resample of meetings serves both, so a

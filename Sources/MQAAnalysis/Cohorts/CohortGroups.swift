@@ -37,8 +37,9 @@ struct CohortSums: Sendable, Equatable {
     var abnormalDisconnectRate: Double { participants > 0 ? dropped / participants : .nan }
 }
 
-/// Participants of many meetings split into groups by a key (a cohort
-/// value, a period, …), kept per meeting for the cluster bootstrap:
+/// Participants of many meetings (summed per profile, `CohortMeetingSums`)
+/// split into groups by a key (a cohort value, a period, …), kept per
+/// meeting for the cluster bootstrap:
 /// each meeting lists the groups it has participants in, with their sums;
 /// each group its MOS and first-frame samples tagged with their meeting.
 struct CohortGroups<Key: Hashable> {
@@ -52,16 +53,20 @@ struct CohortGroups<Key: Hashable> {
     var mos: [CohortSamples] = []
     var firstFrame: [CohortSamples] = []
 
-    /// `key` returns `nil` for a participant left out of every group.
-    init(_ meetings: [CohortMeeting], key: (CohortMeeting, CohortParticipant) -> Key?) {
+    /// Groups summed profiles: the same groups, sums and samples as the
+    /// participants they were summed from give (sums of whole milliseconds
+    /// are exact in doubles; samples are sorted by value, and the
+    /// percentiles of tied values do not depend on their order).
+    /// `key` returns `nil` for a profile left out of every group.
+    init(_ meetings: [CohortMeetingSums], key: (CohortMeetingSums, CohortProfile) -> Key?) {
         meetingCount = meetings.count
         entries = []
         entries.reserveCapacity(meetings.count)
         var index: [Key: Int] = [:]
         for (m, meeting) in meetings.enumerated() {
             var here: [(group: Int, sums: CohortSums)] = []
-            for p in meeting.participants {
-                guard let k = key(meeting, p) else { continue }
+            for p in meeting.profiles {
+                guard let k = key(meeting, p.profile) else { continue }
                 let g: Int
                 if let known = index[k] {
                     g = known
@@ -75,16 +80,16 @@ struct CohortGroups<Key: Hashable> {
                     firstFrame.append(CohortSamples())
                 }
                 if let i = here.firstIndex(where: { $0.group == g }) {
-                    here[i].sums.add(p)
+                    here[i].sums.add(p.sums, times: 1)
                 } else {
-                    var s = CohortSums()
-                    s.add(p)
-                    here.append((g, s))
+                    here.append((g, p.sums))
                     meetingsPerGroup[g] += 1
                 }
-                totals[g].add(p)
-                if let v = p.mosP50 { mos[g].append(v, meeting: m) }
-                for f in p.firstFrameMs { firstFrame[g].append(Double(f), meeting: m) }
+                totals[g].add(p.sums, times: 1)
+                for v in p.mos { mos[g].append(v, meeting: m) }
+                // A histogram bin is one sample of its multiplicity: the
+                // same percentiles as its times one by one, in bounded memory.
+                for bin in p.firstFrame { firstFrame[g].append(Double(bin.ms), meeting: m, times: Int32(bin.count)) }
             }
             entries.append(here)
         }
@@ -105,17 +110,19 @@ struct CohortGroups<Key: Hashable> {
 }
 
 /// Samples of one group (MOS medians, first-frame times), each tagged with
-/// its meeting, kept as two arrays: the bootstrap walks them once per
-/// resample.
+/// its meeting and how many times it occurs, kept as parallel arrays: the
+/// bootstrap walks them once per resample.
 struct CohortSamples: Sendable, Equatable {
     private(set) var values: [Double] = []
     private(set) var meetings: [Int32] = []
+    private(set) var multiplicity: [Int32] = []
 
     var isEmpty: Bool { values.isEmpty }
 
-    mutating func append(_ value: Double, meeting: Int) {
+    mutating func append(_ value: Double, meeting: Int, times: Int32 = 1) {
         values.append(value)
         meetings.append(Int32(meeting))
+        multiplicity.append(times)
     }
 
     /// Ascending by value (ties in the order appended).
@@ -123,25 +130,29 @@ struct CohortSamples: Sendable, Equatable {
         let order = values.indices.sorted { (values[$0], $0) < (values[$1], $1) }
         values = order.map { values[$0] }
         meetings = order.map { meetings[$0] }
+        multiplicity = order.map { multiplicity[$0] }
     }
 
     /// The nearest-rank `percent` percentile of the sorted samples, each
-    /// weighted by its meeting's draws (`counts`; nil: all 1, the plain
-    /// percentile); NaN when nothing is left.
+    /// counted its multiplicity times and weighted by its meeting's draws
+    /// (`counts`; nil: all 1, the plain percentile); NaN when nothing is
+    /// left. Tied values are equal, so their order cannot change it.
     func percentile(_ percent: Int, counts: UnsafeBufferPointer<Int32>? = nil) -> Double {
         guard !values.isEmpty else { return .nan }
-        guard let counts else { return values[NearestRank.rank(percent: percent, count: values.count) - 1] }
         return meetings.withUnsafeBufferPointer { m in
-            var total = 0
-            for i in 0..<m.count { total += Int(counts[Int(m[i])]) }
-            guard total > 0 else { return .nan }
-            let rank = NearestRank.rank(percent: percent, count: total)
-            var seen = 0
-            for i in 0..<m.count {
-                seen += Int(counts[Int(m[i])])
-                if seen >= rank { return values[i] }
+            multiplicity.withUnsafeBufferPointer { k in
+                func weight(_ i: Int) -> Int { Int(k[i]) * (counts.map { Int($0[Int(m[i])]) } ?? 1) }
+                var total = 0
+                for i in 0..<m.count { total += weight(i) }
+                guard total > 0 else { return .nan }
+                let rank = NearestRank.rank(percent: percent, count: total)
+                var seen = 0
+                for i in 0..<m.count {
+                    seen += weight(i)
+                    if seen >= rank { return values[i] }
+                }
+                return values[values.count - 1]
             }
-            return values[values.count - 1]
         }
     }
 }

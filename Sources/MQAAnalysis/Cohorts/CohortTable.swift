@@ -59,6 +59,13 @@ public struct CohortTable: Sendable, Equatable {
     /// Groups the participants of `meetings` by `field` and bootstraps
     /// every value's intervals from the same resamples of meetings.
     public init(_ meetings: [CohortMeeting], by field: CohortField, options: BootstrapOptions = .default) {
+        self.init(meetings.map(CohortMeetingSums.init), by: field, options: options)
+    }
+
+    /// The same table from meetings summed per profile (e.g. merged
+    /// `CohortPartials`), in the order the store lists them (meeting id):
+    /// equal to the table of their participants.
+    public init(_ meetings: [CohortMeetingSums], by field: CohortField, options: BootstrapOptions = .default) {
         self.field = field
         self.options = options
         self.meetings = meetings.count
@@ -88,15 +95,15 @@ public struct CohortTable: Sendable, Equatable {
 
     /// Each group's figures with the intervals of its three rates; the
     /// key `""` stands for "no value" (`value` nil).
-    static func figures(_ meetings: [CohortMeeting], options: BootstrapOptions,
-                        key: (CohortMeeting, CohortParticipant) -> String?) -> [CohortFigures] {
+    static func figures(_ meetings: [CohortMeetingSums], options: BootstrapOptions,
+                        key: (CohortMeetingSums, CohortProfile) -> String?) -> [CohortFigures] {
         keyedFigures(meetings, options: options, key: key, value: { $0.isEmpty ? nil : $0 }).map(\.figures)
     }
 
     /// Each group's key and figures (with the intervals of its three
     /// rates), groups in the order first met; `value` names a key's cohort.
-    static func keyedFigures<Key: Hashable>(_ meetings: [CohortMeeting], options: BootstrapOptions,
-                                            key: (CohortMeeting, CohortParticipant) -> Key?,
+    static func keyedFigures<Key: Hashable>(_ meetings: [CohortMeetingSums], options: BootstrapOptions,
+                                            key: (CohortMeetingSums, CohortProfile) -> Key?,
                                             value: (Key) -> String?) -> [(key: Key, figures: CohortFigures)] {
         let groups = CohortGroups(meetings, key: key)
         var out = groups.keys.indices.map { g in

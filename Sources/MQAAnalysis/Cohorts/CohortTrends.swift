@@ -47,6 +47,13 @@ public struct TrendTable: Sendable, Equatable {
 
     public init(_ meetings: [CohortMeeting], every: TrendPeriod, by field: CohortField? = nil,
                 options: BootstrapOptions = .default) {
+        self.init(meetings.map(CohortMeetingSums.init), every: every, by: field, options: options)
+    }
+
+    /// The same table from meetings summed per profile (e.g. merged
+    /// `CohortPartials`), in meeting id order.
+    public init(_ meetings: [CohortMeetingSums], every: TrendPeriod, by field: CohortField? = nil,
+                options: BootstrapOptions = .default) {
         self.every = every
         self.field = field
         self.options = options

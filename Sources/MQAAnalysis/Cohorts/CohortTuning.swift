@@ -12,6 +12,8 @@ public struct CohortTuning: Sendable {
     public var fleet: [TuningResult]
     /// By value in the field's order, the clients without one last.
     public var cohorts: [Cohort]
+    /// How the gains' intervals were resampled.
+    public var bootstrap: BootstrapOptions
 
     public struct Cohort: Sendable {
         public var value: String?
@@ -22,6 +24,15 @@ public struct CohortTuning: Sendable {
         public var ranking: [TuningResult]
         /// The fleet's best config scored on this cohort alone.
         public var fleetBest: TuningResult
+        /// Meetings that hold a client of the cohort.
+        public var meetings: Int
+        /// The 95 % interval of F1(best) − F1(fleetBest) on this cohort,
+        /// resampling its meetings (`CohortTuning.gainInterval`); `nil`
+        /// with fewer than 2 meetings or when the gain is too often undefined.
+        public var gainCI: ConfidenceInterval?
+
+        /// F1(best) − F1(fleetBest): ≥ 0, the best being best here.
+        public var gain: Double { (ranking.first?.score.f1 ?? 0) - fleetBest.score.f1 }
     }
 
     /// The field's value for one client of `log` (the last value its joins
@@ -35,8 +46,10 @@ public struct CohortTuning: Sendable {
         return field.value(of: p)
     }
 
-    public init(_ logs: [MeetingLog], by field: CohortField, configs: [TierConfig], options: TuningOptions) {
+    public init(_ logs: [MeetingLog], by field: CohortField, configs: [TierConfig], options: TuningOptions,
+                bootstrap: BootstrapOptions = .default) {
         self.field = field
+        self.bootstrap = bootstrap
         fleet = Tuning.rank(configs: configs, scores: Tuning.countAll(TuningCorpus(logs), configs: configs, options: options)
             .map(TuningScore.init))
         var split: [String?: [MeetingLog]] = [:]
@@ -62,8 +75,49 @@ public struct CohortTuning: Sendable {
             let ranking = Tuning.rank(configs: configs, scores: Tuning.countAll(corpus, configs: configs, options: options)
                 .map(TuningScore.init))
             let here = ranking.first { $0.gridIndex == best?.gridIndex } ?? ranking[0]
+            let ci = CohortTuning.gainInterval(split[v]!, best: ranking[0].config, fleetBest: here.config,
+                                               same: ranking[0].gridIndex == here.gridIndex, options: options, bootstrap: bootstrap)
             return Cohort(value: v, clients: clients[v] ?? 0, stalls: corpus.stallCount, reports: corpus.reportCount,
-                          ranking: ranking, fleetBest: here)
+                          ranking: ranking, fleetBest: here, meetings: split[v]!.count, gainCI: ci)
         }
+    }
+
+    /// How much of a cohort's gain is more than the luck of which meetings
+    /// were logged: the two configs' additive counts per meeting (alarms,
+    /// useful, stalls, covered; a client belongs to one meeting), summed
+    /// over resamples of the cohort's meetings with replacement, give each
+    /// replicate's F1 difference; the interval is their 2.5 % and 97.5 %
+    /// percentiles. The two configs are held fixed, as chosen on all the
+    /// data, so the interval leaves out the luck of that choice (the best of
+    /// many configs is flattered by its own data): an interval that reaches
+    /// 0 says the gain is not shown; one above 0 is still optimistic.
+    static func gainInterval(_ meetings: [MeetingLog], best: TierConfig, fleetBest: TierConfig, same: Bool,
+                             options: TuningOptions, bootstrap: BootstrapOptions) -> ConfidenceInterval? {
+        guard meetings.count >= 2 else { return nil }
+        if same { return ConfidenceInterval(lower: 0, upper: 0) }
+        // Per meeting: [alarms, useful, stalls, covered] of each config.
+        let counts = meetings.map { m in
+            Tuning.countAll(TuningCorpus([m]), configs: [best, fleetBest], options: options)
+                .map { [Double($0.alarms), Double($0.useful), Double($0.stalls), Double($0.covered)] }
+        }
+        func f1(_ c: [Double]) -> Double {
+            let precision = c[0] > 0 ? c[1] / c[0] : 0, recall = c[2] > 0 ? c[3] / c[2] : 0
+            return precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0
+        }
+        var gains: [Double] = []
+        gains.reserveCapacity(bootstrap.replicates)
+        bootstrap.forEachReplicate(meetings: meetings.count) { _, draws in
+            var a = [Double](repeating: 0, count: 4), b = a
+            for m in 0..<meetings.count where draws[m] > 0 {
+                let w = Double(draws[m])
+                for k in 0..<4 {
+                    a[k] += w * counts[m][0][k]
+                    b[k] += w * counts[m][1][k]
+                }
+            }
+            // A resample without a stall has no F1 to speak of.
+            gains.append(a[2] > 0 ? f1(a) - f1(b) : .nan)
+        }
+        return bootstrap.interval(gains)
     }
 }

@@ -59,17 +59,22 @@ enum ReportCohortsCommand {
             data come first, worst stall rate first; a value seen in fewer than 5 meetings
             or by fewer than 10 participants is marked as having too little data and listed
             after them. Participants without the field are shown as unknown.
-            """ + "\n\n" + CohortOptions.methodHelp,
-        options: [Options.db, CohortOptions.by.required, Options.since, Options.until, ReportOptions.format, Options.out,
-                  CohortOptions.seed, CohortOptions.replicates])
+            """ + "\n\n" + CohortOptions.methodHelp + "\n\n" + CohortOptions.partialsHelp,
+        arguments: [("FILE...", "With --merge: partials files written by --partials.")],
+        maxPositionals: nil,
+        options: [Options.db, CohortOptions.partialsBy, Options.since, Options.until, ReportOptions.format, Options.out,
+                  CohortOptions.seed, CohortOptions.replicates, CohortOptions.partials, CohortOptions.merge])
 
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        if let written = try CohortOptions.writePartials(args, context) { return written }
         let format: ReportFormat = try args.get(ReportOptions.format)
-        let field: CohortField = try args.get(CohortOptions.by)
+        guard let field = args.value(CohortOptions.partialsBy) else {
+            throw UsageError("missing '\(CohortOptions.partialsBy.spec.synopsis)'")
+        }
         let options = try CohortOptions.bootstrap(args)
-        let table = CohortTable(try CohortOptions.meetings(args, context), by: field, options: options)
+        let table = CohortTable(try CohortOptions.summedMeetings(args, context), by: field, options: options)
         try ReportOptions.emit(CohortsReport(table).render(format), args, context)
         return ExitCode.success
     }
@@ -88,11 +93,15 @@ enum CompareCommand {
             With --fail-if-worse the exit code is 2 when B is significantly worse than A on
             stall rate, time at poor/bad or abnormal disconnects (a release gate for CI),
             0 otherwise.
+            With --merge, the values are compared over partials files ('mqa report cohorts
+            --partials' of stores of disjoint meetings), given after A and B: the result is
+            the one store's of all those meetings.
             """ + "\n\n" + CohortOptions.methodHelp,
-        arguments: [("A", "The baseline value (e.g. 5.2.0)."), ("B", "The value compared with it (e.g. 5.3.0).")],
-        minPositionals: 2, maxPositionals: 2,
+        arguments: [("A", "The baseline value (e.g. 5.2.0)."), ("B", "The value compared with it (e.g. 5.3.0)."),
+                    ("FILE...", "With --merge: partials files written by 'report cohorts --partials'.")],
+        minPositionals: 2, maxPositionals: nil,
         options: [Options.db, CohortOptions.by.required, Options.since, Options.until, failIfWorse, ReportOptions.format,
-                  Options.out, CohortOptions.seed, CohortOptions.replicates])
+                  Options.out, CohortOptions.seed, CohortOptions.replicates, CohortOptions.merge])
 
     static let failIfWorse = Option<Bool>.flag(
         "--fail-if-worse", help: "Exit 2 when B is significantly worse on a stall, tier or disconnect figure.")
@@ -106,10 +115,20 @@ enum CompareCommand {
         let field: CohortField = try args.get(CohortOptions.by)
         let (a, b) = (args.positionals[0], args.positionals[1])
         if a == b { throw UsageError("A and B are both '\(a)': give two different values") }
+        let merging: Bool = try args.get(CohortOptions.merge)
+        if !merging, args.positionals.count > 2 {
+            throw UsageError("unexpected argument '\(args.positionals[2])' (files are read only with --merge)")
+        }
         let options = try CohortOptions.bootstrap(args)
-        let meetings = try CohortOptions.meetings(args, context)
+        let meetings: [CohortMeetingSums]
+        if merging {
+            try CohortOptions.checkMerge(args, files: Array(args.positionals.dropFirst(2)))
+            meetings = try CohortOptions.merged(Array(args.positionals.dropFirst(2)), context)
+        } else {
+            meetings = try CohortOptions.meetings(args, context).map(CohortMeetingSums.init)
+        }
         // A value nobody has is a typo far more often than a finding.
-        let known = Set(meetings.flatMap { $0.participants.compactMap { field.value(of: $0) } })
+        let known = Set(meetings.flatMap { $0.profiles.compactMap { field.value(of: $0.profile) } })
         for v in [a, b] where !known.contains(v) {
             let list = known.sorted { CohortTable.valueLess($0, $1, field: field) }
             let hint = Suggestion.closest(to: v, among: list).map { "; did you mean '\($0)'?" } ?? ""
@@ -154,9 +173,11 @@ enum ReportTrendsCommand {
             abnormal disconnects, first frame, each rate with its 95 % interval. With --by,
             one row per period and value (html: one line per value, the six with the most
             participants). A period with too little data is marked so.
-            """ + "\n\n" + CohortOptions.methodHelp,
+            """ + "\n\n" + CohortOptions.methodHelp + "\n\n" + CohortOptions.partialsHelp,
+        arguments: [("FILE...", "With --merge: partials files written by --partials.")],
+        maxPositionals: nil,
         options: [Options.db, CohortOptions.optionalBy, every, Options.since, Options.until, ReportOptions.format, Options.out,
-                  CohortOptions.seed, CohortOptions.replicates])
+                  CohortOptions.seed, CohortOptions.replicates, CohortOptions.partials, CohortOptions.merge])
 
     static let every = Option<TrendPeriod>.choice(
         "--every", value: "PERIOD", help: "The period.", TrendPeriod.allCases.map { ($0.rawValue, $0) },
@@ -165,9 +186,13 @@ enum ReportTrendsCommand {
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        if args.isGiven(every), try args.get(CohortOptions.partials) {
+            throw UsageError("'--every' does not go with --partials: the partials keep each meeting's start; give it to --merge")
+        }
+        if let written = try CohortOptions.writePartials(args, context) { return written }
         let format: ReportFormat = try args.get(ReportOptions.format)
         let field = args.value(CohortOptions.optionalBy)
-        let table = TrendTable(try CohortOptions.meetings(args, context), every: try args.get(every), by: field,
+        let table = TrendTable(try CohortOptions.summedMeetings(args, context), every: try args.get(every), by: field,
                                options: try CohortOptions.bootstrap(args))
         try ReportOptions.emit(TrendsReport(table).render(format), args, context)
         return ExitCode.success
@@ -179,4 +204,80 @@ extension CohortOptions {
     static let optionalBy = Option<CohortField>.choice(
         "--by", value: "FIELD", help: "Split each period by this client field (format 1.2) or the engine.",
         CohortField.allCases.map { ($0.rawValue, $0) }, defaultText: "the whole fleet")
+
+    /// `report cohorts --by`: required, except with --partials (a partials
+    /// file holds every field).
+    static let partialsBy = Option<CohortField>.choice(
+        "--by", value: "FIELD",
+        help: "Group participants by this client field (format 1.2) or the meeting's engine (required, except with --partials).",
+        CohortField.allCases.map { ($0.rawValue, $0) })
+
+    static let partials = Option<Bool>.flag(
+        "--partials", help: "Print the store's additive figures per meeting (JSON), to be merged with --merge.")
+    static let merge = Option<Bool>.flag(
+        "--merge", help: "Report on the partials files given as arguments (no store is read).")
+
+    static let partialsHelp = """
+        For a fleet kept in several stores (e.g. the shards of a Spark job), run --partials
+        on each: it prints, per meeting and per client profile (engine and client fields),
+        the sums the figures are made of, the participants' median MOS and the first-frame
+        times, as JSON; one file serves every field and period. Then --merge FILE... reports
+        on them exactly as one store of all the meetings would, intervals included (the
+        meetings are put in the store's order before resampling). Each meeting must be in
+        exactly one of the stores. See Docs/cohorts.md.
+        """
+
+    /// With --partials, writes the store's partials and returns the exit
+    /// code; otherwise checks that --merge and the arguments go together
+    /// and returns nil.
+    static func writePartials(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32? {
+        let partials: Bool = try args.get(Self.partials), merging: Bool = try args.get(Self.merge)
+        if partials && merging { throw UsageError("give either --partials or --merge, not both") }
+        if !merging, !args.positionals.isEmpty {
+            throw UsageError("unexpected argument '\(args.positionals[0])' (files are read only with --merge)")
+        }
+        if merging {
+            try checkMerge(args, files: args.positionals)
+            return nil
+        }
+        guard partials else { return nil }
+        for option in [replicates, seed] as [any OptionDeclaration] where args.isGiven(option) {
+            throw UsageError("'\(option.spec.primary)' does not go with --partials: the intervals are made by --merge")
+        }
+        if args.isGiven(ReportOptions.format), try args.get(ReportOptions.format) != ReportFormat.json {
+            throw UsageError("'--format' must be one of json (with --partials), got '\(try args.get(ReportOptions.format).rawValue)'")
+        }
+        let part = try CohortPartials(try meetings(args, context))
+        try ReportOptions.emit(part.json.rendered() + "\n", args, context)
+        return ExitCode.success
+    }
+
+    /// The meetings a report is on, summed per profile: the store's, or
+    /// with --merge the partials files'.
+    static func summedMeetings(_ args: ParsedArguments, _ context: CommandContext) throws -> [CohortMeetingSums] {
+        guard try args.get(merge) else { return try meetings(args, context).map(CohortMeetingSums.init) }
+        return try merged(args.positionals, context)
+    }
+
+    /// With --merge: no store options, and at least one file.
+    static func checkMerge(_ args: ParsedArguments, files: [String]) throws {
+        for option in [Options.db, Options.since, Options.until] as [any OptionDeclaration] where args.isGiven(option) {
+            throw UsageError("'\(option.spec.primary)' does not go with --merge: the partials carry the meetings")
+        }
+        guard !files.isEmpty else { throw UsageError("--merge needs at least one partials file") }
+    }
+
+    /// The meetings of partials files, merged (in the store's order).
+    static func merged(_ paths: [String], _ context: CommandContext) throws -> [CohortMeetingSums] {
+        var parts: [CohortPartials] = []
+        for path in paths {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("cannot read partials file '\(path)'")
+            }
+            parts.append(try CohortPartials.parse(data, source: path))
+        }
+        let total = try CohortPartials.merge(parts)
+        context.stderr.write("merged \(parts.count) partials: \(total.meetings.count) meetings, \(total.participants) participants\n")
+        return total.meetings
+    }
 }

@@ -244,7 +244,8 @@ enum ReportFleetCommand {
         for id in try store.meetings(startingIn: window) {
             // The ranking needs the header and the analysis only.
             let log = try ReportOptions.meetingLog(store, id, context)
-            entries.append(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config)))
+            entries.append(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config),
+                                      clients: FleetClientMix(log)))
         }
         var report = FleetReport(entries: entries, top: top)
         report.display = display

@@ -1,0 +1,139 @@
+import MQABase
+
+/// Who a participant was, as every cohort field sees it: the meeting's
+/// `engine` and the format 1.2 client fields. Two participants of one
+/// meeting with the same profile fall in the same cohort whatever the
+/// field, so their figures can be summed before any grouping.
+public struct CohortProfile: Hashable, Sendable {
+    /// One value per `CohortField.allCases`, in that order; `nil` when never logged.
+    public private(set) var values: [String?]
+
+    public init(engine: String?, client: ParticipantContext.ClientInfo) {
+        values = CohortField.allCases.map { field in
+            switch field {
+            case .platform: client.platform
+            case .osVersion: client.osVersion
+            case .sdkVersion: client.sdkVersion
+            case .appVersion: client.appVersion
+            case .device: client.device
+            case .netType: client.netType
+            case .engine: engine
+            }
+        }
+    }
+
+    /// `values` in `CohortField.allCases` order; `nil` when there are not
+    /// as many.
+    public init?(values: [String?]) {
+        guard values.count == CohortField.allCases.count else { return nil }
+        self.values = values
+    }
+
+    public func value(_ field: CohortField) -> String? {
+        values[CohortField.allCases.firstIndex(of: field)!]
+    }
+
+    /// Profiles in a fixed order (field by field, a missing value first),
+    /// so that a meeting's profiles are listed the same way from any source.
+    static func less(_ a: CohortProfile, _ b: CohortProfile) -> Bool {
+        for (x, y) in zip(a.values, b.values) where x != y {
+            guard let x else { return true }
+            guard let y else { return false }
+            return Array(x.utf8).lexicographicallyPrecedes(y.utf8)
+        }
+        return false
+    }
+}
+
+/// The figures of one meeting's participants of one profile, added up:
+/// the sums every rate is a ratio of, each participant's median MOS, and
+/// the first-frame times as a 1 ms histogram. Everything a cohort table
+/// reads from a participant is here, so a table built from these is the
+/// table built from the participants (`CohortGroups`).
+public struct CohortProfileSums: Sendable, Equatable {
+    public var profile: CohortProfile
+    var sums: CohortSums
+    /// The participants' median warm MOS (those that have one), ascending.
+    public var mos: [Double]
+    /// Subscribe → first frame times: (ms, how many), ascending by ms.
+    public var firstFrame: [FirstFrameBin]
+
+    public struct FirstFrameBin: Sendable, Equatable {
+        public var ms: Int64
+        public var count: Int
+    }
+
+    public var participants: Int { Int(sums.participants) }
+    public var watchedMs: Int64 { Int64(sums.watched) }
+    public var stalledMs: Int64 { Int64(sums.stalled) }
+    public var lowTierMs: Int64 { Int64(sums.low) }
+    public var measuredMs: Int64 { Int64(sums.measured) }
+    /// Participants with at least one abnormal disconnect.
+    public var dropped: Int { Int(sums.dropped) }
+
+    /// From the file of `CohortPartials` (counts as written); `nil` when a
+    /// count is negative, there are more MOS values or dropped participants
+    /// than participants, or the histogram is not ascending with positive
+    /// counts.
+    init?(profile: CohortProfile, participants: Int64, watchedMs: Int64, stalledMs: Int64, lowTierMs: Int64,
+          measuredMs: Int64, dropped: Int64, mos: [Double], firstFrame: [FirstFrameBin]) {
+        guard participants > 0, watchedMs >= 0, stalledMs >= 0, lowTierMs >= 0, measuredMs >= 0,
+              (0...participants).contains(dropped), mos.count <= participants, mos.allSatisfy(\.isFinite),
+              firstFrame.allSatisfy({ $0.count > 0 }),
+              zip(firstFrame, firstFrame.dropFirst()).allSatisfy({ $0.ms < $1.ms }) else { return nil }
+        self.profile = profile
+        sums = CohortSums(participants: Double(participants), watched: Double(watchedMs), stalled: Double(stalledMs),
+                          low: Double(lowTierMs), measured: Double(measuredMs), dropped: Double(dropped))
+        self.mos = mos.sorted()
+        self.firstFrame = firstFrame
+    }
+
+    init(profile: CohortProfile, participants: [CohortParticipant]) {
+        self.profile = profile
+        sums = CohortSums()
+        var mos: [Double] = []
+        var times: [Int64: Int] = [:]
+        for p in participants {
+            sums.add(p)
+            if let v = p.mosP50 { mos.append(v) }
+            for f in p.firstFrameMs { times[f, default: 0] += 1 }
+        }
+        self.mos = mos.sorted()
+        firstFrame = times.sorted { $0.key < $1.key }.map { FirstFrameBin(ms: $0.key, count: $0.value) }
+    }
+}
+
+/// One meeting's cohort figures summed per profile: the unit the intervals
+/// resample, with no participant's own figures in it. What `mqa report
+/// cohorts --partials` writes per meeting (`CohortPartials`).
+public struct CohortMeetingSums: Sendable, Equatable {
+    public var meeting: String
+    /// The first event time (`CohortMeeting.start`).
+    public var start: Int64?
+    /// One entry per profile seen, in `CohortProfile.less` order.
+    public var profiles: [CohortProfileSums]
+
+    public init(_ m: CohortMeeting) {
+        meeting = m.meeting
+        start = m.start
+        var order: [CohortProfile] = []
+        var byProfile: [CohortProfile: [CohortParticipant]] = [:]
+        for p in m.participants {
+            let profile = CohortProfile(engine: p.engine, client: p.client)
+            if byProfile[profile] == nil { order.append(profile) }
+            byProfile[profile, default: []].append(p)
+        }
+        profiles = order.sorted(by: CohortProfile.less).map { CohortProfileSums(profile: $0, participants: byProfile[$0]!) }
+    }
+
+    init(meeting: String, start: Int64?, profiles: [CohortProfileSums]) {
+        self.meeting = meeting
+        self.start = start
+        self.profiles = profiles.sorted { CohortProfile.less($0.profile, $1.profile) }
+    }
+}
+
+extension CohortField {
+    /// The field's value for one profile; `nil` when it was never logged.
+    public func value(of p: CohortProfile) -> String? { p.value(self) }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import MQABase
+
+/// The cohort figures of part of a fleet (e.g. one shard of a Spark job),
+/// kept so that the parts merge into exactly what one store of all the
+/// meetings gives: `mqa report cohorts --partials` (or `report trends
+/// --partials`) writes one, `report cohorts --merge FILE…` and `report
+/// trends --merge FILE…` read them (`Docs/cohorts.md`).
+///
+/// Why it is exact: the intervals resample meetings, so the parts keep each
+/// meeting apart, and within it, per profile (engine and client fields),
+/// the additive sums, the participants' median MOS and a 1 ms histogram of
+/// the first-frame times: all a cohort table reads from a participant
+/// (`CohortGroups`). Every field's cohorts and every period's trend are
+/// unions of profiles, so one file serves all of them. A meeting is in one
+/// part (a shard holds meetings whole), so merging concatenates; the merged
+/// meetings are sorted by id as the store lists them, which makes the
+/// resamples draw the same meetings, whatever the order of the files.
+public struct CohortPartials: Sendable, Equatable {
+    /// The `"mqaCohortPartials"` version; a merge refuses any other.
+    public static let version = 1
+
+    /// Meetings in id order (UTF-8 bytes, the store's `ORDER BY meeting`).
+    public private(set) var meetings: [CohortMeetingSums]
+
+    /// Meetings in any order, each once.
+    public init(_ meetings: [CohortMeetingSums]) throws {
+        var seen = Set<String>()
+        for m in meetings where !seen.insert(m.meeting).inserted {
+            throw CohortPartialsError("meeting '\(m.meeting)' is in more than one part: each meeting must be in exactly one")
+        }
+        self.meetings = meetings.sorted { Array($0.meeting.utf8).lexicographicallyPrecedes($1.meeting.utf8) }
+    }
+
+    /// The participants summed per profile, meeting by meeting.
+    public init(_ meetings: [CohortMeeting]) throws {
+        try self.init(meetings.map(CohortMeetingSums.init))
+    }
+
+    /// The parts as one; a meeting in two parts is an error (it would be
+    /// counted twice).
+    public static func merge(_ parts: [CohortPartials]) throws -> CohortPartials {
+        guard !parts.isEmpty else { throw CohortPartialsError("nothing to merge") }
+        return try CohortPartials(parts.flatMap(\.meetings))
+    }
+
+    public var participants: Int { meetings.reduce(0) { $0 + $1.profiles.reduce(0) { $0 + $1.participants } } }
+
+    /// The file: per meeting its id, start and profiles; per profile the
+    /// seven field values and the additive figures.
+    public var json: JSON {
+        .object([
+            ("schema", .string("mqa.cohortPartials/\(CohortPartials.version)")),
+            ("mqaCohortPartials", .int(Int64(CohortPartials.version))),
+            ("meetings", .int(Int64(meetings.count))),
+            ("participants", .int(Int64(participants))),
+            ("perMeeting", .array(meetings.map { m in
+                .object([
+                    ("meeting", .string(m.meeting)),
+                    ("start", .optional(m.start)),
+                    ("profiles", .array(m.profiles.map(CohortPartials.json))),
+                ])
+            })),
+        ])
+    }
+
+    static func json(_ p: CohortProfileSums) -> JSON {
+        var fields: [(String, JSON)] = CohortField.allCases.map { ($0.rawValue, .optional(p.profile.value($0))) }
+        fields += [
+            ("participants", .int(Int64(p.participants))),
+            ("watchedMs", .int(p.watchedMs)),
+            ("stalledMs", .int(p.stalledMs)),
+            ("lowTierMs", .int(p.lowTierMs)),
+            ("measuredMs", .int(p.measuredMs)),
+            ("dropped", .int(Int64(p.dropped))),
+            // Full precision: a merge must see the doubles the store holds.
+            ("mos", .array(p.mos.map { .double($0) })),
+            ("firstFrameMs", .array(p.firstFrame.map { .array([.int($0.ms), .int(Int64($0.count))]) })),
+        ]
+        return .object(fields)
+    }
+
+    /// Reads a file written by `json`.
+    public static func parse(_ data: Data, source: String = "partials") throws -> CohortPartials {
+        func fail(_ message: String) -> CohortPartialsError { CohortPartialsError("\(source): \(message)") }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw fail("not a JSON object")
+        }
+        guard let v = TuningPartials.integer(object["mqaCohortPartials"]), v == version else {
+            throw fail("not a cohort partials file of version \(version) (see 'mqa report cohorts --partials')")
+        }
+        guard let list = object["perMeeting"] as? [Any] else { throw fail("missing \"perMeeting\"") }
+        var meetings: [CohortMeetingSums] = []
+        var firstFrames = 0
+        for (i, item) in list.enumerated() {
+            let at = "meeting \(i + 1)"
+            guard let entry = item as? [String: Any], let id = entry["meeting"] as? String, !id.isEmpty else {
+                throw fail("\(at): missing \"meeting\"")
+            }
+            var start: Int64?
+            if let s = entry["start"], !(s is NSNull) {
+                guard let n = TuningPartials.integer(s) else { throw fail("\(at): bad \"start\"") }
+                start = n
+            }
+            guard let profiles = entry["profiles"] as? [Any] else { throw fail("\(at): missing \"profiles\"") }
+            var sums: [CohortProfileSums] = []
+            for (j, p) in profiles.enumerated() {
+                guard let p = p as? [String: Any], let s = profile(p) else {
+                    throw fail("\(at), profile \(j + 1): missing or bad figures (counts must be whole, not negative, "
+                               + "dropped and mos at most participants, firstFrameMs ascending [ms, count] pairs)")
+                }
+                sums.append(s)
+            }
+            meetings.append(CohortMeetingSums(meeting: id, start: start, profiles: sums))
+            firstFrames += sums.reduce(0) { $0 + $1.firstFrame.reduce(0) { $0 + $1.count } }
+            // More subscriptions than any store holds: refused before the
+            // bootstrap's weighted counts could overflow.
+            guard firstFrames <= Int(Int32.max) else { throw fail("more than \(Int32.max) first-frame times") }
+        }
+        if let n = TuningPartials.integer(object["meetings"]), n != Int64(meetings.count) {
+            throw fail("it says \(n) meetings but lists \(meetings.count)")
+        }
+        do { return try CohortPartials(meetings) } catch { throw fail("\(error)") }
+    }
+
+    private static func profile(_ p: [String: Any]) -> CohortProfileSums? {
+        var values: [String?] = []
+        for field in CohortField.allCases {
+            switch p[field.rawValue] {
+            case nil, is NSNull: values.append(nil)
+            case let s as String where !s.isEmpty: values.append(s)
+            default: return nil
+            }
+        }
+        var n: [Int64] = []
+        for key in ["participants", "watchedMs", "stalledMs", "lowTierMs", "measuredMs", "dropped"] {
+            guard let value = TuningPartials.integer(p[key]) else { return nil }
+            n.append(value)
+        }
+        guard let mosList = p["mos"] as? [Any], let bins = p["firstFrameMs"] as? [Any] else { return nil }
+        var mos: [Double] = []
+        for x in mosList {
+            guard let d = JSONValue.number(x) else { return nil }
+            mos.append(d)
+        }
+        var firstFrame: [CohortProfileSums.FirstFrameBin] = []
+        for b in bins {
+            guard let pair = b as? [Any], pair.count == 2, let ms = TuningPartials.integer(pair[0]),
+                  let k = TuningPartials.integer(pair[1]), k <= Int64(Int32.max) else { return nil }
+            firstFrame.append(.init(ms: ms, count: Int(k)))
+        }
+        guard let profile = CohortProfile(values: values) else { return nil }
+        return CohortProfileSums(profile: profile, participants: n[0], watchedMs: n[1], stalledMs: n[2], lowTierMs: n[3],
+                                 measuredMs: n[4], dropped: n[5], mos: mos, firstFrame: firstFrame)
+    }
+}
+
+/// A cohort partials file that cannot be read or merged (exit 1).
+public struct CohortPartialsError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
