@@ -34,11 +34,16 @@ public enum SiteCohortPages {
         return HTMLPage.document(title: "Cohorts", body: body)
     }
 
-    /// `trends.html`: the fleet per day, then per day by network at join.
+    /// `trends.html`: the fleet per period, then per period by network at
+    /// join. Per day over two weeks or less, else per week: a fleet spread
+    /// over many days has too few meetings a day for an interval.
     public static func trendsPage(_ meetings: [CohortMeeting], options: BootstrapOptions = .default) -> String {
         var body = back
+        let starts = meetings.compactMap(\.start)
+        let spanDays = (starts.max() ?? 0) - (starts.min() ?? 0)
+        let every: TrendPeriod = spanDays > 14 * 86_400_000 ? .week : .day
         for field in [nil, CohortField.netType] {
-            let report = TrendsReport(TrendTable(meetings, every: .day, by: field, options: options))
+            let report = TrendsReport(TrendTable(meetings, every: every, by: field, options: options))
             body += "<h1>\(report.heading.html)</h1>\n<div class=\"chart\">" + TrendChart.stallRates(report.table) + "</div>\n"
                 + report.rowsTable.html
         }
