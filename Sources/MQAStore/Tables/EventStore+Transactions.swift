@@ -27,9 +27,15 @@ package protocol IngestTransactions: AnyObject {
 extension EventStore: IngestTransactions {
     package var isOpen: Bool { !db.isAutocommit }
     package func begin() throws { try db.beginImmediate() }
-    package func commit() throws { try db.commit() }
+    /// Fills the chunks the transaction left short (`compactTails`), then
+    /// commits: a committed store never holds them.
+    package func commit() throws {
+        if isOpen { try compactTails() }
+        try db.commit()
+    }
 
     package func rollback() {
+        openTails.removeAll()
         guard isOpen else { return }
         try? db.execute("ROLLBACK")
         forgetCachedIDs()

@@ -22,6 +22,11 @@ public final class EventStore {
     /// and looked up by their SQL text, they were a tenth of summarizing a
     /// one-line meeting.
     var summaryStatements: [SummaryTable: (delete: Statement, insert: Statement)] = [:]
+    /// Clients whose chunks since a time may not be full, by table: their
+    /// new chunks were inserted after a trailing chunk that was not full,
+    /// without rewriting it (`storeSeries`). The next commit rewrites them
+    /// once (`compactTails`).
+    var openTails: [ChunkTable: [Int64: Int64]] = [:]
 
     package struct ClientKey: Hashable {
         var meeting: [UInt8]
