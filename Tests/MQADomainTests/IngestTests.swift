@@ -117,6 +117,35 @@ let t0: Int64 = 1_795_946_400_000
         #expect(try chunks(store) == chunks(one))
     }
 
+    /// A log cut into many small pieces, each following the last (how
+    /// uploads come): the pieces' chunks go in as they are and the commit
+    /// fills the client's tail, so the chunks are the ones a single input
+    /// gives, in one ingest or in one per piece (a commit each).
+    @Test(arguments: [true, false])
+    func manySmallPiecesFillTheirChunks(oneIngest: Bool) throws {
+        let s = Scratch()
+        let whole = (0..<5000).map { qr(t0 + Int64($0) * 2000, loss: "\(Double($0 % 11) / 10)") }
+            + (0..<900).map { #"{"ts":\#(t0 + Int64($0) * 11_000 + 1),"event":"connection_quality_change","meeting":"m-1","uid":"alice","tier":"\#(["good", "poor", "bad"][$0 % 3])"}"# }
+        let lines = whole.sorted { ts(of: $0) < ts(of: $1) }
+        let files = stride(from: 0, to: lines.count, by: 350).map {
+            s.write(String(format: "piece-%03d.ndjson", $0 / 350), Array(lines[$0..<min($0 + 350, lines.count)]))
+        }
+        let store = try EventStore(path: s.db)
+        if oneIngest {
+            let summary = try Ingester(store: store).ingest(paths: files)
+            #expect(summary.reports == 5000 && summary.events == 5900 && summary.duplicates == 0)
+        } else {
+            for f in files { _ = try Ingester(store: store).ingest(path: f) }
+        }
+        #expect(store.openTails.isEmpty)
+        let t = Scratch()
+        let one = try EventStore(path: t.db)
+        _ = try Ingester(store: one).ingest(paths: [t.write("whole.ndjson", lines)])
+        #expect(try exportText(store) == exportText(one))
+        #expect(try chunkLayout(store) == chunkLayout(one))
+        #expect(try chunkLayout(store).count == 3 + 1, "5000 reports in 3 chunks, 900 events in 1")
+    }
+
     @Test func reingestingIdenticalContentIsANoOp() throws {
         let s = Scratch()
         let file = s.write("a.ndjson", (0..<100).map { qr(t0 + Int64($0) * 2000) })
@@ -339,4 +368,18 @@ let t0: Int64 = 1_795_946_400_000
         #expect(errors.count == 2)
         #expect(ingester.failedInputs == 2)
     }
+}
+
+/// A test line's `ts` (an integer), for sorting lines by time.
+func ts(of line: String) -> Int64 {
+    let after = line.range(of: #""ts":"#)!.upperBound
+    return Int64(line[after...].prefix { $0.isNumber })!
+}
+
+/// The store's chunk rows, table, time range and count, in time order.
+func chunkLayout(_ e: EventStore) throws -> [String] {
+    let select = try e.db.prepare("SELECT 'r', first_ts, last_ts, count FROM report_chunks UNION ALL SELECT 'e', first_ts, last_ts, count FROM event_chunks ORDER BY 1, 2")
+    var rows: [String] = []
+    while try select.step() { rows.append("\(select.string(0) ?? "") \(select.int64(1)) \(select.int64(2)) \(select.int(3))") }
+    return rows
 }
