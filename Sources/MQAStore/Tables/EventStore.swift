@@ -36,6 +36,14 @@ public final class EventStore {
             self.meeting = meeting
             self.uid = uid
         }
+
+        /// The bytes at once: the synthesized hash fed them one by one
+        /// (1 % of an ingest's instructions with ids of 20–40 bytes).
+        package func hash(into hasher: inout Hasher) {
+            meeting.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hasher.combine(meeting.count)
+            uid.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     /// Opens or creates the store at `path` for writing, upgrading an older
