@@ -85,6 +85,31 @@ let t0: Int64 = 1_795_946_400_000
         #expect(counts == ["m-1/alice 3", "m-1/bob 3", "m-2/carol 1"])
     }
 
+    /// Ids written with escapes are decoded once and then recognised by
+    /// their escaped text; a change of either id, escaped or not, is seen.
+    @Test func escapedIdsCountForTheirOwnClient() throws {
+        let s = Scratch()
+        let file = s.write("a.ndjson", [
+            qr(t0, uid: "\\u00fc-1"), qr(t0 + 2000, uid: "\\u00fc-1"), qr(t0 + 4000, uid: "\\u00fc-1"),
+            qr(t0 + 6000, uid: "\\u00fc-2"),
+            qr(t0 + 8000, uid: "ü-1"),  // the same client, unescaped
+            qr(t0 + 10000, uid: "\\u00fc-1"),
+            qr(t0 + 12000, uid: "\\u00fc-1", meeting: "m-\\u00e9"),
+            qr(t0 + 14000, uid: "\\u00fc-1", meeting: "m-\\u00e8"),
+            qr(t0 + 16000, uid: "\\u00FC-1", meeting: "m-\\u00e8"),  // other spelling, same ids
+        ])
+        let store = try EventStore(path: s.db)
+        let summary = try Ingester(store: store).ingest(paths: [file])
+        #expect(summary.reports == 9 && summary.rejected == 0)
+        let select = try store.db.prepare("""
+            SELECT m.meeting || '/' || c.uid, SUM(r.count) FROM clients c JOIN meetings m ON m.id = c.meeting_id
+            JOIN report_chunks r ON r.client_id = c.id GROUP BY c.id ORDER BY 1
+            """)
+        var counts: [String] = []
+        while try select.step() { counts.append("\(select.string(0) ?? "") \(select.int(1))") }
+        #expect(counts == ["m-1/ü-1 5", "m-1/ü-2 1", "m-è/ü-1 2", "m-é/ü-1 1"])
+    }
+
     /// A one-batch input's series are chunked and encoded on its parsing
     /// thread; when the client already has chunks to merge with (a log in
     /// pieces, overlapping or following a chunk not yet full), the writer
