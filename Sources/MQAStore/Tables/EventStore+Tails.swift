@@ -3,7 +3,7 @@ import MQAModel
 
 extension EventStore {
     /// Rewrites the tails `storeSeries` left short (`openTails`) into full
-    /// chunks, in the open transaction: for each such client, its chunks
+    /// chunks, in the open transaction (before its COMMIT): for each such client, its chunks
     /// from the recorded time on are decoded, concatenated (they are
     /// sorted and disjoint: nothing to merge) and written again in chunks
     /// of `chunkCapacity`, as merging each piece into the trailing chunk
@@ -13,18 +13,31 @@ extension EventStore {
     /// Whatever `openTails` names, the content stays the same: a stale
     /// entry (an input undone, a client id given anew) costs a look only.
     func compactTails() throws {
-        guard !openTails.isEmpty else { return }
-        for (client, from) in openTails[.reports, default: [:]].sorted(by: { $0.key < $1.key }) {
-            try compactTail(table: .reports, client: client, from: from, decode: decodeReports) { merged, range in
-                try self.insert(EventStore.reportRow(merged, range, codec: &self.codec), client: client)
-            }
-        }
-        for (client, from) in openTails[.events, default: [:]].sorted(by: { $0.key < $1.key }) {
-            try compactTail(table: .events, client: client, from: from, decode: decodeEvents) { merged, range in
-                try self.insert(EventStore.eventRow(merged, range, codec: &self.codec), client: client)
-            }
-        }
+        for table in ChunkTable.allCases { try compactTails(table, except: nil) }
         openTails.removeAll()
+    }
+
+    /// Compacts the open tails of `table` but `client`'s. Called when
+    /// another client's items come: a log's pieces come one after the
+    /// other, so its tail is complete by then, and the pages it frees are
+    /// filled by the inserts that follow. Left to the commit, the short
+    /// chunks of all clients were in the file at once, and their pages
+    /// stayed free after it (7 % of the store on 199 files).
+    func compactTails(_ table: ChunkTable, except client: Int64?) throws {
+        guard let tails = openTails[table], !tails.isEmpty else { return }
+        for (other, from) in tails.sorted(by: { $0.key < $1.key }) where other != client {
+            switch table {
+            case .reports:
+                try compactTail(table: .reports, client: other, from: from, decode: decodeReports) { merged, range in
+                    try self.insert(EventStore.reportRow(merged, range, codec: &self.codec), client: other)
+                }
+            case .events:
+                try compactTail(table: .events, client: other, from: from, decode: decodeEvents) { merged, range in
+                    try self.insert(EventStore.eventRow(merged, range, codec: &self.codec), client: other)
+                }
+            }
+            openTails[table]?[other] = nil
+        }
     }
 
     private func compactTail<S: MergeableSeries>(
