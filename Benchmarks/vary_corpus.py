@@ -32,12 +32,19 @@ What varies, per client (each client is one app build with its own logger):
   write), byte-identical or with other extra fields (which do not count);
 - line ends: \\n or \\r\\n per client, and a blank line now and then.
 Numbers keep their exact text (parsed as text, written back as is).
+Clients are rewritten on every core; the output depends on the seed and
+the input only (each client's randomness is seeded by its path).
 """
 import datetime
 import json
+import multiprocessing
 import os
 import random
 import sys
+
+# The output's version: bump it when a change makes other files, so that
+# Benchmarks/ingest.sh makes its corpus anew.
+VERSION = "mqa.vary/2"
 
 
 class Raw(str):
@@ -71,6 +78,8 @@ ENVELOPE = ("ts", "event", "meeting", "uid")
 UID_FIELDS = ("publisher", "target", "opUid")
 # sub_meeting_move's target is a meeting id.
 MEETING_TARGET_EVENTS = ("sub_meeting_move",)
+# Extras that are fields of some events (closed lists there): never added to those.
+OWN_FIELDS = {("netType", "meeting_join"), ("netType", "network_change")}
 PREFIXES = ("réunion·", "会议·", "встреча·", "Zoë·", "🎧·", "équipe-α·", "ünïcødé·")
 UID_PREFIXES = ("ü·", "李·", "Дима·", "José·", "😀·", "Ωmega·")
 
@@ -170,8 +179,8 @@ def vary_client(lines, style, r, stats):
             stats["stringTs"] += 1
         if r.random() < style.extra_rate:
             for name in style.extras:
-                if name in d:
-                    continue  # a field of this event (netType of meeting_join, …)
+                if name in d or (name, d["event"]) in OWN_FIELDS:
+                    continue  # a field of this event: not an extra one
                 d[name] = {
                     "level": lambda: r.choice(("info", "debug", "warn")),
                     "seq": lambda: Raw(str(seq)),
@@ -211,8 +220,46 @@ def renamed(line, seed):
     return e
 
 
+def vary_file(job):
+    """Writes one client's reference file and varied pieces; returns its counts."""
+    src, ref_dir, var_dir, rel, seed, file_kb = job
+    stats = dict(clients=1, files=0, lines=0, swapped=0, duplicated=0, stringTs=0, extraFields=0, bytes=0)
+    r = random.Random(f"{seed}:{rel}")
+    with open(os.path.join(src, rel), encoding="utf-8") as f:
+        lines = [x.rstrip("\r\n") for x in f if x.strip()]
+    events = [renamed(x, seed) for x in lines]
+    ref_lines = [encode(e, False, False) for e in events]
+    os.makedirs(os.path.dirname(os.path.join(ref_dir, rel)), exist_ok=True)
+    with open(os.path.join(ref_dir, rel), "w", encoding="utf-8", newline="") as f:
+        f.write("".join(x + "\n" for x in ref_lines))
+    style = ClientStyle(r)
+    rows = vary_client(ref_lines, style, r, stats)
+    end = "\r\n" if style.crlf else "\n"
+    # Pieces of K KB on average (uniform in 0.3K–1.7K), cut at line ends.
+    base = os.path.join(var_dir, rel[: -len(".ndjson")])
+    os.makedirs(os.path.dirname(base), exist_ok=True)
+    piece, size, n = [], 0, 0
+    limit = r.uniform(0.3, 1.7) * file_kb * 1024
+    for i, row in enumerate(rows):
+        piece.append(row)
+        size += len(row) + len(end)
+        if size >= limit or i == len(rows) - 1:
+            data = "".join(x + end for x in piece).encode("utf-8")
+            with open(f"{base}.{n:04d}.ndjson", "wb") as f:
+                f.write(data)
+            stats["files"] += 1
+            stats["bytes"] += len(data)
+            piece, size, n = [], 0, n + 1
+            limit = r.uniform(0.3, 1.7) * file_kb * 1024
+    stats["lines"] += len(rows)
+    return stats
+
+
 def main():
     args = sys.argv[1:]
+    if args == ["--version"]:
+        print(VERSION)
+        return
     seed, file_kb = 7, 100
     positional = []
     while args:
@@ -227,49 +274,15 @@ def main():
         sys.exit(__doc__)
     src, dst = positional
     ref_dir, var_dir = os.path.join(dst, "reference"), os.path.join(dst, "varied")
+    rels = sorted(os.path.relpath(os.path.join(d, f), src) for d, _, fs in os.walk(src) for f in fs if f.endswith(".ndjson"))
+    jobs = [(src, ref_dir, var_dir, rel, seed, file_kb) for rel in rels]
     stats = dict(clients=0, files=0, lines=0, swapped=0, duplicated=0, stringTs=0, extraFields=0, bytes=0)
-    paths = sorted(os.path.join(d, f) for d, _, fs in os.walk(src) for f in fs if f.endswith(".ndjson"))
-    for path in paths:
-        rel = os.path.relpath(path, src)
-        r = random.Random(f"{seed}:{rel}")
-        with open(path, encoding="utf-8") as f:
-            lines = [x.rstrip("\r\n") for x in f if x.strip()]
-        events = [renamed(x, seed) for x in lines]
-        ref_lines = [encode(e, False, False) for e in events]
-        os.makedirs(os.path.dirname(os.path.join(ref_dir, rel)), exist_ok=True)
-        with open(os.path.join(ref_dir, rel), "w", encoding="utf-8", newline="") as f:
-            f.write("".join(x + "\n" for x in ref_lines))
-        style = ClientStyle(r)
-        rows = vary_client(ref_lines, style, r, stats)
-        end = "\r\n" if style.crlf else "\n"
-        # Pieces of K KB on average (uniform in 0.3K–1.7K), cut at line ends.
-        base = os.path.join(var_dir, rel[: -len(".ndjson")])
-        os.makedirs(os.path.dirname(base), exist_ok=True)
-        piece, size, n = [], 0, 0
-        limit = r.uniform(0.3, 1.7) * file_kb * 1024
-
-        def flush():
-            nonlocal piece, size, n, limit
-            data = "".join(x + end for x in piece).encode("utf-8")
-            with open(f"{base}.{n:04d}.ndjson", "wb") as f:
-                f.write(data)
-            stats["files"] += 1
-            stats["bytes"] += len(data)
-            piece, size, n = [], 0, n + 1
-            limit = r.uniform(0.3, 1.7) * file_kb * 1024
-
-        for row in rows:
-            piece.append(row)
-            size += len(row) + len(end)
-            if size >= limit:
-                flush()
-        if piece:
-            flush()
-        stats["clients"] += 1
-        stats["lines"] += len(rows)
-    stats["schema"] = "mqa.vary/1"
+    with multiprocessing.Pool() as pool:
+        for part in pool.imap_unordered(vary_file, jobs, chunksize=8):
+            for k, v in part.items():
+                stats[k] += v
     with open(os.path.join(dst, "vary.json"), "w") as f:
-        json.dump({"schema": stats.pop("schema"), **stats, "seed": seed, "fileKB": file_kb}, f, indent=1)
+        json.dump({"schema": VERSION, **stats, "seed": seed, "fileKB": file_kb}, f, indent=1)
         f.write("\n")
     print(json.dumps(stats))
 
