@@ -17,6 +17,17 @@ extension EventStore {
         openTails.removeAll()
     }
 
+    /// The open input was undone: the tails filled within it are short
+    /// again (the filling was undone with it), so they are open again.
+    func reopenTailsFilledInInput() {
+        for (table, tails) in tailsFilledInInput {
+            for (client, from) in tails {
+                openTails[table, default: [:]][client] = min(from, openTails[table]?[client] ?? from)
+            }
+        }
+        tailsFilledInInput.removeAll()
+    }
+
     /// Compacts the open tails of `table` but `client`'s. Called when
     /// another client's items come: a log's pieces come one after the
     /// other, so its tail is complete by then, and the pages it frees are
@@ -37,6 +48,7 @@ extension EventStore {
                 }
             }
             openTails[table]?[other] = nil
+            tailsFilledInInput[table, default: [:]][other] = from
         }
     }
 

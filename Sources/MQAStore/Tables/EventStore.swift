@@ -27,6 +27,9 @@ public final class EventStore {
     /// without rewriting it (`storeSeries`). The next commit rewrites them
     /// once (`compactTails`).
     var openTails: [ChunkTable: [Int64: Int64]] = [:]
+    /// The tails filled within the open input's savepoint: undoing the
+    /// input undoes their filling too, so they are open again.
+    var tailsFilledInInput: [ChunkTable: [Int64: Int64]] = [:]
 
     package struct ClientKey: Hashable {
         var meeting: [UInt8]
