@@ -92,11 +92,11 @@ lines=$(cat "${files[@]}" | grep -c . || true)
 # zstd -19 of the input (what users keep otherwise): minutes on 300 MB, so
 # kept per input (names, sizes and times of its files).
 key=$(stat -c '%n %s %Y' "${files[@]}" | sha256sum | cut -c1-16)
-if [ "$(cut -d' ' -f1 "$out/zstd19" 2>/dev/null)" != "$key" ]; then
+if ! grep -q "^$key " "$out/zstd19" 2>/dev/null; then
     echo "compressing the input with zstd -19…" >&2
-    echo "$key $(cat "${files[@]}" | zstd -19 -T2 -q -c | wc -c)" > "$out/zstd19"
+    echo "$key $(cat "${files[@]}" | zstd -19 -T2 -q -c | wc -c)" >> "$out/zstd19"
 fi
-zstd_bytes=$(cut -d' ' -f2 "$out/zstd19")
+zstd_bytes=$(grep "^$key " "$out/zstd19" | head -1 | cut -d' ' -f2)
 
 # Exactness of the variation: the reference and the varied files give the
 # same export, and nothing is rejected.
