@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """The naive ingest a user would write instead of mqa: Python's json and
 sqlite3, one row per quality report, an index on (meeting, uid, ts), other
-events as JSON text rows. Validation is limited to what json.loads does.
+events as JSON text rows. Validation is limited to what json.loads does; an RFC 3339 `ts` is
+turned into ms (`baseline_lean.ms`).
 
 Usage: baseline_ingest.py DB FILE...
 """
 import json
 import sqlite3
 import sys
+
+from baseline_lean import ms
 
 
 def main():
@@ -32,9 +35,9 @@ def main():
                     bad += 1
                     continue
                 if e.get("event") == "quality_report":
-                    rows.append((e["meeting"], e["uid"], e["ts"], e["loss"], e["rtt"], e["jitter"], e["bitrate"], e["mos"]))
+                    rows.append((e["meeting"], e["uid"], ms(e["ts"]), e["loss"], e["rtt"], e["jitter"], e["bitrate"], e["mos"]))
                 else:
-                    others.append((e["meeting"], e["uid"], e["ts"], e["event"], json.dumps(e)))
+                    others.append((e["meeting"], e["uid"], ms(e["ts"]), e["event"], json.dumps(e)))
         with db:
             db.executemany("INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
             db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?)", others)

@@ -1,80 +1,211 @@
 #!/usr/bin/env bash
-# Ingest benchmark: mqa against two baselines a user would write, side by
-# side on the same files in one run, so the ratios hold on a noisy shared
-# machine:
-#   lean      Benchmarks/baseline_lean.py: json + sqlite3, quality reports
-#             only, one table with an index on (meeting, uid, ts),
-#             executemany in batches of 100,000, one commit (the bar)
-#   baseline  Benchmarks/baseline_ingest.py: the same plus every other
-#             event as JSON text with a second index, WAL
-# Also printed: the store against zstd -19 of its input, page slack (dbstat)
-# and peak RSS.
+# Ingest benchmark: mqa against its peers, side by side on the same files,
+# runs alternating (every tool once per round), so the ratios hold on a
+# noisy shared machine:
+#   chDB            ClickHouse in-process: quality reports only, MergeTree
+#                   ordered by (meeting, uid, ts), DoubleDelta / Gorilla +
+#                   ZSTD codecs (Benchmarks/peers.py chdb)
+#   DuckDB Parquet  read_json (every event) → Parquet, zstd
+#   DuckDB native   read_json → a table in a DuckDB file
+#   lean            Benchmarks/baseline_lean.py: json + sqlite3, quality
+#                   reports only, one index, batches of 100,000, one commit
+#   baseline        Benchmarks/baseline_ingest.py: the same plus every other
+#                   event as JSON text with a second index, WAL
+# The peers run in a virtual environment, ~/.cache/mqa/bench-venv (made on
+# the first run: chdb and duckdb from PyPI, the versions pinned below).
 #
-# Usage: Benchmarks/ingest.sh [--meetings N] [--logs DIR]
-#   --meetings N  size of the simulated corpus (default 265: ~1.01M reports)
+# The corpus is, by default, a simulated fleet rewritten to be as messy as
+# uploaded logs (Benchmarks/vary_corpus.py: ~100 KB files, field order per
+# client, unknown extra fields, RFC 3339 timestamps, non-ASCII ids, swapped
+# neighbours, duplicates). Before timing anything, the script checks that
+# the variation is exact: the varied files and a reference copy (one file
+# per client, only the ids renamed) give byte-identical `mqa export`s, and
+# neither has a rejected line.
+#
+# Usage: Benchmarks/ingest.sh [--meetings N] [--tidy] [--logs DIR] [--rounds R] [--no-peers] [--also BIN]
+#   --meetings N  size of the simulated fleet (default 300)
+#   --tidy        the simulated files as they are (one per client), not varied
 #   --logs DIR    use these .ndjson files instead of simulating
+#   --rounds R    timed runs of each tool (default 3)
+#   --no-peers    mqa and the Python baselines only (no venv needed)
+#   --also BIN    time another mqa binary too (an older build), in the same rounds
 set -euo pipefail
 cd "$(dirname "$0")/.."
-meetings=265
+meetings=300
 logs=""
+tidy=0
+rounds=3
+peers=1
+also=""
 while (($#)); do
     case "$1" in
         --meetings) meetings="$2"; shift 2 ;;
         --logs) logs="$2"; shift 2 ;;
-        *) echo "usage: $0 [--meetings N] [--logs DIR]" >&2; exit 64 ;;
+        --tidy) tidy=1; shift ;;
+        --rounds) rounds="$2"; shift 2 ;;
+        --no-peers) peers=0; shift ;;
+        --also) also="$(realpath "$2")"; shift 2 ;;
+        *) echo "usage: $0 [--meetings N] [--tidy] [--logs DIR] [--rounds R] [--no-peers] [--also BIN]" >&2; exit 64 ;;
     esac
 done
 bash Scripts/deps.sh
 swift build -c release --product mqa >&2
 mqa=.build/release/mqa
 out=Benchmarks/out
-rm -rf "$out/mqa.sqlite"* "$out/baseline.sqlite"* "$out/lean.sqlite"* "$out/all.zst"
 mkdir -p "$out"
+export LC_ALL=C  # file order: a client's pieces sort in order
+
+venv="$HOME/.cache/mqa/bench-venv"
+py="$venv/bin/python"
+if ((peers)) && ! "$py" -c 'import chdb, duckdb' 2>/dev/null; then
+    echo "making $venv (chdb, duckdb)…" >&2
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q 'chdb==4.4.0' 'duckdb==2.0.1' >&2
+fi
+
+reference=""
 if [ -z "$logs" ]; then
-    logs="$out/logs"
-    rm -rf "$logs"
-    echo "simulating $meetings meetings…" >&2
-    "$mqa" simulate --meetings "$meetings" --seed 7 --out "$logs" >&2
+    sim="$out/sim-$meetings"
+    if [ ! -f "$sim/.done" ]; then
+        rm -rf "$sim"
+        echo "simulating $meetings meetings…" >&2
+        "$mqa" simulate --meetings "$meetings" --seed 7 --out "$sim" >&2
+        touch "$sim/.done"
+    fi
+    logs="$sim"
+    if ((!tidy)); then
+        varied="$out/varied-$meetings"
+        stamp=$(python3 Benchmarks/vary_corpus.py --version)
+        if [ "$(cat "$varied/.stamp" 2>/dev/null)" != "$stamp" ]; then
+            rm -rf "$varied"
+            echo "varying the corpus (Benchmarks/vary_corpus.py)…" >&2
+            python3 Benchmarks/vary_corpus.py "$sim" "$varied" >&2
+            echo "$stamp" > "$varied/.stamp"
+        fi
+        logs="$varied/varied"
+        reference="$varied/reference"
+    fi
 fi
 mapfile -t files < <(find "$logs" -type f -name '*.ndjson' | sort)
 input_bytes=$(cat "${files[@]}" | wc -c)
-reports=$(cat "${files[@]}" | grep -c '"quality_report"' || true)
 lines=$(cat "${files[@]}" | grep -c . || true)
-echo "compressing the input with zstd -19 (what users keep otherwise)…" >&2
-cat "${files[@]}" | zstd -19 -T2 -q -c > "$out/all.zst"
-zstd_bytes=$(wc -c < "$out/all.zst")
+# zstd -19 of the input (what users keep otherwise): minutes on 300 MB, so
+# kept per input (names, sizes and times of its files).
+key=$(stat -c '%n %s %Y' "${files[@]}" | sha256sum | cut -c1-16)
+if ! grep -q "^$key " "$out/zstd19" 2>/dev/null; then
+    echo "compressing the input with zstd -19…" >&2
+    echo "$key $(cat "${files[@]}" | zstd -19 -T2 -q -c | wc -c)" >> "$out/zstd19"
+fi
+zstd_bytes=$(grep "^$key " "$out/zstd19" | head -1 | cut -d' ' -f2)
+
+# Exactness of the variation: the reference and the varied files give the
+# same export, and nothing is rejected.
+exact="(not checked: no reference copy)"
+if [ -n "$reference" ]; then
+    echo "checking the variation is exact (export of reference = export of varied)…" >&2
+    rm -rf "$out/ref.sqlite"* "$out/var.sqlite"*
+    mapfile -t ref_files < <(find "$reference" -type f -name '*.ndjson' | sort)
+    "$mqa" ingest --db "$out/ref.sqlite" --format json "${ref_files[@]}" > "$out/ref-ingest.json"
+    "$mqa" ingest --db "$out/var.sqlite" --format json "${files[@]}" > "$out/var-ingest.json"
+    "$mqa" export --db "$out/ref.sqlite" --out "$out/ref-export.ndjson"
+    "$mqa" export --db "$out/var.sqlite" --out "$out/var-export.ndjson"
+    "$mqa" check --db "$out/var.sqlite" > "$out/var-check.txt"
+    exact=$(python3 - "$out" <<'PY'
+import filecmp, json, sys
+out = sys.argv[1]
+ref, var = (json.load(open(f"{out}/{n}-ingest.json")) for n in ("ref", "var"))
+same = filecmp.cmp(f"{out}/ref-export.ndjson", f"{out}/var-export.ndjson", shallow=False)
+ok = same and ref["rejected"] == 0 and var["rejected"] == 0
+print(f"{'exact' if ok else 'NOT EXACT'}: exports {'byte-identical' if same else 'differ'}; "
+      f"rejected {ref['rejected']} and {var['rejected']}; duplicates {ref['duplicates']} → {var['duplicates']}")
+PY
+)
+    case "$exact" in "NOT EXACT"*) echo "the variation is not exact: $exact" >&2; exit 1 ;; esac
+fi
 
 run() {  # run NAME CMD...: prints "seconds maxrss_kb"
     local name=$1; shift
     /usr/bin/time -f "%e %M" -o "$out/$name.time" "$@" > "$out/$name.log" 2>&1 || [ $? -eq 3 ]
     cat "$out/$name.time"
 }
-echo "ingesting with mqa…" >&2
-read -r mqa_s mqa_kb < <(run mqa "$mqa" ingest --db "$out/mqa.sqlite" "${files[@]}")
-echo "ingesting with the lean baseline…" >&2
-read -r lean_s lean_kb < <(run lean python3 Benchmarks/baseline_lean.py "$out/lean.sqlite" "${files[@]}")
-echo "ingesting with the baseline…" >&2
-read -r base_s base_kb < <(run baseline python3 Benchmarks/baseline_ingest.py "$out/baseline.sqlite" "${files[@]}")
-# Sizes after a checkpoint, so the WAL is in the main file.
-sqlite3 "$out/mqa.sqlite" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
-mqa_bytes=$(wc -c < "$out/mqa.sqlite")
-base_bytes=$(wc -c < "$out/baseline.sqlite")
-lean_bytes=$(wc -c < "$out/lean.sqlite")
-# Page slack: bytes of pages that hold no payload (dbstat, when compiled in).
+tools=(mqa lean baseline)
+((peers)) && tools=(mqa chdb duckdb-parquet duckdb-native lean baseline)
+[ -n "$also" ] && tools=(mqa also "${tools[@]:1}")
+: > "$out/times.txt"
+for ((r = 1; r <= rounds; r++)); do
+    for t in "${tools[@]}"; do
+        echo "round $r/$rounds: $t…" >&2
+        case "$t" in
+            mqa) rm -rf "$out/mqa.sqlite"*
+                 read -r s kb < <(run mqa "$mqa" ingest --db "$out/mqa.sqlite" "${files[@]}")
+                 sqlite3 "$out/mqa.sqlite" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
+                 bytes=$(wc -c < "$out/mqa.sqlite") ;;
+            also) rm -rf "$out/also.sqlite"*
+                 read -r s kb < <(run also "$also" ingest --db "$out/also.sqlite" "${files[@]}")
+                 sqlite3 "$out/also.sqlite" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
+                 bytes=$(wc -c < "$out/also.sqlite") ;;
+            chdb) rm -rf "$out/chdb"
+                  read -r s kb < <(run chdb "$py" Benchmarks/peers.py chdb "$out/chdb" "$logs")
+                  bytes=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$out/chdb.log") ;;
+            duckdb-parquet) rm -f "$out/events.parquet"
+                  read -r s kb < <(run duckdb-parquet "$py" Benchmarks/peers.py duckdb-parquet "$out/events.parquet" "$logs")
+                  bytes=$(wc -c < "$out/events.parquet") ;;
+            duckdb-native) rm -f "$out/events.duckdb"*
+                  read -r s kb < <(run duckdb-native "$py" Benchmarks/peers.py duckdb-native "$out/events.duckdb" "$logs")
+                  bytes=$(cat "$out/events.duckdb"* | wc -c) ;;
+            lean) rm -f "$out/lean.sqlite"*
+                  read -r s kb < <(run lean python3 Benchmarks/baseline_lean.py "$out/lean.sqlite" "${files[@]}")
+                  bytes=$(cat "$out/lean.sqlite"* | wc -c) ;;
+            baseline) rm -f "$out/baseline.sqlite"*
+                  read -r s kb < <(run baseline python3 Benchmarks/baseline_ingest.py "$out/baseline.sqlite" "${files[@]}")
+                  bytes=$(cat "$out/baseline.sqlite"* | wc -c) ;;
+        esac
+        echo "$r $t $s $kb $bytes" >> "$out/times.txt"
+    done
+done
+reports=$(grep -o '[0-9]* quality reports' "$out/mqa.log" | head -1 | cut -d' ' -f1)
 slack=$(sqlite3 "$out/mqa.sqlite" "SELECT printf('%.1f', 100.0 * sum(unused) / sum(pgsize)) FROM dbstat" 2>/dev/null || echo "?")
 
-python3 - "$lines" "$reports" "$input_bytes" "$zstd_bytes" "$mqa_s" "$mqa_kb" "$mqa_bytes" "$base_s" "$base_kb" "$base_bytes" \
-    "$lean_s" "$lean_kb" "$lean_bytes" "$slack" <<'PY'
-import sys
-lines, reports, inb, zb = map(int, sys.argv[1:5])
-ms, mkb, mb = float(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
-bs, bkb, bb = float(sys.argv[8]), int(sys.argv[9]), int(sys.argv[10])
-ls, lkb, lb = float(sys.argv[11]), int(sys.argv[12]), int(sys.argv[13])
-slack = sys.argv[14]
-print(f"corpus: {lines:,} lines, {reports:,} quality reports, {inb/1e6:.1f} MB; zstd -19: {zb/1e6:.2f} MB")
-print(f"{'':12}{'seconds':>9}{'reports/s':>12}{'MB/s':>8}{'store MB':>10}{'B/sample':>10}{'vs zstd-19':>11}{'peak RSS':>10}")
-for name, s, kb, b in (("mqa", ms, mkb, mb), ("lean", ls, lkb, lb), ("baseline", bs, bkb, bb)):
-    print(f"{name:12}{s:9.2f}{reports/s:12,.0f}{inb/1e6/s:8.1f}{b/1e6:10.2f}{b/(reports*5):10.2f}{b/zb:10.2f}x{kb/1024:8.0f} MB")
-print(f"speed: mqa is {ls/ms:.1f}x the lean baseline (the bar), {bs/ms:.1f}x the full baseline")
-print(f"store: {mb/zb:.2f}x of zstd -19 of the input; {bb/mb:.1f}x smaller than the full baseline's; page slack {slack} %; peak RSS {mkb/1024:.0f} MB")
+python3 - "$out/times.txt" "$lines" "${#files[@]}" "$input_bytes" "$zstd_bytes" "${reports:-0}" "$slack" "$exact" "${also:-}" <<'PY'
+import collections, sys
+rows = [l.split() for l in open(sys.argv[1])]
+lines, nfiles, inb, zb, reports = map(int, sys.argv[2:7])
+slack, exact = sys.argv[7], sys.argv[8]
+runs = collections.defaultdict(dict)
+for r, tool, s, kb, b in rows:
+    runs[tool][int(r)] = (float(s), int(kb), int(b))
+label = {
+    "mqa": ("mqa ingest", "all events, validated, summaries"),
+    "also": ("mqa ingest, " + sys.argv[9], "the same"),
+    "chdb": ("ClickHouse (chDB) MergeTree", "quality reports"),
+    "duckdb-parquet": ("DuckDB read_json → Parquet zstd", "all events"),
+    "duckdb-native": ("DuckDB read_json → native table", "all events"),
+    "lean": ("Python json + sqlite3 (lean baseline)", "quality reports"),
+    "baseline": ("Python json + sqlite3 (full baseline)", "all events as JSON"),
+}
+m = runs["mqa"]
+print(f"corpus: {nfiles:,} files, {lines:,} lines, {reports:,} quality reports stored, {inb/1e6:.1f} MB "
+      f"({inb/nfiles/1e3:.0f} KB a file); zstd -19: {zb/1e6:.2f} MB; {len(m)} rounds, tools alternating")
+print(f"variation: {exact}")
+print()
+print("| | keeps | wall s (min–max) | vs mqa | on disk | peak RSS |")
+print("|---|---|---:|---:|---:|---:|")
+for tool in label:
+    if tool not in runs:
+        continue
+    t = runs[tool]
+    secs = [v[0] for v in t.values()]
+    ratios = [t[r][0] / m[r][0] for r in t if r in m]
+    size = max(v[2] for v in t.values())
+    rss = max(v[1] for v in t.values())
+    ratio = "—" if tool == "mqa" else f"{min(ratios):.1f}–{max(ratios):.1f}x"
+    name, keeps = label[tool]
+    print(f"| {name} | {keeps} | {min(secs):.2f}–{max(secs):.2f} | {ratio} | {size/1e6:.1f} MB | {rss/1024:.0f} MB |")
+mb = max(v[2] for v in m.values())
+print()
+line = f"store: {mb/zb:.2f}x of zstd -19 of the input"
+if "chdb" in runs:
+    cb = max(v[2] for v in runs["chdb"].values())
+    line += f"; {mb/cb:.2f}x of ClickHouse's reports-only table"
+print(line + f"; page slack {slack} %; mqa peak RSS {max(v[1] for v in m.values())/1024:.0f} MB")
 PY

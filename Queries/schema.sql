@@ -77,7 +77,8 @@ INSERT OR IGNORE INTO event_kinds (kind, name) VALUES
 -- stores made before schema version 2 keep their 32-hex fingerprints.
 -- status: 'partial' = a kill interrupted it, lines_done is the resume point
 -- and prefix_hash the SHA-256 of the content through that line (checked
--- before resuming); 'done' = read whole; 'changed' = read whole, but the
+-- before resuming; NULL once the input is finished); 'done' = read whole;
+-- 'changed' = read whole, but the
 -- file changed while it was read (what was read is stored; ingesting the
 -- complete file later stores the rest); 'superseded' = a partial ingest
 -- whose file no longer starts with what was stored (ingested anew since).

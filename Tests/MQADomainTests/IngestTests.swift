@@ -85,6 +85,31 @@ let t0: Int64 = 1_795_946_400_000
         #expect(counts == ["m-1/alice 3", "m-1/bob 3", "m-2/carol 1"])
     }
 
+    /// Ids written with escapes are decoded once and then recognised by
+    /// their escaped text; a change of either id, escaped or not, is seen.
+    @Test func escapedIdsCountForTheirOwnClient() throws {
+        let s = Scratch()
+        let file = s.write("a.ndjson", [
+            qr(t0, uid: "\\u00fc-1"), qr(t0 + 2000, uid: "\\u00fc-1"), qr(t0 + 4000, uid: "\\u00fc-1"),
+            qr(t0 + 6000, uid: "\\u00fc-2"),
+            qr(t0 + 8000, uid: "ü-1"),  // the same client, unescaped
+            qr(t0 + 10000, uid: "\\u00fc-1"),
+            qr(t0 + 12000, uid: "\\u00fc-1", meeting: "m-\\u00e9"),
+            qr(t0 + 14000, uid: "\\u00fc-1", meeting: "m-\\u00e8"),
+            qr(t0 + 16000, uid: "\\u00FC-1", meeting: "m-\\u00e8"),  // other spelling, same ids
+        ])
+        let store = try EventStore(path: s.db)
+        let summary = try Ingester(store: store).ingest(paths: [file])
+        #expect(summary.reports == 9 && summary.rejected == 0)
+        let select = try store.db.prepare("""
+            SELECT m.meeting || '/' || c.uid, SUM(r.count) FROM clients c JOIN meetings m ON m.id = c.meeting_id
+            JOIN report_chunks r ON r.client_id = c.id GROUP BY c.id ORDER BY 1
+            """)
+        var counts: [String] = []
+        while try select.step() { counts.append("\(select.string(0) ?? "") \(select.int(1))") }
+        #expect(counts == ["m-1/ü-1 5", "m-1/ü-2 1", "m-è/ü-1 2", "m-é/ü-1 1"])
+    }
+
     /// A one-batch input's series are chunked and encoded on its parsing
     /// thread; when the client already has chunks to merge with (a log in
     /// pieces, overlapping or following a chunk not yet full), the writer
@@ -115,6 +140,35 @@ let t0: Int64 = 1_795_946_400_000
             return rows
         }
         #expect(try chunks(store) == chunks(one))
+    }
+
+    /// A log cut into many small pieces, each following the last (how
+    /// uploads come): the pieces' chunks go in as they are and the commit
+    /// fills the client's tail, so the chunks are the ones a single input
+    /// gives, in one ingest or in one per piece (a commit each).
+    @Test(arguments: [true, false])
+    func manySmallPiecesFillTheirChunks(oneIngest: Bool) throws {
+        let s = Scratch()
+        let whole = (0..<5000).map { qr(t0 + Int64($0) * 2000, loss: "\(Double($0 % 11) / 10)") }
+            + (0..<900).map { #"{"ts":\#(t0 + Int64($0) * 11_000 + 1),"event":"connection_quality_change","meeting":"m-1","uid":"alice","tier":"\#(["good", "poor", "bad"][$0 % 3])"}"# }
+        let lines = whole.sorted { ts(of: $0) < ts(of: $1) }
+        let files = stride(from: 0, to: lines.count, by: 350).map {
+            s.write(String(format: "piece-%03d.ndjson", $0 / 350), Array(lines[$0..<min($0 + 350, lines.count)]))
+        }
+        let store = try EventStore(path: s.db)
+        if oneIngest {
+            let summary = try Ingester(store: store).ingest(paths: files)
+            #expect(summary.reports == 5000 && summary.events == 5900 && summary.duplicates == 0)
+        } else {
+            for f in files { _ = try Ingester(store: store).ingest(path: f) }
+        }
+        #expect(store.openTails.isEmpty)
+        let t = Scratch()
+        let one = try EventStore(path: t.db)
+        _ = try Ingester(store: one).ingest(paths: [t.write("whole.ndjson", lines)])
+        #expect(try exportText(store) == exportText(one))
+        #expect(try chunkLayout(store) == chunkLayout(one))
+        #expect(try chunkLayout(store).count == 3 + 1, "5000 reports in 3 chunks, 900 events in 1")
     }
 
     @Test func reingestingIdenticalContentIsANoOp() throws {
@@ -339,4 +393,18 @@ let t0: Int64 = 1_795_946_400_000
         #expect(errors.count == 2)
         #expect(ingester.failedInputs == 2)
     }
+}
+
+/// A test line's `ts` (an integer), for sorting lines by time.
+func ts(of line: String) -> Int64 {
+    let after = line.range(of: #""ts":"#)!.upperBound
+    return Int64(line[after...].prefix { $0.isNumber })!
+}
+
+/// The store's chunk rows, table, time range and count, in time order.
+func chunkLayout(_ e: EventStore) throws -> [String] {
+    let select = try e.db.prepare("SELECT 'r', first_ts, last_ts, count FROM report_chunks UNION ALL SELECT 'e', first_ts, last_ts, count FROM event_chunks ORDER BY 1, 2")
+    var rows: [String] = []
+    while try select.step() { rows.append("\(select.string(0) ?? "") \(select.int64(1)) \(select.int64(2)) \(select.int(3))") }
+    return rows
 }

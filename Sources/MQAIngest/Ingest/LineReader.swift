@@ -99,15 +99,20 @@ public final class LineReader {
         compression = try readAhead(4).withUnsafeBytes { Compression.detect($0) }
     }
 
-    /// Reads until `count` bytes are pending (fewer at the end of input);
-    /// returns them, still pending.
+    /// Reads until `count` bytes are pending (fewer at the end of input;
+    /// more may be: a read asks for 64 KiB at least); returns them, still
+    /// pending. Read into memory not zeroed first, and the first read made
+    /// the pending bytes themselves: zeroing and copying 64 KiB per input
+    /// (for the 4 bytes that tell the compression, then the format's peek)
+    /// cost ~100K instructions an input, 1 % of an ingest of ~100 KB files.
     @discardableResult
     func readAhead(_ count: Int) throws -> [UInt8] {
         while pending.count < count {
-            var chunk = [UInt8](repeating: 0, count: count - pending.count)
-            let n = try chunk.withUnsafeMutableBytes { try readFD($0) }
-            if n == 0 { break }
-            pending += chunk[0..<n]
+            let chunk = try [UInt8](unsafeUninitializedCapacity: max(count - pending.count, 1 << 16)) { buffer, initialized in
+                initialized = try readFD(UnsafeMutableRawBufferPointer(buffer))
+            }
+            if chunk.isEmpty { break }
+            if pending.isEmpty { pending = chunk } else { pending += chunk }
         }
         return pending
     }

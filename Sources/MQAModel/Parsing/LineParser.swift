@@ -43,6 +43,11 @@ public struct LineParser: ~Copyable {
     /// `meeting` and `uid` hold valid values (the last line's check of
     /// them passed).
     private var clientValid = false
+    /// The last decoded `meeting` and `uid` as they were written when that
+    /// had escapes (`\u00fc`, as loggers that write ASCII only do), else
+    /// empty: a line with the same escaped text has the same ids.
+    private var meetingEscaped: [UInt8] = []
+    private var uidEscaped: [UInt8] = []
     /// A quality report's values, valid when `kind == .qualityReport`.
     public private(set) var loss = DecimalNumber(mantissa: 0, exponent: 0)
     public private(set) var rtt = DecimalNumber(mantissa: 0, exponent: 0)
@@ -137,9 +142,16 @@ public struct LineParser: ~Copyable {
         // A log is mostly one client's lines: when meeting and uid are the
         // bytes already checked and decoded, nothing is done again (this
         // was ~15 % of parsing a line, with the caller's comparison).
-        if clientValid && unchanged(line, field(.meeting), meeting) && unchanged(line, field(.uid), uid) { return nil }
+        let (m, u) = (field(.meeting), field(.uid))
+        if clientValid && unchanged(line, m, m.hasEscapes ? meetingEscaped : meeting)
+            && unchanged(line, u, u.hasEscapes ? uidEscaped : uid)
+        {
+            return nil
+        }
         clientGeneration &+= 1
         clientValid = false
+        LineParser.keepEscaped(line, m, in: &meetingEscaped)
+        LineParser.keepEscaped(line, u, in: &uidEscaped)
         // Swap the buffers out rather than copy them: a copy would defeat
         // their reuse and allocate on every line.
         var buffer: [UInt8] = []
@@ -154,13 +166,22 @@ public struct LineParser: ~Copyable {
         return nil
     }
 
-    /// Whether string field `f` holds exactly `bytes`, with no escapes.
+    /// Whether string field `f` is written exactly as `bytes`. Lines whose
+    /// ids had escapes were decoded anew on every line (a third of the
+    /// envelope's cost on a corpus where 4 in 10 clients escape).
     @inline(__always)
     private func unchanged(_ line: UnsafeBufferPointer<UInt8>, _ f: FieldValue, _ bytes: [UInt8]) -> Bool {
-        guard f.type == .string, !f.hasEscapes, f.end - f.start == bytes.count, !bytes.isEmpty, let base = line.baseAddress else {
+        guard f.type == .string, f.end - f.start == bytes.count, !bytes.isEmpty, let base = line.baseAddress else {
             return false
         }
         return bytes.withUnsafeBytes { memcmp(base + f.start, $0.baseAddress!, bytes.count) == 0 }
+    }
+
+    /// Keeps the text of string field `f` as written when it has escapes
+    /// (for `unchanged`), else empties `out`.
+    private static func keepEscaped(_ line: UnsafeBufferPointer<UInt8>, _ f: FieldValue, in out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
+        if f.type == .string && f.hasEscapes { out.append(contentsOf: line[f.start..<f.end]) }
     }
 
     private func envelopeString(_ line: UnsafeBufferPointer<UInt8>, _ key: FieldKey, into out: inout [UInt8]) -> String? {

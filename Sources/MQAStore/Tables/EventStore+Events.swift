@@ -7,10 +7,14 @@ extension EventStore {
     /// ones); returns the number of duplicates dropped. `ready` as for
     /// `storeReports`.
     package func storeEvents(_ series: EventSeries, client: Int64, ready: [EventChunkRow]? = nil) throws -> Int {
-        try storeSeries(series, client: client, table: .events,
-            decode: { _, blob in EventSeries(block: try self.codec.decodeEvents(blob)) },
+        try storeSeries(series, client: client, table: .events, decode: decodeEvents,
             insert: { merged, range in try self.insert(EventStore.eventRow(merged, range, codec: &self.codec), client: client) },
             insertReady: ready.map { rows in { for row in rows { try self.insert(row, client: client) } } })
+    }
+
+    /// A stored event chunk's events.
+    func decodeEvents(row: Int64, blob: UnsafeRawBufferPointer) throws -> EventSeries {
+        EventSeries(block: try codec.decodeEvents(blob))
     }
 
     /// An event chunk row of events `range` of `s`, encoded. Pure, so that

@@ -86,14 +86,16 @@ extension EventStore {
     /// and free of repeats, see `PreparedSeries`), inserted as they are
     /// when nothing stored is to be merged with them.
     package func storeReports(_ series: ReportSeries, client: Int64, ready: [ReportChunkRow]? = nil) throws -> Int {
-        try storeSeries(series, client: client, table: .reports,
-            decode: { row, blob in
-                let block = try self.codec.decode(blob)
-                guard block.columns.count == ReportColumn.allCases.count else { throw StoreError.inconsistent("report chunk \(row) has \(block.columns.count) columns") }
-                return ReportSeries(ts: block.ts, columns: block.columns)
-            },
+        try storeSeries(series, client: client, table: .reports, decode: decodeReports,
             insert: { merged, range in try self.insertChunk(merged, range, client: client) },
             insertReady: ready.map { rows in { for row in rows { try self.insert(row, client: client) } } })
+    }
+
+    /// A stored report chunk's reports; `row` names it in the error.
+    func decodeReports(row: Int64, blob: UnsafeRawBufferPointer) throws -> ReportSeries {
+        let block = try codec.decode(blob)
+        guard block.columns.count == ReportColumn.allCases.count else { throw StoreError.inconsistent("report chunk \(row) has \(block.columns.count) columns") }
+        return ReportSeries(ts: block.ts, columns: block.columns)
     }
 
     /// The merge-on-write shared by reports and events: stored chunks that
@@ -103,6 +105,13 @@ extension EventStore {
     /// deleted and written again in chunks of `chunkCapacity`. With nothing
     /// to merge with, `insertReady` (when given) stores the series' chunks
     /// made beforehand instead.
+    ///
+    /// When the trailing chunk is all there is to merge with and the new
+    /// chunks are ready, they are inserted after it as they are, and the
+    /// client's tail is left to fill when another client's items come, or
+    /// at the commit (`compactTails`): a log in k pieces had its last chunk
+    /// decoded and encoded again k times, on the writer's thread (29 % of
+    /// the instructions of an ingest of ~100 KB pieces); now it is once.
     func storeSeries<S: MergeableSeries>(
         _ series: S, client: Int64, table: ChunkTable,
         decode: (Int64, UnsafeRawBufferPointer) throws -> S,
@@ -110,43 +119,73 @@ extension EventStore {
         insertReady: (() throws -> Void)? = nil
     ) throws -> Int {
         guard series.count > 0 else { return 0 }
+        if let tails = openTails[table], tails.count > 1 || (tails.count == 1 && tails[client] == nil) {
+            try compactTails(table, except: client)
+        }
         let sorted = series.sortedByTime()
-        let select = try mergeCandidates(table: table, client: client, first: sorted.ts(0), last: sorted.ts(sorted.count - 1))
-        var stored = S()
-        var replaced: [Int64] = []
-        while try select.step() {
-            let id = select.int64(0)
-            replaced.append(id)
-            let chunk = try select.withBlob(1) { try decode(id, $0) }
-            guard chunk.count == select.int(2) else {
-                throw StoreError.inconsistent("\(table.rawValue) row \(id) says \(select.int(2)) items, holds \(chunk.count)")
+        let first = sorted.ts(0)
+        let candidates = try mergeCandidates(table: table, client: client, first: first, last: sorted.ts(sorted.count - 1))
+        if let insertReady {
+            if candidates.isEmpty {
+                try insertReady()
+                return 0
             }
+            if candidates.count == 1, candidates[0].lastTs < first {
+                let from = candidates[0].firstTs
+                openTails[table, default: [:]][client] = min(from, openTails[table]?[client] ?? from)
+                try insertReady()
+                return 0
+            }
+        }
+        var stored = S()
+        for candidate in candidates {
+            let chunk = try readChunk(table: table, candidate, decode: decode)
             stored.append(chunk, range: 0..<chunk.count)
         }
-        if replaced.isEmpty, let insertReady {
-            try insertReady()
-            return 0
-        }
         let (merged, duplicates) = S.merge(stored: stored, new: sorted)
-        if !replaced.isEmpty {
-            let delete = try db.cached("DELETE FROM \(table.rawValue) WHERE id = ?")
-            for id in replaced {
-                delete.reset()
-                delete.bind(1, id)
-                try delete.run()
-            }
-        }
+        try deleteChunks(table: table, candidates.map(\.id))
         for range in EventStore.chunkRanges(merged.count) { try insert(merged, range) }
         return duplicates
     }
 
+    /// A chunk row's place: what choosing it for a merge needs, not its data.
+    struct ChunkPlace {
+        var id: Int64
+        var count: Int
+        var firstTs: Int64
+        var lastTs: Int64
+    }
+
+    /// Decodes chunk `place` of `table`, checking its count.
+    func readChunk<S: MergeableSeries>(table: ChunkTable, _ place: ChunkPlace, decode: (Int64, UnsafeRawBufferPointer) throws -> S) throws -> S {
+        let select = try db.cached("SELECT data FROM \(table.rawValue) WHERE id = ?")
+        select.bind(1, place.id)
+        defer { select.reset() }
+        guard try select.step() else { throw StoreError.inconsistent("\(table.rawValue) row \(place.id) is gone") }
+        let chunk = try select.withBlob(0) { try decode(place.id, $0) }
+        guard chunk.count == place.count else {
+            throw StoreError.inconsistent("\(table.rawValue) row \(place.id) says \(place.count) items, holds \(chunk.count)")
+        }
+        return chunk
+    }
+
+    func deleteChunks(table: ChunkTable, _ ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
+        let delete = try db.cached("DELETE FROM \(table.rawValue) WHERE id = ?")
+        for id in ids {
+            delete.reset()
+            delete.bind(1, id)
+            try delete.run()
+        }
+    }
+
     /// The chunks new items from `first` through `last` must be merged
     /// with: those overlapping that time range, and a trailing one that is
-    /// not full yet and ends before it. Rows: id, data, count.
-    private func mergeCandidates(table: ChunkTable, client: Int64, first: Int64, last: Int64) throws -> Statement {
+    /// not full yet and ends before it, in time order.
+    private func mergeCandidates(table: ChunkTable, client: Int64, first: Int64, last: Int64) throws -> [ChunkPlace] {
         let select = try db.cached(
             """
-            SELECT id, data, count FROM \(table.rawValue)
+            SELECT id, count, first_ts, last_ts FROM \(table.rawValue)
             WHERE client_id = ?1 AND first_ts <= ?3 AND (last_ts >= ?2
               OR id = (SELECT id FROM \(table.rawValue) WHERE client_id = ?1 AND last_ts < ?2
                        ORDER BY last_ts DESC LIMIT 1) AND count < ?4)
@@ -156,7 +195,11 @@ extension EventStore {
         select.bind(2, first)
         select.bind(3, last)
         select.bind(4, EventStore.chunkCapacity)
-        return select
+        var places: [ChunkPlace] = []
+        while try select.step() {
+            places.append(ChunkPlace(id: select.int64(0), count: select.int(1), firstTs: select.int64(2), lastTs: select.int64(3)))
+        }
+        return places
     }
 
     /// The INSERT of one report chunk row: its time range and count, per

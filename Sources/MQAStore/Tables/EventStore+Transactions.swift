@@ -27,17 +27,36 @@ package protocol IngestTransactions: AnyObject {
 extension EventStore: IngestTransactions {
     package var isOpen: Bool { !db.isAutocommit }
     package func begin() throws { try db.beginImmediate() }
-    package func commit() throws { try db.commit() }
+    /// Fills the chunks the transaction left short (`compactTails`), then
+    /// commits: a committed store never holds them.
+    package func commit() throws {
+        if isOpen { try compactTails() }
+        try db.commit()
+        tailsFilledInInput.removeAll()
+    }
 
     package func rollback() {
+        openTails.removeAll()
+        tailsFilledInInput.removeAll()
         guard isOpen else { return }
         try? db.execute("ROLLBACK")
         forgetCachedIDs()
     }
 
-    package func beginInput() throws { try db.execute("SAVEPOINT input") }
-    package func endInput() throws { try db.execute("RELEASE input") }
-    package func undoInput() -> Bool { (try? db.execute("ROLLBACK TO input; RELEASE input")) != nil }
+    package func beginInput() throws {
+        try db.execute("SAVEPOINT input")
+        tailsFilledInInput.removeAll()
+    }
+
+    package func endInput() throws {
+        try db.execute("RELEASE input")
+        tailsFilledInInput.removeAll()
+    }
+
+    package func undoInput() -> Bool {
+        reopenTailsFilledInInput()
+        return (try? db.execute("ROLLBACK TO input; RELEASE input")) != nil
+    }
 
     /// The store's file.
     package var path: String { db.path }

@@ -1,0 +1,77 @@
+import MQABase
+import MQAModel
+
+extension EventStore {
+    /// Rewrites the tails `storeSeries` left short (`openTails`) into full
+    /// chunks, in the open transaction (before its COMMIT): for each such client, its chunks
+    /// from the recorded time on are decoded, concatenated (they are
+    /// sorted and disjoint: nothing to merge) and written again in chunks
+    /// of `chunkCapacity`, as merging each piece into the trailing chunk
+    /// would have left them, but with each item encoded once more at most.
+    /// A tail whose chunks are full but the last is left as it is.
+    ///
+    /// Whatever `openTails` names, the content stays the same: a stale
+    /// entry (an input undone, a client id given anew) costs a look only.
+    func compactTails() throws {
+        for table in ChunkTable.allCases { try compactTails(table, except: nil) }
+        openTails.removeAll()
+    }
+
+    /// The open input was undone: the tails filled within it are short
+    /// again (the filling was undone with it), so they are open again.
+    func reopenTailsFilledInInput() {
+        for (table, tails) in tailsFilledInInput {
+            for (client, from) in tails {
+                openTails[table, default: [:]][client] = min(from, openTails[table]?[client] ?? from)
+            }
+        }
+        tailsFilledInInput.removeAll()
+    }
+
+    /// Compacts the open tails of `table` but `client`'s. Called when
+    /// another client's items come: a log's pieces come one after the
+    /// other, so its tail is complete by then, and the pages it frees are
+    /// filled by the inserts that follow. Left to the commit, the short
+    /// chunks of all clients were in the file at once, and their pages
+    /// stayed free after it (7 % of the store on 199 files).
+    func compactTails(_ table: ChunkTable, except client: Int64?) throws {
+        guard let tails = openTails[table], !tails.isEmpty else { return }
+        for (other, from) in tails.sorted(by: { $0.key < $1.key }) where other != client {
+            switch table {
+            case .reports:
+                try compactTail(table: .reports, client: other, from: from, decode: decodeReports) { merged, range in
+                    try self.insert(EventStore.reportRow(merged, range, codec: &self.codec), client: other)
+                }
+            case .events:
+                try compactTail(table: .events, client: other, from: from, decode: decodeEvents) { merged, range in
+                    try self.insert(EventStore.eventRow(merged, range, codec: &self.codec), client: other)
+                }
+            }
+            openTails[table]?[other] = nil
+            tailsFilledInInput[table, default: [:]][other] = from
+        }
+    }
+
+    private func compactTail<S: MergeableSeries>(
+        table: ChunkTable, client: Int64, from: Int64,
+        decode: (Int64, UnsafeRawBufferPointer) throws -> S,
+        insert: (S, Range<Int>) throws -> Void
+    ) throws {
+        let select = try db.cached(
+            "SELECT id, count, first_ts, last_ts FROM \(table.rawValue) WHERE client_id = ? AND last_ts >= ? ORDER BY first_ts, id")
+        select.bind(1, client)
+        select.bind(2, from)
+        var places: [ChunkPlace] = []
+        while try select.step() {
+            places.append(ChunkPlace(id: select.int64(0), count: select.int(1), firstTs: select.int64(2), lastTs: select.int64(3)))
+        }
+        guard places.dropLast().contains(where: { $0.count < EventStore.chunkCapacity }) else { return }
+        var tail = S()
+        for place in places {
+            let chunk = try readChunk(table: table, place, decode: decode)
+            tail.append(chunk, range: 0..<chunk.count)
+        }
+        try deleteChunks(table: table, places.map(\.id))
+        for range in EventStore.chunkRanges(tail.count) { try insert(tail, range) }
+    }
+}
