@@ -87,4 +87,28 @@ import Testing
         #expect(failed.status == 1)
         #expect(!FileManager.default.fileExists(atPath: other), "a failed ingest left a store behind")
     }
+
+    /// `ingest DIR` says how to read a folder; `ingest -r DIR` reads every
+    /// file under it, in path order, hidden ones left out.
+    @Test func ingestRecursiveReadsEveryFileUnderAFolder() throws {
+        let logs = dir.file("logs")
+        for sub in ["logs/a/b", "logs/.cache"] {
+            try FileManager.default.createDirectory(atPath: dir.file(sub), withIntermediateDirectories: true)
+        }
+        dir.write("logs/a/b/m1.ndjson", Lines.meeting("m-r1"))
+        dir.write("logs/a/m2.ndjson", Lines.meeting("m-r2"))
+        dir.write("logs/.cache/m3.ndjson", Lines.meeting("m-r3"))
+        dir.write("logs/.hidden.ndjson", Lines.meeting("m-r4"))
+        let plain = MQA.run(["ingest", "--db", db, logs])
+        #expect(plain.status == 1 && plain.stderr.contains("ingest -r \(logs)"), "\(plain)")
+        let r = MQA.run(["ingest", "--db", db, "-r", logs, "-f", "json"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("\"files\": 2") || r.stdout.contains("\"files\":2"), "\(r.stdout)")
+        let listed = MQA.run(["meetings", "--db", db, "-f", "csv"])
+        #expect(listed.stdout.contains("m-r1") && listed.stdout.contains("m-r2"), "\(listed)")
+        #expect(!listed.stdout.contains("m-r3") && !listed.stdout.contains("m-r4"), "\(listed)")
+        try FileManager.default.createDirectory(atPath: dir.file("empty"), withIntermediateDirectories: true)
+        let empty = MQA.run(["ingest", "--db", db, "--recursive", dir.file("empty")])
+        #expect(empty.status == 64 && empty.stderr.contains("no files under this folder"), "\(empty)")
+    }
 }

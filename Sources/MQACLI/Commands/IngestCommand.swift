@@ -29,9 +29,9 @@ enum IngestCommand {
 
             Exit status: 0 done, 3 done but some lines were rejected, 1 failed, 64 usage.
             """,
-        arguments: [("FILE...", "Event logs or stats dumps: plain, gzip or zstd compressed, or - for standard input.")],
+        arguments: [("FILE...", "Event logs or stats dumps: plain, gzip or zstd compressed, or - for standard input; with -r, folders too.")],
         minPositionals: 1, maxPositionals: nil,
-        options: [Options.db, format, inputFormat, meeting, Options.out])
+        options: [Options.db, format, inputFormat, meeting, recursive, Options.out])
 
     static let format = Options.format(["text", "json", "md"], default: "text", help: "Summary format (md is the same as text).")
     static let inputFormat = Option<String>.choice(
@@ -41,13 +41,48 @@ enum IngestCommand {
         "--meeting", value: "ID", help: "Meeting id for events converted from dumps.", defaultText: "rtc-<file name>",
         validate: { $0.isEmpty || $0.count > 256 ? "must be 1 to 256 characters" : nil })
 
+    static let recursive = Option<Bool>.flag(
+        "-r", "--recursive",
+        help: "Ingest every file under each FILE that is a folder, in path order (names starting with '.' left out).")
+
     static let command = Subcommand(spec: spec, run: run)
+
+    /// The inputs: FILE arguments as given, each folder (with -r) replaced
+    /// by the regular files under it, sorted by path so that a rerun reads
+    /// them in the same order.
+    static func inputs(_ arguments: [String], recursive: Bool) throws -> [String] {
+        guard recursive else { return arguments }
+        var out: [String] = []
+        for a in arguments {
+            var isDir: ObjCBool = false
+            guard a != "-", FileManager.default.fileExists(atPath: a, isDirectory: &isDir), isDir.boolValue else {
+                out.append(a)
+                continue
+            }
+            guard let walker = FileManager.default.enumerator(atPath: a) else { out.append(a); continue }
+            var found: [String] = []
+            while let rel = walker.nextObject() as? String {
+                let name = (rel as NSString).lastPathComponent
+                if name.hasPrefix(".") {
+                    if (walker.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory { walker.skipDescendants() }
+                    continue
+                }
+                if (walker.fileAttributes?[.type] as? FileAttributeType) == .typeRegular {
+                    found.append(a.hasSuffix("/") ? a + rel : a + "/" + rel)
+                }
+            }
+            guard !found.isEmpty else { throw UsageError("\(a): no files under this folder") }
+            out += found.sorted()
+        }
+        return out
+    }
 
     static let shownRejects = 20
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format: String = try args.get(Self.format)
         let inputFormat: String = try args.get(Self.inputFormat)
+        let paths = try inputs(args.positionals, recursive: try args.get(Self.recursive))
         // Opened first: a bad --out (the store itself, a folder) is refused
         // before anything is ingested; the file appears only at the end.
         let out = try context.output(args)
@@ -75,7 +110,6 @@ enum IngestCommand {
         ingester.onInputError = { error in context.stderr.write("Error: \(TerminalText.escaped("\(error)"))\n") }
         let progress = context.stderr.isTerminal ? ProgressBar(sink: context.stderr) : nil
         if let progress {
-            let paths = args.positionals
             var finishedBytes = 0
             var currentPath = ""
             var lastBytes = 0
@@ -94,7 +128,7 @@ enum IngestCommand {
         let started = DispatchTime.now().uptimeNanoseconds
         let summary: IngestSummary
         do {
-            summary = try ingester.ingest(paths: args.positionals)
+            summary = try ingester.ingest(paths: paths)
         } catch let failure as IngestFailure {
             // The store failed: say what its commits hold, never more, and
             // fail. The summaries are left stale for the next run to redo.
@@ -106,7 +140,7 @@ enum IngestCommand {
         }
         let ingested = DispatchTime.now().uptimeNanoseconds
         progress?.finish()
-        if !existed && summary.lines == 0 && ingester.failedInputs == args.positionals.count {
+        if !existed && summary.lines == 0 && ingester.failedInputs == paths.count {
             // Nothing could be read: leave no empty store behind to be
             // mistaken for an ingest of nothing.
             // Only when it is still empty and nobody else has it open: another

@@ -23,7 +23,7 @@ public enum InputError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cannotOpen(let path, let why): "\(path): cannot open: \(why)"
-        case .isDirectory(let path): "\(path): is a directory (give the log files inside it, e.g. \(path)/*.ndjson)"
+        case .isDirectory(let path): "\(path): is a directory (give the log files inside it, e.g. \(path)/*.ndjson, or ingest -r \(path))"
         case .readFailed(let path, let why): "\(path): read failed: \(why)"
         case .badCompression(let path, let why): "\(path): \(why)"
         case .changedWhileRead(let path, let how):
