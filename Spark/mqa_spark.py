@@ -840,8 +840,10 @@ def write_cohorts(spark, driver_mqa, shard_results, out, args):
     for r in shard_results:
         if r['cohorts'] is not None:
             p = os.path.join(parts_dir, 'shard-%d.json' % r['shard'])
-            with open(p, 'wb') as f:
+            # Whole or not at all: a later `compare --merge` reads these.
+            with open(p + '.part', 'wb') as f:
                 f.write(zlib.decompress(r['cohorts']))
+            os.replace(p + '.part', p)
             paths.append(p)
     if not paths:
         return

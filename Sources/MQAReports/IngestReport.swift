@@ -37,14 +37,7 @@ public struct IngestReport: Sendable {
             ("skippedConnections", .array(s.skippedConnections.map {
                 .object([("file", .string($0.file)), ("connection", .string($0.connection)), ("reason", .string($0.reason))])
             })),
-            ("connectionContexts", .array(s.connectionContexts.map { c in
-                .object([
-                    ("file", .string(c.file)), ("connection", .string(c.connection)),
-                    ("paths", .array(c.paths.map { .string($0) })),
-                    ("limitedMs", .object(c.limitedMs.keys.sorted().map { ($0, .int(c.limitedMs[$0]!)) })),
-                    ("concealment", .optional(c.concealment.map { ($0 * 10_000).rounded() / 10_000 })),
-                ])
-            })),
+            ("connectionContexts", .array(s.connectionContexts.map { c in .object([("file", .string(c.file))] + c.jsonFields) })),
         ])
     }
 
@@ -90,8 +83,7 @@ public struct IngestReport: Sendable {
         for c in s.connectionContexts {
             var parts: [String] = []
             if !c.paths.isEmpty { parts.append("path " + c.paths.map(IngestReport.describePath).joined(separator: " → ")) }
-            let limits = c.limitedMs.keys.sorted().map { "\($0) \(ReportText.duration(c.limitedMs[$0]!))" }
-            if !limits.isEmpty { parts.append("video limited by " + limits.joined(separator: ", ")) }
+            if let limits = c.limitsText { parts.append("video limited by " + limits) }
             if let x = c.concealment { parts.append("audio concealed \(JSON.number((x * 10_000).rounded() / 100)) %") }
             text += "\ncontext     \(TerminalText.escaped(c.file)) connection \(TerminalText.escaped(c.connection)): "
                 + TerminalText.escaped(parts.joined(separator: " · "))

@@ -110,7 +110,7 @@ public struct MeetingReport: Sendable, RenderedReport {
             fields.append(("client", c.client.json))
             fields.append(("networks", .array(c.networkPath.map { .string($0) })))
             // Only for imported dumps that told something, so event logs' reports keep their shape.
-            if let list = connections[p.uid], !list.isEmpty { fields.append(("connections", .array(list.map(\.reportJSON)))) }
+            if let list = connections[p.uid], !list.isEmpty { fields.append(("connections", .array(list.map { .object($0.jsonFields) }))) }
             fields.append(("context", c.json))
             return .object(fields)
         })

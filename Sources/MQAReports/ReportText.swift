@@ -53,22 +53,3 @@ public enum ReportText {
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 }
-
-extension ConnectionContext {
-    /// `cpu 34 s, bandwidth 12 s`: outgoing video's limits, the longest
-    /// first; nil when it was never limited.
-    var limitsText: String? {
-        let parts = limitedMs.filter { $0.value > 0 }.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-        return parts.isEmpty ? nil : parts.map { "\($0.key) \(ReportText.duration($0.value))" }.joined(separator: ", ")
-    }
-
-    /// The meeting report's object of one connection.
-    var reportJSON: JSON {
-        .object([
-            ("connection", .string(connection)),
-            ("paths", .array(paths.map { .string($0) })),
-            ("limitedMs", .object(["cpu", "bandwidth", "other"].compactMap { k in limitedMs[k].map { (k, .int($0)) } })),
-            ("concealment", JSON.rounded(concealment, places: JSON.Places.ratio)),
-        ])
-    }
-}

@@ -267,6 +267,7 @@ struct ClientSimulator {
             let t1: Int64, t2: Int64, cause: StallCause
             if next < freezes.count && freezes[next].start < t + interval {
                 t1 = freezes[next].start
+                if t1 >= end { break }
                 t2 = freezes[next].end
                 cause = .senderCameraFroze
                 next += 1
@@ -280,7 +281,6 @@ struct ClientSimulator {
                 let length = cause == .subscriberNetwork ? model.stallMs : ClientProfileModel.decoderStallMs
                 t2 = t1 + rng.ms(in: length)
             }
-            if t1 >= end { break }
             add(t1, .streamStatus(publisher: publisher, screen: screen, timedOut: true))
             if t2 < end { add(t2, .streamStatus(publisher: publisher, screen: screen, timedOut: false)) }
             if collect {

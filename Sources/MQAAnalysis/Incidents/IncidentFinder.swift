@@ -45,7 +45,7 @@ public enum IncidentFinder {
 
     public static func find(_ log: MeetingLog, _ analysis: MeetingAnalysis) -> [Incident] {
         var signals: [IncidentSignal] = []
-        var context = CauseContext(analysis: analysis)
+        var context = CauseContext(analysis: analysis, sharing: SharedStalls(analysis.subscriptions))
         for client in log.clients {
             signals += IncidentSignal.disconnects(client)
             context.networkChanges[client.uid] = IncidentSignal.networkChanges(client)
@@ -56,7 +56,7 @@ public enum IncidentFinder {
             context.rises[client.uid] = spikes.rises
             context.reports[client.uid] = spikes.warm
         }
-        let stalls = stallSignals(analysis.subscriptions)
+        let stalls = stallSignals(analysis.subscriptions, context.sharing)
         signals += stalls.filter { !$0.shared }
         let byUid = Dictionary(grouping: signals, by: \.uid)
         var incidents: [Incident] = []
@@ -81,12 +81,12 @@ public enum IncidentFinder {
         var reports: [String: [(ts: Int64, loss: Double, rtt: Double)]] = [:]
         var networkChanges: [String: [(ts: Int64, words: String)]] = [:]
 
-        /// Subscriptions by `publisher`, NUL, `track`: a track's viewers.
-        let viewers: [String: [Subscription]]
+        /// The one sender-side stall rule, over the meeting's subscriptions.
+        let sharing: SharedStalls
 
-        init(analysis: MeetingAnalysis) {
+        init(analysis: MeetingAnalysis, sharing: SharedStalls) {
             self.analysis = analysis
-            viewers = Dictionary(grouping: analysis.subscriptions) { $0.publisher + "\u{0}" + $0.track }
+            self.sharing = sharing
         }
 
         /// The largest loss and RTT of `uid`'s warm reports over the window.
@@ -99,12 +99,11 @@ public enum IncidentFinder {
 
     /// The stall signals: shared ones (`SharedStalls`) clustered as the
     /// track's, the rest as their subscriber's.
-    static func stallSignals(_ subscriptions: [Subscription]) -> [IncidentSignal] {
+    static func stallSignals(_ subscriptions: [Subscription], _ sharing: SharedStalls) -> [IncidentSignal] {
         struct Key: Hashable, Comparable {
             var publisher: String, track: String
             static func < (a: Key, b: Key) -> Bool { (a.publisher, a.track) < (b.publisher, b.track) }
         }
-        let sharing = SharedStalls(subscriptions)
         var out: [IncidentSignal] = []
         var sharedByTrack: [Key: [IncidentSignal]] = [:]
         for s in subscriptions {
@@ -275,15 +274,14 @@ public enum IncidentFinder {
         var fewest = Int.max
         for x in stalls {
             guard let track = x.track, let publisher = x.publisher else { return nil }
-            let others = (context.viewers[publisher + "\u{0}" + track] ?? []).filter { $0.subscriber != uid }
             // Two viewers stalling together while a third plays is neither
             // side for sure (the SFU's path to them?): left to later rules.
-            guard !others.contains(where: { s in
-                s.stalls.contains { $0.start < x.end + alignmentMs && $0.end > x.start - alignmentMs }
-            }) else { return nil }
-            let watchers = others.filter { s in
-                (s.firstFrameTs ?? .max) <= x.start && s.endTs >= x.end
-                    && !s.stalls.contains { $0.start < x.end + alignmentMs && $0.end > x.start - alignmentMs }
+            let sharing = context.sharing
+            guard sharing.others(overlapping: x.start, x.end, publisher: publisher, track: track, subscriber: uid).isEmpty
+            else { return nil }
+            // Nobody else stalled near it, so whoever had the track on screen played it.
+            let watchers = sharing.watchers(publisher: publisher, track: track).filter { s in
+                s.subscriber != uid && s.firstFrameTs.map { $0 <= x.start } == true && s.endTs >= x.end
             }
             let n = Set(watchers.map(\.subscriber)).count
             guard n > 0 else { return nil }

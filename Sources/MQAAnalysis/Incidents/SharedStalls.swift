@@ -35,10 +35,17 @@ public struct SharedStalls: Sendable {
     /// The other subscribers of `s`'s track, sorted, with a stall `o` where
     /// `o.start < x.end + tol` and `o.end > x.start - tol`.
     public func others(overlapping x: Stall, of s: Subscription) -> [String] {
-        guard let (entries, longest) = byTrack[Key(publisher: s.publisher, track: s.track)] else { return [] }
-        // o.end > x.start - tol and o.end <= o.start + longest give
-        // o.start > x.start - tol - longest.
-        let from = x.start - tol - longest
+        others(overlapping: x.start, x.end, publisher: s.publisher, track: s.track, subscriber: s.subscriber)
+    }
+
+    /// The subscribers of `publisher`'s `track` other than `subscriber`,
+    /// sorted, with a stall that overlaps `[start, end]` widened by the
+    /// tolerance.
+    public func others(overlapping start: Int64, _ end: Int64, publisher: String, track: String, subscriber: String) -> [String] {
+        guard let (entries, longest) = byTrack[Key(publisher: publisher, track: track)] else { return [] }
+        // o.end > start - tol and o.end <= o.start + longest give
+        // o.start > start - tol - longest.
+        let from = start - tol - longest
         var lo = 0, hi = entries.count
         while lo < hi {
             let mid = (lo + hi) / 2
@@ -46,10 +53,15 @@ public struct SharedStalls: Sendable {
         }
         var who = Set<String>()
         for o in entries[lo...] {
-            if o.start >= x.end + tol { break }
-            if o.end > x.start - tol && o.subscriber != s.subscriber { who.insert(o.subscriber) }
+            if o.start >= end + tol { break }
+            if o.end > start - tol && o.subscriber != subscriber { who.insert(o.subscriber) }
         }
         return who.sorted()
+    }
+
+    /// The subscriptions of `publisher`'s `track` that rendered a frame.
+    public func watchers(publisher: String, track: String) -> [Subscription] {
+        watchers[Key(publisher: publisher, track: track)] ?? []
     }
 
     /// Whether the stall is shared (the sender's side): every other

@@ -272,7 +272,7 @@ struct ConnectionConverter {
         var limit: Int? = nil
         for (id, r) in sample.reports {
             if r.isLocalOutbound && r.isKind("video"), let reason = r.text(.qualityLimitationReason), reason != "none" {
-                let rank = ConnectionConverter.limitReasons.firstIndex(of: reason) ?? 2
+                let rank = ConnectionContext.limitReasons.firstIndex(of: reason) ?? 2
                 limit = min(limit ?? rank, rank)
             }
             if r.isLocalInbound && r.isKind("audio"), let c = r.number(.concealedSamples), let n = r.number(.totalSamplesReceived) {
@@ -284,11 +284,8 @@ struct ConnectionConverter {
                 concealmentCounters[id] = (c, n)
             }
         }
-        if let limit, interval > 0 { limitedMs[ConnectionConverter.limitReasons[limit], default: 0] &+= interval }
+        if let limit, interval > 0 { limitedMs[ConnectionContext.limitReasons[limit], default: 0] &+= interval }
     }
-
-    /// `qualityLimitationReason`s by rank: the encoder's CPU limit first, then the network's.
-    static let limitReasons = ["cpu", "bandwidth", "other"]
 
     /// Concealed over received audio samples, 0–1.
     var concealment: Double? {

@@ -95,9 +95,9 @@ struct RTCStatsImporter {
                         // whole report. The last sample's report is taken out of its
                         // map, so that it is changed in place, not copied. An id twice
                         // in one sample (no browser writes that) merges its changes.
-                        let again = reports[delta.id] != nil
-                        var report = again ? reports.removeValue(forKey: delta.id)!
-                            : c.reports.removeValue(forKey: delta.id) ?? StatsReport(type: delta.type ?? "")
+                        let earlier = reports.removeValue(forKey: delta.id)
+                        let again = earlier != nil
+                        var report = earlier ?? c.reports.removeValue(forKey: delta.id) ?? StatsReport(type: delta.type ?? "")
                         if let type = delta.type { report.type = type }
                         for (p, v) in delta.changes { report[p] = v }
                         if again, let k = next.lastIndex(where: { $0.id == delta.id }) {

@@ -18,9 +18,8 @@ extension EventStore {
         s.bind(1, client)
         s.bind(2, c.connection)
         s.bind(3, c.paths.joined(separator: ConnectionContext.pathSeparator))
-        s.bind(4, c.limitedMs["cpu"] ?? 0)
-        s.bind(5, c.limitedMs["bandwidth"] ?? 0)
-        s.bind(6, c.limitedMs["other"] ?? 0)
+        // The columns cpu_ms, bandwidth_ms, other_ms: `limitReasons` in order.
+        for (k, reason) in ConnectionContext.limitReasons.enumerated() { s.bind(Int32(4 + k), c.limitedMs[reason] ?? 0) }
         if let v = c.concealment { s.bind(7, v) } else { s.bindNull(7) }
         try s.run()
     }
@@ -28,15 +27,17 @@ extension EventStore {
     /// A meeting's connection contexts by uid, connections in id order;
     /// empty for a store written before the table existed.
     public func connectionContexts(meeting: String) throws -> [String: [ConnectionContext]] {
-        let exists = try db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'connection_context'")
+        // Cached: a report of every meeting asks once per meeting.
+        let exists = try db.cached("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'connection_context'")
         defer { exists.reset() }
         guard try exists.step() else { return [:] }
-        let s = try db.prepare(
+        let s = try db.cached(
             """
             SELECT c.uid, x.connection, x.paths, x.cpu_ms, x.bandwidth_ms, x.other_ms, x.concealment
             FROM connection_context x JOIN clients c ON c.id = x.client_id JOIN meetings m ON m.id = c.meeting_id
             WHERE m.meeting = ? ORDER BY c.uid, x.connection
             """)
+        defer { s.reset() }
         s.bind(1, meeting)
         var out: [String: [ConnectionContext]] = [:]
         while try s.step() {
@@ -46,13 +47,12 @@ extension EventStore {
             c.uid = uid
             let paths = s.string(2) ?? ""
             c.paths = paths.isEmpty ? [] : paths.components(separatedBy: ConnectionContext.pathSeparator)
-            for (k, name) in ["cpu", "bandwidth", "other"].enumerated() where s.int64(Int32(3 + k)) > 0 {
+            for (k, name) in ConnectionContext.limitReasons.enumerated() where s.int64(Int32(3 + k)) > 0 {
                 c.limitedMs[name] = s.int64(Int32(3 + k))
             }
             c.concealment = s.isNull(6) ? nil : s.double(6)
             out[uid, default: []].append(c)
         }
-        s.reset()
         return out
     }
 }

@@ -119,6 +119,10 @@ public struct ConnectionContext: Sendable, Equatable {
 
     public var isEmpty: Bool { paths.isEmpty && limitedMs.isEmpty && concealment == nil }
 
+    /// The `qualityLimitationReason`s counted in `limitedMs`, by rank: the
+    /// encoder's CPU limit first, then the network's, then the rest.
+    public static let limitReasons = ["cpu", "bandwidth", "other"]
+
     /// Between the paths of `paths` in the store's one text column.
     static let pathSeparator = " > "
 }
