@@ -44,6 +44,7 @@ var byEngine: [String: [String: Int]] = [:]
 var explain = CommandLine.arguments.firstIndex(of: "--explain").flatMap { Int(CommandLine.arguments[$0 + 1]) } ?? 0
 var byCause: [IncidentCause: Int] = [:]
 var incidentsTotal = 0
+var wrong: [String: Int] = [:]
 for (id, truth) in truths.sorted(by: { $0.key < $1.key }) {
     guard let log = try store.meetingLog(try store.resolveMeeting(id), lenient: false) else { continue }
     let analysis = MeetingAnalysis.analyze(log, config: TierConfig())
@@ -51,10 +52,11 @@ for (id, truth) in truths.sorted(by: { $0.key < $1.key }) {
     incidentsTotal += incidents.count
     for i in incidents { byCause[i.cause, default: 0] += 1 }
     for s in truth.stalls {
-        let holding = incidents.first { i in
-            i.startTs <= s.start && s.start <= i.endTs
-                && ((i.track == nil && i.uid == s.subscriber) || (i.track == s.track && i.uid == s.publisher))
-        }
+        // A shared stall lives in its track's incident even when the
+        // viewer's own (network) incident spans the same seconds.
+        let covers = { (i: Incident) in i.startTs <= s.start && s.start <= i.endTs }
+        let holding = incidents.first { covers($0) && $0.track == s.track && $0.uid == s.publisher }
+            ?? incidents.first { covers($0) && $0.track == nil && $0.uid == s.subscriber }
         let side: Side
         switch holding?.cause {
         case nil: side = .missed
@@ -63,6 +65,9 @@ for (id, truth) in truths.sorted(by: { $0.key < $1.key }) {
         default: side = .viewer
         }
         counts[s.cause, default: [:]][side, default: 0] += 1
+        if side != .unknown, (side == .sender) != (s.cause == .senderCameraFroze), let c = holding?.cause {
+            wrong["\(s.cause.rawValue) → \(c.rawValue)", default: 0] += 1
+        }
         if explain > 0, side == .unknown, s.cause == .subscriberNetwork, s.subscriberState != .good,
             let client = log.clients.first(where: { $0.uid == s.subscriber })
         {
@@ -94,6 +99,7 @@ for (engine, c) in byEngine.sorted(by: { $0.key < $1.key }) {
     let n = c.values.reduce(0, +)
     print("  \(engine): \(n) stalls: " + ["right", "viewer", "sender", "unknown"].map { "\($0) \(c[$0] ?? 0)" }.joined(separator: ", "))
 }
+for (k, n) in wrong.sorted(by: { $0.key < $1.key }) { print("  wrong: \(k) \(n)") }
 let unknown = counts.values.reduce(0) { $0 + ($1[.unknown] ?? 0) }
 func pct(_ a: Int, _ b: Int) -> String { b == 0 ? "-" : String(format: "%.1f %%", 100 * Double(a) / Double(b)) }
 print("stalls \(total): right side \(right) (\(pct(right, total))), unknown \(unknown) (\(pct(unknown, total)))")
