@@ -75,7 +75,7 @@ public struct TrackReport: Sendable, RenderedReport {
     public init(meeting report: MeetingReport, track: String) throws {
         let subs = report.analysis.subscriptions.filter { $0.track == track }
         guard !subs.isEmpty else { throw ReportError.noTrack(track: track, meeting: report.header.meeting) }
-        self.init(header: report.header, track: track, subscriptions: subs)
+        self.init(header: report.header, track: track, subscriptions: subs, silences: report.analysis.silences)
         display = report.display
     }
 
@@ -83,20 +83,21 @@ public struct TrackReport: Sendable, RenderedReport {
     /// subscriptions are grouped once (a meeting may have thousands of
     /// tracks and 100,000 subscribers).
     public static func all(meeting report: MeetingReport) -> [String: TrackReport] {
-        Dictionary(grouping: report.analysis.subscriptions, by: \.track)
+        let silences = report.analysis.silences
+        return Dictionary(grouping: report.analysis.subscriptions, by: \.track)
             .mapValues {
-                var t = TrackReport(header: report.header, track: $0[0].track, subscriptions: $0)
+                var t = TrackReport(header: report.header, track: $0[0].track, subscriptions: $0, silences: silences)
                 t.display = report.display
                 return t
             }
     }
 
     /// `subs`: the track's subscriptions in the meeting's order, not empty.
-    private init(header: MeetingHeader, track: String, subscriptions subs: [Subscription]) {
+    private init(header: MeetingHeader, track: String, subscriptions subs: [Subscription], silences: [String: [FeedSilence]]) {
         self.header = header
         self.track = track
         publishers = Array(Set(subs.map(\.publisher))).sorted()
-        let sharing = SharedStalls(subs, toleranceMs: TrackReport.alignmentToleranceMs)
+        let sharing = SharedStalls(subs, silences: silences, toleranceMs: TrackReport.alignmentToleranceMs)
         // The incidents' rule too: shared only when everyone watching stalled.
         rows = subs.map { s in
             Row(subscription: s, sharedWith: s.stalls.map { sharing.isShared($0, of: s) ? sharing.others(overlapping: $0, of: s) : [] })
@@ -118,7 +119,8 @@ public struct TrackReport: Sendable, RenderedReport {
     var origin: Int64 { header.start ?? 0 }
 
     /// The rule, in words, as every format states it.
-    static let ruleText = "A stall is shared when every other subscriber rendering the track at its start (at least one) "
+    static let ruleText = "A stall is shared when every other subscriber rendering the track at its start (at least one; "
+        + "one whose quality reports had stopped counts neither way) "
         + "had a stall overlapping it within ±2 s; sender-side when more than half of all stalls are shared, else subscriber-side."
 }
 

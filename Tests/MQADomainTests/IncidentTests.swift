@@ -70,6 +70,21 @@ struct IncidentTests {
         #expect(incidents.allSatisfy { $0.cause == .unknown && $0.track == nil && $0.evidence.tracks == ["bob-cam"] })
     }
 
+    @Test("two viewers stalling together while more watch on: each viewer's own side")
+    func mostWatchersPlayingOnIsTheViewersSide() {
+        var alice = Self.calm("alice"), carol = Self.calm("carol"), dave = Self.calm("dave"), erin = Self.calm("erin")
+        Self.watch(&alice, "bob", "bob-cam")
+        Self.watch(&carol, "bob", "bob-cam")
+        Self.watch(&dave, "bob", "bob-cam")
+        Self.watch(&erin, "bob", "bob-cam")
+        Self.stall(&alice, "bob", "bob-cam", 40_000, 44_000)
+        Self.stall(&carol, "bob", "bob-cam", 40_500, 43_000)
+        let incidents = Self.find([alice, Self.calm("bob"), carol, dave, erin])
+        #expect(incidents.map(\.uid) == ["alice", "carol"])
+        // Clean networks: the frames reached dave and erin, so each viewer's device.
+        #expect(incidents.allSatisfy { $0.cause == .ownDevice && $0.evidence.othersPlaying == 2 })
+    }
+
     @Test("a track's incident stays apart from its publisher's own trouble, naming it as evidence")
     func trackIncidentKeepsThePublishersSignalsApart() {
         var bob = ClientBuilder("bob", defaults: .tiers)

@@ -43,4 +43,22 @@ import MQATestSupport
         #expect(track.verdict == .subscriberSide && track.sharedStallCount == 0)
         #expect(report.incidents.count == 2 && report.incidents.allSatisfy { $0.track == nil && $0.cause != .publisher })
     }
+
+    @Test func aWatcherWhoseFeedWentSilentCountsNeitherWayOnBoth() throws {
+        // dave's app was in the background (no quality report 30–60 s):
+        // that he logged no stall says nothing, so the stall stays shared.
+        var dave = ClientBuilder("dave")
+        dave.join(0)
+        dave.reports(from: 1000, to: 30_000, mos: 4.3)
+        dave.reports(from: 60_000, to: 120_000, mos: 4.3)
+        dave.subscribe(500, "bob", "bob-cam")
+        dave.status(1500, "bob", "bob-cam", timedOut: false)
+        dave.leave(120_000)
+        let log = meeting([Self.viewer("alice", stall: (40_000, 44_000)), Self.bob(), Self.viewer("carol", stall: (40_600, 43_500)), dave])
+        let report = MeetingReport(log: log, config: TierConfig())
+        #expect(report.analysis.participants.first { $0.uid == "dave" }?.silences.count == 1)
+        let track = try TrackReport(meeting: report, track: "bob-cam")
+        #expect(track.verdict == .senderSide && track.sharedStallCount == 2)
+        #expect(report.incidents.map(\.cause) == [.publisher] && report.incidents[0].track == "bob-cam")
+    }
 }

@@ -15,6 +15,19 @@ public struct Disconnect: Sendable, Equatable {
     }
 }
 
+/// A gap between two consecutive quality reports of one connection.
+public struct FeedSilence: Sendable, Equatable {
+    /// Three report intervals (~2 s each) without a report.
+    public static let longerThanMs: Int64 = 6000
+    public var start: Int64
+    public var end: Int64
+
+    public init(start: Int64, end: Int64) {
+        self.start = start
+        self.end = end
+    }
+}
+
 /// One participant (client) of a meeting report.
 public struct ParticipantAnalysis: Sendable, Equatable {
     public var uid: String
@@ -39,6 +52,11 @@ public struct ParticipantAnalysis: Sendable, Equatable {
     public var disconnects: [Disconnect]
     /// Number of `reconnect` events.
     public var reconnects: Int
+    /// Stretches of a connection with no quality report for longer than
+    /// `FeedSilence.longerThanMs` (the app in the background, or suspended):
+    /// the participant's stream status then says nothing of what it saw.
+    /// Empty in a CDN meeting (no feed).
+    public var silences: [FeedSilence] = []
 
     /// The participant object of `mqa report meeting --format json`.
     public var json: JSON {

@@ -20,17 +20,16 @@ import MQAModel
 ///    incident; `disconnect` (a disconnect is in it); `own_network` (the
 ///    participant's own loss, RTT or low tier is in it; or, for stalls, a
 ///    rise against the participant's own baseline within 2 s, or a
-///    `network_change` in the 10 s before); `publisher` (every stall in it
-///    lies within 2 s of a loss, RTT, low-tier or disconnect signal of that
-///    stall's publisher: the sender's uplink degraded); `own_device` (the
-///    participant stalled on 3 or more tracks within 2 s with a clean
-///    network: decoder or CPU); `own_device`, or `own_network` on the CDN
-///    (each stall was this viewer's alone while another viewer of the
-///    track kept playing through it: the sender sent the frames, this
-///    viewer did not show them);
-///    `publisher` (one track stalled while the
-///    participant's other tracks kept playing, both networks clean: only
-///    the sender can freeze one tile alone); else `unknown`. Publisher-side
+///    `network_change` in the 10 s before); `own_device`, or `own_network`
+///    on the CDN (for each stall more of the track's other viewers played
+///    it through than stalled with it: the sender sent the frames, this
+///    viewer did not show them); `publisher` (every stall lies within 2 s
+///    of a loss, RTT, low-tier or disconnect signal of its publisher: the
+///    sender's uplink degraded); `own_device` (3 or more tracks stalled
+///    within 2 s with a clean network: decoder or CPU); `publisher` (one
+///    track stalled while the participant's other tracks kept playing,
+///    both networks clean: only the sender can freeze one tile alone);
+///    else `unknown`. Docs/incidents.md numbers them 1–10. Publisher-side
 ///    incidents carry the publisher's own loss and RTT over the window.
 ///
 /// Deterministic: ties sort by uid, kind and track; the output is ordered by
@@ -45,7 +44,7 @@ public enum IncidentFinder {
 
     public static func find(_ log: MeetingLog, _ analysis: MeetingAnalysis) -> [Incident] {
         var signals: [IncidentSignal] = []
-        var context = CauseContext(analysis: analysis, sharing: SharedStalls(analysis.subscriptions))
+        var context = CauseContext(analysis: analysis, sharing: SharedStalls(analysis))
         for client in log.clients {
             signals += IncidentSignal.disconnects(client)
             context.networkChanges[client.uid] = IncidentSignal.networkChanges(client)
@@ -265,26 +264,27 @@ public enum IncidentFinder {
         return best >= deviceBurstTracks ? best : nil
     }
 
-    /// Every stall of the group was this viewer's alone (no other viewer of
-    /// the track stalled within 2 s of it) while another viewer rendered the
-    /// track through it (first frame before, subscription past it): the
-    /// fewest such viewers of any stall, or nil.
+    /// Every stall of the group was played through by more of the track's
+    /// other viewers (first frame before it, subscription past it, no stall
+    /// within 2 s of it) than stalled with it: the fewest such viewers of
+    /// any stall, or nil. A frozen camera or a sender's uplink stops the
+    /// track for everyone; when most watchers played on, the frames were
+    /// sent and this viewer's path lost them. A tie (two stall together
+    /// while a third plays) is left to the later rules.
     static func othersKeptPlaying(_ uid: String, _ stalls: [IncidentSignal], _ context: CauseContext) -> Int? {
         guard !stalls.isEmpty else { return nil }
         var fewest = Int.max
         for x in stalls {
             guard let track = x.track, let publisher = x.publisher else { return nil }
-            // Two viewers stalling together while a third plays is neither
-            // side for sure (the SFU's path to them?): left to later rules.
             let sharing = context.sharing
-            guard sharing.others(overlapping: x.start, x.end, publisher: publisher, track: track, subscriber: uid).isEmpty
-            else { return nil }
-            // Nobody else stalled near it, so whoever had the track on screen played it.
+            let stalled = Set(sharing.others(overlapping: x.start, x.end, publisher: publisher, track: track, subscriber: uid))
             let watchers = sharing.watchers(publisher: publisher, track: track).filter { s in
-                s.subscriber != uid && s.firstFrameTs.map { $0 <= x.start } == true && s.endTs >= x.end
+                s.subscriber != uid && !stalled.contains(s.subscriber)
+                    && s.firstFrameTs.map { $0 <= x.start } == true && s.endTs >= x.end
+                    && !sharing.wasSilent(s.subscriber, x.start, x.end)
             }
             let n = Set(watchers.map(\.subscriber)).count
-            guard n > 0 else { return nil }
+            guard n > stalled.count else { return nil }
             fewest = min(fewest, n)
         }
         return fewest

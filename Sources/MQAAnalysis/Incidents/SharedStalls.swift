@@ -9,6 +9,10 @@ import MQAModel
 /// uplink freezes the track for everyone watching; one viewer's network
 /// freezes it for that viewer alone, and two viewers' networks failing in
 /// the same seconds while a third watched on is not the sender's fault.
+///
+/// A subscriber whose quality feed fell silent (`FeedSilence`) at that
+/// moment counts neither way: an app in the background renders nothing,
+/// so its stream status cannot tell that it played on.
 public struct SharedStalls: Sendable {
     /// The tolerance both rules use.
     public static let toleranceMs: Int64 = 2000
@@ -17,10 +21,13 @@ public struct SharedStalls: Sendable {
     private struct Entry { var start: Int64; var end: Int64; var subscriber: String }
     private var byTrack: [Key: (entries: [Entry], longest: Int64)] = [:]
     private var watchers: [Key: [Subscription]] = [:]
+    private let silences: [String: [FeedSilence]]
     private let tol: Int64
 
-    public init(_ subs: [Subscription], toleranceMs: Int64 = SharedStalls.toleranceMs) {
+    /// `silences`: each subscriber's feed silences, by uid (none on a CDN).
+    public init(_ subs: [Subscription], silences: [String: [FeedSilence]] = [:], toleranceMs: Int64 = SharedStalls.toleranceMs) {
         tol = toleranceMs
+        self.silences = silences
         for s in subs {
             let key = Key(publisher: s.publisher, track: s.track)
             if s.firstFrameTs != nil { watchers[key, default: []].append(s) }
@@ -64,6 +71,11 @@ public struct SharedStalls: Sendable {
         watchers[Key(publisher: publisher, track: track)] ?? []
     }
 
+    /// Whether `uid`'s feed was silent at some time in `[start, end]`.
+    public func wasSilent(_ uid: String, _ start: Int64, _ end: Int64) -> Bool {
+        silences[uid]?.contains { $0.start < end && $0.end > start } ?? false
+    }
+
     /// Whether the stall is shared (the sender's side): every other
     /// subscriber watching at its start stalled with it.
     public func isShared(_ x: Stall, of s: Subscription) -> Bool {
@@ -73,7 +85,21 @@ public struct SharedStalls: Sendable {
         // 100,000 subscribers).
         return !(watchers[Key(publisher: s.publisher, track: s.track)] ?? []).contains { w in
             w.subscriber != s.subscriber && w.firstFrameTs.map { $0 <= x.start } == true && w.endTs > x.start
-                && !stalled.contains(w.subscriber)
+                && !stalled.contains(w.subscriber) && !wasSilent(w.subscriber, x.start, x.start)
         }
+    }
+}
+
+extension SharedStalls {
+    /// The rule over a meeting's subscriptions and its participants' feed silences.
+    public init(_ analysis: MeetingAnalysis, toleranceMs: Int64 = SharedStalls.toleranceMs) {
+        self.init(analysis.subscriptions, silences: analysis.silences, toleranceMs: toleranceMs)
+    }
+}
+
+extension MeetingAnalysis {
+    /// Each participant's feed silences, by uid (only those with one).
+    public var silences: [String: [FeedSilence]] {
+        Dictionary(uniqueKeysWithValues: participants.filter { !$0.silences.isEmpty }.map { ($0.uid, $0.silences) })
     }
 }
