@@ -229,6 +229,29 @@ def test_split_keeps_each_meeting_whole():
     assert mqa_spark.split_file('h', b'x\n', 2, 8)[0][0] == mqa_spark.shard_of_name('h', 8)
 
 
+def test_the_one_meeting_shortcut_routes_as_line_by_line():
+    # Random files from the cases that matter: nested and non-string
+    # meetings, junk, other keys, spacing, escapes, a second meeting.
+    import random
+    rng = random.Random(7)
+    kinds = [b'{"meeting":"a","x":1}', b'{"meeting" : "a"}', b'{"x":{"meeting":"a"}}', b'{"meeting":"a","n":{"meeting":"a"}}',
+             b'junk', b'', b'{"meeting":5}', b'{"title":"meeting"}', b'{"meeting":"b"}', b'{"x":{"meeting":"z"},"meeting":"a"}',
+             b'{"me\\u0065ting":"a"}', b'{"meeting":"\xff"}', b'{"meeting":\n"a"}', b'{"meeting":"\xc3\xa9"}',
+             b'{"meeting":"\\u00e9","t":"x\\"meeting\\":\\"a"}', b'{"t":"\\"meeting\\":\\"b\\""}', b'{"me\\u0065ting":"b"}',
+             b'{"n":{"meeting":"a"},"meeting":5}', b'{"x":"\\u00e9","n":{"meeting":"a"},"meeting":5}']
+    shortcut = 0
+    for _ in range(3000):
+        pool = rng.sample(kinds, 5)
+        text = b'\n'.join(rng.choice(pool) for _ in range(rng.randint(1, 6))) + b'\n'
+        only = mqa_spark.only_meeting(text)
+        if only is None:
+            continue
+        shortcut += 1
+        lines = text.split(b'\n')[:-1]
+        assert mqa_spark.group_by_meeting(text) == ({only: lines}, only), text
+    assert shortcut > 300, shortcut
+
+
 def test_fleet_ties_rank_by_meeting_id():
     def doc(*entries):
         return {'score': 's', 'meetings': len(entries), 'shown': len(entries),
