@@ -128,15 +128,18 @@ extension EventStore {
         if let insertReady {
             if candidates.isEmpty {
                 try insertReady()
+                keepTail(table, client: client, after: nil, piece: sorted)
                 return 0
             }
             if candidates.count == 1, candidates[0].lastTs < first {
+                keepTail(table, client: client, after: candidates[0], piece: sorted)
                 let from = candidates[0].firstTs
                 openTails[table, default: [:]][client] = min(from, openTails[table]?[client] ?? from)
                 try insertReady()
                 return 0
             }
         }
+        if tailItems[table]?.client == client { tailItems[table] = nil }
         var stored = S()
         for candidate in candidates {
             let chunk = try readChunk(table: table, candidate, decode: decode)

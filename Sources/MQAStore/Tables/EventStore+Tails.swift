@@ -1,6 +1,20 @@
 import MQABase
 import MQAModel
 
+/// One client's items in a chunk table from `items.ts(0)` on, kept by the
+/// writer while a log's pieces come one after another. Only what
+/// `storeSeries` inserted as it is: any other change to the client's
+/// chunks, an undone input or a rollback drops it, and the compaction then
+/// decodes the stored chunks as before. Bounded, so a client of millions
+/// of items is never held twice.
+struct TailItems {
+    /// Items held at most; past it the compaction decodes.
+    static let limit = 8 * EventStore.chunkCapacity
+    var client: Int64
+    /// A `ReportSeries` or an `EventSeries`, by table.
+    var items: Any
+}
+
 extension EventStore {
     /// Rewrites the tails `storeSeries` left short (`openTails`) into full
     /// chunks, in the open transaction (before its COMMIT): for each such client, its chunks
@@ -15,11 +29,36 @@ extension EventStore {
     func compactTails() throws {
         for table in ChunkTable.allCases { try compactTails(table, except: nil) }
         openTails.removeAll()
+        tailItems.removeAll()
+    }
+
+    /// Keeps what `client` holds in `table` from `candidate` (its trailing
+    /// chunk, `nil` when it had none) on, once `piece` (sorted, after it)
+    /// is inserted as it is: the candidate's items, known when they are
+    /// the end of what is kept, then the piece. Anything unknown forgets.
+    func keepTail<S: MergeableSeries>(_ table: ChunkTable, client: Int64, after candidate: ChunkPlace?, piece: S) {
+        var kept = S()
+        if let candidate {
+            guard let held = tailItems[table].flatMap({ $0.client == client ? $0.items as? S : nil }),
+                  held.count >= candidate.count, held.ts(held.count - 1) == candidate.lastTs
+            else { tailItems[table] = nil; return }
+            let from = openTails[table]?[client] ?? candidate.firstTs
+            // Everything from the open tail's start, or the candidate alone.
+            let start = from < candidate.firstTs ? 0 : held.count - candidate.count
+            guard held.ts(start) == from else { tailItems[table] = nil; return }
+            kept.append(held, range: start..<held.count)
+        }
+        // A piece with no chunk before it is kept by its last chunk alone:
+        // the only one a later piece's tail can start at.
+        let last = candidate == nil ? (piece.count - 1) / EventStore.chunkCapacity * EventStore.chunkCapacity : 0
+        kept.append(piece, range: max(0, last)..<piece.count)
+        tailItems[table] = kept.count <= TailItems.limit ? TailItems(client: client, items: kept) : nil
     }
 
     /// The open input was undone: the tails filled within it are short
     /// again (the filling was undone with it), so they are open again.
     func reopenTailsFilledInInput() {
+        tailItems.removeAll()
         for (table, tails) in tailsFilledInInput {
             for (client, from) in tails {
                 openTails[table, default: [:]][client] = min(from, openTails[table]?[client] ?? from)
@@ -65,11 +104,18 @@ extension EventStore {
         while try select.step() {
             places.append(ChunkPlace(id: select.int64(0), count: select.int(1), firstTs: select.int64(2), lastTs: select.int64(3)))
         }
+        let held = tailItems[table].flatMap { $0.client == client ? $0.items as? S : nil }
+        if held != nil { tailItems[table] = nil }
         guard places.dropLast().contains(where: { $0.count < EventStore.chunkCapacity }) else { return }
         var tail = S()
-        for place in places {
-            let chunk = try readChunk(table: table, place, decode: decode)
-            tail.append(chunk, range: 0..<chunk.count)
+        if let held, held.count == places.reduce(0, { $0 + $1.count }), held.count > 0,
+           held.ts(0) == places[0].firstTs, held.ts(held.count - 1) == places[places.count - 1].lastTs {
+            tail = held
+        } else {
+            for place in places {
+                let chunk = try readChunk(table: table, place, decode: decode)
+                tail.append(chunk, range: 0..<chunk.count)
+            }
         }
         try deleteChunks(table: table, places.map(\.id))
         for range in EventStore.chunkRanges(tail.count) { try insert(tail, range) }

@@ -37,6 +37,7 @@ extension EventStore: IngestTransactions {
 
     package func rollback() {
         openTails.removeAll()
+        tailItems.removeAll()
         tailsFilledInInput.removeAll()
         guard isOpen else { return }
         try? db.execute("ROLLBACK")

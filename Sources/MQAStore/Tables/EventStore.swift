@@ -30,6 +30,10 @@ public final class EventStore {
     /// The tails filled within the open input's savepoint: undoing the
     /// input undoes their filling too, so they are open again.
     var tailsFilledInInput: [ChunkTable: [Int64: Int64]] = [:]
+    /// Per table, the items one client holds from some time on, as the
+    /// writer inserted them (`TailItems`): compacting that client's tail
+    /// encodes them again without decoding the chunks just written.
+    var tailItems: [ChunkTable: TailItems] = [:]
 
     package struct ClientKey: Hashable {
         var meeting: [UInt8]
