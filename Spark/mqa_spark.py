@@ -568,6 +568,10 @@ def run_shard(shard, records, settings):
         timings['ingest'] = time.time() - t
         shutil.rmtree(inputs)
         maybe_fault(shard, attempt, 'after-ingest')
+        if result['summary']['events'] + result['summary']['reports'] == 0:
+            # Only rejected or ignored lines: no meeting to report on (mqa
+            # says "holds no meetings"); the totals still count them.
+            return result
 
         config = []
         if settings.get('config'):

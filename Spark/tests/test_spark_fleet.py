@@ -389,6 +389,31 @@ def test_compressed_logs_of_one_meeting_land_in_one_shard(compressed_fleet):
     assert compressed_fleet['shared'] in [e['meeting'] for e in ranked]
 
 
+def test_a_shard_of_garbage_alone_equals_one_store(tmp_path):
+    """A shard that gets nothing but rejected lines stores no meeting; the
+    job still counts its lines and reports the others as one store does."""
+    logs = tmp_path / 'logs'
+    mqa('simulate', '--meetings', '2', '--seed', '3', '--out', str(logs))
+    garbage = logs / 'garbage.ndjson'
+    garbage.write_bytes(b'hello\n{"x": 1}\n')
+    meetings = sorted(p.name for p in logs.iterdir() if p.is_dir())
+    shards = next(n for n in range(2, 40)
+                  if mqa_spark.shard_of_name('file:' + str(garbage), n)
+                  not in {mqa_spark.shard_of_meeting(m, n) for m in meetings})
+    (tmp_path / 'grid.json').write_text(GRID)
+    one = str(tmp_path / 'one.sqlite')
+    totals = ('files', 'skippedFiles', 'lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored')
+    summary = json.loads(mqa('ingest', '--db', one, '--format', 'json', *input_files(logs), ok=(0, 3)))
+    case = {'base': tmp_path, 'logs': logs}
+    out = tmp_path / 'out'
+    run_job(case, out, shards)
+    assert (out / 'fleet.json').read_text() == mqa('report', 'fleet', '--db', one, '--format', 'json')
+    assert (out / 'tune.json').read_text() == mqa('tune', '--db', one, '--grid', str(tmp_path / 'grid.json'),
+                                                  '--format', 'json')
+    assert json.loads((out / 'ingest.json').read_text()) == {k: summary[k] for k in totals}
+    assert summary['rejected'] == 2
+
+
 def test_cohort_options_name_known_fields():
     a = mqa_spark.parse_args(['--logs', 'x', '--out', 'y', '--trends-by', ''])
     assert a.cohort_fields == mqa_spark.COHORT_FIELDS and a.trend_fields == []
