@@ -101,7 +101,7 @@ enum HTMLPage {
         th { background: var(--bg-alt); font-weight: 600; white-space: nowrap; }
         td { overflow-wrap: break-word; max-width: 420px; }
         td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-        td > a { white-space: nowrap; }
+        td > a, .nowrap { white-space: nowrap; }
         tr.bad td { background: #fff1f0; }
         tr:target td { background: #fff8c5; }
         code, .code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }

@@ -44,7 +44,10 @@ public struct TrendsReport: RenderedReport, Sendable {
         for row in table.rows {
             var cells = CohortsReport.cells(row.figures)
             if table.field == nil { cells.removeFirst() }
-            t.add([.literal(TrendsReport.label(row.periodStart))] + cells, htmlClass: row.figures.insufficient ? "insufficient" : nil)
+            // A date, unbroken in HTML: a narrow column wrapped it at its hyphens.
+            let label = TrendsReport.label(row.periodStart)
+            t.add([.markup(html: "<span class=\"nowrap\">\(label.html)</span>", text: label)] + cells,
+                  htmlClass: row.figures.insufficient ? "insufficient" : nil)
         }
         return t
     }

@@ -118,6 +118,8 @@ import Testing
         #expect(periods.allSatisfy { ($0["period"] as? String)?.count == 10 && $0["stallRateCI"] != nil && $0["value"] == nil })
         let byNet = MQA.run(["report", "trends", "--db", db, "--by", "netType", "-f", "html"])
         #expect(byNet.status == 0 && byNet.stdout.contains("<svg") && byNet.stdout.contains("cellular"))
+        // The period's date stays on one line in a narrow column.
+        #expect(byNet.stdout.contains("<td><span class=\"nowrap\">20"))
         let csv = MQA.run(["report", "trends", "--db", db, "--by", "netType", "-f", "csv"])
         #expect(csv.stdout.hasPrefix("period,value,participants,"))
         let md = MQA.run(["report", "trends", "--db", db])
