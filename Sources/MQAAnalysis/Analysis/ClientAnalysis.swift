@@ -61,6 +61,7 @@ struct ClientAnalysis {
         // Each connection's first and last report, the open one in `current`.
         var reported: [Int: (first: Int64, last: Int64)] = [:]
         var current: (connection: Int, first: Int64, last: Int64)?
+        var gaps = 0  // consecutive reports of one connection
         try reports.forEach { block in
             for k in 0..<block.count {
                 let ts = block.ts[k]
@@ -69,6 +70,7 @@ struct ClientAnalysis {
                 if held {
                     if let c = current, c.connection == spanner.spans.count {
                         if ts - c.last > FeedSilence.longerThanMs { silences.append(FeedSilence(start: c.last, end: ts)) }
+                        gaps += 1
                         current!.last = ts
                     } else {
                         if let c = current { reported[c.connection] = (c.first, c.last) }
@@ -97,6 +99,9 @@ struct ClientAnalysis {
                 if let r, span.end - r.last > FeedSilence.longerThanMs { silences.append(FeedSilence(start: r.last, end: span.end)) }
             }
             silences.sort { $0.start < $1.start }
+            // A feed that reports this rarely as a rule (an SDK on a slower
+            // interval) says nothing by its pauses.
+            if silences.count * 2 > gaps { silences = [] }
         }
 
         var disconnects: [Disconnect] = []

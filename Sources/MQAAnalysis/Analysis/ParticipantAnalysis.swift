@@ -55,7 +55,9 @@ public struct ParticipantAnalysis: Sendable, Equatable {
     /// Stretches of a connection with no quality report for longer than
     /// `FeedSilence.longerThanMs` (the app in the background, or suspended):
     /// the participant's stream status then says nothing of what it saw.
-    /// Empty in a CDN meeting (no feed).
+    /// Empty in a CDN meeting (no feed), and for a feed whose pauses are
+    /// the rule rather than the exception (more than half of its gaps
+    /// between reports).
     public var silences: [FeedSilence] = []
 
     /// The participant object of `mqa report meeting --format json`.
