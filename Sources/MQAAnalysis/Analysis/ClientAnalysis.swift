@@ -57,25 +57,14 @@ struct ClientAnalysis {
         }
 
         var index = 0
-        var silences: [FeedSilence] = []
-        // Each connection's first and last report, the open one in `current`.
-        var reported: [Int: (first: Int64, last: Int64)] = [:]
-        var current: (connection: Int, first: Int64, last: Int64)?
-        var gaps = 0  // consecutive reports of one connection
+        var feed = FeedSilenceFinder()
         try reports.forEach { block in
             for k in 0..<block.count {
                 let ts = block.ts[k]
                 let held = spanner.report(ts: ts)
                 if held != hasRun || connections.count != spanner.spans.count { settle() }
                 if held {
-                    if let c = current, c.connection == spanner.spans.count {
-                        if ts - c.last > FeedSilence.longerThanMs { silences.append(FeedSilence(start: c.last, end: ts)) }
-                        gaps += 1
-                        current!.last = ts
-                    } else {
-                        if let c = current { reported[c.connection] = (c.first, c.last) }
-                        current = (spanner.spans.count, ts, ts)
-                    }
+                    feed.report(ts: ts, connection: spanner.spans.count)
                     let rtt = block.rtt[k]
                     let mos = ReportMOS.mos(sdkMOS: block.mos[k], rtt: rtt, loss: block.loss[k],
                                             jitter: block.jitter[k], source: config.mos, emodel: config.emodel)
@@ -88,21 +77,6 @@ struct ClientAnalysis {
         let last = [events.last?.ts, reportSpan?.last].compactMap { $0 }.max()
         _ = spanner.finish(last: last)
         settle()
-        if let c = current { reported[c.connection] = (c.first, c.last) }
-        if !cdn {
-            // A connection's head and tail without reports are silent too.
-            for (i, span) in spanner.spans.enumerated() {
-                let r = reported[i]
-                if (r?.first ?? span.end) - span.start > FeedSilence.longerThanMs {
-                    silences.append(FeedSilence(start: span.start, end: r?.first ?? span.end))
-                }
-                if let r, span.end - r.last > FeedSilence.longerThanMs { silences.append(FeedSilence(start: r.last, end: span.end)) }
-            }
-            silences.sort { $0.start < $1.start }
-            // A feed that reports this rarely as a rule (an SDK on a slower
-            // interval) says nothing by its pauses.
-            if silences.count * 2 > gaps { silences = [] }
-        }
 
         var disconnects: [Disconnect] = []
         var reconnects = 0
@@ -127,7 +101,7 @@ struct ClientAnalysis {
             tierMs: tierMs, tierChanges: connections.reduce(0) { $0 + $1.changes.count },
             flaps: connections.reduce(0) { $0 + $1.flaps },
             sdkAgreement: agreement, sdkTierAgreement: cdn ? nil : agreement.ratio,
-            disconnects: disconnects, reconnects: reconnects, silences: cdn ? [] : silences)
+            disconnects: disconnects, reconnects: reconnects, silences: cdn ? [] : feed.silences(spans: spanner.spans))
 
         let timeline = TierTimeline(holds: holds)
         var subscriptions = eventLog.subscriptions(until: last)

@@ -15,19 +15,6 @@ public struct Disconnect: Sendable, Equatable {
     }
 }
 
-/// A gap between two consecutive quality reports of one connection.
-public struct FeedSilence: Sendable, Equatable {
-    /// Three report intervals (~2 s each) without a report.
-    public static let longerThanMs: Int64 = 6000
-    public var start: Int64
-    public var end: Int64
-
-    public init(start: Int64, end: Int64) {
-        self.start = start
-        self.end = end
-    }
-}
-
 /// One participant (client) of a meeting report.
 public struct ParticipantAnalysis: Sendable, Equatable {
     public var uid: String

@@ -96,10 +96,3 @@ extension SharedStalls {
         self.init(analysis.subscriptions, silences: analysis.silences, toleranceMs: toleranceMs)
     }
 }
-
-extension MeetingAnalysis {
-    /// Each participant's feed silences, by uid (only those with one).
-    public var silences: [String: [FeedSilence]] {
-        Dictionary(uniqueKeysWithValues: participants.filter { !$0.silences.isEmpty }.map { ($0.uid, $0.silences) })
-    }
-}

@@ -39,7 +39,7 @@ extension EventStore {
     func keepTail<S: MergeableSeries>(_ table: ChunkTable, client: Int64, after candidate: ChunkPlace?, piece: S) {
         var kept = S()
         if let candidate {
-            guard let held = tailItems[table].flatMap({ $0.client == client ? $0.items as? S : nil }),
+            guard let held: S = heldTail(table, client: client),
                   held.count >= candidate.count, held.ts(held.count - 1) == candidate.lastTs
             else { tailItems[table] = nil; return }
             let from = openTails[table]?[client] ?? candidate.firstTs
@@ -53,6 +53,11 @@ extension EventStore {
         let last = candidate == nil ? (piece.count - 1) / EventStore.chunkCapacity * EventStore.chunkCapacity : 0
         kept.append(piece, range: max(0, last)..<piece.count)
         tailItems[table] = kept.count <= TailItems.limit ? TailItems(client: client, items: kept) : nil
+    }
+
+    /// `client`'s kept items of `table` (`TailItems`), if those are its.
+    private func heldTail<S: MergeableSeries>(_ table: ChunkTable, client: Int64) -> S? {
+        tailItems[table].flatMap { $0.client == client ? $0.items as? S : nil }
     }
 
     /// The open input was undone: the tails filled within it are short
@@ -104,7 +109,7 @@ extension EventStore {
         while try select.step() {
             places.append(ChunkPlace(id: select.int64(0), count: select.int(1), firstTs: select.int64(2), lastTs: select.int64(3)))
         }
-        let held = tailItems[table].flatMap { $0.client == client ? $0.items as? S : nil }
+        let held: S? = heldTail(table, client: client)
         if held != nil { tailItems[table] = nil }
         guard places.dropLast().contains(where: { $0.count < EventStore.chunkCapacity }) else { return }
         var tail = S()
