@@ -65,4 +65,86 @@ import Testing
         #expect(try Self.chunks(cut.db) == expected)
         #expect(try exportText(try EventStore(path: cut.db)) == exportText(try EventStore(path: whole.db)))
     }
+
+    /// Every `files` row as (name, status, lines, events, reports,
+    /// duplicates, rejected), by name.
+    static func fileRows(_ db: String) throws -> [String] {
+        let store = try EventStore(path: db)
+        let rows = try store.db.prepare(
+            "SELECT path, status, lines, events, reports, duplicates, rejected FROM files ORDER BY path, id")
+        var out: [String] = []
+        while try rows.step() {
+            let name = (rows.string(0) ?? "").split(separator: "/").last.map(String.init) ?? ""
+            out.append("\(name) \(rows.string(1) ?? "") " + (Int32(2)...6).map { "\(rows.int($0))" }.joined(separator: " "))
+        }
+        return out
+    }
+
+    /// Ingests `paths` into a new store; returns it and the ingester.
+    static func ingest(_ paths: [String], into db: String, joining: Bool) throws -> (IngestSummary, Ingester) {
+        let ingester = Ingester(store: try EventStore(path: db))
+        ingester.joinsPieces = joining
+        return (try ingester.ingest(paths: paths), ingester)
+    }
+
+    @Test("a log in consecutive files is joined before it is encoded: the same chunks and per-file counts as piece by piece")
+    func consecutivePiecesAreJoined() throws {
+        let alice = Self.lines("alice", reports: 12_000), bob = Self.lines("bob", reports: 900)
+        let s = Scratch()
+        var paths: [String] = []
+        func piece(_ name: String, _ lines: [String]) { paths.append(s.write(name + ".ndjson", lines)) }
+        piece("a0", Array(alice[0..<300]))
+        // The next piece starts with the last three lines again (a logger
+        // that re-sent them), and swaps two lines across the boundary.
+        piece("a1", Array(alice[297..<640]) + [alice[641]])
+        piece("a2", [alice[640]] + Array(alice[642..<1000]) + ["{not json"])
+        // More than one batch (8,192 lines): takes no part, stored as before.
+        piece("a3", Array(alice[1000..<10_000]))
+        piece("a4", Array(alice[10_000..<11_000]))
+        // Two clients: alice's last piece, then bob's first, which goes on.
+        piece("a5", Array(alice[11_000...]) + Array(bob[0..<400]))
+        piece("b1", Array(bob[400...]))
+
+        let (joined, ingester) = try Self.ingest(paths, into: s.dir + "/joined.sqlite", joining: true)
+        let (pieceByPiece, _) = try Self.ingest(paths, into: s.dir + "/pieces.sqlite", joining: false)
+        // a0 → a1 → a2, and bob's a5 → b1. a3 is more than a batch (it
+        // takes the piece held for it as stored), and by a4 alice has
+        // chunks stored, so a4 is stored too rather than held for a5.
+        #expect(ingester.piecesJoined == 3)
+        #expect(joined == pieceByPiece)
+        #expect(joined.duplicates == 3 && joined.rejected == 1)
+        #expect(try Self.fileRows(s.dir + "/joined.sqlite") == Self.fileRows(s.dir + "/pieces.sqlite"))
+        let chunks = try Self.chunks(s.dir + "/joined.sqlite")
+        #expect(chunks.count > 8)
+        #expect(chunks == (try Self.chunks(s.dir + "/pieces.sqlite")))
+        #expect(try exportText(try EventStore(path: s.dir + "/joined.sqlite"))
+            == exportText(try EventStore(path: s.dir + "/pieces.sqlite")))
+    }
+
+    @Test("a piece held back for the next file survives that file failing: stored as if the failed file were not given")
+    func heldPieceSurvivesAFailingNextInput() throws {
+        let alice = Self.lines("alice", reports: 10_000)
+        let s = Scratch()
+        let first = s.write("a0.ndjson", Array(alice[0..<700]))
+        // The next file goes on with alice's log, for more than a batch,
+        // and then breaks off: its first lines are read (so alice is held
+        // back for it) and a batch of it is taken, its end never comes.
+        let text = Array((Array(alice[700..<9800]).joined(separator: "\n") + "\n").utf8)
+        var frame: [UInt8] = []
+        try text.withUnsafeBytes { try ZstdCompressor(level: 3).compress($0, appendingTo: &frame) }
+        frame.removeLast(64)
+        let broken = s.dir + "/a1.ndjson.zst"
+        try Data(frame).write(to: URL(fileURLWithPath: broken))
+        let last = s.write("a2.ndjson", Array(alice[9800...]))
+        let ingester = Ingester(store: try EventStore(path: s.db))
+        var failures: [String] = []
+        ingester.onInputError = { failures.append("\($0)") }
+        _ = try ingester.ingest(paths: [first, broken, last])
+        #expect(failures.count == 1 && failures[0].contains("a1.ndjson.zst"), "\(failures)")
+        #expect(ingester.piecesHeld == 1)
+
+        let reference = Scratch()
+        _ = try Self.ingest([first, last], into: reference.db, joining: false)
+        #expect(try Self.chunks(s.db) == Self.chunks(reference.db))
+    }
 }

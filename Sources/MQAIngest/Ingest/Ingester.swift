@@ -65,6 +65,27 @@ public final class Ingester {
     static let bytesAhead = 32 << 20
     /// Where `prepare` runs each input's parsing (one per public `ingest`).
     private var parsing: ParseThreads?
+    /// How consecutive inputs begin and end (`ContinuationBoard`), for an
+    /// ingest of several.
+    private var board: ContinuationBoard?
+    /// A client's series held back at the end of the input that gave it,
+    /// as its log goes on in the next input: stored joined with the next
+    /// piece, or alone before anything else is stored or committed. Its
+    /// items are counted in the input that gave them.
+    private var carried: (client: Int64, series: PreparedSeries)?
+    /// `carried` as the input being written found it: what an undone input
+    /// puts back.
+    private var carriedBeforeInput: (client: Int64, series: PreparedSeries)?
+    /// The most a held-back series holds: a client of more is stored.
+    static let maxCarried = 8 * EventStore.chunkCapacity
+    /// Whether a client's log in consecutive inputs is joined before it is
+    /// encoded (`ContinuationBoard`); off, each piece is encoded and the
+    /// pieces' chunks rewritten (tests compare the two).
+    package var joinsPieces = true
+    /// Pieces held back for the next input, and joined to the one before
+    /// (tests).
+    private(set) var piecesHeld = 0
+    private(set) var piecesJoined = 0
     private var linesSinceCommit = 0
     private var inputsSinceCommit = 0
     /// What the commits of this ingest hold (the summary an ingest that
@@ -113,6 +134,12 @@ public final class Ingester {
         let threads = ParseThreads(limit: Ingester.inputsAhead + 1)
         parsing = threads
         defer { threads.close() }
+        let board = ContinuationBoard(paths: paths)
+        self.board = joinsPieces ? board : nil
+        defer {
+            board.close()
+            self.board = nil
+        }
         if summarizeWhileReading && store.path != ":memory:" {
             summaries = SummaryScheduler(workers: try SummaryWorkers(path: store.path, count: 1, background: true))
         }
@@ -131,7 +158,7 @@ public final class Ingester {
                 current = prepared
                 bytes -= size(prepared)
             } else {
-                current = Result { try prepare(path: path) }
+                current = Result { try prepare(path: path, index: i) }
                 next = i + 1
             }
             do {
@@ -141,12 +168,13 @@ public final class Ingester {
                 while next < paths.count && paths[next] != "-" && next - i <= Ingester.maxInputsAhead
                     && (next - i <= Ingester.inputsAhead || bytes < Ingester.bytesAhead)
                 {
-                    let prepared = Result { try prepare(path: paths[next]) }
+                    let prepared = Result { try prepare(path: paths[next], index: next) }
                     ahead[next] = prepared
                     bytes += size(prepared)
                     next += 1
                 }
                 inputCommitted = nil
+                defer { board.forget(before: i) }
                 // Written first: `write` may commit, and so change `uncommitted`.
                 let written = try write(input)
                 uncommitted = uncommitted + written
@@ -213,6 +241,8 @@ public final class Ingester {
     /// to the summary worker. Only once COMMIT has succeeded do the inputs
     /// it held count as stored: on a full disk the COMMIT is what fails.
     private func commit() throws {
+        try storeCarried()
+        carriedBeforeInput = nil
         try transactions.commit()
         linesSinceCommit = 0
         inputsSinceCommit = 0
@@ -234,6 +264,8 @@ public final class Ingester {
     /// The ingest ends by an error: whatever its open transaction holds is
     /// undone, so the store stays at its last commit (which a re-run resumes).
     private func rollBackOpenTransaction() {
+        carried = nil
+        carriedBeforeInput = nil
         uncommitted = IngestSummary()
         uncommittedInputParts = IngestSummary()
         // A failed ROLLBACK leaves SQLite to roll back when the connection
@@ -265,7 +297,10 @@ public final class Ingester {
     /// starts the parsing thread. The input is read once, on that thread;
     /// only when a regular file turns out not to be what its record says is
     /// it opened again, from the start.
-    private func prepare(path: String) throws -> PreparedInput {
+    private func prepare(path: String, index: Int? = nil) throws -> PreparedInput {
+        var handedToParser = false
+        let slot = index.flatMap { i in board.map { BoardSlot(board: $0, input: i) } }
+        defer { slot.map { $0.board.handedOut($0.input, parsed: handedToParser) } }
         var summary = IngestSummary()
         summary.files = 1
         var fileID: Int64 = 0
@@ -297,14 +332,22 @@ public final class Ingester {
         let meeting = self.meeting
         let forced = inputFormat
         guard let parsing else { preconditionFailure("prepare outside ingest") }
+        handedToParser = true
         parsing.run {
+            defer {
+                // Whatever happened, nobody waits for this input any more.
+                slot?.board.tellFirst(nil, of: slot!.input)
+                slot?.board.tellNoneHandedOn(by: slot!.input)
+            }
             do {
                 let format = try forced ?? reader.peekContent().withUnsafeBufferPointer { WebRTCImport.sniff($0) }
                 guard queue.put(.format(format)) else { throw Cancelled() }
                 if format.isDump {
+                    slot?.board.tellFirst(nil, of: slot!.input)
+                    slot?.board.tellNoneHandedOn(by: slot!.input)
                     try DumpReading.run(reader, format: format, meeting: meeting, plan: readPlan, nowMs: nowMs, into: queue)
                 } else {
-                    try Ingester.run(reader, plan: readPlan, nowMs: nowMs, into: queue)
+                    try Ingester.run(reader, plan: readPlan, nowMs: nowMs, into: queue, board: slot)
                 }
             } catch is Cancelled {
             } catch {
@@ -319,11 +362,22 @@ public final class Ingester {
     /// The SHA-256 of no content: the prefix of a file at line 0.
     static let emptyDigest = SHA256().snapshotText()
 
-    /// The parsing thread: carries out `plan` on `reader`.
-    private static func run(_ reader: LineReader, plan: ReadPlan, nowMs: Int64, into queue: BatchQueue) throws {
+    /// An input's place on the ingest's `ContinuationBoard`.
+    struct BoardSlot {
+        var board: ContinuationBoard
+        var input: Int
+    }
+
+    /// The parsing thread: carries out `plan` on `reader`. Only an input
+    /// read afresh takes part in the board (`slot`).
+    private static func run(_ reader: LineReader, plan: ReadPlan, nowMs: Int64, into queue: BatchQueue, board slot: BoardSlot? = nil) throws {
+        if case .fresh = plan {} else if let slot {
+            slot.board.tellFirst(nil, of: slot.input)
+            slot.board.tellNoneHandedOn(by: slot.input)
+        }
         switch plan {
         case .fresh:
-            try parse(reader, skipThrough: 0, nowMs: nowMs, into: queue)
+            try parse(reader, skipThrough: 0, nowMs: nowMs, into: queue, board: slot)
         case .compare(let digest):
             let same: Bool
             if digest.hasPrefix("sha256:") {
@@ -357,11 +411,14 @@ public final class Ingester {
     /// `expecting`, the content through line `skipThrough` must have that
     /// digest (checked before any batch is sent), else `PrefixMismatch`.
     private static func parse(
-        _ reader: LineReader, skipThrough: Int, expecting prefix: String? = nil, nowMs: Int64, into queue: BatchQueue
+        _ reader: LineReader, skipThrough: Int, expecting prefix: String? = nil, nowMs: Int64, into queue: BatchQueue,
+        board slot: BoardSlot? = nil
     ) throws {
         var batches = BatchParser(nowMs: nowMs)
         var verified = skipThrough == 0
         var sent = 0
+        // Told as soon as known: the input before decides at its end.
+        var toldFirst = slot == nil
         try reader.forEachLine { line, number, oversize in
             if number <= skipThrough {
                 if number == skipThrough, let prefix {
@@ -370,7 +427,18 @@ public final class Ingester {
                 }
                 return
             }
-            if let full = batches.add(line, number: number, oversize: oversize) {
+            let full = batches.add(line, number: number, oversize: oversize)
+            if !toldFirst, let slot, let first = batches.firstClient {
+                slot.board.tellFirst(first, of: slot.input)
+                toldFirst = true
+            }
+            if let full {
+                if let slot, sent == 0 {
+                    // More than one batch: this input takes no part (told
+                    // before the put, which may wait for the writer).
+                    slot.board.tellFirst(nil, of: slot.input)
+                    slot.board.tellNoneHandedOn(by: slot.input)
+                }
                 full.bytesRead = reader.bytesRead
                 full.prefixDigest = reader.digestThroughCurrentLine()
                 guard queue.put(.batch(full)) else { throw Cancelled() }
@@ -378,11 +446,15 @@ public final class Ingester {
             }
         }
         if !verified { throw PrefixMismatch() }
+        let lastClient = batches.lastClient
         let last = batches.take()
         // An input of one batch (most logs: one client's) is stored at its
         // end with nothing else buffered: its clients' series are made
         // ready here, on the parsing thread, rather than by the writer.
-        if sent == 0 { try last.prepare(codec: &ParseCodec.current.codec) }
+        if sent == 0 {
+            let joins = slot.map { $0.board.decide(input: $0.input, clients: last.clients, last: lastClient) } ?? Continuation()
+            try last.prepare(codec: &ParseCodec.current.codec, joins: joins)
+        }
         last.bytesRead = reader.bytesRead
         last.prefixDigest = reader.finalDigest ?? ""
         guard queue.put(.batch(last)) else { throw Cancelled() }
@@ -410,6 +482,7 @@ public final class Ingester {
         }
         // The last batch written since this input's last checkpoint, if any.
         var unsaved: ParsedBatch? = nil
+        carriedBeforeInput = carried
         // No batch is ready: commit what the transaction holds and let go of
         // the write lock while the input is awaited. Not while a batch
         // holds the commit (a dump's connections, valid only as a whole),
@@ -503,6 +576,9 @@ public final class Ingester {
         } catch {
             queue.cancel()
             clearBuffers()
+            // What the input joined or stored of the series held back is
+            // undone with it (unless a commit stored it before).
+            carried = carriedBeforeInput
             store.forgetCachedIDs()
             // Undo this input only: the inputs before it in the shared
             // transaction stay (SQLite may have rolled back the whole
@@ -614,11 +690,31 @@ public final class Ingester {
         var order = seriesClients.indices.map { (client: seriesClients[$0], buffer: $0, prepared: -1) }
         order += preparedSeries.indices.map { (client: preparedSeries[$0].client, buffer: -1, prepared: $0) }
         order.sort { ($0.client, $0.prepared) < ($1.client, $1.prepared) }
+        // The series held back from the input before joins this input's
+        // piece of the same client, or is stored first.
+        if let held = carried,
+           let k = preparedSeries.firstIndex(where: { $0.client == held.client && !$0.series.isEncoded }) {
+            preparedSeries[k].series = preparedSeries[k].series.joined(after: held.series)
+            carried = nil
+            piecesJoined += 1
+        }
+        try storeCarried()
         for entry in order {
             let client = entry.client
             summaries.touched(meeting: try store.markStale(client: client, stamp: stamp))
             let reports: Int, events: Int, reportDuplicates: Int, eventDuplicates: Int
-            if entry.buffer >= 0 {
+            if entry.prepared >= 0, case let prepared = preparedSeries[entry.prepared].series,
+               prepared.continues && !prepared.isEncoded && prepared.items <= Ingester.maxCarried,
+               try !store.hasChunks(client: client)
+            {
+                // Its log goes on in the next input: held back, and counted
+                // here as storing it would count it (nothing is stored for
+                // the client, so only its own repeats are dropped).
+                (reports, events) = (prepared.reportCount, prepared.eventCount)
+                (reportDuplicates, eventDuplicates) = prepared.duplicates
+                carried = (client, prepared)
+                piecesHeld += 1
+            } else if entry.buffer >= 0 {
                 let buffer = series[entry.buffer]
                 (reports, events) = (buffer.reports.count, buffer.events.count)
                 reportDuplicates = try store.storeReports(buffer.reports, client: client)
@@ -636,6 +732,15 @@ public final class Ingester {
         if let linesDone {
             try store.updateFile(fileID, status: status, linesDone: linesDone, prefixHash: prefix, summary: summary)
         }
+    }
+
+    /// Stores the series held back, if any. Its items were counted when
+    /// held, and nothing was stored for its client meanwhile, so nothing
+    /// it holds is a repeat.
+    private func storeCarried() throws {
+        guard let held = carried else { return }
+        _ = try store.storePrepared(held.series, client: held.client)
+        carried = nil
     }
 
     private func clearBuffers() {
@@ -689,3 +794,4 @@ final class ParseCodec {
         return made
     }
 }
+

@@ -72,14 +72,21 @@ final class ParsedBatch {
 
     /// Groups the batch's reports and events by client and makes each
     /// client's series ready (`PreparedSeries`), the writer's work for a
-    /// client whose input is this one batch.
-    func prepare(codec: inout ChunkCodec) throws {
+    /// client whose input is this one batch. The clients of `joins` run on
+    /// from the input before or into the next: they are left unencoded
+    /// for the writer to join; `continuing` is the one that runs on.
+    func prepare(codec: inout ChunkCodec, joins: Continuation = Continuation()) throws {
         var reports = [ReportSeries](repeating: ReportSeries(), count: clients.count)
         var events = [EventSeries](repeating: EventSeries(), count: clients.count)
         forEachRun(
             reports: { reports[$0].append($1, ts: reportTs, values: reportValues) },
             events: { events[$0].append(ts: eventTs[$1], kind: eventKind[$1], payload: payloadBytes[$2]) })
-        prepared = try clients.indices.map { try PreparedSeries(reports: reports[$0], events: events[$0], codec: &codec) }
+        prepared = try clients.indices.map { c in
+            var p = try PreparedSeries(
+                reports: reports[c], events: events[c], codec: &codec, encode: c != joins.fromBefore && c != joins.intoNext)
+            p.continues = c == joins.intoNext
+            return p
+        }
         // Held until the writer stores the batch, maybe 32 MB of inputs
         // later: only once.
         (reportClient, reportTs, reportValues) = ([], [], [])
@@ -141,6 +148,15 @@ struct BatchParser: ~Copyable {
         batch.rejects.append((line, reason, raw, size))
         return batch.lines >= ParsedBatch.targetLines ? take() : nil
     }
+
+    /// The first client of the batch (in the order of their lines).
+    var firstClient: EventStore.ClientKey? {
+        batch.clients.first.map { EventStore.ClientKey(meeting: $0.meeting, uid: $0.uid) }
+    }
+
+    /// The index in `clients` of the client of the batch's last event (-1
+    /// for none).
+    var lastClient: Int { Int(lastIndex) }
 
     /// The batch so far (possibly empty), and a fresh one started.
     mutating func take() -> ParsedBatch {

@@ -77,7 +77,7 @@ package struct ReportSeries: MergeableSeries {
 extension EventStore {
     /// Reports per chunk. Large enough that zstd finds the series' patterns,
     /// small enough that one meeting's chunks decode in microseconds.
-    static let chunkCapacity = 2048
+    package static let chunkCapacity = 2048
 
     /// Stores `series` (any order, may repeat stored reports) for a client,
     /// keeping the invariant that a client's chunks are sorted, disjoint and

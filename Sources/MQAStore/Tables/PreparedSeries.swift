@@ -32,6 +32,11 @@ package struct EventChunkRow {
 /// The writer inserts the rows when the store holds nothing they would
 /// merge with (`EventStore.storePrepared`); otherwise it merges the sorted
 /// series as usual. Either way the store ends up the same.
+///
+/// A client whose log runs on into the next input is left unencoded: the
+/// writer joins its pieces (`joined`) and encodes them once, as full
+/// chunks. Encoded piece by piece, each piece's chunks were deleted and
+/// written again when the next piece came.
 package struct PreparedSeries {
     /// The client's items before repeats were dropped.
     package var reportCount = 0
@@ -43,13 +48,20 @@ package struct PreparedSeries {
     var events = EventSeries()
     var eventDuplicates = 0
     var eventRows: [EventChunkRow] = []
+    /// Whether the rows were made; otherwise the writer encodes the series.
+    package private(set) var isEncoded = false
+    /// The parsing thread saw the client's log go on in the next input.
+    package var continues = false
 
-    /// Sorts, drops repeats and encodes the client's `reports` and `events`.
-    package init(reports raw: ReportSeries, events rawEvents: EventSeries, codec: inout ChunkCodec) throws {
+    /// Sorts, drops repeats and, when `encode`, encodes the client's
+    /// `reports` and `events`.
+    package init(reports raw: ReportSeries, events rawEvents: EventSeries, codec: inout ChunkCodec, encode: Bool = true) throws {
         reportCount = raw.count
         eventCount = rawEvents.count
         (reports, reportDuplicates) = ReportSeries.dropRepeats(raw.sortedByTime())
         (events, eventDuplicates) = EventSeries.dropRepeats(rawEvents.sortedByTime())
+        guard encode else { return }
+        isEncoded = true
         for range in EventStore.chunkRanges(reports.count) {
             reportRows.append(try EventStore.reportRow(reports, range, codec: &codec))
         }
@@ -57,6 +69,33 @@ package struct PreparedSeries {
             eventRows.append(try EventStore.eventRow(events, range, codec: &codec))
         }
     }
+
+    private init() {}
+
+    /// Items held, repeats dropped.
+    package var items: Int { reports.count + events.count }
+
+    /// `earlier`, the same client's piece before, joined with this piece
+    /// (neither encoded) as storing this piece after `earlier` would merge
+    /// them: at equal times the earlier items first, a repeat of one of
+    /// them dropped and counted here. The counts are this piece's alone.
+    package func joined(after earlier: PreparedSeries) -> PreparedSeries {
+        precondition(!isEncoded && !earlier.isEncoded, "joining encoded pieces")
+        var out = PreparedSeries()
+        out.reportCount = reportCount
+        out.eventCount = eventCount
+        let r = ReportSeries.merge(stored: earlier.reports, new: reports)
+        out.reports = r.merged
+        out.reportDuplicates = reportDuplicates + r.duplicates
+        let e = EventSeries.merge(stored: earlier.events, new: events)
+        out.events = e.merged
+        out.eventDuplicates = eventDuplicates + e.duplicates
+        out.continues = continues
+        return out
+    }
+
+    /// Repeats dropped, in total (reports, events).
+    package var duplicates: (reports: Int, events: Int) { (reportDuplicates, eventDuplicates) }
 }
 
 extension EventStore {
@@ -70,7 +109,18 @@ extension EventStore {
     /// stored chunk is to be merged with them, else through the merge.
     /// Returns the duplicates dropped (reports, events).
     package func storePrepared(_ p: PreparedSeries, client: Int64) throws -> (reports: Int, events: Int) {
-        (p.reportDuplicates + (try storeReports(p.reports, client: client, ready: p.reportRows)),
-         p.eventDuplicates + (try storeEvents(p.events, client: client, ready: p.eventRows)))
+        (p.reportDuplicates + (try storeReports(p.reports, client: client, ready: p.isEncoded ? p.reportRows : nil)),
+         p.eventDuplicates + (try storeEvents(p.events, client: client, ready: p.isEncoded ? p.eventRows : nil)))
+    }
+
+    /// Whether `client` has any chunk stored, of reports or events.
+    package func hasChunks(client: Int64) throws -> Bool {
+        for sql in ["SELECT 1 FROM report_chunks WHERE client_id = ? LIMIT 1", "SELECT 1 FROM event_chunks WHERE client_id = ? LIMIT 1"] {
+            let select = try db.cached(sql)
+            select.bind(1, client)
+            defer { select.reset() }
+            if try select.step() { return true }
+        }
+        return false
     }
 }
