@@ -64,13 +64,13 @@ final class ContinuationBoard: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Input `input` hands on no client.
-    func tellNoneHandedOn(by input: Int) {
+    /// Input `input` takes no part: it tells "none" for its first line and
+    /// for the client it hands on, unless it told them already.
+    func standAside(_ input: Int) {
         condition.lock()
-        if handsOn[input] == nil {
-            handsOn[input] = .some(nil)
-            condition.broadcast()
-        }
+        if firsts[input] == nil { firsts[input] = .some(nil) }
+        if handsOn[input] == nil { handsOn[input] = .some(nil) }
+        condition.broadcast()
         condition.unlock()
     }
 

@@ -336,15 +336,13 @@ public final class Ingester {
         parsing.run {
             defer {
                 // Whatever happened, nobody waits for this input any more.
-                slot?.board.tellFirst(nil, of: slot!.input)
-                slot?.board.tellNoneHandedOn(by: slot!.input)
+                slot?.standAside()
             }
             do {
                 let format = try forced ?? reader.peekContent().withUnsafeBufferPointer { WebRTCImport.sniff($0) }
                 guard queue.put(.format(format)) else { throw Cancelled() }
                 if format.isDump {
-                    slot?.board.tellFirst(nil, of: slot!.input)
-                    slot?.board.tellNoneHandedOn(by: slot!.input)
+                    slot?.standAside()
                     try DumpReading.run(reader, format: format, meeting: meeting, plan: readPlan, nowMs: nowMs, into: queue)
                 } else {
                     try Ingester.run(reader, plan: readPlan, nowMs: nowMs, into: queue, board: slot)
@@ -366,14 +364,16 @@ public final class Ingester {
     struct BoardSlot {
         var board: ContinuationBoard
         var input: Int
+
+        /// The input takes no part (`ContinuationBoard.standAside`).
+        func standAside() { board.standAside(input) }
     }
 
     /// The parsing thread: carries out `plan` on `reader`. Only an input
     /// read afresh takes part in the board (`slot`).
     private static func run(_ reader: LineReader, plan: ReadPlan, nowMs: Int64, into queue: BatchQueue, board slot: BoardSlot? = nil) throws {
         if case .fresh = plan {} else if let slot {
-            slot.board.tellFirst(nil, of: slot.input)
-            slot.board.tellNoneHandedOn(by: slot.input)
+            slot.standAside()
         }
         switch plan {
         case .fresh:
@@ -436,8 +436,7 @@ public final class Ingester {
                 if let slot, sent == 0 {
                     // More than one batch: this input takes no part (told
                     // before the put, which may wait for the writer).
-                    slot.board.tellFirst(nil, of: slot.input)
-                    slot.board.tellNoneHandedOn(by: slot.input)
+                    slot.standAside()
                 }
                 full.bytesRead = reader.bytesRead
                 full.prefixDigest = reader.digestThroughCurrentLine()

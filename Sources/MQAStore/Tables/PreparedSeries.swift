@@ -113,9 +113,11 @@ extension EventStore {
          p.eventDuplicates + (try storeEvents(p.events, client: client, ready: p.isEncoded ? p.eventRows : nil)))
     }
 
+    private static let anyChunkSQL = ChunkTable.allCases.map { "SELECT 1 FROM \($0.rawValue) WHERE client_id = ? LIMIT 1" }
+
     /// Whether `client` has any chunk stored, of reports or events.
     package func hasChunks(client: Int64) throws -> Bool {
-        for sql in ["SELECT 1 FROM report_chunks WHERE client_id = ? LIMIT 1", "SELECT 1 FROM event_chunks WHERE client_id = ? LIMIT 1"] {
+        for sql in EventStore.anyChunkSQL {
             let select = try db.cached(sql)
             select.bind(1, client)
             defer { select.reset() }
