@@ -147,4 +147,31 @@ import Testing
         _ = try Self.ingest([first, last], into: reference.db, joining: false)
         #expect(try Self.chunks(s.db) == Self.chunks(reference.db))
     }
+
+    @Test("a log joined from its pieces is encoded off the writer, and stored even when the next file fails")
+    func joinedLogSurvivesAFailingNextInput() throws {
+        let alice = Self.lines("alice", reports: 3000), bob = Self.lines("bob", reports: 9000)
+        let s = Scratch()
+        let pieces = [s.write("a0.ndjson", Array(alice[0..<1000])), s.write("a1.ndjson", Array(alice[1000...]))]
+        // Bob's log, more than a batch, breaks off: the file fails after
+        // alice's joined log was given to the encoder.
+        let text = Array((bob.joined(separator: "\n") + "\n").utf8)
+        var frame: [UInt8] = []
+        try text.withUnsafeBytes { try ZstdCompressor(level: 3).compress($0, appendingTo: &frame) }
+        frame.removeLast(64)
+        let broken = s.dir + "/b0.ndjson.zst"
+        try Data(frame).write(to: URL(fileURLWithPath: broken))
+        let last = s.write("c0.ndjson", Self.lines("carol", reports: 50))
+        let ingester = Ingester(store: try EventStore(path: s.db))
+        var failures: [String] = []
+        ingester.onInputError = { failures.append("\($0)") }
+        _ = try ingester.ingest(paths: pieces + [broken, last])
+        #expect(failures.count == 1 && failures[0].contains("b0.ndjson.zst"), "\(failures)")
+        #expect(ingester.piecesJoined == 1 && ingester.seriesEncodedAside == 1)
+
+        let reference = Scratch()
+        _ = try Self.ingest(pieces + [last], into: reference.db, joining: false)
+        #expect(try Self.chunks(s.db) == Self.chunks(reference.db))
+        #expect(try Self.fileRows(s.db).filter { !$0.hasPrefix("b0") } == Self.fileRows(reference.db))
+    }
 }

@@ -76,6 +76,17 @@ public final class Ingester {
     /// `carried` as the input being written found it: what an undone input
     /// puts back.
     private var carriedBeforeInput: (client: Int64, series: PreparedSeries)?
+    /// Series the writer made (a log's pieces joined) being encoded on the
+    /// encoder's thread, in the order given: each is inserted once it is
+    /// encoded, before anything else of its client is stored or looked up,
+    /// and all of them before a commit. Their items were counted in the
+    /// input that gave them.
+    private var encoding: [(client: Int64, job: EncodingJob)] = []
+    /// `encoding` as the input being written found it: what an undone input
+    /// puts back (whatever of it the input inserted was undone with it).
+    private var encodingBeforeInput: [(client: Int64, job: EncodingJob)] = []
+    /// Where `encoding` runs (one per `ingest(paths:)`, with `board`).
+    private var encoder: SeriesEncoder?
     /// The most a held-back series holds: a client of more is stored.
     static let maxCarried = 8 * EventStore.chunkCapacity
     /// Whether a client's log in consecutive inputs is joined before it is
@@ -86,6 +97,8 @@ public final class Ingester {
     /// (tests).
     private(set) var piecesHeld = 0
     private(set) var piecesJoined = 0
+    /// Series given to the encoder's thread (tests).
+    private(set) var seriesEncodedAside = 0
     private var linesSinceCommit = 0
     private var inputsSinceCommit = 0
     /// What the commits of this ingest hold (the summary an ingest that
@@ -136,9 +149,13 @@ public final class Ingester {
         defer { threads.close() }
         let board = ContinuationBoard(paths: paths)
         self.board = joinsPieces ? board : nil
+        let encoder = SeriesEncoder()
+        self.encoder = encoder
         defer {
             board.close()
             self.board = nil
+            encoder.close()
+            self.encoder = nil
         }
         if summarizeWhileReading && store.path != ":memory:" {
             summaries = SummaryScheduler(workers: try SummaryWorkers(path: store.path, count: 1, background: true))
@@ -243,6 +260,8 @@ public final class Ingester {
     private func commit() throws {
         try storeCarried()
         carriedBeforeInput = nil
+        try storeEncoded(all: true)
+        encodingBeforeInput = []
         try transactions.commit()
         linesSinceCommit = 0
         inputsSinceCommit = 0
@@ -266,6 +285,8 @@ public final class Ingester {
     private func rollBackOpenTransaction() {
         carried = nil
         carriedBeforeInput = nil
+        encoding = []
+        encodingBeforeInput = []
         uncommitted = IngestSummary()
         uncommittedInputParts = IngestSummary()
         // A failed ROLLBACK leaves SQLite to roll back when the connection
@@ -482,6 +503,7 @@ public final class Ingester {
         // The last batch written since this input's last checkpoint, if any.
         var unsaved: ParsedBatch? = nil
         carriedBeforeInput = carried
+        encodingBeforeInput = encoding
         // No batch is ready: commit what the transaction holds and let go of
         // the write lock while the input is awaited. Not while a batch
         // holds the commit (a dump's connections, valid only as a whole),
@@ -578,6 +600,7 @@ public final class Ingester {
             // What the input joined or stored of the series held back is
             // undone with it (unless a commit stored it before).
             carried = carriedBeforeInput
+            encoding = encodingBeforeInput
             store.forgetCachedIDs()
             // Undo this input only: the inputs before it in the shared
             // transaction stay (SQLite may have rolled back the whole
@@ -698,8 +721,10 @@ public final class Ingester {
             piecesJoined += 1
         }
         try storeCarried()
+        try storeEncoded(all: false)
         for entry in order {
             let client = entry.client
+            try storeEncoded(client: client)
             summaries.touched(meeting: try store.markStale(client: client, stamp: stamp))
             let reports: Int, events: Int, reportDuplicates: Int, eventDuplicates: Int
             if entry.prepared >= 0, case let prepared = preparedSeries[entry.prepared].series,
@@ -721,7 +746,16 @@ public final class Ingester {
             } else {
                 let prepared = preparedSeries[entry.prepared].series
                 (reports, events) = (prepared.reportCount, prepared.eventCount)
-                (reportDuplicates, eventDuplicates) = try store.storePrepared(prepared, client: client)
+                if let encoder, !prepared.isEncoded, try !store.hasChunks(client: client) {
+                    // Joined pieces: encoded off the writer, and inserted as
+                    // they are (nothing stored to merge with, so only their
+                    // own repeats were dropped, counted as storing counts).
+                    (reportDuplicates, eventDuplicates) = prepared.duplicates
+                    encoding.append((client, encoder.encode(prepared)))
+                    seriesEncodedAside += 1
+                } else {
+                    (reportDuplicates, eventDuplicates) = try store.storePrepared(prepared, client: client)
+                }
             }
             summary.duplicates += reportDuplicates + eventDuplicates
             summary.events += reports + events - reportDuplicates - eventDuplicates
@@ -740,6 +774,22 @@ public final class Ingester {
         guard let held = carried else { return }
         _ = try store.storePrepared(held.series, client: held.client)
         carried = nil
+    }
+
+    /// Inserts the series `encoding` holds, in order: those encoded by now,
+    /// or with `all` every one, waiting for the encoder.
+    private func storeEncoded(all: Bool) throws {
+        while let first = encoding.first, all || first.job.isDone {
+            _ = try store.storePrepared(try first.job.wait(), client: first.client)
+            encoding.removeFirst()
+        }
+    }
+
+    /// Inserts `client`'s series being encoded, if any.
+    private func storeEncoded(client: Int64) throws {
+        guard let k = encoding.firstIndex(where: { $0.client == client }) else { return }
+        _ = try store.storePrepared(try encoding[k].job.wait(), client: client)
+        encoding.remove(at: k)
     }
 
     private func clearBuffers() {

@@ -60,14 +60,16 @@ package struct PreparedSeries {
         eventCount = rawEvents.count
         (reports, reportDuplicates) = ReportSeries.dropRepeats(raw.sortedByTime())
         (events, eventDuplicates) = EventSeries.dropRepeats(rawEvents.sortedByTime())
-        guard encode else { return }
+        if encode { try self.encode(codec: &codec) }
+    }
+
+    /// Chunks and encodes the series, as the writer would for a client
+    /// with nothing stored.
+    package mutating func encode(codec: inout ChunkCodec) throws {
+        guard !isEncoded else { return }
+        reportRows = try EventStore.chunkRanges(reports.count).map { try EventStore.reportRow(reports, $0, codec: &codec) }
+        eventRows = try EventStore.chunkRanges(events.count).map { try EventStore.eventRow(events, $0, codec: &codec) }
         isEncoded = true
-        for range in EventStore.chunkRanges(reports.count) {
-            reportRows.append(try EventStore.reportRow(reports, range, codec: &codec))
-        }
-        for range in EventStore.chunkRanges(events.count) {
-            eventRows.append(try EventStore.eventRow(events, range, codec: &codec))
-        }
     }
 
     private init() {}
