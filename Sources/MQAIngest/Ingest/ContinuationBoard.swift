@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import MQAStore
 
 /// Which clients of a one-batch input run on across its edges: the index
@@ -27,7 +30,14 @@ struct Continuation {
 /// handed the next one out, and for the one before's decision, which
 /// needs only this input's first line. Inputs are handed out in order.
 final class ContinuationBoard: @unchecked Sendable {
-    private let condition = NSCondition()
+    /// Guards everything below. Each waiting decision sleeps on a condition
+    /// of its own (`sleeping`), and a telling wakes only the decisions that
+    /// wait for it: with one condition for all, each telling woke every
+    /// parsing thread waiting on the board, and an ingest of 4,939 small
+    /// files made ~80,000 futex calls.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// The condition of each input whose decision waits, by input.
+    private var sleeping: [Int: UnsafeMutablePointer<pthread_cond_t>] = [:]
     /// Inputs that may take part: not standard input, which is read only
     /// in its turn, so an input before it must never wait for it.
     private let joinable: [Bool]
@@ -42,36 +52,67 @@ final class ContinuationBoard: @unchecked Sendable {
 
     init(paths: [String]) {
         joinable = paths.map { $0 != "-" }
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        for condition in sleeping.values { pthread_cond_destroy(condition); condition.deallocate() }
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    private func lock() { pthread_mutex_lock(mutex) }
+    private func unlock() { pthread_mutex_unlock(mutex) }
+
+    /// Wakes input `input`'s decision, if it waits (the lock held).
+    private func wake(_ input: Int) {
+        if let condition = sleeping[input] { pthread_cond_signal(condition) }
+    }
+
+    /// Sleeps until woken for input `input`'s decision (the lock held).
+    private func sleep(_ input: Int) {
+        let condition: UnsafeMutablePointer<pthread_cond_t>
+        if let existing = sleeping[input] {
+            condition = existing
+        } else {
+            condition = .allocate(capacity: 1)
+            pthread_cond_init(condition, nil)
+            sleeping[input] = condition
+        }
+        pthread_cond_wait(condition, mutex)
     }
 
     /// The writer has handed out `input`: to a parsing thread when `parsed`.
+    /// The decision before it may wait for that.
     func handedOut(_ input: Int, parsed: Bool) {
-        condition.lock()
+        lock()
+        let before = handedOut
         handedOut = max(handedOut, input)
         if parsed { self.parsed.insert(input) }
-        condition.broadcast()
-        condition.unlock()
+        for waiting in max(before, 0)...max(handedOut, 0) { wake(waiting - 1) }
+        unlock()
     }
 
     /// Input `input`'s first event line names `client` (nil: none). Only
-    /// the first telling counts.
+    /// the first telling counts; the decision before it waits for it.
     func tellFirst(_ client: EventStore.ClientKey?, of input: Int) {
-        condition.lock()
+        lock()
         if firsts[input] == nil {
             firsts[input] = .some(client)
-            condition.broadcast()
+            wake(input - 1)
         }
-        condition.unlock()
+        unlock()
     }
 
     /// Input `input` takes no part: it tells "none" for its first line and
     /// for the client it hands on, unless it told them already.
     func standAside(_ input: Int) {
-        condition.lock()
+        lock()
         if firsts[input] == nil { firsts[input] = .some(nil) }
         if handsOn[input] == nil { handsOn[input] = .some(nil) }
-        condition.broadcast()
-        condition.unlock()
+        wake(input - 1)
+        wake(input + 1)
+        unlock()
     }
 
     /// Decides what one-batch input `input` leaves unencoded, from the
@@ -80,21 +121,26 @@ final class ContinuationBoard: @unchecked Sendable {
     func decide(input: Int, clients: [(meeting: [UInt8], uid: [UInt8])], last: Int) -> Continuation {
         var joins = Continuation()
         let key = { (i: Int) in EventStore.ClientKey(meeting: clients[i].meeting, uid: clients[i].uid) }
-        condition.lock()
+        lock()
         defer {
             if handsOn[input] == nil { handsOn[input] = .some(joins.intoNext >= 0 ? key(joins.intoNext) : nil) }
-            condition.broadcast()
-            condition.unlock()
+            if let condition = sleeping.removeValue(forKey: input) {
+                pthread_cond_destroy(condition)
+                condition.deallocate()
+            }
+            wake(input - 1)
+            wake(input + 1)
+            unlock()
         }
         firsts[input] = firsts[input] ?? .some(clients.first.map { _ in key(0) })
         guard !clients.isEmpty, last >= 0, joinable[input] else { return joins }
         if input > 0 && joinable[input - 1] && parsed.contains(input - 1) {
-            while !closed && handsOn[input - 1] == nil { condition.wait() }
+            while !closed && handsOn[input - 1] == nil { sleep(input) }
             if handsOn[input - 1] == .some(key(0)) { joins.fromBefore = 0 }
         }
         let next = input + 1
         if next < joinable.count && joinable[next] {
-            while !closed && (handedOut < next || parsed.contains(next) && firsts[next] == nil) { condition.wait() }
+            while !closed && (handedOut < next || parsed.contains(next) && firsts[next] == nil) { sleep(input) }
             if parsed.contains(next) && firsts[next] == .some(key(last)) { joins.intoNext = last }
         }
         return joins
@@ -102,18 +148,18 @@ final class ContinuationBoard: @unchecked Sendable {
 
     /// The writer is done with the inputs before `input`.
     func forget(before input: Int) {
-        condition.lock()
+        lock()
         firsts[input - 1] = nil
         handsOn[input - 1] = nil
         parsed.remove(input - 1)
-        condition.unlock()
+        unlock()
     }
 
     /// The ingest ends: nobody waits any more.
     func close() {
-        condition.lock()
+        lock()
         closed = true
-        condition.broadcast()
-        condition.unlock()
+        for condition in sleeping.values { pthread_cond_signal(condition) }
+        unlock()
     }
 }
