@@ -48,6 +48,26 @@ final class ParsedBatch {
 
     static let targetLines = 8192
 
+    /// How many items the batch holds.
+    var sizes: BatchSizes {
+        BatchSizes(reports: reportTs.count, events: eventTs.count, payloadBytes: payloadBytes.count)
+    }
+
+    /// Makes room for `sizes` and a quarter more, so that a batch like
+    /// the one measured fills its arrays without growing them.
+    func reserve(_ sizes: BatchSizes) {
+        let reports = min(sizes.reports + sizes.reports / 4, ParsedBatch.targetLines)
+        let events = min(sizes.events + sizes.events / 4, ParsedBatch.targetLines)
+        reportClient.reserveCapacity(reports)
+        reportTs.reserveCapacity(reports)
+        reportValues.reserveCapacity(reports * 5)
+        eventClient.reserveCapacity(events)
+        eventTs.reserveCapacity(events)
+        eventKind.reserveCapacity(events)
+        payloadEnds.reserveCapacity(events)
+        payloadBytes.reserveCapacity(min(sizes.payloadBytes + sizes.payloadBytes / 4, 1 << 22))
+    }
+
     /// Walks the batch's items in order, by client (an index into
     /// `clients`): reports a run of one client's at a time (a batch is
     /// mostly such runs, moved at once), events one at a time with the
@@ -94,6 +114,13 @@ final class ParsedBatch {
     }
 }
 
+/// The items of a `ParsedBatch`, to make room for as many in another.
+struct BatchSizes {
+    var reports = 0
+    var events = 0
+    var payloadBytes = 0
+}
+
 /// Parses lines into batches: the work that runs off the writer's thread.
 /// Not copyable: it holds the line parser.
 struct BatchParser: ~Copyable {
@@ -106,6 +133,9 @@ struct BatchParser: ~Copyable {
     private var lastGeneration = 0
 
     init(nowMs: Int64) { parser = LineParser(nowMs: nowMs) }
+
+    /// Makes room in the batch being filled (`ParsedBatch.reserve`).
+    func reserve(_ sizes: BatchSizes) { batch.reserve(sizes) }
 
     /// Adds one line; returns a full batch when one is ready.
     mutating func add(_ line: UnsafeBufferPointer<UInt8>, number: Int, oversize: Int?) -> ParsedBatch? {

@@ -226,7 +226,10 @@ extension EventStore {
     /// A report chunk row of reports `range` of `s`: encoded, with its
     /// statistics. Pure, so that it can run off the writer's thread.
     static func reportRow(_ s: ReportSeries, _ range: Range<Int>, codec: inout ChunkCodec) throws -> ReportChunkRow {
-        let block = SeriesBlock(ts: Array(s.ts[range]), columns: s.columns.map { Array($0[range]) })
+        // A client's reports are mostly one chunk: its arrays as they are.
+        let block = range == 0..<s.count
+            ? SeriesBlock(ts: s.ts, columns: s.columns)
+            : SeriesBlock(ts: Array(s.ts[range]), columns: s.columns.map { Array($0[range]) })
         var row = ReportChunkRow(firstTs: block.ts.first!, lastTs: block.ts.last!, count: block.ts.count, blob: try codec.encode(block))
         var doubles: [Double] = []
         for c in ReportColumn.allCases {
