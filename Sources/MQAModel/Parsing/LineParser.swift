@@ -143,8 +143,10 @@ public struct LineParser: ~Copyable {
         // bytes already checked and decoded, nothing is done again (this
         // was ~15 % of parsing a line, with the caller's comparison).
         let (m, u) = (field(.meeting), field(.uid))
-        if clientValid && unchanged(line, m, m.hasEscapes ? meetingEscaped : meeting)
-            && unchanged(line, u, u.hasEscapes ? uidEscaped : uid)
+        // Each buffer passed as it is: a conditional expression picking one
+        // made a copy of the array reference, retained and released a line.
+        if clientValid && (m.hasEscapes ? unchanged(line, m, meetingEscaped) : unchanged(line, m, meeting))
+            && (u.hasEscapes ? unchanged(line, u, uidEscaped) : unchanged(line, u, uid))
         {
             return nil
         }
