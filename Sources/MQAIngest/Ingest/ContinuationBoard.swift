@@ -15,9 +15,9 @@ struct Continuation {
 
 /// Where the parsing threads of one ingest tell each other how their
 /// inputs begin and end, so that a client's log split over consecutive
-/// files (an app rolling its log every 100 KB) is encoded once, by the
-/// writer, rather than piece by piece on the parsing threads and then
-/// again when the pieces are joined.
+/// files (an app rolling its log every 100 KB) is encoded once, joined
+/// by the writer (`SeriesEncoder` encodes it), rather than piece by piece
+/// on the parsing threads and then again when the pieces are joined.
 ///
 /// Each input tells the client of its first event line as soon as it has
 /// read it, and at its end which client it hands on to the next input.
