@@ -125,6 +125,31 @@ final class FailingTransactions: IngestTransactions {
         try expectCompletes(paths, expected)
     }
 
+    /// Four logs of one client each, each split over three consecutive
+    /// files: joined by the writer and encoded off it (`SeriesEncoder`).
+    func splitLogs() -> [String] {
+        (0..<4).flatMap { k in
+            let lines = (0..<300).map { i in qr(t0 + Int64(i) * 2000, uid: "u\(k)", meeting: "m-\(k % 2)") }
+            return (0..<3).map { piece in s.write("log-\(k).\(piece).ndjson", Array(lines[(piece * 100)..<(piece * 100 + 100)])) }
+        }
+    }
+
+    @Test("a failed COMMIT while joined logs are being encoded: what is counted is stored, and a re-run completes it",
+          arguments: [1, 2, 4])
+    func failedCommitWithJoinedLogs(failing: Int) throws {
+        let paths = splitLogs()
+        let expected = try reference(paths)
+        let clean = Ingester(store: try EventStore(path: s.dir + "/clean.sqlite"))
+        _ = try clean.ingest(paths: paths)
+        #expect(clean.piecesJoined == 8 && clean.seriesEncodedAside == 4)
+        let (failure, store) = try failingIngest(paths, commitEvery: 250) { $0.failCommit = failing }
+        let f = try #require(failure)
+        let stored = try exportText(store)
+        #expect(f.committed.events == lines(stored), "summary \(f.committed.events) vs \(lines(stored)) stored")
+        #expect(try store.check().isClean)
+        try expectCompletes(paths, expected)
+    }
+
     @Test("a failed savepoint stops the ingest with the error")
     func failedSavepoint() throws {
         let paths = logs()
