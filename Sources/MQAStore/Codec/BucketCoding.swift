@@ -27,6 +27,28 @@ enum BucketCoding {
         bits.write(value, bits: length - 3)
     }
 
+    /// Writes `count` values, the i-th `value(i)`, their symbols appended
+    /// at once: appended one by one, each with its own uniqueness and
+    /// capacity check, they cost about as much as the coding itself.
+    @inline(__always)
+    static func write(count: Int, symbols: inout [UInt8], bits: inout BitWriter, _ value: (Int) -> UInt64) {
+        guard count > 0 else { return }
+        let start = symbols.count
+        symbols.append(contentsOf: repeatElement(0, count: count))
+        symbols.withUnsafeMutableBufferPointer { out in
+            for i in 0..<count {
+                let v = value(i)
+                if v < direct {
+                    out[start + i] = UInt8(v)
+                    continue
+                }
+                let length = 64 - v.leadingZeroBitCount
+                out[start + i] = UInt8(16 + 4 * (length - 5) + Int((v >> UInt64(length - 3)) & 3))
+                bits.write(v, bits: length - 3)
+            }
+        }
+    }
+
     @inline(__always)
     static func read(_ symbols: inout ByteReader, bits: inout BitReader) throws -> UInt64 {
         try value(of: try symbols.byte(), bits: &bits)

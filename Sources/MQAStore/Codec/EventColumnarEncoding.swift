@@ -171,9 +171,11 @@ enum EventColumnarEncoding {
         w.byte(sorted ? 0 : 1)
         if let first = ts.first { w.signed(first) }
         symbols += w.bytes
-        for i in ts.indices.dropFirst() {
-            let d = ts[i] &- ts[i - 1]
-            BucketCoding.write(sorted ? UInt64(bitPattern: d) : BucketCoding.zigzag(d), symbols: &symbols, bits: &bits)
+        ts.withUnsafeBufferPointer { t in
+            BucketCoding.write(count: max(t.count - 1, 0), symbols: &symbols, bits: &bits) { i in
+                let d = t[i + 1] &- t[i]
+                return sorted ? UInt64(bitPattern: d) : BucketCoding.zigzag(d)
+            }
         }
     }
 

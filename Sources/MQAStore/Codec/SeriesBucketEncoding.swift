@@ -49,8 +49,10 @@ enum SeriesBucketEncoding {
         let base = medianInterval(ts)
         w.signed(base)
         symbols += w.bytes
-        for i in 1..<ts.count {
-            BucketCoding.write(BucketCoding.zigzag(ts[i] &- ts[i - 1] &- base), symbols: &symbols, bits: &bits)
+        ts.withUnsafeBufferPointer { t in
+            BucketCoding.write(count: t.count - 1, symbols: &symbols, bits: &bits) { i in
+                BucketCoding.zigzag(t[i + 1] &- t[i] &- base)
+            }
         }
     }
 
@@ -80,10 +82,10 @@ enum SeriesBucketEncoding {
         w.byte(UInt8(scale))
         SeriesVarintEncoding.encodeNulls(values, values.contains { $0.isNull }, into: &w)
         symbols += w.bytes
-        var previous: Int64 = 0
-        for v in scaled {
-            BucketCoding.write(BucketCoding.zigzag(v &- previous), symbols: &symbols, bits: &bits)
-            previous = v
+        scaled.withUnsafeBufferPointer { v in
+            BucketCoding.write(count: v.count, symbols: &symbols, bits: &bits) { i in
+                BucketCoding.zigzag(v[i] &- (i == 0 ? 0 : v[i - 1]))
+            }
         }
     }
 
