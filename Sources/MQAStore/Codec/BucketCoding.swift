@@ -15,16 +15,21 @@ import MQAAnalysis
 enum BucketCoding {
     static let direct: UInt64 = 16
 
+    /// The symbol of `value`, and how many of its low bits go to the bit
+    /// stream (0 for a value that is its own symbol).
     @inline(__always)
-    static func write(_ value: UInt64, symbols: inout [UInt8], bits: inout BitWriter) {
-        if value < direct {
-            symbols.append(UInt8(value))
-            return
-        }
+    static func code(_ value: UInt64) -> (symbol: UInt8, lowBits: Int) {
+        if value < direct { return (UInt8(value), 0) }
         let length = 64 - value.leadingZeroBitCount
         let top = (value >> UInt64(length - 3)) & 3
-        symbols.append(UInt8(16 + 4 * (length - 5) + Int(top)))
-        bits.write(value, bits: length - 3)
+        return (UInt8(16 + 4 * (length - 5) + Int(top)), length - 3)
+    }
+
+    @inline(__always)
+    static func write(_ value: UInt64, symbols: inout [UInt8], bits: inout BitWriter) {
+        let (symbol, lowBits) = code(value)
+        symbols.append(symbol)
+        bits.write(value, bits: lowBits)
     }
 
     /// Writes `count` values, the i-th `value(i)`, their symbols appended
@@ -38,13 +43,9 @@ enum BucketCoding {
         symbols.withUnsafeMutableBufferPointer { out in
             for i in 0..<count {
                 let v = value(i)
-                if v < direct {
-                    out[start + i] = UInt8(v)
-                    continue
-                }
-                let length = 64 - v.leadingZeroBitCount
-                out[start + i] = UInt8(16 + 4 * (length - 5) + Int((v >> UInt64(length - 3)) & 3))
-                bits.write(v, bits: length - 3)
+                let (symbol, lowBits) = code(v)
+                out[start + i] = symbol
+                bits.write(v, bits: lowBits)
             }
         }
     }
