@@ -126,18 +126,22 @@ enum SeriesBucketEncoding {
     }
 
     static func decodeTimestamps(_ s: inout ByteReader, count n: Int, bits: inout BitReader) throws -> [Int64] {
-        var ts = [Int64]()
-        ts.reserveCapacity(n)
-        guard n > 0 else { return ts }
+        guard n > 0 else { return [] }
         var t = try s.signed()
-        ts.append(t)
-        guard n > 1 else { return ts }
+        guard n > 1 else { return [t] }
         let base = try s.signed()
-        for symbol in try BucketCoding.take(n - 1, from: &s) {
-            t = t &+ base &+ BucketCoding.unzigzag(try BucketCoding.value(of: symbol, bits: &bits))
-            ts.append(t)
+        let symbols = try BucketCoding.take(n - 1, from: &s)
+        // Filled through the buffer: an append per value, with its checks,
+        // cost about as much as the decoding.
+        return try [Int64](unsafeUninitializedCapacity: n) { out, initialized in
+            out.initializeElement(at: 0, to: t)
+            initialized = 1
+            for symbol in symbols {
+                t = t &+ base &+ BucketCoding.unzigzag(try BucketCoding.value(of: symbol, bits: &bits))
+                out.initializeElement(at: initialized, to: t)
+                initialized += 1
+            }
         }
-        return ts
     }
 
     static func decodeColumn(_ s: inout ByteReader, count n: Int, bits: inout BitReader) throws -> [DecimalNumber] {
@@ -148,22 +152,23 @@ enum SeriesBucketEncoding {
         let scale = Int(try s.byte())
         guard scale <= SeriesVarintEncoding.maxScale else { throw CorruptData("column scale \(scale) out of range") }
         let nulls = try SeriesVarintEncoding.decodeNulls(&s, count: n)
-        var out = [DecimalNumber]()
-        out.reserveCapacity(n)
         let symbols = try BucketCoding.take(n, from: &s)
         let exponent = Int16(-scale)
         var previous: Int64 = 0
-        if let nulls {
-            for i in 0..<n {
-                previous = previous &+ BucketCoding.unzigzag(try BucketCoding.value(of: symbols[i], bits: &bits))
-                out.append(nulls[i] ? .null : DecimalNumber(mantissa: previous, exponent: exponent))
-            }
-        } else {
-            for symbol in symbols {
-                previous = previous &+ BucketCoding.unzigzag(try BucketCoding.value(of: symbol, bits: &bits))
-                out.append(DecimalNumber(mantissa: previous, exponent: exponent))
+        return try [DecimalNumber](unsafeUninitializedCapacity: n) { out, initialized in
+            if let nulls {
+                for i in 0..<n {
+                    previous = previous &+ BucketCoding.unzigzag(try BucketCoding.value(of: symbols[i], bits: &bits))
+                    out.initializeElement(at: i, to: nulls[i] ? .null : DecimalNumber(mantissa: previous, exponent: exponent))
+                    initialized = i + 1
+                }
+            } else {
+                for i in 0..<n {
+                    previous = previous &+ BucketCoding.unzigzag(try BucketCoding.value(of: symbols[i], bits: &bits))
+                    out.initializeElement(at: i, to: DecimalNumber(mantissa: previous, exponent: exponent))
+                    initialized = i + 1
+                }
             }
         }
-        return out
     }
 }
