@@ -228,7 +228,7 @@ import Testing
         }
         var symbols: [UInt8] = []
         var bits = BitWriter()
-        for v in values { BucketCoding.write(v, symbols: &symbols, bits: &bits) }
+        BucketCoding.write(count: values.count, symbols: &symbols, bits: &bits) { values[$0] }
         #expect(symbols.count == values.count)
         #expect(symbols.prefix(4) == [0, 1, 15, 16])
         let raw = bits.finish()

@@ -83,13 +83,14 @@ final class ContinuationBoard: @unchecked Sendable {
     }
 
     /// The writer has handed out `input`: to a parsing thread when `parsed`.
-    /// The decision before it may wait for that.
+    /// The decisions before the inputs newly handed out may wait for that.
     func handedOut(_ input: Int, parsed: Bool) {
         lock()
-        let before = handedOut
-        handedOut = max(handedOut, input)
         if parsed { self.parsed.insert(input) }
-        for waiting in max(before, 0)...max(handedOut, 0) { wake(waiting - 1) }
+        if input > handedOut {
+            for waiting in max(handedOut, 0)..<input { wake(waiting) }
+            handedOut = input
+        }
         unlock()
     }
 

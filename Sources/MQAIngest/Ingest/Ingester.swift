@@ -435,7 +435,7 @@ public final class Ingester {
         _ reader: LineReader, skipThrough: Int, expecting prefix: String? = nil, nowMs: Int64, into queue: BatchQueue,
         board slot: BoardSlot? = nil
     ) throws {
-        let thread = ParseCodec.current
+        let thread = ParseThreadState.current
         var batches = BatchParser(nowMs: nowMs)
         batches.reserve(thread.lastBatch)
         var verified = skipThrough == 0
@@ -834,9 +834,10 @@ public final class Ingester {
     }
 }
 
-/// Each parsing thread's chunk codec (its zstd contexts are worth keeping),
-/// and the sizes of the last input it parsed.
-final class ParseCodec {
+/// What each parsing thread keeps from one input to the next: its chunk
+/// codec (its zstd contexts are worth keeping) and the sizes of its last
+/// input.
+final class ParseThreadState {
     var codec = ChunkCodec()
     /// The items of the thread's last one-batch input: the next input's
     /// batch starts with room for as many (logs come as many files of
@@ -844,11 +845,11 @@ final class ParseCodec {
     /// reallocated about 80 times an input.
     var lastBatch = BatchSizes()
 
-    static var current: ParseCodec {
+    static var current: ParseThreadState {
         let slots = Thread.current.threadDictionary
-        if let held = slots["mqa.parse-codec"] as? ParseCodec { return held }
-        let made = ParseCodec()
-        slots["mqa.parse-codec"] = made
+        if let held = slots["mqa.parse-thread-state"] as? ParseThreadState { return held }
+        let made = ParseThreadState()
+        slots["mqa.parse-thread-state"] = made
         return made
     }
 }

@@ -60,7 +60,7 @@ final class ParsedBatch {
         let events = min(sizes.events + sizes.events / 4, ParsedBatch.targetLines)
         reportClient.reserveCapacity(reports)
         reportTs.reserveCapacity(reports)
-        reportValues.reserveCapacity(reports * 5)
+        reportValues.reserveCapacity(reports * ReportColumn.allCases.count)
         eventClient.reserveCapacity(events)
         eventTs.reserveCapacity(events)
         eventKind.reserveCapacity(events)

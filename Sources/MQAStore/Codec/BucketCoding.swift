@@ -25,13 +25,6 @@ enum BucketCoding {
         return (UInt8(16 + 4 * (length - 5) + Int(top)), length - 3)
     }
 
-    @inline(__always)
-    static func write(_ value: UInt64, symbols: inout [UInt8], bits: inout BitWriter) {
-        let (symbol, lowBits) = code(value)
-        symbols.append(symbol)
-        bits.write(value, bits: lowBits)
-    }
-
     /// Writes `count` values, the i-th `value(i)`, their symbols appended
     /// at once: appended one by one, each with its own uniqueness and
     /// capacity check, they cost about as much as the coding itself.
