@@ -145,6 +145,41 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
         }
     }
 
+    /// A time read through the hour cache is what a full parse gives, for
+    /// runs of times that share a date and hour, then change one byte of
+    /// it, or are bad after it, or too short to be cached at all.
+    @Test func hourCacheGivesWhatAFullParseGives() {
+        var rng = SplitMix64(seed: 3339)
+        var cache = RFC3339.HourCache()
+        let dates = ["2026-11-29", "2024-02-29", "2023-02-29", "2026-02-30", "2026-13-01", "1999-12-31", "2026-11-3x"]
+        let separators = ["T", "t", " ", "x"]
+        let zones = ["Z", "z", "+01:00", "-00:30", "+24:00", "+01:60", "", "Zx", "+0100"]
+        var checked = 0
+        for _ in 0..<8_000 {
+            // A run of times in one hour, now and then another date or hour.
+            let date = dates[rng.below(dates.count)]
+            let hour = ["00", "10", "23", "24", "1x"][rng.below(5)]
+            let separator = separators[rng.below(separators.count)]
+            for _ in 0..<(1 + rng.below(6)) {
+                var text = date + separator + hour
+                text += ":" + ["00", "07", "59", "60"][rng.below(4)] + ":" + ["00", "02", "59", "60", "61"][rng.below(5)]
+                if rng.chance(0.7) { text += "." + String((0..<rng.below(8)).map { _ in Character(String(rng.below(10))) }) }
+                text += zones[rng.below(zones.count)]
+                var bytes = Array(text.utf8)
+                if rng.chance(0.1) { bytes = Array(bytes.prefix(rng.below(bytes.count + 1))) }
+                if rng.chance(0.1), !bytes.isEmpty { bytes[rng.below(min(13, bytes.count))] ^= 0x01 }
+                bytes.withUnsafeBufferPointer { b in
+                    let cached = RFC3339.milliseconds(b, cache: &cache)
+                    let full = RFC3339.milliseconds(b)
+                    #expect(cached == full, "\(String(decoding: bytes, as: UTF8.self))")
+                    if full != nil { checked += 1 }
+                }
+            }
+        }
+        // The runs must hold valid times too, or the cache is never used.
+        #expect(checked > 800)
+    }
+
     @Test func unknownEventsAreIgnoredButStillValidated() {
         #expect(parse(#"{"ts":1795946400000,"event":"future_thing","meeting":"m","uid":"u","x":{"y":[1,2]}}"#).0 == .ignored)
         #expect(reason(#"{"ts":1795946400000,"event":"future_thing","meeting":"m"}"#) == "uid: missing")

@@ -61,6 +61,8 @@ public struct LineParser: ~Copyable {
     /// reads no global.
     let plan = ParsePlan.shared
     private var scratch: [UInt8] = []
+    /// The date and hour of the last string time (`RFC3339.HourCache`).
+    private var hourCache = RFC3339.HourCache()
     /// Where the last line parsed was and how long, so that a debug build
     /// can check a payload is read from that same line. An address as a
     /// number, never read through.
@@ -116,11 +118,19 @@ public struct LineParser: ~Copyable {
                 return "ts: \(LineParser.clip(Array(text))) is out of range (\(side))"
             }
         case .string:
-            LineParser.decode(line, t, into: &scratch)
-            guard let v = scratch.withUnsafeBufferPointer({ RFC3339.milliseconds($0) }) else {
-                return "ts: not a valid RFC 3339 time: \"\(LineParser.clip(scratch))\""
+            // A time is ASCII, so one with escapes is rare: the others are
+            // read where they are, with no copy.
+            let parsed = t.hasEscapes
+                ? nil : RFC3339.milliseconds(UnsafeBufferPointer(rebasing: line[t.start..<t.end]), cache: &hourCache)
+            if let parsed {
+                ts = parsed
+            } else {
+                LineParser.decode(line, t, into: &scratch)
+                guard let v = scratch.withUnsafeBufferPointer({ RFC3339.milliseconds($0) }) else {
+                    return "ts: not a valid RFC 3339 time: \"\(LineParser.clip(scratch))\""
+                }
+                ts = v
             }
-            ts = v
         default: return "ts: must be an integer or an RFC 3339 string, not \(LineParser.typeName(t.type))"
         }
         if ts < LineParser.earliestTs { return "ts: \(ts) is before 2000-01-01" }
