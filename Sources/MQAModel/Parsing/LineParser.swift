@@ -325,21 +325,22 @@ public struct LineParser: ~Copyable {
             return nil
         }
         var value = DecimalNumber(mantissa: 0, exponent: 0)
-        if let e = number(field(.loss), .loss, &value, 0, 100, "is outside 0–100 (percent)") { return e }
+        let keys = plan.reportKeys
+        if let e = number(field(keys.loss), keys.loss, &value, 0, 100, "is outside 0–100 (percent)") { return e }
         loss = value
-        if let e = number(field(.rtt), .rtt, &value, 0, nil, "is negative") { return e }
+        if let e = number(field(keys.rtt), keys.rtt, &value, 0, nil, "is negative") { return e }
         rtt = value
-        if let e = number(field(.jitter), .jitter, &value, 0, nil, "is negative") { return e }
+        if let e = number(field(keys.jitter), keys.jitter, &value, 0, nil, "is negative") { return e }
         jitter = value
-        if let e = number(field(.bitrate), .bitrate, &value, 0, nil, "is negative") { return e }
+        if let e = number(field(keys.bitrate), keys.bitrate, &value, 0, nil, "is negative") { return e }
         bitrate = value
-        let m = field(.mos)
+        let m = field(keys.mos)
         if m.type == .null {
             mos = .null
             return nil
         }
         if m.type == .absent { return "mos: missing (use null when not available)" }
-        if let e = number(m, .mos, &value, 1, 5, zeroToo: true, "is outside 1–5 (0 or null mean not available)") { return e }
+        if let e = number(m, keys.mos, &value, 1, 5, zeroToo: true, "is outside 1–5 (0 or null mean not available)") { return e }
         mos = value
         return nil
     }
@@ -613,6 +614,10 @@ final class ParsePlan: @unchecked Sendable {
     /// `names` of length n are `names[nameStarts[n]..<nameStarts[n + 1]]`.
     private let nameStarts: UnsafeBufferPointer<Int>
     private let qualityReportName = Array("quality_report".utf8)
+    /// A quality report's keys, read here: as the globals they are, each
+    /// read checked their lazy initialisation (five per report).
+    let reportKeys = (loss: FieldKey.loss, rtt: FieldKey.rtt, jitter: FieldKey.jitter,
+                      bitrate: FieldKey.bitrate, mos: FieldKey.mos)
     /// Every block allocated for the above, freed by `deinit`.
     private let owned: [UnsafeMutableRawPointer]
     /// Their size in bytes.
