@@ -28,7 +28,7 @@ package enum RFC3339 {
         let tail = raw.loadUnaligned(fromByteOffset: 5, as: UInt64.self) >> 24
         if !(cache.valid && cache.head == head && cache.tail == tail) {
             cache.valid = false
-            guard let hours = hoursOfPrefix(s) else { return milliseconds(s) }
+            guard let hours = hoursOfPrefix(s) else { return nil }
             cache.head = head
             cache.tail = tail
             cache.hours = hours
@@ -109,64 +109,11 @@ package enum RFC3339 {
         return true
     }
 
+    /// The time `s` names, or nil when it is not an RFC 3339 date-time.
     package static func milliseconds(_ s: UnsafeBufferPointer<UInt8>) -> Int64? {
-        var i = 0
-        func digits(_ count: Int) -> Int? {
-            guard i + count <= s.count else { return nil }
-            var v = 0
-            for _ in 0..<count {
-                let c = s[i]
-                guard c >= 0x30 && c <= 0x39 else { return nil }
-                v = v * 10 + Int(c - 0x30)
-                i += 1
-            }
-            return v
-        }
-        func expect(_ c: UInt8) -> Bool {
-            guard i < s.count, s[i] == c else { return false }
-            i += 1
-            return true
-        }
-        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")),
-            let day = digits(2)
-        else { return nil }
-        guard i < s.count, s[i] == UInt8(ascii: "T") || s[i] == UInt8(ascii: "t") || s[i] == UInt8(ascii: " ") else { return nil }
-        i += 1
-        guard let hour = digits(2), expect(UInt8(ascii: ":")), let minute = digits(2), expect(UInt8(ascii: ":")),
-            let second = digits(2)
-        else { return nil }
-        var millis = 0
-        if i < s.count && s[i] == UInt8(ascii: ".") {
-            i += 1
-            var count = 0
-            while i < s.count, s[i] >= 0x30 && s[i] <= 0x39 {
-                if count < 3 { millis = millis * 10 + Int(s[i] - 0x30) }
-                count += 1
-                i += 1
-            }
-            guard count > 0 else { return nil }
-            for _ in count..<max(count, 3) { millis *= 10 }
-        }
-        var offsetMinutes = 0
-        guard i < s.count else { return nil }
-        switch s[i] {
-        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
-            i += 1
-        case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            let sign = s[i] == UInt8(ascii: "-") ? -1 : 1
-            i += 1
-            guard let oh = digits(2), expect(UInt8(ascii: ":")), let om = digits(2), oh <= 23, om <= 59 else { return nil }
-            offsetMinutes = sign * (oh * 60 + om)
-        default:
-            return nil
-        }
-        guard i == s.count else { return nil }
-        guard month >= 1 && month <= 12, day >= 1 && day <= daysIn(month: month, year: year),
-            hour <= 23, minute <= 59, second <= 60
-        else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        let seconds = ((days * 24 + hour) * 60 + minute - offsetMinutes) * 60 + second
-        return Int64(seconds) * 1000 + Int64(millis)
+        guard let hours = hoursOfPrefix(s) else { return nil }
+        var i = 13
+        return rest(s, &i, hours: hours)
     }
 
     static func daysIn(month: Int, year: Int) -> Int {

@@ -145,6 +145,20 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
         }
     }
 
+    /// What RFC 3339 does not allow is refused, each part checked; a leap
+    /// second is the next second.
+    @Test func rfc3339Refusals() {
+        func ms(_ text: String) -> Int64? { Array(text.utf8).withUnsafeBufferPointer { RFC3339.milliseconds($0) } }
+        for bad in ["2026-11-29T10:60:00Z", "2026-11-29T10:00:61Z", "2026-11-29T24:00:00Z", "2023-02-29T00:00:00Z",
+                    "2026-13-01T00:00:00Z", "2026-11-00T00:00:00Z", "2026-11-29T10:00:00", "2026-11-29T10:00:00.Z",
+                    "2026-11-29T10:00:00+24:00", "2026-11-29T10:00:00+01:60", "2026-11-29T10:00:00Zx",
+                    "2026-11-29x10:00:00Z", "2026-11-29T10:00Z", "2026-11-29T1:00:00Z", "2026-11-29T10:00:00+0100"] {
+            #expect(ms(bad) == nil, "\(bad)")
+        }
+        #expect(ms("2026-11-29T10:00:60Z") == ms("2026-11-29T10:01:00Z"))
+        #expect(ms("2026-11-29T10:59:59.9999Z") == ms("2026-11-29T10:59:59.999Z"))
+    }
+
     /// A time read through the hour cache is what a full parse gives, for
     /// runs of times that share a date and hour, then change one byte of
     /// it, or are bad after it, or too short to be cached at all.
