@@ -119,18 +119,19 @@ public struct LineParser: ~Copyable {
             }
         case .string:
             // A time is ASCII, so one with escapes is rare: the others are
-            // read where they are, with no copy.
-            let parsed = t.hasEscapes
-                ? nil : RFC3339.milliseconds(UnsafeBufferPointer(rebasing: line[t.start..<t.end]), cache: &hourCache)
-            if let parsed {
-                ts = parsed
-            } else {
+            // read where they are, with no copy (the message quotes a copy).
+            let parsed: Int64?
+            if t.hasEscapes {
                 LineParser.decode(line, t, into: &scratch)
-                guard let v = scratch.withUnsafeBufferPointer({ RFC3339.milliseconds($0) }) else {
-                    return "ts: not a valid RFC 3339 time: \"\(LineParser.clip(scratch))\""
-                }
-                ts = v
+                parsed = scratch.withUnsafeBufferPointer { RFC3339.milliseconds($0) }
+            } else {
+                parsed = RFC3339.milliseconds(UnsafeBufferPointer(rebasing: line[t.start..<t.end]), cache: &hourCache)
             }
+            guard let parsed else {
+                if !t.hasEscapes { LineParser.decode(line, t, into: &scratch) }
+                return "ts: not a valid RFC 3339 time: \"\(LineParser.clip(scratch))\""
+            }
+            ts = parsed
         default: return "ts: must be an integer or an RFC 3339 string, not \(LineParser.typeName(t.type))"
         }
         if ts < LineParser.earliestTs { return "ts: \(ts) is before 2000-01-01" }
@@ -578,15 +579,6 @@ extension LineParser {
     }
 }
 
-extension FieldKey {
-    // The quality report's keys, named once for its hand-written fast path.
-    static let loss = FieldKey.named("loss")
-    static let rtt = FieldKey.named("rtt")
-    static let jitter = FieldKey.named("jitter")
-    static let bitrate = FieldKey.named("bitrate")
-    static let mos = FieldKey.named("mos")
-}
-
 /// `EventCatalog` laid out for the parser: each kind's fields with their
 /// scanner slots, and the kinds by name bytes.
 ///
@@ -614,10 +606,11 @@ final class ParsePlan: @unchecked Sendable {
     /// `names` of length n are `names[nameStarts[n]..<nameStarts[n + 1]]`.
     private let nameStarts: UnsafeBufferPointer<Int>
     private let qualityReportName = Array("quality_report".utf8)
-    /// A quality report's keys, read here: as the globals they are, each
-    /// read checked their lazy initialisation (five per report).
-    let reportKeys = (loss: FieldKey.loss, rtt: FieldKey.rtt, jitter: FieldKey.jitter,
-                      bitrate: FieldKey.bitrate, mos: FieldKey.mos)
+    /// A quality report's keys, for its hand-written fast path: looked up
+    /// once here (as static lets, each read checked their lazy
+    /// initialisation, five times a report).
+    let reportKeys = (loss: FieldKey.named("loss"), rtt: FieldKey.named("rtt"), jitter: FieldKey.named("jitter"),
+                      bitrate: FieldKey.named("bitrate"), mos: FieldKey.named("mos"))
     /// Every block allocated for the above, freed by `deinit`.
     private let owned: [UnsafeMutableRawPointer]
     /// Their size in bytes.

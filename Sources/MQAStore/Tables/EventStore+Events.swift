@@ -175,4 +175,3 @@ struct PayloadCache: ~Copyable {
         return payloads[index]
     }
 }
-
