@@ -112,6 +112,28 @@ import Testing
         #expect(rows[0] == rows[1])
     }
 
+    /// The summaries after an ingest take each chunk it wrote from memory
+    /// (`RecentChunks`), once, and their rows are those `check` recomputes
+    /// by decoding the chunks.
+    @Test func summariesTakeTheIngestsChunksBack() throws {
+        let s = Scratch()
+        let store = try EventStore(path: s.db)
+        let ingester = Ingester(store: store)
+        ingester.summarizeWhileReading = false
+        _ = try ingester.ingest(paths: try Self.fleetFiles(s, meetings: 5))
+        let recent = try #require(store.recentChunks)
+        #expect(recent.hits == 0)
+        _ = try store.refreshSummaries()
+        #expect(store.recentChunks == nil, "dropped after the pass")
+        let chunks = try store.db.prepare("SELECT (SELECT count(*) FROM report_chunks) + (SELECT count(*) FROM event_chunks)")
+        let rows = try chunks.step() ? chunks.int(0) : -1
+        chunks.reset()
+        #expect(rows > 10)
+        #expect(recent.hits == rows, "every stored chunk read back from memory")
+        #expect(recent.dropped == 0)
+        #expect(try store.check().damage.isEmpty)
+    }
+
     @Test func rowsFromAnOlderSnapshotAreNotStored() throws {
         let s = Scratch()
         let first = s.write("a.ndjson", (0..<10).map { qr(t0 + Int64($0) * 2000) })

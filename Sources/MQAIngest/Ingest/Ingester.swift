@@ -123,6 +123,9 @@ public final class Ingester {
     /// `EventStore.refreshSummaries` does after.
     public var summarizeWhileReading = true
     private var summaries = SummaryScheduler(workers: nil)
+    /// What this ingest's codecs encoded, for its summaries to take back
+    /// (`RecentChunks`); set before the inputs' threads start.
+    private var recent: RecentChunks?
     /// Meetings handed to the summary worker during the inputs (tests).
     var summariesOffered: Int { summaries.offered }
     /// Stamps for stale meetings, one per commit (see `markStale`).
@@ -149,7 +152,12 @@ public final class Ingester {
         defer { threads.close() }
         let board = ContinuationBoard(paths: paths)
         self.board = joinsPieces ? board : nil
-        let encoder = SeriesEncoder()
+        // Left on the store after the inputs: the summary pass after them
+        // (`refreshSummaries`) takes what its meetings need, then drops it.
+        let recent = RecentChunks()
+        self.recent = recent
+        store.recentChunks = recent
+        let encoder = SeriesEncoder(recent: recent)
         self.encoder = encoder
         defer {
             board.close()
@@ -158,7 +166,7 @@ public final class Ingester {
             self.encoder = nil
         }
         if summarizeWhileReading && store.path != ":memory:" {
-            summaries = SummaryScheduler(workers: try SummaryWorkers(path: store.path, count: 1, background: true))
+            summaries = SummaryScheduler(workers: try SummaryWorkers(path: store.path, count: 1, background: true, recent: recent))
         }
         defer { summaries.finish(storingInto: store) }
         defer { rollBackOpenTransaction() }
@@ -352,9 +360,12 @@ public final class Ingester {
         let readPlan = plan
         let meeting = self.meeting
         let forced = inputFormat
+        let recent = self.recent
         guard let parsing else { preconditionFailure("prepare outside ingest") }
         handedToParser = true
         parsing.run {
+            // The thread's codec outlives this ingest: it remembers for this one.
+            ParseThreadState.current.codec.recent = recent
             defer {
                 // Whatever happened, nobody waits for this input any more.
                 slot?.standAside()

@@ -15,6 +15,10 @@ final class SeriesEncoder: @unchecked Sendable {
     /// Touched only by the encoder's thread (its jobs run one at a time).
     private var codec = ChunkCodec()
 
+    init(recent: RecentChunks? = nil) {
+        codec.recent = recent
+    }
+
     /// Starts encoding `series`; the job gives the encoded series.
     func encode(_ series: PreparedSeries) -> EncodingJob {
         let job = EncodingJob()

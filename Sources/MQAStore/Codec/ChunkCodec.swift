@@ -26,6 +26,10 @@ public struct SeriesBlock: Equatable, Sendable {
 public struct ChunkCodec {
     let compressor: ZstdCompressor
     let decompressor = ZstdDecompressor()
+    /// Where `EventStore`'s chunk rows remember what they encode, and the
+    /// summary's reads look first (an ingest and its summary workers share
+    /// one); nil elsewhere.
+    package var recent: RecentChunks?
 
     /// Level 1. With the bucketed and columnar encodings zstd mostly
     /// entropy-codes symbols, so its match finder finds little: on 400 files
@@ -83,10 +87,22 @@ public struct ChunkCodec {
         case .eventsJSON: return try seal(EventJSONEncoding.payload(block), as: .eventsJSON)
         case .eventsColumnar:
             return try ChunkEnvelope.wrap(.eventsColumnar) {
-                try EventColumnarEncoding.encode(block, sections: SectionWriter(compressor: compressor), into: &$0)
+                var none: SharedEventBlock?
+                try EventColumnarEncoding.encode(block, sections: SectionWriter(compressor: compressor), into: &$0, sharing: &none)
             }
         case .seriesVarint, .seriesBucketed: preconditionFailure("\(encoding) holds reports, not events")
         }
+    }
+
+    /// `block` in the newest event encoding, and the block as
+    /// `decodeSharedEvents` would give it back.
+    public func encodeSharing(_ block: EventBlock) throws -> (blob: [UInt8], shared: SharedEventBlock) {
+        precondition(block.kinds.count == block.ts.count && block.payloadEnds.count == block.ts.count, "ragged event block")
+        var shared: SharedEventBlock? = SharedEventBlock()
+        let blob = try ChunkEnvelope.wrap(.eventsColumnar) {
+            try EventColumnarEncoding.encode(block, sections: SectionWriter(compressor: compressor), into: &$0, sharing: &shared)
+        }
+        return (blob, shared!)
     }
 
     /// Decodes an event chunk of any event encoding.

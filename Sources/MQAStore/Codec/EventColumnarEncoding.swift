@@ -40,8 +40,18 @@ enum EventColumnarEncoding {
         var count = 0
     }
 
-    static func encode(_ block: EventBlock, sections: SectionWriter, into out: inout [UInt8]) throws {
+    /// With `shared` not nil, also gives the block as decoding the chunk
+    /// would (`decode`): equal (kind, payload) pairs held once, numbered in
+    /// order of first appearance, as `seen` numbers them here.
+    static func encode(_ block: EventBlock, sections: SectionWriter, into out: inout [UInt8],
+                       sharing shared: inout SharedEventBlock?) throws {
         let n = block.ts.count
+        if shared != nil {
+            shared = SharedEventBlock()
+            shared?.ts = block.ts
+            shared?.kinds = block.kinds
+            shared?.payloadIndex.reserveCapacity(n)
+        }
         var header = ByteWriter()
         header.varint(UInt64(n))
         out += header.bytes
@@ -74,7 +84,9 @@ enum EventColumnarEncoding {
                     if p.count > 0 { (k.baseAddress! + 1).copyMemory(from: p.baseAddress!, byteCount: p.count) }
                     return seen.intern(UnsafeRawBufferPointer(rebasing: k[0..<p.count + 1]))
                 }
+                shared?.payloadIndex.append(Int32(id))
                 if id == seenShape.count {
+                    shared?.payloads.append(Array(UnsafeBufferPointer(start: p.baseAddress?.assumingMemoryBound(to: UInt8.self), count: p.count)))
                     // First time: parse it, and remember its shape and values.
                     let parsed = object.parse(p)
                     key.bytes.removeAll(keepingCapacity: true)

@@ -41,9 +41,9 @@ extension EventStore {
         }
         return ReportBlocks { [self] body in
             let cursor = try reportChunks(client: id, meeting: meeting, uid: uid)
-            while let block = try cursor.next() {
+            while true {
                 var columns = ReportColumns()
-                columns.append(block)
+                guard try cursor.next(appendingTo: &columns) else { break }
                 try body(columns)
             }
         }

@@ -25,9 +25,17 @@ extension EventStore {
             block = EventBlock()
             block.append(s.block, range: range)
         }
+        let blob: [UInt8]
+        if let recent = codec.recent {
+            let made = try codec.encodeSharing(block)
+            recent.remember(made.blob, events: made.shared)
+            blob = made.blob
+        } else {
+            blob = try codec.encode(block)
+        }
         return EventChunkRow(
             firstTs: block.ts.first!, lastTs: block.ts.last!, count: block.count,
-            kinds: block.kinds.reduce(Int64(0)) { $0 | (1 << Int64($1)) }, blob: try codec.encode(block))
+            kinds: block.kinds.reduce(Int64(0)) { $0 | (1 << Int64($1)) }, blob: blob)
     }
 
     func insert(_ row: EventChunkRow, client: Int64) throws {
@@ -67,7 +75,7 @@ extension EventStore {
             }
             let block: SharedEventBlock
             do {
-                block = try select.withBlob(1) { try codec.decodeSharedEvents($0) }
+                block = try select.withBlob(1) { try codec.recent?.takeEvents($0) ?? codec.decodeSharedEvents($0) }
             } catch {
                 try damaged("\(error)")
                 continue
@@ -148,6 +156,20 @@ extension ReportColumns {
         DecimalNumber.appendDoubles(of: block[.jitter], to: &jitter, null: 0)
         DecimalNumber.appendDoubles(of: block[.bitrate], to: &bitrate, null: 0)
         DecimalNumber.appendDoubles(of: block[.mos], to: &mos, null: .nan)
+    }
+
+    /// Appends `other`'s reports after these.
+    mutating func append(contentsOf other: ReportColumns) {
+        if count == 0 {
+            self = other
+            return
+        }
+        ts += other.ts
+        loss += other.loss
+        rtt += other.rtt
+        jitter += other.jitter
+        bitrate += other.bitrate
+        mos += other.mos
     }
 }
 

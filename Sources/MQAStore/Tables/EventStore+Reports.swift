@@ -232,24 +232,32 @@ extension EventStore {
             : SeriesBlock(ts: Array(s.ts[range]), columns: s.columns.map { Array($0[range]) })
         var row = ReportChunkRow(firstTs: block.ts.first!, lastTs: block.ts.last!, count: block.ts.count, blob: try codec.encode(block))
         var doubles: [Double] = []
+        // Kept for the summaries (`RecentChunks`) as `ReportColumns` reads
+        // a chunk back: a null MOS is NaN, any other null 0.
+        let keeping = codec.recent != nil
+        var kept = ReportColumns()
+        if keeping { kept.ts = block.ts }
         for c in ReportColumn.allCases {
             var count = 0
             var lo = Double.infinity
             var hi = -Double.infinity
             var sum = 0.0
-            // A null is NaN here: no stored number is NaN (JSON has none).
-            doubles.removeAll(keepingCapacity: true)
-            DecimalNumber.appendDoubles(of: block[c], to: &doubles, null: .nan)
-            for value in doubles {
-                let d: Double
-                if c == .mos {
-                    // 0 and null are placeholders: the MOS statistics count
-                    // only the values in [1, 5], and say how many there were.
-                    guard value >= 1 && value <= 5 else { continue }
-                    d = value
-                } else {
-                    d = value.isNaN ? 0 : value
+            // A null MOS is NaN here: no stored number is NaN (JSON has none).
+            if keeping { doubles = [] } else { doubles.removeAll(keepingCapacity: true) }
+            DecimalNumber.appendDoubles(of: block[c], to: &doubles, null: c == .mos ? .nan : 0)
+            if keeping {
+                switch c {
+                case .loss: kept.loss = doubles
+                case .rtt: kept.rtt = doubles
+                case .jitter: kept.jitter = doubles
+                case .bitrate: kept.bitrate = doubles
+                case .mos: kept.mos = doubles
                 }
+            }
+            for d in doubles {
+                // 0 and null are placeholders: the MOS statistics count only
+                // the values in [1, 5], and say how many there were.
+                if c == .mos { guard d >= 1 && d <= 5 else { continue } }
                 count += 1
                 lo = min(lo, d)
                 hi = max(hi, d)
@@ -257,6 +265,7 @@ extension EventStore {
             }
             row.stats.append((count, lo, hi, sum))
         }
+        codec.recent?.remember(row.blob, reports: kept)
         return row
     }
 
@@ -292,7 +301,7 @@ extension EventStore {
         var columns = ReportColumns()
         columns.reserve(count)
         let cursor = try reportChunks(client: client, meeting: meeting, uid: uid, onDamage: onDamage)
-        while let block = try cursor.next() { columns.append(block) }
+        while try cursor.next(appendingTo: &columns) {}
         return columns
     }
 
@@ -336,8 +345,30 @@ final class ReportChunkCursor {
     /// The next chunk's reports, nil after the last. A damaged chunk throws
     /// `StoreError.damaged`, or is handed to `onDamage` and skipped.
     func next() throws -> SeriesBlock? {
+        if case .decoded(let block)? = try step(recent: nil) { return block }
+        return nil
+    }
+
+    /// Appends the next chunk's reports to `columns`; false after the last.
+    /// A chunk the codec's `recent` holds is taken from there, not decoded.
+    func next(appendingTo columns: inout ReportColumns) throws -> Bool {
+        switch try step(recent: codec.recent) {
+        case .decoded(let block)?: columns.append(block)
+        case .recent(let held)?: columns.append(contentsOf: held)
+        case nil: return false
+        }
+        return true
+    }
+
+    private enum Step {
+        case decoded(SeriesBlock)
+        case recent(ReportColumns)
+    }
+
+    private func step(recent: RecentChunks?) throws -> Step? {
         while try select.step() {
             let id = select.int64(0)
+            if let recent, let held = select.withBlob(1, { recent.takeReports($0) }) { return .recent(held) }
             let block: SeriesBlock
             do {
                 block = try select.withBlob(1) { try codec.decode($0) }
@@ -352,7 +383,7 @@ final class ReportChunkCursor {
                 onDamage(damage)
                 continue
             }
-            return block
+            return .decoded(block)
         }
         select.reset()
         return nil

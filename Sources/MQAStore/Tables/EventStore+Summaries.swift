@@ -25,13 +25,17 @@ extension EventStore {
     /// leaves the rest marked stale for the next run.
     @discardableResult
     public func refreshSummaries(progress: ((Int, Int) -> Void)? = nil) throws -> Int {
+        // The chunks an ingest kept for its summaries (`RecentChunks`):
+        // this pass is the last to want them.
+        defer { codec.recent = nil }
         let count = try db.prepare("SELECT count(*) FROM meetings WHERE stale != 0")
         let total = try count.step() ? count.int(0) : 0
         count.reset()  // an open statement would pin a snapshot and the WAL with it
         if total == 0 { return 0 }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let workers = total > 1 && db.path != ":memory:"
-            ? try SummaryWorkers(path: db.path, count: min(cores, total), capacity: 4 * SummaryWorkers.meetingsPerTake * cores) : nil
+            ? try SummaryWorkers(path: db.path, count: min(cores, total), capacity: 4 * SummaryWorkers.meetingsPerTake * cores,
+                                 recent: codec.recent) : nil
         defer { workers?.close() }
         let config = TierConfig()
         var done = 0

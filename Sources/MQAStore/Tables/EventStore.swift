@@ -15,6 +15,12 @@ public final class EventStore {
     /// Internal: every SQL statement lives in this module, behind typed calls.
     package private(set) var db: Database
     var codec = ChunkCodec()
+    /// Where the chunks this store's writer encodes are remembered for the
+    /// summaries (`RecentChunks`); `refreshSummaries` clears it.
+    package var recentChunks: RecentChunks? {
+        get { codec.recent }
+        set { codec.recent = newValue }
+    }
     /// Client ids by (meeting, uid) bytes: the ingest loop resolves a client
     /// per line.
     private var clientIDs: [ClientKey: Int64] = [:]

@@ -47,10 +47,14 @@ package final class SummaryWorkers: @unchecked Sendable {
     /// Starts `count` workers over the store at `path`, which must exist.
     /// `background` workers run at a lower priority: beside an ingest they
     /// should use only what the parser and the writer leave of the cores.
-    package init(path: String, count: Int, background: Bool = false, config: TierConfig = TierConfig(), capacity: Int = 64) throws {
+    /// With `recent`, the workers take the chunks the ingest encoded from
+    /// there rather than decoding them (`RecentChunks`).
+    package init(path: String, count: Int, background: Bool = false, config: TierConfig = TierConfig(), capacity: Int = 64,
+                 recent: RecentChunks? = nil) throws {
         self.capacity = capacity
         // Opened here, so that a store that cannot be read fails the caller.
         stores = try (0..<count).map { _ in try EventStore.openExisting(path: path) }
+        for store in stores { store.codec.recent = recent }
         running = stores.count
         for index in stores.indices {
             let thread = Thread { [self] in
