@@ -160,6 +160,9 @@ public final class Ingester {
         let encoder = SeriesEncoder(recent: recent)
         self.encoder = encoder
         defer {
+            // Not held past the inputs here: the store's reference is the
+            // one `refreshSummaries` drops.
+            self.recent = nil
             board.close()
             self.board = nil
             encoder.close()

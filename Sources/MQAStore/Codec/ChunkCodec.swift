@@ -86,10 +86,7 @@ public struct ChunkCodec {
         switch encoding {
         case .eventsJSON: return try seal(EventJSONEncoding.payload(block), as: .eventsJSON)
         case .eventsColumnar:
-            return try ChunkEnvelope.wrap(.eventsColumnar) {
-                var none: SharedEventBlock?
-                try EventColumnarEncoding.encode(block, sections: SectionWriter(compressor: compressor), into: &$0, sharing: &none)
-            }
+            return try columnar(block, sharing: false).blob
         case .seriesVarint, .seriesBucketed: preconditionFailure("\(encoding) holds reports, not events")
         }
     }
@@ -98,11 +95,16 @@ public struct ChunkCodec {
     /// `decodeSharedEvents` would give it back.
     public func encodeSharing(_ block: EventBlock) throws -> (blob: [UInt8], shared: SharedEventBlock) {
         precondition(block.kinds.count == block.ts.count && block.payloadEnds.count == block.ts.count, "ragged event block")
-        var shared: SharedEventBlock? = SharedEventBlock()
-        let blob = try ChunkEnvelope.wrap(.eventsColumnar) {
-            try EventColumnarEncoding.encode(block, sections: SectionWriter(compressor: compressor), into: &$0, sharing: &shared)
-        }
+        let (blob, shared) = try columnar(block, sharing: true)
         return (blob, shared!)
+    }
+
+    private func columnar(_ block: EventBlock, sharing: Bool) throws -> (blob: [UInt8], shared: SharedEventBlock?) {
+        var shared: SharedEventBlock?
+        let blob = try ChunkEnvelope.wrap(.eventsColumnar) {
+            shared = try EventColumnarEncoding.encode(block, sections: SectionWriter(compressor: compressor), into: &$0, sharing: sharing)
+        }
+        return (blob, shared)
     }
 
     /// Decodes an event chunk of any event encoding.

@@ -40,17 +40,20 @@ enum EventColumnarEncoding {
         var count = 0
     }
 
-    /// With `shared` not nil, also gives the block as decoding the chunk
-    /// would (`decode`): equal (kind, payload) pairs held once, numbered in
-    /// order of first appearance, as `seen` numbers them here.
+    /// With `sharing`, also gives the block as decoding the chunk would
+    /// (`decode`): equal (kind, payload) pairs held once, numbered in order
+    /// of first appearance, as `seen` numbers them here.
+    @discardableResult
     static func encode(_ block: EventBlock, sections: SectionWriter, into out: inout [UInt8],
-                       sharing shared: inout SharedEventBlock?) throws {
+                       sharing: Bool = false) throws -> SharedEventBlock? {
         let n = block.ts.count
-        if shared != nil {
-            shared = SharedEventBlock()
-            shared?.ts = block.ts
-            shared?.kinds = block.kinds
-            shared?.payloadIndex.reserveCapacity(n)
+        var shared: SharedEventBlock?
+        if sharing {
+            var made = SharedEventBlock()
+            made.ts = block.ts
+            made.kinds = block.kinds
+            made.payloadIndex.reserveCapacity(n)
+            shared = made
         }
         var header = ByteWriter()
         header.varint(UInt64(n))
@@ -174,6 +177,7 @@ enum EventColumnarEncoding {
         }
         try sections.append(values, to: &out)
         try sections.append(bits.finish(), to: &out, compressible: false)
+        return shared
     }
 
     static func encodeTimestamps(_ ts: [Int64], symbols: inout [UInt8], bits: inout BitWriter) {

@@ -231,7 +231,6 @@ extension EventStore {
             ? SeriesBlock(ts: s.ts, columns: s.columns)
             : SeriesBlock(ts: Array(s.ts[range]), columns: s.columns.map { Array($0[range]) })
         var row = ReportChunkRow(firstTs: block.ts.first!, lastTs: block.ts.last!, count: block.ts.count, blob: try codec.encode(block))
-        var doubles: [Double] = []
         // Kept for the summaries (`RecentChunks`) as `ReportColumns` reads
         // a chunk back: a null MOS is NaN, any other null 0.
         let keeping = codec.recent != nil
@@ -243,7 +242,7 @@ extension EventStore {
             var hi = -Double.infinity
             var sum = 0.0
             // A null MOS is NaN here: no stored number is NaN (JSON has none).
-            if keeping { doubles = [] } else { doubles.removeAll(keepingCapacity: true) }
+            var doubles: [Double] = []
             DecimalNumber.appendDoubles(of: block[c], to: &doubles, null: c == .mos ? .nan : 0)
             if keeping {
                 switch c {
