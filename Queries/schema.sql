@@ -1,4 +1,4 @@
--- The mqa store, schema version 2 (PRAGMA user_version; older stores are
+-- The mqa store, schema version 3 (PRAGMA user_version; older stores are
 -- upgraded in place by the first mqa that may write them). Open any store with the sqlite3 shell:
 --   sqlite3 mqa.sqlite '.read Queries/rejects.sql'
 -- Quality reports live in compressed column chunks (report_chunks.data, see
@@ -72,11 +72,14 @@ INSERT OR IGNORE INTO event_kinds (kind, name) VALUES
     (20, 'sub_meeting_move'), (21, 'user_handup'), (22, 'share_broadcast_start'),
     (23, 'share_broadcast_stop'), (24, 'network_change');
 
--- Ingested inputs. hash is the SHA-256 ('sha256:<hex>') of the content
--- actually parsed (decompressed), set when the input was read to its end;
--- stores made before schema version 2 keep their 32-hex fingerprints.
+-- Ingested inputs. hash is the SHA-256 of the content actually parsed
+-- (decompressed), its 32 bytes as a BLOB (hex(hash) in the shell), set when
+-- the input was read to its end; stores made before schema version 2 keep
+-- their 32-hex fingerprints as TEXT. path_key is a 32-bit FNV-1a hash of
+-- path's UTF-8, the index's key: lookups give both, path_key = ? AND path = ?
+-- (an index over whole paths was a third of the table's bytes).
 -- status: 'partial' = a kill interrupted it, lines_done is the resume point
--- and prefix_hash the SHA-256 of the content through that line (checked
+-- and prefix_hash the SHA-256 of the content through that line (32 bytes; checked
 -- before resuming; NULL once the input is finished); 'done' = read whole;
 -- 'changed' = read whole, but the
 -- file changed while it was read (what was read is stored; ingesting the
@@ -85,11 +88,12 @@ INSERT OR IGNORE INTO event_kinds (kind, name) VALUES
 -- The counters are the file's share of the ingest summary.
 CREATE TABLE IF NOT EXISTS files (
     id          INTEGER PRIMARY KEY,
-    hash        TEXT UNIQUE,
+    hash        BLOB UNIQUE,
     path        TEXT NOT NULL,
+    path_key    INTEGER NOT NULL,
     status      TEXT NOT NULL CHECK (status IN ('partial', 'done', 'changed', 'superseded')),
     lines_done  INTEGER NOT NULL DEFAULT 0,
-    prefix_hash TEXT,
+    prefix_hash BLOB,
     lines       INTEGER NOT NULL DEFAULT 0,
     events      INTEGER NOT NULL DEFAULT 0,
     reports     INTEGER NOT NULL DEFAULT 0,
@@ -98,7 +102,7 @@ CREATE TABLE IF NOT EXISTS files (
     ignored     INTEGER NOT NULL DEFAULT 0,
     ingested_at INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS files_by_path ON files (path, id);
+CREATE INDEX IF NOT EXISTS files_by_path ON files (path_key);
 
 -- Each distinct rejected text once: the reason and the raw bytes of the line
 -- (its first 4 KiB, as a BLOB: invalid UTF-8 is kept as it was), keyed by
@@ -183,7 +187,7 @@ CREATE TABLE IF NOT EXISTS track_summary (
 -- a quarter of the summary time of a 265-meeting ingest).
 CREATE INDEX IF NOT EXISTS track_summary_by_meeting ON track_summary (meeting_id);
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- What a stats dump's standard WebRTC stats say about a connection beyond
 -- the quality feed (Docs/import.md, "Context"): never used for the

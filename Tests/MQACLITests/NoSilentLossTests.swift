@@ -270,10 +270,64 @@ import MQAIngest
         #expect(MQA.run(["ingest", "--db", db, f]).status == 0)
         let expected = Array(text.utf8).withUnsafeBytes { SHA256.text(SHA256.digest($0)) }
         let database = try Database(path: db, readOnly: true)
-        let s = try database.prepare("SELECT hash, status FROM files")
+        let s = try database.prepare("SELECT hash, status, typeof(hash), path_key FROM files")
         #expect(try s.step())
-        #expect(s.string(0) == expected)
+        // Kept as its 32 bytes (schema version 3), shown as text by mqa.
+        #expect(SHA256.text(s.blob(0)) == expected)
         #expect(s.string(1) == "done")
+        #expect(s.string(2) == "blob")
+        #expect(s.int64(3) != 0)
+    }
+
+    /// A store of schema version 2 (digests as `sha256:` text, an index
+    /// over whole paths) is upgraded in place: a finished file is still
+    /// known and skipped, and a partial one resumes after its stored lines
+    /// (a prefix that no longer matched would have read it again, and its
+    /// first lines would count as duplicates).
+    @Test func aVersion2StoreIsUpgradedInPlace() throws {
+        let done = dir.write("done.ndjson", Lines.meeting("m-1"))
+        let whole = Lines.meeting("m-2")
+        let head = whole.split(separator: "\n").prefix(5).map { $0 + "\n" }.joined()
+        let growing = dir.write("growing.ndjson", head)
+        #expect(MQA.run(["ingest", "--db", db, done, growing]).status == 0)
+        try whole.write(toFile: growing, atomically: true, encoding: .utf8)
+        // Rewind the store to version 2's files table, the second row
+        // interrupted after its 5 lines, as a kill left it.
+        let database = try Database(path: db)
+        try database.execute(
+            """
+            PRAGMA foreign_keys=OFF;
+            CREATE TABLE files_v2 (id INTEGER PRIMARY KEY, hash TEXT UNIQUE, path TEXT NOT NULL,
+              status TEXT NOT NULL CHECK (status IN ('partial', 'done', 'changed', 'superseded')),
+              lines_done INTEGER NOT NULL DEFAULT 0, prefix_hash TEXT, lines INTEGER NOT NULL DEFAULT 0,
+              events INTEGER NOT NULL DEFAULT 0, reports INTEGER NOT NULL DEFAULT 0, rejected INTEGER NOT NULL DEFAULT 0,
+              duplicates INTEGER NOT NULL DEFAULT 0, ignored INTEGER NOT NULL DEFAULT 0, ingested_at INTEGER NOT NULL);
+            INSERT INTO files_v2 SELECT id, 'sha256:' || lower(hex(hash)), path, status, lines_done, NULL, lines, events,
+              reports, rejected, duplicates, ignored, ingested_at FROM files;
+            UPDATE files_v2 SET status = 'partial', lines_done = 5, prefix_hash = hash, hash = NULL
+              WHERE path LIKE '%growing.ndjson';
+            DROP TABLE files; ALTER TABLE files_v2 RENAME TO files;
+            CREATE INDEX files_by_path ON files (path, id);
+            PRAGMA user_version = 2;
+            """)
+        let again = MQA.run(["ingest", "--db", db, "--format", "json", done, growing])
+        #expect(again.status == 0, "\(again)")
+        #expect(summary(again)["skippedFiles"] == 1, "\(again)")
+        // Resumed: the row's counters go on from its 5 lines (read anew,
+        // they would be 5 events and 5 duplicates).
+        #expect(summary(again)["events"] == 10, "\(again)")
+        #expect(summary(again)["duplicates"] == 0, "\(again)")
+        #expect(MQA.run(["check", "--db", db]).status == 0)
+        #expect(exportedLines(db) == 20)
+        let upgraded = try Database(path: db, readOnly: true)
+        let s = try upgraded.prepare(
+            "SELECT (SELECT user_version FROM pragma_user_version), count(*), sum(typeof(hash) = 'blob'), sum(status = 'done') FROM files")
+        #expect(try s.step())
+        let row: [Int] = [s.int(0), s.int(1), s.int(2), s.int(3)]
+        #expect(row == [3, 2, 2, 2], "version, rows, BLOB digests, finished")
+        let index = try upgraded.prepare("SELECT group_concat(name) FROM pragma_index_info('files_by_path')")
+        #expect(try index.step())
+        #expect(index.string(0) == "path_key")
     }
 
     /// A store made before schema version 2 (64-bit fingerprints, rejects

@@ -260,9 +260,13 @@ let t0: Int64 = 1_795_946_400_000
         _ = try Ingester(store: store).ingest(path: prefixFile)
         let prefix = try Data(contentsOf: URL(fileURLWithPath: prefixFile))
         let mark = try store.db.prepare(
-            "INSERT INTO files (path, status, lines_done, prefix_hash, lines, events, reports, ingested_at) VALUES (?, 'partial', 600, ?, 600, 600, 600, 0)")
+            """
+            INSERT INTO files (path, path_key, status, lines_done, prefix_hash, lines, events, reports, ingested_at)
+            VALUES (?, ?, 'partial', 600, ?, 600, 600, 600, 0)
+            """)
         mark.bind(1, full)
-        mark.bind(2, prefix.withUnsafeBytes { SHA256.text(SHA256.digest($0)) })
+        mark.bind(2, FileKeys.pathKey(full))
+        FileKeys.bind(mark, 3, digest: prefix.withUnsafeBytes { SHA256.text(SHA256.digest($0)) })
         try mark.run()
         let resumed = try Ingester(store: store).ingest(path: full)
         #expect(resumed.lines == 1001)
@@ -276,6 +280,36 @@ let t0: Int64 = 1_795_946_400_000
         #expect(try exportText(store) == exportText(clean))
     }
 
+    /// `files` is looked up by a 32-bit key of the path; two paths with the
+    /// same key are still two inputs, each recognised as itself.
+    @Test func pathsSharingAPathKeyAreToldApart() throws {
+        let s = Scratch()
+        var seen: [Int64: String] = [:]
+        var pair: (String, String)?
+        var r = SplitMix64(seed: 32)
+        // Random names: counting ones differ in their last bytes only, where
+        // FNV-1a is a bijection, and rarely collide.
+        for _ in 0..<400_000 where pair == nil {
+            let name = "log-" + String(r.next() >> 16, radix: 36) + ".ndjson"
+            let key = FileKeys.pathKey(s.dir + "/" + name)
+            if let other = seen[key] { pair = (other, name) } else { seen[key] = name }
+        }
+        let (a, b) = try #require(pair)
+        let pathA = s.write(a, (0..<5).map { qr(t0 + Int64($0) * 2000, uid: "alice") })
+        let pathB = s.write(b, (0..<7).map { qr(t0 + Int64($0) * 2000, uid: "bob") })
+        #expect(FileKeys.pathKey(pathA) == FileKeys.pathKey(pathB))
+        let store = try EventStore(path: s.db)
+        let first = try Ingester(store: store).ingest(paths: [pathA, pathB])
+        #expect(first.reports == 12)
+        let again = try Ingester(store: store).ingest(paths: [pathB, pathA])
+        #expect(again.skippedFiles == 2)
+        #expect(again.lines == 0)
+        let rows = try store.db.prepare("SELECT path, status, reports FROM files ORDER BY path")
+        var listed: [String] = []
+        while try rows.step() { listed.append("\(rows.string(0) ?? "") \(rows.string(1) ?? "") \(rows.int(2))") }
+        #expect(listed == [pathA + " done 5", pathB + " done 7"].sorted())
+    }
+
     /// A partial record whose file was rewritten meanwhile is not resumed
     /// blindly: the prefix digest differs, so the file is read anew from
     /// line 1 and nothing of the new content is skipped.
@@ -285,8 +319,9 @@ let t0: Int64 = 1_795_946_400_000
         let full = s.write("a.ndjson", lines)
         let store = try EventStore(path: s.db)
         let mark = try store.db.prepare(
-            "INSERT INTO files (path, status, lines_done, prefix_hash, ingested_at) VALUES (?, 'partial', 600, 'sha256:00', 0)")
+            "INSERT INTO files (path, path_key, status, lines_done, prefix_hash, ingested_at) VALUES (?, ?, 'partial', 600, 'sha256:00', 0)")
         mark.bind(1, full)
+        mark.bind(2, FileKeys.pathKey(full))
         try mark.run()
         let summary = try Ingester(store: store).ingest(path: full)
         #expect(summary.reports == 1000)

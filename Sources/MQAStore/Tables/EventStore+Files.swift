@@ -41,16 +41,21 @@ extension EventStore {
         summary.duplicates = s.int(10)
         summary.ignored = s.int(11)
         return FileRecord(
-            id: s.int64(0), hash: s.string(1), path: s.string(2) ?? "", status: FileStatus(rawValue: s.string(3) ?? "") ?? .done,
-            linesDone: s.int(4), prefixHash: s.string(5), summary: summary)
+            id: s.int64(0), hash: FileKeys.digest(s, 1), path: s.string(2) ?? "",
+            status: FileStatus(rawValue: s.string(3) ?? "") ?? .done, linesDone: s.int(4),
+            prefixHash: FileKeys.digest(s, 5), summary: summary)
     }
 
     /// The newest record of the input at `path` that a new ingest of it must
     /// look at: a partial one to resume, or a finished one to compare with.
     package func latestFile(path: String) throws -> FileRecord? {
         let s = try db.cached(
-            "SELECT \(EventStore.fileColumns) FROM files WHERE path = ? AND status != 'superseded' ORDER BY id DESC LIMIT 1")
-        s.bind(1, path)
+            """
+            SELECT \(EventStore.fileColumns) FROM files
+            WHERE path_key = ? AND path = ? AND status != 'superseded' ORDER BY id DESC LIMIT 1
+            """)
+        s.bind(1, FileKeys.pathKey(path))
+        s.bind(2, path)
         defer { s.reset() }
         return try s.step() ? fileRecord(s) : nil
     }
@@ -58,7 +63,7 @@ extension EventStore {
     /// A finished record whose content has this `hash`, other than `except`.
     package func finishedFile(hash: String, except: Int64) throws -> Int64? {
         let s = try db.cached("SELECT id FROM files WHERE hash = ? AND id != ?")
-        s.bind(1, hash)
+        FileKeys.bind(s, 1, digest: hash)
         s.bind(2, except)
         defer { s.reset() }
         return try s.step() ? s.int64(0) : nil
@@ -67,10 +72,11 @@ extension EventStore {
     /// A new `partial` record at line 0.
     package func insertFile(path: String, emptyDigest: String) throws -> Int64 {
         let insert = try db.cached(
-            "INSERT INTO files (path, status, prefix_hash, ingested_at) VALUES (?, 'partial', ?, ?)")
+            "INSERT INTO files (path, path_key, status, prefix_hash, ingested_at) VALUES (?, ?, 'partial', ?, ?)")
         insert.bind(1, path)
-        insert.bind(2, emptyDigest)
-        insert.bind(3, Int64(Date().timeIntervalSince1970 * 1000))
+        insert.bind(2, FileKeys.pathKey(path))
+        FileKeys.bind(insert, 3, digest: emptyDigest)
+        insert.bind(4, Int64(Date().timeIntervalSince1970 * 1000))
         try insert.run()
         return db.lastInsertRowID
     }
@@ -92,8 +98,8 @@ extension EventStore {
             """)
         update.bind(1, status.rawValue)
         update.bind(2, Int64(linesDone))
-        if let prefixHash { update.bind(3, prefixHash) } else { update.bindNull(3) }
-        if let hash { update.bind(4, hash) } else { update.bindNull(4) }
+        FileKeys.bind(update, 3, digest: prefixHash)
+        FileKeys.bind(update, 4, digest: hash)
         update.bind(5, summary.lines)
         update.bind(6, summary.events)
         update.bind(7, summary.reports)
