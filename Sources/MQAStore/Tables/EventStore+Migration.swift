@@ -103,7 +103,8 @@ extension EventStore {
                 """
                 CREATE TABLE files_v3 (
                     id INTEGER PRIMARY KEY, hash BLOB UNIQUE, path TEXT NOT NULL, path_key INTEGER NOT NULL,
-                    status TEXT NOT NULL CHECK (status IN ('partial', 'done', 'changed', 'superseded')),
+                    status TEXT NOT NULL
+                      CHECK (status = 'partial' OR status = 'done' OR status = 'changed' OR status = 'superseded'),
                     lines_done INTEGER NOT NULL DEFAULT 0, prefix_hash BLOB,
                     lines INTEGER NOT NULL DEFAULT 0, events INTEGER NOT NULL DEFAULT 0,
                     reports INTEGER NOT NULL DEFAULT 0, rejected INTEGER NOT NULL DEFAULT 0,
