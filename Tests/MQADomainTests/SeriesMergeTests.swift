@@ -150,6 +150,9 @@ import Testing
             var ts = Self.times(&r, count: Int(r.next() % 50), from: 0)
             for k in ts.indices.dropFirst() where r.next() % 5 == 0 { ts.swapAt(k, k - 1) }
             if ts.count > 2 && r.next() % 2 == 0 { ts.swapAt(0, ts.count - 1) }
+            // Far from sorted: past the insertion sort's budget of moves.
+            if r.next() % 6 == 0 { ts.reverse() }
+            if r.next() % 6 == 0 { ts.shuffle(using: &r) }
             let events = Self.events(&r, ts: ts)
             let order = ts.indices.sorted { (ts[$0], $0) < (ts[$1], $1) }
             let sorted = events.sortedByTime()

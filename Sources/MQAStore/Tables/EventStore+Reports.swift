@@ -48,6 +48,12 @@ package struct ReportSeries: MergeableSeries {
         }
     }
 
+    mutating func reserve(toHold a: ReportSeries, _ b: ReportSeries) {
+        let count = a.count + b.count
+        ts.reserveCapacity(count)
+        for c in columns.indices { columns[c].reserveCapacity(count) }
+    }
+
     mutating func append(_ other: ReportSeries, range: Range<Int>) {
         ts += other.ts[range]
         for c in columns.indices { columns[c] += other.columns[c][range] }

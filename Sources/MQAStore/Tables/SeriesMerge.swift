@@ -11,6 +11,10 @@ protocol MergeableSeries {
     mutating func append(_ other: Self, at i: Int)
     /// Appends items `range` of `other`, in order.
     mutating func append(_ other: Self, range: Range<Int>)
+    /// Makes room for the items of `a` and `b` together, so that the runs
+    /// appended next copy once instead of growing the arrays run by run
+    /// (regrowth was 1 % of an ingest's instructions).
+    mutating func reserve(toHold a: Self, _ b: Self)
     /// Whether item `i` repeats item `j` of `other` (same ts assumed).
     func same(_ i: Int, _ other: Self, _ j: Int) -> Bool
 }
@@ -25,11 +29,12 @@ extension MergeableSeries {
             i += 1
         }
         if isSorted { return self }
-        let order = (0..<count).sorted { (ts($0), $0) < (ts($1), $1) }
+        let order = timeOrder()
         // Copied a run at a time: an async logger swaps a few neighbours,
         // so the order is mostly runs of consecutive items, and item by
         // item the copy cost more than the sort.
         var out = Self()
+        out.reserve(toHold: self, Self())
         var runStart = order[0]
         var runEnd = runStart + 1
         for i in order.dropFirst() {
@@ -42,6 +47,36 @@ extension MergeableSeries {
         }
         out.append(self, range: runStart..<runEnd)
         return out
+    }
+
+    /// The item indices in time order, equal times in index order. An
+    /// insertion sort: an async logger's disorder is a few swapped
+    /// neighbours, which it orders in one pass (the general sort was 60 %
+    /// of `sortedByTime`). Past a budget of moves (a log that is not
+    /// nearly sorted) it hands over to the general sort, so the cost stays
+    /// O(n log n).
+    func timeOrder() -> [Int] {
+        var order = Array(0..<count)
+        guard count > 1 else { return order }
+        let budget = 8 * count + 64
+        var moves = 0
+        let done = order.withUnsafeMutableBufferPointer { order -> Bool in
+            for k in 1..<order.count {
+                let item = order[k]
+                let t = ts(item)
+                var j = k
+                // Strictly later only: an equal time stays after, in index order.
+                while j > 0 && ts(order[j - 1]) > t {
+                    order[j] = order[j - 1]
+                    j -= 1
+                }
+                order[j] = item
+                moves += k - j
+                if moves > budget { return false }
+            }
+            return true
+        }
+        return done ? order : (0..<count).sorted { (ts($0), $0) < (ts($1), $1) }
     }
 
     /// Merges stored items (sorted, free of repeats) with new ones (sorted).
@@ -60,10 +95,12 @@ extension MergeableSeries {
             // No time in common: only the new piece's own repeats go.
             let (kept, duplicates) = dropRepeats(new)
             var merged = stored
+            merged.reserve(toHold: stored, kept)
             merged.append(kept, range: 0..<kept.count)
             return (merged, duplicates)
         }
         var merged = Self()
+        merged.reserve(toHold: stored, new)
         var duplicates = 0
         var i = 0
         var j = 0
@@ -165,6 +202,10 @@ package struct EventSeries: MergeableSeries {
 
     mutating func append(_ other: EventSeries, range: Range<Int>) {
         block.append(other.block, range: range)
+    }
+
+    mutating func reserve(toHold a: EventSeries, _ b: EventSeries) {
+        block.reserveCapacity(a.count + b.count, payloadBytes: a.block.payloadBytes.count + b.block.payloadBytes.count)
     }
 
     mutating func append(_ other: EventSeries, at i: Int) {
