@@ -160,21 +160,26 @@ extension MergeableSeries {
     /// earlier one at their time, copied a run at a time between the
     /// dropped ones (item by item, the merge was 6 % of the writer thread),
     /// and not copied at all when none repeats.
+    ///
+    /// An item is compared with every earlier item at its time, dropped or
+    /// not: `same` is an equivalence, so an item that repeats a dropped one
+    /// repeats the kept one that one repeated, and the result is the rule's.
+    /// Keeping a list of the kept items cost more than the comparisons (an
+    /// append and a uniqueness check per item, where most items are alone
+    /// at their time).
     static func dropRepeats(_ new: Self) -> (merged: Self, duplicates: Int) {
         var merged = Self()
         var duplicates = 0
         var runStart = 0
-        var kept: [Int] = []  // the items kept so far at the current time
         for j in 0..<new.count {
-            if j == 0 || new.ts(j) != new.ts(j - 1) {
-                kept.removeAll(keepingCapacity: true)
-            } else if kept.contains(where: { new.same($0, new, j) }) {
-                merged.append(new, range: runStart..<j)
-                runStart = j + 1
-                duplicates += 1
-                continue
-            }
-            kept.append(j)
+            let t = new.ts(j)
+            var k = j - 1
+            while k >= 0 && new.ts(k) == t && !new.same(k, new, j) { k -= 1 }
+            guard k >= 0 && new.ts(k) == t else { continue }
+            if duplicates == 0 { merged.reserve(toHold: new, Self()) }
+            merged.append(new, range: runStart..<j)
+            runStart = j + 1
+            duplicates += 1
         }
         if duplicates == 0 { return (new, 0) }
         merged.append(new, range: runStart..<new.count)
