@@ -73,7 +73,7 @@ INSERT OR IGNORE INTO event_kinds (kind, name) VALUES
     (23, 'share_broadcast_stop'), (24, 'network_change');
 
 -- Ingested inputs. hash is the SHA-256 of the content actually parsed
--- (decompressed), its 32 bytes as a BLOB (hex(hash) in the shell), set when
+-- (decompressed), its 32 bytes as a BLOB (lower(hex(hash)) in the shell), set when
 -- the input was read to its end; stores made before schema version 2 keep
 -- their 32-hex fingerprints as TEXT. path_key is a 32-bit FNV-1a hash of
 -- path's UTF-8, the index's key: lookups give both, path_key = ? AND path = ?

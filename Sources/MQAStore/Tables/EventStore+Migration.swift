@@ -145,23 +145,20 @@ extension EventStore {
     }
 
     /// Whether the store has version 2's `files` table (no path key).
-    private func hasVersion2Files() throws -> Bool {
-        let s = try db.prepare(
-            """
-            SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'files'),
-                   (SELECT count(*) FROM pragma_table_info('files') WHERE name = 'path_key')
-            """)
-        guard try s.step() else { return false }
-        return s.int(0) == 1 && s.int(1) == 0
-    }
+    private func hasVersion2Files() throws -> Bool { try filesTableLacks("path_key") }
 
     /// Whether the store has version 1's `files` table (no prefix hash).
-    private func hasVersion1Tables() throws -> Bool {
+    private func hasVersion1Tables() throws -> Bool { try filesTableLacks("prefix_hash") }
+
+    /// Whether a `files` table exists without `column`: the column a
+    /// version added tells a store of the version before it.
+    private func filesTableLacks(_ column: String) throws -> Bool {
         let s = try db.prepare(
             """
             SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'files'),
-                   (SELECT count(*) FROM pragma_table_info('files') WHERE name = 'prefix_hash')
+                   (SELECT count(*) FROM pragma_table_info('files') WHERE name = ?)
             """)
+        s.bind(1, column)
         guard try s.step() else { return false }
         return s.int(0) == 1 && s.int(1) == 0
     }
