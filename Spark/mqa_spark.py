@@ -210,8 +210,10 @@ def group_by_meeting(text):
     return groups, first
 
 
-def split_file(path, data, order, shards):
-    """[(shard, name, bytes)] for one input file.
+def split_file(path, data, order, shards, whole=None):
+    """[(shard, name, bytes)] for one input file; a file that goes whole
+    carries `whole` instead of its bytes when one is given (a reference the
+    shard reads the file by, `LocalFile`).
 
     Compressed files (gzip or zstd, told by their first bytes) are read
     decompressed, so they go by meeting like plain ones. A file of one
@@ -229,14 +231,15 @@ def split_file(path, data, order, shards):
         text, complete = gunzip(data)
     elif kind == 'zstd':
         text, complete = unzstd(path, data)
+    body = data if whole is None else whole
     only = only_meeting(text)
     if only is not None:
-        return [(shard_of_meeting(only, shards), '%09d-000-%s' % (order, base), data)]
+        return [(shard_of_meeting(only, shards), '%09d-000-%s' % (order, base), body)]
     groups, first = group_by_meeting(text)
     if first is None:
-        return [(shard_of_name(path, shards), '%09d-000-%s' % (order, base), data)]
+        return [(shard_of_name(path, shards), '%09d-000-%s' % (order, base), body)]
     if len(groups) == 1 or not complete:
-        return [(shard_of_meeting(first, shards), '%09d-000-%s' % (order, base), data)]
+        return [(shard_of_meeting(first, shards), '%09d-000-%s' % (order, base), body)]
     stem = base
     if kind is not None:  # the pieces are plain: no name that says otherwise
         stem = re.sub(r'\.(gz|gzip|zst|zstd)$', '', base) or base
@@ -245,6 +248,27 @@ def split_file(path, data, order, shards):
         body = b'\n'.join(group) + b'\n' + piece_marker(order, piece) + b'\n'
         out.append((shard_of_meeting(m, shards), '%09d-%03d-%s' % (order, piece, stem), body))
     return out
+
+
+class LocalFile(tuple):
+    """A whole input by reference: (path, SHA-256 hex of the content that
+    was routed). In local mode the shard copies the file itself, so its
+    bytes do not cross the shuffle (pickled, to the JVM, to disk and back):
+    that trip was the largest cost of the shard stage beyond mqa. The copy
+    must hash to the digest of pass 1, or the file changed during the job."""
+
+    def __new__(cls, path, digest):
+        return super().__new__(cls, (path, digest))
+
+    def __getnewargs__(self):  # pickled into the shuffle: rebuilt from both
+        return tuple(self)
+
+    def copy_to(self, dest):
+        path, digest = self
+        shutil.copyfile(path, dest)
+        if file_digest(dest) != digest:
+            raise RuntimeError('%s changed while the job ran: it no longer holds the content that was routed '
+                               '(run the job again on files that stay as they are)' % path)
 
 
 def safe_file_name(meeting, ext):
@@ -547,8 +571,11 @@ def run_shard(shard, records, settings):
         t = time.time()
         names = []
         for name, body in records:
-            with open(os.path.join(inputs, name), 'wb') as f:
-                f.write(body)
+            if isinstance(body, LocalFile):
+                body.copy_to(os.path.join(inputs, name))
+            else:
+                with open(os.path.join(inputs, name), 'wb') as f:
+                    f.write(body)
             names.append(name)
         names.sort()  # global path order, then piece order: one ingest's order
         timings['write'] = time.time() - t
@@ -763,6 +790,9 @@ def main(argv=None):
     log('%d files (%d with content seen before) listed in %.1f s' % (len(order), len(skipped), time.time() - t))
     order_b = sc.broadcast(order)
     skipped_b = sc.broadcast(skipped)
+    # Local files go whole by reference (LocalFile): the digest of pass 1
+    # lets the shard check that what it copies is what was routed.
+    digests_b = sc.broadcast(dict(fingerprints) if local is not None else None)
 
     # Pass 2: split by meeting, shuffle to shards, run mqa per shard.
     t = time.time()
@@ -771,7 +801,9 @@ def main(argv=None):
         path, data = pb
         if path in skipped_b.value:
             return []
-        return [(s, (name, body)) for s, name, body in split_file(path, data, order_b.value[path], shards)]
+        digests = digests_b.value
+        whole = LocalFile(path[len('file:'):], digests[path]) if digests is not None else None
+        return [(s, (name, body)) for s, name, body in split_file(path, data, order_b.value[path], shards, whole)]
 
     shard_results = (files.flatMap(pieces)
                      .partitionBy(shards, lambda k: k)

@@ -229,6 +229,27 @@ def test_split_keeps_each_meeting_whole():
     assert mqa_spark.split_file('h', b'x\n', 2, 8)[0][0] == mqa_spark.shard_of_name('h', 8)
 
 
+def test_a_whole_local_file_goes_by_reference_and_is_checked_when_copied(tmp_path):
+    import pickle
+    src = tmp_path / 'g.ndjson'
+    src.write_bytes(b'{"meeting":"a"}\nx\n')
+    ref = mqa_spark.LocalFile(str(src), mqa_spark.file_digest(str(src)))
+    # Whole files carry the reference; a file of several meetings is still cut into bytes.
+    whole = mqa_spark.split_file(str(src), src.read_bytes(), order=1, shards=8, whole=ref)
+    assert whole == [(mqa_spark.shard_of_meeting('a', 8), '000000001-000-g.ndjson', ref)]
+    two = mqa_spark.split_file('m', b'{"meeting":"a"}\n{"meeting":"b"}\n', 2, 8, whole=ref)
+    assert [type(p[2]) for p in two] == [bytes, bytes]
+    # Through the shuffle (pickled) and copied: the same bytes.
+    back = pickle.loads(pickle.dumps(ref))
+    assert isinstance(back, mqa_spark.LocalFile) and back == ref
+    back.copy_to(str(tmp_path / 'copy'))
+    assert (tmp_path / 'copy').read_bytes() == src.read_bytes()
+    # Changed after it was listed and routed: the shard refuses it.
+    src.write_bytes(b'{"meeting":"b"}\n')
+    with pytest.raises(RuntimeError, match='changed while the job ran'):
+        back.copy_to(str(tmp_path / 'copy2'))
+
+
 def test_the_one_meeting_shortcut_routes_as_line_by_line():
     # Random files from the cases that matter: nested and non-string
     # meetings, junk, other keys, spacing, escapes, a second meeting.
