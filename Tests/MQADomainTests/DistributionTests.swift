@@ -33,6 +33,29 @@ import Testing
         }
     }
 
+    /// The contract the three selections rely on: the rank's value, no
+    /// larger value before it and no smaller one after, on any subrange.
+    @Test func selectionPartitionsAroundTheRank() {
+        var rng = SplitMix64(seed: 43)
+        for round in 0..<600 {
+            let n = [1, 2, 16, 17, 33, 200, 2500][round % 7] + Int.random(in: 0..<4, using: &rng)
+            let distinct = [1, 3, 50, 1_000_000][round % 4]
+            var values = (0..<n).map { _ in Double(Int.random(in: 0..<distinct, using: &rng)) - 1.5 }
+            if round % 5 == 1 { values.sort() }
+            if round % 5 == 2 { values.sort(by: >) }
+            let lower = Int.random(in: 0..<n, using: &rng)
+            let upper = Int.random(in: lower + 1...n, using: &rng)
+            let k = Int.random(in: lower..<upper, using: &rng)
+            let expected = values[lower..<upper].sorted()[k - lower]
+            let outside = Array(values[..<lower]) + Array(values[upper...])
+            values.withUnsafeMutableBufferPointer { Selection.select($0, rank: k, in: lower..<upper) }
+            #expect(values[k] == expected, "round \(round)")
+            #expect(values[lower..<k].allSatisfy { $0 <= expected }, "round \(round)")
+            #expect(values[(k + 1)..<upper].allSatisfy { $0 >= expected }, "round \(round)")
+            #expect(Array(values[..<lower]) + Array(values[upper...]) == outside, "round \(round)")
+        }
+    }
+
     @Test func emptyHasNoDistribution() {
         #expect(Distribution([]) == nil)
     }
