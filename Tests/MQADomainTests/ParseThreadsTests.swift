@@ -47,4 +47,37 @@ import Testing
         #expect(taken == inputs)
         #expect(mostRunning <= 2)
     }
+
+    /// An idle thread signalled for one job is not idle for the next: two
+    /// jobs given at once to a pool with one idle thread, the first waiting
+    /// for the second to start (as an input's decision waits for the next
+    /// input's first line), both run. Counting the thread for both left the
+    /// second queued behind the first for good; the wait is bounded here,
+    /// so that the failure is a failed expectation rather than a hang.
+    @Test func twoJobsGivenAtOnceToOneIdleThreadBothStart() {
+        for round in 0..<20 {
+            let threads = ParseThreads(limit: 4)
+            let warmed = DispatchSemaphore(value: 0)
+            threads.run { warmed.signal() }
+            warmed.wait()
+            var spins = 0
+            while threads.idleThreads < 1 && spins < 2_000 { usleep(500); spins += 1 }
+            #expect(threads.idleThreads == 1)
+            let secondStarted = DispatchSemaphore(value: 0)
+            let firstDone = DispatchSemaphore(value: 0)
+            let lock = NSLock()
+            var sawSecond = false
+            threads.run {
+                let ok = secondStarted.wait(timeout: .now() + 5) == .success
+                lock.lock(); sawSecond = ok; lock.unlock()
+                firstDone.signal()
+            }
+            threads.run { secondStarted.signal() }
+            #expect(firstDone.wait(timeout: .now() + 10) == .success)
+            lock.lock(); let ok = sawSecond; lock.unlock()
+            #expect(ok, "round \(round): the second job did not start while the first waited for it")
+            threads.close()
+            if !ok { break }  // each failing round waits out its 5 s
+        }
+    }
 }

@@ -27,12 +27,19 @@ final class ParseThreads: @unchecked Sendable {
 
     /// Runs `job` on an idle thread, a new one while fewer than `limit`
     /// exist, or else the first to come free.
+    ///
+    /// A thread counts as idle until it wakes and takes a job, so an idle
+    /// thread already signalled for a job queued before must not be counted
+    /// for this one: the jobs waiting outnumber the idle threads, and a new
+    /// thread starts. Counting it twice left a job queued behind one that
+    /// waited for it (an input's decision waits for the next input's first
+    /// line), and the ingest hung (1 run in 15 of a debug build under load).
     func run(_ job: @escaping () -> Void) {
         condition.lock()
         defer { condition.unlock() }
         precondition(!closed, "a job for closed parse threads")
         jobs.append(job)
-        if idle > 0 {
+        if jobs.count <= idle {
             condition.signal()
         } else if threads < limit {
             threads += 1
@@ -40,6 +47,13 @@ final class ParseThreads: @unchecked Sendable {
             thread.stackSize = 1 << 22  // 4 MB, as the parsing threads always had
             thread.start()
         }
+    }
+
+    /// Threads waiting for a job (for tests).
+    var idleThreads: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return idle
     }
 
     /// Lets the threads end once the jobs given so far are done.
