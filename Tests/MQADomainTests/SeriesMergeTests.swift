@@ -143,6 +143,65 @@ import Testing
         }
     }
 
+    /// A stuck clock: hundreds of items at one time, past the count that is
+    /// compared one by one (`RepeatIndex`), many distinct and some repeated,
+    /// mos 0 against null among them. Looked up by hash, the kept items are
+    /// still the rule's, within one piece and against stored items.
+    @Test func manyItemsAtOneTimeKeepWhatTheRuleKeeps() {
+        var r = SplitMix64(seed: 36)
+        let values: [DecimalNumber] = [
+            .null, DecimalNumber(mantissa: 0, exponent: 0), DecimalNumber(mantissa: 0, exponent: 3),
+            DecimalNumber(mantissa: 42, exponent: -1), DecimalNumber(mantissa: 420, exponent: -2),
+        ]
+        let payloads = (0..<40).map { Array(#"{"tier":"t\#($0 % 20)"}"#.utf8) }
+        for round in 0..<40 {
+            let n = [40, 200, 700][round % 3]
+            let at: Int64 = 1_795_946_400_000
+            func times(_ count: Int) -> [Int64] {
+                // A few items, then two long runs at one time each (a
+                // stuck clock that moved once).
+                (0..<count).map { k in k < 3 ? at - 1 : (k < count / 2 ? at : at + 1) }
+            }
+            func reports(_ count: Int) -> ReportSeries {
+                let ts = times(count)
+                let columns = ReportColumn.allCases.map { _ in ts.map { _ in values[Int(r.next() % (round % 2 == 0 ? 2 : 5))] } }
+                return ReportSeries(ts: ts, columns: columns)
+            }
+            func events(_ count: Int) -> EventSeries {
+                var e = EventSeries()
+                for t in times(count) {
+                    e.append(ts: t, kind: EventKind(rawValue: UInt8(6 + r.next() % 2))!, payload: payloads[Int(r.next() % 40)][...])
+                }
+                return e
+            }
+            let newReports = reports(n)
+            let (kept, duplicates) = ReportSeries.merge(stored: ReportSeries(), new: newReports)
+            let expected = Self.reference(newReports)
+            #expect(duplicates == expected.duplicates, "round \(round)")
+            #expect(kept.ts == expected.kept.map { newReports.ts[$0] })
+            #expect(kept.columns == newReports.columns.map { c in expected.kept.map { c[$0] } })
+            let stored = ReportSeries.dropRepeats(reports(n / 2)).merged
+            let (merged, mergedDuplicates) = ReportSeries.merge(stored: stored, new: newReports)
+            let expectedMerge = Self.referenceMerge(stored: stored, new: newReports)
+            let pick = { (k: (ofNew: Bool, index: Int)) in k.ofNew ? newReports : stored }
+            #expect(mergedDuplicates == expectedMerge.duplicates, "round \(round)")
+            #expect(merged.columns == ReportColumn.allCases.map { c in expectedMerge.kept.map { pick($0)[c][$0.index] } })
+
+            let newEvents = events(n)
+            let (keptEvents, eventDuplicates) = EventSeries.merge(stored: EventSeries(), new: newEvents)
+            let expectedEvents = Self.reference(newEvents)
+            #expect(eventDuplicates == expectedEvents.duplicates, "round \(round)")
+            #expect(keptEvents.block.payloads == expectedEvents.kept.map { newEvents.block.payloads[$0] })
+            let storedEvents = EventSeries.dropRepeats(events(n / 2)).merged
+            let (mergedEvents, mergedEventDuplicates) = EventSeries.merge(stored: storedEvents, new: newEvents)
+            let expectedEventMerge = Self.referenceMerge(stored: storedEvents, new: newEvents)
+            let pickEvents = { (k: (ofNew: Bool, index: Int)) in k.ofNew ? newEvents.block : storedEvents.block }
+            #expect(mergedEventDuplicates == expectedEventMerge.duplicates, "round \(round)")
+            #expect(mergedEvents.block.kinds == expectedEventMerge.kept.map { pickEvents($0).kinds[$0.index] })
+            #expect(mergedEvents.block.payloads == expectedEventMerge.kept.map { Array(pickEvents($0).payload($0.index)) })
+        }
+    }
+
     @Test func sortingKeepsEqualTimesInOrder() {
         var r = SplitMix64(seed: 35)
         for _ in 0..<300 {

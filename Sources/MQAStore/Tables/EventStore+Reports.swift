@@ -64,6 +64,15 @@ package struct ReportSeries: MergeableSeries {
         for c in ReportColumn.allCases { self[c].append(other[c][i]) }
     }
 
+    /// What `same` compares: each value as a double, `mos` 0 as null.
+    func hashItem(_ i: Int, into hasher: inout Hasher) {
+        for c in ReportColumn.allCases {
+            var a = self[c][i].doubleValue
+            if c == .mos && a == 0 { a = nil }
+            hasher.combine(a)
+        }
+    }
+
     /// Two reports are duplicates when every value is equal as a number;
     /// `mos` 0 equals `null` (both mean "not available").
     func same(_ i: Int, _ other: ReportSeries, _ j: Int) -> Bool {

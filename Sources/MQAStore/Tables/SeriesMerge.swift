@@ -17,6 +17,49 @@ protocol MergeableSeries {
     mutating func reserve(toHold a: Self, _ b: Self)
     /// Whether item `i` repeats item `j` of `other` (same ts assumed).
     func same(_ i: Int, _ other: Self, _ j: Int) -> Bool
+    /// Feeds what `same` compares of item `i`: items that are the same hash
+    /// the same.
+    func hashItem(_ i: Int, into hasher: inout Hasher)
+}
+
+/// The items of one time seen so far, to find a repeat among them: compared
+/// one by one while they are few (most items are alone at their time), then
+/// looked up by hash. A log whose clock is stuck puts every line at one
+/// time, and one by one is quadratic there: 50,000 distinct reports at one
+/// time took 12 s to ingest.
+struct RepeatIndex {
+    /// Up to this many items of a time are compared one by one.
+    static let linearLimit = 32
+    private var buckets: [Int: [Int]] = [:]
+    /// The group indexed: items `from..<next` of the series.
+    private var from = -1
+    private var next = -1
+
+    /// Whether item `j` of `item` repeats one of the items `group` of
+    /// `series`, all at `j`'s time. Calls for one group come with the same
+    /// lower bound and a growing upper one; a new lower bound starts over.
+    mutating func repeats<S: MergeableSeries>(_ j: Int, of item: S, among series: S, _ group: Range<Int>) -> Bool {
+        if group.count <= RepeatIndex.linearLimit {
+            for k in group where series.same(k, item, j) { return true }
+            return false
+        }
+        if group.lowerBound != from {
+            buckets.removeAll(keepingCapacity: true)
+            (from, next) = (group.lowerBound, group.lowerBound)
+        }
+        while next < group.upperBound {
+            buckets[RepeatIndex.hash(series, next), default: []].append(next)
+            next += 1
+        }
+        guard let candidates = buckets[RepeatIndex.hash(item, j)] else { return false }
+        return candidates.contains { series.same($0, item, j) }
+    }
+
+    private static func hash<S: MergeableSeries>(_ series: S, _ i: Int) -> Int {
+        var hasher = Hasher()
+        series.hashItem(i, into: &hasher)
+        return hasher.finalize()
+    }
 }
 
 extension MergeableSeries {
@@ -101,6 +144,7 @@ extension MergeableSeries {
         }
         var merged = Self()
         merged.reserve(toHold: stored, new)
+        var index = RepeatIndex()
         var duplicates = 0
         var i = 0
         var j = 0
@@ -137,13 +181,7 @@ extension MergeableSeries {
             if count > 0 && lastTs == t {
                 // Items at its time are taken: compare with them, copied.
                 flush()
-                var repeated = false
-                var k = groupStart
-                while k < merged.count && !repeated {
-                    repeated = merged.same(k, new, j)
-                    k += 1
-                }
-                if repeated {
+                if index.repeats(j, of: new, among: merged, groupStart..<merged.count) {
                     duplicates += 1
                     j += 1
                     continue
@@ -171,11 +209,11 @@ extension MergeableSeries {
         var merged = Self()
         var duplicates = 0
         var runStart = 0
+        var index = RepeatIndex()
+        var groupStart = 0  // the first item at the current time
         for j in 0..<new.count {
-            let t = new.ts(j)
-            var k = j - 1
-            while k >= 0 && new.ts(k) == t && !new.same(k, new, j) { k -= 1 }
-            guard k >= 0 && new.ts(k) == t else { continue }
+            if j > 0 && new.ts(j) != new.ts(j - 1) { groupStart = j }
+            guard j > groupStart, index.repeats(j, of: new, among: new, groupStart..<j) else { continue }
             if duplicates == 0 { merged.reserve(toHold: new, Self()) }
             merged.append(new, range: runStart..<j)
             runStart = j + 1
@@ -207,6 +245,11 @@ package struct EventSeries: MergeableSeries {
 
     mutating func append(_ other: EventSeries, range: Range<Int>) {
         block.append(other.block, range: range)
+    }
+
+    func hashItem(_ i: Int, into hasher: inout Hasher) {
+        hasher.combine(block.kinds[i])
+        block.payloadBytes.withUnsafeBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0[block.payloadRange(i)])) }
     }
 
     mutating func reserve(toHold a: EventSeries, _ b: EventSeries) {
