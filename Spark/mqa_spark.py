@@ -264,9 +264,15 @@ class LocalFile(tuple):
         return tuple(self)
 
     def copy_to(self, dest):
+        """Copies the file to `dest`, hashing the bytes as they go by (one
+        read of the file, none of the copy)."""
         path, digest = self
-        shutil.copyfile(path, dest)
-        if file_digest(dest) != digest:
+        h = hashlib.sha256()
+        with open(path, 'rb') as src, open(dest, 'wb') as out:
+            for block in iter(lambda: src.read(1 << 20), b''):
+                h.update(block)
+                out.write(block)
+        if h.hexdigest() != digest:
             raise RuntimeError('%s changed while the job ran: it no longer holds the content that was routed '
                                '(run the job again on files that stay as they are)' % path)
 

@@ -125,12 +125,12 @@ extension EventStore {
                 insert.reset()
                 let path = old.string(2) ?? ""
                 insert.bind(1, old.int64(0))
-                FileKeys.bind(insert, 2, digest: old.isNull(1) ? nil : old.string(1))
+                FileKeys.bind(insert, 2, digest: old.string(1))
                 insert.bind(3, path)
                 insert.bind(4, FileKeys.pathKey(path))
                 insert.bind(5, old.string(3))
                 insert.bind(6, old.int64(4))
-                FileKeys.bind(insert, 7, digest: old.isNull(5) ? nil : old.string(5))
+                FileKeys.bind(insert, 7, digest: old.string(5))
                 for column in Int32(6)...12 { insert.bind(column + 2, old.int64(column)) }
                 try insert.run()
             }

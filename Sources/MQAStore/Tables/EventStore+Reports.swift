@@ -64,27 +64,22 @@ package struct ReportSeries: MergeableSeries {
         for c in ReportColumn.allCases { self[c].append(other[c][i]) }
     }
 
-    /// What `same` compares: each value as a double, `mos` 0 as null.
-    func hashItem(_ i: Int, into hasher: inout Hasher) {
-        for c in ReportColumn.allCases {
-            var a = self[c][i].doubleValue
-            if c == .mos && a == 0 { a = nil }
-            hasher.combine(a)
-        }
+    /// Item `i`'s value of `c` as duplicates compare it: a number, `mos` 0
+    /// as null (both mean "not available").
+    private func compared(_ c: ReportColumn, _ i: Int) -> Double? {
+        let v = columns[c.rawValue][i].doubleValue
+        return c == .mos && v == 0 ? nil : v
     }
 
-    /// Two reports are duplicates when every value is equal as a number;
-    /// `mos` 0 equals `null` (both mean "not available").
+    /// What `same` compares.
+    func hashItem(_ i: Int, into hasher: inout Hasher) {
+        for c in ReportColumn.allCases { hasher.combine(compared(c, i)) }
+    }
+
+    /// Two reports are duplicates when every value is equal as a number
+    /// (`compared`).
     func same(_ i: Int, _ other: ReportSeries, _ j: Int) -> Bool {
-        for c in ReportColumn.allCases {
-            var a = self[c][i].doubleValue
-            var b = other[c][j].doubleValue
-            if c == .mos {
-                if a == 0 { a = nil }
-                if b == 0 { b = nil }
-            }
-            if a != b { return false }
-        }
+        for c in ReportColumn.allCases where compared(c, i) != other.compared(c, j) { return false }
         return true
     }
 }
