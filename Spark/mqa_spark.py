@@ -545,7 +545,9 @@ def run_mqa(binary, args, ok=(0,)):
 
 def maybe_fault(shard, attempt, stage):
     """Fault injection for the tests: MQA_SPARK_FAULT=kill:SHARD or
-    raise:SHARD fails the first attempt of that shard after its ingest."""
+    raise:SHARD fails the first attempt of that shard after its ingest
+    (apart:SHARD, read by html_stage, makes that shard act as if it did not
+    see the driver's disk)."""
     spec = os.environ.get('MQA_SPARK_FAULT', '')
     if not spec or attempt != 0 or stage != 'after-ingest':
         return
@@ -556,6 +558,27 @@ def maybe_fault(shard, attempt, stage):
         os.kill(os.getpid(), signal.SIGKILL)  # as if the executor died
     if kind == 'raise':
         raise RuntimeError('injected fault in shard %d, attempt %d' % (shard, attempt))
+
+
+HTML_STAGE = '_html-attempts'
+
+
+def html_stage(settings, shard):
+    """The driver's staging folder for meeting pages (OUT/_html-attempts),
+    when this process sees it: the driver leaves a file there holding the
+    job's token, and an executor that reads the same token shares the
+    driver's disk (local mode, or --out on a shared mount). Else None, and
+    the pages travel back zlib-compressed with the result: on 300 meetings
+    (190 MB of HTML) compressing them took 1.8 s of each shard's 5.8 s HTML
+    stage on 2 shards, and the driver then decompressed and wrote them."""
+    stage, token = settings.get('htmlStage'), settings.get('htmlToken')
+    if not stage or not token or os.environ.get('MQA_SPARK_FAULT') == 'apart:%d' % shard:
+        return None
+    try:
+        with open(os.path.join(stage, 'job'), 'r', encoding='ascii') as f:
+            return stage if f.read() == token else None
+    except OSError:
+        return None
 
 
 def run_shard(shard, records, settings):
@@ -623,7 +646,14 @@ def run_shard(shard, records, settings):
             result['cohorts'] = zlib.compress(text.encode('utf-8'), 6)
             timings['cohorts'] = time.time() - t
         t = time.time()
-        html = os.path.join(work, 'html')
+        # Where the driver's folder is this executor's too, the pages are
+        # written into it, under the attempt's name, and only their names
+        # travel back; otherwise their bytes do (see html_stage).
+        stage = html_stage(settings, shard)
+        if stage is not None:
+            html = os.path.join(stage, 'shard-%d-attempt-%d-%d' % (shard, attempt, attempt_id))
+        else:
+            html = os.path.join(work, 'html')
         if settings.get('noHtml'):
             os.makedirs(html)
         else:
@@ -635,9 +665,14 @@ def run_shard(shard, records, settings):
         names = [n for n in sorted(os.listdir(html)) if not n.startswith('index.') and n != 'tracks' and n not in fleet_wide]
         if os.path.isdir(os.path.join(html, 'tracks')):
             names += ['tracks/' + n for n in sorted(os.listdir(os.path.join(html, 'tracks')))]
-        for name in names:
-            with open(os.path.join(html, name), 'rb') as f:
-                result['html'].append((name, zlib.compress(f.read(), 6)))
+        result['pages'] = 'moved' if stage is not None else 'sent'
+        if stage is not None:
+            result['htmlDir'] = html
+            result['html'] = names
+        else:
+            for name in names:
+                with open(os.path.join(html, name), 'rb') as f:
+                    result['html'].append((name, zlib.compress(f.read(), 6)))
         timings['html'] = time.time() - t
         if settings.get('grid') is not None:
             t = time.time()
@@ -763,7 +798,16 @@ def main(argv=None):
         with open(path, 'rb') as f:
             return f.read()
 
+    # Meeting pages are written here by executors that see this folder
+    # (html_stage); a folder left by a job that died is cleared first.
+    stage = os.path.join(out, HTML_STAGE)
+    shutil.rmtree(stage, ignore_errors=True)
+    os.makedirs(stage)
+    token = os.urandom(16).hex()
+    with open(os.path.join(stage, 'job'), 'w', encoding='ascii') as f:
+        f.write(token)
     settings = {
+        'htmlStage': stage, 'htmlToken': token,
         'mqa': args.mqa, 'work': args.work, 'out': out, 'keepStores': args.keep_stores, 'noHtml': args.no_html,
         'noCohorts': args.no_cohorts,
         'grid': read_opt(args.grid), 'config': read_opt(args.config),
@@ -851,10 +895,18 @@ def main(argv=None):
     os.makedirs(os.path.join(meetings_dir, 'tracks'))
     written = set()
     for r in shard_results:
+        if r.get('htmlDir'):
+            # Written by the executor into the stage: moved, not copied.
+            for name in r['html']:
+                os.replace(os.path.join(r['htmlDir'], name), os.path.join(meetings_dir, name))
+                written.add(name)
+            continue
         for name, blob in r['html']:
             with open(os.path.join(meetings_dir, name), 'wb') as f:
                 f.write(zlib.decompress(blob))
             written.add(name)
+    # Other attempts' pages, and what a shard left out, go with the stage.
+    shutil.rmtree(stage, ignore_errors=True)
     write_index(meetings_dir, fleet, written)
 
     schema = T.StructType([
@@ -893,7 +945,7 @@ def main(argv=None):
         shutil.rmtree(attempts, ignore_errors=True)
 
     timing = {'totalS': round(time.time() - started, 2), 'mergeS': round(time.time() - t, 2),
-              'shards': [{'shard': r['shard'], 'attempt': r['attempt'], 'files': r['files'],
+              'shards': [{'shard': r['shard'], 'attempt': r['attempt'], 'files': r['files'], 'pages': r.get('pages'),
                           **{k: round(v, 2) for k, v in r['timings'].items()}} for r in shard_results]}
     with open(os.path.join(out, 'ingest.json'), 'w', encoding='utf-8') as f:
         f.write(json.dumps(summary) + '\n')

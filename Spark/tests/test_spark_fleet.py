@@ -128,6 +128,7 @@ def test_three_shards_with_a_killed_attempt_equal_one_store(fleet):
     assert fleet['summary']['rejected'] > 0 and fleet['summary']['skippedFiles'] == 1
     timings = json.loads((out / 'timings.json').read_text())
     assert [s['attempt'] for s in timings['shards']] == [0, 1, 0]
+    assert [s['pages'] for s in timings['shards']] == ['moved'] * 3
     # One report per meeting, and an index linking every one.
     html = sorted(n for n in os.listdir(out / 'meetings') if n != 'tracks')
     assert len(html) == fleet['meetings'] + 1 and 'index.html' in html
@@ -137,6 +138,8 @@ def test_three_shards_with_a_killed_attempt_equal_one_store(fleet):
     tracks = os.listdir(out / 'meetings' / 'tracks')
     pages = ''.join((out / 'meetings' / m).read_text() for m in html if m != 'index.html')
     assert tracks and all(('href="tracks/%s"' % t) in pages for t in tracks)
+    # Written into the driver's folder by the executors, then moved.
+    assert_pages_are_one_stores(out, fleet)
     assert any(n.endswith('.parquet') for n in os.listdir(out / 'fleet.parquet'))
     # Cohorts and trends: the shards' partials merge into one store's reports.
     assert_cohorts_equal_one_store(out, fleet)
@@ -147,12 +150,32 @@ def test_three_shards_with_a_killed_attempt_equal_one_store(fleet):
     assert ranked == fleet['meetings']
 
 
+def assert_pages_are_one_stores(out, fleet):
+    """The job's meeting and track pages are the ones `mqa report meeting
+    --all` writes from one store, byte for byte, and its staging folder is
+    gone."""
+    one = fleet['base'] / 'one-html'
+    if not one.exists():
+        mqa('report', 'meeting', '--all', '--db', str(fleet['base'] / 'one.sqlite'), '--format', 'html',
+            '--out', str(one))
+    got = sorted(str(p.relative_to(out / 'meetings')) for p in (out / 'meetings').rglob('*.html'))
+    assert got and 'index.html' in got
+    for name in got:
+        if name != 'index.html':
+            assert (out / 'meetings' / name).read_bytes() == (one / name).read_bytes(), name
+    assert not (out / mqa_spark.HTML_STAGE).exists()
+
+
 def test_one_shard_equals_one_store(fleet):
+    """Its one shard acts as an executor apart from the driver's disk: the
+    pages travel back compressed with its result."""
     out = fleet['base'] / 'out1'
-    run_job(fleet, out, 1)
+    run_job(fleet, out, 1, env={'MQA_SPARK_FAULT': 'apart:0'})
+    assert [s['pages'] for s in json.loads((out / 'timings.json').read_text())['shards']] == ['sent']
     assert (out / 'fleet.json').read_text() == fleet['fleet']
     assert (out / 'tune.json').read_text() == fleet['tune']
     assert_cohorts_equal_one_store(out, fleet)
+    assert_pages_are_one_stores(out, fleet)
 
 
 def test_read_through_hadoop_equals_one_store(fleet):
@@ -211,6 +234,21 @@ def test_the_tables_read_back_as_the_reports(fleet, spark):
 def test_render_reproduces_mqa_json(fleet):
     for text in (fleet['fleet'], fleet['tune'], fleet['cohorts']['sdkVersion'], fleet['trends']):
         assert mqa_spark.render(mqa_spark.load_json(text)) + '\n' == text
+
+
+def test_pages_are_staged_only_where_the_drivers_token_is_read(tmp_path, monkeypatch):
+    stage = tmp_path / mqa_spark.HTML_STAGE
+    stage.mkdir()
+    (stage / 'job').write_text('token-1')
+    settings = {'htmlStage': str(stage), 'htmlToken': 'token-1'}
+    assert mqa_spark.html_stage(settings, 0) == str(stage)
+    # Another job's token, no token file, no stage: the pages go by value.
+    assert mqa_spark.html_stage(dict(settings, htmlToken='token-2'), 0) is None
+    assert mqa_spark.html_stage(dict(settings, htmlStage=str(tmp_path / 'elsewhere')), 0) is None
+    assert mqa_spark.html_stage({}, 0) is None
+    monkeypatch.setenv('MQA_SPARK_FAULT', 'apart:1')
+    assert mqa_spark.html_stage(settings, 1) is None
+    assert mqa_spark.html_stage(settings, 0) == str(stage)
 
 
 def test_split_keeps_each_meeting_whole():
