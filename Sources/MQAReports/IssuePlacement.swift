@@ -74,23 +74,29 @@ struct IssuePlacement: Sendable {
         default: break
         }
         guard let uid = issue.uid else { return .noIncident }
-        let candidates = ranked.filter { matches(issue, uid: uid, $0.incident) }
-        if let ts = issue.ts, let holding = candidates.first(where: { $0.incident.startTs <= ts && ts <= $0.incident.endTs }) {
-            return .incident(holding.number)
+        // The first candidate holding the issue's instant, else the first
+        // candidate, in one pass over the ranked incidents.
+        var first: Int?
+        for k in ranked.indices where matches(issue, uid: uid, ranked[k].incident) {
+            guard let ts = issue.ts else { return .incident(ranked[k].number) }
+            let i = ranked[k].incident
+            if i.startTs <= ts && ts <= i.endTs { return .incident(ranked[k].number) }
+            if first == nil { first = ranked[k].number }
         }
-        return candidates.first.map { .incident($0.number) } ?? .noIncident
+        return first.map { .incident($0) } ?? .noIncident
     }
 
     /// Whether `incident` shows the trouble `issue` reports.
     static func matches(_ issue: Issue, uid: String, _ i: Incident) -> Bool {
         let own = i.track == nil && i.uid == uid
-        let kinds = Set(i.kinds)
+        // `kinds` holds a handful at most: a search, not a Set built per pair.
+        let kinds = i.kinds
         func holds(_ ts: Int64?) -> Bool { ts.map { i.startTs <= $0 && $0 <= i.endTs } ?? false }
         switch issue.code {
         case .highPacketLoss: return own && kinds.contains(.loss)
         case .highLatency: return own && kinds.contains(.rtt)
         case .highJitter: return own && (kinds.contains(.jitter) || i.evidence.maxJitterMs != nil)
-        case .lowMOS: return own && !kinds.isDisjoint(with: [.lowTier, .loss, .rtt])
+        case .lowMOS: return own && kinds.contains { $0 == .lowTier || $0 == .loss || $0 == .rtt }
         case .reconnects, .abnormalDisconnect: return own && kinds.contains(.disconnect)
         case .videoStalls:
             guard let track = issue.track, kinds.contains(.stall) else { return false }

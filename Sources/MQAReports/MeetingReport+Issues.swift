@@ -7,9 +7,6 @@ import MQAStore
 // incident that shows the same trouble, in no incident, or, for the tier's
 // misses, in the Tier tuning section. The same in HTML, Markdown and JSON.
 extension MeetingReport {
-    /// Where each issue of the meeting is shown.
-    var issuePlacement: IssuePlacement { IssuePlacement(issues: analysis.issues, ranked: rankedIncidents) }
-
     /// Issue codes by count, most frequent first (ties: code order), with
     /// who raised them.
     static func issueGroups(_ issues: [Issue]) -> [(code: IssueCode, count: Int, uids: [String])] {

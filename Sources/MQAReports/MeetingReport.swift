@@ -10,7 +10,7 @@ import MQAStore
 /// `json`, `markdown`, `csv` or `html`, or `render(_:)` by format.
 public struct MeetingReport: Sendable, RenderedReport {
     public var header: MeetingHeader
-    public var analysis: MeetingAnalysis
+    public var analysis: MeetingAnalysis { didSet { placeIssues() } }
     /// One per participant, in uid order (for the HTML charts).
     public var series: [QualitySeries]
     /// Stored chunks that could not be read and are left out of this report
@@ -20,7 +20,7 @@ public struct MeetingReport: Sendable, RenderedReport {
     public var context: MeetingContext
     /// Co-occurring trouble, merged into time windows with a likely cause
     /// (`IncidentFinder`), in start order.
-    public var incidents: [Incident]
+    public var incidents: [Incident] { didSet { placeIssues() } }
     /// Participants, most affected first (the verdict's ranking).
     public var impacts: [ParticipantImpact]
     /// How instants are written in md and html (`--tz`); JSON keeps ms.
@@ -48,15 +48,26 @@ public struct MeetingReport: Sendable, RenderedReport {
         impacts = ParticipantImpact.rank(analysis)
         // A CDN meeting has no quality feed: nothing to chart.
         series = analysis.isCDN ? [] : log.clients.map { QualitySeries($0, config: config) }
+        placeIssues()
     }
 
     /// Incidents, most impact first (ties: longer, earlier, then uid), with
     /// their 1-based number in start order (the anchor `i-N`).
-    var rankedIncidents: [(number: Int, incident: Incident)] {
-        incidents.enumerated().map { ($0.offset + 1, $0.element) }.sorted {
+    ///
+    /// Kept with `issuePlacement`, both made again whenever `analysis` or
+    /// `incidents` change: the HTML page asked for them a dozen times, and
+    /// placing every issue against every incident each time was 15 % of
+    /// `report meeting --all --format html`.
+    private(set) var rankedIncidents: [(number: Int, incident: Incident)] = []
+    /// Where each issue of the meeting is shown (`IssuePlacement`).
+    private(set) var issuePlacement = IssuePlacement(issues: [], ranked: [])
+
+    private mutating func placeIssues() {
+        rankedIncidents = incidents.enumerated().map { ($0.offset + 1, $0.element) }.sorted {
             let a = $0.incident, b = $1.incident
             return (b.impactMs, b.durationMs, a.startTs, $0.number) < (a.impactMs, a.durationMs, b.startTs, $1.number)
         }
+        issuePlacement = IssuePlacement(issues: analysis.issues, ranked: rankedIncidents)
     }
 
     /// Whether the meeting has a quality feed (it does not on the CDN engine).
