@@ -17,8 +17,46 @@ enum SVGCharts {
     /// long meeting's page stays small and a batch stays fast.
     static let maxPoints = 420
 
-    /// A number for an SVG attribute.
-    static func f(_ x: Double) -> String { JSON.number((x * 10).rounded() / 10) }
+    /// A number for an SVG attribute: `x` rounded to 0.1, as
+    /// `JSON.number` writes that value ("12", "12.3", "-0.5").
+    ///
+    /// Written from the integer number of tenths, not through `Double`'s
+    /// shortest-text algorithm: charts hold most of a page's numbers, and
+    /// formatting them was a tenth of `report meeting --all --format html`.
+    /// The text is the same: the double nearest k/10 prints as k/10 with
+    /// one decimal, or as an integer when k is a multiple of 10.
+    static func f(_ x: Double) -> String {
+        let tenths = (x * 10).rounded()
+        // NaN fails the comparison too: JSON.number writes it as null.
+        guard abs(tenths) < 1e15 else { return JSON.number(tenths / 10) }
+        let t = Int64(tenths)
+        let m = t.magnitude
+        let whole = m / 10, digit = m % 10
+        return String(unsafeUninitializedCapacity: 20) { buf in
+            var n = 0
+            if t < 0 {
+                buf[n] = UInt8(ascii: "-")
+                n += 1
+            }
+            // The whole part's digits, most significant first.
+            var divisor: UInt64 = 1
+            while divisor <= whole / 10 { divisor *= 10 }
+            var rest = whole
+            while true {
+                buf[n] = UInt8(ascii: "0") + UInt8(rest / divisor)
+                n += 1
+                rest %= divisor
+                if divisor == 1 { break }
+                divisor /= 10
+            }
+            if digit != 0 {
+                buf[n] = UInt8(ascii: ".")
+                buf[n + 1] = UInt8(ascii: "0") + UInt8(digit)
+                n += 2
+            }
+            return n
+        }
+    }
 
     static func open(height: Double, label: String) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"\(label.html)\">"
@@ -62,8 +100,14 @@ enum SVGCharts {
     /// A polyline path broken at every `breaks` point.
     static func path(_ pts: [(ts: Int64, v: Double, breaks: Bool)], axis: TimeAxis, y: (Double) -> Double) -> String {
         var d = ""
+        d.reserveCapacity(pts.count * 14)
+        // Appended piece by piece: a `+` chain made three strings a point.
         for (i, p) in pts.enumerated() {
-            d += (i == 0 || p.breaks ? "M" : "L") + f(axis.x(p.ts)) + " " + f(y(p.v)) + " "
+            d += i == 0 || p.breaks ? "M" : "L"
+            d += f(axis.x(p.ts))
+            d += " "
+            d += f(y(p.v))
+            d += " "
         }
         return d.isEmpty ? "" : "<path d=\"\(d.dropLast())\" fill=\"none\" stroke=\"#1f2328\" stroke-width=\"1.4\" stroke-linejoin=\"round\"/>\n"
     }
