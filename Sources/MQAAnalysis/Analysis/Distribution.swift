@@ -68,8 +68,9 @@ public struct Distribution: Sendable, Equatable {
     }
 }
 
-/// The k-th smallest of a range, in place (quickselect).
-enum Selection {
+/// The k-th smallest of a range, in place (quickselect); NaN-free values
+/// only (a NaN compares false both ways).
+package enum Selection {
     /// Reorders `v[range]` so that `v[rank]` holds the value it would hold
     /// were the range sorted, with no larger value before it and no smaller
     /// one after. Median-of-three pivots; a range that keeps shrinking too
@@ -84,7 +85,7 @@ enum Selection {
     /// equal to the pivot (a loss column is mostly zeros) are split off by
     /// a second pass when the rank lies above the pivot, so ties cost one
     /// pass, not one element per pass.
-    static func select(_ v: UnsafeMutableBufferPointer<Double>, rank k: Int, in range: Range<Int>) {
+    package static func select(_ v: UnsafeMutableBufferPointer<Double>, rank k: Int, in range: Range<Int>) {
         var lo = range.lowerBound, hi = range.upperBound - 1
         var budget = 2 * (Int.bitWidth - max(range.count, 1).leadingZeroBitCount) + 8
         while hi > lo {
