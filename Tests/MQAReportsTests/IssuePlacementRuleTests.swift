@@ -1,0 +1,33 @@
+import Testing
+@testable import MQAReports
+@testable import MQAAnalysis
+
+/// `IssuePlacement.place` on hand-made incidents: of the incidents showing
+/// the issue's trouble (ranked most impact first), the one holding its
+/// instant, else the first; none, no incident.
+@Suite struct IssuePlacementRuleTests {
+    private func incident(_ uid: String, _ start: Int64, _ end: Int64, _ kinds: [IncidentKind]) -> Incident {
+        Incident(startTs: start, endTs: end, uid: uid, track: nil, kinds: kinds, cause: .ownNetwork, evidence: IncidentEvidence())
+    }
+
+    @Test func theCandidateHoldingTheInstantWinsOverAHigherRankedOne() {
+        let ranked: [(number: Int, incident: Incident)] = [
+            (3, incident("alice", 0, 1_000, [.loss])),
+            (1, incident("bob", 4_000, 6_000, [.loss])),
+            (2, incident("alice", 4_000, 6_000, [.lowTier])),
+        ]
+        let atFive = Issue(code: .lowMOS, uid: "alice", ts: 5_000, detail: "")
+        #expect(IssuePlacement.place(atFive, ranked) == .incident(2))
+        // An instant no candidate holds, or none at all: the first candidate.
+        let atNine = Issue(code: .lowMOS, uid: "alice", ts: 9_000, detail: "")
+        #expect(IssuePlacement.place(atNine, ranked) == .incident(3))
+        let noInstant = Issue(code: .lowMOS, uid: "alice", detail: "")
+        #expect(IssuePlacement.place(noInstant, ranked) == .incident(3))
+        // Loss matches only an incident with a loss spike: alice's first.
+        let loss = Issue(code: .highPacketLoss, uid: "alice", ts: 5_000, detail: "")
+        #expect(IssuePlacement.place(loss, ranked) == .incident(3))
+        // No incident shows high RTT: no incident.
+        let rtt = Issue(code: .highLatency, uid: "alice", ts: 5_000, detail: "")
+        #expect(IssuePlacement.place(rtt, ranked) == .noIncident)
+    }
+}
