@@ -49,8 +49,10 @@ public enum InputError: Error, CustomStringConvertible {
 public final class LineReader {
     public let path: String
     private let fd: Int32
-    /// How the input is compressed, from its first bytes (not its name).
+    /// How the input is compressed, from its first bytes (not its name):
+    /// known once anything was read (`detectCompression`).
     public private(set) var compression: Compression = .none
+    private var compressionKnown = false
     /// Bytes read ahead to tell the compression (and the content format),
     /// handed out again before the rest of the input.
     private var pending: [UInt8] = []
@@ -94,9 +96,18 @@ public final class LineReader {
         opened = st
         isRegularFile = (st.st_mode & S_IFMT) == S_IFREG
         size = isRegularFile ? Int(st.st_size) : nil
-        // The first bytes tell the compression (not the name); they stay
-        // pending and are handed out again, so nothing is read twice.
-        compression = try readAhead(4).withUnsafeBytes { Compression.detect($0) }
+    }
+
+    /// Tells the compression from the first bytes (not the name), once,
+    /// before anything is read: they stay pending and are handed out again,
+    /// so nothing is read twice. Not in `init`: the ingest opens inputs on
+    /// the writer's thread and reads them on a parsing thread, and that
+    /// first read (64 KiB, most of a small log) then waited on the disk in
+    /// the writer's thread, one input after another.
+    private func detectCompression() throws {
+        guard !compressionKnown else { return }
+        compressionKnown = true
+        compression = try fill(4).withUnsafeBytes { Compression.detect($0) }
     }
 
     /// Reads until `count` bytes are pending (fewer at the end of input;
@@ -107,6 +118,11 @@ public final class LineReader {
     /// cost ~100K instructions an input, 1 % of an ingest of ~100 KB files.
     @discardableResult
     func readAhead(_ count: Int) throws -> [UInt8] {
+        try detectCompression()
+        return try fill(count)
+    }
+
+    private func fill(_ count: Int) throws -> [UInt8] {
         while pending.count < count {
             let chunk = try [UInt8](unsafeUninitializedCapacity: max(count - pending.count, 1 << 16)) { buffer, initialized in
                 initialized = try readFD(UnsafeMutableRawBufferPointer(buffer))
@@ -158,6 +174,7 @@ public final class LineReader {
     deinit { if fd != 0 { close(fd) } }
 
     func readRaw(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try detectCompression()
         if !pending.isEmpty {
             let n = min(buffer.count, pending.count)
             pending.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: n) }
