@@ -27,12 +27,14 @@ enum SVGCharts {
     /// one decimal, or as an integer when k is a multiple of 10.
     static func f(_ x: Double) -> String {
         let tenths = (x * 10).rounded()
-        // NaN fails the comparison too: JSON.number writes it as null.
-        guard abs(tenths) < 1e15 else { return JSON.number(tenths / 10) }
+        // Up to 11 digits, a sign and a tenth fit a small string (15 bytes,
+        // no allocation); larger values, and NaN (which fails the
+        // comparison), go the general way.
+        guard abs(tenths) < 1e12 else { return JSON.number(tenths / 10) }
         let t = Int64(tenths)
         let m = t.magnitude
         let whole = m / 10, digit = m % 10
-        return String(unsafeUninitializedCapacity: 20) { buf in
+        return String(unsafeUninitializedCapacity: 15) { buf in
             var n = 0
             if t < 0 {
                 buf[n] = UInt8(ascii: "-")
@@ -99,17 +101,20 @@ enum SVGCharts {
 
     /// A polyline path broken at every `breaks` point.
     static func path(_ pts: [(ts: Int64, v: Double, breaks: Bool)], axis: TimeAxis, y: (Double) -> Double) -> String {
-        var d = ""
-        d.reserveCapacity(pts.count * 14)
-        // Appended piece by piece: a `+` chain made three strings a point.
+        guard !pts.isEmpty else { return "" }
+        var d = "<path d=\""
+        d.reserveCapacity(pts.count * 14 + 100)
+        // Appended piece by piece into the element: a `+` chain made three
+        // strings a point, and cutting a trailing space copied them all.
         for (i, p) in pts.enumerated() {
+            if i > 0 { d += " " }
             d += i == 0 || p.breaks ? "M" : "L"
             d += f(axis.x(p.ts))
             d += " "
             d += f(y(p.v))
-            d += " "
         }
-        return d.isEmpty ? "" : "<path d=\"\(d.dropLast())\" fill=\"none\" stroke=\"#1f2328\" stroke-width=\"1.4\" stroke-linejoin=\"round\"/>\n"
+        d += "\" fill=\"none\" stroke=\"#1f2328\" stroke-width=\"1.4\" stroke-linejoin=\"round\"/>\n"
+        return d
     }
 
     /// Adjacent holds of the same tier as one: every warm report makes a

@@ -11,7 +11,7 @@ import MQABase
     @Test func edgeCasesReadAsJSONNumberWritesThem() {
         let cases: [Double] = [
             0, -0.0, 0.04, -0.04, 0.05, -0.05, 0.06, -0.06, 0.5, -0.5, 0.95, -0.95, 1, -1, 9.95, 10, 99.99, 100,
-            12.34, -12.34, 899.96, 1e14 + 0.3, -1e14 - 0.3, 1e15, -1e15, 1e300, -1e300,
+            12.34, -12.34, 899.96, 1e14 + 0.3, -1e14 - 0.3, 1e11 + 0.3, -1e11 - 0.7, 99_999_999_999.96, 1e15, -1e15, 1e300, -1e300,
             .infinity, -.infinity, .nan, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
         ]
         for x in cases { #expect(SVGCharts.f(x) == reference(x), "x = \(x)") }
