@@ -1,0 +1,32 @@
+import Testing
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+import MQATestSupport
+
+/// A rise is measured against the participant's own baseline, the lower
+/// quartile of their warm reports (Docs/incidents.md): not the median, not
+/// the smallest value.
+@Suite struct IncidentBaselineTests {
+    typealias T = IncidentTests
+
+    @Test func theBaselineIsTheLowerQuartileOfTheWarmReports() {
+        // 10 % of the reports at 20 ms (the smallest), 30 % at 40 ms (the
+        // lower quartile), the rest at 100 ms (the median), and a rise to
+        // 335 ms around a stall.
+        var alice = ClientBuilder("alice", defaults: .tiers)
+        alice.join(0)
+        for (i, t) in stride(from: Int64(1000), to: 120_000, by: 1000).enumerated() {
+            let rtt: Double = (38_000..<44_000).contains(t) ? 335 : (i % 10 == 0 ? 20 : i % 10 < 4 ? 40 : 100)
+            alice.report(t, mos: 4.3, rtt: rtt)
+        }
+        alice.leave(120_000)
+        T.watch(&alice, "bob", "bob-cam")
+        T.stall(&alice, "bob", "bob-cam", 42_000, 45_000)
+        let incidents = T.find([alice, T.calm("bob")])
+        #expect(incidents.count == 1)
+        #expect(incidents.first?.cause == .ownNetwork)
+        #expect(incidents.first?.evidence.baselineRttMs == 40)
+        #expect(incidents.first?.evidence.maxRttMs == 335)
+    }
+}
