@@ -26,6 +26,7 @@ What it does (Docs/scale.md has the why):
 """
 
 import argparse
+import atexit
 import concurrent.futures
 import gzip
 import hashlib
@@ -564,22 +565,38 @@ def maybe_fault(shard, attempt, stage):
 HTML_STAGE = '_html-attempts'
 
 
-def html_stage(settings, shard):
-    """The driver's staging folder for meeting pages (OUT/_html-attempts),
-    when this process sees it: the driver leaves a file there holding the
-    job's token, and an executor that reads the same token shares the
-    driver's disk (local mode, or --out on a shared mount). Else None, and
-    the pages travel back zlib-compressed with the result: on 300 meetings
-    (190 MB of HTML) compressing them took 1.8 s of each shard's 5.8 s HTML
-    stage on 2 shards, and the driver then decompressed and wrote them."""
+def html_stage(settings, shard, name):
+    """A new folder `name` in the driver's staging folder for meeting pages
+    (OUT/_html-attempts), when this process shares the driver's disk and
+    may write there: the driver leaves a file in the stage holding the
+    job's token, and an executor that reads the same token and can make
+    its folder beside it writes its pages there (local mode, or --out on a
+    shared mount). Else None, and the pages travel back zlib-compressed
+    with the result: on 300 meetings (190 MB of HTML) compressing them took
+    1.8 s of each shard's 5.8 s HTML stage on 2 shards, and the driver then
+    decompressed and wrote them."""
     stage, token = settings.get('htmlStage'), settings.get('htmlToken')
     if not stage or not token or os.environ.get('MQA_SPARK_FAULT') == 'apart:%d' % shard:
         return None
     try:
         with open(os.path.join(stage, 'job'), 'r', encoding='ascii') as f:
-            return stage if f.read() == token else None
+            if f.read() != token:
+                return None
+        folder = os.path.join(stage, name)
+        os.makedirs(folder)  # another user, a read-only mount: sent instead
+        return folder
     except OSError:
         return None
+
+
+def move_page(source, dest):
+    """Moves a staged page into place; where it cannot be renamed (another
+    file system, a folder the driver may not change), copies it whole."""
+    try:
+        os.replace(source, dest)
+    except OSError:
+        shutil.copyfile(source, dest + '.part')
+        os.replace(dest + '.part', dest)
 
 
 def run_shard(shard, records, settings):
@@ -595,6 +612,7 @@ def run_shard(shard, records, settings):
     # Named after the attempt: a retry never reuses a failed attempt's store.
     work = tempfile.mkdtemp(prefix='mqa-shard%d-attempt%d-%d-' % (shard, attempt, attempt_id), dir=base)
     timings = {}
+    staged = None
     try:
         inputs = os.path.join(work, 'inputs')
         os.makedirs(inputs)
@@ -650,13 +668,10 @@ def run_shard(shard, records, settings):
         # Where the driver's folder is this executor's too, the pages are
         # written into it, under the attempt's name, and only their names
         # travel back; otherwise their bytes do (see html_stage).
-        stage = html_stage(settings, shard)
-        if stage is not None:
-            html = os.path.join(stage, 'shard-%d-attempt-%d-%d' % (shard, attempt, attempt_id))
-        else:
-            html = os.path.join(work, 'html')
+        staged = html_stage(settings, shard, 'shard-%d-attempt-%d-%d' % (shard, attempt, attempt_id))
+        html = staged or os.path.join(work, 'html')
         if settings.get('noHtml'):
-            os.makedirs(html)
+            os.makedirs(html, exist_ok=True)
         else:
             run_mqa(binary, ['report', 'meeting', '--all', '--db', store, '--format', 'html', '--out', html] + config)
         # The meeting pages, and the track pages they link in tracks/.
@@ -666,8 +681,8 @@ def run_shard(shard, records, settings):
         names = [n for n in sorted(os.listdir(html)) if not n.startswith('index.') and n != 'tracks' and n not in fleet_wide]
         if os.path.isdir(os.path.join(html, 'tracks')):
             names += ['tracks/' + n for n in sorted(os.listdir(os.path.join(html, 'tracks')))]
-        result['pages'] = 'moved' if stage is not None else 'sent'
-        if stage is not None:
+        result['pages'] = 'moved' if staged else 'sent'
+        if staged:
             result['htmlDir'] = html
             result['html'] = names
         else:
@@ -697,6 +712,12 @@ def run_shard(shard, records, settings):
             os.replace(final + '.part', final)
             result['store'] = final
         return result
+    except BaseException:
+        # A failed attempt's staged pages are nobody's: the driver would
+        # only sweep them at the end of the job.
+        if staged:
+            shutil.rmtree(staged, ignore_errors=True)
+        raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -804,6 +825,9 @@ def main(argv=None):
     stage = os.path.join(out, HTML_STAGE)
     shutil.rmtree(stage, ignore_errors=True)
     os.makedirs(stage)
+    # Gone however the driver ends (a failed job included), not only after
+    # the pages are moved.
+    atexit.register(shutil.rmtree, stage, True)
     token = os.urandom(16).hex()
     with open(os.path.join(stage, 'job'), 'w', encoding='ascii') as f:
         f.write(token)
@@ -899,7 +923,7 @@ def main(argv=None):
         if r.get('htmlDir'):
             # Written by the executor into the stage: moved, not copied.
             for name in r['html']:
-                os.replace(os.path.join(r['htmlDir'], name), os.path.join(meetings_dir, name))
+                move_page(os.path.join(r['htmlDir'], name), os.path.join(meetings_dir, name))
                 written.add(name)
             continue
         for name, blob in r['html']:
@@ -998,7 +1022,9 @@ def write_cohorts(spark, driver_mqa, shard_results, out, args):
              for field in args.trend_fields]
     for _, _, path in jobs:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    # As many as the driver may use, at most 4: each run holds every
+    # shard's partials.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(len(os.sched_getaffinity(0)), 4)) as pool:
         list(pool.map(lambda job: run(*job), [(c, e, p, fmt) for c, e, p in jobs for fmt in ('json', 'md')]))
 
     def parsed(path):

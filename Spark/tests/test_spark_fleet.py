@@ -241,14 +241,32 @@ def test_pages_are_staged_only_where_the_drivers_token_is_read(tmp_path, monkeyp
     stage.mkdir()
     (stage / 'job').write_text('token-1')
     settings = {'htmlStage': str(stage), 'htmlToken': 'token-1'}
-    assert mqa_spark.html_stage(settings, 0) == str(stage)
+    assert mqa_spark.html_stage(settings, 0, 'a') == str(stage / 'a') and (stage / 'a').is_dir()
     # Another job's token, no token file, no stage: the pages go by value.
-    assert mqa_spark.html_stage(dict(settings, htmlToken='token-2'), 0) is None
-    assert mqa_spark.html_stage(dict(settings, htmlStage=str(tmp_path / 'elsewhere')), 0) is None
-    assert mqa_spark.html_stage({}, 0) is None
+    assert mqa_spark.html_stage(dict(settings, htmlToken='token-2'), 0, 'b') is None
+    assert mqa_spark.html_stage(dict(settings, htmlStage=str(tmp_path / 'elsewhere')), 0, 'c') is None
+    assert mqa_spark.html_stage({}, 0, 'd') is None
+    # A folder it cannot make (here: one that is there already) sends too.
+    assert mqa_spark.html_stage(settings, 0, 'a') is None
     monkeypatch.setenv('MQA_SPARK_FAULT', 'apart:1')
-    assert mqa_spark.html_stage(settings, 1) is None
-    assert mqa_spark.html_stage(settings, 0) == str(stage)
+    assert mqa_spark.html_stage(settings, 1, 'e') is None
+    assert mqa_spark.html_stage(settings, 0, 'f') == str(stage / 'f')
+    assert not (stage / 'b').exists() and not (stage / 'e').exists()
+
+
+def test_a_page_that_cannot_be_renamed_is_copied_whole(tmp_path, monkeypatch):
+    source, dest = tmp_path / 'staged.html', tmp_path / 'page.html'
+    source.write_bytes(b'<html>page</html>')
+    real = os.replace
+
+    def refuse_first(a, b):  # as across file systems (EXDEV)
+        if str(a) == str(source):
+            raise OSError(18, 'Invalid cross-device link')
+        return real(a, b)
+
+    monkeypatch.setattr(mqa_spark.os, 'replace', refuse_first)
+    mqa_spark.move_page(str(source), str(dest))
+    assert dest.read_bytes() == b'<html>page</html>' and not (tmp_path / 'page.html.part').exists()
 
 
 def test_split_keeps_each_meeting_whole():

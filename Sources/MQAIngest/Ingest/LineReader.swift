@@ -106,8 +106,8 @@ public final class LineReader {
     /// the writer's thread, one input after another.
     private func detectCompression() throws {
         guard !compressionKnown else { return }
-        compressionKnown = true
         compression = try fill(4).withUnsafeBytes { Compression.detect($0) }
+        compressionKnown = true
     }
 
     /// Reads until `count` bytes are pending (fewer at the end of input;
