@@ -34,20 +34,11 @@ struct ChartScales {
             var p99 = 0.0, peak = 0.0
             for s in series where !s.points.isEmpty {
                 var values = s.points.map(value)
-                let k = NearestRank.rank(percent: 99, count: values.count) - 1
-                if values.contains(where: \.isNaN) {
-                    // Where the order is not total, the sort's answer, as ever.
-                    values.sort()
-                    p99 = max(p99, values[k])
-                    peak = max(peak, values.last!)
-                    continue
-                }
-                // One rank and the largest value: a selection, not a sort
+                // One rank and the largest value: selections, not a sort
                 // (sorting each participant's four series was 4 % of an
                 // HTML batch).
-                values.withUnsafeMutableBufferPointer { Selection.select($0, rank: k, in: 0..<$0.count) }
-                p99 = max(p99, values[k])
-                peak = max(peak, values.max()!)
+                p99 = max(p99, Selection.smallest(NearestRank.rank(percent: 99, count: values.count) - 1, of: &values))
+                peak = max(peak, Selection.smallest(values.count - 1, of: &values))
             }
             var t = SVGCharts.niceCeiling(max(p99, floor))
             if let threshold { t = min(max(t, SVGCharts.niceCeiling(2 * threshold)), 4 * threshold) }

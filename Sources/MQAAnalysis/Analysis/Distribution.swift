@@ -71,6 +71,19 @@ public struct Distribution: Sendable, Equatable {
 /// The k-th smallest of a range, in place (quickselect); NaN-free values
 /// only (a NaN compares false both ways).
 package enum Selection {
+    /// The `k`-th smallest of `values` (0-based), as sorting them gives it,
+    /// for a caller that wants one rank and no sort: `values` is reordered
+    /// by a selection, or sorted where a NaN leaves no total order (the
+    /// answer is then the sort's, as it always was).
+    package static func smallest(_ k: Int, of values: inout [Double]) -> Double {
+        if values.contains(where: \.isNaN) {
+            values.sort()
+            return values[k]
+        }
+        values.withUnsafeMutableBufferPointer { select($0, rank: k, in: 0..<$0.count) }
+        return values[k]
+    }
+
     /// Reorders `v[range]` so that `v[rank]` holds the value it would hold
     /// were the range sorted, with no larger value before it and no smaller
     /// one after. Median-of-three pivots; a range that keeps shrinking too

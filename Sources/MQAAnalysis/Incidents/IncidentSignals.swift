@@ -84,14 +84,10 @@ extension IncidentSignal {
         }
         func lowerQuartile(_ v: [Double]) -> Double {
             guard !v.isEmpty else { return 0 }
-            var s = v
-            let k = (s.count - 1) / 4
             // One rank: a selection, not a sort (sorting a client's three
-            // series was a third of finding a meeting's incidents). A NaN
-            // has no place in a total order: the sort's answer, as before.
-            if s.contains(where: \.isNaN) { return v.sorted()[k] }
-            s.withUnsafeMutableBufferPointer { Selection.select($0, rank: k, in: 0..<$0.count) }
-            return s[k]
+            // series was a third of finding a meeting's incidents).
+            var s = v
+            return Selection.smallest((s.count - 1) / 4, of: &s)
         }
         let baseRtt = lowerQuartile(covers.map { r.rtt[$0.i] }), baseLoss = lowerQuartile(covers.map { r.loss[$0.i] })
         let baseJitter = lowerQuartile(covers.map { r.jitter[$0.i] })

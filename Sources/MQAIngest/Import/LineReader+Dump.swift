@@ -46,7 +46,7 @@ extension LineReader {
     /// `dumpLimits` (`InputError.overLimit` past them, before the content
     /// that would pass them is held).
     public func readAll() throws -> [UInt8] {
-        try readAhead(0)  // tells the compression
+        try detectCompression()
         let limits = dumpLimits
         if let size, compression == .none {
             // Known before reading: refuse at once rather than read it all.

@@ -104,7 +104,7 @@ public final class LineReader {
     /// the writer's thread and reads them on a parsing thread, and that
     /// first read (64 KiB, most of a small log) then waited on the disk in
     /// the writer's thread, one input after another.
-    private func detectCompression() throws {
+    func detectCompression() throws {
         guard !compressionKnown else { return }
         compression = try fill(4).withUnsafeBytes { Compression.detect($0) }
         compressionKnown = true
