@@ -28,6 +28,7 @@ What it does (Docs/scale.md has the why):
 import argparse
 import atexit
 import concurrent.futures
+import ctypes
 import gzip
 import hashlib
 import io
@@ -537,8 +538,36 @@ def mqa_env(binary):
     return env
 
 
+def _prctl():
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+PR_SET_PDEATHSIG = 1
+_PRCTL = _prctl() if sys.platform.startswith('linux') else None
+
+
+def dies_with_parent():
+    """A preexec_fn: the child gets SIGKILL when the thread that started it
+    dies. A Python worker killed mid-task otherwise left its mqa running,
+    still writing pages into its attempt's folder after the driver had
+    swept the stage. Nothing on a system without prctl."""
+    if _PRCTL is None:
+        return None
+    parent = os.getpid()
+
+    def arm():
+        _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the line above
+            os._exit(137)
+    return arm
+
+
 def run_mqa(binary, args, ok=(0,)):
-    r = subprocess.run([binary] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=mqa_env(binary))
+    r = subprocess.run([binary] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=mqa_env(binary),
+                       preexec_fn=dies_with_parent())
     if r.returncode not in ok:
         raise RuntimeError('mqa %s failed (%d): %s' % (' '.join(args[:2]), r.returncode,
                                                         r.stderr.decode('utf-8', 'replace')[-2000:]))

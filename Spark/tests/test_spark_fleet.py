@@ -269,6 +269,51 @@ def test_a_page_that_cannot_be_renamed_is_copied_whole(tmp_path, monkeypatch):
     assert dest.read_bytes() == b'<html>page</html>' and not (tmp_path / 'page.html.part').exists()
 
 
+def _alive(pid):
+    """Running (a zombie waiting for a reaper counts as gone)."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except FileNotFoundError:
+        return False
+
+
+def _orphan_after_worker_dies(tmp_path, call, wait):
+    """Starts a Python worker whose `call` runs a stand-in mqa (it writes
+    its pid, then sleeps), kills the worker with SIGKILL as an executor
+    dies, and returns whether the stand-in still runs `wait` seconds later."""
+    import signal
+    import time
+    fake, pidfile = tmp_path / 'fake-mqa', tmp_path / 'child.pid'
+    fake.write_text('#!/bin/sh\necho $$ > "$1"\nexec sleep 30\n')
+    fake.chmod(0o755)
+    if pidfile.exists():
+        pidfile.unlink()
+    code = ('import subprocess, sys; sys.path.insert(0, %r); import mqa_spark\n' % os.path.join(ROOT, 'Spark')
+            + call % {'fake': str(fake), 'pidfile': str(pidfile)})
+    worker = subprocess.Popen([sys.executable, '-c', code])
+    deadline = time.time() + 20
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.time() < deadline:
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    os.kill(worker.pid, signal.SIGKILL)
+    worker.wait()
+    deadline = time.time() + wait
+    while _alive(child) and time.time() < deadline:
+        time.sleep(0.05)
+    alive = _alive(child)
+    if alive:
+        os.kill(child, signal.SIGKILL)
+    return alive
+
+
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='prctl(PR_SET_PDEATHSIG) is Linux only')
+def test_a_killed_workers_mqa_dies_with_it(tmp_path):
+    assert not _orphan_after_worker_dies(tmp_path, 'mqa_spark.run_mqa(%(fake)r, [%(pidfile)r])', wait=5)
+    # The control: started without the hook, the same child outlives its worker.
+    assert _orphan_after_worker_dies(tmp_path, 'subprocess.run([%(fake)r, %(pidfile)r])', wait=1)
+
+
 def test_split_keeps_each_meeting_whole():
     lines = [b'junk', b'{"meeting":"a","x":1}', b'{"meeting":"b"}', b'', b'{"x":2}',
              b'{"meeting":"a","n":{"meeting":"z"}}', b'{"me\\u0065ting":"b"}']
