@@ -11,6 +11,9 @@
 #                   reports only, one index, batches of 100,000, one commit
 #   baseline        Benchmarks/baseline_ingest.py: the same plus every other
 #                   event as JSON text with a second index, WAL
+# Each tool's wall time is the comparison; its CPU time (user + system,
+# every thread) is printed beside it: on this 2-core machine the engines
+# that keep both cores busy show it there.
 # The peers run in a virtual environment, ~/.cache/mqa/bench-venv (made on
 # the first run: chdb and duckdb from PyPI, the versions pinned below).
 #
@@ -123,10 +126,10 @@ PY
     case "$exact" in "NOT EXACT"*) echo "the variation is not exact: $exact" >&2; exit 1 ;; esac
 fi
 
-run() {  # run NAME CMD...: prints "seconds maxrss_kb"
+run() {  # run NAME CMD...: prints "wall_seconds maxrss_kb cpu_seconds"
     local name=$1; shift
-    /usr/bin/time -f "%e %M" -o "$out/$name.time" "$@" > "$out/$name.log" 2>&1 || [ $? -eq 3 ]
-    cat "$out/$name.time"
+    /usr/bin/time -f "%e %M %U %S" -o "$out/$name.time" "$@" > "$out/$name.log" 2>&1 || [ $? -eq 3 ]
+    awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$out/$name.time"
 }
 tools=(mqa lean baseline)
 ((peers)) && tools=(mqa chdb duckdb-parquet duckdb-native lean baseline)
@@ -137,30 +140,30 @@ for ((r = 1; r <= rounds; r++)); do
         echo "round $r/$rounds: $t…" >&2
         case "$t" in
             mqa) rm -rf "$out/mqa.sqlite"*
-                 read -r s kb < <(run mqa "$mqa" ingest --db "$out/mqa.sqlite" "${files[@]}")
+                 read -r s kb cpu < <(run mqa "$mqa" ingest --db "$out/mqa.sqlite" "${files[@]}")
                  sqlite3 "$out/mqa.sqlite" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
                  bytes=$(wc -c < "$out/mqa.sqlite") ;;
             also) rm -rf "$out/also.sqlite"*
-                 read -r s kb < <(run also "$also" ingest --db "$out/also.sqlite" "${files[@]}")
+                 read -r s kb cpu < <(run also "$also" ingest --db "$out/also.sqlite" "${files[@]}")
                  sqlite3 "$out/also.sqlite" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
                  bytes=$(wc -c < "$out/also.sqlite") ;;
             chdb) rm -rf "$out/chdb"
-                  read -r s kb < <(run chdb "$py" Benchmarks/peers.py chdb "$out/chdb" "$logs")
+                  read -r s kb cpu < <(run chdb "$py" Benchmarks/peers.py chdb "$out/chdb" "$logs")
                   bytes=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$out/chdb.log") ;;
             duckdb-parquet) rm -f "$out/events.parquet"
-                  read -r s kb < <(run duckdb-parquet "$py" Benchmarks/peers.py duckdb-parquet "$out/events.parquet" "$logs")
+                  read -r s kb cpu < <(run duckdb-parquet "$py" Benchmarks/peers.py duckdb-parquet "$out/events.parquet" "$logs")
                   bytes=$(wc -c < "$out/events.parquet") ;;
             duckdb-native) rm -f "$out/events.duckdb"*
-                  read -r s kb < <(run duckdb-native "$py" Benchmarks/peers.py duckdb-native "$out/events.duckdb" "$logs")
+                  read -r s kb cpu < <(run duckdb-native "$py" Benchmarks/peers.py duckdb-native "$out/events.duckdb" "$logs")
                   bytes=$(cat "$out/events.duckdb"* | wc -c) ;;
             lean) rm -f "$out/lean.sqlite"*
-                  read -r s kb < <(run lean python3 Benchmarks/baseline_lean.py "$out/lean.sqlite" "${files[@]}")
+                  read -r s kb cpu < <(run lean python3 Benchmarks/baseline_lean.py "$out/lean.sqlite" "${files[@]}")
                   bytes=$(cat "$out/lean.sqlite"* | wc -c) ;;
             baseline) rm -f "$out/baseline.sqlite"*
-                  read -r s kb < <(run baseline python3 Benchmarks/baseline_ingest.py "$out/baseline.sqlite" "${files[@]}")
+                  read -r s kb cpu < <(run baseline python3 Benchmarks/baseline_ingest.py "$out/baseline.sqlite" "${files[@]}")
                   bytes=$(cat "$out/baseline.sqlite"* | wc -c) ;;
         esac
-        echo "$r $t $s $kb $bytes" >> "$out/times.txt"
+        echo "$r $t $s $kb $bytes $cpu" >> "$out/times.txt"
     done
 done
 reports=$(grep -o '[0-9]* quality reports' "$out/mqa.log" | head -1 | cut -d' ' -f1)
@@ -172,8 +175,8 @@ rows = [l.split() for l in open(sys.argv[1])]
 lines, nfiles, inb, zb, reports = map(int, sys.argv[2:7])
 slack, exact = sys.argv[7], sys.argv[8]
 runs = collections.defaultdict(dict)
-for r, tool, s, kb, b in rows:
-    runs[tool][int(r)] = (float(s), int(kb), int(b))
+for r, tool, s, kb, b, cpu in rows:
+    runs[tool][int(r)] = (float(s), int(kb), int(b), float(cpu))
 label = {
     "mqa": ("mqa ingest", "all events, validated, summaries"),
     "also": ("mqa ingest, " + sys.argv[9], "the same"),
@@ -188,8 +191,10 @@ print(f"corpus: {nfiles:,} files, {lines:,} lines, {reports:,} quality reports s
       f"({inb/nfiles/1e3:.0f} KB a file); zstd -19: {zb/1e6:.2f} MB; {len(m)} rounds, tools alternating")
 print(f"variation: {exact}")
 print()
-print("| | keeps | wall s (min–max) | vs mqa | on disk | peak RSS |")
-print("|---|---|---:|---:|---:|---:|")
+# Wall time is the comparison; CPU time (user + system, all threads)
+# says how much of the 2 cores each tool kept busy for it.
+print("| | keeps | wall s (min–max) | vs mqa | cpu s | cpu vs mqa | on disk | peak RSS |")
+print("|---|---|---:|---:|---:|---:|---:|---:|")
 for tool in label:
     if tool not in runs:
         continue
@@ -198,9 +203,13 @@ for tool in label:
     ratios = [t[r][0] / m[r][0] for r in t if r in m]
     size = max(v[2] for v in t.values())
     rss = max(v[1] for v in t.values())
+    cpus = [v[3] for v in t.values()]
+    cpu_ratios = [t[r][3] / m[r][3] for r in t if r in m]
     ratio = "—" if tool == "mqa" else f"{min(ratios):.1f}–{max(ratios):.1f}x"
+    cpu_ratio = "—" if tool == "mqa" else f"{min(cpu_ratios):.1f}–{max(cpu_ratios):.1f}x"
     name, keeps = label[tool]
-    print(f"| {name} | {keeps} | {min(secs):.2f}–{max(secs):.2f} | {ratio} | {size/1e6:.1f} MB | {rss/1024:.0f} MB |")
+    print(f"| {name} | {keeps} | {min(secs):.2f}–{max(secs):.2f} | {ratio} | {min(cpus):.2f}–{max(cpus):.2f} | {cpu_ratio} "
+          f"| {size/1e6:.1f} MB | {rss/1024:.0f} MB |")
 mb = max(v[2] for v in m.values())
 print()
 line = f"store: {mb/zb:.2f}x of zstd -19 of the input"
