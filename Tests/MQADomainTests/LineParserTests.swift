@@ -87,6 +87,35 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
         #expect(reason(line)?.hasPrefix("not valid JSON") == true)
     }
 
+    /// Spaces around separators are optional: a line spaced out parses to
+    /// what its compact form does, and a misplaced byte is reported at its
+    /// own column whichever separator the scanner looked for first.
+    @Test func spacesAroundSeparatorsAreOptionalAndErrorsNameTheColumn() {
+        let fields = #""loss":0.4,"rtt":48,"jitter":6,"bitrate":1850,"mos":4.31"#
+        let compact = parse(report(fields)).1
+        for spaced in [
+            "{ \(envelope) , \"event\" : \"quality_report\" ,\t\(fields.replacingOccurrences(of: ",", with: " , ")) }",
+            "{\(envelope),\"event\":\"quality_report\",\(fields.replacingOccurrences(of: ":", with: " :\r\n "))}",
+        ] {
+            let (outcome, p) = parse(spaced)
+            #expect(outcome == .event, "\(spaced)")
+            #expect(p.report == compact.report && p.ts == compact.ts && p.meeting == compact.meeting)
+        }
+        for (line, expected) in [
+            (#"{"a":1 x}"#, "not valid JSON: expected ',' or '}' at column 8"),
+            (#"{"a":1x}"#, "not valid JSON: expected ',' or '}' at column 7"),
+            (#"{"a" x}"#, "not valid JSON: expected ':' at column 6"),
+            (#"{"a"x}"#, "not valid JSON: expected ':' at column 5"),
+            (#"{"a":1, x}"#, "not valid JSON: expected a field name at column 9"),
+            (#"{"a":1,}"#, "not valid JSON: expected a field name at column 8"),
+            (#"{"a":1"#, "not valid JSON: unterminated object at column 7"),
+            (#"{"a":1  "#, "not valid JSON: unterminated object at column 9"),
+            ("{\"a\":1\u{01}}", "not valid JSON: expected ',' or '}' at column 7"),
+        ] {
+            #expect(reason(line) == expected, "\(line)")
+        }
+    }
+
     @Test func invalidUTF8IsRejected() {
         var parser = LineParser(nowMs: .max)
         for bad: [UInt8] in [[0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xE2, 0x82], [0xFF]] {

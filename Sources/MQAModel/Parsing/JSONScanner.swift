@@ -138,6 +138,10 @@ package struct JSONScanner: ~Copyable, JSONGrammar {
         if p < n && line[p] == UInt8(ascii: "}") {
             p += 1
         } else {
+            // Each separator is looked for first where compact JSON has it,
+            // and spaces are skipped only when it is not there: most lines
+            // have none, and a `skipSpace` before every check cost ~10
+            // instructions a field.
             while true {
                 guard p < n, line[p] == UInt8(ascii: "\"") else { throw syntax("expected a field name", p) }
                 var key: FieldKey?
@@ -149,23 +153,33 @@ package struct JSONScanner: ~Copyable, JSONGrammar {
                     let keyEscaped = try scanString(line, &p)
                     key = lookup(line, keyStart, p - 1, keyEscaped)
                 }
-                skipSpace(line, &p)
-                guard p < n, line[p] == UInt8(ascii: ":") else { throw syntax("expected ':'", p) }
-                p += 1
+                if p < n && line[p] == UInt8(ascii: ":") {
+                    p += 1
+                } else {
+                    skipSpace(line, &p)
+                    guard p < n, line[p] == UInt8(ascii: ":") else { throw syntax("expected ':'", p) }
+                    p += 1
+                }
                 skipSpace(line, &p)
                 if let key {
                     fields[key.rawValue] = try scanField(line, &p)
                 } else {
                     try skipValue(line, &p, depth: 1)
                 }
-                skipSpace(line, &p)
                 guard p < n else { throw syntax("unterminated object", p) }
-                if line[p] == UInt8(ascii: ",") {
+                var c = line[p]
+                if c <= 0x20 {
+                    skipSpace(line, &p)
+                    guard p < n else { throw syntax("unterminated object", p) }
+                    c = line[p]
+                }
+                if c == UInt8(ascii: ",") {
                     p += 1
+                    if p < n && line[p] == UInt8(ascii: "\"") { continue }
                     skipSpace(line, &p)
                     continue
                 }
-                guard line[p] == UInt8(ascii: "}") else { throw syntax("expected ',' or '}'", p) }
+                guard c == UInt8(ascii: "}") else { throw syntax("expected ',' or '}'", p) }
                 p += 1
                 break
             }
