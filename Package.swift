@@ -77,6 +77,7 @@ let package = Package(
         // Benchmarks that print figures (never timed tests): swift run -c release NAME
         .executableTarget(name: "engine-bench", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest"], path: "Benchmarks/engine-bench"),
         .executableTarget(name: "sim-bench", dependencies: ["MQASimulator"], path: "Benchmarks/sim-bench"),
+        .executableTarget(name: "parse-bench", dependencies: ["MQAModel"], path: "Benchmarks/parse-bench", swiftSettings: hotLoops),
         // How often an incident names the true side of a stall, on a simulated fleet.
         .executableTarget(
             name: "cause-check", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest", "MQASimulator"],
