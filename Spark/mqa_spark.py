@@ -538,28 +538,26 @@ def mqa_env(binary):
     return env
 
 
-def _prctl():
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-
 PR_SET_PDEATHSIG = 1
-_PRCTL = _prctl() if sys.platform.startswith('linux') else None
 
 
 def dies_with_parent():
     """A preexec_fn: the child gets SIGKILL when the thread that started it
     dies. A Python worker killed mid-task otherwise left its mqa running,
     still writing pages into its attempt's folder after the driver had
-    swept the stage. Nothing on a system without prctl."""
-    if _PRCTL is None:
+    swept the stage. None on a system without prctl. (Looked up on each
+    call: a ctypes function kept in a global cannot be pickled, and Spark
+    pickles this module's globals with the functions it ships.)"""
+    if not sys.platform.startswith('linux'):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
         return None
     parent = os.getpid()
 
     def arm():
-        _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:  # the parent died before the line above
             os._exit(137)
     return arm
