@@ -33,7 +33,8 @@ guard !paths.isEmpty else {
 }
 
 // Every input's bytes, one after another; each line as (start, end),
-// blank ones (spaces only) left out, as the ingest skips them.
+// without a CR before its LF and blank ones (spaces only) left out, as
+// the ingest reads them. Compressed inputs are not decoded here.
 var text: [UInt8] = []
 var lines: [(Int, Int)] = []
 @MainActor func blank(_ from: Int, _ to: Int) -> Bool {
@@ -48,7 +49,8 @@ for path in paths {
     text += data
     var start = base
     for i in base..<text.count where text[i] == UInt8(ascii: "\n") {
-        if i > start && !blank(start, i) { lines.append((start, i)) }
+        let end = i > start && text[i - 1] == 0x0D ? i - 1 : i
+        if end > start && !blank(start, end) { lines.append((start, end)) }
         start = i + 1
     }
     if text.count > start && !blank(start, text.count) { lines.append((start, text.count)) }

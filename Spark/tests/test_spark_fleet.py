@@ -295,6 +295,10 @@ def _orphan_after_worker_dies(tmp_path, call, wait):
     deadline = time.time() + 20
     while not (pidfile.exists() and pidfile.read_text().strip()) and time.time() < deadline:
         time.sleep(0.05)
+    if not (pidfile.exists() and pidfile.read_text().strip()):
+        worker.kill()
+        worker.wait()
+        pytest.fail('the stand-in mqa never started (no pid in %s within 20 s)' % pidfile)
     child = int(pidfile.read_text())
     os.kill(worker.pid, signal.SIGKILL)
     worker.wait()
