@@ -364,18 +364,34 @@ def test_the_one_meeting_shortcut_routes_as_line_by_line():
              b'junk', b'', b'{"meeting":5}', b'{"title":"meeting"}', b'{"meeting":"b"}', b'{"x":{"meeting":"z"},"meeting":"a"}',
              b'{"me\\u0065ting":"a"}', b'{"meeting":"\xff"}', b'{"meeting":\n"a"}', b'{"meeting":"\xc3\xa9"}',
              b'{"meeting":"\\u00e9","t":"x\\"meeting\\":\\"a"}', b'{"t":"\\"meeting\\":\\"b\\""}', b'{"me\\u0065ting":"b"}',
-             b'{"n":{"meeting":"a"},"meeting":5}', b'{"x":"\\u00e9","n":{"meeting":"a"},"meeting":5}']
-    shortcut = 0
-    for _ in range(3000):
+             b'{"n":{"meeting":"a"},"meeting":5}', b'{"x":"\\u00e9","n":{"meeting":"a"},"meeting":5}',
+             b'{"meeting":"a","title":"say \\"hi\\""}', b'{"meeting":"\\u0061"}', b'{"title":"tab\\there","meeting":"a"}',
+             b'{"t":"\\\\","n":{"meeting":"b"}}', b'{"meeting":"a"}\r', b'{"t":"x\\"}']
+    shortcut = escaped = 0
+    for _ in range(6000):
         pool = rng.sample(kinds, 5)
-        text = b'\n'.join(rng.choice(pool) for _ in range(rng.randint(1, 6))) + b'\n'
+        text = b'\n'.join(rng.choice(pool) for _ in range(rng.randint(1, 6))) + rng.choice([b'\n', b''])
         only = mqa_spark.only_meeting(text)
         if only is None:
             continue
         shortcut += 1
-        lines = text.split(b'\n')[:-1]
+        escaped += b'\\' in text
+        lines = text.split(b'\n')
+        if lines[-1] == b'':
+            lines.pop()
         assert mqa_spark.group_by_meeting(text) == ({only: lines}, only), text
-    assert shortcut > 300, shortcut
+    assert shortcut > 600 and escaped > 200, (shortcut, escaped)
+
+
+def test_a_text_of_many_escaped_lines_goes_line_by_line():
+    line = b'{"meeting":"a","title":"say \\"hi\\""}'
+    few = b'\n'.join([line] * mqa_spark.ESCAPED_LINES_MAX) + b'\n'
+    many = b'\n'.join([line] * (mqa_spark.ESCAPED_LINES_MAX + 1)) + b'\n'
+    assert mqa_spark.only_meeting(few) == 'a'
+    assert mqa_spark.only_meeting(many) is None
+    assert mqa_spark.group_by_meeting(many)[1] == 'a'
+    plain, esc = mqa_spark.lines_with_backslash(b'{"a":1}\n' + line + b'\n{"b":2}\n' + line)
+    assert plain == b'{"a":1}\n{"b":2}\n' and esc == [line, line]
 
 
 def test_fleet_ties_rank_by_meeting_id():
