@@ -208,6 +208,7 @@ def only_meeting(text):
 
 
 ESCAPED_LINES_MAX = 256
+ROUTING_TASKS_PER_CORE = 2
 
 
 def lines_with_backslash(text):
@@ -920,8 +921,12 @@ def main(argv=None):
         # A folder the driver sees (local mode, or a shared mount): listed and
         # fingerprinted here, and each task reads its files itself, which
         # spares the bytes a trip through the JVM (binaryFiles).
+        # Two reading tasks a core: each task costs ~0.1 s before its
+        # first file, and one per 64 files (34 on 2,199 files) made the
+        # routing stage 3.5-3.9 s where 2 tasks take 0.7 s.
         fingerprints = [('file:' + path, file_digest(path)) for path in list_local(local)]
-        files = (sc.parallelize([p for p, _ in fingerprints], max(parallelism, len(fingerprints) // 64 or 1))
+        reading_tasks = max(1, min(len(fingerprints), ROUTING_TASKS_PER_CORE * parallelism))
+        files = (sc.parallelize([p for p, _ in fingerprints], reading_tasks)
                  .map(lambda p: (p, read_local(p))))
     else:
         files = sc.binaryFiles(logs, minPartitions=parallelism)
