@@ -69,8 +69,11 @@ def meeting_of(line):
             except UnicodeDecodeError:
                 return None
     try:
-        obj = json.loads(line)
-    except (ValueError, RecursionError):
+        # As UTF-8, as mqa reads it: json.loads of bytes would guess UTF-16
+        # for a line whose second byte is NUL and find a meeting mqa never
+        # sees there (the line is rejected wherever it goes).
+        obj = json.loads(line.decode('utf-8'))
+    except (ValueError, RecursionError):  # UnicodeDecodeError included
         return None
     if isinstance(obj, dict):
         value = obj.get('meeting')
