@@ -292,10 +292,14 @@ def _orphan_after_worker_dies(tmp_path, call, wait):
     code = ('import subprocess, sys; sys.path.insert(0, %r); import mqa_spark\n' % os.path.join(ROOT, 'Spark')
             + call % {'fake': str(fake), 'pidfile': str(pidfile)})
     worker = subprocess.Popen([sys.executable, '-c', code])
+
+    def started():
+        return pidfile.exists() and pidfile.read_text().strip()
+
     deadline = time.time() + 20
-    while not (pidfile.exists() and pidfile.read_text().strip()) and time.time() < deadline:
+    while not started() and time.time() < deadline:
         time.sleep(0.05)
-    if not (pidfile.exists() and pidfile.read_text().strip()):
+    if not started():
         worker.kill()
         worker.wait()
         pytest.fail('the stand-in mqa never started (no pid in %s within 20 s)' % pidfile)
