@@ -121,6 +121,39 @@ import Testing
             == exportText(try EventStore(path: s.dir + "/pieces.sqlite")))
     }
 
+    @Test("pieces joined in order are listed and copied together once; a piece that overlaps joins them first and merges")
+    func inOrderPiecesAreListedThenCopiedOnce() throws {
+        let alice = Self.lines("alice", reports: 4000)
+        let s = Scratch()
+        // Pieces in time order (joined by listing), one that starts before
+        // the pieces so far end (merged, once they are copied together),
+        // in order again, a piece of one event and no report, and a last
+        // piece that repeats a report of the one before that.
+        var paths: [String] = []
+        func piece(_ name: String, _ lines: [String]) { paths.append(s.write(name + ".ndjson", lines)) }
+        piece("a0", Array(alice[0..<250]))
+        piece("a1", Array(alice[250..<600]))
+        piece("a2", [alice[600]])
+        // Starts with a line of a1 again, before its own first line.
+        piece("a3", [alice[599]] + Array(alice[601..<1100]))
+        piece("a4", Array(alice[1100..<1500]))
+        piece("a5", Array(alice[1500..<2000]))
+        // After a5's last event and before z's first.
+        piece("e", [#"{"ts":\#(t0 + 1_799_500),"event":"active_speakers_change","meeting":"m-1","uid":"alice","speakers":[]}"#])
+        // Starts with a5's last report again: its time is before the end of
+        // the pieces joined so far, though not of the one before (no report).
+        let lastReport = alice[1500..<2000].last { !$0.contains("active_speakers_change") }!
+        piece("z", [lastReport] + Array(alice[2000...]))
+        let (joined, ingester) = try Self.ingest(paths, into: s.dir + "/joined.sqlite", joining: true)
+        let (pieceByPiece, _) = try Self.ingest(paths, into: s.dir + "/pieces.sqlite", joining: false)
+        #expect(ingester.piecesJoined == paths.count - 1)
+        #expect(joined == pieceByPiece)
+        #expect(try Self.fileRows(s.dir + "/joined.sqlite") == Self.fileRows(s.dir + "/pieces.sqlite"))
+        #expect(try Self.chunks(s.dir + "/joined.sqlite") == Self.chunks(s.dir + "/pieces.sqlite"))
+        #expect(try exportText(try EventStore(path: s.dir + "/joined.sqlite"))
+            == exportText(try EventStore(path: s.dir + "/pieces.sqlite")))
+    }
+
     @Test("a piece held back for the next file survives that file failing: stored as if the failed file were not given")
     func heldPieceSurvivesAFailingNextInput() throws {
         let alice = Self.lines("alice", reports: 10_000)

@@ -49,7 +49,10 @@ package struct ReportSeries: MergeableSeries {
     }
 
     mutating func reserve(toHold a: ReportSeries, _ b: ReportSeries) {
-        let count = a.count + b.count
+        reserve(count: a.count + b.count)
+    }
+
+    mutating func reserve(count: Int) {
         ts.reserveCapacity(count)
         for c in columns.indices { columns[c].reserveCapacity(count) }
     }

@@ -41,6 +41,12 @@ package struct PreparedSeries {
     /// The client's items before repeats were dropped.
     package var reportCount = 0
     package var eventCount = 0
+    /// Earlier pieces of the client's log, joined but not yet copied
+    /// together (`joined`): each sorted, free of repeats and wholly before
+    /// the piece after it, so that joining them is appending. `reports` and
+    /// `events` come after the last of them.
+    private var earlierPieces: [(reports: ReportSeries, events: EventSeries)] = []
+    private var earlierItems = 0
     /// Sorted, without the repeats (counted in `...Duplicates`).
     var reports = ReportSeries()
     var reportDuplicates = 0
@@ -67,6 +73,7 @@ package struct PreparedSeries {
     /// with nothing stored.
     package mutating func encode(codec: inout ChunkCodec) throws {
         guard !isEncoded else { return }
+        concatenatePieces()
         reportRows = try EventStore.chunkRanges(reports.count).map { try EventStore.reportRow(reports, $0, codec: &codec) }
         eventRows = try EventStore.chunkRanges(events.count).map { try EventStore.eventRow(events, $0, codec: &codec) }
         isEncoded = true
@@ -75,25 +82,79 @@ package struct PreparedSeries {
     private init() {}
 
     /// Items held, repeats dropped.
-    package var items: Int { reports.count + events.count }
+    package var items: Int { earlierItems + reports.count + events.count }
+
+    /// Copies the earlier pieces and this one together, once.
+    mutating func concatenatePieces() {
+        guard !earlierPieces.isEmpty else { return }
+        var r = ReportSeries()
+        var e = EventSeries()
+        let totalReports = earlierPieces.reduce(reports.count) { $0 + $1.reports.count }
+        let totalEvents = earlierPieces.reduce(events.count) { $0 + $1.events.count }
+        let payloadBytes = earlierPieces.reduce(events.payloadByteCount) { $0 + $1.events.payloadByteCount }
+        r.reserve(count: totalReports)
+        e.reserve(count: totalEvents, payloadBytes: payloadBytes)
+        for piece in earlierPieces + [(reports, events)] {
+            r.append(piece.reports, range: 0..<piece.reports.count)
+            e.append(piece.events, range: 0..<piece.events.count)
+        }
+        (reports, events) = (r, e)
+        earlierPieces = []
+        earlierItems = 0
+    }
+
+    /// The time of the last report and of the last event, if any.
+    private var lastTimes: (reports: Int64?, events: Int64?) {
+        var last = (reports: reports.count > 0 ? reports.ts(reports.count - 1) : nil,
+                    events: events.count > 0 ? events.ts(events.count - 1) : nil)
+        for piece in earlierPieces.reversed() where last.reports == nil || last.events == nil {
+            if last.reports == nil, piece.reports.count > 0 { last.reports = piece.reports.ts(piece.reports.count - 1) }
+            if last.events == nil, piece.events.count > 0 { last.events = piece.events.ts(piece.events.count - 1) }
+        }
+        return last
+    }
 
     /// `earlier`, the same client's piece before, joined with this piece
     /// (neither encoded) as storing this piece after `earlier` would merge
     /// them: at equal times the earlier items first, a repeat of one of
     /// them dropped and counted here. The counts are this piece's alone.
+    ///
+    /// A piece that starts after `earlier` ends (a log's next file, the
+    /// usual case) is only listed after it, and the pieces are copied
+    /// together once, when encoded or stored. Copied at each join, a log of
+    /// n pieces was copied n - 1 times, and each time in full: the writer
+    /// keeps the piece held back (`Ingester.carriedBeforeInput`) to put
+    /// back if the input fails, so the join could never grow it in place.
     package func joined(after earlier: PreparedSeries) -> PreparedSeries {
         precondition(!isEncoded && !earlier.isEncoded, "joining encoded pieces")
         var out = PreparedSeries()
         out.reportCount = reportCount
         out.eventCount = eventCount
+        out.continues = continues
+        let last = earlier.lastTimes
+        if PreparedSeries.isAfter(reports, last.reports) && PreparedSeries.isAfter(events, last.events) {
+            // No time in common, so no repeat across the pieces either.
+            out.earlierPieces = earlier.earlierPieces + [(earlier.reports, earlier.events)]
+            out.earlierItems = earlier.items
+            (out.reports, out.reportDuplicates) = (reports, reportDuplicates)
+            (out.events, out.eventDuplicates) = (events, eventDuplicates)
+            return out
+        }
+        var earlier = earlier
+        earlier.concatenatePieces()
         let r = ReportSeries.merge(stored: earlier.reports, new: reports)
         out.reports = r.merged
         out.reportDuplicates = reportDuplicates + r.duplicates
         let e = EventSeries.merge(stored: earlier.events, new: events)
         out.events = e.merged
         out.eventDuplicates = eventDuplicates + e.duplicates
-        out.continues = continues
         return out
+    }
+
+    /// Whether `series` starts after `last` (or either has no item).
+    private static func isAfter<S: MergeableSeries>(_ series: S, _ last: Int64?) -> Bool {
+        guard let last, series.count > 0 else { return true }
+        return series.ts(0) > last
     }
 
     /// Repeats dropped, in total (reports, events).
@@ -111,7 +172,9 @@ extension EventStore {
     /// stored chunk is to be merged with them, else through the merge.
     /// Returns the duplicates dropped (reports, events).
     package func storePrepared(_ p: PreparedSeries, client: Int64) throws -> (reports: Int, events: Int) {
-        (p.reportDuplicates + (try storeReports(p.reports, client: client, ready: p.isEncoded ? p.reportRows : nil)),
+        var p = p
+        p.concatenatePieces()
+        return (p.reportDuplicates + (try storeReports(p.reports, client: client, ready: p.isEncoded ? p.reportRows : nil)),
          p.eventDuplicates + (try storeEvents(p.events, client: client, ready: p.isEncoded ? p.eventRows : nil)))
     }
 

@@ -253,8 +253,15 @@ package struct EventSeries: MergeableSeries {
     }
 
     mutating func reserve(toHold a: EventSeries, _ b: EventSeries) {
-        block.reserveCapacity(a.count + b.count, payloadBytes: a.block.payloadBytes.count + b.block.payloadBytes.count)
+        reserve(count: a.count + b.count, payloadBytes: a.payloadByteCount + b.payloadByteCount)
     }
+
+    mutating func reserve(count: Int, payloadBytes: Int) {
+        block.reserveCapacity(count, payloadBytes: payloadBytes)
+    }
+
+    /// The bytes of all the payloads together.
+    var payloadByteCount: Int { block.payloadBytes.count }
 
     mutating func append(_ other: EventSeries, at i: Int) {
         block.append(other.block, at: i)
