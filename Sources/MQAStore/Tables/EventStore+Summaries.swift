@@ -18,6 +18,15 @@ extension EventStore {
         return id
     }
 
+    /// Marks `meeting` (a row id) as needing its summaries recomputed, as
+    /// `markStale(client:stamp:)` does for a client's meeting.
+    package func markStale(meeting: Int64, stamp: Int64) throws {
+        let update = try db.cached("UPDATE meetings SET stale = ? WHERE id = ?")
+        update.bind(1, stamp)
+        update.bind(2, meeting)
+        try update.run()
+    }
+
     /// Recomputes the summary tables of every meeting that changed since
     /// they were last computed, under the default tier config, on as many
     /// worker threads as there are cores (this thread writes). Returns how
