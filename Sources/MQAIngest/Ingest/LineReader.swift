@@ -83,13 +83,22 @@ public final class LineReader {
             fd = 0
             guard fstat(0, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
         } else {
-            guard stat(path, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
-            if (st.st_mode & S_IFMT) == S_IFDIR { throw InputError.isDirectory(path) }
+            // Opened first and then asked what it is: a directory opens
+            // read-only too, and a `stat` before the `open` was a third
+            // system call per input for that alone.
             let opened = open(path, O_RDONLY | O_CLOEXEC)
-            guard opened >= 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
-            guard fstat(opened, &st) == 0 else {
-                close(opened)
+            guard opened >= 0 else {
+                if errno == EISDIR { throw InputError.isDirectory(path) }
                 throw InputError.cannotOpen(path, String(cString: strerror(errno)))
+            }
+            guard fstat(opened, &st) == 0 else {
+                let reason = String(cString: strerror(errno))
+                close(opened)
+                throw InputError.cannotOpen(path, reason)
+            }
+            if (st.st_mode & S_IFMT) == S_IFDIR {
+                close(opened)
+                throw InputError.isDirectory(path)
             }
             fd = opened
         }
