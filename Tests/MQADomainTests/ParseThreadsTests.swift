@@ -80,4 +80,65 @@ import Testing
             if !ok { break }  // each failing round waits out its 5 s
         }
     }
+
+    /// `wait(yieldingFirstUntil:)` returns at once when ready, waits for a
+    /// signal otherwise (after its yield, the lock held again), and with a
+    /// deadline gives up at it.
+    @Test func yieldingWaitSeesTheChangeAndKeepsTheLock() {
+        /// Read and written under `condition`.
+        final class Flags: @unchecked Sendable {
+            var ready = false
+            var other = false
+        }
+        let condition = NSCondition()
+        let flags = Flags()
+        condition.lock()
+        #expect(condition.wait(yieldingFirstUntil: { false }, deadline: Date(timeIntervalSinceNow: 0.05)) == false)
+        let setter = Thread {
+            usleep(20_000)
+            condition.lock()
+            flags.ready = true
+            condition.signal()
+            condition.unlock()
+        }
+        setter.start()
+        condition.wait(yieldingFirstUntil: { flags.ready })
+        #expect(flags.ready)
+        // Held: a second thread cannot set its flag meanwhile.
+        let blocked = Thread {
+            condition.lock()
+            flags.other = true
+            condition.unlock()
+        }
+        blocked.start()
+        usleep(20_000)
+        #expect(!flags.other)
+        condition.unlock()
+        #expect(condition.wait(yieldingFirstUntil: { true }, deadline: Date()) == true)
+        for _ in 0..<1_000 where !(condition.withLock { flags.other }) { usleep(1_000) }
+        #expect(condition.withLock { flags.other })
+    }
+
+    /// Many short jobs given one by one to threads that yield before they
+    /// wait: every job runs once (a job given while an idle thread yields
+    /// is taken by it, not lost).
+    @Test func shortJobsGivenWhileThreadsYieldAllRun() {
+        let threads = ParseThreads(limit: 3)
+        let lock = NSLock()
+        var ran = 0
+        let done = DispatchSemaphore(value: 0)
+        let jobs = 5_000
+        for k in 0..<jobs {
+            threads.run {
+                lock.lock(); ran += 1; lock.unlock()
+                if k == jobs - 1 { done.signal() }
+            }
+            if k % 7 == 0 { usleep(1) }
+        }
+        threads.close()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        // The last job may finish before earlier ones on other threads.
+        for _ in 0..<3_000 where (lock.withLock { ran }) < jobs { usleep(1_000) }
+        #expect(lock.withLock { ran } == jobs)
+    }
 }

@@ -67,9 +67,11 @@ final class ParseThreads: @unchecked Sendable {
     private func serve() {
         while true {
             condition.lock()
-            while jobs.isEmpty && !closed {
+            if jobs.isEmpty && !closed {
+                // Counted idle while it yields too: a job given meanwhile
+                // signals rather than starting a thread.
                 idle += 1
-                condition.wait()
+                condition.wait(yieldingFirstUntil: { !jobs.isEmpty || closed })
                 idle -= 1
             }
             if jobs.isEmpty {

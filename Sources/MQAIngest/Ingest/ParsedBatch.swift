@@ -262,7 +262,7 @@ final class BatchQueue {
     func take() -> Item {
         condition.lock()
         defer { condition.unlock() }
-        while items.isEmpty { condition.wait() }
+        condition.wait(yieldingFirstUntil: { !items.isEmpty })
         let item = items.removeFirst()
         condition.broadcast()
         return item
@@ -274,8 +274,7 @@ final class BatchQueue {
     /// lock while an input is slow to come.
     func take(idleAfter seconds: Double, whileWaiting: () throws -> Void) throws -> Item {
         condition.lock()
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while items.isEmpty && condition.wait(until: deadline) {}
+        _ = condition.wait(yieldingFirstUntil: { !items.isEmpty }, deadline: Date(timeIntervalSinceNow: seconds))
         if items.isEmpty {
             condition.unlock()
             try whileWaiting()

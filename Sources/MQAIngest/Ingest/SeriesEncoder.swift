@@ -1,4 +1,5 @@
 import Foundation
+import MQABase
 import MQAStore
 
 /// Encodes series for the writer on a thread of its own, so that the one
@@ -55,7 +56,7 @@ final class EncodingJob: @unchecked Sendable {
     /// The encoded series, once encoded; rethrows the encoder's error.
     func wait() throws -> PreparedSeries {
         condition.lock()
-        while result == nil { condition.wait() }
+        condition.wait(yieldingFirstUntil: { result != nil })
         let r = result!
         condition.unlock()
         return try r.get()
