@@ -127,6 +127,9 @@ package struct PreparedSeries {
     /// back if the input fails, so the join could never grow it in place.
     package func joined(after earlier: PreparedSeries) -> PreparedSeries {
         precondition(!isEncoded && !earlier.isEncoded, "joining encoded pieces")
+        // This piece is a parsing thread's, fresh: pieces listed before it
+        // would be dropped below.
+        precondition(earlierPieces.isEmpty, "joining a joined piece after another")
         var out = PreparedSeries()
         out.reportCount = reportCount
         out.eventCount = eventCount
