@@ -88,8 +88,11 @@ public final class LineReader {
             // system call per input for that alone.
             let opened = open(path, O_RDONLY | O_CLOEXEC)
             guard opened >= 0 else {
-                if errno == EISDIR { throw InputError.isDirectory(path) }
-                throw InputError.cannotOpen(path, String(cString: strerror(errno)))
+                let reason = String(cString: strerror(errno))
+                // A directory this user may not read is still a directory
+                // to the user, who gave its name by mistake.
+                if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { throw InputError.isDirectory(path) }
+                throw InputError.cannotOpen(path, reason)
             }
             guard fstat(opened, &st) == 0 else {
                 let reason = String(cString: strerror(errno))
