@@ -14,7 +14,7 @@ extension NSCondition {
     /// virtual machine both cores were idle ~14 % of an ingest, in gaps of
     /// ~80 µs, with a thread runnable for most of them. Yielding once before
     /// the waits of the ingest's queues: 21 pairs on 4,939 files, wall
-    /// 0.97x, cpu 0.97x; spinning up to 50 µs did no better.
+    /// 0.97x, cpu 0.99x; spinning up to 50 µs did no better.
     public func wait(yieldingFirstUntil ready: () -> Bool) {
         if ready() { return }
         unlock()

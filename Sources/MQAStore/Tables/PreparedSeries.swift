@@ -46,7 +46,6 @@ package struct PreparedSeries {
     /// the piece after it, so that joining them is appending. `reports` and
     /// `events` come after the last of them.
     private var earlierPieces: [(reports: ReportSeries, events: EventSeries)] = []
-    private var earlierItems = 0
     /// Sorted, without the repeats (counted in `...Duplicates`).
     var reports = ReportSeries()
     var reportDuplicates = 0
@@ -82,7 +81,9 @@ package struct PreparedSeries {
     private init() {}
 
     /// Items held, repeats dropped.
-    package var items: Int { earlierItems + reports.count + events.count }
+    package var items: Int {
+        earlierPieces.reduce(reports.count + events.count) { $0 + $1.reports.count + $1.events.count }
+    }
 
     /// Copies the earlier pieces and this one together, once.
     mutating func concatenatePieces() {
@@ -100,7 +101,6 @@ package struct PreparedSeries {
         }
         (reports, events) = (r, e)
         earlierPieces = []
-        earlierItems = 0
     }
 
     /// The time of the last report and of the last event, if any.
@@ -138,7 +138,6 @@ package struct PreparedSeries {
         if PreparedSeries.isAfter(reports, last.reports) && PreparedSeries.isAfter(events, last.events) {
             // No time in common, so no repeat across the pieces either.
             out.earlierPieces = earlier.earlierPieces + [(earlier.reports, earlier.events)]
-            out.earlierItems = earlier.items
             (out.reports, out.reportDuplicates) = (reports, reportDuplicates)
             (out.events, out.eventDuplicates) = (events, eventDuplicates)
             return out
