@@ -6,12 +6,16 @@ import Testing
 @testable import MQAIngest
 
 /// The store's transactions, failing on cue: the Nth COMMIT, an input's
-/// savepoint, or the undo of a failed input.
+/// savepoint, or the undo of a failed input; or losing the transaction
+/// after the Nth input's savepoint is released, without a word, as
+/// SQLite gives it up after a statement whose error someone else holds.
 final class FailingTransactions: IngestTransactions {
     let store: EventStore
     var failCommit: Int?
     var failBeginInput: Int?
     var failUndo = false
+    var loseAfterInput: Int?
+    private(set) var inputsEnded = 0
     private(set) var commits = 0
     private(set) var inputs = 0
     private(set) var undos = 0
@@ -40,7 +44,11 @@ final class FailingTransactions: IngestTransactions {
         if inputs == failBeginInput { throw Injected(what: "savepoint \(inputs)") }
         try store.beginInput()
     }
-    func endInput() throws { try store.endInput() }
+    func endInput() throws {
+        try store.endInput()
+        inputsEnded += 1
+        if inputsEnded == loseAfterInput { store.rollback() }
+    }
     func undoInput() -> Bool {
         undos += 1
         return failUndo ? false : store.undoInput()
@@ -108,6 +116,21 @@ final class FailingTransactions: IngestTransactions {
         #expect("\(f)".contains("injected failure: commit 1"))
         #expect(f.committed.events == 0)
         #expect(try exportText(store).isEmpty)
+        try expectCompletes(paths, expected)
+    }
+
+    @Test("a transaction the store gave up is never begun anew and counted as stored", arguments: [1, 3, 6])
+    func transactionLostUnderTheIngest(after input: Int) throws {
+        let paths = logs()
+        let expected = try reference(paths)
+        // 500 lines a commit: two or three inputs a transaction.
+        let (failure, store) = try failingIngest(paths, commitEvery: 500) { $0.loseAfterInput = input }
+        let f = try #require(failure, "the lost transaction was begun anew and the ingest went on")
+        #expect("\(f)".contains("gave up the open write transaction"), "\(f)")
+        let stored = try exportText(store)
+        #expect(f.committed.events == lines(stored), "summary \(f.committed.events) vs \(lines(stored)) stored")
+        #expect(lines(stored) < lines(expected))
+        #expect(try store.check().isClean)
         try expectCompletes(paths, expected)
     }
 

@@ -142,6 +142,13 @@ public final class Ingester {
     /// not past a rollback, after which a client id may be given anew.
     private var clientMeetings: [Int64: Int64] = [:]
     private var lastTransactionCommitted = true
+    /// This ingester began the write transaction and has neither committed
+    /// nor rolled it back. Should the store then have none open, SQLite
+    /// gave it up after a failed statement (a full disk), possibly one
+    /// whose error an input read ahead holds until its turn: what the
+    /// transaction held is lost, and the ingest must stop, not begin anew
+    /// and count it as stored.
+    private var transactionBegun = false
 
     public init(store: EventStore, nowMs: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) {
         self.store = store
@@ -275,12 +282,23 @@ public final class Ingester {
     /// Opens the shared write transaction unless one is open.
     private func beginIfNeeded() throws {
         if !transactions.isOpen {
+            try checkTransactionNotLost()
             try transactions.begin()
+            transactionBegun = true
             transactionStamp = Int64(bitPattern: stamps.next() | 2) & Int64.max  // never 0 or 1
             staleMeetings.removeAll(keepingCapacity: true)
             if !lastTransactionCommitted { clientMeetings.removeAll() }
             lastTransactionCommitted = false
         }
+    }
+
+    /// Throws when the store no longer has open the transaction this
+    /// ingester began (`transactionBegun`).
+    private func checkTransactionNotLost() throws {
+        guard transactionBegun && !transactions.isOpen else { return }
+        throw StoreError.inconsistent(
+            "the store gave up the open write transaction (after a failed write, as on a full disk); "
+                + "nothing since the last commit was stored")
     }
 
     /// Marks `client`'s meeting stale in the open transaction, unless it
@@ -313,7 +331,9 @@ public final class Ingester {
         carriedBeforeInput = nil
         try storeEncoded(all: true)
         encodingBeforeInput = []
+        try checkTransactionNotLost()
         try transactions.commit()
+        transactionBegun = false
         lastTransactionCommitted = true
         linesSinceCommit = 0
         inputsSinceCommit = 0
@@ -328,6 +348,7 @@ public final class Ingester {
     /// (by `rollBackOpenTransaction`), and the caller reports only what
     /// earlier commits hold.
     private func commitOpenTransaction() throws {
+        try checkTransactionNotLost()
         guard transactions.isOpen else { return }
         try commit()
     }
@@ -335,6 +356,7 @@ public final class Ingester {
     /// The ingest ends by an error: whatever its open transaction holds is
     /// undone, so the store stays at its last commit (which a re-run resumes).
     private func rollBackOpenTransaction() {
+        transactionBegun = false
         carried = nil
         carriedBeforeInput = nil
         encoding = []
