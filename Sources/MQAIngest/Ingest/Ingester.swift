@@ -141,7 +141,6 @@ public final class Ingester {
     /// Each client's meeting, as far as known: kept across commits, but
     /// not past a rollback, after which a client id may be given anew.
     private var clientMeetings: [Int64: Int64] = [:]
-    private var lastTransactionCommitted = true
     /// This ingester began the write transaction and has neither committed
     /// nor rolled it back. Should the store then have none open, SQLite
     /// gave it up after a failed statement (a full disk), possibly one
@@ -287,8 +286,6 @@ public final class Ingester {
             transactionBegun = true
             transactionStamp = Int64(bitPattern: stamps.next() | 2) & Int64.max  // never 0 or 1
             staleMeetings.removeAll(keepingCapacity: true)
-            if !lastTransactionCommitted { clientMeetings.removeAll() }
-            lastTransactionCommitted = false
         }
     }
 
@@ -316,8 +313,11 @@ public final class Ingester {
         return meeting
     }
 
-    /// After an input's savepoint is rolled back the marks it made are
-    /// gone, and the client ids it gave may be given anew.
+    /// After a rollback (an input's savepoint, or the transaction) the
+    /// marks it undid are gone, and the client ids it gave may be given
+    /// anew. A transaction that ends otherwise than by `commit` ends here
+    /// (`rollBackOpenTransaction`), or is found lost before anything
+    /// begins again (`checkTransactionNotLost`).
     private func forgetStaleMarks() {
         staleMeetings.removeAll(keepingCapacity: true)
         clientMeetings.removeAll()
@@ -334,7 +334,6 @@ public final class Ingester {
         try checkTransactionNotLost()
         try transactions.commit()
         transactionBegun = false
-        lastTransactionCommitted = true
         linesSinceCommit = 0
         inputsSinceCommit = 0
         committedSummary = committedSummary + uncommitted
@@ -357,6 +356,7 @@ public final class Ingester {
     /// undone, so the store stays at its last commit (which a re-run resumes).
     private func rollBackOpenTransaction() {
         transactionBegun = false
+        forgetStaleMarks()
         carried = nil
         carriedBeforeInput = nil
         encoding = []
