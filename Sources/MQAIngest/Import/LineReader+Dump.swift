@@ -10,23 +10,27 @@ extension LineReader {
     /// The first bytes of the decompressed content (up to about `limit`),
     /// without consuming anything: enough to tell the content's format.
     public func peekContent(limit: Int = 1 << 16) throws -> [UInt8] {
-        let raw = try readAhead(limit)
-        guard compression != .none else { return raw }
+        try withPeekedContent(limit: limit) { Array($0) }
+    }
+
+    /// `peekContent` lent to `body`, without a copy of a plain input's
+    /// bytes: valid in `body` only.
+    public func withPeekedContent<R>(limit: Int = 1 << 16, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R {
+        let input = try readAhead(limit)
+        guard compression != .none else { return try body(input.assumingMemoryBound(to: UInt8.self)) }
         let stream: StreamDecompressor = compression == .zstd ? ZstdStream() : GzipStream()
         var out = [UInt8](repeating: 0, count: limit)
         var produced = 0
-        raw.withUnsafeBytes { input in
-            out.withUnsafeMutableBytes { output in
-                var inPos = 0
-                // A damaged stream is reported by the real read; here it only ends the peek.
-                while inPos < input.count && produced < output.count {
-                    let before = (inPos, produced)
-                    do { try stream.decompress(input: input, inputPosition: &inPos, output: output, outputPosition: &produced) } catch { break }
-                    if before == (inPos, produced) { break }
-                }
+        out.withUnsafeMutableBytes { output in
+            var inPos = 0
+            // A damaged stream is reported by the real read; here it only ends the peek.
+            while inPos < input.count && produced < output.count {
+                let before = (inPos, produced)
+                do { try stream.decompress(input: input, inputPosition: &inPos, output: output, outputPosition: &produced) } catch { break }
+                if before == (inPos, produced) { break }
             }
         }
-        return Array(out[0..<produced])
+        return try out.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[0..<produced])) }
     }
 
     /// Calls `body` with the whole decompressed content, read once through

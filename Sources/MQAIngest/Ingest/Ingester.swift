@@ -437,7 +437,7 @@ public final class Ingester {
                 slot?.standAside()
             }
             do {
-                let format = try forced ?? reader.peekContent().withUnsafeBufferPointer { WebRTCImport.sniff($0) }
+                let format = try forced ?? reader.withPeekedContent { WebRTCImport.sniff($0) }
                 guard queue.put(.format(format)) else { throw Cancelled() }
                 if format.isDump {
                     slot?.standAside()

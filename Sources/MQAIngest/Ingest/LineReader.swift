@@ -53,9 +53,16 @@ public final class LineReader {
     /// known once anything was read (`detectCompression`).
     public private(set) var compression: Compression = .none
     private var compressionKnown = false
-    /// Bytes read ahead to tell the compression (and the content format),
-    /// handed out again before the rest of the input.
-    private var pending: [UInt8] = []
+    /// Where the input is read: its first bytes, read ahead to tell the
+    /// compression and the content format, are handed out again from here
+    /// (`ahead`), and a plain input's lines are then read on in the same
+    /// memory, so the peeked bytes are never copied. Taken at the first
+    /// read, given back when the lines or the whole content are read.
+    private var buffer: UnsafeMutableRawBufferPointer?
+    /// The bytes of `buffer` read ahead and not handed out yet.
+    private var ahead = 0..<0
+    /// The longest line and a read's worth of bytes after it.
+    static let bufferCapacity = LineParser.maxLineBytes + (1 << 20)
     /// Bytes read from the input so far (compressed bytes for `.zst`).
     public private(set) var bytesRead = 0
     /// The input's size, when it is a regular file.
@@ -118,7 +125,7 @@ public final class LineReader {
     /// the writer's thread, one input after another.
     func detectCompression() throws {
         guard !compressionKnown else { return }
-        compression = try fill(4).withUnsafeBytes { Compression.detect($0) }
+        compression = Compression.detect(try fill(4))
         compressionKnown = true
     }
 
@@ -128,21 +135,36 @@ public final class LineReader {
     /// the pending bytes themselves: zeroing and copying 64 KiB per input
     /// (for the 4 bytes that tell the compression, then the format's peek)
     /// cost ~100K instructions an input, 1 % of an ingest of ~100 KB files.
+    /// The view is valid until the next read.
     @discardableResult
-    func readAhead(_ count: Int) throws -> [UInt8] {
+    func readAhead(_ count: Int) throws -> UnsafeRawBufferPointer {
         try detectCompression()
         return try fill(count)
     }
 
-    private func fill(_ count: Int) throws -> [UInt8] {
-        while pending.count < count {
-            let chunk = try [UInt8](unsafeUninitializedCapacity: max(count - pending.count, 1 << 16)) { buffer, initialized in
-                initialized = try readFD(UnsafeMutableRawBufferPointer(buffer))
-            }
-            if chunk.isEmpty { break }
-            if pending.isEmpty { pending = chunk } else { pending += chunk }
+    private func fill(_ count: Int) throws -> UnsafeRawBufferPointer {
+        let memory = takeBuffer()
+        precondition(ahead.lowerBound + count <= memory.count, "a peek past the read buffer")
+        while ahead.count < count {
+            let upTo = min(memory.count, ahead.upperBound + max(count - ahead.count, 1 << 16))
+            let n = try readFD(UnsafeMutableRawBufferPointer(rebasing: memory[ahead.upperBound..<upTo]))
+            if n == 0 { break }
+            ahead = ahead.lowerBound..<ahead.upperBound + n
         }
-        return pending
+        return UnsafeRawBufferPointer(rebasing: memory[ahead])
+    }
+
+    private func takeBuffer() -> UnsafeMutableRawBufferPointer {
+        if let buffer { return buffer }
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: LineReader.bufferCapacity, alignment: 16)
+        buffer = memory
+        return memory
+    }
+
+    private func releaseBuffer() {
+        buffer?.deallocate()
+        buffer = nil
+        ahead = 0..<0
     }
 
     /// Why the file is not what it was when opened, once read to the end: a
@@ -183,14 +205,18 @@ public final class LineReader {
         pendingHash = (start + count, 0)
     }
 
-    deinit { if fd != 0 { close(fd) } }
+    deinit {
+        if fd != 0 { close(fd) }
+        releaseBuffer()
+    }
 
     func readRaw(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         try detectCompression()
-        if !pending.isEmpty {
-            let n = min(buffer.count, pending.count)
-            pending.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: n) }
-            pending.removeFirst(n)
+        if let memory = self.buffer, !ahead.isEmpty {
+            let n = min(buffer.count, ahead.count)
+            buffer.baseAddress!.copyMemory(from: memory.baseAddress! + ahead.lowerBound, byteCount: n)
+            ahead = ahead.lowerBound + n..<ahead.upperBound
+            if ahead.isEmpty { releaseBuffer() }
             return n
         }
         return try readFD(buffer)
@@ -217,7 +243,7 @@ public final class LineReader {
     func rejectIfNotText() throws {
         // A plain input's peek is all that is pending (64 KiB after the
         // format sniff): only its first 64 bytes are the head.
-        var head = Array(try peekContent(limit: 64).prefix(64))
+        var head = try withPeekedContent(limit: 64) { Array($0.prefix(64)) }
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { head.removeFirst(3) }
         guard head.withUnsafeBytes({ Compression.looksBinary($0) }) else { return }
         let shown = head.prefix(4).map { byte in
@@ -244,10 +270,22 @@ public final class LineReader {
     ) throws {
         try rejectIfNotText()
         let maxLine = LineParser.maxLineBytes
-        let capacity = maxLine + (1 << 20)
-        let lines = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
-        defer { lines.deallocate() }
+        let capacity = LineReader.bufferCapacity
         let compressed = compression != .none
+        var start = 0  // first byte of the pending line
+        var end = 0  // end of valid data
+        // A plain input's lines go on in the memory its first bytes were
+        // read into (copying them cost ~50K instructions an input); a
+        // compressed input's first bytes go to `raw` through `readRaw`.
+        let lines: UnsafeMutableRawBufferPointer
+        if compressed {
+            lines = .allocate(byteCount: capacity, alignment: 16)
+        } else {
+            lines = takeBuffer()
+            (start, end) = (ahead.lowerBound, ahead.upperBound)
+            ahead = 0..<0
+        }
+        defer { if compressed { lines.deallocate() } else { releaseBuffer() } }
         let rawCapacity = compressed ? 1 << 18 : 0
         let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: max(rawCapacity, 1), alignment: 16)
         defer { raw.deallocate() }
@@ -256,9 +294,7 @@ public final class LineReader {
         let stream: StreamDecompressor? = compression == .zstd ? ZstdStream() : compression == .gzip ? GzipStream() : nil
         var sawInput = false
 
-        var start = 0  // first byte of the pending line
-        var end = 0  // end of valid data
-        var hashed = 0  // content before this offset of `lines` is hashed
+        var hashed = start  // content before this offset of `lines` is hashed
         let linesBase = UnsafeRawPointer(lines.baseAddress!)
         /// Marks the content through `offset` as consumed; it is hashed
         /// lazily, when a digest is asked for or the buffer moves.
