@@ -94,7 +94,11 @@ public struct DecimalNumber: Hashable, Sendable {
     public static func appendDoubles(of values: [DecimalNumber], to column: inout [Double], null: Double) {
         let old = column.count
         column.append(contentsOf: repeatElement(0, count: values.count))
-        var exponent = Int16(1)  // none yet
+        // Exponent 0 and its power 1 agree with `doubleValue` from the
+        // start. (Starting at an exponent "none yet" of 1 with power 1 read
+        // a column's leading values of exponent 1, such as 20 stored as
+        // 2e1, as a tenth of themselves.)
+        var exponent = Int16(0)
         var power = 1.0
         values.withUnsafeBufferPointer { v in
             column.withUnsafeMutableBufferPointer { out in
