@@ -305,6 +305,15 @@ enum Dump {
         #expect(sniff("{\n  \"getUserMedia\": [") == .webrtcInternals, "pretty-printed, PeerConnections further on")
         #expect(sniff("{\"getUserMedia\":[" + String(repeating: "{\"a\":1},", count: 9000)) == .webrtcInternals)
         #expect(sniff("{}") == .events)
+        #expect(sniff("{\"getUserMedia\":[],\"PeerConnections\":{\"1-1\":{}},\"UserAgent\":\"x\"}\n") == .webrtcInternals)
+        // An event log stays one whatever its values and stray lines hold.
+        let titled = #"{"ts":\#(t0),"event":"room_title_change","meeting":"m-1","uid":"alice","title":"PeerConnections","previousTitle":"a"}"#
+        #expect(sniff(titled + "\n" + qr(t0 + 1)) == .events)
+        let nested = #"{"ts":\#(t0),"event":"sdk_debug","meeting":"m-1","uid":"alice","dump":{"PeerConnections":{}}}"#
+        #expect(sniff(nested + "\n" + qr(t0 + 1)) == .events)
+        #expect(sniff(qr(t0) + "\n[\"stray\"]\n" + qr(t0 + 1) + "\n") == .events)
+        #expect(sniff("[\"stray\"]\n" + qr(t0) + "\n" + qr(t0 + 1) + "\n") == .events)
+        #expect(sniff("{\"meta\":1}\n[\"create\",\"pc\",{},1]\n{\"server\":true}\n[\"getstats\",\"pc\",{},2]\n") == .rtcstats)
         #expect(WebRTCImport.baseName("/a/b/dump.json.txt.gz") == "dump")
         // Version 2 strips `.zst` too.
         #expect(WebRTCImport.baseName("dump.log.zst") == "dump")

@@ -52,35 +52,94 @@ public enum WebRTCImport {
     /// The format of content that starts with `prefix` (decompressed bytes,
     /// as many as are at hand; 64 KiB is plenty).
     ///
-    /// A line that is a JSON array means rtcstats; an object holding
-    /// `"PeerConnections"` (or that opens like one and runs past the
-    /// prefix) a webrtc-internals dump; a first object line followed by an array line
-    /// an rtcstats dump with a metadata header; anything else the event log
-    /// (whose validator then explains what is wrong with it).
+    /// A webrtc-internals dump is one object with a top-level
+    /// `"PeerConnections"` key, or one that opens like such a document (a
+    /// lone `{` line, or a one-line document that starts with the page's
+    /// `getUserMedia` list and runs past the prefix). Otherwise the first
+    /// lines vote: lines that are JSON arrays mean rtcstats (after an
+    /// optional metadata object line), objects with a top-level `"event"`
+    /// key the event log. Anything else is the event log, whose validator
+    /// then explains what is wrong with it. The text `PeerConnections` as
+    /// a value, or a stray array line among event lines, no longer turns an
+    /// event log into a dump (whose reading then failed, or found no
+    /// samples and stored nothing).
     public static func sniff(_ prefix: UnsafeBufferPointer<UInt8>) -> InputFormat {
         var p = 0
         if prefix.count >= 3 && prefix[0] == 0xEF && prefix[1] == 0xBB && prefix[2] == 0xBF { p = 3 }
         func skipSpace() { while p < prefix.count, [0x20, 0x09, 0x0A, 0x0D].contains(prefix[p]) { p += 1 } }
         skipSpace()
         guard p < prefix.count else { return .events }
-        if prefix[p] == UInt8(ascii: "[") { return .rtcstats }
-        guard prefix[p] == UInt8(ascii: "{") else { return .events }
-        if contains(prefix, Array("\"PeerConnections\"".utf8)) { return .webrtcInternals }
-        // An event-log line is one object on one line: a document that opens
-        // with a lone `{` (pretty-printed) is a dump whose PeerConnections
-        // come later, and so is a long one-line document that starts with
-        // the page's `getUserMedia` list.
-        guard let newline = prefix[p...].firstIndex(of: 0x0A) else {
-            let head = Array("{\"getUserMedia\"".utf8)
-            let startsLikeDump = prefix.count - p >= head.count && prefix[p..<(p + head.count)].elementsEqual(head)
-            return startsLikeDump && prefix.count >= 1 << 16 ? .webrtcInternals : .events
+        if prefix[p] == UInt8(ascii: "{") {
+            switch topLevelKey(Array("PeerConnections".utf8), in: prefix, from: p) {
+            case .found: return .webrtcInternals
+            case .unfinished:
+                // An event-log line is one object on one line: a document
+                // that opens with a lone `{` (pretty-printed) is a dump whose
+                // PeerConnections come later, and so is a long one-line
+                // document that starts with the page's `getUserMedia` list.
+                if let newline = prefix[p...].firstIndex(of: 0x0A),
+                   prefix[(p + 1)..<newline].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+                    return .webrtcInternals
+                }
+                let head = Array("{\"getUserMedia\"".utf8)
+                let startsLikeDump = prefix.count - p >= head.count && prefix[p..<(p + head.count)].elementsEqual(head)
+                if startsLikeDump && prefix.count >= 1 << 16 { return .webrtcInternals }
+            case .absent: break
+            }
         }
-        if prefix[(p + 1)..<newline].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .webrtcInternals }
-        // The second non-blank line of the content.
-        p = newline + 1
-        skipSpace()
-        if p < prefix.count && prefix[p] == UInt8(ascii: "[") { return .rtcstats }
-        return .events
+        // The vote of the first lines.
+        var arrays = 0
+        var events = 0
+        var line = 0
+        // Up to 8 lines, or until one side leads by two (two event lines
+        // decide an ordinary log).
+        while p < prefix.count && line < 8 && abs(arrays - events) < 2 {
+            let c = prefix[p]
+            if c == UInt8(ascii: "[") {
+                arrays += 1
+            } else if c == UInt8(ascii: "{"), topLevelKey(Array("event".utf8), in: prefix, from: p) == .found {
+                events += 1
+            }
+            line += 1
+            guard let newline = prefix[p...].firstIndex(of: 0x0A) else { break }
+            p = newline + 1
+            skipSpace()
+        }
+        return arrays > events ? .rtcstats : .events
+    }
+
+    enum KeySearch { case found, absent, unfinished }
+
+    /// Whether the object opening at `prefix[start]` has the key `name`
+    /// at its top level: `absent` once the object closed without it,
+    /// `unfinished` when the prefix ended first. Strings are skipped with their escapes, so a value
+    /// that holds the name's text is not taken for the key.
+    static func topLevelKey(_ name: [UInt8], in prefix: UnsafeBufferPointer<UInt8>, from start: Int) -> KeySearch {
+        var depth = 0
+        var i = start
+        let n = prefix.count
+        while i < n {
+            let c = prefix[i]
+            if c == UInt8(ascii: "\"") {
+                let open = i + 1
+                i = open
+                while i < n && prefix[i] != UInt8(ascii: "\"") { i += prefix[i] == UInt8(ascii: "\\") ? 2 : 1 }
+                guard i < n else { return .unfinished }
+                if depth == 1 && i - open == name.count && prefix[open..<i].elementsEqual(name) {
+                    // A key, not a value, when a ':' follows.
+                    var j = i + 1
+                    while j < n && (prefix[j] == 0x20 || prefix[j] == 0x09 || prefix[j] == 0x0A || prefix[j] == 0x0D) { j += 1 }
+                    if j < n && prefix[j] == UInt8(ascii: ":") { return .found }
+                }
+            } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                depth += 1
+            } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
+                depth -= 1
+                if depth == 0 { return .absent }
+            }
+            i += 1
+        }
+        return .unfinished
     }
 
     // The ingest's own rules for blank lines and stored reject text, kept
