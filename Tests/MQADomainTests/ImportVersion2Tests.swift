@@ -126,6 +126,46 @@ enum RTC {
         #expect(c.connections.map(\.connection) == ["PC_0", "PC_1"])
     }
 
+    /// A connection whose samples just stop, with no state or close line,
+    /// followed by another: a drop and a return, not a leave.
+    @Test func aConnectionThatStopsBeforeAnotherIsADrop() throws {
+        var lines = RTC.header()
+        lines += [1000, 2000, 3000].enumerated().map { i, at in RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1))]) }
+        lines += [6000, 7000, 8000].enumerated().map { i, at in RTC.stats("PC_1", Int64(at), [RTC.audioIn(50 * (i + 1))]) }
+        #expect(RTC.trace(try RTC.convert(lines)) == ["meeting_join@1000", "disconnect@3000", "reconnect@6000", "meeting_leave@8000"])
+    }
+
+    /// A `disconnected` logged after the last sample is the end of the
+    /// connection, at its own time: a drop, with no leave after it.
+    @Test func aDropAfterTheLastSampleIsADisconnect() throws {
+        var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
+        lines += [1000, 2000, 3000].enumerated().map { i, at in RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1))]) }
+        lines.append(RTC.state("PC_0", "disconnected", 6000))
+        let c = try RTC.convert(lines)
+        #expect(RTC.trace(c) == ["meeting_join@1000", "disconnect@6000"])
+        let drop = try #require(Dump.events(c).first { $0["event"] as? String == "disconnect" })
+        #expect(drop["reason"] as? String == "network" && drop["error"] == nil)
+        // Dropped while the samples went on: told once, at the drop.
+        var during = RTC.header() + [RTC.state("PC_0", "connected", 100)]
+        during += [1000, 2000, 3000].enumerated().map { i, at in RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1))]) }
+        during.insert(RTC.state("PC_0", "disconnected", 1500), at: during.count - 1)
+        #expect(RTC.trace(try RTC.convert(during)) == ["meeting_join@1000", "disconnect@1500"])
+    }
+
+    /// A media connection stuck in `connecting` (no `failed`, no
+    /// `connected`) never started the call either.
+    @Test func aConnectionStuckConnectingIsASetupFailure() throws {
+        let c = try RTC.convert(RTC.header() + [
+            RTC.line("addTrack", "PC_0", #""audio""#, 20),
+            RTC.state("PC_0", "connecting", 100), RTC.state("PC_0", "checking", 110, ice: true),
+            RTC.stats("PC_0", 1000, [RTC.audioIn(0)]),
+            RTC.stats("PC_0", 2000, [RTC.audioIn(0)]),
+            RTC.state("PC_0", "connecting", 2500),
+        ])
+        #expect(RTC.trace(c) == ["meeting_join@1000", "disconnect@2500:setup_failed"])
+        #expect(c.connections.map(\.connection) == ["PC_0"] && c.skipped.isEmpty)
+    }
+
     /// Jitsi's bridge connection stays up while a P2P one carries the call:
     /// one person, whose feed follows the busier connection; the P2P one's
     /// end is no leave, and the engine is that of the busier connection.
@@ -374,6 +414,25 @@ enum RTC {
         let join = Dump.events(c)[0]
         #expect(join["meeting"] as? String == "rtc-Retro" && join["engine"] as? String == "p2p" && join["device"] as? String == "Chrome 120")
         #expect(join["uid"] as? String == "webrtc_internals_dump")
+    }
+
+    /// The page's `close` entry is the app's call, not a connection state:
+    /// a log of ICE states and a close keeps its ICE states.
+    @Test func webrtcInternalsCloseKeepsTheICEStates() throws {
+        let a = Dump.Report(id: "IA", type: "inbound-rtp", times: Dump.times([0, 1000, 2000]), props: [
+            ("kind", Dump.strings(["audio", "audio", "audio"])), ("packetsReceived", ["10", "20", "30"])])
+        let text = Dump.internals([("5-1", [a])])
+        func entry(_ at: Int64, _ type: String, _ value: String) -> String {
+            #"{"time":"\#(t0 + at)","type":"\#(type)","value":"\#(value)"}"#
+        }
+        let states = [entry(-500, "iceconnectionstatechange", "connected"), entry(3500, "iceconnectionstatechange", "disconnected"),
+                      entry(8000, "iceconnectionstatechange", "failed")]
+        for close in [false, true] {
+            let log = #""updateLog":["# + (states + (close ? [entry(9000, "close", "")] : [])).joined(separator: ",") + "],"
+            let withLog = text.replacingOccurrences(of: #"{"url":"https://x","#, with: #"{"url":"https://meet.example.com/Retro",\#(log)"#)
+            let c = try Dump.convert(withLog, .webrtcInternals, file: "/d/webrtc_internals_dump.txt")
+            #expect(RTC.trace(c) == ["meeting_join@0", "disconnect@3500", "disconnect@8000:ice_failed"], "close: \(close)")
+        }
     }
 }
 

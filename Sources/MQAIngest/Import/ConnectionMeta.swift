@@ -24,14 +24,25 @@ struct ConnectionMeta {
         var state: String
         /// From `oniceconnectionstatechange`, not `onconnectionstatechange`.
         var ice: Bool
+        /// The app's `close()` (a webrtc-internals `close` entry, state
+        /// `closed`): part of whichever log is taken, so that it does not
+        /// make a dump of ICE states alone look like one with
+        /// `connectionState` and lose them.
+        var byApp = false
     }
 
     /// The state log taken as the spec says: `connectionState` where the
-    /// dump has it, else the ICE state; only the states that matter.
+    /// dump has it, else the ICE state; every state, `new`, `checking`
+    /// and `connecting` included (a connection stuck there never
+    /// connected).
+    var loggedStates: [StateChange] {
+        let hasConnectionState = states.contains { !$0.ice && !$0.byApp }
+        return states.filter { $0.byApp || $0.ice == !hasConnectionState }
+    }
+
+    /// `loggedStates` that tell an outcome: up, down, failed or closed.
     var effectiveStates: [StateChange] {
-        let hasConnectionState = states.contains { !$0.ice }
-        return states.filter { $0.ice == !hasConnectionState }
-            .filter { ["connected", "completed", "disconnected", "failed", "closed"].contains($0.state) }
+        loggedStates.filter { ["connected", "completed", "disconnected", "failed", "closed"].contains($0.state) }
     }
 
     /// Reads `"optional":[…{"rtcStatsSFUP2P":true}…]` out of a constraints

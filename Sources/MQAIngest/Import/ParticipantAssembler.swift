@@ -25,6 +25,9 @@ struct ParticipantAssembler {
     enum Outcome: Equatable {
         /// The samples (or the dump) stop with the connection up.
         case ended
+        /// The state log ends with the connection `disconnected`: a drop
+        /// the dump never saw it come back from.
+        case dropped
         /// The app closed it.
         case closed
         /// `failed`: an abnormal disconnect, with its error.
@@ -125,7 +128,18 @@ struct ParticipantAssembler {
                     continue
                 }
                 switch s.outcome {
-                case .ended, .closed: own(b.ts, 2, c, "meeting_leave", "}\n")
+                case .ended:
+                    // Followed by another connection of the person, the
+                    // end was not the app's: a drop, then a `reconnect`.
+                    if spans.contains(where: { $0.start > b.ts }) {
+                        own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n")
+                    } else {
+                        own(b.ts, 2, c, "meeting_leave", "}\n")
+                    }
+                case .dropped:
+                    // Told already when the drop came before the end.
+                    if present { own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n") }
+                case .closed: own(b.ts, 2, c, "meeting_leave", "}\n")
                 case .failed(let error): own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\",\"error\":\"\(error)\"}\n")
                 case .setupFailed: own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\",\"error\":\"setup_failed\"}\n")
                 }
@@ -232,7 +246,7 @@ struct ParticipantAssembler {
     }
 
     static func neverConnected(_ meta: ConnectionMeta) -> Bool {
-        let states = meta.effectiveStates
+        let states = meta.loggedStates
         return !states.isEmpty && !states.contains { $0.state == "connected" || $0.state == "completed" }
     }
 
@@ -256,7 +270,7 @@ struct ParticipantAssembler {
         let c = r.converter
         let states = r.meta.effectiveStates
         let timed = states.compactMap { s in s.ts.map { (ts: $0, state: s.state, ice: s.ice) } }
-        let firstState = timed.first?.ts
+        let firstState = r.meta.loggedStates.first { $0.ts != nil }?.ts
         let start = c.samples > 0 ? c.firstTs : (firstState ?? r.meta.createdAt ?? 0)
         var end = c.samples > 0 ? c.lastTs : start
         if let last = timed.last?.ts { end = max(end, last) }
@@ -291,7 +305,7 @@ struct ParticipantAssembler {
         if !c.carriedMedia && ParticipantAssembler.neverConnected(r.meta) {
             // Failed or not, a connection that never came up never started the call.
             outcome = .setupFailed
-            terminal = timed.last?.ts ?? end
+            terminal = r.meta.loggedStates.last { $0.ts != nil }?.ts ?? end
         } else if let failed {
             outcome = .failed(failed.ice ? "ice_failed" : "connection_failed")
             terminal = failed.ts
@@ -300,6 +314,8 @@ struct ParticipantAssembler {
         } else if let closed = r.meta.closedAt ?? closedState {
             outcome = .closed
             terminal = closed
+        } else if down {
+            outcome = .dropped
         }
         terminal = max(terminal, start)
         return Span(index: index, start: start, terminal: terminal, outcome: outcome, flips: flips)

@@ -186,7 +186,7 @@ struct WebRTCInternalsImporter {
                 }
             case "close":
                 if let time { meta.closedAt = meta.closedAt ?? time }
-                meta.states.append(ConnectionMeta.StateChange(ts: time, state: "closed", ice: false))
+                meta.states.append(ConnectionMeta.StateChange(ts: time, state: "closed", ice: false, byApp: true))
             case "createDataChannel", "datachannel":
                 meta.dataChannel = true
             case "addTrack", "addStream", "addTransceiver", "ontrack", "transceiverAdded", "transceiverModified":
