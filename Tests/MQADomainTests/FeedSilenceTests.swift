@@ -42,6 +42,17 @@ import MQATestSupport
         #expect(Self.silences(c) == [])
     }
 
+    /// The rule is about gaps between reports: a silent head or tail does
+    /// not make one long gap of two "the rule".
+    @Test func aSilentHeadDoesNotMakeOneGapTheRule() {
+        var c = ClientBuilder("alice")
+        c.join(0)
+        c.reports(from: 8000, to: 12_000, step: 2000, mos: 4.3)  // 8 and 10 s
+        c.reports(from: 40_000, to: 42_000, step: 2000, mos: 4.3)  // 40 s
+        c.leave(41_000)
+        #expect(Self.silences(c) == [FeedSilence(start: 0, end: 8000), FeedSilence(start: 10_000, end: 40_000)])
+    }
+
     /// No feed at all (a CDN meeting, or a client that never reported)
     /// is not a silence: there is no feed to fall silent.
     @Test func noFeedIsNoSilence() {

@@ -52,6 +52,7 @@ struct FeedSilenceFinder {
     func silences(spans: [ConnectionSpan]) -> [FeedSilence] {
         var bounds = self.bounds
         if let o = open { bounds[o.connection] = (o.first, o.last) }
+        if bounds.isEmpty { return [] }  // no feed to fall silent
         var out = gaps
         for (i, span) in spans.enumerated() {
             let b = bounds[i]
@@ -60,7 +61,9 @@ struct FeedSilenceFinder {
             }
             if let b, span.end - b.last > FeedSilence.longerThanMs { out.append(FeedSilence(start: b.last, end: span.end)) }
         }
-        if out.count * 2 > pairs { return [] }
+        // The rule counts gaps between reports only: a connection's head
+        // and tail say nothing of the feed's interval.
+        if gaps.count * 2 > pairs { return [] }
         return out.sorted { $0.start < $1.start }
     }
 }
