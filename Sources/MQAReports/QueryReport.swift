@@ -54,11 +54,24 @@ public struct QueryReport: Sendable {
     }
 
     /// `mqa query --list`: each query with the first comment line of its file.
-    public static func list(_ queries: [(name: String, sql: String)]) -> String {
-        var table = ReportTable(headers: ["query", "what it returns"])
-        for (name, sql) in queries { table.add(text: [name, summary(of: sql)]) }
-        return table.markdown
+    public static func list(_ queries: [(name: String, sql: String)], format: ReportFormat = .md) -> String {
+        switch format {
+        case .json:
+            let rows = queries.map { JSON.object([("name", .string($0.name)), ("returns", .string(summary(of: $0.sql)))]) }
+            return JSON.object([("schema", .string(listSchema)), ("queries", .array(rows))]).rendered(pretty: true) + "\n"
+        case .csv:
+            var table = ReportTable(headers: ["name", "returns"])
+            for (name, sql) in queries { table.add(text: [name, summary(of: sql)]) }
+            return table.csv
+        case .md, .html:
+            var table = ReportTable(headers: ["query", "what it returns"])
+            for (name, sql) in queries { table.add(text: [name, summary(of: sql)]) }
+            return table.markdown
+        }
     }
+
+    /// The JSON's `schema` of `--list`.
+    public static let listSchema = "mqa.query-list/1"
 
     /// `low_tier_ms` → `lowTierMs`: a column name as the reports' JSON
     /// spells its keys.

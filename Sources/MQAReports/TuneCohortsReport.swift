@@ -118,10 +118,10 @@ public struct TuneCohortsReport: Sendable {
             for (i, r) in c.ranking.prefix(top).enumerated() {
                 t.add([c.value.map(ReportCell.text) ?? .empty(shown: ""), .int(i + 1)]
                       + keys.map { .literal(TuneReport.value(of: $0, in: r.config)) }
-                      + [.number(.double(r.score.f1), shown: JSON.number(r.score.f1)),
-                         .number(.double(r.score.precision), shown: JSON.number(r.score.precision)),
-                         .number(.double(r.score.recall), shown: JSON.number(r.score.recall)),
-                         .number(.double(r.score.alarmsPerHour), shown: JSON.number(r.score.alarmsPerHour)),
+                      + [.number(.double(r.score.f1), shown: TuneReport.csvNumber(r.score.f1, places: JSON.Places.ratio)),
+                         .number(.double(r.score.precision), shown: TuneReport.csvNumber(r.score.precision, places: JSON.Places.ratio)),
+                         .number(.double(r.score.recall), shown: TuneReport.csvNumber(r.score.recall, places: JSON.Places.ratio)),
+                         .number(.double(r.score.alarmsPerHour), shown: TuneReport.csvNumber(r.score.alarmsPerHour, places: JSON.Places.perHour)),
                          .literal(r.gridIndex == c.fleetBest.gridIndex ? "true" : "false")])
             }
         }

@@ -60,7 +60,7 @@ public struct TuneReport: Sendable {
         }
     }
 
-    /// Exact figures, one row per config.
+    /// One row per config, figures rounded as in the JSON.
     public var csv: String {
         let columns = ["rank"] + keys + ["alarms", "stalls", "covered", "useful", "precision", "recall", "f1",
                                          "alarmsPerHour", "flapsPerHour", "medianLeadMs", "pareto"]
@@ -92,13 +92,19 @@ public struct TuneReport: Sendable {
     /// The score's figures: exact, or rounded for reading.
     static func cells(_ r: TuningResult, rounded: Bool = false) -> [ReportCell] {
         let s = r.score
-        func f(_ v: Double, _ format: String) -> ReportCell {
-            .number(.double(v), shown: rounded ? String(format: format, v) : JSON.number(v))
+        // The table shows a few digits; the CSV rounds as the JSON does
+        // (cli.md: numbers rounded to their meaning).
+        func f(_ v: Double, _ format: String, _ places: Int) -> ReportCell {
+            .number(.double(v), shown: rounded ? String(format: format, v) : csvNumber(v, places: places))
         }
         let lead: ReportCell = s.medianLeadMs.map { .number(.int($0), shown: rounded ? Time.duration($0) : String($0)) } ?? .empty(shown: "")
-        return [.int(s.alarms), .int(s.stalls), .int(s.covered), .int(s.useful), f(s.precision, "%.3f"), f(s.recall, "%.3f"),
-                f(s.f1, "%.3f"), f(s.alarmsPerHour, "%.2f"), f(s.flapsPerHour, "%.2f"), lead]
+        return [.int(s.alarms), .int(s.stalls), .int(s.covered), .int(s.useful),
+                f(s.precision, "%.3f", JSON.Places.ratio), f(s.recall, "%.3f", JSON.Places.ratio), f(s.f1, "%.3f", JSON.Places.ratio),
+                f(s.alarmsPerHour, "%.2f", JSON.Places.perHour), f(s.flapsPerHour, "%.2f", JSON.Places.perHour), lead]
     }
+
+    /// `v` as the JSON outputs write it, rounded to `places`.
+    static func csvNumber(_ v: Double, places: Int) -> String { JSON.rounded(v, places: places).rendered() }
 
     /// A config key's value as compact JSON text, for the table columns.
     static func value(of key: String, in config: TierConfig) -> String {

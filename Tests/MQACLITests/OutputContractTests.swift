@@ -31,6 +31,7 @@ import Testing
             ("mqa.tunePartials/1", try object(MQA.run(["tune", "--grid", grid, "--db", db, "--partials"]))),
             ("mqa.query/1", try object(MQA.run(["query", "meetings", "--db", db, "--format", "json"]))),
             ("mqa.check/1", try object(MQA.run(["check", "--db", db, "--format", "json"]))),
+            ("mqa.query-list/1", try object(MQA.run(["query", "--list", "--format", "json"]))),
         ]
         for (schema, doc) in outputs { #expect(doc["schema"] as? String == schema, "\(schema): \(doc.keys.sorted())") }
         // First, where a reader of the text looks.
@@ -55,6 +56,25 @@ import Testing
             let header = r.stdout.split(separator: "\n").first.map(String.init) ?? ""
             let snake = header.split(separator: ",").map(String.init).filter { $0.contains("_") && !codes.contains($0) }
             #expect(snake.isEmpty, "\(args): \(snake)")
+        }
+    }
+
+    /// CSV numbers are rounded as the JSON's are (cli.md: no
+    /// `994.4409999999999`): the tuning ranking too, per cohort or not.
+    @Test func csvNumbersAreRoundedToTheirMeaning() throws {
+        let log = dir.simulated("sim.ndjson", meetings: 4, seed: 5)
+        #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+        let grid = dir.write("grid.json", #"{"upDwell": [1, 2], "downDwell": [1, 2, 3], "hysteresis": [0.1, 0.2]}"#)
+        for extra in [[], ["--by", "platform"]] {
+            let r = MQA.run(["tune", "--grid", grid, "--db", db, "--format", "csv"] + extra)
+            #expect(r.status == 0, "\(r)")
+            let cells = r.stdout.split(separator: "\n").dropFirst().flatMap { $0.split(separator: ",") }
+            let long = cells.filter { cell in
+                guard let dot = cell.firstIndex(of: "."), Double(cell) != nil else { return false }
+                return cell.distance(from: dot, to: cell.endIndex) - 1 > 4
+            }
+            #expect(long.isEmpty, "\(extra): \(long.prefix(5))")
+            #expect(cells.contains { $0.contains(".") }, "some figure is not whole")
         }
     }
 }

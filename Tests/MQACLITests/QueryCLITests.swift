@@ -1,4 +1,5 @@
 import Foundation
+import MQAQueries
 import Testing
 
 /// `mqa query` speaks the reports' JSON (camelCase keys, ms), and `query
@@ -47,6 +48,20 @@ import Testing
         // md keeps the file's own column names; csv is headed as JSON is keyed.
         #expect(MQA.run(["query", "meetings", "--db", db, "--format", "csv"]).stdout.hasPrefix("meeting,title,engine,start,startUtc,durationMs,"))
         #expect(MQA.run(["query", "meetings", "--db", db]).stdout.contains("| start_utc"))
+    }
+
+    /// `--list` honours `--format` as every other listing does.
+    @Test func theListComesInEachFormat() throws {
+        let json = MQA.run(["query", "--list", "--format", "json"])
+        #expect(json.status == 0, "\(json)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["schema"] as? String == "mqa.query-list/1")
+        let queries = try #require(object["queries"] as? [[String: Any]])
+        #expect(queries.map { $0["name"] as? String } == Queries.named.map(\.name))
+        #expect(queries.allSatisfy { ($0["returns"] as? String)?.isEmpty == false })
+        let csv = MQA.run(["query", "--list", "--format", "csv"])
+        #expect(csv.status == 0 && csv.stdout.hasPrefix("name,returns\n"), "\(csv)")
+        #expect(csv.stdout.split(separator: "\n").count == Queries.named.count + 1)
     }
 
     @Test func meetingsQueriesTakeATimeWindow() throws {

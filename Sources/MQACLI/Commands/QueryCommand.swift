@@ -39,7 +39,8 @@ enum QueryCommand {
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let out = try context.output(args)
         if try args.get(Self.list) {
-            out.write(QueryReport.list(Queries.named))
+            let format: String = try args.get(Self.format)
+            out.write(QueryReport.list(Queries.named, format: ReportFormat(rawValue: format) ?? .md))
             out.flush()
             return ExitCode.success
         }
