@@ -36,13 +36,40 @@ public struct QueryReport: Sendable {
         for row in result.rows { table.add(row.map(QueryReport.cell)) }
     }
 
+    /// How md writes the instants (`--tz`): JSON and CSV keep ms.
+    public var display = TimeDisplay()
+
+    /// The columns that hold an instant in epoch ms.
+    static let instantColumns: Set<String> = ["start", "end", "ts"]
+
     /// The report in `format`: md, json or csv.
     public func render(_ format: ReportFormat) -> String {
         switch format {
         case .json: JSON.object([("schema", .string(QueryReport.schema)), ("query", .string(name)), ("rows", table.json)]).rendered(pretty: true) + "\n"
         case .csv: csvTable.csv
-        case .md, .html: table.markdown
+        case .md, .html: timedTable.markdown
         }
+    }
+
+    /// With a zone, each instant column is followed by its UTC and local
+    /// time, as every text format shows them; without one the table as
+    /// the query returned it, byte for byte.
+    var timedTable: ReportTable {
+        guard let zone = display.zone else { return table }
+        let instants = Set(table.columns.indices.filter { QueryReport.instantColumns.contains(table.columns[$0].header) })
+        guard !instants.isEmpty else { return table }
+        var t = ReportTable(columns: table.columns.indices.flatMap { i in
+            let c = table.columns[i]
+            return instants.contains(i) ? [c, ReportTable.Column("\(c.header) (UTC, \(zone.identifier))", key: c.key + "Local")] : [c]
+        })
+        for row in table.rows {
+            t.add(row.cells.indices.flatMap { i -> [ReportCell] in
+                guard instants.contains(i) else { return [row.cells[i]] }
+                guard case .number(.int(let ms), _) = row.cells[i] else { return [row.cells[i], .empty(shown: "")] }
+                return [row.cells[i], .text(display.dateTime(ms))]
+            }, htmlClass: row.htmlClass, id: row.id)
+        }
+        return t
     }
 
     /// The table headed by the camelCase keys, as JSON names them: CSV

@@ -50,6 +50,23 @@ import Testing
         #expect(MQA.run(["query", "meetings", "--db", db]).stdout.contains("| start_utc"))
     }
 
+    /// `--tz` puts each start's UTC and local time beside its ms in md;
+    /// JSON and CSV keep ms alone, and md without a zone is unchanged.
+    @Test func aZoneShowsStartsAsClockTimes() throws {
+        threeMeetings()
+        // Lines.t0 is 2026-11-29T10:00:00Z; m-3 starts a day earlier.
+        let md = MQA.run(["query", "worst-meetings", "--db", db, "--tz", "Europe/Berlin"])
+        #expect(md.status == 0, "\(md)")
+        #expect(md.stdout.contains("start (UTC, Europe/Berlin)"), "\(md.stdout)")
+        #expect(md.stdout.contains("2026-11-28 10:00:00 UTC (11:00:00 Europe/Berlin, +01:00)"), "\(md.stdout)")
+        let plain = MQA.run(["query", "worst-meetings", "--db", db])
+        #expect(!plain.stdout.contains("UTC") && plain.stdout.contains(" start |"), "\(plain.stdout)")
+        let json = MQA.run(["query", "worst-meetings", "--db", db, "--tz", "Europe/Berlin", "--format", "json"])
+        #expect(try rows(json.stdout).allSatisfy { $0.keys.allSatisfy { !$0.hasSuffix("Local") } && $0["start"] is Int })
+        let csv = MQA.run(["query", "worst-meetings", "--db", db, "--tz", "Europe/Berlin", "--format", "csv"])
+        #expect(csv.stdout == MQA.run(["query", "worst-meetings", "--db", db, "--format", "csv"]).stdout)
+    }
+
     /// `--list` honours `--format` as every other listing does.
     @Test func theListComesInEachFormat() throws {
         let json = MQA.run(["query", "--list", "--format", "json"])

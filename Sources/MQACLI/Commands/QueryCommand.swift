@@ -94,6 +94,7 @@ enum QueryCommand {
         let result = try store.runQuery(name, parameters: bound)
         var report = QueryReport(result)
         report.name = name
+        report.display = TimeDisplay(zone: try context.zone(args))
         out.write(report.render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
         return ExitCode.success
