@@ -186,6 +186,25 @@ func joinLine(_ fields: String, engine: String = "sfu") -> String {
         #expect(bob.client.platform == "web" && bob.client.sdkVersion == nil && bob.networkPath.isEmpty)
     }
 
+    /// "The last value before a report holds": a rejoin after the last
+    /// report does not change who the client was for its figures; one
+    /// before a report does.
+    @Test func aRejoinAfterTheLastReportChangesNoClientField() throws {
+        func sdk(rejoinAt: Int64) throws -> String? {
+            let s = Scratch()
+            let store = try EventStore(path: s.db)
+            let join = #"{"ts":\#(t0),"event":"meeting_join","meeting":"m-1","uid":"alice","engine":"sfu","sdkVersion":"5.2.0"}"#
+            let rejoin = #"{"ts":\#(t0 + rejoinAt),"event":"meeting_join","meeting":"m-1","uid":"alice","engine":"sfu","sdkVersion":"5.3.1"}"#
+            let reports = (1...10).map { qr(t0 + Int64($0) * 2000) }
+            _ = try Ingester(store: store).ingest(paths: [s.write("a.ndjson", [join] + reports + [rejoin])])
+            let log = try #require(try store.meetingLog("m-1"))
+            return MeetingContext.build(log).participant("alice")?.client.sdkVersion
+        }
+        #expect(try sdk(rejoinAt: 30_000) == "5.2.0")
+        #expect(try sdk(rejoinAt: 20_000) == "5.3.1", "at the last report's ms: before it")
+        #expect(try sdk(rejoinAt: 9_000) == "5.3.1")
+    }
+
     /// The spec: p2p has the quality feed as sfu does. The same log under
     /// either engine gives the same figures; under cdn there are none.
     @Test func p2pIsAnalysedAsSFU() throws {

@@ -57,10 +57,14 @@ public struct MeetingContext: Sendable, Equatable {
             p.talkMs = talk[client.uid] ?? 0
             p.mediaChanges = media[client.uid] ?? []
             // Format 1.2: the client fields of its joins, the last value
-            // of each holding (a rejoin may repeat or update them).
-            for e in client.events where e.payload.kind == .meetingJoin {
-                p.client.update(from: e.payload)
-            }
+            // of each holding (a rejoin may repeat or update them). "The
+            // last value before a report holds": a rejoin after the last
+            // report changes nothing the figures saw, so joins after it
+            // count only when no join came before it.
+            let joins = client.events.filter { $0.payload.kind == .meetingJoin }
+            let lastReport = client.reports.ts.last ?? Int64.max
+            let before = joins.filter { $0.ts <= lastReport }
+            for e in before.isEmpty ? joins : before { p.client.update(from: e.payload) }
             var openInterruption: Int?
             for e in client.context {
                 let x = e.payload
