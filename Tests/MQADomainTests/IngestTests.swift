@@ -365,6 +365,39 @@ let t0: Int64 = 1_795_946_400_000
     }
 }
 
+/// Rejects are told once their input is written: a copy of content
+/// ingested before (a no-op) tells none, in the same run or a later one,
+/// and an input of more bad lines than are held still tells them all.
+@Suite struct RejectsToldTests {
+    @Test func aCopyOfIngestedContentTellsNoRejects() throws {
+        let s = Scratch()
+        let lines = [qr(t0), "{bad", qr(t0 + 2000), "[1]", qr(t0 + 4000)]
+        let f = s.write("f.ndjson", lines)
+        let store = try EventStore(path: s.db)
+        var told: [String] = []
+        let first = Ingester(store: store)
+        first.onReject = { told.append("\($0.file.split(separator: "/").last!):\($0.line)") }
+        #expect(try first.ingest(paths: [f, s.write("g.ndjson", lines)]).rejected == 2)
+        #expect(told == ["f.ndjson:2", "f.ndjson:4"], "the copy in the same run tells none")
+        told = []
+        let again = Ingester(store: store)
+        again.onReject = { told.append("\($0.line)") }
+        let summary = try again.ingest(paths: [s.write("h.ndjson", lines)])
+        #expect(summary.skippedFiles == 1 && summary.rejected == 0 && told.isEmpty, "\(told)")
+    }
+
+    @Test func manyRejectsAreAllTold() throws {
+        let s = Scratch()
+        let bad = Ingester.heldRejects + 500
+        let f = s.write("f.ndjson", [qr(t0)] + Array(repeating: "{bad", count: bad))
+        let ingester = Ingester(store: try EventStore(path: s.db))
+        var lines: [Int] = []
+        ingester.onReject = { lines.append($0.line) }
+        #expect(try ingester.ingest(paths: [f]).rejected == bad)
+        #expect(lines == Array(2...(bad + 1)))
+    }
+}
+
 @Suite struct IngestPipelineTests {
     /// The same content twice in one run (parsed ahead while the first copy
     /// is written) is stored once and counted as a skipped file.

@@ -21,8 +21,16 @@ public final class Ingester {
     /// for a whole window.
     static let maxBufferedClients = 4096
 
-    /// Called for every rejected line (the CLI prints the first 20).
+    /// Called for every rejected line (the CLI prints the first 20), once
+    /// its input is written: an input whose content was ingested before
+    /// under another name is skipped whole, its rejects with it.
     public var onReject: (RejectedLine) -> Void = { _ in }
+    /// The rejects of the input being written, told when it is. Past
+    /// `heldRejects` they are told as they come (a file of that many bad
+    /// lines is rarely a copy), so that memory stays bounded.
+    private var inputRejects: [RejectedLine] = []
+    private var tellingRejectsAtOnce = false
+    static let heldRejects = 1000
     /// Called now and then with (bytes read of this input, its size if
     /// known, input path).
     public var onProgress: ((Int, Int?, String) -> Void)?
@@ -584,6 +592,10 @@ public final class Ingester {
         var unsaved: ParsedBatch? = nil
         carriedBeforeInput = carried
         encodingBeforeInput = encoding
+        inputRejects.removeAll(keepingCapacity: true)
+        tellingRejectsAtOnce = false
+        // Told when the input is written or fails; a skipped copy drops them.
+        defer { tellRejects() }
         // No batch is ready: commit what the transaction holds and let go of
         // the write lock while the input is awaited. Not while a batch
         // holds the commit (a dump's connections, valid only as a whole),
@@ -654,8 +666,10 @@ public final class Ingester {
                     if try store.finishedFile(hash: digest, except: fileID) != nil {
                         // The same content was ingested before under another
                         // name: this run found only duplicates. Keep the
-                        // older record (and its rejects) alone.
+                        // older record (and its rejects) alone, and say
+                        // nothing of rejects this run did not keep.
                         try store.forgetFile(fileID)
+                        inputRejects.removeAll()
                         try endInput()
                         var skipped = IngestSummary()
                         skipped.files = 1
@@ -765,7 +779,22 @@ public final class Ingester {
         let text = try raw.withUnsafeBytes { try store.rejectText(reason: reason, raw: $0, size: size, keepRaw: keep) }
         if text.new && keep { rawStored.bytes += raw.count }
         try store.insertReject(file: fileID, line: number, text: text.id)
-        onReject(RejectedLine(file: path, line: number, reason: reason))
+        let reject = RejectedLine(file: path, line: number, reason: reason)
+        if tellingRejectsAtOnce {
+            onReject(reject)
+        } else {
+            inputRejects.append(reject)
+            if inputRejects.count >= Ingester.heldRejects {
+                tellRejects()
+                tellingRejectsAtOnce = true
+            }
+        }
+    }
+
+    /// Tells the held rejects of the input, and holds again for the next.
+    private func tellRejects() {
+        for r in inputRejects { onReject(r) }
+        inputRejects.removeAll(keepingCapacity: true)
     }
 
     /// Another ingest of the same content committed progress since our last
