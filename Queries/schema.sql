@@ -128,6 +128,14 @@ CREATE TABLE IF NOT EXISTS rejects (
     PRIMARY KEY (file_id, line)
 ) WITHOUT ROWID;
 
+-- Which rules computed the summaries below (EventStore.summaryRevision,
+-- one row): the first mqa that may write a store whose summaries an older
+-- mqa computed marks every meeting stale, and they are computed anew.
+CREATE TABLE IF NOT EXISTS summary_revision (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    revision INTEGER NOT NULL
+);
+
 -- Summaries: the tier engine's results under the default config, one row
 -- per meeting, participant and subscription, so that the named
 -- queries (and anyone with the sqlite3 shell) can rank and filter without

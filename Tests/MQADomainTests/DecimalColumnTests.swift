@@ -54,3 +54,40 @@ import Testing
         #expect(try store.check().isClean)
     }
 }
+
+/// Summaries computed by older rules (`summaryRevision`) are redone by the
+/// first mqa that may write the store, as stale ones are; `check` counts
+/// neither as damage.
+@Suite struct SummaryRevisionTests {
+    static func lossP95(_ store: EventStore) throws -> Double? {
+        let s = try store.db.prepare("SELECT loss_p95 FROM participant_summary")
+        return try s.step() ? s.double(0) : nil
+    }
+
+    @Test func summariesOfOlderRulesAreRedone() throws {
+        let s = Scratch()
+        let join = #"{"ts":\#(t0),"event":"meeting_join","meeting":"m-1","uid":"alice","engine":"sfu"}"#
+        let reports = (1...10).map { qr(t0 + Int64($0) * 2000, loss: "20") }
+        do {
+            let store = try EventStore(path: s.db)
+            _ = try Ingester(store: store).ingest(paths: [s.write("a.ndjson", [join] + reports)])
+            try store.refreshSummaries()
+            #expect(try store.summaryRevision() == EventStore.summaryRevision)
+            #expect(try Self.lossP95(store) == 20)
+            // As an older mqa left it: no revision, and a row of its rules.
+            try store.db.execute("DROP TABLE summary_revision; UPDATE participant_summary SET loss_p95 = 2")
+        }
+        let old = try EventStore.openExisting(path: s.db)
+        #expect(try old.summaryRevision() == 1)
+        #expect(try old.check().isClean, "older rules are not damage")
+        // A reading command's refresh redoes them.
+        try EventStore.refreshStaleSummaries(path: s.db)
+        let store = try EventStore.openExisting(path: s.db)
+        #expect(try store.summaryRevision() == EventStore.summaryRevision)
+        #expect(try Self.lossP95(store) == 20)
+        #expect(try store.check().isClean)
+        // Opening it again marks nothing.
+        _ = try EventStore(path: s.db)
+        #expect(try SummaryWorkersTests.staleCount(try EventStore.openExisting(path: s.db)) == 0)
+    }
+}

@@ -249,3 +249,35 @@ extension EventStore {
         return rows
     }
 }
+
+extension EventStore {
+    /// The revision of the rules the summary tables are computed by. A
+    /// fix that changes what a summary row holds raises it, so that stores
+    /// summarized before have their summaries redone (`summary_revision`):
+    /// - 1: the summaries before the table existed.
+    /// - 2 (2026-12-05): a stored column's leading values of exponent 1
+    ///   read as logged, not a tenth of them; "pauses are the rule" counts
+    ///   gaps between reports only; client fields up to the last report.
+    static let summaryRevision = 2
+
+    /// The revision the store's summaries were computed by (1 when the
+    /// store has no record of it: it predates the table).
+    func summaryRevision() throws -> Int {
+        let exists = try db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'summary_revision'")
+        guard try exists.step() else { return 1 }
+        let s = try db.prepare("SELECT revision FROM summary_revision WHERE id = 1")
+        return try s.step() ? s.int(0) : 1
+    }
+
+    /// Marks every meeting stale when the summaries were computed by older
+    /// rules than this build's, and records this build's: the ingest, or a
+    /// reading command's refresh (`refreshStaleSummaries`), redoes them.
+    /// A store created here records it with no meeting to mark.
+    func redoSummariesOfOlderRules() throws {
+        guard try summaryRevision() < EventStore.summaryRevision else { return }
+        try db.transaction {
+            try db.execute("UPDATE meetings SET stale = 1 WHERE stale = 0")
+            try db.execute("INSERT OR REPLACE INTO summary_revision (id, revision) VALUES (1, \(EventStore.summaryRevision))")
+        }
+    }
+}

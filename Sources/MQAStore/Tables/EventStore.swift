@@ -76,6 +76,7 @@ public final class EventStore {
                 db = try Database(path: path, access: .readWrite)
                 try migrate()
                 try db.execute(Queries.schema)
+                try redoSummariesOfOlderRules()
                 identity = FileIdentity(path: path)
                 if identity != nil && identity == before { break }
             } catch let error as DatabaseError where error.primaryCode == DatabaseError.busy {
@@ -292,10 +293,11 @@ extension EventStore {
     }
 
     /// The store opened for writing, when it exists, may be written and has
-    /// summaries left stale; nil otherwise.
+    /// summaries left stale (or computed by older rules); nil otherwise.
     static func openForMaintenance(path: String) throws -> EventStore? {
         guard access(path, W_OK) == 0 else { return nil }
         let reader = try openExisting(path: path)
+        if try reader.summaryRevision() < EventStore.summaryRevision { return try EventStore(path: path) }
         let stale = try reader.db.prepare("SELECT EXISTS (SELECT 1 FROM meetings WHERE stale != 0)")
         guard try stale.step(), stale.int(0) == 1 else { return nil }
         stale.reset()
