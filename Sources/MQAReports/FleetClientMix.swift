@@ -23,7 +23,7 @@ public struct FleetClientMix: Sendable, Equatable {
         self.sdkVersions = sdkVersions
     }
 
-    /// From the participants' client fields (each the last value of its joins).
+    /// From the participants' client fields (what held for their figures).
     public init(_ clients: [ParticipantContext.ClientInfo]) {
         platforms = FleetClientMix.counts(clients.compactMap(\.platform)) { $0 < $1 }
         sdkVersions = FleetClientMix.counts(clients.compactMap(\.sdkVersion)) { VersionOrder.less($1, $0) }
@@ -35,11 +35,7 @@ public struct FleetClientMix: Sendable, Equatable {
     /// From a meeting's log, reading only its joins (the fleet ranking
     /// builds no context).
     public init(_ log: MeetingLog) {
-        self.init(log.clients.map { client in
-            var info = ParticipantContext.ClientInfo()
-            for e in client.events where e.payload.kind == .meetingJoin { info.apply(join: e.payload) }
-            return info
-        })
+        self.init(log.clients.map { ParticipantContext.ClientInfo($0) })
     }
 
     static func counts(_ values: [String], tie: (String, String) -> Bool) -> [Count] {

@@ -197,8 +197,15 @@ func joinLine(_ fields: String, engine: String = "sfu") -> String {
             let rejoin = #"{"ts":\#(t0 + rejoinAt),"event":"meeting_join","meeting":"m-1","uid":"alice","engine":"sfu","sdkVersion":"5.3.1"}"#
             let reports = (1...10).map { qr(t0 + Int64($0) * 2000) }
             _ = try Ingester(store: store).ingest(paths: [s.write("a.ndjson", [join] + reports + [rejoin])])
+            try store.refreshSummaries()
             let log = try #require(try store.meetingLog("m-1"))
-            return MeetingContext.build(log).participant("alice")?.client.sdkVersion
+            let fromContext = MeetingContext.build(log).participant("alice")?.client.sdkVersion
+            // Every reader agrees: the cohorts' store path and tune --by.
+            let fromStore = try store.cohortMeetings().first?.participants.first?.client.sdkVersion
+            let client = try #require(log.clients.first)
+            #expect(fromStore == fromContext)
+            #expect(CohortTuning.value(of: client, in: log, field: .sdkVersion) == fromContext)
+            return fromContext
         }
         #expect(try sdk(rejoinAt: 30_000) == "5.2.0")
         #expect(try sdk(rejoinAt: 20_000) == "5.3.1", "at the last report's ms: before it")

@@ -56,15 +56,7 @@ public struct MeetingContext: Sendable, Equatable {
             var p = ParticipantContext(uid: client.uid)
             p.talkMs = talk[client.uid] ?? 0
             p.mediaChanges = media[client.uid] ?? []
-            // Format 1.2: the client fields of its joins, the last value
-            // of each holding (a rejoin may repeat or update them). "The
-            // last value before a report holds": a rejoin after the last
-            // report changes nothing the figures saw, so joins after it
-            // count only when no join came before it.
-            let joins = client.events.filter { $0.payload.kind == .meetingJoin }
-            let lastReport = client.reports.ts.last ?? Int64.max
-            let before = joins.filter { $0.ts <= lastReport }
-            for e in before.isEmpty ? joins : before { p.client.update(from: e.payload) }
+            p.client = ParticipantContext.ClientInfo(client)
             var openInterruption: Int?
             for e in client.context {
                 let x = e.payload
@@ -247,6 +239,24 @@ public struct ParticipantContext: Sendable, Equatable {
         public var netType: String?
 
         public init() {}
+
+        /// The fields that held for a client's figures (format 1.2): the
+        /// last value of each over its joins up to its last report. "The
+        /// last value before a report holds": a rejoin after the last
+        /// report changes nothing the figures saw, so joins after it count
+        /// only when no join came before it (a join at the report's very
+        /// ms comes before it).
+        public init(joins: [(ts: Int64, payload: EventPayload)], lastReport: Int64?) {
+            let cut = lastReport ?? .max
+            let before = joins.contains { $0.ts <= cut }
+            for j in joins where !before || j.ts <= cut { update(from: j.payload) }
+        }
+
+        /// `init(joins:lastReport:)` of a client's log.
+        public init(_ client: ClientLog) {
+            self.init(joins: client.events.filter { $0.payload.kind == .meetingJoin }.map { ($0.ts, $0.payload) },
+                      lastReport: client.reports.ts.last)
+        }
 
         public var isEmpty: Bool { self == ClientInfo() }
 

@@ -90,8 +90,3 @@ public struct CohortMeeting: Sendable, Equatable {
     }
 }
 
-extension ParticipantContext.ClientInfo {
-    /// Takes the client fields of one `meeting_join` (a later join's
-    /// values replace earlier ones): for readers of stored joins.
-    package mutating func apply(join payload: EventPayload) { update(from: payload) }
-}

@@ -35,12 +35,11 @@ public struct CohortTuning: Sendable {
         public var gain: Double { (ranking.first?.score.f1 ?? 0) - fleetBest.score.f1 }
     }
 
-    /// The field's value for one client of `log` (the last value its joins
-    /// logged; the meeting's engine for `engine`).
+    /// The field's value for one client of `log` (what held for its
+    /// figures, `ClientInfo(_:)`; the meeting's engine for `engine`).
     public static func value(of client: ClientLog, in log: MeetingLog, field: CohortField) -> String? {
         if field == .engine { return log.engine }
-        var info = ParticipantContext.ClientInfo()
-        for e in client.events where e.payload.kind == .meetingJoin { info.update(from: e.payload) }
+        let info = ParticipantContext.ClientInfo(client)
         let p = CohortParticipant(uid: client.uid, engine: nil, client: info, watchedMs: 0, stalledMs: 0, lowTierMs: 0,
                                   measuredMs: 0, mosP50: nil, abnormalDisconnects: 0, firstFrameMs: [])
         return field.value(of: p)

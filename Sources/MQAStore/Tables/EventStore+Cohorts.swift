@@ -77,6 +77,19 @@ extension EventStore {
             WHERE e.kinds & ?1 != 0 ORDER BY e.client_id, e.first_ts, e.id
             """)
         chunks.bind(1, wanted)
+        // Each client's last report, from the chunk rows (nothing
+        // decoded): the client fields are those that held for its figures.
+        var lastReport: [Int: [String: Int64]] = [:]
+        let lasts = try db.prepare(
+            """
+            SELECT c.meeting_id, c.uid, max(r.last_ts) FROM report_chunks r JOIN clients c ON c.id = r.client_id
+            GROUP BY r.client_id
+            """)
+        while try lasts.step() {
+            guard let m = index[lasts.int64(0)] else { continue }
+            lastReport[m, default: [:]][lasts.string(1) ?? ""] = lasts.int64(2)
+        }
+        var joins: [Int: [Int: [(ts: Int64, payload: EventPayload)]]] = [:]
         var parser = LineParser(nowMs: .max)
         while try chunks.step() {
             guard let m = index[chunks.int64(0)], let uid = chunks.string(1), let i = slot[m]?[uid] else { continue }
@@ -95,10 +108,16 @@ extension EventStore {
                 guard let payload = block.payloads[p].withUnsafeBufferPointer({ parser.payload(of: kind, canonicalJSON: $0) })
                 else { continue }
                 if kind == .meetingJoin {
-                    meetings[m].participants[i].client.apply(join: payload)
+                    joins[m, default: [:]][i, default: []].append((block.ts[k], payload))
                 } else if payload.string("error") != nil {
                     meetings[m].participants[i].abnormalDisconnects += 1
                 }
+            }
+        }
+        for (m, people) in joins {
+            for (i, list) in people {
+                let uid = meetings[m].participants[i].uid
+                meetings[m].participants[i].client = ParticipantContext.ClientInfo(joins: list, lastReport: lastReport[m]?[uid])
             }
         }
         return meetings
