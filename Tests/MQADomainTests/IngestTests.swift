@@ -386,15 +386,41 @@ let t0: Int64 = 1_795_946_400_000
         #expect(summary.skippedFiles == 1 && summary.rejected == 0 && told.isEmpty, "\(told)")
     }
 
-    @Test func manyRejectsAreAllTold() throws {
+    @Test func manyRejectsAreAllToldAndACopyOfThemNone() throws {
         let s = Scratch()
-        let bad = Ingester.heldRejects + 500
-        let f = s.write("f.ndjson", [qr(t0)] + Array(repeating: "{bad", count: bad))
-        let ingester = Ingester(store: try EventStore(path: s.db))
-        var lines: [Int] = []
-        ingester.onReject = { lines.append($0.line) }
-        #expect(try ingester.ingest(paths: [f]).rejected == bad)
-        #expect(lines == Array(2...(bad + 1)))
+        let bad = 1500
+        let lines = [qr(t0)] + Array(repeating: "{bad", count: bad)
+        let store = try EventStore(path: s.db)
+        let ingester = Ingester(store: store)
+        var told: [Int] = []
+        ingester.onReject = { told.append($0.line) }
+        #expect(try ingester.ingest(paths: [s.write("f.ndjson", lines)]).rejected == bad)
+        #expect(told == Array(2...(bad + 1)))
+        told = []
+        let copy = try ingester.ingest(paths: [s.write("g.ndjson", lines)])
+        #expect(copy.skippedFiles == 1 && told.isEmpty, "\(told.count) told")
+    }
+
+    /// An input that fails after its own checkpoints stored a part tells
+    /// the rejects of that part, the ones the store keeps.
+    @Test func aFailedInputTellsTheRejectsItStored() throws {
+        let s = Scratch()
+        var lines = (0..<30_000).map { qr(t0 + Int64($0) * 2000) }
+        for i in [1, 4_000, 29_000] { lines[i] = "{bad \(i)" }
+        let broken = try SummaryWorkersTests.broken(s, "f.ndjson.zst", lines)
+        let store = try EventStore(path: s.db)
+        let ingester = Ingester(store: store)
+        ingester.commitEvery = 1000
+        var told: [Int] = []
+        ingester.onReject = { told.append($0.line) }
+        var failures = 0
+        ingester.onInputError = { _ in failures += 1 }
+        _ = try ingester.ingest(paths: [broken])
+        let select = try store.db.prepare("SELECT line FROM rejects ORDER BY line")
+        var stored: [Int] = []
+        while try select.step() { stored.append(select.int(0)) }
+        #expect(failures == 1)
+        #expect(!stored.isEmpty && told == stored, "told \(told), stored \(stored)")
     }
 }
 

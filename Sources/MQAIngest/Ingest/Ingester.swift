@@ -21,16 +21,13 @@ public final class Ingester {
     /// for a whole window.
     static let maxBufferedClients = 4096
 
-    /// Called for every rejected line (the CLI prints the first 20), once
-    /// its input is written: an input whose content was ingested before
-    /// under another name is skipped whole, its rejects with it.
+    /// Called for every rejected line the store holds for an input once
+    /// the input is written (or fails), in line order (the CLI prints the
+    /// first 20): read back from the store, so that a copy of content
+    /// ingested before (skipped whole) tells none, and a run that resumes
+    /// a file tells the rejects of the part a killed run stored too, as
+    /// its summary counts them.
     public var onReject: (RejectedLine) -> Void = { _ in }
-    /// The rejects of the input being written, told when it is. Past
-    /// `heldRejects` they are told as they come (a file of that many bad
-    /// lines is rarely a copy), so that memory stays bounded.
-    private var inputRejects: [RejectedLine] = []
-    private var tellingRejectsAtOnce = false
-    static let heldRejects = 1000
     /// Called now and then with (bytes read of this input, its size if
     /// known, input path).
     public var onProgress: ((Int, Int?, String) -> Void)?
@@ -592,10 +589,6 @@ public final class Ingester {
         var unsaved: ParsedBatch? = nil
         carriedBeforeInput = carried
         encodingBeforeInput = encoding
-        inputRejects.removeAll(keepingCapacity: true)
-        tellingRejectsAtOnce = false
-        // Told when the input is written or fails; a skipped copy drops them.
-        defer { tellRejects() }
         // No batch is ready: commit what the transaction holds and let go of
         // the write lock while the input is awaited. Not while a batch
         // holds the commit (a dump's connections, valid only as a whole),
@@ -669,7 +662,6 @@ public final class Ingester {
                         // older record (and its rejects) alone, and say
                         // nothing of rejects this run did not keep.
                         try store.forgetFile(fileID)
-                        inputRejects.removeAll()
                         try endInput()
                         var skipped = IngestSummary()
                         skipped.files = 1
@@ -683,6 +675,7 @@ public final class Ingester {
                         fileID, status: changed == nil ? .done : .changed, linesDone: Int(Int64.max), prefixHash: nil, hash: digest,
                         summary: summary)
                     try endInput()
+                    if summary.rejected > 0 { try tellStoredRejects(fileID: fileID, path: path) }
                     break loop
                 case .failed(let error):
                     throw error
@@ -716,6 +709,8 @@ public final class Ingester {
                 skipped.skippedFiles = 1
                 return skipped
             }
+            // What the input's own checkpoints stored stays: told as such.
+            if fileID != 0 && summary.rejected > 0 { try? tellStoredRejects(fileID: fileID, path: path) }
             throw error
         }
         onProgress?(input.size ?? 0, input.size, path)
@@ -779,22 +774,11 @@ public final class Ingester {
         let text = try raw.withUnsafeBytes { try store.rejectText(reason: reason, raw: $0, size: size, keepRaw: keep) }
         if text.new && keep { rawStored.bytes += raw.count }
         try store.insertReject(file: fileID, line: number, text: text.id)
-        let reject = RejectedLine(file: path, line: number, reason: reason)
-        if tellingRejectsAtOnce {
-            onReject(reject)
-        } else {
-            inputRejects.append(reject)
-            if inputRejects.count >= Ingester.heldRejects {
-                tellRejects()
-                tellingRejectsAtOnce = true
-            }
-        }
     }
 
-    /// Tells the held rejects of the input, and holds again for the next.
-    private func tellRejects() {
-        for r in inputRejects { onReject(r) }
-        inputRejects.removeAll(keepingCapacity: true)
+    /// Tells `onReject` the rejects the store holds for `fileID`.
+    private func tellStoredRejects(fileID: Int64, path: String) throws {
+        try store.forEachReject(file: fileID) { line, reason in onReject(RejectedLine(file: path, line: line, reason: reason)) }
     }
 
     /// Another ingest of the same content committed progress since our last

@@ -153,6 +153,28 @@ extension EventStore {
         return (db.lastInsertRowID, true)
     }
 
+    /// Each stored reject of `file` as (line, reason), in line order. Read
+    /// a page at a time, no statement open while `body` runs (it may use
+    /// the store).
+    package func forEachReject(file: Int64, _ body: (Int, String) throws -> Void) throws {
+        var after = -1
+        while true {
+            let select = try db.cached(
+                """
+                SELECT r.line, t.reason FROM rejects r JOIN reject_texts t ON t.id = r.text_id
+                WHERE r.file_id = ? AND r.line > ? ORDER BY r.line LIMIT 512
+                """)
+            select.bind(1, file)
+            select.bind(2, after)
+            var page: [(Int, String)] = []
+            while try select.step() { page.append((select.int(0), select.string(1) ?? "")) }
+            select.reset()
+            guard let last = page.last else { return }
+            after = last.0
+            for (line, reason) in page { try body(line, reason) }
+        }
+    }
+
     package func insertReject(file: Int64, line: Int, text: Int64) throws {
         let insert = try db.cached("INSERT OR IGNORE INTO rejects (file_id, line, text_id) VALUES (?, ?, ?)")
         insert.bind(1, file)
