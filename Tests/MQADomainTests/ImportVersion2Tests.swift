@@ -135,6 +135,19 @@ enum RTC {
         #expect(RTC.trace(try RTC.convert(lines)) == ["meeting_join@1000", "disconnect@3000", "reconnect@6000", "meeting_leave@8000"])
     }
 
+    /// Back to `connected` after the last sample, then another
+    /// connection: one drop and return, then the end as a drop, never two
+    /// drops in a row.
+    @Test func aReturnAtTheEndIsToldBeforeTheEnd() throws {
+        var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
+        lines += [1000, 2000, 3000].enumerated().map { i, at in RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1))]) }
+        lines += [RTC.state("PC_0", "disconnected", 3500), RTC.state("PC_0", "connected", 4000)]
+        #expect(RTC.trace(try RTC.convert(lines)) == ["meeting_join@1000", "disconnect@3500", "reconnect@4000", "meeting_leave@4000"])
+        lines += [6000, 7000, 8000].enumerated().map { i, at in RTC.stats("PC_1", Int64(at), [RTC.audioIn(50 * (i + 1))]) }
+        #expect(RTC.trace(try RTC.convert(lines))
+                == ["meeting_join@1000", "disconnect@3500", "reconnect@4000", "disconnect@4000", "reconnect@6000", "meeting_leave@8000"])
+    }
+
     /// A `disconnected` logged after the last sample is the end of the
     /// connection, at its own time: a drop, with no leave after it.
     @Test func aDropAfterTheLastSampleIsADisconnect() throws {

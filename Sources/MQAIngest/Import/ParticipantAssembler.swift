@@ -127,10 +127,18 @@ struct ParticipantAssembler {
                     }
                     continue
                 }
+                // Back up at its very end (the state log outlasts the
+                // samples): the return is told before the end.
+                if !present, let last = s.flips.last, !last.down, last.ts == b.ts {
+                    own(b.ts, 0, c, "reconnect", "}\n")
+                    present = true
+                }
                 switch s.outcome {
                 case .ended:
                     // Followed by another connection of the person, the
                     // end was not the app's: a drop, then a `reconnect`.
+                    // Down already, the drop was told.
+                    if !present { break }
                     if spans.contains(where: { $0.start > b.ts }) {
                         own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n")
                     } else {
