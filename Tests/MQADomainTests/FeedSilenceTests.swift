@@ -51,6 +51,12 @@ import MQATestSupport
         c.reports(from: 40_000, to: 42_000, step: 2000, mos: 4.3)  // 40 s
         c.leave(41_000)
         #expect(Self.silences(c) == [FeedSilence(start: 0, end: 8000), FeedSilence(start: 10_000, end: 40_000)])
+        // One report a connection shows no interval: no silences, as before.
+        var once = ClientBuilder("alice")
+        once.join(0)
+        once.reports(from: 20_000, to: 22_000, step: 2000, mos: 4.3)
+        once.leave(60_000)
+        #expect(Self.silences(once) == [])
     }
 
     /// No feed at all (a CDN meeting, or a client that never reported)

@@ -48,11 +48,14 @@ struct FeedSilenceFinder {
 
     /// The silences over `spans` (the client's connections), in start
     /// order; none when pauses are the rule (more than half of the gaps
-    /// between reports: an SDK on a slower interval) or nothing reported.
+    /// between reports: an SDK on a slower interval), or with no two
+    /// reports in one connection.
     func silences(spans: [ConnectionSpan]) -> [FeedSilence] {
         var bounds = self.bounds
         if let o = open { bounds[o.connection] = (o.first, o.last) }
-        if bounds.isEmpty { return [] }  // no feed to fall silent
+        // No feed to fall silent, or none whose interval shows: a client
+        // that never reported, or reported once a connection.
+        if bounds.isEmpty || pairs == 0 { return [] }
         var out = gaps
         for (i, span) in spans.enumerated() {
             let b = bounds[i]
