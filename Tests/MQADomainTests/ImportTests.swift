@@ -314,6 +314,16 @@ enum Dump {
         #expect(sniff(qr(t0) + "\n[\"stray\"]\n" + qr(t0 + 1) + "\n") == .events)
         #expect(sniff("[\"stray\"]\n" + qr(t0) + "\n" + qr(t0 + 1) + "\n") == .events)
         #expect(sniff("{\"meta\":1}\n[\"create\",\"pc\",{},1]\n{\"server\":true}\n[\"getstats\",\"pc\",{},2]\n") == .rtcstats)
+        // From the review: two stray arrays first; an extra field named
+        // PeerConnections on an event line; eight metadata lines first.
+        let twelve = (0..<12).map { qr(t0 + Int64($0) * 2000) }.joined(separator: "\n") + "\n"
+        #expect(sniff("[\"header\",\"v1\"]\n[\"x\"]\n" + twelve) == .events)
+        let extra = #"{"ts":\#(t0),"event":"meeting_join","meeting":"m-1","uid":"alice","engine":"sfu","PeerConnections":2}"#
+        #expect(sniff(extra + "\n" + qr(t0 + 1) + "\n") == .events)
+        let metadata = String(repeating: "{\"meta\":1}\n", count: 8)
+        let arrays = (1...10).map { "[\"getstats\",\"pc\",{},\($0)]" }.joined(separator: "\n") + "\n"
+        #expect(sniff(metadata + arrays) == .rtcstats)
+        #expect(sniff("[\"stray\"]\n" + qr(t0) + "\n") == .events, "a tie: the object line is an event line")
         #expect(WebRTCImport.baseName("/a/b/dump.json.txt.gz") == "dump")
         // Version 2 strips `.zst` too.
         #expect(WebRTCImport.baseName("dump.log.zst") == "dump")

@@ -53,14 +53,16 @@ public enum WebRTCImport {
     /// as many as are at hand; 64 KiB is plenty).
     ///
     /// A webrtc-internals dump is one object with a top-level
-    /// `"PeerConnections"` key, or one that opens like such a document (a
-    /// lone `{` line, or a one-line document that starts with the page's
-    /// `getUserMedia` list and runs past the prefix). Otherwise the first
-    /// lines vote: lines that are JSON arrays mean rtcstats (after an
-    /// optional metadata object line), objects with a top-level `"event"`
-    /// key the event log. Anything else is the event log, whose validator
-    /// then explains what is wrong with it. The text `PeerConnections` as
-    /// a value, or a stray array line among event lines, no longer turns an
+    /// `"PeerConnections"` key and no top-level `"event"` key (an event
+    /// line may carry any extra field), or one that opens like such a
+    /// document (a lone `{` line, or a one-line document that starts with
+    /// the page's `getUserMedia` list and runs past the prefix). Otherwise
+    /// the first 64 complete lines vote: more JSON array lines than
+    /// object lines mean rtcstats (whose metadata and server-side lines
+    /// are objects; a tie goes to rtcstats unless the first object line
+    /// has a top-level `event` key), anything else the event log, whose validator then
+    /// explains what is wrong with it. The text `PeerConnections` as a
+    /// value, or stray array lines among event lines, no longer turn an
     /// event log into a dump (whose reading then failed, or found no
     /// samples and stored nothing).
     public static func sniff(_ prefix: UnsafeBufferPointer<UInt8>) -> InputFormat {
@@ -69,10 +71,15 @@ public enum WebRTCImport {
         func skipSpace() { while p < prefix.count, [0x20, 0x09, 0x0A, 0x0D].contains(prefix[p]) { p += 1 } }
         skipSpace()
         guard p < prefix.count else { return .events }
+        // Whether the first object line is an event-log line: it breaks a
+        // tie of the vote below (an rtcstats header object and one array
+        // line; one event line and a stray array).
+        var firstObjectIsEvent: Bool?
         if prefix[p] == UInt8(ascii: "{") {
-            switch topLevelKey(Array("PeerConnections".utf8), in: prefix, from: p) {
-            case .found: return .webrtcInternals
-            case .unfinished:
+            let keys = topLevelKeys(of: prefix, from: p)
+            firstObjectIsEvent = keys.event
+            if keys.peerConnections && !keys.event { return .webrtcInternals }
+            if !keys.closed && !keys.event {
                 // An event-log line is one object on one line: a document
                 // that opens with a lone `{` (pretty-printed) is a dump whose
                 // PeerConnections come later, and so is a long one-line
@@ -84,37 +91,40 @@ public enum WebRTCImport {
                 let head = Array("{\"getUserMedia\"".utf8)
                 let startsLikeDump = prefix.count - p >= head.count && prefix[p..<(p + head.count)].elementsEqual(head)
                 if startsLikeDump && prefix.count >= 1 << 16 { return .webrtcInternals }
-            case .absent: break
             }
         }
-        // The vote of the first lines.
+        // The vote of the first 64 complete lines (all of them cost 0.5 %
+        // of an ingest of small logs): a line's first byte says which.
         var arrays = 0
-        var events = 0
-        var line = 0
-        // Up to 8 lines, or until one side leads by two (two event lines
-        // decide an ordinary log).
-        while p < prefix.count && line < 8 && abs(arrays - events) < 2 {
-            let c = prefix[p]
-            if c == UInt8(ascii: "[") {
-                arrays += 1
-            } else if c == UInt8(ascii: "{"), topLevelKey(Array("event".utf8), in: prefix, from: p) == .found {
-                events += 1
+        var objects = 0
+        guard let base = prefix.baseAddress else { return .events }
+        while p < prefix.count && arrays + objects < 64 {
+            let rest = prefix.count - p
+            guard let hit = memchr(base + p, 0x0A, rest) else { break }
+            let newline = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+            switch prefix[p] {
+            case UInt8(ascii: "["): arrays += 1
+            case UInt8(ascii: "{"):
+                objects += 1
+                if firstObjectIsEvent == nil { firstObjectIsEvent = topLevelKeys(of: prefix, from: p).event }
+            default: break
             }
-            line += 1
-            guard let newline = prefix[p...].firstIndex(of: 0x0A) else { break }
             p = newline + 1
             skipSpace()
         }
-        return arrays > events ? .rtcstats : .events
+        // A prefix without a complete line: its first byte.
+        if arrays + objects == 0 && p < prefix.count && prefix[p] == UInt8(ascii: "[") { return .rtcstats }
+        if arrays == objects && arrays > 0 { return firstObjectIsEvent == true ? .events : .rtcstats }
+        return arrays > objects ? .rtcstats : .events
     }
 
-    enum KeySearch { case found, absent, unfinished }
-
-    /// Whether the object opening at `prefix[start]` has the key `name`
-    /// at its top level: `absent` once the object closed without it,
-    /// `unfinished` when the prefix ended first. Strings are skipped with their escapes, so a value
-    /// that holds the name's text is not taken for the key.
-    static func topLevelKey(_ name: [UInt8], in prefix: UnsafeBufferPointer<UInt8>, from start: Int) -> KeySearch {
+    /// What the object opening at `prefix[start]` has at its top level:
+    /// a `PeerConnections` key, an `event` key, and whether it closed
+    /// within the prefix. Strings are skipped with their escapes, so a
+    /// value that holds a key's text is not taken for the key.
+    static func topLevelKeys(of prefix: UnsafeBufferPointer<UInt8>, from start: Int) -> (peerConnections: Bool, event: Bool, closed: Bool) {
+        let peerConnections = Array("PeerConnections".utf8), event = Array("event".utf8)
+        var found = (peerConnections: false, event: false, closed: false)
         var depth = 0
         var i = start
         let n = prefix.count
@@ -124,22 +134,31 @@ public enum WebRTCImport {
                 let open = i + 1
                 i = open
                 while i < n && prefix[i] != UInt8(ascii: "\"") { i += prefix[i] == UInt8(ascii: "\\") ? 2 : 1 }
-                guard i < n else { return .unfinished }
-                if depth == 1 && i - open == name.count && prefix[open..<i].elementsEqual(name) {
-                    // A key, not a value, when a ':' follows.
-                    var j = i + 1
-                    while j < n && (prefix[j] == 0x20 || prefix[j] == 0x09 || prefix[j] == 0x0A || prefix[j] == 0x0D) { j += 1 }
-                    if j < n && prefix[j] == UInt8(ascii: ":") { return .found }
+                guard i < n else { return found }
+                if depth == 1 {
+                    let text = prefix[open..<i]
+                    let isPC = text.elementsEqual(peerConnections), isEvent = text.elementsEqual(event)
+                    if isPC || isEvent {
+                        // A key, not a value, when a ':' follows.
+                        var j = i + 1
+                        while j < n && (prefix[j] == 0x20 || prefix[j] == 0x09 || prefix[j] == 0x0A || prefix[j] == 0x0D) { j += 1 }
+                        if j < n && prefix[j] == UInt8(ascii: ":") {
+                            if isPC { found.peerConnections = true } else { found.event = true }
+                        }
+                    }
                 }
             } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
                 depth += 1
             } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
                 depth -= 1
-                if depth == 0 { return .absent }
+                if depth == 0 {
+                    found.closed = true
+                    return found
+                }
             }
             i += 1
         }
-        return .unfinished
+        return found
     }
 
     // The ingest's own rules for blank lines and stored reject text, kept
