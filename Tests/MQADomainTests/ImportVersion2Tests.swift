@@ -370,7 +370,9 @@ enum RTC {
         let phone = UserAgentClient("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/124.0 Mobile/15E148 Safari/604.1")
         #expect(phone == UserAgentClient(platform: "ios", osVersion: "17.4", device: "Chrome 124"))
         let android = UserAgentClient("Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36 EdgA/1")
-        #expect(android.platform == "android" && android.osVersion == "14")
+        #expect(android.platform == "android" && android.osVersion == "14" && android.device == "Edge 1")
+        let edgeOnIOS = UserAgentClient("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 EdgiOS/124.2478.71 Mobile/15E148 Safari/605.1.15")
+        #expect(edgeOnIOS == UserAgentClient(platform: "ios", osVersion: "17.4", device: "Edge 124"))
         #expect(DumpIdentity.lastPathSegment("https://meet.jit.si//Big%20Room?x=1#y") == "Big Room")
         #expect(DumpIdentity.lastPathSegment("https://meet.jit.si") == nil)
     }

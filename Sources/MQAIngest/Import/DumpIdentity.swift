@@ -96,8 +96,11 @@ struct UserAgentClient: Equatable {
             platform = "web"
         }
         // Order matters: Edge and Opera say Chrome too, Chrome says Safari.
+        // Edge on Android says `EdgA/`, on iOS `EdgiOS/` (and Safari's
+        // `Version/`); Opera on iOS `OPT/`.
         let browsers: [(marker: String, name: String)] = [
-            ("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("FxiOS/", "Firefox"),
+            ("Edg/", "Edge"), ("EdgA/", "Edge"), ("EdgiOS/", "Edge"), ("OPR/", "Opera"), ("OPT/", "Opera"),
+            ("Firefox/", "Firefox"), ("FxiOS/", "Firefox"),
             ("CriOS/", "Chrome"), ("Chrome/", "Chrome"), ("Version/", "Safari"),
         ]
         for b in browsers {
