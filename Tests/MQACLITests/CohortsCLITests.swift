@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MQAStore
 
 /// `mqa report cohorts` and `mqa compare` through the built binary, on one
 /// simulated store (the simulator plants an SDK 5.3.0 stall regression).
@@ -147,6 +148,23 @@ import Testing
         let md = dir.file("md")
         #expect(MQA.run(["report", "meeting", "--all", "--db", CohortsCLITests.db, "--format", "md", "--out", md], timeout: 300).status == 0)
         #expect(!FileManager.default.fileExists(atPath: md + "/cohorts.html"))
+    }
+
+    /// The site's cohort pages read the summaries: those a killed ingest
+    /// left stale are redone first, as `report cohorts` does.
+    @Test func theSiteRedoesStaleSummariesFirst() throws {
+        let dir = Scratch()
+        let db = dir.file("stale.sqlite")
+        try FileManager.default.copyItem(atPath: CohortsCLITests.db, toPath: db)
+        do {
+            let store = try EventStore(path: db)
+            try store.db.execute("UPDATE meetings SET stale = 1; DELETE FROM meeting_summary; DELETE FROM participant_summary; DELETE FROM track_summary")
+        }
+        let site = dir.file("site")
+        let r = MQA.run(["report", "meeting", "--all", "--db", db, "--format", "html", "--out", site], timeout: 300)
+        #expect(r.status == 0, "\(r)")
+        let cohorts = try String(contentsOfFile: site + "/cohorts.html", encoding: .utf8)
+        #expect(cohorts.contains("Cohorts: 24 meetings"), "\(cohorts.prefix(300))")
     }
 }
 

@@ -83,6 +83,10 @@ enum ReportMeetingCommand {
             guard let dir = args.value(Self.out) else { throw UsageError("--all needs --out DIR") }
             // Many files: standard output cannot hold them.
             if dir == "-" { throw UsageError("--all needs --out DIR, a folder; '-' (standard output) cannot hold its files") }
+            // The site's cohort and trend pages read the summaries: those
+            // left stale (or of older rules) are redone first, as the
+            // cohort commands do, when the store may be written.
+            if format == .html { try EventStore.refreshStaleSummaries(path: try context.databasePath(args)) }
             let store = try context.openStore(args, requireMeetings: true)
             return try batch(store: store, dir: dir, format: format, config: config, window: try context.timeWindow(args),
                              display: display, context: context)
