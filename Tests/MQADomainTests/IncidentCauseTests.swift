@@ -146,4 +146,40 @@ struct IncidentCauseTests {
         let a2 = all.subscriptions.first { $0.subscriber == "alice" }!
         #expect(SharedStalls(all.subscriptions).isShared(a2.stalls[0], of: a2))
     }
+
+    /// Only subscribers rendering the track at the stall's start, with a
+    /// feed that was not silent, count for "at least one": a co-staller
+    /// whose first frame came later, or whose app was in the background,
+    /// does not make the stall the sender's.
+    @Test func aCoStallerNotRenderingOrSilentDoesNotMakeItShared() {
+        var alice = T.calm("alice")
+        T.watch(&alice, "bob", "bob-cam")
+        T.stall(&alice, "bob", "bob-cam", 40_000, 44_000)
+        // Carol's first frame comes during Alice's stall.
+        var carol = T.calm("carol")
+        carol.subscribe(500, "bob", "bob-cam")
+        carol.status(41_000, "bob", "bob-cam", timedOut: false)
+        T.stall(&carol, "bob", "bob-cam", 42_000, 44_000)
+        var late = MeetingAnalysis.analyze(meeting([alice, T.calm("bob"), carol]), config: TierConfig())
+        var a = late.subscriptions.first { $0.subscriber == "alice" }!
+        #expect(!SharedStalls(late).isShared(a.stalls[0], of: a), "carol was not rendering at 40 s")
+        // Dana renders all along and stalls too, but her feed is silent then.
+        var dana = ClientBuilder("dana", defaults: .tiers)
+        dana.join(0)
+        dana.reports(from: 1000, to: 30_000, mos: 4.3)
+        dana.reports(from: 56_000, to: 120_000, mos: 4.3)
+        dana.leave(120_000)
+        T.watch(&dana, "bob", "bob-cam")
+        T.stall(&dana, "bob", "bob-cam", 40_000, 44_000)
+        late = MeetingAnalysis.analyze(meeting([alice, T.calm("bob"), dana]), config: TierConfig())
+        a = late.subscriptions.first { $0.subscriber == "alice" }!
+        #expect(!SharedStalls(late).isShared(a.stalls[0], of: a), "dana's feed was silent")
+        // With a third watcher stalling with her, rendering and reporting: shared.
+        var erin = T.calm("erin")
+        T.watch(&erin, "bob", "bob-cam")
+        T.stall(&erin, "bob", "bob-cam", 40_500, 43_000)
+        late = MeetingAnalysis.analyze(meeting([alice, T.calm("bob"), dana, erin]), config: TierConfig())
+        a = late.subscriptions.first { $0.subscriber == "alice" }!
+        #expect(SharedStalls(late).isShared(a.stalls[0], of: a))
+    }
 }

@@ -4,8 +4,11 @@ import MQAModel
 /// The one sender-side stall rule, used by the track report and the
 /// incidents alike (Docs/incidents.md): a stall of one subscriber is
 /// *shared* when every other subscriber rendering the same track at its
-/// start (at least one) had a stall that overlaps it once both are widened
-/// by `toleranceMs` (±2 s) on each side. A frozen camera or the sender's
+/// start (at least one; first frame at or before it, subscription open,
+/// feed not silent) had a stall that overlaps it widened by `toleranceMs`
+/// (±2 s): a gap under 2 s between the two still counts. (Widening both,
+/// a 4 s gap, named the wrong side more often: 98.6 % right on 120
+/// simulated meetings against 98.2 %.) A frozen camera or the sender's
 /// uplink freezes the track for everyone watching; one viewer's network
 /// freezes it for that viewer alone, and two viewers' networks failing in
 /// the same seconds while a third watched on is not the sender's fault.
@@ -81,12 +84,18 @@ public struct SharedStalls: Sendable {
     public func isShared(_ x: Stall, of s: Subscription) -> Bool {
         let stalled = Set(others(overlapping: x, of: s))
         guard !stalled.isEmpty else { return false }
-        // Stops at the first watcher who did not stall (a track may have
-        // 100,000 subscribers).
-        return !(watchers[Key(publisher: s.publisher, track: s.track)] ?? []).contains { w in
-            w.subscriber != s.subscriber && w.firstFrameTs.map { $0 <= x.start } == true && w.endTs > x.start
-                && !stalled.contains(w.subscriber) && !wasSilent(w.subscriber, x.start, x.start)
+        // Every other subscriber rendering the track at the stall's start
+        // (first frame at or before it, subscription open, feed not
+        // silent) stalled with it, and there is at least one. Stops at the
+        // first who played on (a track may have 100,000 subscribers).
+        var counted = false
+        for w in watchers[Key(publisher: s.publisher, track: s.track)] ?? [] {
+            guard w.subscriber != s.subscriber, w.firstFrameTs.map({ $0 <= x.start }) == true, w.endTs > x.start,
+                  !wasSilent(w.subscriber, x.start, x.start) else { continue }
+            if !stalled.contains(w.subscriber) { return false }
+            counted = true
         }
+        return counted
     }
 }
 
