@@ -66,6 +66,32 @@ enum CohortFleet {
         #expect(c.verdict.contains("(95 % CI "))
     }
 
+    /// A regression from none at all has no ratio (B/0), but must still
+    /// gate: B drops abnormally in every meeting, A never. One drop of B in
+    /// one meeting of twenty is no claim.
+    @Test func aRegressionFromZeroGates() {
+        func fleet(_ bDrops: (Int) -> Int) -> [CohortMeeting] {
+            (0..<20).map { m in
+                let people = (0..<4).map { i -> CohortParticipant in
+                    var info = ParticipantContext.ClientInfo()
+                    info.sdkVersion = i < 2 ? "A" : "B"
+                    return CohortParticipant(
+                        uid: "u\(i)", engine: "sfu", client: info, watchedMs: 600_000, stalledMs: 6_000,
+                        lowTierMs: 0, measuredMs: 600_000, mosP50: 4.3, abnormalDisconnects: i < 2 ? 0 : bDrops(m),
+                        firstFrameMs: [800])
+                }
+                return CohortMeeting(meeting: "m\(m)", start: Int64(m) * 3_600_000, participants: people)
+            }
+        }
+        let c = CohortComparison(fleet { _ in 1 }, by: .sdkVersion, a: "A", b: "B")
+        let drops = c.metrics.first { $0.metric == .abnormalDisconnectRate }!
+        #expect(drops.a == 0 && drops.ratio == nil)
+        #expect(drops.significant && drops.worse && c.failsGate)
+        #expect(c.verdict.hasPrefix("B has abnormal disconnects 100 % where A has none"), "\(c.verdict)")
+        let once = CohortComparison(fleet { $0 == 7 ? 1 : 0 }, by: .sdkVersion, a: "A", b: "B")
+        #expect(!once.failsGate, "\(once.verdict)")
+    }
+
     /// Random labels, whole meetings at a time (the case a participant-level
     /// interval gets wrong: meetings differ far more than participants of
     /// one meeting) and participant by participant: no metric significant

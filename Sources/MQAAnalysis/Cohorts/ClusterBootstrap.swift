@@ -100,6 +100,29 @@ public struct BootstrapOptions: Sendable, Equatable {
     }
 }
 
+extension BootstrapOptions {
+    /// The two-sided p-value of "no difference" where A's figure is 0 and
+    /// no ratio exists: the point difference B − A over the bootstrap
+    /// standard error of the replicates' differences, inflated by
+    /// √(k/(k−1)) as for the ratio, against Student's t with k − 1 degrees
+    /// of freedom.
+    static func pValue(difference d: Double, replicates differences: [Double], clusters: Int) -> Double {
+        guard d.isFinite, clusters >= 2 else { return 1 }
+        var n = 0.0, sum = 0.0, squares = 0.0
+        for x in differences where x.isFinite {
+            n += 1
+            sum += x
+            squares += x * x
+        }
+        guard n >= 2, n * 10 >= Double(differences.count) * 9 else { return 1 }
+        let variance = max(0, (squares - sum * sum / n) / (n - 1))
+        let k = Double(clusters)
+        let se = variance.squareRoot() * (k / (k - 1)).squareRoot()
+        if se == 0 { return d == 0 ? 1 : 0 }
+        return StudentT.twoSidedP(d / se, df: k - 1)
+    }
+}
+
 /// Holm's step-down correction: the adjusted p-values, in the input's
 /// order. Rejecting where the adjusted value is below α keeps the chance
 /// of any false alarm over the whole family at most α, whatever the

@@ -24,6 +24,16 @@ public enum CohortMetric: String, Sendable, CaseIterable {
     }
 
     /// Words for a table: "stall rate".
+    /// A figure of this metric as the tables show it: shares in percent,
+    /// MOS to 2 decimals, times in ms.
+    public func shown(_ v: Double) -> String {
+        switch self {
+        case .stallRate, .lowTierShare, .abnormalDisconnectRate: "\(JSON.number((v * 10_000).rounded() / 100)) %"
+        case .mosP50: String(format: "%.2f", v)
+        case .firstFrameP90Ms: "\(Int64(v.rounded())) ms"
+        }
+    }
+
     public var title: String {
         switch self {
         case .stallRate: "stall rate"
@@ -74,10 +84,13 @@ public struct CohortComparison: Sendable, Equatable {
         /// `pAdjusted` below `alpha`.
         public var significant: Bool
 
-        /// Significant, and in the direction that is worse for B.
+        /// Significant, and in the direction that is worse for B. From a
+        /// zero A (no ratio) the difference's sign says it.
         public var worse: Bool {
-            guard significant, let r = ratio else { return false }
-            return metric.higherIsWorse ? r > 1 : r < 1
+            guard significant else { return false }
+            if let r = ratio { return metric.higherIsWorse ? r > 1 : r < 1 }
+            guard let a, let b else { return false }
+            return metric.higherIsWorse ? b > a : b < a
         }
     }
 
@@ -109,6 +122,9 @@ public struct CohortComparison: Sendable, Equatable {
         let ga = groups.keys.firstIndex(of: 0), gb = groups.keys.firstIndex(of: 1)
         let all = CohortMetric.allCases
         var ratios = [[Double]](repeating: [], count: all.count)
+        // B − A of each replicate: the test where A's figure is 0 and no
+        // ratio exists (a regression from none at all must still gate).
+        var differences = [[Double]](repeating: [], count: all.count)
         if let ga, let gb {
             var sums = [CohortSums](repeating: CohortSums(), count: groups.keys.count)
             for i in all.indices { ratios[i].reserveCapacity(options.replicates) }
@@ -127,6 +143,7 @@ public struct CohortComparison: Sendable, Equatable {
                                   groups.firstFrame[gb].percentile(90, counts: counts))
                     }
                     ratios[i].append(CohortComparison.ratio(y, over: x))
+                    differences[i].append(y - x)
                 }
             }
         }
@@ -134,14 +151,21 @@ public struct CohortComparison: Sendable, Equatable {
         let points = all.map { m in m.value(fa).flatMap { x in m.value(fb).flatMap { y in x > 0 ? y / x : nil } } }
         // The meetings that hold either cohort: the independent units.
         let clusters = groups.entries.count { !$0.isEmpty }
-        let pValues = all.indices.map { BootstrapOptions.pValue(ratio: points[$0], replicates: ratios[$0], clusters: clusters) }
+        // A zero A with a defined B: no ratio, but a difference to test.
+        let fromZero = all.map { m in m.value(fa) == 0 && m.value(fb) != nil }
+        let pValues = all.indices.map { i in
+            fromZero[i]
+                ? BootstrapOptions.pValue(difference: all[i].value(fb)! - all[i].value(fa)!, replicates: differences[i], clusters: clusters)
+                : BootstrapOptions.pValue(ratio: points[i], replicates: ratios[i], clusters: clusters)
+        }
         let adjusted = Holm.adjusted(pValues)
         metrics = all.enumerated().map { i, m in
             let x = m.value(fa), y = m.value(fb)
             let r = points[i]
             let ci = r == nil ? nil : options.interval(ratios[i])
-            // Without a point ratio (or an interval) nothing is claimed.
-            let significant = r != nil && ci != nil && adjusted[i] < CohortComparison.alpha
+            // Without a point ratio (or an interval) nothing is claimed,
+            // but from a zero A the difference's test decides.
+            let significant = (fromZero[i] || (r != nil && ci != nil)) && adjusted[i] < CohortComparison.alpha
             return Metric(metric: m, a: x, b: y, ratio: r, ratioCI: ci, p: pValues[i], pAdjusted: adjusted[i],
                           significant: significant)
         }
@@ -164,9 +188,14 @@ public struct CohortComparison: Sendable, Equatable {
         let (an, bn) = (a.value ?? "unknown", b.value ?? "unknown")
         var out: String
         let significant = metrics.filter(\.significant).sorted { ($0.pAdjusted, $0.metric.gates ? 0 : 1) < ($1.pAdjusted, $1.metric.gates ? 0 : 1) }
-        if let m = significant.first, let r = m.ratio, let ci = m.ratioCI {
-            let (rs, cs) = CohortComparison.shown(r, ci)
-            out = m.metric.sentence(a: an, b: bn, ratio: rs) + " (95 % CI \(cs))"
+        if let m = significant.first {
+            if let r = m.ratio, let ci = m.ratioCI {
+                let (rs, cs) = CohortComparison.shown(r, ci)
+                out = m.metric.sentence(a: an, b: bn, ratio: rs) + " (95 % CI \(cs))"
+            } else {
+                // From a zero A: no ratio to show, the two figures instead.
+                out = "\(bn) has \(m.metric.title) \(m.metric.shown(m.b ?? 0)) where \(an) has none"
+            }
             let more = significant.dropFirst().map(\.metric.title)
             if !more.isEmpty { out += "; also differs on \(more.joined(separator: ", "))" }
         } else {
