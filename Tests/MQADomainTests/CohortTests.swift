@@ -92,6 +92,18 @@ enum CohortFleet {
         #expect(!once.failsGate, "\(once.verdict)")
     }
 
+    /// A period of one meeting has no interval, even when the fleet is that
+    /// one meeting (it is then drawn in every resample); a period of two
+    /// has one.
+    @Test func aPeriodOfOneMeetingHasNoInterval() {
+        let all = Self.synthetic(meetings: 2, seed: 3) { _, i, _ in i % 2 == 0 ? "A" : "B" }
+        let one = TrendTable([all[0]], every: .day)
+        #expect(one.rows.count == 1 && one.rows[0].figures.stallRate != nil)
+        #expect(one.rows[0].figures.stallRateCI == nil && one.rows[0].figures.lowTierShareCI == nil)
+        let two = TrendTable(all.map { var m = $0; m.start = 0; return m }, every: .day)
+        #expect(two.rows.count == 1 && two.rows[0].figures.stallRateCI != nil)
+    }
+
     /// Random labels, whole meetings at a time (the case a participant-level
     /// interval gets wrong: meetings differ far more than participants of
     /// one meeting) and participant by participant: no metric significant

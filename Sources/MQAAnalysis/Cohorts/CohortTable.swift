@@ -124,7 +124,10 @@ public struct CohortTable: Sendable, Equatable {
                 reps[2][g * B + r] = sums[g].abnormalDisconnectRate
             }
         }
-        for g in 0..<G {
+        // A group of one meeting has no interval: resampling one cluster
+        // says nothing of the spread (in a store of one meeting it is drawn
+        // in every resample, and the interval was the point itself).
+        for g in 0..<G where groups.meetingsPerGroup[g] >= 2 {
             let slice = { (metric: Int) in Array(reps[metric][(g * B)..<((g + 1) * B)]) }
             if out[g].stallRate != nil { out[g].stallRateCI = options.interval(slice(0)) }
             if out[g].lowTierShare != nil { out[g].lowTierShareCI = options.interval(slice(1)) }
