@@ -131,6 +131,10 @@ enum CohortFleet {
 
     @Test func versionsCompareAsDottedNumbers() {
         #expect(VersionOrder.less("5.9.2", "5.10.0"))
+        // Parts past 64 bits are numbers too.
+        #expect(VersionOrder.less("5.10.0", "5.100000000000000000000"))
+        #expect(VersionOrder.less("5.9", "5.100000000000000000000"))
+        #expect(!VersionOrder.less("5.100000000000000000000", "5.99999999999999999999"))
         #expect(!VersionOrder.less("5.10.0", "5.9.2"))
         #expect(VersionOrder.less("5.3", "5.3.0"))
         #expect(VersionOrder.less("5.3.0-beta", "5.3.1"))

@@ -35,9 +35,27 @@ public enum VersionOrder {
         let x = a.split(separator: ".", omittingEmptySubsequences: false)
         let y = b.split(separator: ".", omittingEmptySubsequences: false)
         for (p, q) in zip(x, y) where p != q {
-            if let m = UInt64(p), let n = UInt64(q) { if m != n { return m < n } else { continue } }
+            if let numeric = numericLess(p, q) {
+                if numeric.equal { continue }
+                return numeric.less
+            }
             return p < q
         }
         return x.count != y.count ? x.count < y.count : a < b
+    }
+
+    /// Two parts of ASCII digits compared as numbers of any length (a part
+    /// past 64 bits was compared as text, and 5.10.0 then sorted before
+    /// 5.9); nil when either is not all digits.
+    static func numericLess(_ p: Substring, _ q: Substring) -> (less: Bool, equal: Bool)? {
+        func digits(_ s: Substring) -> Substring? {
+            guard !s.isEmpty, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            let trimmed = s.drop { $0 == "0" }
+            return trimmed
+        }
+        guard let m = digits(p), let n = digits(q) else { return nil }
+        if m.count != n.count { return (m.count < n.count, false) }
+        if m == n { return (false, true) }
+        return (m < n, false)
     }
 }
