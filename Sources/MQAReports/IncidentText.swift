@@ -110,6 +110,9 @@ enum IncidentText {
         if p.abnormalDisconnects > 0 {
             parts.append(p.abnormalDisconnects == 1 ? "1 abnormal disconnect" : "\(p.abnormalDisconnects) abnormal disconnects")
         }
+        // Without a quality feed (a CDN meeting) poor/bad is not known: it
+        // shows as "no data", never left out as if it were 0.
+        if !parts.isEmpty && p.lowTierMs == nil { parts.append("poor/bad no data") }
         if parts.isEmpty {
             return p.lowTierMs == nil ? "no stalls, no abnormal disconnect (no quality data)" : "no stalls, no poor/bad time, no abnormal disconnect"
         }

@@ -2,7 +2,7 @@ import Testing
 @testable import MQAReports
 import MQABase
 import MQAModel
-import MQAAnalysis
+@testable import MQAAnalysis
 
 @Suite struct TrackAndFleetTests {
     let sfu = MeetingReport(log: Fixtures.sfu, config: TierConfig())
@@ -46,6 +46,19 @@ import MQAAnalysis
         #expect(FleetReport(entries: [b, a], top: 1).ranked.map(\.header.meeting) == ["m-42"])
         #expect(fleet.issueTotals[.noQualityData]?.meetings == 1)
         #expect(fleet.markdown.contains("30 s per disconnect with an error"))
+    }
+
+    /// A participant's impact line: on a CDN meeting poor/bad is "no data",
+    /// never left out as if it were 0 (Docs/incidents.md, "Who suffered most").
+    @Test func aCDNImpactSaysPoorBadHasNoData() {
+        var p = ParticipantImpact(uid: "dave", stalledMs: 4000, watchedMs: 60_000, subscriptions: 1, lowTierMs: nil,
+                                  disconnects: 0, abnormalDisconnects: 0)
+        #expect(IncidentText.impact(p) == "stalled 4 s (6.7% of 1 m 00 s of video watched over 1 tile), poor/bad no data", "\(IncidentText.impact(p))")
+        p.lowTierMs = 0
+        #expect(!IncidentText.impact(p).contains("poor/bad"))
+        p.stalledMs = 0
+        p.lowTierMs = nil
+        #expect(IncidentText.impact(p) == "no stalls, no abnormal disconnect (no quality data)")
     }
 
     @Test("a CDN meeting's poor/bad time is null, 'no quality data', never a perfect 0")
