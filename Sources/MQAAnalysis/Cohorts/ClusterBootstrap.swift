@@ -81,45 +81,37 @@ public struct BootstrapOptions: Sendable, Equatable {
     /// 1 (whose tail counts are noisy exactly where a corrected threshold
     /// looks), and with the heavier tails a statistic of few meetings has.
     static func pValue(ratio: Double?, replicates ratios: [Double], clusters: Int) -> Double {
-        guard let ratio, ratio > 0, ratio.isFinite, clusters >= 2 else { return 1 }
+        guard let ratio, ratio > 0, ratio.isFinite else { return 1 }
+        return tTest(log(ratio), ratios.lazy.filter { $0 > 0 && $0.isFinite }.map { log($0) }, of: ratios.count, clusters: clusters)
+    }
+
+    /// The two-sided p-value of "no difference" where A's figure is 0 and
+    /// no ratio exists: the point difference B − A against the replicates'
+    /// differences, as `pValue(ratio:…)` does with the log ratio.
+    static func pValue(difference d: Double, replicates differences: [Double], clusters: Int) -> Double {
+        guard d.isFinite else { return 1 }
+        return tTest(d, differences.lazy.filter(\.isFinite), of: differences.count, clusters: clusters)
+    }
+
+    /// `point` over the bootstrap standard error of `values` (the defined
+    /// ones of `count` replicates), inflated by √(k/(k−1)) for k =
+    /// `clusters`, against Student's t with k − 1 degrees of freedom; 1
+    /// (no claim) when fewer than 90 % of the replicates are defined.
+    private static func tTest(_ point: Double, _ values: some Sequence<Double>, of count: Int, clusters: Int) -> Double {
+        guard clusters >= 2 else { return 1 }
         var n = 0.0, sum = 0.0, squares = 0.0
-        for r in ratios where r > 0 && r.isFinite {
-            let l = log(r)
+        for l in values {
             n += 1
             sum += l
             squares += l * l
         }
         // Too often undefined (as for `interval`): claim nothing.
-        guard n >= 2, n * 10 >= Double(ratios.count) * 9 else { return 1 }
+        guard n >= 2, n * 10 >= Double(count) * 9 else { return 1 }
         let variance = max(0, (squares - sum * sum / n) / (n - 1))
         let k = Double(clusters)
         let se = variance.squareRoot() * (k / (k - 1)).squareRoot()
-        let l = log(ratio)
-        if se == 0 { return l == 0 ? 1 : 0 }
-        return StudentT.twoSidedP(l / se, df: k - 1)
-    }
-}
-
-extension BootstrapOptions {
-    /// The two-sided p-value of "no difference" where A's figure is 0 and
-    /// no ratio exists: the point difference B − A over the bootstrap
-    /// standard error of the replicates' differences, inflated by
-    /// √(k/(k−1)) as for the ratio, against Student's t with k − 1 degrees
-    /// of freedom.
-    static func pValue(difference d: Double, replicates differences: [Double], clusters: Int) -> Double {
-        guard d.isFinite, clusters >= 2 else { return 1 }
-        var n = 0.0, sum = 0.0, squares = 0.0
-        for x in differences where x.isFinite {
-            n += 1
-            sum += x
-            squares += x * x
-        }
-        guard n >= 2, n * 10 >= Double(differences.count) * 9 else { return 1 }
-        let variance = max(0, (squares - sum * sum / n) / (n - 1))
-        let k = Double(clusters)
-        let se = variance.squareRoot() * (k / (k - 1)).squareRoot()
-        if se == 0 { return d == 0 ? 1 : 0 }
-        return StudentT.twoSidedP(d / se, df: k - 1)
+        if se == 0 { return point == 0 ? 1 : 0 }
+        return StudentT.twoSidedP(point / se, df: k - 1)
     }
 }
 
