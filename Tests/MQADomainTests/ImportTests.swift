@@ -408,21 +408,3 @@ enum Dump {
         #expect(errors.count == 1 && errors[0].hasPrefix("\(bad): "), "\(errors)")
     }
 }
-
-/// The sniff's substring search against the obvious definition.
-@Suite struct SniffSearchTests {
-    @Test func containsAgreesWithANaiveSearch() {
-        var rng = SplitMix64(seed: 9)
-        let alphabet = Array("\"PeC{}:,ab".utf8)
-        for _ in 0..<20_000 {
-            let hay = (0..<rng.below(40)).map { _ in alphabet[rng.below(alphabet.count)] }
-            var needle = (0..<(1 + rng.below(4))).map { _ in alphabet[rng.below(alphabet.count)] }
-            if rng.chance(0.3), hay.count >= 3 {
-                let at = rng.below(hay.count - 2)
-                needle = Array(hay[at..<min(hay.count, at + 1 + rng.below(4))])
-            }
-            let naive = hay.count >= needle.count && (0...(hay.count - needle.count)).contains { Array(hay[$0..<($0 + needle.count)]) == needle }
-            hay.withUnsafeBufferPointer { #expect(WebRTCImport.contains($0, needle) == naive, "\(hay) \(needle)") }
-        }
-    }
-}

@@ -170,28 +170,6 @@ public enum WebRTCImport {
 
     static func rawBytes(_ line: UnsafeBufferPointer<UInt8>) -> [UInt8] { Array(line.prefix(4096)) }
 
-    static func contains(_ s: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard s.count >= needle.count else { return false }
-        if needle.isEmpty { return true }
-        // memchr to each candidate, memcmp there: the sniff looks through
-        // 64 KiB of every input, and a byte loop over that was 2 % of an
-        // ingest of many small logs. The anchor is the needle's second byte:
-        // its first, a quote, is everywhere in JSON.
-        guard let base = s.baseAddress else { return false }
-        let anchor = needle.count > 1 ? 1 : 0
-        return needle.withUnsafeBytes { n in
-            var at = base + anchor
-            let last = base + (s.count - needle.count + anchor)
-            while at <= last {
-                guard let hit = memchr(at, Int32(needle[anchor]), last - at + 1) else { return false }
-                let p = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self))
-                if memcmp(p - anchor, n.baseAddress!, n.count) == 0 { return true }
-                at = p + 1
-            }
-            return false
-        }
-    }
-
     /// The meeting id of a dump: `--meeting` when given, else the room
     /// the dump names, else `rtc-<name>`.
     public static func meetingID(fileName: String, meeting: String?, room: String? = nil) -> String {
