@@ -304,6 +304,10 @@ enum Dump {
         #expect(sniff("garbage") == .events)
         #expect(sniff("{\n  \"getUserMedia\": [") == .webrtcInternals, "pretty-printed, PeerConnections further on")
         #expect(sniff("{\"getUserMedia\":[" + String(repeating: "{\"a\":1},", count: 9000)) == .webrtcInternals)
+        #expect(sniff("{\"UserAgent\":\"x\",\"getUserMedia\":[" + String(repeating: "{\"a\":1},", count: 9000)) == .webrtcInternals,
+                "the page's keys in another order")
+        #expect(sniff("{\"event\":\"x\",\"UserAgent\":\"x\",\"pad\":[" + String(repeating: "{\"a\":1},", count: 9000)) == .events,
+                "a long event line")
         #expect(sniff("{}") == .events)
         #expect(sniff("{\"getUserMedia\":[],\"PeerConnections\":{\"1-1\":{}},\"UserAgent\":\"x\"}\n") == .webrtcInternals)
         // An event log stays one whatever its values and stray lines hold.

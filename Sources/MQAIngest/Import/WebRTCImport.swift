@@ -55,8 +55,8 @@ public enum WebRTCImport {
     /// A webrtc-internals dump is one object with a top-level
     /// `"PeerConnections"` key and no top-level `"event"` key (an event
     /// line may carry any extra field), or one that opens like such a
-    /// document (a lone `{` line, or a one-line document that starts with
-    /// the page's `getUserMedia` list and runs past the prefix). Otherwise
+    /// document (a lone `{` line, or a one-line document with the page's
+    /// `getUserMedia` or `UserAgent` key that runs past the prefix). Otherwise
     /// the first 64 complete lines vote: more JSON array lines than
     /// object lines mean rtcstats (whose metadata and server-side lines
     /// are objects; a tie goes to rtcstats unless the first object line
@@ -88,9 +88,10 @@ public enum WebRTCImport {
                    prefix[(p + 1)..<newline].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
                     return .webrtcInternals
                 }
-                let head = Array("{\"getUserMedia\"".utf8)
-                let startsLikeDump = prefix.count - p >= head.count && prefix[p..<(p + head.count)].elementsEqual(head)
-                if startsLikeDump && prefix.count >= 1 << 16 { return .webrtcInternals }
+                // A one-line document past the whole prefix with one of the
+                // page's other top-level keys (`getUserMedia`, `UserAgent`,
+                // whichever the page wrote first) is a dump too.
+                if keys.pageKey && prefix.count >= 1 << 16 { return .webrtcInternals }
             }
         }
         // The vote of the first 64 complete lines (all of them cost 0.5 %
@@ -119,12 +120,15 @@ public enum WebRTCImport {
     }
 
     /// What the object opening at `prefix[start]` has at its top level:
-    /// a `PeerConnections` key, an `event` key, and whether it closed
-    /// within the prefix. Strings are skipped with their escapes, so a
-    /// value that holds a key's text is not taken for the key.
-    static func topLevelKeys(of prefix: UnsafeBufferPointer<UInt8>, from start: Int) -> (peerConnections: Bool, event: Bool, closed: Bool) {
+    /// a `PeerConnections` key, an `event` key, another key of the
+    /// webrtc-internals page (`getUserMedia`, `UserAgent`), and whether it
+    /// closed within the prefix. Strings are skipped with their escapes, so
+    /// a value that holds a key's text is not taken for the key.
+    static func topLevelKeys(of prefix: UnsafeBufferPointer<UInt8>, from start: Int)
+        -> (peerConnections: Bool, event: Bool, pageKey: Bool, closed: Bool) {
         let peerConnections = Array("PeerConnections".utf8), event = Array("event".utf8)
-        var found = (peerConnections: false, event: false, closed: false)
+        let pageKeys = [Array("getUserMedia".utf8), Array("UserAgent".utf8)]
+        var found = (peerConnections: false, event: false, pageKey: false, closed: false)
         var depth = 0
         var i = start
         let n = prefix.count
@@ -138,12 +142,13 @@ public enum WebRTCImport {
                 if depth == 1 {
                     let text = prefix[open..<i]
                     let isPC = text.elementsEqual(peerConnections), isEvent = text.elementsEqual(event)
-                    if isPC || isEvent {
+                    let isPage = pageKeys.contains { text.elementsEqual($0) }
+                    if isPC || isEvent || isPage {
                         // A key, not a value, when a ':' follows.
                         var j = i + 1
                         while j < n && (prefix[j] == 0x20 || prefix[j] == 0x09 || prefix[j] == 0x0A || prefix[j] == 0x0D) { j += 1 }
                         if j < n && prefix[j] == UInt8(ascii: ":") {
-                            if isPC { found.peerConnections = true } else { found.event = true }
+                            if isPC { found.peerConnections = true } else if isEvent { found.event = true } else { found.pageKey = true }
                         }
                     }
                 }
