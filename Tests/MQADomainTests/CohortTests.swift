@@ -92,6 +92,14 @@ enum CohortFleet {
         #expect(!once.failsGate, "\(once.verdict)")
     }
 
+    /// Ratios to two significant digits; more only to tell a narrow
+    /// interval's ends apart, never for an interval of zero width.
+    @Test func ratiosAreShownToTwoDigits() {
+        #expect(CohortComparison.shown(0.3488, ConfidenceInterval(lower: 0.3488, upper: 0.3488)) == ("0.35", "0.35–0.35"))
+        #expect(CohortComparison.shown(1.53, ConfidenceInterval(lower: 1.51, upper: 1.54)) == ("1.53", "1.51–1.54"))
+        #expect(CohortComparison.shown(1.5, ConfidenceInterval(lower: 1.3, upper: 1.8)) == ("1.5", "1.3–1.8"))
+    }
+
     /// A period of one meeting has no interval, even when the fleet is that
     /// one meeting (it is then drawn in every resample); a period of two
     /// has one.

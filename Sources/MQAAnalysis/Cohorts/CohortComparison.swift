@@ -231,7 +231,8 @@ public struct CohortComparison: Sendable, Equatable {
     /// `1.54 (1.47–1.61)` for a narrow one.
     public static func shown(_ r: Double, _ ci: ConfidenceInterval) -> (String, String) {
         var extra = 0
-        while extra < 2, shown(ci.lower, extra: extra) == shown(ci.upper, extra: extra) { extra += 1 }
+        // A zero-width interval has no ends to tell apart: 2 digits.
+        while extra < 2, ci.lower != ci.upper, shown(ci.lower, extra: extra) == shown(ci.upper, extra: extra) { extra += 1 }
         return (shown(r, extra: extra), shown(ci, extra: extra))
     }
 }
