@@ -675,7 +675,6 @@ public final class Ingester {
                         fileID, status: changed == nil ? .done : .changed, linesDone: Int(Int64.max), prefixHash: nil, hash: digest,
                         summary: summary)
                     try endInput()
-                    if summary.rejected > 0 { try tellStoredRejects(fileID: fileID, path: path) }
                     break loop
                 case .failed(let error):
                     throw error
@@ -713,6 +712,9 @@ public final class Ingester {
             if fileID != 0 && summary.rejected > 0 { try? tellStoredRejects(fileID: fileID, path: path) }
             throw error
         }
+        // Told once the input is written, outside the input's savepoint: a
+        // failure to read them back cannot undo what was stored.
+        if summary.rejected > 0 { try tellStoredRejects(fileID: fileID, path: path) }
         onProgress?(input.size ?? 0, input.size, path)
         if let changed {
             // Stored and counted, but not the file as it is now: a failure
