@@ -127,9 +127,22 @@ extension EventPayload {
 public struct TimedEvent: Hashable, Sendable {
     public var ts: Int64
     public var payload: EventPayload
+    /// How many of the client's quality reports of the same millisecond
+    /// were logged before this event ("equal `ts` keep input order"): the
+    /// event comes right before the report of that number, or after them
+    /// all. Reports and events are stored apart, so this is how their
+    /// order survives. `byKind` leaves it to the kind: a join or reconnect
+    /// before the millisecond's reports, any other event after them. That
+    /// is what a log whose order is unknown gets, and what the ingest
+    /// stores whenever it is also the input order.
+    public var reportsBefore: UInt32
 
-    public init(ts: Int64, payload: EventPayload) {
+    /// See `reportsBefore`.
+    public static let byKind = UInt32.max
+
+    public init(ts: Int64, payload: EventPayload, reportsBefore: UInt32 = TimedEvent.byKind) {
         self.ts = ts
         self.payload = payload
+        self.reportsBefore = reportsBefore
     }
 }

@@ -44,15 +44,11 @@ public struct ReportColumns: Sendable, Equatable {
 
 /// Everything one client (`meeting`, `uid`) logged in one meeting.
 ///
-/// Ordering rule at equal `ts` between a report and another event (the store
-/// keeps reports in their own compressed columns, so the input order between
-/// the two kinds is not kept): other events keep their input order among
-/// themselves, and the reports of a millisecond come right after the leading
-/// run of `meeting_join`/`reconnect` events of that millisecond, before any
-/// other event of it. A report logged in the same millisecond as a join
-/// therefore belongs to the new connection, and one logged with a disconnect
-/// (even a disconnect followed by a reconnect in that millisecond) to the
-/// connection that ends.
+/// Order at equal `ts` between a report and another event: input order.
+/// Reports are kept as columns apart from the events, so each event carries
+/// its place among its millisecond's reports (`TimedEvent.reportsBefore`);
+/// `ClientLog.eventComesFirst` applies it, and falls back to the event's
+/// kind where the place is unknown.
 public struct ClientLog: Sendable, Equatable {
     public var uid: String
     /// Every event except quality reports and context events, in `ts` order

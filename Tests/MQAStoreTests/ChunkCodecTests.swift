@@ -1,6 +1,7 @@
 import Testing
 @testable import MQABase
 @testable import MQAStore
+import MQAModel
 
 /// The seeded generator, so property tests replay the same cases.
 typealias TestRandom = SplitMix64
@@ -184,7 +185,10 @@ func sameNumber(_ a: DecimalNumber, _ b: DecimalNumber) -> Bool {
             var t = r.int(946_684_800_000...1_900_000_000_000)
             for _ in 0..<n {
                 t += r.int(0...5000)
-                block.append(ts: t, kind: UInt8(r.int(1...16)), payload: (0..<Int(r.int(0...80))).map { _ in UInt8(truncatingIfNeeded: r.next()) })
+                // A place among the millisecond's reports on one event in ten.
+                let place = r.int(0...9) == 0 ? UInt32(r.int(0...3)) : TimedEvent.byKind
+                block.append(ts: t, kind: UInt8(r.int(1...16)), payload: (0..<Int(r.int(0...80))).map { _ in UInt8(truncatingIfNeeded: r.next()) },
+                             reportsBefore: place)
             }
             #expect(try codec.decodeEvents(try codec.encode(block)) == block)
         }

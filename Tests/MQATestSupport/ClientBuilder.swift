@@ -4,7 +4,8 @@ import MQAModel
 /// Builds one client's log in the order its lines would be written, and
 /// hands it over the way the store hands it to the engine: events and
 /// reports each sorted by `ts`, stably (equal ts keep the order written),
-/// context events on their own. Shared by the test targets so that a
+/// each event placed among its millisecond's reports as written
+/// (`TimedEvent.reportsBefore`), context events on their own. Shared by the test targets so that a
 /// fixture means the same thing in each.
 public struct ClientBuilder {
     /// What `report` and `reports` fill in for the values a test leaves out.
@@ -27,8 +28,10 @@ public struct ClientBuilder {
 
     public var uid: String
     public var defaults: Defaults
-    public var events: [TimedEvent] = []
-    public var reports: [(ts: Int64, report: QualityReport)] = []
+    public private(set) var events: [TimedEvent] = []
+    public private(set) var reports: [(ts: Int64, report: QualityReport)] = []
+    /// Per event, the reports written before it.
+    private var reportsWritten: [Int] = []
 
     public init(_ uid: String, defaults: Defaults = Defaults()) {
         self.uid = uid
@@ -37,6 +40,7 @@ public struct ClientBuilder {
 
     public mutating func event(_ ts: Int64, _ payload: EventPayload) {
         events.append(TimedEvent(ts: ts, payload: payload))
+        reportsWritten.append(reports.count)
     }
     public mutating func join(_ ts: Int64, engine: String = "sfu", title: String? = nil) {
         event(ts, .meetingJoin(engine: engine, title: title))
@@ -86,7 +90,20 @@ public struct ClientBuilder {
         for r in reports.enumerated().sorted(by: { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }) {
             columns.append(ts: r.element.ts, r.element.report)
         }
-        let sorted = events.enumerated().sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
+        // The store's place: the reports of the event's millisecond written
+        // before it, `byKind` when that is where its kind puts it.
+        var written: [Int64: [Int]] = [:]
+        for (i, r) in reports.enumerated() { written[r.ts, default: []].append(i) }
+        let placed = events.indices.map { i -> TimedEvent in
+            var e = events[i]
+            let positions = written[e.ts] ?? []
+            let atTime = positions.count
+            let before = positions.filter { $0 < reportsWritten[i] }.count
+            let byKind = e.payload.kind.opensConnection ? 0 : atTime
+            e.reportsBefore = atTime == 0 || before == byKind ? TimedEvent.byKind : UInt32(before)
+            return e
+        }
+        let sorted = placed.enumerated().sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
         // As the store hands them over: context events on their own.
         return ClientLog(uid: uid, events: sorted.filter { !$0.payload.kind.isContext }, reports: columns,
                          context: sorted.filter { $0.payload.kind.isContext })

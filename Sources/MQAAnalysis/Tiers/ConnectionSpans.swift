@@ -41,8 +41,9 @@ extension ClientLog {
 /// so that a stored series can be split chunk by chunk.
 ///
 /// Cut along the merged timeline of `ClientLog.mergedTimeline()` (its rule
-/// at equal `ts`, `ClientLog.eventComesFirst`: join/reconnect before that
-/// millisecond's reports, every other event after them). Reports met while
+/// at equal `ts`, `ClientLog.eventComesFirst`: input order, or by kind
+/// join/reconnect before that millisecond's reports, every other event
+/// after them). Reports met while
 /// no connection is open belong to none and fall outside every span's
 /// `reports` range.
 ///
@@ -61,6 +62,7 @@ struct ConnectionSpanner {
     private(set) var start: Int64 = 0
     private var i = 0, j = 0
     private var eventLo = 0, reportLo = 0
+    private var rank = SameTimeRank()
 
     init(events: [TimedEvent]) { self.events = events }
 
@@ -68,8 +70,10 @@ struct ConnectionSpanner {
     /// (the next one of the series); returns whether a connection holds it.
     @discardableResult
     mutating func report(ts: Int64) -> Bool {
-        while i < events.count, ClientLog.eventComesFirst(events[i], reportTs: ts) { takeEvent() }
+        let r = rank.rank(of: ts)
+        while i < events.count, ClientLog.eventComesFirst(events[i], reportTs: ts, reportRank: r) { takeEvent() }
         if i == 0, j == 0 { open(at: ts) }  // the log began with a report
+        rank.take(ts)
         j += 1
         return isOpen
     }

@@ -751,9 +751,15 @@ public final class Ingester {
             return
         }
         let slots = ids.map { seriesSlot(client: $0) }
+        // The buffers may hold earlier batches: an event's count of reports
+        // logged before it starts from theirs.
+        let earlier = slots.map { UInt32(series[$0].reports.count) }
         batch.forEachRun(
             reports: { series[slots[$0]].reports.append($1, ts: batch.reportTs, values: batch.reportValues) },
-            events: { series[slots[$0]].events.append(ts: batch.eventTs[$1], kind: batch.eventKind[$1], payload: batch.payloadBytes[$2]) })
+            events: {
+                series[slots[$0]].events.append(ts: batch.eventTs[$1], kind: batch.eventKind[$1], payload: batch.payloadBytes[$2],
+                                                reportsLogged: earlier[$0] + batch.eventReportsLogged[$1])
+            })
     }
 
     /// The index of `client`'s buffers in `series`, created when new.
@@ -837,7 +843,8 @@ public final class Ingester {
                 let buffer = series[entry.buffer]
                 (reports, events) = (buffer.reports.count, buffer.events.count)
                 reportDuplicates = try store.storeReports(buffer.reports, client: client)
-                eventDuplicates = try store.storeEvents(buffer.events, client: client)
+                let events = buffer.events.placedAmongReports(logged: buffer.reports)
+                eventDuplicates = try store.storeEvents(events, client: client)
             } else {
                 let prepared = preparedSeries[entry.prepared].series
                 (reports, events) = (prepared.reportCount, prepared.eventCount)

@@ -16,6 +16,10 @@ final class ParsedBatch {
     var eventClient: [Int32] = []
     var eventTs: [Int64] = []
     var eventKind: [EventKind] = []
+    /// Per event, how many of its client's reports the batch held before it.
+    var eventReportsLogged: [UInt32] = []
+    /// Per client, its reports in the batch so far.
+    var clientReports: [UInt32] = []
     /// Canonical payloads back to back; event i ends at `payloadEnds[i]`.
     var payloadBytes: [UInt8] = []
     var payloadEnds: [Int] = []
@@ -64,6 +68,7 @@ final class ParsedBatch {
         eventClient.reserveCapacity(events)
         eventTs.reserveCapacity(events)
         eventKind.reserveCapacity(events)
+        eventReportsLogged.reserveCapacity(events)
         payloadEnds.reserveCapacity(events)
         payloadBytes.reserveCapacity(min(sizes.payloadBytes + sizes.payloadBytes / 4, 1 << 22))
     }
@@ -100,7 +105,9 @@ final class ParsedBatch {
         var events = [EventSeries](repeating: EventSeries(), count: clients.count)
         forEachRun(
             reports: { reports[$0].append($1, ts: reportTs, values: reportValues) },
-            events: { events[$0].append(ts: eventTs[$1], kind: eventKind[$1], payload: payloadBytes[$2]) })
+            events: {
+                events[$0].append(ts: eventTs[$1], kind: eventKind[$1], payload: payloadBytes[$2], reportsLogged: eventReportsLogged[$1])
+            })
         prepared = try clients.indices.map { c in
             var p = try PreparedSeries(
                 reports: reports[c], events: events[c], codec: &codec, encode: c != joins.fromBefore && c != joins.intoNext)
@@ -111,6 +118,7 @@ final class ParsedBatch {
         // later: only once.
         (reportClient, reportTs, reportValues) = ([], [], [])
         (eventClient, eventTs, eventKind, payloadBytes, payloadEnds) = ([], [], [], [], [])
+        (eventReportsLogged, clientReports) = ([], [])
     }
 }
 
@@ -159,8 +167,10 @@ struct BatchParser: ~Copyable {
                 batch.reportValues.append(parser.jitter)
                 batch.reportValues.append(parser.bitrate)
                 batch.reportValues.append(parser.mos)
+                batch.clientReports[Int(client)] += 1
             } else {
                 batch.eventClient.append(client)
+                batch.eventReportsLogged.append(batch.clientReports[Int(client)])
                 batch.eventTs.append(parser.ts)
                 batch.eventKind.append(parser.kind)
                 parser.appendCanonicalPayload(of: line, to: &batch.payloadBytes)
@@ -209,6 +219,7 @@ struct BatchParser: ~Copyable {
             lastIndex = Int32(batch.clients.count)
             clientIndex[key] = lastIndex
             batch.clients.append((parser.meeting, parser.uid))
+            batch.clientReports.append(0)
         }
         return lastIndex
     }

@@ -16,14 +16,23 @@ public struct EventBlock: Equatable, Sendable {
     /// Where each event's payload ends in `payloadBytes` (it starts where
     /// the one before ends).
     public internal(set) var payloadEnds: [Int] = []
+    /// Per event, its place among the client's quality reports of the same
+    /// millisecond (`TimedEvent.reportsBefore`); `TimedEvent.byKind` for
+    /// nearly all.
+    public internal(set) var reportsBefore: [UInt32] = []
 
     public init() {}
 
-    /// A block of the given events; the three arrays have equal lengths.
-    public init(ts: [Int64], kinds: [UInt8], payloads: [[UInt8]]) {
+    /// A block of the given events; the arrays have equal lengths, and
+    /// `reportsBefore` is empty when the kinds decide every event's place.
+    public init(ts: [Int64], kinds: [UInt8], payloads: [[UInt8]], reportsBefore: [UInt32] = []) {
         precondition(kinds.count == ts.count && payloads.count == ts.count, "ragged event block")
+        precondition(reportsBefore.isEmpty || reportsBefore.count == ts.count, "ragged event block")
         reserveCapacity(ts.count, payloadBytes: payloads.reduce(0) { $0 + $1.count })
-        for i in ts.indices { append(ts: ts[i], kind: kinds[i], payload: payloads[i]) }
+        for i in ts.indices {
+            append(ts: ts[i], kind: kinds[i], payload: payloads[i],
+                   reportsBefore: reportsBefore.isEmpty ? TimedEvent.byKind : reportsBefore[i])
+        }
     }
 
     public var count: Int { ts.count }
@@ -32,6 +41,7 @@ public struct EventBlock: Equatable, Sendable {
         ts.reserveCapacity(events)
         kinds.reserveCapacity(events)
         payloadEnds.reserveCapacity(events)
+        reportsBefore.reserveCapacity(events)
         payloadBytes.reserveCapacity(bytes)
     }
 
@@ -39,31 +49,41 @@ public struct EventBlock: Equatable, Sendable {
     // another module, the generic one ran unspecialized (~1,100
     // instructions an event).
 
-    public mutating func append(ts t: Int64, kind: UInt8, payload: UnsafeRawBufferPointer) {
+    public mutating func append(ts t: Int64, kind: UInt8, payload: UnsafeRawBufferPointer,
+                                reportsBefore place: UInt32 = TimedEvent.byKind) {
         ts.append(t)
         kinds.append(kind)
         payloadBytes.append(contentsOf: payload)
         payloadEnds.append(payloadBytes.count)
+        reportsBefore.append(place)
     }
 
-    public mutating func append(ts t: Int64, kind: UInt8, payload: ArraySlice<UInt8>) {
-        payload.withUnsafeBytes { append(ts: t, kind: kind, payload: $0) }
+    public mutating func append(ts t: Int64, kind: UInt8, payload: ArraySlice<UInt8>,
+                                reportsBefore place: UInt32 = TimedEvent.byKind) {
+        payload.withUnsafeBytes { append(ts: t, kind: kind, payload: $0, reportsBefore: place) }
     }
 
-    public mutating func append(ts t: Int64, kind: UInt8, payload: [UInt8]) {
-        payload.withUnsafeBytes { append(ts: t, kind: kind, payload: $0) }
+    public mutating func append(ts t: Int64, kind: UInt8, payload: [UInt8],
+                                reportsBefore place: UInt32 = TimedEvent.byKind) {
+        payload.withUnsafeBytes { append(ts: t, kind: kind, payload: $0, reportsBefore: place) }
     }
 
     /// Appends event `i` of `other` (a merge or a sort takes them one by one).
     public mutating func append(_ other: EventBlock, at i: Int) {
-        other.withPayload(i) { append(ts: other.ts[i], kind: other.kinds[i], payload: $0) }
+        other.withPayload(i) {
+            append(ts: other.ts[i], kind: other.kinds[i], payload: $0, reportsBefore: other.reportsBefore[i])
+        }
     }
+
+    /// Sets event `i`'s place among its millisecond's reports.
+    mutating func setReportsBefore(_ i: Int, _ place: UInt32) { reportsBefore[i] = place }
 
     /// Appends events `range` of `other`, in order.
     public mutating func append(_ other: EventBlock, range: Range<Int>) {
         guard !range.isEmpty else { return }
         ts += other.ts[range]
         kinds += other.kinds[range]
+        reportsBefore += other.reportsBefore[range]
         let bytes = other.payloadRange(range.lowerBound).lowerBound..<other.payloadEnds[range.upperBound - 1]
         let shift = payloadBytes.count - bytes.lowerBound
         payloadBytes += other.payloadBytes[bytes]
@@ -105,6 +125,8 @@ public struct SharedEventBlock: Sendable {
     public var kinds: [UInt8] = []
     public var payloadIndex: [Int32] = []
     public var payloads: [[UInt8]] = []
+    /// As `EventBlock.reportsBefore`.
+    public var reportsBefore: [UInt32] = []
 
     public init() {}
 
@@ -112,6 +134,7 @@ public struct SharedEventBlock: Sendable {
     public init(_ block: EventBlock) {
         ts = block.ts
         kinds = block.kinds
+        reportsBefore = block.reportsBefore
         payloads = block.payloads
         payloadIndex = (0..<Int32(block.count)).map { $0 }
     }
@@ -120,7 +143,9 @@ public struct SharedEventBlock: Sendable {
     public var expanded: EventBlock {
         var block = EventBlock()
         block.reserveCapacity(ts.count, payloadBytes: payloadIndex.reduce(0) { $0 + payloads[Int($1)].count })
-        for i in ts.indices { block.append(ts: ts[i], kind: kinds[i], payload: payloads[Int(payloadIndex[i])]) }
+        for i in ts.indices {
+            block.append(ts: ts[i], kind: kinds[i], payload: payloads[Int(payloadIndex[i])], reportsBefore: reportsBefore[i])
+        }
         return block
     }
 }

@@ -22,9 +22,14 @@ import MQAAnalysis
 ///               fields: varint field count, per field varint key string
 ///               index and byte type (0 string, 1 bool, 2 string array)
 ///       varint  arrays; each: varint length, varint string indexes
-///     section timestamps: byte order (0: never decreasing, intervals as
-///             they are; 1: intervals zigzagged), zigzag first, then n−1
-///             interval symbols (`BucketCoding`)
+///     section timestamps: byte order (bit 0 clear: never decreasing,
+///             intervals as they are; set: intervals zigzagged; bit 1: the
+///             places list follows), zigzag first, then n−1 interval
+///             symbols (`BucketCoding`); with bit 1, varint m and m pairs
+///             (varint index − previous listed index − 1, the first from
+///             −1; varint place): the events whose place among their
+///             millisecond's reports is not `TimedEvent.byKind`
+///             (`EventBlock.reportsBefore`), in index order
 ///     section columns: n varint shape indexes; then per shape, per field,
 ///             the values of the events of that shape in order: string and
 ///             array fields as varint indexes, bool fields as a bitmap of
@@ -52,6 +57,7 @@ enum EventColumnarEncoding {
             var made = SharedEventBlock()
             made.ts = block.ts
             made.kinds = block.kinds
+            made.reportsBefore = block.reportsBefore
             made.payloadIndex.reserveCapacity(n)
             shared = made
         }
@@ -164,6 +170,7 @@ enum EventColumnarEncoding {
         var symbols: [UInt8] = []
         symbols.reserveCapacity(n + 16)
         encodeTimestamps(block.ts, symbols: &symbols, bits: &bits)
+        encodePlaces(block.reportsBefore, symbols: &symbols)
         try sections.append(symbols, to: &out)
 
         // A bool column writes only bits and any other column only symbols,
@@ -193,6 +200,44 @@ enum EventColumnarEncoding {
                 return sorted ? UInt64(bitPattern: d) : BucketCoding.zigzag(d)
             }
         }
+    }
+
+    /// The places list of the timestamp section, when any event has a
+    /// place (a log without reports and events in one millisecond, nearly
+    /// every log, writes the same bytes as before the list existed).
+    static func encodePlaces(_ places: [UInt32], symbols: inout [UInt8]) {
+        var listed = 0
+        for p in places where p != TimedEvent.byKind { listed += 1 }
+        guard listed > 0 else { return }
+        symbols[0] |= 2
+        var w = ByteWriter()
+        w.varint(UInt64(listed))
+        var previous = -1
+        for (i, p) in places.enumerated() where p != TimedEvent.byKind {
+            w.varint(UInt64(i - previous - 1))
+            w.varint(UInt64(p))
+            previous = i
+        }
+        symbols += w.bytes
+    }
+
+    /// Reads the places list that `encodePlaces` wrote after the timestamps
+    /// of an `order` byte with bit 1.
+    static func decodePlaces(_ s: inout ByteReader, order: UInt8, count n: Int) throws -> [UInt32] {
+        var places = [UInt32](repeating: TimedEvent.byKind, count: n)
+        guard order & 2 != 0 else { return places }
+        let listed = try s.varint()
+        guard listed >= 1, listed <= UInt64(n) else { throw CorruptData("implausible count of placed events \(listed)") }
+        var i = -1
+        for _ in 0..<listed {
+            let gap = try s.varint()
+            guard gap < UInt64(n - 1 - i) else { throw CorruptData("placed event index out of range") }
+            i += Int(gap) + 1
+            let place = try s.varint()
+            guard place < UInt64(TimedEvent.byKind) else { throw CorruptData("implausible place \(place)") }
+            places[i] = UInt32(place)
+        }
+        return places
     }
 
     // MARK: Decoding
@@ -313,14 +358,15 @@ enum EventColumnarEncoding {
         let d = try text.withUnsafeBytes { try Dictionaries($0) }
 
         var block = SharedEventBlock()
-        block.ts = try tsSection.withUnsafeBytes { tsBytes in
+        (block.ts, block.reportsBefore) = try tsSection.withUnsafeBytes { tsBytes in
             try rawBits.withUnsafeBytes { raw in
                 var bits = BitReader(raw)
                 var s = ByteReader(tsBytes)
                 let ts = try decodeTimestamps(&s, count: n, bits: &bits)
+                let places = try decodePlaces(&s, order: tsBytes.first ?? 0, count: n)
                 guard s.isAtEnd else { throw CorruptData("trailing bytes after the timestamps") }
                 guard bits.isAtEnd else { throw CorruptData("raw bits left over") }
-                return ts
+                return (ts, places)
             }
         }
 
@@ -555,7 +601,7 @@ enum EventColumnarEncoding {
 
     static func decodeTimestamps(_ s: inout ByteReader, count n: Int, bits: inout BitReader) throws -> [Int64] {
         let order = try s.byte()
-        guard order <= 1 else { throw CorruptData("unknown timestamp order \(order)") }
+        guard order <= 3 else { throw CorruptData("unknown timestamp order \(order)") }
         var ts = [Int64]()
         ts.reserveCapacity(n)
         guard n > 0 else { return ts }
@@ -563,7 +609,7 @@ enum EventColumnarEncoding {
         ts.append(t)
         for symbol in try BucketCoding.take(n - 1, from: &s) {
             let u = try BucketCoding.value(of: symbol, bits: &bits)
-            t = t &+ (order == 0 ? Int64(bitPattern: u) : BucketCoding.unzigzag(u))
+            t = t &+ (order & 1 == 0 ? Int64(bitPattern: u) : BucketCoding.unzigzag(u))
             ts.append(t)
         }
         return ts

@@ -95,7 +95,7 @@ extension EventStore {
                     unreadable += 1
                     continue
                 }
-                out.append(TimedEvent(ts: block.ts[i], payload: payload))
+                out.append(TimedEvent(ts: block.ts[i], payload: payload, reportsBefore: block.reportsBefore[i]))
             }
             if unreadable > 0 { try damaged("\(unreadable) unreadable event(s) left out") }
         }

@@ -40,6 +40,7 @@ public struct Exporter {
                 // reports arriving chunk by chunk.
                 var e = 0
                 var r = 0
+                var rank = SameTimeRank()
                 while true {
                     if r == reports.ts.count && more {
                         if let next = try chunks.next() {
@@ -49,11 +50,14 @@ public struct Exporter {
                         }
                         more = false
                     }
-                    if e < events.count, r == reports.ts.count || ClientLog.eventComesFirst(events[e], reportTs: reports.ts[r]) {
+                    if e < events.count,
+                       r == reports.ts.count
+                        || ClientLog.eventComesFirst(events[e], reportTs: reports.ts[r], reportRank: rank.rank(of: reports.ts[r])) {
                         write(events[e], meeting: meeting, uid: uid, format: format, to: out)
                         e += 1
                     } else if r < reports.ts.count {
                         writeReport(reports, r, meeting: meeting, uid: uid, format: format, to: out)
+                        rank.take(reports.ts[r])
                         r += 1
                     } else {
                         break

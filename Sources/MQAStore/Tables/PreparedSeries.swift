@@ -59,12 +59,14 @@ package struct PreparedSeries {
     package var continues = false
 
     /// Sorts, drops repeats and, when `encode`, encodes the client's
-    /// `reports` and `events`.
+    /// `reports` and `events`, both in input order; each event appended
+    /// with the count of reports logged before it (`placedAmongReports`).
     package init(reports raw: ReportSeries, events rawEvents: EventSeries, codec: inout ChunkCodec, encode: Bool = true) throws {
         reportCount = raw.count
         eventCount = rawEvents.count
-        (reports, reportDuplicates) = ReportSeries.dropRepeats(raw.sortedByTime())
-        (events, eventDuplicates) = EventSeries.dropRepeats(rawEvents.sortedByTime())
+        let sortedReports = raw.sortedByTime()
+        (reports, reportDuplicates) = ReportSeries.dropRepeats(sortedReports)
+        (events, eventDuplicates) = EventSeries.dropRepeats(rawEvents.placedAmongReports(logged: raw, sortedReports: sortedReports))
         if encode { try self.encode(codec: &codec) }
     }
 
