@@ -131,10 +131,10 @@ public struct TimedEvent: Hashable, Sendable {
     /// were logged before this event ("equal `ts` keep input order"): the
     /// event comes right before the report of that number, or after them
     /// all. Reports and events are stored apart, so this is how their
-    /// order survives. `byKind` leaves it to the kind: a join or reconnect
-    /// before the millisecond's reports, any other event after them. That
-    /// is what a log whose order is unknown gets, and what the ingest
-    /// stores whenever it is also the input order.
+    /// order survives. `byKind`, the place of an event whose order is
+    /// unknown (stored before places were), leaves it to the kind: a join
+    /// or reconnect before the millisecond's reports, any other event
+    /// after them.
     public var reportsBefore: UInt32
 
     /// See `reportsBefore`.

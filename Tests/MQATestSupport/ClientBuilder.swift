@@ -91,16 +91,12 @@ public struct ClientBuilder {
             columns.append(ts: r.element.ts, r.element.report)
         }
         // The store's place: the reports of the event's millisecond written
-        // before it, `byKind` when that is where its kind puts it.
+        // before it.
         var written: [Int64: [Int]] = [:]
         for (i, r) in reports.enumerated() { written[r.ts, default: []].append(i) }
         let placed = events.indices.map { i -> TimedEvent in
             var e = events[i]
-            let positions = written[e.ts] ?? []
-            let atTime = positions.count
-            let before = positions.filter { $0 < reportsWritten[i] }.count
-            let byKind = e.payload.kind.opensConnection ? 0 : atTime
-            e.reportsBefore = atTime == 0 || before == byKind ? TimedEvent.byKind : UInt32(before)
+            e.reportsBefore = UInt32((written[e.ts] ?? []).filter { $0 < reportsWritten[i] }.count)
             return e
         }
         let sorted = placed.enumerated().sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)

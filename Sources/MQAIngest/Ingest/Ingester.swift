@@ -842,8 +842,9 @@ public final class Ingester {
             } else if entry.buffer >= 0 {
                 let buffer = series[entry.buffer]
                 (reports, events) = (buffer.reports.count, buffer.events.count)
+                let own = buffer.events.placedAmongReports(logged: buffer.reports)
+                let events = try store.placedAfterStoredReports(own, client: client) ?? own
                 reportDuplicates = try store.storeReports(buffer.reports, client: client)
-                let events = buffer.events.placedAmongReports(logged: buffer.reports)
                 eventDuplicates = try store.storeEvents(events, client: client)
             } else {
                 let prepared = preparedSeries[entry.prepared].series

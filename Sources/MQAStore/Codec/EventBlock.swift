@@ -17,14 +17,14 @@ public struct EventBlock: Equatable, Sendable {
     /// the one before ends).
     public internal(set) var payloadEnds: [Int] = []
     /// Per event, its place among the client's quality reports of the same
-    /// millisecond (`TimedEvent.reportsBefore`); `TimedEvent.byKind` for
-    /// nearly all.
+    /// millisecond (`TimedEvent.reportsBefore`): 0 for nearly all,
+    /// `TimedEvent.byKind` where unknown.
     public internal(set) var reportsBefore: [UInt32] = []
 
     public init() {}
 
-    /// A block of the given events; the arrays have equal lengths, and
-    /// `reportsBefore` is empty when the kinds decide every event's place.
+    /// A block of the given events; the arrays have equal lengths, and an
+    /// empty `reportsBefore` leaves every place unknown.
     public init(ts: [Int64], kinds: [UInt8], payloads: [[UInt8]], reportsBefore: [UInt32] = []) {
         precondition(kinds.count == ts.count && payloads.count == ts.count, "ragged event block")
         precondition(reportsBefore.isEmpty || reportsBefore.count == ts.count, "ragged event block")

@@ -27,9 +27,10 @@ import MQAAnalysis
 ///             places list follows), zigzag first, then n−1 interval
 ///             symbols (`BucketCoding`); with bit 1, varint m and m pairs
 ///             (varint index − previous listed index − 1, the first from
-///             −1; varint place): the events whose place among their
-///             millisecond's reports is not `TimedEvent.byKind`
-///             (`EventBlock.reportsBefore`), in index order
+///             −1; varint place): each event's place among its
+///             millisecond's reports (`EventBlock.reportsBefore`) is 0 but
+///             for those listed, in index order. Without bit 1 every place
+///             is unknown (`TimedEvent.byKind`, chunks written before)
 ///     section columns: n varint shape indexes; then per shape, per field,
 ///             the values of the events of that shape in order: string and
 ///             array fields as varint indexes, bool fields as a bitmap of
@@ -202,18 +203,19 @@ enum EventColumnarEncoding {
         }
     }
 
-    /// The places list of the timestamp section, when any event has a
-    /// place (a log without reports and events in one millisecond, nearly
-    /// every log, writes the same bytes as before the list existed).
+    /// The places list of the timestamp section: with bit 1 of the order
+    /// byte, each event's place is 0 unless listed. A block of unknown
+    /// places only (`TimedEvent.byKind`, an old chunk's events) writes no
+    /// list and the bytes it did before places existed.
     static func encodePlaces(_ places: [UInt32], symbols: inout [UInt8]) {
-        var listed = 0
-        for p in places where p != TimedEvent.byKind { listed += 1 }
-        guard listed > 0 else { return }
+        guard places.contains(where: { $0 != TimedEvent.byKind }) else { return }
         symbols[0] |= 2
+        var listed = 0
+        for p in places where p != 0 { listed += 1 }
         var w = ByteWriter()
         w.varint(UInt64(listed))
         var previous = -1
-        for (i, p) in places.enumerated() where p != TimedEvent.byKind {
+        for (i, p) in places.enumerated() where p != 0 {
             w.varint(UInt64(i - previous - 1))
             w.varint(UInt64(p))
             previous = i
@@ -222,19 +224,19 @@ enum EventColumnarEncoding {
     }
 
     /// Reads the places list that `encodePlaces` wrote after the timestamps
-    /// of an `order` byte with bit 1.
+    /// (all `byKind` for an `order` byte without bit 1).
     static func decodePlaces(_ s: inout ByteReader, order: UInt8, count n: Int) throws -> [UInt32] {
-        var places = [UInt32](repeating: TimedEvent.byKind, count: n)
-        guard order & 2 != 0 else { return places }
+        guard order & 2 != 0 else { return [UInt32](repeating: TimedEvent.byKind, count: n) }
+        var places = [UInt32](repeating: 0, count: n)
         let listed = try s.varint()
-        guard listed >= 1, listed <= UInt64(n) else { throw CorruptData("implausible count of placed events \(listed)") }
+        guard listed <= UInt64(n) else { throw CorruptData("implausible count of placed events \(listed)") }
         var i = -1
         for _ in 0..<listed {
             let gap = try s.varint()
             guard gap < UInt64(n - 1 - i) else { throw CorruptData("placed event index out of range") }
             i += Int(gap) + 1
             let place = try s.varint()
-            guard place < UInt64(TimedEvent.byKind) else { throw CorruptData("implausible place \(place)") }
+            guard place > 0, place <= UInt64(UInt32.max) else { throw CorruptData("implausible place \(place)") }
             places[i] = UInt32(place)
         }
         return places

@@ -11,16 +11,17 @@ extension EventSeries {
 
     /// The events, sorted by time, with each one's `reportsBefore` turned
     /// from the count of `logged` (the client's reports in input order)
-    /// written before it into the count of those of its own millisecond,
-    /// the order tiers.md keeps at equal `ts`. An event whose place is the
-    /// one its kind gives (`TimedEvent.byKind`: a join or reconnect before
-    /// its millisecond's reports, any other event after them) gets
-    /// `byKind`, so that the store writes a place only where the input
-    /// order says something else.
+    /// written before it into the count of those of its own millisecond:
+    /// the order tiers.md keeps at equal `ts`. The place is always a
+    /// count, 0 for an event alone in its millisecond, never
+    /// `TimedEvent.byKind`: a count stays right when a later input adds
+    /// reports to the millisecond (they come after it), where the kind's
+    /// rule would put them before any event but a join.
     ///
-    /// `sortedReports` is `logged` sorted by time (sorted here when nil). Walking both sorted
-    /// series finds the events that share a millisecond with a report;
-    /// only for those (rare in real logs) is `logged` read again.
+    /// `sortedReports` is `logged` sorted by time (sorted here when nil).
+    /// Walking both sorted series finds the events that share a
+    /// millisecond with a report; only for those (rare in real logs) is
+    /// `logged` read again.
     package func placedAmongReports(logged: ReportSeries, sortedReports: ReportSeries? = nil) -> EventSeries {
         let sortedReports = sortedReports ?? logged.sortedByTime()
         var out = sortedByTime()
@@ -34,7 +35,7 @@ extension EventSeries {
             if r < sortedReports.count && sortedReports.ts(r) == t {
                 shared.append(i)
             } else {
-                out.block.setReportsBefore(i, TimedEvent.byKind)
+                out.block.setReportsBefore(i, 0)
             }
         }
         guard !shared.isEmpty else { return out }
@@ -50,9 +51,32 @@ extension EventSeries {
             let atTime = positions[out.ts(i)]!
             var before = 0
             while before < atTime.count && atTime[before] < logged { before += 1 }
-            let kind = EventKind(rawValue: out.block.kinds[i])
-            let byKind = kind?.opensConnection == true ? 0 : atTime.count
-            out.block.setReportsBefore(i, before == byKind ? TimedEvent.byKind : UInt32(before))
+            out.block.setReportsBefore(i, UInt32(before))
+        }
+        return out
+    }
+
+    /// These events (sorted, placed among their own input's reports) as
+    /// they stand after `earlier` reports (sorted), which were logged
+    /// before all of them: an event in a millisecond that `earlier` has
+    /// reports in comes after those too. A log cut between two inputs
+    /// inside such a millisecond needs it; nil when no place changes.
+    package func placed(after earlier: ReportSeries) -> EventSeries? {
+        guard count > 0, earlier.count > 0, ts(0) <= earlier.ts(earlier.count - 1) else { return nil }
+        var out: EventSeries?
+        var r = 0
+        for i in 0..<count {
+            let t = ts(i)
+            while r < earlier.count && earlier.ts(r) < t { r += 1 }
+            guard r < earlier.count else { break }
+            var same = 0
+            while r + same < earlier.count && earlier.ts(r + same) == t { same += 1 }
+            guard same > 0 else { continue }
+            let place = block.reportsBefore[i]
+            // An event of unknown place (an old chunk's) keeps its kind's rule.
+            guard place != TimedEvent.byKind else { continue }
+            if out == nil { out = self }
+            out!.block.setReportsBefore(i, place + UInt32(same))
         }
         return out
     }

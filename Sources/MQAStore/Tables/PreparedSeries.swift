@@ -137,7 +137,10 @@ package struct PreparedSeries {
         out.eventCount = eventCount
         out.continues = continues
         let last = earlier.lastTimes
-        if PreparedSeries.isAfter(reports, last.reports) && PreparedSeries.isAfter(events, last.events) {
+        // Also no event in a millisecond of an earlier report: its place
+        // would count those reports too (`EventSeries.placed(after:)`).
+        if PreparedSeries.isAfter(reports, last.reports) && PreparedSeries.isAfter(events, last.events)
+            && PreparedSeries.isAfter(events, last.reports) {
             // No time in common, so no repeat across the pieces either.
             out.earlierPieces = earlier.earlierPieces + [(earlier.reports, earlier.events)]
             (out.reports, out.reportDuplicates) = (reports, reportDuplicates)
@@ -149,7 +152,7 @@ package struct PreparedSeries {
         let r = ReportSeries.merge(stored: earlier.reports, new: reports)
         out.reports = r.merged
         out.reportDuplicates = reportDuplicates + r.duplicates
-        let e = EventSeries.merge(stored: earlier.events, new: events)
+        let e = EventSeries.merge(stored: earlier.events, new: events.placed(after: earlier.reports) ?? events)
         out.events = e.merged
         out.eventDuplicates = eventDuplicates + e.duplicates
         return out
@@ -178,8 +181,39 @@ extension EventStore {
     package func storePrepared(_ p: PreparedSeries, client: Int64) throws -> (reports: Int, events: Int) {
         var p = p
         p.concatenatePieces()
+        // Placed after the stored reports of their millisecond, the events'
+        // encoded rows no longer hold: they are encoded again.
+        let placed = try placedAfterStoredReports(p.events, client: client)
+        let events = placed ?? p.events
+        let eventRows = p.isEncoded && placed == nil ? p.eventRows : nil
         return (p.reportDuplicates + (try storeReports(p.reports, client: client, ready: p.isEncoded ? p.reportRows : nil)),
-         p.eventDuplicates + (try storeEvents(p.events, client: client, ready: p.isEncoded ? p.eventRows : nil)))
+         p.eventDuplicates + (try storeEvents(events, client: client, ready: eventRows)))
+    }
+
+    /// New events (sorted, placed among their own input's reports) placed
+    /// after the client's stored reports of their millisecond, which were
+    /// logged before them; nil when none shares a millisecond with a
+    /// stored report (a log's next piece starts after the last). Called
+    /// before the input's own reports are stored.
+    package func placedAfterStoredReports(_ events: EventSeries, client: Int64) throws -> EventSeries? {
+        guard events.count > 0 else { return nil }
+        let select = try db.cached(
+            "SELECT id, count, first_ts, last_ts FROM report_chunks WHERE client_id = ? AND last_ts >= ? AND first_ts <= ? ORDER BY first_ts, id")
+        select.bind(1, client)
+        select.bind(2, events.ts(0))
+        select.bind(3, events.ts(events.count - 1))
+        defer { select.reset() }
+        var places: [ChunkPlace] = []
+        while try select.step() {
+            places.append(ChunkPlace(id: select.int64(0), count: select.int(1), firstTs: select.int64(2), lastTs: select.int64(3)))
+        }
+        guard !places.isEmpty else { return nil }
+        var stored = ReportSeries()
+        for place in places {
+            let chunk = try readChunk(table: .reports, place, decode: decodeReports)
+            stored.append(chunk, range: 0..<chunk.count)
+        }
+        return events.placed(after: stored)
     }
 
     private static let anyChunkSQL = ChunkTable.allCases.map { "SELECT 1 FROM \($0.rawValue) WHERE client_id = ? LIMIT 1" }
