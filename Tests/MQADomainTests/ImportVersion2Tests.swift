@@ -232,6 +232,30 @@ enum RTC {
         ])
     }
 
+    /// "Within one sample: the quality report first, then unsubscribes,
+    /// then per track its subscribe and status": a pause ends its track's
+    /// subscription before another track that comes back subscribes.
+    @Test func aPauseUnsubscribesBeforeAnotherTrackSubscribes() throws {
+        let a = [10, 20, 20, 30, 40], b = [10, 20, 30, 30, 40]
+        var lines = RTC.header()
+        for i in a.indices {
+            lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [
+                RTC.audioIn(50 * (i + 1)), RTC.video("VA", track: "a", packets: a[i], frames: a[i]),
+                RTC.video("VB", track: "b", packets: b[i], frames: b[i]),
+            ]))
+        }
+        let c = try RTC.convert(lines)
+        #expect(RTC.trace(c) == [
+            "meeting_join@1000", "stream_subscribe@1000:a", "receive_stream_status@1000:frame:a",
+            "stream_subscribe@1000:b", "receive_stream_status@1000:frame:b",
+            "stream_unsubscribe@2500:a",
+            "stream_unsubscribe@3500:b",  // b pauses in the sample where a comes back
+            "stream_subscribe@3500:a", "receive_stream_status@3500:frame:a",
+            "stream_subscribe@4500:b", "receive_stream_status@4500:frame:b",
+            "meeting_leave@5000",
+        ])
+    }
+
     /// Where the browser counts freezes, its counters date them; frames that
     /// merely pause between samples are not a freeze then.
     @Test func freezeCountersDateTheFreeze() throws {
@@ -429,6 +453,24 @@ enum RTC {
         let join = Dump.events(c)[0]
         #expect(join["meeting"] as? String == "rtc-Retro" && join["engine"] as? String == "p2p" && join["device"] as? String == "Chrome 120")
         #expect(join["uid"] as? String == "webrtc_internals_dump")
+    }
+
+    /// "A remote track's publisher is the remote participant where the dump
+    /// tells (the stream id …)": the page logs each transceiver's receiver
+    /// track and streams, as Chrome writes them.
+    @Test func webrtcInternalsTransceiversNameThePublishers() throws {
+        let v = Dump.Report(id: "IV", type: "inbound-rtp", times: Dump.times([0, 1000, 2000]), props: [
+            ("kind", Dump.strings(["video", "video", "video"])), ("trackIdentifier", Dump.strings(["tv-p", "tv-p", "tv-p"])),
+            ("ssrc", ["2", "2", "2"]), ("packetsReceived", ["10", "20", "30"]), ("bytesReceived", ["1000", "2000", "3000"]),
+            ("framesDecoded", ["1", "2", "3"])])
+        let text = Dump.internals([("5-1", [v])])
+        let transceiver = #"Caused by: setRemoteDescription\n\ngetTransceivers()[1]:{\n  mid:'1',\n  kind:'video',\n  sender:{\n    track:null,\n    streams:[],\n  },\n  receiver:{\n    track:'tv-p',\n    streams:['abcd1234-video-0-1'],\n  },\n  direction:'recvonly',\n  currentDirection:null,\n}"#
+        let log = #""updateLog":[{"time":"\#(t0 - 50)","type":"transceiverAdded","value":"\#(transceiver)"}],"#
+        let withLog = text.replacingOccurrences(of: #"{"url":"https://x","#, with: #"{"url":"https://meet.example.com/Retro",\#(log)"#)
+        let c = try Dump.convert(withLog, .webrtcInternals, file: "/d/webrtc_internals_dump.txt")
+        let subscribe = try #require(Dump.events(c).first { $0["event"] as? String == "stream_subscribe" })
+        #expect(subscribe["publisher"] as? String == "abcd1234" && subscribe["track"] as? String == "tv-p")
+        #expect(WebRTCInternalsImporter.receiverTrackAndStream("receiver:{\n track:'x',\n streams:[],\n}") == nil)
     }
 
     /// The page's `close` entry is the app's call, not a connection state:

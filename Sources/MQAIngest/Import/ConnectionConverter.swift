@@ -110,6 +110,8 @@ struct ConnectionConverter {
     /// Per track, the index in the current sample's reports (-1: absent);
     /// kept between samples so that no sample allocates one.
     private var presentScratch: [Int] = []
+    /// Per track, whether its packets grew in this sample (when present).
+    private var grewScratch: [Bool] = []
 
     struct Track {
         var key: String
@@ -356,26 +358,34 @@ struct ConnectionConverter {
         for k in tracks.indices where tracks[k].subscribed && presentScratch[k] < 0 {
             endSubscription(k, at: ts)
         }
+        // Packets first, for every track: a pause ends its subscription
+        // among the sample's unsubscribes, before any track's subscribe or
+        // status (webrtc-import.md: "the quality report first, then
+        // unsubscribes, then per track its subscribe and status").
+        while grewScratch.count < tracks.count { grewScratch.append(false) }
+        for k in tracks.indices {
+            guard presentScratch[k] >= 0 else { continue }
+            let r = sample.reports[presentScratch[k]].report
+            grewScratch[k] = ConnectionConverter.packetsGrew(&tracks[k], r)
+            if tracks[k].subscribed && !grewScratch[k] {
+                // Packets stopped: the sender muted or the SFU stopped
+                // forwarding. A pause, not a freeze. Its decoder's counters
+                // still move on.
+                if let frames = r.number(.framesDecoded) { tracks[k].lastFrames = frames }
+                if let freezes = r.number(.freezeCount) {
+                    tracks[k].lastFreezes = freezes
+                    tracks[k].lastFreezesDuration = r.number(.totalFreezesDuration)
+                }
+                endSubscription(k, at: mid)
+                presentScratch[k] = -1
+            }
+        }
         for k in tracks.indices {
             guard presentScratch[k] >= 0 else { continue }
             let r = sample.reports[presentScratch[k]].report
             var t = tracks[k]
             let key = t.key
-            let packets = r.number(.packetsReceived)
-            var grew = true  // without a packet counter, a present report is a flowing one
-            if let packets {
-                if let last = t.lastPackets, packets >= last { grew = packets > last } else { grew = packets.isPositive }
-                t.lastPackets = packets
-            }
-            // Packets without payload bytes are padding (an SFU probing the
-            // bandwidth on a placeholder stream, as Jitsi's `mixedlabelvideo0`
-            // gets): no video is being sent.
-            if let bytes = r.number(.bytesReceived) {
-                var bytesGrew: Bool
-                if let last = t.lastBytes, bytes >= last { bytesGrew = bytes > last } else { bytesGrew = bytes.isPositive }
-                t.lastBytes = bytes
-                grew = grew && bytesGrew
-            }
+            let grew = grewScratch[k]
             var newFrame = false
             let frames = r.number(.framesDecoded)
             if let frames {
@@ -411,12 +421,6 @@ struct ConnectionConverter {
                 t.shownFrame = false
                 t.stalled = false
                 t.samplesWithoutFrame = 0
-            } else if !grew {
-                // Packets stopped: the sender muted or the SFU stopped
-                // forwarding. A pause, not a freeze.
-                tracks[k] = t
-                endSubscription(k, at: mid)
-                continue
             } else {
                 t.packetIntervals += 1
                 if t.packetIntervals >= 2 { t.pending = nil }
@@ -456,6 +460,26 @@ struct ConnectionConverter {
             }
             tracks[k] = t
         }
+    }
+
+    /// Whether a present track's packets (and payload bytes) grew since the
+    /// last sample; records the counters.
+    private static func packetsGrew(_ t: inout Track, _ r: StatsReport) -> Bool {
+        var grew = true  // without a packet counter, a present report is a flowing one
+        if let packets = r.number(.packetsReceived) {
+            if let last = t.lastPackets, packets >= last { grew = packets > last } else { grew = packets.isPositive }
+            t.lastPackets = packets
+        }
+        // Packets without payload bytes are padding (an SFU probing the
+        // bandwidth on a placeholder stream, as Jitsi's `mixedlabelvideo0`
+        // gets): no video is being sent.
+        if let bytes = r.number(.bytesReceived) {
+            var bytesGrew: Bool
+            if let last = t.lastBytes, bytes >= last { bytesGrew = bytes > last } else { bytesGrew = bytes.isPositive }
+            t.lastBytes = bytes
+            grew = grew && bytesGrew
+        }
+        return grew
     }
 
     /// Ends a track's subscription; one that never got past one interval

@@ -18,6 +18,9 @@ struct ConnectionMeta {
     /// The app set it up for media: tracks added or received, or the
     /// SDK's constraints line (a probe has none of these).
     var mediaSetUp = false
+    /// Remote tracks' senders where the page's log names their stream
+    /// (`RTCStatsImporter.publisher(stream:)`), by track identifier.
+    var publishers: [String: String] = [:]
 
     struct StateChange: Equatable {
         var ts: Int64?

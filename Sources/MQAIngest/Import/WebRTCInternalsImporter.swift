@@ -147,6 +147,7 @@ struct WebRTCInternalsImporter {
         let empty = !sawStats ? "no stats" : legacy ? "legacy goog* stats only (no standard getStats reports)" : "no stats samples"
         pipeline.submit { [self, series, meta] results in
             var converter = ConnectionConverter(connection: key)
+            converter.publishers = meta.publishers
             forEachSample(series) { converter.feed($0) }
             converter.finish()
             results.append(ConnectionResult(converter: converter, meta: meta, emptyReason: empty))
@@ -189,11 +190,41 @@ struct WebRTCInternalsImporter {
                 meta.states.append(ConnectionMeta.StateChange(ts: time, state: "closed", ice: false, byApp: true))
             case "createDataChannel", "datachannel":
                 meta.dataChannel = true
-            case "addTrack", "addStream", "addTransceiver", "ontrack", "transceiverAdded", "transceiverModified":
+            case "transceiverAdded", "transceiverModified", "ontrack":
+                meta.mediaSetUp = true
+                // The receiver's track and the stream it came in name the
+                // track's sender (webrtc-import.md, "publishers").
+                if let value,
+                   let (track, stream) = type == "ontrack"
+                    ? RTCStatsImporter.trackAndStream(value) : WebRTCInternalsImporter.receiverTrackAndStream(value),
+                   let publisher = RTCStatsImporter.publisher(stream: stream) {
+                    meta.publishers[track] = publisher
+                }
+            case "addTrack", "addStream", "addTransceiver":
                 meta.mediaSetUp = true
             default: break
             }
         }
+    }
+
+    /// The receiver's track and first stream id in the page's text of a
+    /// transceiver (Chrome: `receiver:{ track:'<id>', streams:['<id>', …] }`
+    /// inside `getTransceivers()[i]:{ … }`); nil when it names none.
+    static func receiverTrackAndStream(_ text: String) -> (String, String)? {
+        guard let receiver = text.range(of: "receiver:{") else { return nil }
+        let rest = text[receiver.upperBound...]
+        let block = rest[..<(rest.firstIndex(of: "}") ?? rest.endIndex)]
+        func quoted(after label: String) -> String? {
+            guard let at = block.range(of: label) else { return nil }
+            let from = block[at.upperBound...].drop { $0 == " " }
+            guard let quote = from.first, quote == "'" || quote == "\"" else { return nil }
+            let body = from.dropFirst()
+            guard let end = body.firstIndex(of: quote) else { return nil }
+            return String(body[..<end])
+        }
+        guard let track = quoted(after: "track:"), let stream = quoted(after: "streams:["),
+              !track.isEmpty, !stream.isEmpty else { return nil }
+        return (track, stream)
     }
 
     /// A log time as epoch ms: digits, or RFC 3339; nil otherwise.
