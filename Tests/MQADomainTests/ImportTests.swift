@@ -231,7 +231,7 @@ enum Dump {
         ].joined(separator: "\n")
         let c = try Dump.convert(lines, .rtcstats)
         #expect(Dump.reports(c).map { ($0["ts"] as! NSNumber).int64Value } == [t0 + 1, t0 + 1000])
-        #expect(c.rejects.map(\.line) == [3] && c.rejects[0].reason.contains("without a time"))
+        #expect(c.rejects.map(\.line) == [3] && c.rejects[0].reason.contains("without a usable time"))
     }
 
     @Test func sampleTimesRoundHalfUp() throws {

@@ -319,7 +319,7 @@ struct RTCStatsImporter {
             if let problem { throw LineReject(reason: problem) }
             guard var sample else { throw LineReject(reason: "getstats without an object") }
             guard let pcID else { throw LineReject(reason: "getstats without a peer connection id (2nd element)") }
-            guard let time = lineTime ?? statsTime else { throw LineReject(reason: "getstats without a time (no ts, no timestamp)") }
+            guard let time = lineTime ?? statsTime else { throw LineReject(reason: "getstats without a usable time (ts and timestamp missing or out of range)") }
             let ts = time.roundedHalfUp
             guard ts > 0 && ts < 1 << 50 else { throw LineReject(reason: "getstats: time \(ts) out of range") }
             sample.ts = ts
