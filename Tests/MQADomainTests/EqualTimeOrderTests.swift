@@ -80,7 +80,7 @@ import MQATestSupport
         let t = t0 + 20_000, u = t0 + 26_000
         return log([
             event(t, "connection_quality_change", extra: #","tier":"good""#), qr(t, mos: "4.1"),
-            event(t, "active_speakers_change", extra: #","speakers":["alice"]"#), qr(t, mos: "4.2"),
+            event(t, "active_speakers_change", extra: #","speakers":["alice"]"#), qr(t, mos: "4.1"), qr(t, mos: "4.2"),
             event(t, "disconnect", extra: #","reason":"network""#), qr(t, mos: "4.3"),
             qr(u, mos: "3.1"), event(u, "reconnect"), qr(u, mos: "3.2"),
             event(u, "connection_quality_change", extra: #","tier":"poor""#),
@@ -107,6 +107,31 @@ import MQATestSupport
             }
             #expect(try exportText(store) == expected, "cut before line \(cut + 1)")
         }
+    }
+
+    @Test("a repeated report, dropped, does not count in the place of the events after it")
+    func repeatsDoNotCount() throws {
+        let t = t0 + 20_000
+        let disconnect = event(t, "disconnect", extra: #","reason":"network""#)
+        let (store, s) = try ingest(log([qr(t, mos: "4.1"), qr(t, mos: "4.1"), disconnect, qr(t, mos: "1.2")]))
+        _ = s
+        let alice = try exportText(store).split(separator: "\n").map(String.init).filter { $0.contains(#""uid":"alice""#) }
+        #expect(alice.suffix(3) == [qr(t, mos: "4.1"), disconnect, qr(t, mos: "1.2")])
+        #expect(try connections(store).map(\.warmReports) == [9])
+    }
+
+    @Test("a log ingested again after it grew keeps its order: what was stored counts once")
+    func grownLog() throws {
+        let t = t0 + 20_000
+        let disconnect = event(t, "disconnect", extra: #","reason":"network""#)
+        let first = log([qr(t, mos: "4.1")]), grown = first + [disconnect, qr(t, mos: "1.2")]
+        let s = Scratch()
+        let store = try EventStore(path: s.db)
+        _ = try Ingester(store: store).ingest(paths: [s.write("a.ndjson", first)])
+        let again = try Ingester(store: store).ingest(paths: [s.write("a.ndjson", grown)])
+        #expect(again.duplicates == first.count)
+        let alice = try exportText(store).split(separator: "\n").map(String.init).filter { $0.contains(#""uid":"alice""#) }
+        #expect(alice == grown)
     }
 
     @Test("a place survives the chunk codec; a block of unknown places encodes as before")

@@ -842,8 +842,8 @@ public final class Ingester {
             } else if entry.buffer >= 0 {
                 let buffer = series[entry.buffer]
                 (reports, events) = (buffer.reports.count, buffer.events.count)
-                let own = buffer.events.placedAmongReports(logged: buffer.reports)
-                let events = try store.placedAfterStoredReports(own, client: client) ?? own
+                let placed = buffer.events.placedAmongReports(logged: buffer.reports)
+                let events = try store.placedAfterStoredReports(placed, own: buffer.reports, client: client) ?? placed
                 reportDuplicates = try store.storeReports(buffer.reports, client: client)
                 eventDuplicates = try store.storeEvents(events, client: client)
             } else {

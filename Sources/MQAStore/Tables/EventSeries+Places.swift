@@ -11,9 +11,10 @@ extension EventSeries {
 
     /// The events, sorted by time, with each one's `reportsBefore` turned
     /// from the count of `logged` (the client's reports in input order)
-    /// written before it into the count of those of its own millisecond:
-    /// the order tiers.md keeps at equal `ts`. The place is always a
-    /// count, 0 for an event alone in its millisecond, never
+    /// written before it into the count of those of its own millisecond
+    /// that are kept (a repeat of an earlier one is dropped, so it does not
+    /// count): the order tiers.md keeps at equal `ts`. The place is always
+    /// a count, 0 for an event alone in its millisecond, never
     /// `TimedEvent.byKind`: a count stays right when a later input adds
     /// reports to the millisecond (they come after it), where the kind's
     /// rule would put them before any event but a join.
@@ -39,44 +40,55 @@ extension EventSeries {
             }
         }
         guard !shared.isEmpty else { return out }
-        // The input positions of the reports at each shared millisecond,
-        // in input order.
-        var positions: [Int64: [UInt32]] = [:]
+        // The input positions of the kept reports of each shared
+        // millisecond, in input order.
+        var positions: [Int64: [Int]] = [:]
         for i in shared { positions[out.ts(i)] = [] }
         for j in 0..<logged.count where positions[logged.ts(j)] != nil {
-            positions[logged.ts(j)]!.append(UInt32(j))
+            let t = logged.ts(j)
+            if !positions[t]!.contains(where: { logged.same($0, logged, j) }) { positions[t]!.append(j) }
         }
         for i in shared {
-            let logged = out.block.reportsBefore[i]
-            let atTime = positions[out.ts(i)]!
+            let written = Int(out.block.reportsBefore[i])
+            let kept = positions[out.ts(i)]!
             var before = 0
-            while before < atTime.count && atTime[before] < logged { before += 1 }
+            while before < kept.count && kept[before] < written { before += 1 }
             out.block.setReportsBefore(i, UInt32(before))
         }
         return out
     }
 
-    /// These events (sorted, placed among their own input's reports) as
-    /// they stand after `earlier` reports (sorted), which were logged
-    /// before all of them: an event in a millisecond that `earlier` has
-    /// reports in comes after those too. A log cut between two inputs
-    /// inside such a millisecond needs it; nil when no place changes.
-    package func placed(after earlier: ReportSeries) -> EventSeries? {
+    /// These events (sorted, placed among `own`, their input's reports,
+    /// sorted and free of repeats) as they stand after `earlier` reports
+    /// (sorted), which were logged before all of them: an event comes
+    /// after the reports `earlier` has in its millisecond, and of its own
+    /// input's reports before it, those that repeat one of them are
+    /// dropped and no longer count. A log cut between two inputs inside
+    /// such a millisecond, or a log read again after it grew, needs it;
+    /// nil when no place changes.
+    package func placed(after earlier: ReportSeries, own: ReportSeries) -> EventSeries? {
         guard count > 0, earlier.count > 0, ts(0) <= earlier.ts(earlier.count - 1) else { return nil }
         var out: EventSeries?
-        var r = 0
+        var r = 0, o = 0
         for i in 0..<count {
             let t = ts(i)
             while r < earlier.count && earlier.ts(r) < t { r += 1 }
             guard r < earlier.count else { break }
-            var same = 0
-            while r + same < earlier.count && earlier.ts(r + same) == t { same += 1 }
-            guard same > 0 else { continue }
+            var stored = 0
+            while r + stored < earlier.count && earlier.ts(r + stored) == t { stored += 1 }
+            guard stored > 0 else { continue }
             let place = block.reportsBefore[i]
             // An event of unknown place (an old chunk's) keeps its kind's rule.
             guard place != TimedEvent.byKind else { continue }
+            while o < own.count && own.ts(o) < t { o += 1 }
+            var kept = 0
+            for k in o..<min(o + Int(place), own.count) where own.ts(k) == t {
+                if !(r..<r + stored).contains(where: { earlier.same($0, own, k) }) { kept += 1 }
+            }
+            let moved = UInt32(stored + kept)
+            guard moved != place else { continue }
             if out == nil { out = self }
-            out!.block.setReportsBefore(i, place + UInt32(same))
+            out!.block.setReportsBefore(i, moved)
         }
         return out
     }

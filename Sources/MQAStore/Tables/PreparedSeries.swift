@@ -152,7 +152,7 @@ package struct PreparedSeries {
         let r = ReportSeries.merge(stored: earlier.reports, new: reports)
         out.reports = r.merged
         out.reportDuplicates = reportDuplicates + r.duplicates
-        let e = EventSeries.merge(stored: earlier.events, new: events.placed(after: earlier.reports) ?? events)
+        let e = EventSeries.merge(stored: earlier.events, new: events.placed(after: earlier.reports, own: reports) ?? events)
         out.events = e.merged
         out.eventDuplicates = eventDuplicates + e.duplicates
         return out
@@ -183,19 +183,20 @@ extension EventStore {
         p.concatenatePieces()
         // Placed after the stored reports of their millisecond, the events'
         // encoded rows no longer hold: they are encoded again.
-        let placed = try placedAfterStoredReports(p.events, client: client)
+        let placed = try placedAfterStoredReports(p.events, own: p.reports, client: client)
         let events = placed ?? p.events
         let eventRows = p.isEncoded && placed == nil ? p.eventRows : nil
         return (p.reportDuplicates + (try storeReports(p.reports, client: client, ready: p.isEncoded ? p.reportRows : nil)),
          p.eventDuplicates + (try storeEvents(events, client: client, ready: eventRows)))
     }
 
-    /// New events (sorted, placed among their own input's reports) placed
-    /// after the client's stored reports of their millisecond, which were
-    /// logged before them; nil when none shares a millisecond with a
-    /// stored report (a log's next piece starts after the last). Called
-    /// before the input's own reports are stored.
-    package func placedAfterStoredReports(_ events: EventSeries, client: Int64) throws -> EventSeries? {
+    /// New events (sorted, placed among `own`, their input's reports)
+    /// placed after the client's stored reports of their millisecond,
+    /// which were logged before them (`EventSeries.placed(after:own:)`);
+    /// nil when none shares a millisecond with a stored report (a log's
+    /// next piece starts after the last). `own` may be in input order and
+    /// hold repeats. Called before the input's own reports are stored.
+    package func placedAfterStoredReports(_ events: EventSeries, own: ReportSeries, client: Int64) throws -> EventSeries? {
         guard events.count > 0 else { return nil }
         let select = try db.cached(
             "SELECT id, count, first_ts, last_ts FROM report_chunks WHERE client_id = ? AND last_ts >= ? AND first_ts <= ? ORDER BY first_ts, id")
@@ -213,7 +214,7 @@ extension EventStore {
             let chunk = try readChunk(table: .reports, place, decode: decodeReports)
             stored.append(chunk, range: 0..<chunk.count)
         }
-        return events.placed(after: stored)
+        return events.placed(after: stored, own: ReportSeries.dropRepeats(own.sortedByTime()).merged)
     }
 
     private static let anyChunkSQL = ChunkTable.allCases.map { "SELECT 1 FROM \($0.rawValue) WHERE client_id = ? LIMIT 1" }
