@@ -92,6 +92,49 @@ enum CohortFleet {
         #expect(!once.failsGate, "\(once.verdict)")
     }
 
+    /// A figure A has in a meeting or two is 0 in many resamples, where
+    /// the log ratio is undefined: the difference is tested then, so that a
+    /// regression from nearly none gates as one from none does. A null
+    /// split of such a rare figure is still rarely significant.
+    @Test func aRegressionFromNearlyNoneGates() {
+        func fleet(aDrops: Set<Int>) -> [CohortMeeting] {
+            (0..<20).map { m in
+                let people = (0..<4).map { i -> CohortParticipant in
+                    var info = ParticipantContext.ClientInfo()
+                    info.sdkVersion = i < 2 ? "A" : "B"
+                    return CohortParticipant(
+                        uid: "u\(i)", engine: "sfu", client: info, watchedMs: 600_000, stalledMs: 6_000,
+                        lowTierMs: 0, measuredMs: 600_000, mosP50: 4.3,
+                        abnormalDisconnects: i < 2 ? (i == 0 && aDrops.contains(m) ? 1 : 0) : 1, firstFrameMs: [800])
+                }
+                return CohortMeeting(meeting: "m\(m)", start: Int64(m) * 3_600_000, participants: people)
+            }
+        }
+        for drops in [Set([3]), Set([3, 11])] {
+            let c = CohortComparison(fleet(aDrops: drops), by: .sdkVersion, a: "A", b: "B")
+            let m = c.metrics.first { $0.metric == .abnormalDisconnectRate }!
+            #expect(m.a! > 0 && m.significant && m.worse && c.failsGate, "\(drops.count): \(c.verdict)")
+        }
+        var alarms: [String] = []
+        for run in 0..<100 {
+            var rng = SplitMix64(seed: UInt64(run), stream: 5)
+            let meetings = (0..<40).map { m in
+                CohortMeeting(meeting: "m\(m)", start: Int64(m) * 3_600_000, participants: (0..<6).map { i in
+                    var info = ParticipantContext.ClientInfo()
+                    info.sdkVersion = rng.chance(0.5) ? "A" : "B"
+                    return CohortParticipant(
+                        uid: "u\(i)", engine: "sfu", client: info, watchedMs: 600_000, stalledMs: Int64(rng.below(6_000)),
+                        lowTierMs: 0, measuredMs: 600_000, mosP50: 4.3,
+                        abnormalDisconnects: rng.chance(0.015) ? 1 : 0, firstFrameMs: [800])
+                })
+            }
+            let c = CohortComparison(meetings, by: .sdkVersion, a: "A", b: "B",
+                                     options: BootstrapOptions(replicates: 400, seed: UInt64(run)))
+            if c.metrics.contains(where: \.significant) { alarms.append("run \(run): \(c.verdict)") }
+        }
+        #expect(alarms.count <= 5, "\(alarms.count) of 100 null splits flagged: \(alarms)")
+    }
+
     /// Ratios to two significant digits; more only to tell a narrow
     /// interval's ends apart, never for an interval of zero width.
     @Test func ratiosAreShownToTwoDigits() {

@@ -85,6 +85,12 @@ public struct BootstrapOptions: Sendable, Equatable {
         return tTest(log(ratio), ratios.lazy.filter { $0 > 0 && $0.isFinite }.map { log($0) }, of: ratios.count, clusters: clusters)
     }
 
+    /// Whether at least 90 % of the replicate ratios are positive and
+    /// finite: defined in the log, as `pValue(ratio:…)` needs.
+    static func mostlyPositive(_ ratios: [Double]) -> Bool {
+        ratios.count { $0 > 0 && $0.isFinite } * 10 >= ratios.count * 9
+    }
+
     /// The two-sided p-value of "no difference" where A's figure is 0 and
     /// no ratio exists: the point difference B − A against the replicates'
     /// differences, as `pValue(ratio:…)` does with the log ratio.

@@ -152,9 +152,17 @@ public struct CohortComparison: Sendable, Equatable {
         // The meetings that hold either cohort: the independent units.
         let clusters = groups.entries.count { !$0.isEmpty }
         // A zero A with a defined B: no ratio, but a difference to test.
-        let fromZero = all.map { m in m.value(fa) == 0 && m.value(fb) != nil }
+        // So too where A (or B) is 0 in more than one resample in ten (a
+        // figure that is rare in A): the log ratio is then too often
+        // undefined to test, and a regression from nearly none must gate
+        // as one from none does.
+        let byDifference = all.indices.map { i in
+            let m = all[i]
+            guard let x = m.value(fa), m.value(fb) != nil else { return false }
+            return x == 0 || !BootstrapOptions.mostlyPositive(ratios[i])
+        }
         let pValues = all.indices.map { i in
-            fromZero[i]
+            byDifference[i]
                 ? BootstrapOptions.pValue(difference: all[i].value(fb)! - all[i].value(fa)!, replicates: differences[i], clusters: clusters)
                 : BootstrapOptions.pValue(ratio: points[i], replicates: ratios[i], clusters: clusters)
         }
@@ -164,8 +172,8 @@ public struct CohortComparison: Sendable, Equatable {
             let r = points[i]
             let ci = r == nil ? nil : options.interval(ratios[i])
             // Without a point ratio (or an interval) nothing is claimed,
-            // but from a zero A the difference's test decides.
-            let significant = (fromZero[i] || (r != nil && ci != nil)) && adjusted[i] < CohortComparison.alpha
+            // but where the difference is tested, its test decides.
+            let significant = (byDifference[i] || (r != nil && ci != nil)) && adjusted[i] < CohortComparison.alpha
             return Metric(metric: m, a: x, b: y, ratio: r, ratioCI: ci, p: pValues[i], pAdjusted: adjusted[i],
                           significant: significant)
         }
