@@ -18,6 +18,10 @@ extension JSON {
     public enum Places {
         /// Means of MOS and of loss in percent.
         public static let mos = 2, percent = 2
+        /// MOS percentiles: each is one report's MOS, logged by the SDK (two
+        /// decimals, kept as they are) or derived by the E-model
+        /// (4.2539507025532455 reads 4.254).
+        public static let mosValue = 4
         /// Means of ms and kbps figures.
         public static let ms = 1, kbps = 1
         /// Ratios and shares in 0…1 (stall ratio, precision, recall, F1).

@@ -46,7 +46,8 @@ extension MeetingReport {
             let n = CSV.number
             // Means rounded as in the JSON; percentiles are logged values.
             func mean(_ x: Double?, _ places: Int) -> String { n(x.map { MeetingReport.round($0, places) }) }
-            row += [mean(p.mos?.mean, JSON.Places.mos), n(p.mos?.p5), n(p.mos?.p50), n(p.mos?.p95),
+            row += [mean(p.mos?.mean, JSON.Places.mos), mean(p.mos?.p5, JSON.Places.mosValue),
+                    mean(p.mos?.p50, JSON.Places.mosValue), mean(p.mos?.p95, JSON.Places.mosValue),
                     mean(p.lossPct?.mean, JSON.Places.percent), n(p.lossPct?.p95), mean(p.rttMs?.mean, JSON.Places.ms), n(p.rttMs?.p95),
                     mean(p.jitterMs?.mean, JSON.Places.ms), n(p.jitterMs?.p95), mean(p.bitrateKbps?.mean, JSON.Places.kbps),
                     n(p.bitrateKbps?.p5)]

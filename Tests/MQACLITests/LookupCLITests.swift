@@ -114,6 +114,9 @@ import Testing
         #expect(atAlone.status == 64 && atAlone.stderr.contains("--at needs --uid"), "\(atAlone)")
         let allUid = MQA.run(["report", "meeting", "--all", "--out", dir.file("site"), "--db", db, "--uid", "bob"])
         #expect(allUid.status == 64, "\(allUid)")
+        // The CSV has no incidents to open with: no silent report without the focus.
+        let csv = MQA.run(["report", "meeting", "m-a", "--db", db, "--uid", "bob", "-f", "csv"])
+        #expect(csv.status == 64 && csv.stderr.contains("csv does not hold") && csv.stdout.isEmpty, "\(csv)")
     }
 
     @Test func reportMeetingOpensWithTheParticipant() throws {

@@ -21,6 +21,16 @@ struct TiersReportTests {
         #expect(Distribution([]) == nil)
     }
 
+    /// cli.md v3: "numbers rounded to their meaning". A logged MOS is
+    /// kept as it is; a MOS percentile the E-model derived is not a
+    /// 17-digit double.
+    @Test func mosPercentilesAreRounded() {
+        let d = Distribution([4.2539507025532455, 4.3, 3.1234567])!
+        #expect(d.json(["p5", "p50", "p95"], places: 2, valuePlaces: JSON.Places.mosValue).rendered()
+            == #"{"mean":3.89,"p5":3.1235,"p50":4.254,"p95":4.3}"#)
+        #expect(d.json(["p5"], places: 2).rendered() == #"{"mean":3.89,"p5":3.1234567}"#)
+    }
+
     @Test("a CDN meeting has null quality stats and a no_quality_data issue, never perfect scores")
     func cdnMeeting() {
         var alice = ClientBuilder("alice", defaults: .tiers)

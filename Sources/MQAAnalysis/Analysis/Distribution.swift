@@ -53,14 +53,16 @@ public struct Distribution: Sendable, Equatable {
 
     /// `{"mean": …}` plus the named percentiles (`"p5"`, `"p50"`, `"p95"`);
     /// the mean rounded to `places` decimals (it is derived), the
-    /// percentiles as logged (each is one report's value).
-    public func json(_ percentiles: [String], places: Int) -> JSON {
+    /// percentiles as logged (each is one report's value), or rounded to
+    /// `valuePlaces` where a value may be derived (an E-model MOS).
+    public func json(_ percentiles: [String], places: Int, valuePlaces: Int? = nil) -> JSON {
         var fields: [(String, JSON)] = [("mean", .rounded(mean, places: places))]
+        func value(_ x: Double) -> JSON { valuePlaces.map { JSON.rounded(x, places: $0) } ?? .double(x) }
         for p in percentiles {
             switch p {
-            case "p5": fields.append((p, .double(p5)))
-            case "p50": fields.append((p, .double(p50)))
-            case "p95": fields.append((p, .double(p95)))
+            case "p5": fields.append((p, value(p5)))
+            case "p50": fields.append((p, value(p50)))
+            case "p95": fields.append((p, value(p95)))
             default: break
             }
         }

@@ -53,7 +53,7 @@ public struct ParticipantAnalysis: Sendable, Equatable {
             ("uid", .string(uid)),
             ("connections", .int(Int64(connections))),
             ("reports", .object([("warm", .int(Int64(warmReports))), ("cold", .int(Int64(coldReports)))])),
-            ("mos", mos?.json(["p5", "p50", "p95"], places: JSON.Places.mos) ?? .null),
+            ("mos", mos?.json(["p5", "p50", "p95"], places: JSON.Places.mos, valuePlaces: JSON.Places.mosValue) ?? .null),
             ("lossPct", lossPct?.json(["p95"], places: JSON.Places.percent) ?? .null),
             ("rttMs", rttMs?.json(["p95"], places: JSON.Places.ms) ?? .null),
             ("jitterMs", jitterMs?.json(["p95"], places: JSON.Places.ms) ?? .null),

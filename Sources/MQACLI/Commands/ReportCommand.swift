@@ -66,7 +66,7 @@ enum ReportMeetingCommand {
         "-o", "--out", value: "PATH", help: "Write to this file (with --all: into this directory); - is standard output.")
     static let all = Option<Bool>.flag("--all", help: "Every meeting in the store, one file each, into --out DIR.")
     static let uid = Option<String>.string(
-        "--uid", value: "U", help: "Open with this participant's incidents (a uid, or a unique prefix of one).")
+        "--uid", value: "U", help: "Open with this participant's incidents (a uid, or a unique prefix of one; md, html, json).")
     static let at = Option<TimeInput>.time(
         "--at", help: "With --uid: the incidents nearest to TIME first (14:05 is on the meeting's date).")
 
@@ -77,6 +77,10 @@ enum ReportMeetingCommand {
         let config = try context.tierConfig(args)
         let display = TimeDisplay(zone: try context.zone(args))
         if args.isGiven(Self.at) && !args.isGiven(Self.uid) { throw UsageError("--at needs --uid: whose incidents to put first") }
+        // The CSV is the report's tables, with no incidents to open with.
+        if args.isGiven(Self.uid) && format == .csv {
+            throw UsageError("--uid opens the report with a participant's incidents, which csv does not hold: use --format md, html or json")
+        }
         if try args.get(Self.all) {
             guard args.positionals.isEmpty else { throw UsageError("give either a meeting ID or --all, not both") }
             if args.isGiven(Self.uid) { throw UsageError("--uid takes one meeting: give its ID instead of --all") }
