@@ -20,7 +20,7 @@ struct TierConfigField {
     let name: String
     /// The key's value in `config`, as JSON.
     let json: (TierConfig) -> JSON
-    /// Sets the key from a value `JSONSerialization` produced, validated.
+    /// Sets the key from a value `JSONSerialization` produced (or `ExactJSONReader`), validated.
     let set: (inout TierConfig, Any) throws(Problem) -> Void
     /// What is wrong with the key's value in `config`; nil when it is valid.
     let problem: (TierConfig) -> Problem?
@@ -154,7 +154,7 @@ extension TierConfig {
         }
     }
 
-    /// Sets one top-level key from a value `JSONSerialization` produced,
+    /// Sets one top-level key from a value `ExactJSONReader` produced,
     /// validating it. Shared by config files and tuning grids (`source`
     /// says which one the error message should name).
     mutating func set(_ key: String, to value: Any, source: String) throws(TierConfigError) {

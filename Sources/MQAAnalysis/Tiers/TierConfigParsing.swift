@@ -2,9 +2,9 @@ import Foundation
 import MQABase
 import MQAModel
 
-// Reading a tier config from JSON. `JSONSerialization` is enough for a file
-// this small; the only care needed is telling JSON booleans from numbers,
-// which Foundation hands back as the same `NSNumber` class family.
+// Reading a tier config from JSON, numbers to the nearest double
+// (`ExactJSONReader`: tiers.md is exact to the bit); the care needed is
+// telling JSON booleans from numbers, both handed back as `NSNumber`.
 
 extension TierConfig {
     /// Parses a config file: a JSON object giving any subset of the keys; the
@@ -71,7 +71,7 @@ extension TierConfig {
     static func jsonObject(_ data: Data, source: String) throws(TierConfigError) -> [String: Any] {
         let parsed: Any
         do {
-            parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            parsed = try ExactJSONReader.parse(data)
         } catch {
             throw TierConfigError(source: source, key: nil, message: "not valid JSON")
         }
@@ -82,7 +82,7 @@ extension TierConfig {
     }
 }
 
-/// Helpers over the `Any` values `JSONSerialization` returns.
+/// Helpers over the `Any` values `ExactJSONReader` returns (those of `JSONSerialization`).
 enum JSONValue {
     /// A JSON number as a `Double`; `nil` for booleans and non-numbers.
     /// Foundation gives booleans as `NSNumber` too, with Objective-C type "c".
