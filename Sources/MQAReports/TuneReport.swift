@@ -95,7 +95,9 @@ public struct TuneReport: Sendable {
         // The table shows a few digits; the CSV rounds as the JSON does
         // (cli.md: numbers rounded to their meaning).
         func f(_ v: Double, _ format: String, _ places: Int) -> ReportCell {
-            .number(.double(v), shown: rounded ? String(format: format, v) : csvNumber(v, places: places))
+            // Alarms in no warm time are +∞ an hour (JSON null, CSV empty).
+            guard v.isFinite else { return .number(.null, shown: rounded ? "∞" : "") }
+            return .number(.double(v), shown: rounded ? String(format: format, v) : csvNumber(v, places: places))
         }
         let lead: ReportCell = s.medianLeadMs.map { .number(.int($0), shown: rounded ? Time.duration($0) : String($0)) } ?? .empty(shown: "")
         return [.int(s.alarms), .int(s.stalls), .int(s.covered), .int(s.useful),

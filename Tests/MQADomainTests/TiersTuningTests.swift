@@ -33,6 +33,18 @@ struct TiersTuningTests {
         return meeting([alice, bob])
     }
 
+    /// tiers.md: "Alarms (and flaps) per hour = count / (warm ms /
+    /// 3,600,000), computed in that order". With no warm time a count
+    /// above 0 is +∞ (JSON null, ranked as the most alarms), not 0.
+    @Test func ratesOverNoWarmTime() {
+        let some = TuningScore(TuningCounts(alarms: 1, flaps: 1, warmMs: 0))
+        #expect(some.alarmsPerHour == .infinity && some.flapsPerHour == .infinity)
+        let none = TuningScore(TuningCounts(alarms: 0, flaps: 0, warmMs: 0))
+        #expect(none.alarmsPerHour == 0 && none.flapsPerHour == 0)
+        let hour = TuningScore(TuningCounts(alarms: 3, flaps: 1, warmMs: 1_800_000))
+        #expect(hour.alarmsPerHour == 6 && hour.flapsPerHour == 2)
+    }
+
     @Test("a score computed by hand")
     func handScore() {
         let corpus = TuningCorpus([handLog()])

@@ -153,9 +153,12 @@ public struct TuningScore: Sendable, Equatable {
         precision = alarms > 0 ? Double(counts.useful) / Double(alarms) : 0
         recall = stalls > 0 ? Double(counts.covered) / Double(stalls) : 0
         f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0
+        // count / (warm ms / 3,600,000) in that order (tiers.md). With no
+        // warm time (reports only in one millisecond) a count above 0 is
+        // +∞ alarms an hour (JSON null; ranked as the most), and none is 0.
         let hours = Double(warmMs) / 3_600_000
-        alarmsPerHour = warmMs > 0 ? Double(alarms) / hours : 0
-        flapsPerHour = warmMs > 0 ? Double(counts.flaps) / hours : 0
+        alarmsPerHour = alarms > 0 ? Double(alarms) / hours : 0
+        flapsPerHour = counts.flaps > 0 ? Double(counts.flaps) / hours : 0
     }
 }
 
