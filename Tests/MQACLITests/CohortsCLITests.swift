@@ -53,6 +53,17 @@ import MQAStore
         }
     }
 
+    /// cli.md v3: "`--tz ZONE` (an IANA name, or `MQA_TZ`)": the cohort
+    /// commands read a typed time in the zone either way.
+    @Test(arguments: [["report", "cohorts", "--by", "netType"], ["report", "trends"], ["compare", "--by", "sdkVersion", "5.2.3", "5.3.0"]])
+    func tzIsTakenWhereMQATZIs(command: [String]) {
+        let since = ["--since", "10:00", "-f", "json", "--db", Self.db]
+        let option = MQA.run(command + since + ["--tz", "Asia/Tokyo"])
+        let env = MQA.run(command + since, environment: ["MQA_TZ": "Asia/Tokyo"])
+        #expect(option.status == env.status && option.stdout == env.stdout && option.stderr == env.stderr, "\(option)")
+        #expect(!option.stderr.contains("unknown option"), "\(option)")
+    }
+
     @Test func compareJSONAndTheReleaseGate() throws {
         let r = MQA.run(["compare", "--db", Self.db, "--by", "sdkVersion", "5.2.3", "5.3.0", "-f", "json", "--fail-if-worse"])
         #expect(r.status == 2, "\(r)")
