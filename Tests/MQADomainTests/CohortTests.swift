@@ -66,23 +66,27 @@ enum CohortFleet {
         #expect(c.verdict.contains("(95 % CI "))
     }
 
+    /// Twenty meetings of two A and two B participants, alike but for the
+    /// abnormal disconnects `drops(meeting, participant)` gives (0–1 A,
+    /// 2–3 B).
+    static func twoCohorts(drops: (Int, Int) -> Int) -> [CohortMeeting] {
+        (0..<20).map { m in
+            let people = (0..<4).map { i -> CohortParticipant in
+                var info = ParticipantContext.ClientInfo()
+                info.sdkVersion = i < 2 ? "A" : "B"
+                return CohortParticipant(
+                    uid: "u\(i)", engine: "sfu", client: info, watchedMs: 600_000, stalledMs: 6_000,
+                    lowTierMs: 0, measuredMs: 600_000, mosP50: 4.3, abnormalDisconnects: drops(m, i), firstFrameMs: [800])
+            }
+            return CohortMeeting(meeting: "m\(m)", start: Int64(m) * 3_600_000, participants: people)
+        }
+    }
+
     /// A regression from none at all has no ratio (B/0), but must still
     /// gate: B drops abnormally in every meeting, A never. One drop of B in
     /// one meeting of twenty is no claim.
     @Test func aRegressionFromZeroGates() {
-        func fleet(_ bDrops: (Int) -> Int) -> [CohortMeeting] {
-            (0..<20).map { m in
-                let people = (0..<4).map { i -> CohortParticipant in
-                    var info = ParticipantContext.ClientInfo()
-                    info.sdkVersion = i < 2 ? "A" : "B"
-                    return CohortParticipant(
-                        uid: "u\(i)", engine: "sfu", client: info, watchedMs: 600_000, stalledMs: 6_000,
-                        lowTierMs: 0, measuredMs: 600_000, mosP50: 4.3, abnormalDisconnects: i < 2 ? 0 : bDrops(m),
-                        firstFrameMs: [800])
-                }
-                return CohortMeeting(meeting: "m\(m)", start: Int64(m) * 3_600_000, participants: people)
-            }
-        }
+        func fleet(_ bDrops: @escaping (Int) -> Int) -> [CohortMeeting] { Self.twoCohorts { m, i in i < 2 ? 0 : bDrops(m) } }
         let c = CohortComparison(fleet { _ in 1 }, by: .sdkVersion, a: "A", b: "B")
         let drops = c.metrics.first { $0.metric == .abnormalDisconnectRate }!
         #expect(drops.a == 0 && drops.ratio == nil)
@@ -98,17 +102,7 @@ enum CohortFleet {
     /// split of such a rare figure is still rarely significant.
     @Test func aRegressionFromNearlyNoneGates() {
         func fleet(aDrops: Set<Int>) -> [CohortMeeting] {
-            (0..<20).map { m in
-                let people = (0..<4).map { i -> CohortParticipant in
-                    var info = ParticipantContext.ClientInfo()
-                    info.sdkVersion = i < 2 ? "A" : "B"
-                    return CohortParticipant(
-                        uid: "u\(i)", engine: "sfu", client: info, watchedMs: 600_000, stalledMs: 6_000,
-                        lowTierMs: 0, measuredMs: 600_000, mosP50: 4.3,
-                        abnormalDisconnects: i < 2 ? (i == 0 && aDrops.contains(m) ? 1 : 0) : 1, firstFrameMs: [800])
-                }
-                return CohortMeeting(meeting: "m\(m)", start: Int64(m) * 3_600_000, participants: people)
-            }
+            Self.twoCohorts { m, i in i < 2 ? (i == 0 && aDrops.contains(m) ? 1 : 0) : 1 }
         }
         for drops in [Set([3]), Set([3, 11])] {
             let c = CohortComparison(fleet(aDrops: drops), by: .sdkVersion, a: "A", b: "B")
