@@ -48,6 +48,29 @@ struct TiersReportTests {
         #expect(a.issuesJSON.rendered() == #"[{"code":"no_quality_data","uid":null,"detail":"no quality data (CDN engine)"}]"#)
     }
 
+    /// Docs/tiers.md choice 5: in a CDN meeting `tierMs` is all `unknown`,
+    /// even where a client logs quality reports anyway; a stall there is
+    /// under no tier, and tuning gets no alarm from such reports.
+    @Test func cdnReportsDriveNoTier() {
+        var alice = ClientBuilder("alice", defaults: .tiers)
+        alice.join(0, engine: "cdn")
+        alice.subscribe(0, "bob", "cam")
+        alice.status(1000, "bob", "cam", timedOut: false)
+        for t in stride(from: Int64(5000), to: 9000, by: 1000) { alice.report(t, mos: 4.4) }
+        for t in stride(from: Int64(9000), to: 20000, by: 1000) { alice.report(t, mos: 1.5) }
+        alice.stall("bob", "cam", from: 8000, to: 9000)
+        alice.stall("bob", "cam", from: 15000, to: 16000)
+        alice.leave(20000)
+        let log = meeting([alice])
+        let a = MeetingAnalysis.analyze(log, config: TierConfig())
+        #expect(a.participants[0].tierMs[.unknown] == 20000 && a.participants[0].tierChanges == 0)
+        #expect(a.connections.allSatisfy { $0.changes.isEmpty && $0.warmReports == 0 })
+        #expect(a.subscriptions[0].stalls.map(\.tier) == [.unknown, .unknown])
+        #expect(!a.issues.contains { $0.code == .stallsUnderGoodTier })
+        let corpus = TuningCorpus([log])
+        #expect(corpus.reportCount == 0 && corpus.stallCount == 2)
+    }
+
     @Test("quality issues fire strictly beyond their thresholds")
     func qualityIssues() {
         var bad = ClientBuilder("bad", defaults: .tiers)

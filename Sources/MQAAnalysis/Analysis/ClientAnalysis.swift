@@ -63,7 +63,10 @@ struct ClientAnalysis {
                 let ts = block.ts[k]
                 let held = spanner.report(ts: ts)
                 if held != hasRun || connections.count != spanner.spans.count { settle() }
-                if held {
+                // A CDN meeting has no quality feed (event-log.md): a report
+                // one logs anyway drives no tier, so its time is `unknown`
+                // and its stalls are not "under a good tier".
+                if held && !cdn {
                     feed.report(ts: ts, connection: spanner.spans.count)
                     let rtt = block.rtt[k]
                     let mos = ReportMOS.mos(sdkMOS: block.mos[k], rtt: rtt, loss: block.loss[k],

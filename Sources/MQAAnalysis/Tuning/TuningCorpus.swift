@@ -42,14 +42,17 @@ public struct TuningCorpus: Sendable {
     /// `MeetingAnalysis`.
     public init(_ logs: [MeetingLog]) {
         for log in logs {
-            for client in log.clients { add(client) }
+            // A CDN meeting has no quality feed: reports it logs anyway drive
+            // no tier, as in `MeetingAnalysis` (its stalls stay, uncovered).
+            let feed = EventCatalog.hasQualityFeed(engine: log.engine)
+            for client in log.clients { add(client, feed: feed) }
         }
     }
 
-    private mutating func add(_ client: ClientLog) {
+    private mutating func add(_ client: ClientLog, feed: Bool) {
         let before = ts.count
         for span in client.connectionSpans() {
-            let r = span.reports
+            let r = feed ? span.reports : span.reports.lowerBound..<span.reports.lowerBound
             ts.append(contentsOf: client.reports.ts[r])
             rtt.append(contentsOf: client.reports.rtt[r])
             loss.append(contentsOf: client.reports.loss[r])

@@ -258,7 +258,9 @@ extension EventStore {
     /// - 2 (2026-12-05): a stored column's leading values of exponent 1
     ///   read as logged, not a tenth of them; "pauses are the rule" counts
     ///   gaps between reports only; client fields up to the last report.
-    static let summaryRevision = 2
+    /// - 3 (2026-12-05): a CDN meeting's quality reports, where a client
+    ///   logs them anyway, drive no tier.
+    static let summaryRevision = 3
 
     /// The revision the store's summaries were computed by (1 when the
     /// store has no record of it: it predates the table).
