@@ -471,6 +471,10 @@ enum RTC {
         let subscribe = try #require(Dump.events(c).first { $0["event"] as? String == "stream_subscribe" })
         #expect(subscribe["publisher"] as? String == "abcd1234" && subscribe["track"] as? String == "tv-p")
         #expect(WebRTCInternalsImporter.receiverTrackAndStream("receiver:{\n track:'x',\n streams:[],\n}") == nil)
+        // Chrome now writes the transceiver as JSON.
+        let json = #"{"mid":"0","kind":"video","sender":{"track":null,"streams":[]},"receiver":{"track":"e2a","streams":["go2rtc"]},"direction":"recvonly"}"#
+        #expect(WebRTCInternalsImporter.receiverTrackAndStream(json).map { [$0.0, $0.1] } == ["e2a", "go2rtc"])
+        #expect(WebRTCInternalsImporter.receiverTrackAndStream(#"{"receiver":{"track":"e2a","streams":[]}}"#) == nil)
     }
 
     /// The page's `close` entry is the app's call, not a connection state:

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import Foundation
 import MQABase
 import MQAModel
 import MQAStore
@@ -208,9 +209,18 @@ struct WebRTCInternalsImporter {
     }
 
     /// The receiver's track and first stream id in the page's text of a
-    /// transceiver (Chrome: `receiver:{ track:'<id>', streams:['<id>', …] }`
-    /// inside `getTransceivers()[i]:{ … }`); nil when it names none.
+    /// transceiver; nil when it names none. Chrome writes it as JSON
+    /// (`{"mid": …, "receiver": {"track": "<id>", "streams": ["<id>", …]}, …}`),
+    /// older versions as `getTransceivers()[i]:{ … receiver:{ track:'<id>',
+    /// streams:['<id>', …] } … }`.
     static func receiverTrackAndStream(_ text: String) -> (String, String)? {
+        if text.hasPrefix("{") {
+            guard let object = (try? ExactJSONReader.parse(Data(text.utf8))) as? [String: Any],
+                  let receiver = object["receiver"] as? [String: Any],
+                  let track = receiver["track"] as? String, !track.isEmpty,
+                  let stream = (receiver["streams"] as? [Any])?.first as? String, !stream.isEmpty else { return nil }
+            return (track, stream)
+        }
         guard let receiver = text.range(of: "receiver:{") else { return nil }
         let rest = text[receiver.upperBound...]
         let block = rest[..<(rest.firstIndex(of: "}") ?? rest.endIndex)]
