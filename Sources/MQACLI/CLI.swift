@@ -109,10 +109,10 @@ public enum CLI {
             }
             // Like bare `mqa`: a missing kind is an error, shown with the kinds.
             if rest.isEmpty {
-                context.stderr.write("Error: missing subcommand: 'report' needs a kind: meeting, track or fleet\n\n" + reportGroupHelp)
+                context.stderr.write("Error: missing subcommand: 'report' needs a kind: meeting, track, fleet, cohorts or trends\n\n" + reportGroupHelp)
                 return ExitCode.usage
             }
-            return usageError(UsageError("'report' needs a kind: meeting, track or fleet", usage: "mqa report <meeting|track|fleet> [options]"), context)
+            return usageError(UsageError("'report' needs a kind: meeting, track, fleet, cohorts or trends", usage: "mqa report <meeting|track|fleet|cohorts|trends> [options]"), context)
         }
         guard let command = subcommand(arguments) else {
             return usageError(unknownSubcommand(arguments, usage: "mqa <subcommand> [options]"), context)

@@ -67,7 +67,12 @@ struct CommandContext {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UsageError("cannot read config file '\(path)'")
         }
-        return try TierConfig.parse(data)
+        do {
+            return try TierConfig.parse(data)
+        } catch {
+            // The file named: a job passing several configs must see which.
+            throw UsageError("\(path): \(error)")
+        }
     }
 
     /// `--since`/`--until` as a half-open window [since, until) of meeting

@@ -9,7 +9,12 @@ extension CommandSpec {
             let word = option.synopsis + (option.isRepeatable ? " ..." : "")
             parts.append(option.isRequired ? word : "[\(word)]")
         }
-        for (placeholder, _) in arguments { parts.append("<\(placeholder.lowercased())>") }
+        // The first `minPositionals` are required; the rest (a FILE... read
+        // only with --merge, an ID left out with --all) are not.
+        for (i, (placeholder, _)) in arguments.enumerated() {
+            let word = "<\(placeholder.lowercased())>"
+            parts.append(i < minPositionals ? word : "[\(word)]")
+        }
         return parts.joined(separator: " ")
     }
 

@@ -84,7 +84,8 @@ extension CommandSpec {
             parsed.given[spec.primary, default: []].append(value)
         }
         if parsed.positionals.count < minPositionals {
-            let missing = arguments.map { "<\($0.0.lowercased())>" }.joined(separator: " ")
+            let missing = arguments[min(parsed.positionals.count, arguments.count)..<min(minPositionals, arguments.count)]
+                .map { "<\($0.0.lowercased())>" }.joined(separator: " ")
             throw UsageError("missing expected argument '\(missing)'", usage: usage)
         }
         if let maxPositionals, parsed.positionals.count > maxPositionals {

@@ -16,6 +16,30 @@ import Testing
         #expect(MQA.run(["--help"]).stdout.contains("check"))
     }
 
+    /// A positional read only with another option (FILE... with --merge,
+    /// ID left out with --all) is bracketed; a missing one is named alone.
+    @Test func optionalPositionalsAreBracketed() {
+        #expect(MQA.run(["tune", "--help"]).stdout.contains("[<file...>]"))
+        #expect(MQA.run(["report", "meeting", "--help"]).stdout.contains("[<id>]"))
+        #expect(MQA.run(["compare", "--help"]).stdout.contains("<a> <b> [<file...>]"))
+        let missing = MQA.run(["compare", "--by", "sdkVersion", "5.2.3"])
+        #expect(missing.status == 64 && missing.stderr.contains("missing expected argument '<b>'"), "\(missing)")
+    }
+
+    /// Errors name the file: a bad config, a --db that is no database.
+    @Test func errorsNameTheFile() throws {
+        let dir = Scratch()
+        let config = dir.file("cfg.json"), text = dir.file("notes.txt")
+        try #"{"alphaUp": 0}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        try "hello\n".write(toFile: text, atomically: true, encoding: .utf8)
+        let bad = MQA.run(["tiers", "--meeting", "m", "--db", dir.file("s.sqlite"), "--config", config])
+        #expect(bad.status == 64 && bad.stderr.contains("\(config): config key \"alphaUp\""), "\(bad)")
+        let log = dir.file("a.ndjson")
+        try "{}\n".write(toFile: log, atomically: true, encoding: .utf8)
+        let db = MQA.run(["ingest", "--db", text, log])
+        #expect(db.status == 1 && db.stderr.contains("\(text) is not an mqa store"), "\(db)")
+    }
+
     @Test func versionGoesToStdout() {
         let r = MQA.run(["--version"])
         #expect(r.status == 0)

@@ -38,7 +38,7 @@ enum IngestCommand {
         "--input-format", help: "Content format of every FILE (auto: told by content).",
         ["auto"] + InputFormat.allCases.map(\.rawValue), default: "auto")
     static let meeting = Option<String>.string(
-        "--meeting", value: "ID", help: "Meeting id for events converted from dumps.", defaultText: "rtc-<file name>",
+        "--meeting", value: "ID", help: "Meeting id for events converted from dumps.", defaultText: "rtc-<the room the dump names>, else rtc-<file name>",
         validate: { $0.isEmpty || $0.count > 256 ? "must be 1 to 256 characters" : nil })
 
     static let recursive = Option<Bool>.flag(

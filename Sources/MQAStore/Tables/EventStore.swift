@@ -81,6 +81,9 @@ public final class EventStore {
                 if identity != nil && identity == before { break }
             } catch let error as DatabaseError where error.primaryCode == DatabaseError.busy {
                 throw StoreError.busy(path)
+            } catch let error as DatabaseError where error.primaryCode == DatabaseError.notADatabase {
+                // A text file given as --db: name it, as reading commands do.
+                throw StoreError.notAStore(path, "the file is not a SQLite database")
             } catch let error as DatabaseError where error.code == DatabaseError.readOnlyMoved {
                 // The file was removed under us: open the path anew, below.
             }
