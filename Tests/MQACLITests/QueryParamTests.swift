@@ -50,6 +50,13 @@ import MQAIngest
         return rows.map { "\($0["subscriber"] as? String ?? "?")/\($0["publisher"] as? String ?? "?")" }
     }
 
+    /// Like any option given twice: refused, not the last value silently.
+    @Test func aParameterGivenTwiceIsAUsageError() {
+        store()
+        let r = MQA.run(["query", "tracks", "--db", db, "--param", "meeting=007", "--param", "meeting=7"])
+        #expect(r.status == 64 && r.stderr.contains("--param meeting is given more than once") && r.stdout.isEmpty, "\(r)")
+    }
+
     @Test func textThatLooksLikeANumberStaysText() throws {
         store()
         #expect(try tracks("meeting=007") == ["alfred/pub-007", "alice/pub-007", "bob/pub-007"])

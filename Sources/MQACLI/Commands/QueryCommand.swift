@@ -68,6 +68,8 @@ enum QueryCommand {
                 throw UsageError("query '\(name)' has no parameter '\(key)' (it takes: \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
             }
             if windowParameters.contains(key) { throw UsageError("give '\(key)' as --\(key) TIME, not --param") }
+            // Options given twice are refused everywhere; so is a parameter.
+            if given[key] != nil { throw UsageError("--param \(key) is given more than once") }
             given[key] = String(pair[pair.index(after: eq)...])
         }
         var bound: [String: SQLValue] = [:]
