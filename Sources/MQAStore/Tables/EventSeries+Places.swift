@@ -41,12 +41,16 @@ extension EventSeries {
         }
         guard !shared.isEmpty else { return out }
         // The input positions of the kept reports of each shared
-        // millisecond, in input order.
+        // millisecond, in input order. Repeats are found by hash: a log
+        // whose clock is stuck puts every line in one millisecond.
         var positions: [Int64: [Int]] = [:]
+        var seen: [Int64: [Int: [Int]]] = [:]
         for i in shared { positions[out.ts(i)] = [] }
         for j in 0..<logged.count where positions[logged.ts(j)] != nil {
-            let t = logged.ts(j)
-            if !positions[t]!.contains(where: { logged.same($0, logged, j) }) { positions[t]!.append(j) }
+            let t = logged.ts(j), h = placeHash(logged, j)
+            if seen[t]?[h]?.contains(where: { logged.same($0, logged, j) }) == true { continue }
+            seen[t, default: [:]][h, default: []].append(j)
+            positions[t]!.append(j)
         }
         for i in shared {
             let written = Int(out.block.reportsBefore[i])
@@ -70,6 +74,10 @@ extension EventSeries {
         guard count > 0, earlier.count > 0, ts(0) <= earlier.ts(earlier.count - 1) else { return nil }
         var out: EventSeries?
         var r = 0, o = 0
+        // Per millisecond, once: `kept[p]` = how many of the first p of the
+        // input's reports there repeat none of `earlier`'s.
+        var keptAt: Int64?
+        var kept: [Int] = []
         for i in 0..<count {
             let t = ts(i)
             while r < earlier.count && earlier.ts(r) < t { r += 1 }
@@ -80,16 +88,31 @@ extension EventSeries {
             let place = block.reportsBefore[i]
             // An event of unknown place (an old chunk's) keeps its kind's rule.
             guard place != TimedEvent.byKind else { continue }
-            while o < own.count && own.ts(o) < t { o += 1 }
-            var kept = 0
-            for k in o..<min(o + Int(place), own.count) where own.ts(k) == t {
-                if !(r..<r + stored).contains(where: { earlier.same($0, own, k) }) { kept += 1 }
+            if keptAt != t {
+                while o < own.count && own.ts(o) < t { o += 1 }
+                var buckets: [Int: [Int]] = [:]
+                for k in r..<r + stored { buckets[placeHash(earlier, k), default: []].append(k) }
+                kept = [0]
+                var k = o
+                while k < own.count && own.ts(k) == t {
+                    let repeats = buckets[placeHash(own, k)]?.contains { earlier.same($0, own, k) } ?? false
+                    kept.append(kept[kept.count - 1] + (repeats ? 0 : 1))
+                    k += 1
+                }
+                keptAt = t
             }
-            let moved = UInt32(stored + kept)
+            let moved = UInt32(stored + kept[min(Int(place), kept.count - 1)])
             guard moved != place else { continue }
             if out == nil { out = self }
             out!.block.setReportsBefore(i, moved)
         }
         return out
     }
+}
+
+/// An item's hash by `MergeableSeries.hashItem`, which `same` agrees with.
+private func placeHash<S: MergeableSeries>(_ series: S, _ i: Int) -> Int {
+    var hasher = Hasher()
+    series.hashItem(i, into: &hasher)
+    return hasher.finalize()
 }
