@@ -101,7 +101,9 @@ import MQAStore
         (["compare", "--by", "sdkVersion", "5.2.3", "5.3.9"], 1, "no participant has sdkVersion '5.3.9'; did you mean '5.3.0'?"),
         (["report", "cohorts"], 64, "missing '--by <field>'"),
         (["report", "cohorts", "--by", "netType", "--replicates", "5"], 64, "--replicates"),
-        (["report", "cohorts", "--by", "netType", "--since", "2030-01-01"], 1, "no meeting in the store started in"),
+        (["report", "cohorts", "--by", "netType", "--since", "2030-01-01"], 1, "no meeting in the store started at or after"),
+        (["report", "fleet", "--since", "2030-01-01"], 1, "no meeting in the store started at or after 2030-01-01"),
+        (["report", "fleet", "--until", "2000-01-02"], 1, "no meeting in the store started before 2000-01-02"),
     ])
     func badRequests(args: [String], status: Int32, message: String) {
         let r = MQA.run(args + ["--db", Self.db])

@@ -249,7 +249,12 @@ enum ReportFleetCommand {
         let window = try context.timeWindow(args)
         let store = try context.openStore(args, requireMeetings: true)
         var entries: [FleetEntry] = []
-        for id in try store.meetings(startingIn: window) {
+        let ids = try store.meetings(startingIn: window)
+        // As every report with a window: an empty one is said, not printed.
+        if ids.isEmpty && (window.since != nil || window.until != nil) {
+            throw StoreError.noMeetingInWindow(since: window.since, until: window.until)
+        }
+        for id in ids {
             // The ranking needs the header and the analysis only.
             let log = try ReportOptions.meetingLog(store, id, context)
             entries.append(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config),

@@ -278,7 +278,10 @@ public enum StoreError: Error, CustomStringConvertible {
         case .emptyStore(let path):
             "the store \(path) holds no meetings (ingest logs with `mqa ingest --db \(path) FILE...`)"
         case .noMeetingInWindow(let since, let until):
-            "no meeting in the store started in \(since.map(Time.iso) ?? "the beginning") … \(until.map(Time.iso) ?? "now") (--since/--until); nothing was written"
+            "no meeting in the store started "
+                + (since.map { s in until.map { "in \(Time.iso(s)) … \(Time.iso($0))" } ?? "at or after \(Time.iso(s))" }
+                    ?? until.map { "before \(Time.iso($0))" } ?? "in the window")
+                + " (--since/--until); nothing was written"
         case .busy(let path): "another mqa ingest is writing \(path); waited 60 s for it: try again when it is done"
         case .isDirectory(let path): "\(path) is a directory, not an mqa store (give the store's file path)"
         case .damaged(let damage): damage.description
