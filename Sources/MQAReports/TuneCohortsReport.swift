@@ -121,9 +121,7 @@ public struct TuneCohortsReport: Sendable {
                       + [.number(.double(r.score.f1), shown: TuneReport.csvNumber(r.score.f1, places: JSON.Places.ratio)),
                          .number(.double(r.score.precision), shown: TuneReport.csvNumber(r.score.precision, places: JSON.Places.ratio)),
                          .number(.double(r.score.recall), shown: TuneReport.csvNumber(r.score.recall, places: JSON.Places.ratio)),
-                         r.score.alarmsPerHour.isFinite
-                            ? .number(.double(r.score.alarmsPerHour), shown: TuneReport.csvNumber(r.score.alarmsPerHour, places: JSON.Places.perHour))
-                            : .number(.null, shown: ""),
+                         TuneReport.csvCell(r.score.alarmsPerHour, places: JSON.Places.perHour),
                          .literal(r.gridIndex == c.fleetBest.gridIndex ? "true" : "false")])
             }
         }

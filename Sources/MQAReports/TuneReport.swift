@@ -95,9 +95,8 @@ public struct TuneReport: Sendable {
         // The table shows a few digits; the CSV rounds as the JSON does
         // (cli.md: numbers rounded to their meaning).
         func f(_ v: Double, _ format: String, _ places: Int) -> ReportCell {
-            // Alarms in no warm time are +∞ an hour (JSON null, CSV empty).
-            guard v.isFinite else { return .number(.null, shown: rounded ? "∞" : "") }
-            return .number(.double(v), shown: rounded ? String(format: format, v) : csvNumber(v, places: places))
+            guard rounded else { return csvCell(v, places: places) }
+            return v.isFinite ? .number(.double(v), shown: String(format: format, v)) : .number(.null, shown: "∞")
         }
         let lead: ReportCell = s.medianLeadMs.map { .number(.int($0), shown: rounded ? Time.duration($0) : String($0)) } ?? .empty(shown: "")
         return [.int(s.alarms), .int(s.stalls), .int(s.covered), .int(s.useful),
@@ -107,6 +106,12 @@ public struct TuneReport: Sendable {
 
     /// `v` as the JSON outputs write it, rounded to `places`.
     static func csvNumber(_ v: Double, places: Int) -> String { JSON.rounded(v, places: places).rendered() }
+
+    /// A score figure's CSV cell, rounded as the JSON is; alarms in no warm
+    /// time are +∞ an hour: empty here, null in JSON.
+    static func csvCell(_ v: Double, places: Int) -> ReportCell {
+        v.isFinite ? .number(.double(v), shown: csvNumber(v, places: places)) : .number(.null, shown: "")
+    }
 
     /// A config key's value as compact JSON text, for the table columns.
     static func value(of key: String, in config: TierConfig) -> String {
