@@ -19,6 +19,7 @@ enum DemoCommand {
             the fleet ranking, the worst meeting in every format, a track, the cohorts by
             SDK version, SDK 5.3.0 compared with 5.2.3, the trends per day, and one
             Markdown report per meeting) and tuning/ (a threshold sweep against the stalls).
+            DIR must be new, empty, or an earlier demo's folder, whose files are replaced.
             Deterministic: the same --seed gives the same files.
             """,
         options: [out, meetings, seed])
@@ -48,9 +49,9 @@ enum DemoCommand {
         let seed = String(try args.get(Self.seed))
         let fm = FileManager.default
         let db = dir + "/mqa.sqlite"
-        // A fresh store each time, so the demo's numbers are the seed's.
-        for suffix in ["", "-wal", "-shm"] { try? fm.removeItem(atPath: db + suffix) }
-        try? fm.removeItem(atPath: dir + "/logs")
+        // A fresh folder each time, so the demo's files are the seed's and
+        // no page of an earlier run lingers beside them.
+        try clearEarlierDemo(in: dir)
         for sub in ["", "/reports/meetings", "/tuning"] {
             try fm.createDirectory(atPath: dir + sub, withIntermediateDirectories: true)
         }
@@ -70,6 +71,8 @@ enum DemoCommand {
             context.outputs.sinks.removeAll()
             if code != ExitCode.success && incomplete == nil { incomplete = code }
         }
+
+        try Data().write(to: URL(fileURLWithPath: dir + "/" + marker))
 
         say("1/5 simulating \(meetings) meetings (seed \(seed))…")
         try step(SimulateCommand.command, ["--meetings", String(meetings), "--seed", seed, "--out", dir + "/logs"])
@@ -133,6 +136,37 @@ enum DemoCommand {
             """)
         out.flush()
         return incomplete ?? ExitCode.success
+    }
+
+    /// The empty file that marks a folder as the demo's own.
+    static let marker = ".mqa-demo"
+
+    /// What the demo writes into its folder, all of it removed before a run.
+    static let entries = [marker, "logs", "site", "reports", "tuning", "ingest-summary.txt",
+                          "mqa.sqlite", "mqa.sqlite-wal", "mqa.sqlite-shm"]
+
+    /// Empties `dir` of an earlier demo's files. A folder that holds anything
+    /// else is refused: the demo must not delete a user's own `logs/` or
+    /// `reports/` because they were named as its output.
+    static func clearEarlierDemo(in dir: String) throws {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard fm.fileExists(atPath: dir, isDirectory: &isDirectory) else { return }
+        guard isDirectory.boolValue else {
+            throw UsageError("'--out' must be a folder, but '\(dir)' is a file")
+        }
+        let present = try fm.contentsOfDirectory(atPath: dir)
+        if present.isEmpty { return }
+        // Demos written before the marker existed: their store, logs and summary.
+        let olderDemo = ["mqa.sqlite", "logs", "ingest-summary.txt"].allSatisfy(present.contains)
+        let foreign = present.filter { !entries.contains($0) }.sorted()
+        guard present.contains(marker) || olderDemo, foreign.isEmpty else {
+            let named = (foreign.isEmpty ? present.sorted() : foreign).prefix(3).joined(separator: ", ")
+            throw UsageError("'--out' folder '\(dir)' holds files the demo did not write (\(named)); name a new or empty folder")
+        }
+        for entry in entries where present.contains(entry) {
+            try fm.removeItem(atPath: dir + "/" + entry)
+        }
     }
 
     /// The .ndjson files below `dir`, sorted so the ingest order is stable.

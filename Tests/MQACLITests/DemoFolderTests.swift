@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+/// `mqa demo --out DIR` owns its folder: a second run replaces the first
+/// run's files (no page of another seed lingers), and a folder holding
+/// anything else is refused before a file of it is touched.
+@Suite struct DemoFolderTests {
+    func siteMeetingPages(_ dir: Scratch) throws -> Set<String> {
+        let fixed: Set = ["index.html", "participants.html", "cohorts.html", "trends.html"]
+        return Set(try FileManager.default.contentsOfDirectory(atPath: dir.file("site"))
+            .filter { $0.hasSuffix(".html") && !fixed.contains($0) })
+    }
+
+    @Test func aSecondRunLeavesNoPageOfTheFirst() throws {
+        let dir = Scratch()
+        let first = MQA.run(["demo", "--meetings", "3", "--seed", "5", "--out", dir.path], timeout: 600)
+        #expect(first.status == 0, "\(first)")
+        let firstPages = try siteMeetingPages(dir)
+        #expect(firstPages.count == 3)
+        dir.write("site/tracks/left-over.html", "<html/>")
+
+        let second = MQA.run(["demo", "--meetings", "2", "--seed", "6", "--out", dir.path], timeout: 600)
+        #expect(second.status == 0, "\(second)")
+        let secondPages = try siteMeetingPages(dir)
+        #expect(secondPages.count == 2)
+        #expect(secondPages.isDisjoint(with: firstPages))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("site/tracks/left-over.html")))
+    }
+
+    @Test func aFolderWithOtherFilesIsRefusedUntouched() throws {
+        let dir = Scratch()
+        dir.write("notes.txt", "mine")
+        try FileManager.default.createDirectory(atPath: dir.file("logs"), withIntermediateDirectories: true)
+        dir.write("logs/app.ndjson", "{}\n")
+        let r = MQA.run(["demo", "--meetings", "1", "--out", dir.path])
+        #expect(r.status == 64, "\(r)")
+        #expect(r.stderr.contains("Error: '--out' folder '\(dir.path)' holds files the demo did not write (notes.txt)"), "\(r)")
+        #expect(FileManager.default.fileExists(atPath: dir.file("logs/app.ndjson")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["logs", "notes.txt"])
+    }
+
+    @Test func aFileIsNoFolder() {
+        let dir = Scratch()
+        let file = dir.write("demo", "x")
+        let r = MQA.run(["demo", "--out", file])
+        #expect(r.status == 64, "\(r)")
+        #expect(r.stderr.contains("is a file"), "\(r)")
+    }
+}
