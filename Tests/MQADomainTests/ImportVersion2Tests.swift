@@ -359,6 +359,30 @@ enum RTC {
         #expect(Dump.reports(c).isEmpty, "no RTP: no quality report, never a perfect score")
     }
 
+    /// A broadcast whose ICE never left `new` logs no state change at all;
+    /// sampled for 15 s with nothing sent, it is still a call that never
+    /// started (a real mediasoup dump: outbound-rtp only, 0 bytes), not
+    /// nothing. A connection neither sampled nor logging a state tells
+    /// nothing and stays skipped.
+    @Test func aSampledConnectionThatNeverLoggedAStateIsASetupFailure() throws {
+        let c = try RTC.convert(RTC.header() + [
+            RTC.line("addTrack", "PC_0", #""audio""#, 20),
+            RTC.stats("PC_0", 1000, [RTC.audioOut(0, bytes: 0)]),
+            RTC.stats("PC_0", 16000, [RTC.audioOut(0, bytes: 0)]),
+        ])
+        #expect(RTC.trace(c) == ["meeting_join@1000", "disconnect@16000:setup_failed"])
+        #expect(Dump.reports(c).isEmpty)
+        let silent = try RTC.convert(RTC.header() + [RTC.line("addTrack", "PC_0", #""audio""#, 20)])
+        #expect(RTC.trace(silent).isEmpty)
+        // Legacy goog* samples cannot tell whether media flowed: skipped, as before.
+        let legacy = try RTC.convert(RTC.header() + [
+            RTC.line("addTrack", "PC_0", #""audio""#, 20),
+            RTC.stats("PC_0", 1000, [("S", #""type":"ssrc","googRtt":"5""#)]),
+            RTC.stats("PC_0", 2000, [("S", #""type":"ssrc","googRtt":"6""#)]),
+        ])
+        #expect(RTC.trace(legacy).isEmpty && legacy.skipped.first?.reason.contains("legacy") == true)
+    }
+
     /// Without a constraints line: one audio and one video stream each way
     /// is a direct call; several streams of a kind come through an SFU.
     @Test func engineWithoutAConstraintsLine() throws {

@@ -242,7 +242,8 @@ struct ParticipantAssembler {
         var candidates: [Int] = []
         for (i, r) in results.enumerated() {
             if r.converter.carriedMedia && r.converter.hasStandardStats { counted.append(i) }
-            else if (r.converter.hasRTPStreams || r.meta.mediaSetUp) && !r.meta.stunOnly && ParticipantAssembler.neverConnected(r.meta) {
+            else if (r.converter.hasRTPStreams || r.meta.mediaSetUp) && !r.meta.stunOnly
+                && ParticipantAssembler.neverConnected(r.meta, sampled: ParticipantAssembler.sampled(r.converter)) {
                 candidates.append(i)
             }
         }
@@ -253,9 +254,20 @@ struct ParticipantAssembler {
         return taken
     }
 
-    static func neverConnected(_ meta: ConnectionMeta) -> Bool {
+    /// No `connected`/`completed` in a state log that tells something: it
+    /// logged some state, or it was sampled with none logged (a connection
+    /// left in `new` fires no state change at all, as a broadcast whose ICE
+    /// never started does).
+    /// Sampled in a form the import reads: legacy `goog*` samples say
+    /// nothing of whether media flowed.
+    static func sampled(_ c: ConnectionConverter) -> Bool {
+        c.samples > 0 && (c.hasStandardStats || !c.hasLegacyStats)
+    }
+
+    static func neverConnected(_ meta: ConnectionMeta, sampled: Bool) -> Bool {
         let states = meta.loggedStates
-        return !states.isEmpty && !states.contains { $0.state == "connected" || $0.state == "completed" }
+        guard !states.isEmpty || sampled else { return false }
+        return !states.contains { $0.state == "connected" || $0.state == "completed" }
     }
 
     func skipReason(_ r: ConnectionResult) -> String {
@@ -269,7 +281,7 @@ struct ParticipantAssembler {
         var why = "no media: never sent or received RTP"
         if r.meta.stunOnly { why += " (a probe: STUN-only ICE servers)" }
         else if r.meta.dataChannel { why += " (a data channel)" }
-        else if c.hasRTPStreams && !ParticipantAssembler.neverConnected(r.meta) { why += " (set up for media, nothing flowed)" }
+        else if c.hasRTPStreams && !ParticipantAssembler.neverConnected(r.meta, sampled: ParticipantAssembler.sampled(c)) { why += " (set up for media, nothing flowed)" }
         return why
     }
 
@@ -310,7 +322,7 @@ struct ParticipantAssembler {
         let untimedFailed = states.last.map { $0.ts == nil && $0.state == "failed" } ?? false
         var outcome = Outcome.ended
         var terminal = end
-        if !c.carriedMedia && ParticipantAssembler.neverConnected(r.meta) {
+        if !c.carriedMedia && ParticipantAssembler.neverConnected(r.meta, sampled: ParticipantAssembler.sampled(c)) {
             // Failed or not, a connection that never came up never started the call.
             outcome = .setupFailed
             terminal = r.meta.loggedStates.last { $0.ts != nil }?.ts ?? end
