@@ -289,11 +289,29 @@ enum Dump {
         #expect(throws: ImportError.self) { try Dump.convert(badValues, .webrtcInternals) }
         #expect(throws: ImportError.self) { try Dump.convert("\n \n", .rtcstats) }
         #expect(throws: ImportError.self) { try Dump.convert("{\"a\":1}\n{\"b\":2}\n", .rtcstats) }
-        // Object lines beside array lines without samples: listed as a server-side dump.
-        let server = try Dump.convert("{\"a\":1}\n[\"close\",null,null,1]\n", .rtcstats)
-        #expect(server.connections.isEmpty && server.skipped.count == 1 && server.skipped[0].reason.hasPrefix("server-side dump"))
+        // Object lines beside array lines without samples: listed, not read.
+        let objects = try Dump.convert("{\"a\":1}\n[\"close\",null,null,1]\n", .rtcstats)
+        #expect(objects.connections.isEmpty && objects.skipped.count == 1
+            && objects.skipped[0].reason == "JSON object lines: 1 object lines carry no client's getstats samples")
+        // A bridge's own rtcstats-server dump (Jitsi's JVB): valid, no events, said so.
+        let bridge = """
+            {"statsSessionId":"s1","type":"identity","data":{"confName":"c","applicationName":"JVB"}}
+            {"statsSessionId":"s1","type":"stats-entry","data":"{\\"endpoints\\":{}}"}
+
+            """
+        let server = try Dump.convert(bridge, .rtcstats)
+        #expect(server.connections.isEmpty && server.events == 0 && server.lines.isEmpty && server.rejects.isEmpty)
+        #expect(server.skipped.map(\.reason) == [
+            "a server-side dump (rtcstats-server lines with statsSessionId, as a bridge writes): 2 object lines carry no client's getstats samples",
+        ])
+        // rtcstats' file format 3 is refused whole, with what it is.
+        let v3 = "RTCStatsDump\n{\"fileFormat\":3}\n[39,null,{},0]\n"
+        #expect(sniffed(v3) == .rtcstats && sniffed(bridge) == .rtcstats)
+        #expect { try Dump.convert(v3, .rtcstats) } throws: { "\($0)".contains("rtcstats file format 3") }
         #expect(throws: ImportError.self) { try Dump.convert("", .rtcstats) }
     }
+
+    func sniffed(_ s: String) -> InputFormat { Array(s.utf8).withUnsafeBufferPointer { WebRTCImport.sniff($0) } }
 
     @Test func formatIsToldByContent() {
         func sniff(_ s: String) -> InputFormat { Array(s.utf8).withUnsafeBufferPointer { WebRTCImport.sniff($0) } }

@@ -50,6 +50,8 @@ struct RTCStatsImporter {
         var identity = DumpIdentity()
         var arrays = 0
         var objects = 0
+        // Object lines with rtcstats-server's `statsSessionId`: a server's dump.
+        var serverLines = 0
         var lineNumber = 0
         var start = 0
         let n = bytes.count
@@ -70,10 +72,16 @@ struct RTCStatsImporter {
             let line = UnsafeBufferPointer(rebasing: bytes[from..<stop])
             start = end + 1
             if WebRTCImport.isBlank(line) { continue }
+            if lineNumber == 1 && line.elementsEqual(WebRTCImport.rtcstatsFormat3) {
+                // Its method names and properties are numbers of tables the
+                // client sends; read as this format, it would give nothing.
+                throw ImportError("rtcstats file format 3 (its first line is RTCStatsDump, as rtcstats.com writes): not read by this version, which reads the [method, pcId, value, ts] lines of the earlier rtcstats format")
+            }
             do {
                 switch try parse(line) {
                 case .object:
                     objects += 1
+                    if WebRTCImport.topLevelKeys(of: line, from: 0).statsSession { serverLines += 1 }
                 case .other(let pcID):
                     arrays += 1
                     if let pcID { connection(pcID) }
@@ -118,8 +126,10 @@ struct RTCStatsImporter {
         }
         // A file without a single array line is not an rtcstats dump (a
         // wrongly forced format must not mark the content as ingested).
-        guard arrays > 0 || !conversion.rejects.isEmpty else {
-            if objects > 0 { throw ImportError("server-side dump: only JSON object lines, no rtcstats [method, pcId, value, ts] lines") }
+        // A server's own dump (every object line an rtcstats-server line) is
+        // rtcstats that carries no client's stats: read, and said so.
+        guard arrays > 0 || !conversion.rejects.isEmpty || (serverLines > 0 && serverLines == objects) else {
+            if objects > 0 { throw ImportError("only JSON object lines, no rtcstats [method, pcId, value, ts] lines") }
             throw ImportError("no rtcstats lines ([method, pcId, value, ts] arrays)")
         }
         var results: [ConnectionResult] = []
@@ -130,8 +140,11 @@ struct RTCStatsImporter {
         }
         try context.finish(results, identity: identity, into: &conversion)
         if connections.isEmpty && objects > 0 {
+            let what = serverLines == objects
+                ? "a server-side dump (rtcstats-server lines with statsSessionId, as a bridge writes)"
+                : "JSON object lines"
             conversion.skipped.append(SkippedConnection(
-                file: context.file, connection: "", reason: "server-side dump: \(objects) JSON object lines carry no samples"))
+                file: context.file, connection: "", reason: "\(what): \(objects) object lines carry no client's getstats samples"))
         }
         return conversion
     }

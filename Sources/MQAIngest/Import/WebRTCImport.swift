@@ -71,6 +71,7 @@ public enum WebRTCImport {
         func skipSpace() { while p < prefix.count, [0x20, 0x09, 0x0A, 0x0D].contains(prefix[p]) { p += 1 } }
         skipSpace()
         guard p < prefix.count else { return .events }
+        if prefix[p...].starts(with: rtcstatsFormat3) { return .rtcstats }
         // Whether the first object line is an event-log line: it breaks a
         // tie of the vote below (an rtcstats header object and one array
         // line; one event line and a stray array).
@@ -79,6 +80,9 @@ public enum WebRTCImport {
             let keys = topLevelKeys(of: prefix, from: p)
             firstObjectIsEvent = keys.event
             if keys.peerConnections && !keys.event { return .webrtcInternals }
+            // rtcstats-server's own lines (a bridge's or a focus's dump):
+            // rtcstats that carries no client's stats, not a bad event log.
+            if keys.statsSession && !keys.event { return .rtcstats }
             if !keys.closed && !keys.event {
                 // An event-log line is one object on one line: a document
                 // that opens with a lone `{` (pretty-printed) is a dump whose
@@ -119,16 +123,24 @@ public enum WebRTCImport {
         return arrays > objects ? .rtcstats : .events
     }
 
+    /// The first line of rtcstats' file format 3.
+    static let rtcstatsFormat3 = Array("RTCStatsDump".utf8)
+
+    /// The key every line of an rtcstats-server dump carries (Jitsi's
+    /// videobridge and focus write their own stats that way).
+    static let statsSessionKey = Array("statsSessionId".utf8)
+
     /// What the object opening at `prefix[start]` has at its top level:
     /// a `PeerConnections` key, an `event` key, another key of the
-    /// webrtc-internals page (`getUserMedia`, `UserAgent`), and whether it
+    /// webrtc-internals page (`getUserMedia`, `UserAgent`), a
+    /// `statsSessionId` key (a server-side rtcstats line), and whether it
     /// closed within the prefix. Strings are skipped with their escapes, so
     /// a value that holds a key's text is not taken for the key.
     static func topLevelKeys(of prefix: UnsafeBufferPointer<UInt8>, from start: Int)
-        -> (peerConnections: Bool, event: Bool, pageKey: Bool, closed: Bool) {
+        -> (peerConnections: Bool, event: Bool, pageKey: Bool, statsSession: Bool, closed: Bool) {
         let peerConnections = Array("PeerConnections".utf8), event = Array("event".utf8)
         let pageKeys = [Array("getUserMedia".utf8), Array("UserAgent".utf8)]
-        var found = (peerConnections: false, event: false, pageKey: false, closed: false)
+        var found = (peerConnections: false, event: false, pageKey: false, statsSession: false, closed: false)
         var depth = 0
         var i = start
         let n = prefix.count
@@ -143,12 +155,14 @@ public enum WebRTCImport {
                     let text = prefix[open..<i]
                     let isPC = text.elementsEqual(peerConnections), isEvent = text.elementsEqual(event)
                     let isPage = pageKeys.contains { text.elementsEqual($0) }
-                    if isPC || isEvent || isPage {
+                    let isSession = text.elementsEqual(statsSessionKey)
+                    if isPC || isEvent || isPage || isSession {
                         // A key, not a value, when a ':' follows.
                         var j = i + 1
                         while j < n && (prefix[j] == 0x20 || prefix[j] == 0x09 || prefix[j] == 0x0A || prefix[j] == 0x0D) { j += 1 }
                         if j < n && prefix[j] == UInt8(ascii: ":") {
-                            if isPC { found.peerConnections = true } else if isEvent { found.event = true } else { found.pageKey = true }
+                            if isPC { found.peerConnections = true } else if isEvent { found.event = true }
+                            else if isSession { found.statsSession = true } else { found.pageKey = true }
                         }
                     }
                 }
