@@ -19,6 +19,10 @@ struct ImportedPiece {
     /// A subscription taken back: it never got past sampling granularity
     /// (packets in one interval only, no frame), so it is not a fact.
     var dropped = false
+    /// A track event's track: its index in the converter's `trackNames`
+    /// (-1 for a report); with a status, whether it said `timedOut`.
+    var track: Int32 = -1
+    var timedOut = false
 
     /// The events a converter writes: a byte, not a `StaticString`, since a
     /// dump has hundreds of thousands of pieces (48 bytes each, not 80).
@@ -136,6 +140,10 @@ struct ConnectionConverter {
     init(connection: String) {
         self.connection = connection
     }
+
+    /// Every video track seen, in the order first seen: what a piece's
+    /// `track` indexes.
+    var trackNames: [(publisher: String, track: String)] { tracks.map { ($0.publisher, $0.key) } }
 
     /// The tracks subscribed when the samples end: a connection that ends
     /// while the participant stays (another connection carries on) ends
@@ -413,6 +421,7 @@ struct ConnectionConverter {
                 guard grew else { tracks[k] = t; continue }  // never sent yet, or still paused
                 t.subscribed = true
                 t.pending = begin(mid, .streamSubscribe, .track)
+                pieces[t.pending!].track = Int32(k)
                 trackFields(t.publisher, key)
                 text(",\"kind\":\"camera\"}\n")
                 t.subscribeTs = mid
@@ -435,16 +444,16 @@ struct ConnectionConverter {
                     // below what the samples can tell: no delay is claimed.
                     let at = sampleIndex - t.subscribeSample <= 1 ? t.subscribeTs : mid
                     t.firstFrameTs = at
-                    status(at, t.publisher, key, timedOut: false)
+                    status(at, k, t.publisher, key, timedOut: false)
                 } else if t.stalled {
                     t.stalled = false
-                    status(ts, t.publisher, key, timedOut: false)
+                    status(ts, k, t.publisher, key, timedOut: false)
                 }
             } else if t.shownFrame && !t.stalled && freezes == nil {
                 t.samplesWithoutFrame += 1
                 if t.samplesWithoutFrame >= 2 {
                     t.stalled = true
-                    status(ts, t.publisher, key, timedOut: true)
+                    status(ts, k, t.publisher, key, timedOut: true)
                 }
             }
             if freezeGrew && t.shownFrame {
@@ -454,8 +463,8 @@ struct ConnectionConverter {
                 let lasted = freezeMs > 0 ? freezeMs : (ts - (previousTs ?? ts)) / 2
                 let start = max(t.firstFrameTs, ts - lasted)
                 if start < ts {
-                    status(start, t.publisher, key, timedOut: true)
-                    status(ts, t.publisher, key, timedOut: false)
+                    status(start, k, t.publisher, key, timedOut: true)
+                    status(ts, k, t.publisher, key, timedOut: false)
                 }
             }
             tracks[k] = t
@@ -495,7 +504,8 @@ struct ConnectionConverter {
         }
         t.pending = nil
         tracks[k] = t
-        begin(ts, .streamUnsubscribe, .track)
+        let i = begin(ts, .streamUnsubscribe, .track)
+        pieces[i].track = Int32(k)
         trackFields(t.publisher, t.key)
         text("}\n")
     }
@@ -585,8 +595,10 @@ struct ConnectionConverter {
         ConnectionConverter.appendString(track, to: &out)
     }
 
-    private mutating func status(_ ts: Int64, _ publisher: String, _ track: String, timedOut: Bool) {
-        begin(ts, .receiveStreamStatus, .track)
+    private mutating func status(_ ts: Int64, _ k: Int, _ publisher: String, _ track: String, timedOut: Bool) {
+        let i = begin(ts, .receiveStreamStatus, .track)
+        pieces[i].track = Int32(k)
+        pieces[i].timedOut = timedOut
         trackFields(publisher, track)
         text(timedOut ? ",\"timedOut\":true}\n" : ",\"timedOut\":false}\n")
     }

@@ -113,17 +113,21 @@ struct ParticipantAssembler {
                 guard !present else { continue }
                 own(b.ts, 0, c, "reconnect", "}\n")
                 present = true
+                // The disconnect ended every subscription (tiers.md); the
+                // tracks that kept coming are subscribed again, as the SDK
+                // does, so that a blip does not end every tile for good.
+                for t in ParticipantAssembler.resumedTracks(results[c].converter, at: b.ts) {
+                    own(b.ts, 0, c, "stream_subscribe", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"kind\":\"camera\"}\n"))
+                    if t.showing {
+                        own(b.ts, 0, c, "receive_stream_status", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"timedOut\":false}\n"))
+                    }
+                }
             case .end:
                 if othersActive(b.span, at: b.ts) {
                     // Another connection carries on (a move between the
                     // bridge and P2P): the person stays, this one's tracks end.
                     for t in results[c].converter.openTracks {
-                        var payload: [UInt8] = []
-                        payload += Array(",\"publisher\":".utf8)
-                        ConnectionConverter.appendString(t.publisher, to: &payload)
-                        payload += Array(",\"track\":".utf8)
-                        ConnectionConverter.appendString(t.track, to: &payload)
-                        own(b.ts, 2, c, "stream_unsubscribe", String(decoding: payload, as: UTF8.self) + "}\n")
+                        own(b.ts, 2, c, "stream_unsubscribe", ParticipantAssembler.trackPayload(t.publisher, t.track, "}\n"))
                     }
                     continue
                 }
@@ -218,6 +222,47 @@ struct ParticipantAssembler {
             context.limitedMs = converter.limitedMs
             context.concealment = converter.concealment
             if !context.isEmpty { conversion.contexts.append(context) }
+        }
+    }
+
+    /// A track event's payload: publisher, track, then `tail`.
+    static func trackPayload(_ publisher: String, _ track: String, _ tail: String) -> String {
+        var payload: [UInt8] = []
+        payload += Array(",\"publisher\":".utf8)
+        ConnectionConverter.appendString(publisher, to: &payload)
+        payload += Array(",\"track\":".utf8)
+        ConnectionConverter.appendString(track, to: &payload)
+        return String(decoding: payload, as: UTF8.self) + tail
+    }
+
+    /// The tracks of a connection still subscribed when it comes back at
+    /// `ts` (by its pieces before then), and whether each was showing
+    /// frames (its last status before `ts` not a freeze, a first frame
+    /// seen). A track the samples subscribe anew at `ts` itself is left
+    /// to them. A stalled or not yet rendered one gets its first frame
+    /// when the samples show frames again.
+    static func resumedTracks(_ converter: ConnectionConverter, at ts: Int64)
+        -> [(publisher: String, track: String, showing: Bool)] {
+        let names = converter.trackNames
+        var open = [Bool](repeating: false, count: names.count)
+        var showing = [Bool](repeating: false, count: names.count)
+        var anew = [Bool](repeating: false, count: names.count)
+        for p in converter.pieces where p.track >= 0 && !p.dropped && p.ts <= ts {
+            let k = Int(p.track)
+            switch p.event {
+            case .streamSubscribe:
+                if p.ts == ts { anew[k] = true; continue }
+                open[k] = true
+                showing[k] = false
+            case .streamUnsubscribe:
+                if p.ts < ts { open[k] = false }
+            case .receiveStreamStatus:
+                if p.ts < ts { showing[k] = !p.timedOut }
+            case .qualityReport: break
+            }
+        }
+        return names.indices.compactMap { k in
+            open[k] && !anew[k] ? (names[k].publisher, names[k].track, showing[k]) : nil
         }
     }
 
