@@ -12,7 +12,8 @@ SELECT m.meeting,
        round(s.stalled_ms / 1000.0 + s.low_tier_ms / 1000.0 + 30 * s.abnormal_disconnects, 1) AS score,
        s.stalls,
        s.stalled_ms,
-       s.low_tier_ms,
+       -- A CDN meeting has no quality feed: no tier time, not a perfect 0.
+       CASE WHEN s.engine = 'cdn' THEN NULL ELSE s.low_tier_ms END AS low_tier_ms,
        s.abnormal_disconnects,
        json_array_length(s.issues) AS issues
 FROM meeting_summary s

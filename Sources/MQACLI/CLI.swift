@@ -95,6 +95,19 @@ public enum CLI {
                 context.stdout.write(reportGroupHelp)
                 return ExitCode.success
             }
+            if rest == ["help"] {
+                context.stdout.write("""
+                    OVERVIEW: Show a subcommand's help: what it does, its options, examples.
+
+                    USAGE: mqa help [<subcommand>]
+
+                    ARGUMENTS:
+                      <subcommand>            A subcommand, e.g. ingest, or report meeting. Without one:
+                                              the list of subcommands.
+
+                    """)
+                return ExitCode.success
+            }
             guard let command = subcommand(rest) else {
                 return usageError(unknownSubcommand(rest, usage: "mqa help <subcommand>"), context)
             }

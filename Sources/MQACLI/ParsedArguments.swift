@@ -95,8 +95,15 @@ extension CommandSpec {
             throw UsageError("missing '\(spec.synopsis)'", usage: usage)
         }
         for spec in specs where spec.followsOutExtension && parsed.given[spec.primary] == nil {
-            if let out = parsed.given["--out"]?.last as? String, let word = Self.format(ofFile: out, among: spec.choices) {
+            guard let out = parsed.given["--out"]?.last as? String else { continue }
+            if let word = Self.format(ofFile: out, among: spec.choices) {
                 parsed.inferred[spec.primary] = try spec.convert(word)
+            } else if let word = Self.format(ofFile: out, among: Self.formatWords) {
+                // `-o t.html` from a command that writes no HTML: writing
+                // its default format under that name would be a silent lie.
+                throw UsageError(
+                    "'--out' \(out) names the format \(word), which \(name) does not write (\(spec.choices.joined(separator: ", "))); give '\(spec.names.joined(separator: "/")) FORMAT' to write one of them under that name",
+                    usage: usage)
             }
         }
         return parsed
@@ -117,6 +124,10 @@ extension CommandSpec {
         }
         return (arg, nil)
     }
+
+    /// Every output format of any command: an `--out` extension among
+    /// them names a format.
+    static let formatWords = ["md", "json", "csv", "html", "ndjson"]
 
     /// The format a file name's extension names, among `choices`:
     /// `report.html` → html, `a.HTM` → html, `log.jsonl` → ndjson.

@@ -19,9 +19,24 @@ public struct CheckReport: Sendable {
         self.path = path
     }
 
-    /// The report in `format`: md or json.
+    /// The report in `format`: md, json, or csv (one row per damage).
     public func render(_ format: ReportFormat) -> String {
-        format == .json ? result.json.withSchema(CheckReport.schema).rendered(pretty: true) + "\n" : markdown
+        switch format {
+        case .json: result.json.withSchema(CheckReport.schema).rendered(pretty: true) + "\n"
+        case .csv: csv
+        default: markdown
+        }
+    }
+
+    /// Every damage as a row (the header alone for a sound store), under
+    /// the JSON's `damaged` keys; a file's damage has no meeting, uid or chunk.
+    public var csv: String {
+        var text = "meeting,uid,table,chunk,reason\n"
+        for d in result.damage {
+            text += [CSV.cell(d.meeting), CSV.cell(d.uid), CSV.cell(d.table), d.chunk.map(String.init) ?? "", CSV.cell(d.reason)]
+                .joined(separator: ",") + "\n"
+        }
+        return text
     }
 
     /// The counts, then every damaged chunk (the first `shownDamage`).

@@ -12,7 +12,19 @@ public struct IngestReport: Sendable {
 
     /// The report in `format`: json, or the text form for any other.
     public func render(_ format: ReportFormat) -> String {
-        format == .json ? json.rendered() + "\n" : text + "\n"
+        switch format {
+        case .json: json.rendered() + "\n"
+        case .csv: csv
+        default: text + "\n"
+        }
+    }
+
+    /// The counts of the JSON as one CSV row under its keys.
+    public var csv: String {
+        let s = summary
+        let counts = [("files", s.files), ("skippedFiles", s.skippedFiles), ("lines", s.lines), ("events", s.events),
+                      ("reports", s.reports), ("rejected", s.rejected), ("duplicates", s.duplicates), ("ignored", s.ignored)]
+        return counts.map(\.0).joined(separator: ",") + "\n" + counts.map { String($0.1) }.joined(separator: ",") + "\n"
     }
 
     /// The JSON's `schema`.

@@ -70,14 +70,28 @@ public struct Simulator: Sendable {
         let fm = FileManager.default
         return try generate { m, buffer in
             let dir = directory.appendingPathComponent(SafeFileName.stem(m.plan.id), isDirectory: true)
-            try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+            do {
+                try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+            } catch {
+                throw SimulationError.cannotWrite(dir.path + ": " + Simulator.reason(error))
+            }
             for (i, range) in m.ranges.enumerated() {
                 let name = SafeFileName.stem(m.plan.participants[i].uid) + ".ndjson"
                 let url = dir.appendingPathComponent(name, isDirectory: false)
                 let data = buffer.withUnsafeBufferPointer { Data(buffer: UnsafeBufferPointer(rebasing: $0[range])) }
-                do { try data.write(to: url) } catch { throw SimulationError.cannotWrite(url.path) }
+                do { try data.write(to: url) } catch { throw SimulationError.cannotWrite(url.path + ": " + Simulator.reason(error)) }
             }
         }
+    }
+
+    /// The system's words for a failed file operation (`Not a directory`),
+    /// not Foundation's dump of its error object.
+    static func reason(_ error: Error) -> String {
+        let ns = error as NSError
+        let underlying = (ns.userInfo[NSUnderlyingErrorKey] as? Error).map { $0 as NSError }
+        let posix = [underlying, ns].compactMap { $0 }.first { $0.domain == NSPOSIXErrorDomain }
+        if let posix { return String(cString: strerror(Int32(posix.code))) }
+        return ns.localizedDescription
     }
 
     /// A single stream: meetings one after another, each client's lines

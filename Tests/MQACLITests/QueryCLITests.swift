@@ -50,6 +50,18 @@ import Testing
         #expect(MQA.run(["query", "meetings", "--db", db]).stdout.contains("| start_utc"))
     }
 
+    /// A CDN meeting has no tier time: `worst-meetings` gives null, as the
+    /// fleet report does, never a perfect 0; an SFU meeting keeps its ms.
+    @Test func aCDNMeetingHasNoLowTierTime() throws {
+        let cdn = Lines.meeting("m-cdn").replacingOccurrences(of: "\"engine\":\"sfu\"", with: "\"engine\":\"cdn\"")
+        let f = dir.write("log.ndjson", cdn + Lines.meeting("m-sfu", start: Lines.t0 + 60_000))
+        #expect(MQA.run(["ingest", "--db", db, f]).status == 0)
+        let worst = try rows(MQA.run(["query", "worst-meetings", "--db", db, "--format", "json"]).stdout)
+        let byId = Dictionary(uniqueKeysWithValues: worst.map { ($0["meeting"] as! String, $0) })
+        #expect(byId["m-cdn"]?["lowTierMs"] is NSNull, "\(worst)")
+        #expect(byId["m-sfu"]?["lowTierMs"] as? Int == 0, "\(worst)")
+    }
+
     /// `--tz` puts each start's UTC and local time beside its ms in md;
     /// JSON and CSV keep ms alone, and md without a zone is unchanged.
     @Test func aZoneShowsStartsAsClockTimes() throws {

@@ -112,10 +112,13 @@ enum IssueFinder {
 
     /// Issues in a stable order: the meeting-wide one, then per participant
     /// (uid order), then per track (subscription order).
-    static func issues(cdn: Bool, participants: [ParticipantAnalysis], subscriptions: [Subscription]) -> [Issue] {
+    /// `start`: the meeting's first event, where the meeting-wide issue is.
+    static func issues(cdn: Bool, start: Int64?, participants: [ParticipantAnalysis], subscriptions: [Subscription]) -> [Issue] {
         var out: [Issue] = []
         if cdn {
-            out.append(Issue(code: .noQualityData, uid: nil, detail: "no quality data (CDN engine)"))
+            // Its numbers: since when, and for how many participants.
+            out.append(Issue(code: .noQualityData, uid: nil, ts: start, count: participants.count,
+                             detail: "no quality data (CDN engine)"))
         }
         for p in participants {
             out += participantRules.compactMap { $0.issue(p) }

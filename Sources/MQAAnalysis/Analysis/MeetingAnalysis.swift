@@ -72,7 +72,8 @@ public struct MeetingAnalysis: Sendable {
                 analysis.span = (min(analysis.span?.first ?? s.first, s.first), max(analysis.span?.last ?? s.last, s.last))
             }
         }
-        analysis.issues = IssueFinder.issues(cdn: cdn, participants: analysis.participants, subscriptions: analysis.subscriptions)
+        analysis.issues = IssueFinder.issues(
+            cdn: cdn, start: analysis.span?.first, participants: analysis.participants, subscriptions: analysis.subscriptions)
         return analysis
     }
 }

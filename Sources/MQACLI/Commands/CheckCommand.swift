@@ -21,7 +21,7 @@ enum CheckCommand {
             """,
         options: [Options.db, format, Options.out])
 
-    static let format = Options.format(["md", "json"])
+    static let format = Options.format(["md", "json", "csv"])
 
     static let command = Subcommand(spec: spec, run: run)
 

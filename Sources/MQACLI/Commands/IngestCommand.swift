@@ -33,7 +33,7 @@ enum IngestCommand {
         minPositionals: 1, maxPositionals: nil,
         options: [Options.db, format, inputFormat, meeting, recursive, Options.out])
 
-    static let format = Options.format(["text", "json", "md"], default: "text", help: "Summary format (md is the same as text).")
+    static let format = Options.format(["text", "json", "md", "csv"], default: "text", help: "Summary format (md is the same as text; csv: the counts as one row).")
     static let inputFormat = Option<String>.choice(
         "--input-format", help: "Content format of every FILE (auto: told by content).",
         ["auto"] + InputFormat.allCases.map(\.rawValue), default: "auto")
@@ -133,7 +133,7 @@ enum IngestCommand {
             // The store failed: say what its commits hold, never more, and
             // fail. The summaries are left stale for the next run to redo.
             progress?.finish()
-            out.write(IngestReport(failure.committed).render(format == "json" ? .json : .md))
+            out.write(IngestReport(failure.committed).render(ReportFormat(rawValue: format) ?? .md))
             out.flush()
             context.stderr.write("Error: \(TerminalText.escaped(failure.description))\n")
             return ExitCode.failure
@@ -171,7 +171,7 @@ enum IngestCommand {
         if rejectsTotal > shownRejects {
             context.stderr.write("… and \(rejectsTotal - shownRejects) more rejected lines (`mqa query rejects` lists them all)\n")
         }
-        out.write(IngestReport(summary).render(format == "json" ? .json : .md))
+        out.write(IngestReport(summary).render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
         if ingester.failedInputs > 0 { return ExitCode.failure }
         return summary.rejected > 0 ? ExitCode.rejectedLines : ExitCode.success

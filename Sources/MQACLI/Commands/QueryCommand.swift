@@ -39,6 +39,12 @@ enum QueryCommand {
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let out = try context.output(args)
         if try args.get(Self.list) {
+            // What a query would take has no meaning for the list: said, not dropped.
+            if let stray = args.positionals.first { throw UsageError("--list takes no query name, got '\(stray)'") }
+            let forRunning: [any OptionDeclaration] = [Self.param, Options.since, Options.until, Options.tz]
+            for option in forRunning where args.isGiven(option) {
+                throw UsageError("--list takes no \(option.spec.primary); it is for running a query")
+            }
             let format: String = try args.get(Self.format)
             out.write(QueryReport.list(Queries.named, format: ReportFormat(rawValue: format) ?? .md))
             out.flush()

@@ -87,6 +87,7 @@ enum ReportMeetingCommand {
             guard let dir = args.value(Self.out) else { throw UsageError("--all needs --out DIR") }
             // Many files: standard output cannot hold them.
             if dir == "-" { throw UsageError("--all needs --out DIR, a folder; '-' (standard output) cannot hold its files") }
+            try context.refuseStore(asOutput: dir, args)
             // The site's cohort and trend pages read the summaries: those
             // left stale (or of older rules) are redone first, as the
             // cohort commands do, when the store may be written.
