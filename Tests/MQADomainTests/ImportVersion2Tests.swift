@@ -494,6 +494,37 @@ enum RTC {
         // Ingested again (a changed dump), the row is replaced, not doubled.
         _ = try Ingester(store: store).ingest(paths: [scratch.write("ann.log", lines + [RTC.stats("PC_0", 5000, [RTC.pair])])])
         #expect(try store.connectionContexts(meeting: "rtc-Standup")["Ann"]?.count == 1)
+
+        // Exported, the context is one line of mqa's own after Ann's first;
+        // ingested into an empty store, it is the same store (and counted
+        // with the ignored lines, as other pipelines count it).
+        let export = try exportText(store)
+        let contextLines = export.split(separator: "\n").filter { $0.contains("\"event\":\"mqa_connection_context\"") }
+        #expect(contextLines.count == 1 && export.split(separator: "\n")[1].contains("mqa_connection_context"))
+        let copy = try EventStore(path: scratch.dir + "/copy.sqlite")
+        let summary = try Ingester(store: copy).ingest(paths: [scratch.write("export.ndjson", [String(export.dropLast())])])
+        #expect(summary.ignored == 1 && summary.rejected == 0)
+        #expect(try copy.connectionContexts(meeting: "rtc-Standup") == store.connectionContexts(meeting: "rtc-Standup"))
+        #expect(try exportText(copy) == export)
+
+        // Such a line alone (no event of its client before it) or with a bad
+        // field is rejected, naming why; it makes no meeting of nothing.
+        let line = String(contextLines[0])
+        let alone = line.replacingOccurrences(of: "\"meeting\":\"rtc-Standup\"", with: "\"meeting\":\"ghost\"")
+        let badLimit = line.replacingOccurrences(of: "\"limitedMs\":{", with: "\"limitedMs\":{\"gpu\":5,")
+        let badConcealment = line.replacingOccurrences(of: "\"concealment\":0.01", with: "\"concealment\":true")
+        let other = try EventStore(path: scratch.dir + "/other.sqlite")
+        let ingester = Ingester(store: other)
+        var told: [String] = []
+        ingester.onReject = { told.append($0.reason) }
+        let rejected = try ingester.ingest(paths: [scratch.write("bad.ndjson", [alone, badLimit, badConcealment])])
+        #expect(rejected.rejected == 3 && rejected.ignored == 0)
+        #expect(try other.meetings().isEmpty)
+        #expect(told == [
+            "mqa_connection_context: no event of this meeting and uid before it",
+            "mqa_connection_context: limitedMs: unknown reason 'gpu' (one of cpu, bandwidth, other)",
+            "mqa_connection_context: concealment: must be a number from 0 to 1, or null",
+        ], "\(told)")
     }
 
     /// webrtc-internals says the same things in its own words: the page URL,

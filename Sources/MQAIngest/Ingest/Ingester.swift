@@ -741,6 +741,15 @@ public final class Ingester {
         summary.lines += batch.lines
         summary.ignored += batch.ignored
         let ids = try batch.clients.map { try store.clientID(meeting: $0.meeting, uid: $0.uid) }
+        for c in batch.contexts {
+            // Only beside its client's events (an export writes it after the
+            // first): alone it would make a meeting of nothing.
+            if try store.putConnectionContext(c.context, createClient: false) { continue }
+            summary.ignored -= 1
+            summary.rejected += 1
+            try recordReject(raw: c.raw, size: c.size, number: c.line,
+                             reason: "mqa_connection_context: no event of this meeting and uid before it", fileID: fileID, path: path)
+        }
         buffered += batch.items
         for reject in batch.rejects {
             summary.rejected += 1

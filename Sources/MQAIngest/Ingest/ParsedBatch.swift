@@ -26,6 +26,9 @@ final class ParsedBatch {
     /// Rejected lines: number, reason, the first 4 KiB of the raw bytes and
     /// the line's full length.
     var rejects: [(line: Int, reason: String, raw: [UInt8], size: Int)] = []
+    /// Connection contexts read from `mqa_connection_context` lines (an
+    /// export of a store made from dumps), stored by the writer.
+    var contexts: [(line: Int, context: ConnectionContext, raw: [UInt8], size: Int)] = []
     /// Non-blank lines and ignored lines in this batch.
     var lines = 0
     var ignored = 0
@@ -156,7 +159,19 @@ struct BatchParser: ~Copyable {
         case .rejected(let reason):
             batch.rejects.append((number, reason, Array(line.prefix(4096)), oversize ?? line.count))
         case .ignored:
-            batch.ignored += 1
+            if parser.eventIs(ConnectionContext.eventName, in: line) {
+                // mqa's own line for what a dump's stats add: read, not an
+                // event of the contract (counted with the ignored lines).
+                switch ConnectionContext.parseLine(line, meeting: parser.meeting, uid: parser.uid) {
+                case .success(let context):
+                    batch.contexts.append((number, context, Array(line.prefix(4096)), line.count))
+                    batch.ignored += 1
+                case .failure(let reject):
+                    batch.rejects.append((number, reject.reason, Array(line.prefix(4096)), line.count))
+                }
+            } else {
+                batch.ignored += 1
+            }
         case .event:
             let client = clientIndexOfLastLine()
             if parser.kind == .qualityReport {

@@ -212,6 +212,16 @@ public struct LineParser: ~Copyable {
         return nil
     }
 
+    /// Whether the last line parsed (lent again as `line`) names the event
+    /// `name`, written without escapes: for the few `event`s outside the
+    /// contract that mqa reads itself, looked at only on ignored lines.
+    public func eventIs(_ name: [UInt8], in line: UnsafeBufferPointer<UInt8>) -> Bool {
+        assertLastLine(line)
+        let e = field(.event)
+        guard e.type == .string, !e.hasEscapes, e.end - e.start == name.count else { return false }
+        return line[e.start..<e.end].elementsEqual(name)
+    }
+
     private func eventKind(_ line: UnsafeBufferPointer<UInt8>) -> EventKind? {
         let e = field(.event)
         let name = UnsafeBufferPointer(rebasing: line[e.start..<e.end])

@@ -26,7 +26,11 @@ public struct Exporter {
         if format == .csv { out.write(Exporter.csvHeader) }
         var count = 0
         for meeting in meetings {
+            // What a dump's stats added (Docs/import.md): one line each after
+            // the client's first, in NDJSON, which ingests back.
+            let contexts = format == .ndjson ? try store.connectionContexts(meeting: meeting) : [:]
             for (id, uid) in try store.clients(meeting: meeting) {
+                var pendingContexts = contexts[uid] ?? []
                 // A failed write (full disk, `ulimit -f`) drops the rest:
                 // stop decoding, the error is the result.
                 if let failure = out.failure { throw failure }
@@ -63,6 +67,12 @@ public struct Exporter {
                         break
                     }
                     count += 1
+                    if !pendingContexts.isEmpty {
+                        let ts = e > 0 && (r == 0 || events[e - 1].ts >= reports.ts[r - 1]) ? events[e - 1].ts : reports.ts[r - 1]
+                        for c in pendingContexts { out.write(c.line(ts: ts)) }
+                        count += pendingContexts.count
+                        pendingContexts = []
+                    }
                 }
             }
         }

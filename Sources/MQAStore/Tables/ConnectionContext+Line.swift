@@ -1,0 +1,78 @@
+import Foundation
+import MQABase
+
+/// A connection context as one event-log line, so that `mqa export` of a
+/// store made from stats dumps ingests back into the same store.
+///
+/// The line is mqa's own, outside the event-log contract: another pipeline
+/// counts it as an unknown event (ignored), and mqa's ingest reads it into
+/// the `connection_context` table and counts it with the ignored lines too,
+/// so that the counts of an export's re-ingest are those of its events.
+///
+///     {"ts":…,"event":"mqa_connection_context","meeting":…,"uid":…,
+///      "connection":"PC_0","paths":["host/udp"],"limitedMs":{"cpu":1200},"concealment":0.0123}
+extension ConnectionContext {
+    /// The line's `event`.
+    public static let eventName = Array("mqa_connection_context".utf8)
+
+    /// A bad context line: why, naming the field.
+    public struct LineError: Error {
+        public var reason: String
+    }
+
+    /// The line for this context at `ts` (NDJSON, `\n` included).
+    /// `concealment` is written in full, so that it reads back the same.
+    public func line(ts: Int64) -> String {
+        var s = "{\"ts\":\(ts),\"event\":\"mqa_connection_context\",\"meeting\":"
+        JSON.quote(meeting ?? "", into: &s)
+        s += ",\"uid\":"
+        JSON.quote(uid ?? "", into: &s)
+        s += ",\"connection\":"
+        JSON.quote(connection, into: &s)
+        s += ",\"paths\":[" + paths.map { p in var q = ""; JSON.quote(p, into: &q); return q }.joined(separator: ",") + "]"
+        let limits = ConnectionContext.limitReasons.compactMap { k in limitedMs[k].map { "\"\(k)\":\($0)" } }
+        s += ",\"limitedMs\":{" + limits.joined(separator: ",") + "}"
+        s += ",\"concealment\":" + (concealment.map { JSON.number($0) } ?? "null") + "}\n"
+        return s
+    }
+
+    /// Reads a context line whose envelope the line parser has checked
+    /// (`meeting` and `uid` decoded). Every number is read exactly.
+    public static func parseLine(_ line: UnsafeBufferPointer<UInt8>, meeting: [UInt8], uid: [UInt8])
+        -> Result<ConnectionContext, LineError> {
+        let fail = { (reason: String) in Result<ConnectionContext, LineError>.failure(LineError(reason: "mqa_connection_context: " + reason)) }
+        guard let object = try? ExactJSONReader.parse(Data(buffer: line)) as? [String: Any] else { return fail("not a JSON object") }
+        guard let connection = object["connection"] as? String, !connection.isEmpty else {
+            return fail("connection: must be a non-empty string")
+        }
+        var context = ConnectionContext(file: "", connection: connection)
+        context.meeting = String(decoding: meeting, as: UTF8.self)
+        context.uid = String(decoding: uid, as: UTF8.self)
+        guard let paths = object["paths"] as? [Any], paths.allSatisfy({ $0 is String }) else {
+            return fail("paths: must be an array of strings")
+        }
+        context.paths = paths.map { $0 as! String }
+        guard let limits = object["limitedMs"] as? [String: Any] else { return fail("limitedMs: must be an object") }
+        for (reason, value) in limits {
+            guard limitReasons.contains(reason) else {
+                return fail("limitedMs: unknown reason '\(reason)' (one of \(limitReasons.joined(separator: ", ")))")
+            }
+            guard let n = number(value), n >= 0, n == n.rounded(), n < 9.0e15 else {
+                return fail("limitedMs.\(reason): must be a whole number of ms, at least 0")
+            }
+            context.limitedMs[reason] = Int64(n)
+        }
+        if let value = object["concealment"], !(value is NSNull) {
+            guard let n = number(value), n >= 0, n <= 1 else { return fail("concealment: must be a number from 0 to 1, or null") }
+            context.concealment = n
+        }
+        return .success(context)
+    }
+
+    /// A JSON number's value; nil for anything else, `true`/`false` included
+    /// (the reader gives those as numbers of type `c`).
+    private static func number(_ value: Any) -> Double? {
+        guard let n = value as? NSNumber, String(cString: n.objCType) != "c" else { return nil }
+        return n.doubleValue
+    }
+}
