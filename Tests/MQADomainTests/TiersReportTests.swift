@@ -45,7 +45,7 @@ struct TiersReportTests {
         #expect(a.issues.map(\.code) == [.noQualityData])
         let json = a.participantsJSON.rendered()
         #expect(json.contains("\"mos\":null") && json.contains("\"lossPct\":null") && json.contains("\"bitrateKbps\":null"))
-        #expect(a.issuesJSON.rendered() == #"[{"code":"no_quality_data","uid":null,"detail":"no quality data (CDN engine)"}]"#)
+        #expect(a.issuesJSON.rendered() == #"[{"code":"no_quality_data","uid":null,"ts":0,"count":1,"detail":"no quality data (CDN engine)"}]"#)
     }
 
     /// Docs/tiers.md choice 5: in a CDN meeting `tierMs` is all `unknown`,
