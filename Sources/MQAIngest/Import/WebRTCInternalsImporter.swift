@@ -145,7 +145,15 @@ struct WebRTCInternalsImporter {
                 try entry(s, ss, se, sesc, &r, &reports, &series, &legacy)
             }
         }
-        let empty = !sawStats ? "no stats" : legacy ? "legacy goog* stats only (no standard getStats reports)" : "no stats samples"
+        // An older Chrome's page (2020) wrote no statsType and no timestamp
+        // series, only each series' startTime/endTime: nothing places a
+        // value in time, which is worth saying rather than "no samples".
+        let untimed = !series.isEmpty && series.allSatisfy {
+            $0.series.type.isEmpty && $0.series.values[StatsProperty.timestamp.rawValue] == nil
+        }
+        let empty = !sawStats ? "no stats" : legacy ? "legacy goog* stats only (no standard getStats reports)"
+            : untimed ? "series without statsType or timestamp (an older Chrome's dump, times only as startTime/endTime): not read"
+            : "no stats samples"
         pipeline.submit { [self, series, meta] results in
             var converter = ConnectionConverter(connection: key)
             converter.publishers = meta.publishers
