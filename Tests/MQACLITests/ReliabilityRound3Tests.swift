@@ -77,6 +77,37 @@ import Testing
         #expect(export(roomy + "/store.sqlite") == expected)
     }
 
+    /// A disk that fills up while the store is being made (120–147 KiB of
+    /// tmpfs for one log): the schema's checkpoint failed unseen on close,
+    /// and the half-written file was linked into place without the WAL
+    /// that held the schema, a store no later run could open. Now no store
+    /// is left, the error names it, and a run with room makes it.
+    @Test func aDiskFullWhileTheStoreIsMadeLeavesNoStore() throws {
+        guard getuid() == 0 else {
+            print("skipped: mounting a small tmpfs needs root")
+            return
+        }
+        let log = simulatedLogs(meetings: 1)[0]
+        let mnt = dir.file("tiny")
+        try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: true)
+        for size in [120, 130, 140, 147] {
+            let mount = MQA.shell("mount -t tmpfs -o size=\(size)k tmpfs \"$M\"", environment: ["M": mnt])
+            guard mount.status == 0 else {
+                print("skipped: cannot mount a tmpfs here: \(mount.stderr)")
+                return
+            }
+            defer { MQA.shell("umount \"$M\"", environment: ["M": mnt]) }
+            let store = mnt + "/store.sqlite"
+            let r = MQA.run(["ingest", "--db", store, log])
+            if r.status == 0 { continue }  // this size held it after all
+            #expect(r.status == 1 && r.stderr.contains("Error: cannot create the store \(store): "), "\(size) KiB: \(r)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: mnt).isEmpty, "\(size) KiB")
+            #expect(MQA.shell("mount -o remount,size=100M \"$M\"", environment: ["M": mnt]).status == 0)
+            #expect(MQA.run(["ingest", "--db", store, log]).status == 0, "\(size) KiB")
+            #expect(MQA.run(["check", "--db", store]).status == 0, "\(size) KiB")
+        }
+    }
+
     // MARK: 2. A failed ingest racing a good one for a new store
 
     /// A's only input is damaged; B starts on the same new store moments

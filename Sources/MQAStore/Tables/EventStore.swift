@@ -150,11 +150,31 @@ public final class EventStore {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
         do {
-            let fresh = try Database(path: temporary, access: .readWrite, pageSize: EventStore.pageSize)
-            try fresh.execute(Queries.schema)
-        }  // closed here: SQLite checkpoints and removes the WAL
+            // The file is named in any failure: a message about the temporary
+            // name, or none, would not say which store could not be made.
+            let fresh: Database
+            do {
+                fresh = try Database(path: temporary, access: .readWrite, pageSize: EventStore.pageSize)
+                try fresh.execute(Queries.schema)
+            } catch let error as DatabaseError {
+                throw StoreError.cannotCreate(path, error.message)
+            }
+            // The schema must be in the file itself before the file is linked
+            // into place: closing checkpoints too, but a checkpoint that fails
+            // there (a full disk) is not reported, and the WAL that held the
+            // schema is removed with the temporary name, leaving a store no
+            // run could open. Here a failure throws, and nothing is linked.
+            do {
+                let checkpoint = try fresh.prepare("PRAGMA wal_checkpoint(TRUNCATE)")
+                guard try checkpoint.step(), checkpoint.int(0) == 0 else {
+                    throw StoreError.cannotCreate(path, "its schema could not be written to the file")
+                }
+            } catch let error as DatabaseError {
+                throw StoreError.cannotCreate(path, error.message)
+            }
+        }  // closed here: SQLite removes the (empty) WAL
         if link(temporary, path) != 0 && errno != EEXIST {
-            throw StoreError.notAStore(path, "cannot create it: \(String(cString: strerror(errno)))")
+            throw StoreError.cannotCreate(path, String(cString: strerror(errno)))
         }
     }
 
@@ -244,6 +264,8 @@ public enum StoreError: Error, CustomStringConvertible {
     case noSuchParameter(query: String, parameter: String, known: [String])
     case inconsistent(String)
     case notAStore(String, String)
+    /// The store could not be made at this path (a full disk, no rights).
+    case cannotCreate(String, String)
     case isDirectory(String)
     case ambiguousMeeting(String, [String], more: Bool)
     /// No client has this uid, or a uid starting with it, in any meeting.
@@ -269,6 +291,7 @@ public enum StoreError: Error, CustomStringConvertible {
             "query '\(query)' has no parameter '\(parameter)' (it takes: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"
         case .inconsistent(let what): "store is inconsistent: \(what)"
         case .notAStore(let path, let why): "\(path) is not an mqa store: \(why)"
+        case .cannotCreate(let path, let why): "cannot create the store \(path): \(why)"
         case .ambiguousMeeting(let id, let matches, let more):
             "meeting id prefix \"\(id)\" matches \(matches.map { "\"\($0)\"" }.joined(separator: ", "))\(more ? " and more" : ""): give more of the id"
         case .noUid(let uid): "no client \"\(uid)\" in any meeting of the store"
