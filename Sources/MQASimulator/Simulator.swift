@@ -78,8 +78,15 @@ public struct Simulator: Sendable {
             for (i, range) in m.ranges.enumerated() {
                 let name = SafeFileName.stem(m.plan.participants[i].uid) + ".ndjson"
                 let url = dir.appendingPathComponent(name, isDirectory: false)
-                let data = buffer.withUnsafeBufferPointer { Data(buffer: UnsafeBufferPointer(rebasing: $0[range])) }
-                do { try data.write(to: url) } catch { throw SimulationError.cannotWrite(url.path + ": " + Simulator.reason(error)) }
+                // Whole or not at all, as every output of mqa: a log cut by a
+                // full disk or a kill would ingest as a shorter call.
+                do {
+                    let file = try AtomicFile(path: url.path)
+                    try buffer.withUnsafeBytes { try file.write(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                    try file.commit()
+                } catch let error as OutputError {
+                    throw SimulationError.cannotWrite(url.path + ": " + error.reason)
+                }
             }
         }
     }

@@ -108,6 +108,34 @@ import Testing
         }
     }
 
+    /// `simulate --out` on a disk that fills up: exit 1 naming the file and
+    /// why, and every log it leaves is whole (it wrote them in place: a
+    /// log cut mid-line, which a later ingest took for a shorter call).
+    @Test func simulateOnAFullDiskLeavesOnlyWholeLogs() throws {
+        guard getuid() == 0 else {
+            print("skipped: mounting a small tmpfs needs root")
+            return
+        }
+        let mnt = dir.file("sim")
+        try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: true)
+        let mount = MQA.shell("mount -t tmpfs -o size=1024k tmpfs \"$M\"", environment: ["M": mnt])
+        guard mount.status == 0 else {
+            print("skipped: cannot mount a tmpfs here: \(mount.stderr)")
+            return
+        }
+        defer { MQA.shell("umount \"$M\"", environment: ["M": mnt]) }
+        let r = MQA.run(["simulate", "--meetings", "5", "--seed", "3", "--out", mnt + "/logs"])
+        #expect(r.status == 1 && r.stderr.contains(": No space left on device"), "\(r)")
+        let full = dir.file("full")
+        #expect(MQA.run(["simulate", "--meetings", "5", "--seed", "3", "--out", full]).status == 0)
+        let left = MQA.shell("cd \"$M\"/logs && find . -type f | sort", environment: ["M": mnt]).stdout
+            .split(separator: "\n").map(String.init)
+        #expect(!left.isEmpty)
+        for file in left {
+            #expect(FileManager.default.contentsEqual(atPath: mnt + "/logs/" + file, andPath: full + "/" + file), "\(file) is cut")
+        }
+    }
+
     // MARK: 2. A failed ingest racing a good one for a new store
 
     /// A's only input is damaged; B starts on the same new store moments
