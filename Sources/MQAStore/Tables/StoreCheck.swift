@@ -42,6 +42,11 @@ extension EventStore {
     /// readable. Reads only. Damage is collected, not thrown: one bad chunk
     /// never hides another.
     public func check() throws -> StoreCheckResult {
+        // One snapshot for every statement: run beside an ingest, the stale
+        // flags, chunks and summary rows read one by one came from different
+        // commits, and a sound store was called damaged.
+        let inSnapshot = (try? db.execute("BEGIN")) != nil
+        defer { if inSnapshot { try? db.execute("ROLLBACK") } }
         var result = StoreCheckResult()
         func sqliteDamage(_ reason: String) {
             result.damage.append(StoreDamage(place: .file, reason: reason))
