@@ -111,4 +111,32 @@ import Testing
         let empty = MQA.run(["ingest", "--db", db, "--recursive", dir.file("empty")])
         #expect(empty.status == 64 && empty.stderr.contains("no files under this folder"), "\(empty)")
     }
+
+    /// `-r` follows links to files and folders (a loop back up the tree is
+    /// walked once) and never passes over what it cannot read: a link that
+    /// leads nowhere is named and the run fails, the rest still stored.
+    @Test func ingestRecursiveFollowsLinksAndNamesWhatItCannotRead() throws {
+        let fm = FileManager.default
+        for sub in ["in/a", "other/deep"] { try fm.createDirectory(atPath: dir.file(sub), withIntermediateDirectories: true) }
+        dir.write("in/a/m1.ndjson", Lines.meeting("m-l1"))
+        dir.write("other/m2.ndjson", Lines.meeting("m-l2"))
+        dir.write("other/deep/m3.ndjson", Lines.meeting("m-l3"))
+        try fm.createSymbolicLink(atPath: dir.file("in/a/m2.ndjson"), withDestinationPath: "../../other/m2.ndjson")
+        try fm.createSymbolicLink(atPath: dir.file("in/more"), withDestinationPath: "../other/deep")
+        try fm.createSymbolicLink(atPath: dir.file("in/a/up"), withDestinationPath: "..")
+        let linked = MQA.run(["ingest", "--db", db, "-r", dir.file("in"), "-f", "json"])
+        #expect(linked.status == 0, "\(linked)")
+        let listed = MQA.run(["meetings", "--db", db, "-f", "csv"]).stdout
+        #expect(["m-l1", "m-l2", "m-l3"].allSatisfy(listed.contains), "\(listed)")
+
+        try fm.createSymbolicLink(atPath: dir.file("in/gone.ndjson"), withDestinationPath: "nowhere.ndjson")
+        dir.write("in/a/m4.ndjson", Lines.meeting("m-l4"))
+        let broken = MQA.run(["ingest", "--db", db, "-r", dir.file("in")])
+        #expect(broken.status == 1, "\(broken)")
+        #expect(broken.stderr.contains("Error: \(dir.file("in/gone.ndjson")): cannot read it (No such file or directory)"), "\(broken)")
+        #expect(MQA.run(["meetings", "--db", db, "-f", "csv"]).stdout.contains("m-l4"))
+        // Standard input can be read once only.
+        let twice = MQA.run(["ingest", "--db", db, "-", "-"])
+        #expect(twice.status == 64 && twice.stderr.contains("'-' (standard input) given twice"), "\(twice)")
+    }
 }

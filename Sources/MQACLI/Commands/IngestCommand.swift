@@ -49,32 +49,74 @@ enum IngestCommand {
 
     /// The inputs: FILE arguments as given, each folder (with -r) replaced
     /// by the regular files under it, sorted by path so that a rerun reads
-    /// them in the same order.
-    static func inputs(_ arguments: [String], recursive: Bool) throws -> [String] {
-        guard recursive else { return arguments }
+    /// them in the same order; and the folders under them that could not
+    /// be read, with why (their files are missing: the run must fail).
+    static func inputs(_ arguments: [String], recursive: Bool) throws -> (paths: [String], unreadable: [(String, String)]) {
+        if arguments.filter({ $0 == "-" }).count > 1 {
+            throw UsageError("'-' (standard input) given twice: it can be read only once")
+        }
+        guard recursive else { return (arguments, []) }
         var out: [String] = []
+        var unreadable: [(String, String)] = []
         for a in arguments {
             var isDir: ObjCBool = false
             guard a != "-", FileManager.default.fileExists(atPath: a, isDirectory: &isDir), isDir.boolValue else {
                 out.append(a)
                 continue
             }
-            guard let walker = FileManager.default.enumerator(atPath: a) else { out.append(a); continue }
             var found: [String] = []
-            while let rel = walker.nextObject() as? String {
-                let name = (rel as NSString).lastPathComponent
-                if name.hasPrefix(".") {
-                    if (walker.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory { walker.skipDescendants() }
-                    continue
-                }
-                if (walker.fileAttributes?[.type] as? FileAttributeType) == .typeRegular {
-                    found.append(a.hasSuffix("/") ? a + rel : a + "/" + rel)
-                }
-            }
-            guard !found.isEmpty else { throw UsageError("\(a): no files under this folder") }
+            var seen = Set<FolderIdentity>()
+            let before = unreadable.count
+            walk(a.count > 1 && a.hasSuffix("/") ? String(a.dropLast()) : a, into: &found, unreadable: &unreadable, seen: &seen)
+            guard !found.isEmpty || unreadable.count > before else { throw UsageError("\(a): no files under this folder") }
             out += found.sorted()
         }
-        return out
+        return (out, unreadable)
+    }
+
+    /// A folder by device and inode: a link back up the tree is walked once.
+    struct FolderIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// The regular files under `folder`, at any depth. Symbolic links are
+    /// followed, to a file or a folder (each folder walked once, so a link
+    /// loop ends); names starting with '.' are left out; a folder that
+    /// cannot be read is listed in `unreadable`, never passed over.
+    static func walk(_ folder: String, into found: inout [String], unreadable: inout [(String, String)], seen: inout Set<FolderIdentity>) {
+        var st = stat()
+        guard stat(folder, &st) == 0 else {
+            unreadable.append((folder, String(cString: strerror(errno))))
+            return
+        }
+        guard seen.insert(FolderIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted else { return }
+        guard let dir = opendir(folder) else {
+            unreadable.append((folder, String(cString: strerror(errno))))
+            return
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        for name in names {
+            let path = folder + "/" + name
+            var target = stat()
+            // stat, not lstat: a link stands for what it points to.
+            guard stat(path, &target) == 0 else {
+                unreadable.append((path, String(cString: strerror(errno))))
+                continue
+            }
+            switch target.st_mode & S_IFMT {
+            case S_IFDIR: walk(path, into: &found, unreadable: &unreadable, seen: &seen)
+            case S_IFREG: found.append(path)
+            default: break  // sockets, devices, FIFOs under a folder: not logs
+            }
+        }
     }
 
     static let shownRejects = 20
@@ -82,7 +124,7 @@ enum IngestCommand {
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format: String = try args.get(Self.format)
         let inputFormat: String = try args.get(Self.inputFormat)
-        let paths = try inputs(args.positionals, recursive: try args.get(Self.recursive))
+        let (paths, unreadable) = try inputs(args.positionals, recursive: try args.get(Self.recursive))
         // Opened first: a bad --out (the store itself, a folder) is refused
         // before anything is ingested; the file appears only at the end.
         let out = try context.output(args)
@@ -125,6 +167,11 @@ enum IngestCommand {
                 progress.update(done: finishedBytes + bytes, total: totalBytes, label: path)
             }
         }
+        // Said before the files are read, and the run fails at the end:
+        // what such a folder holds was asked for and is not stored.
+        for (folder, why) in unreadable {
+            context.stderr.write("Error: \(TerminalText.escaped(folder)): cannot read it (\(why)); what it holds is not ingested\n")
+        }
         let started = DispatchTime.now().uptimeNanoseconds
         let summary: IngestSummary
         do {
@@ -140,7 +187,7 @@ enum IngestCommand {
         }
         let ingested = DispatchTime.now().uptimeNanoseconds
         progress?.finish()
-        if !existed && summary.lines == 0 && ingester.failedInputs == paths.count {
+        if !existed && summary.lines == 0 && ingester.failedInputs == paths.count && paths.count + unreadable.count > 0 {
             // Nothing could be read: leave no empty store behind to be
             // mistaken for an ingest of nothing.
             // Only when it is still empty and nobody else has it open: another
@@ -173,7 +220,7 @@ enum IngestCommand {
         }
         out.write(IngestReport(summary).render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
-        if ingester.failedInputs > 0 { return ExitCode.failure }
+        if ingester.failedInputs > 0 || !unreadable.isEmpty { return ExitCode.failure }
         return summary.rejected > 0 ? ExitCode.rejectedLines : ExitCode.success
     }
 }
