@@ -242,6 +242,42 @@ import MQAIngest
         #expect(!FileManager.default.fileExists(atPath: store + "-wal") || getuid() == 0)
     }
 
+    /// A read-only store whose summaries a killed ingest left stale: the
+    /// listings read from the summary tables left that meeting out, exit
+    /// 0. They now fail naming why; the fleet report (computed from the
+    /// events) and queries of no summary table still answer whole.
+    @Test func aReadOnlyStoreWithAStaleSummaryIsNoShorterListing() throws {
+        let f = dir.write("log.ndjson", Lines.meeting("m-1") + Lines.meeting("m-2", start: Lines.t0 + 60_000))
+        let folder = dir.file("ro-stale")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = folder + "/store.sqlite"
+        #expect(MQA.run(["ingest", "--db", store, f]).status == 0)
+        let stale = MQA.shell("""
+            sqlite3 "$S" "PRAGMA journal_mode=DELETE; UPDATE meetings SET stale = 1 WHERE meeting = 'm-1';
+              DELETE FROM meeting_summary WHERE meeting_id = (SELECT id FROM meetings WHERE meeting = 'm-1');" >/dev/null
+            """, environment: ["S": store])
+        guard stale.status == 0 else {
+            print("skipped: no sqlite3 shell: \(stale.stderr)")
+            return
+        }
+        chmod(store, 0o444)
+        chmod(folder, 0o555)
+        defer { chmod(folder, 0o755) }
+        let prefix = getuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : ""
+        chmod(dir.path, 0o755)
+        for command in ["meetings", "query worst-meetings", "report cohorts --by platform"] {
+            let r = MQA.shell("\(prefix)\"$MQA\" \(command) --db \"$S\"", environment: ["S": store])
+            #expect(r.status == 1 && r.stdout.isEmpty, "\(command): \(r)")
+            #expect(r.stderr.contains("Error: 1 meeting of \(store) has no up-to-date summary"), "\(command): \(r)")
+        }
+        for command in ["report fleet", "query rejects"] {
+            let r = MQA.shell("\(prefix)\"$MQA\" \(command) --db \"$S\"", environment: ["S": store])
+            #expect(r.status == 0, "\(command): \(r)")
+        }
+        let fleet = MQA.shell("\(prefix)\"$MQA\" report fleet -f csv --db \"$S\"", environment: ["S": store])
+        #expect(fleet.stdout.contains("m-1") && fleet.stdout.contains("m-2"), "\(fleet)")
+    }
+
     // MARK: 7. Batch output and planted links
 
     @Test func aPlantedHardLinkIsReplacedAndOneFailureDoesNotStopTheBatch() throws {

@@ -264,6 +264,9 @@ public enum StoreError: Error, CustomStringConvertible {
     case noSuchParameter(query: String, parameter: String, known: [String])
     case inconsistent(String)
     case notAStore(String, String)
+    /// Meetings whose summaries are not up to date, in a store this user
+    /// cannot write (so they cannot be redone).
+    case staleSummaries(String, Int)
     /// The store could not be made at this path (a full disk, no rights).
     case cannotCreate(String, String)
     case isDirectory(String)
@@ -292,6 +295,10 @@ public enum StoreError: Error, CustomStringConvertible {
         case .inconsistent(let what): "store is inconsistent: \(what)"
         case .notAStore(let path, let why): "\(path) is not an mqa store: \(why)"
         case .cannotCreate(let path, let why): "cannot create the store \(path): \(why)"
+        case .staleSummaries(let path, let count):
+            "\(count) meeting\(count == 1 ? "" : "s") of \(path) \(count == 1 ? "has" : "have") no up-to-date summary (an ingest was "
+                + "interrupted), and this user cannot write the store to redo \(count == 1 ? "it" : "them"): the answer would "
+                + "leave \(count == 1 ? "it" : "them") out. Run it once as a user who may write the store, which redoes them"
         case .ambiguousMeeting(let id, let matches, let more):
             "meeting id prefix \"\(id)\" matches \(matches.map { "\"\($0)\"" }.joined(separator: ", "))\(more ? " and more" : ""): give more of the id"
         case .noUid(let uid): "no client \"\(uid)\" in any meeting of the store"
@@ -316,9 +323,25 @@ extension EventStore {
     /// Redoes the summaries a killed ingest left stale, when the store may
     /// be written; a read-only store, or one with nothing stale, is left
     /// alone, so that a reading command writes nothing it need not.
+    ///
+    /// A store this user may only read, whose summaries a killed ingest left
+    /// stale, cannot be brought up to date here: the meetings without one
+    /// would be missing from every listing read from the summary tables, so
+    /// that is an error (`staleSummaries`), never a shorter answer.
     public static func refreshStaleSummaries(path: String) throws {
-        guard let writable = try? openForMaintenance(path: path) else { return }
-        try writable.refreshSummaries()
+        if let writable = try? openForMaintenance(path: path) {
+            try writable.refreshSummaries()
+            return
+        }
+        guard access(path, W_OK) != 0, let reader = try? openExisting(path: path) else { return }
+        let missing: Int
+        if try reader.summaryRevision() < EventStore.summaryRevision {
+            missing = try reader.meetings().count
+        } else {
+            let stale = try reader.db.prepare("SELECT count(*) FROM meetings WHERE stale != 0")
+            missing = try stale.step() ? stale.int(0) : 0
+        }
+        if missing > 0 { throw StoreError.staleSummaries(path, missing) }
     }
 
     /// The store opened for writing, when it exists, may be written and has
