@@ -242,6 +242,32 @@ import MQAIngest
         #expect(!FileManager.default.fileExists(atPath: store + "-wal") || getuid() == 0)
     }
 
+    /// A store the reader owns and may write, in a folder it may not: its
+    /// `-shm` cannot be made, and every reading command failed ("attempt
+    /// to write a readonly database"), `check` calling it damaged. It is
+    /// read as it is now.
+    @Test func aWritableStoreInAReadOnlyFolderCanBeRead() throws {
+        guard getuid() == 0 else {
+            print("skipped: needs root to hand the store to another user")
+            return
+        }
+        let f = dir.write("log.ndjson", Lines.meeting("m-1"))
+        let folder = dir.file("ro-folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = folder + "/store.sqlite"
+        #expect(MQA.run(["ingest", "--db", store, f]).status == 0)
+        #expect(chown(store, 65534, 65534) == 0)
+        chmod(store, 0o644)
+        chmod(folder, 0o555)
+        defer { chmod(folder, 0o755) }
+        chmod(dir.path, 0o755)
+        for command in ["export", "report fleet", "check", "meetings"] {
+            let r = MQA.shell("setpriv --reuid=65534 --regid=65534 --clear-groups \"$MQA\" \(command) --db \"$S\"",
+                              environment: ["S": store])
+            #expect(r.status == 0 && !r.stdout.isEmpty, "\(command): \(r)")
+        }
+    }
+
     /// A read-only store whose summaries a killed ingest left stale: the
     /// listings read from the summary tables left that meeting out, exit
     /// 0. They now fail naming why; the fleet report (computed from the

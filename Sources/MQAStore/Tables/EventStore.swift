@@ -117,18 +117,29 @@ public final class EventStore {
         }
     }
 
+    /// SQLITE_CANTOPEN, READONLY or IOERR on a reader's first statement:
+    /// the WAL's shared-memory file cannot be created or grown here.
+    static func cannotShareMemory(_ error: DatabaseError) -> Bool {
+        [DatabaseError.cannotOpen, DatabaseError.readOnly, DatabaseError.ioError].contains(error.primaryCode)
+    }
+
     private static func openReadOnly(path: String) throws -> EventStore {
         // An old schema is upgraded once, when the store can be written.
         if access(path, W_OK) == 0 {
-            let probe = try Database(path: path, access: .readOnly)
-            if try EventStore(database: probe).schemaVersion() < EventStore.schemaVersion {
-                _ = try EventStore(path: path)
+            do {
+                let probe = try Database(path: path, access: .readOnly)
+                if try EventStore(database: probe).schemaVersion() < EventStore.schemaVersion {
+                    _ = try EventStore(path: path)
+                }
+            } catch let error as DatabaseError where EventStore.cannotShareMemory(error) {
+                // A writable file in a folder that is not (or a full disk):
+                // its -shm cannot be made. Read it as it is, below.
             }
         }
         var store = EventStore(database: try Database(path: path, access: .readOnly))
         do {
             try store.requireSchema()
-        } catch let error as DatabaseError where error.primaryCode == DatabaseError.cannotOpen || error.primaryCode == DatabaseError.readOnly {
+        } catch let error as DatabaseError where EventStore.cannotShareMemory(error) {
             // SQLITE_CANTOPEN/READONLY: the -shm file cannot be created here.
             store = EventStore(database: try Database(path: path, access: .immutable))
             try store.requireSchema()
