@@ -108,6 +108,21 @@ import Testing
         }
     }
 
+    /// A kill while the store was being made left `.NAME.creating-PID`
+    /// files that only that pid would ever remove; the next creation of
+    /// the store removes those of processes that no longer run.
+    @Test func theLitterOfAKilledCreationIsRemovedByTheNext() throws {
+        let folder = dir.file("litter")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let dead = "2147483000"  // beyond any pid_max: no such process
+        for suffix in ["", "-wal", "-shm"] { dir.write("litter/.store.sqlite.creating-\(dead)\(suffix)", "x") }
+        dir.write("litter/.other.sqlite.creating-\(dead)", "x")
+        let f = dir.write("log.ndjson", Lines.meeting("m-1"))
+        #expect(MQA.run(["ingest", "--db", folder + "/store.sqlite", f]).status == 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".") }.sorted()
+        #expect(left == [".other.sqlite.creating-\(dead)"], "another store's files are not this one's to remove: \(left)")
+    }
+
     /// `simulate --out` on a disk that fills up: exit 1 naming the file and
     /// why, and every log it leaves is whole (it wrote them in place: a
     /// log cut mid-line, which a later ingest took for a shorter call).

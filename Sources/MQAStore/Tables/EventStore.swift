@@ -158,6 +158,7 @@ public final class EventStore {
         let directory = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let temporary = directory + ".\(name).creating-\(getpid())"
+        removeAbandonedCreations(directory: directory, name: name)
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
         do {
@@ -186,6 +187,21 @@ public final class EventStore {
         }  // closed here: SQLite removes the (empty) WAL
         if link(temporary, path) != 0 && errno != EEXIST {
             throw StoreError.cannotCreate(path, String(cString: strerror(errno)))
+        }
+    }
+
+    /// Removes what a process killed while creating this store left (its
+    /// `.NAME.creating-PID` files, up to ~100 KB a set): only those of a
+    /// process that no longer runs, so a creation under way is left alone.
+    static func removeAbandonedCreations(directory: String, name: String) {
+        let prefix = ".\(name).creating-"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory) else { return }
+        for entry in entries where entry.hasPrefix(prefix) {
+            let rest = entry.dropFirst(prefix.count)
+            let digits = rest.prefix { $0.isNumber }
+            guard let pid = pid_t(digits), pid != getpid(),
+                  ["", "-wal", "-shm", "-journal"].contains(String(rest.dropFirst(digits.count))) else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + entry) }
         }
     }
 
