@@ -71,6 +71,22 @@ public enum CLI {
             context.stdout.flush()
             context.stderr.flush()
         }
+        let code = dispatch(arguments, context)
+        // Help and --version too: what was asked for must have reached
+        // stdout (`mqa --help > /dev/full` is no success).
+        if code == ExitCode.success {
+            do {
+                try context.stdout.check()
+            } catch {
+                context.stderr.write("Error: \(error)\n")
+                return ExitCode.failure
+            }
+        }
+        return code
+    }
+
+    /// Runs the subcommand `arguments` name, or help; returns its exit code.
+    static func dispatch(_ arguments: [String], _ context: CommandContext) -> Int32 {
         // Bare `mqa` is not a request for help: a script that lost its
         // subcommand must fail, and the overview shows what it could be.
         guard let first = arguments.first else {

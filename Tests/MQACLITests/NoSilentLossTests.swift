@@ -139,6 +139,13 @@ import MQAIngest
         #expect(out.stderr.contains("Error: /dev/full: No space left on device"), "\(out)")
     }
 
+    /// Help and the version are output too: lost on a full device, exit 1.
+    @Test(arguments: ["--help", "help ingest", "ingest --help", "--version"])
+    func helpToAFullDeviceFails(words: String) {
+        let r = MQA.shell("\"$MQA\" \(words) > /dev/full")
+        #expect(r.status == 1 && r.stderr.contains("Error: standard output: No space left on device"), "\(words): \(r)")
+    }
+
     @Test func theIngestSummaryToAFullDeviceFails() {
         let f = dir.write("log.ndjson", Lines.meeting("m-1"))
         let r = MQA.shell("\"$MQA\" ingest --db \"$DB\" \"$F\" > /dev/full", environment: ["DB": db, "F": f])
