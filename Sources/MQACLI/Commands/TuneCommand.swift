@@ -149,10 +149,18 @@ enum TuneCommand {
         let format: String = try args.get(Self.format)
         let top: Int = try args.get(Self.top)
         var parts: [TuningPartials] = []
+        // Partials carry counts, not meeting ids: the one mistake that can
+        // be seen is the same file (the same bytes) given twice, which
+        // would count its meetings twice.
+        var seen: [Data: String] = [:]
         for path in args.positionals {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw UsageError("cannot read partials file '\(path)'")
             }
+            if let first = seen[data] {
+                throw UsageError("'\(path)' holds the same partials as '\(first)': its meetings would be counted twice")
+            }
+            seen[data] = path
             parts.append(try TuningPartials.parse(data, source: path))
         }
         let total = try TuningPartials.merge(parts)
