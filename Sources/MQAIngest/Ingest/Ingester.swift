@@ -587,6 +587,10 @@ public final class Ingester {
         }
         // The last batch written since this input's last checkpoint, if any.
         var unsaved: ParsedBatch? = nil
+        // Standard input cannot be resumed (nor read again): its batches'
+        // (last line, prefix digest), to find a killed run of the same
+        // content once it is done.
+        var boundaries: [Int: String] = [:]
         carriedBeforeInput = carried
         encodingBeforeInput = encoding
         // No batch is ready: commit what the transaction holds and let go of
@@ -617,6 +621,7 @@ public final class Ingester {
                 switch item {
                 case .batch(let batch):
                     try write(batch, fileID: fileID, path: path, summary: &summary)
+                    if path == "-" || !input.isRegularFile { boundaries[batch.lastLine] = batch.prefixDigest }
                     unsaved = batch
                     linesSinceCommit += batch.lines
                     if !batch.holdsCommit
@@ -667,6 +672,19 @@ public final class Ingester {
                         skipped.files = 1
                         skipped.skippedFiles = 1
                         return skipped
+                    }
+                    // A killed run of this same stream (its record partial,
+                    // its prefix one of this run's) is this run's first part:
+                    // its record and rejects go, or `query rejects` would list
+                    // those lines twice. Its events were stored by it, and
+                    // this run found each again as a duplicate: counted as
+                    // the killed run's, the record is a clean run's.
+                    for partial in try boundaries.isEmpty ? [] : store.partialFiles(path: path) where partial.id != fileID {
+                        guard let prefix = partial.prefixHash, boundaries[partial.linesDone] == prefix else { continue }
+                        try store.forgetFile(partial.id)
+                        summary.events += partial.summary.events
+                        summary.reports += partial.summary.reports
+                        summary.duplicates -= partial.summary.events
                     }
                     // A finished row keeps no prefix digest: its hash is
                     // the whole content's, and 71 bytes a row (with ~100 KB

@@ -60,6 +60,21 @@ extension EventStore {
         return try s.step() ? fileRecord(s) : nil
     }
 
+    /// The partial records of `path` (a killed run's), oldest first.
+    package func partialFiles(path: String) throws -> [FileRecord] {
+        let s = try db.cached(
+            """
+            SELECT \(EventStore.fileColumns) FROM files
+            WHERE path_key = ? AND path = ? AND status = 'partial' ORDER BY id
+            """)
+        s.bind(1, FileKeys.pathKey(path))
+        s.bind(2, path)
+        defer { s.reset() }
+        var out: [FileRecord] = []
+        while try s.step() { out.append(try fileRecord(s)) }
+        return out
+    }
+
     /// A finished record whose content has this `hash`, other than `except`.
     package func finishedFile(hash: String, except: Int64) throws -> Int64? {
         let s = try db.cached("SELECT id FROM files WHERE hash = ? AND id != ?")
