@@ -309,6 +309,46 @@ import MQAIngest
         }
         let fleet = MQA.shell("\(prefix)\"$MQA\" report fleet -f csv --db \"$S\"", environment: ["S": store])
         #expect(fleet.stdout.contains("m-1") && fleet.stdout.contains("m-2"), "\(fleet)")
+
+        // The same with the file writable by its owner in that read-only
+        // folder: the store still cannot be written (no -shm), and the
+        // listing was shorter with exit 0.
+        guard getuid() == 0 else { return }
+        #expect(chown(store, 65534, 65534) == 0)
+        chmod(store, 0o644)
+        let owned = MQA.shell("\(prefix)\"$MQA\" meetings --db \"$S\"", environment: ["S": store])
+        #expect(owned.status == 1 && owned.stderr.contains("has no up-to-date summary"), "\(owned)")
+    }
+
+    /// Commits still in the -wal of a store whose folder the reader cannot
+    /// write (so no -shm can be made): an immutable open would read the
+    /// main file alone and answer without them. It is an error now.
+    @Test func aWALThatCannotBeReadIsAnErrorNotAnOlderAnswer() throws {
+        guard getuid() == 0 else {
+            print("skipped: needs root to hand the store to another user")
+            return
+        }
+        let f = dir.write("log.ndjson", Lines.meeting("m-1"))
+        let folder = dir.file("ro-wal")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = folder + "/store.sqlite"
+        #expect(MQA.run(["ingest", "--db", store, f]).status == 0)
+        let wal = MQA.shell("""
+            python3 -c "
+            import sqlite3, os, sys
+            c = sqlite3.connect(sys.argv[1], isolation_level=None)
+            c.execute('pragma wal_autocheckpoint=0'); c.execute(\\"update meeting_summary set title='IN-WAL'\\"); os._exit(0)" "$S" && rm -f "$S-shm"
+            """, environment: ["S": store])
+        guard wal.status == 0 else {
+            print("skipped: no python3 sqlite3: \(wal.stderr)")
+            return
+        }
+        #expect(chown(store, 65534, 65534) == 0 && chown(store + "-wal", 65534, 65534) == 0)
+        chmod(folder, 0o555)
+        defer { chmod(folder, 0o755) }
+        chmod(dir.path, 0o755)
+        let r = MQA.shell("setpriv --reuid=65534 --regid=65534 --clear-groups \"$MQA\" meetings --db \"$S\"", environment: ["S": store])
+        #expect(r.status == 1 && r.stderr.contains("its last commits are in \(store)-wal"), "\(r)")
     }
 
     // MARK: 7. Batch output and planted links

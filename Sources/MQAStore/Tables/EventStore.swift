@@ -140,6 +140,10 @@ public final class EventStore {
         do {
             try store.requireSchema()
         } catch let error as DatabaseError where EventStore.cannotShareMemory(error) {
+            // An immutable open reads the main file alone: commits still in
+            // the -wal would be silently missing from every answer.
+            var wal = stat()
+            if stat(path + "-wal", &wal) == 0 && wal.st_size > 0 { throw StoreError.walNeedsSharedMemory(path) }
             // SQLITE_CANTOPEN/READONLY: the -shm file cannot be created here.
             store = EventStore(database: try Database(path: path, access: .immutable))
             try store.requireSchema()
@@ -291,6 +295,9 @@ public enum StoreError: Error, CustomStringConvertible {
     case noSuchParameter(query: String, parameter: String, known: [String])
     case inconsistent(String)
     case notAStore(String, String)
+    /// Commits still in the -wal, which cannot be read without a -shm file
+    /// that this user cannot create beside the store.
+    case walNeedsSharedMemory(String)
     /// Meetings whose summaries are not up to date, in a store this user
     /// cannot write (so they cannot be redone).
     case staleSummaries(String, Int)
@@ -322,6 +329,10 @@ public enum StoreError: Error, CustomStringConvertible {
         case .inconsistent(let what): "store is inconsistent: \(what)"
         case .notAStore(let path, let why): "\(path) is not an mqa store: \(why)"
         case .cannotCreate(let path, let why): "cannot create the store \(path): \(why)"
+        case .walNeedsSharedMemory(let path):
+            "cannot read \(path) here: its last commits are in \(path)-wal, which SQLite reads only with a \(path)-shm file, "
+                + "and this user cannot create one in that folder. Run any mqa command on it once as a user who may write the "
+                + "folder (that folds the log into the store), or give this user that right"
         case .staleSummaries(let path, let count):
             "\(count) meeting\(count == 1 ? "" : "s") of \(path) \(count == 1 ? "has" : "have") no up-to-date summary (an ingest was "
                 + "interrupted), and this user cannot write the store to redo \(count == 1 ? "it" : "them"): the answer would "
@@ -355,19 +366,25 @@ extension EventStore {
     /// stale, cannot be brought up to date here: the meetings without one
     /// would be missing from every listing read from the summary tables, so
     /// that is an error (`staleSummaries`), never a shorter answer.
+    ///
+    /// Summaries of an older mqa's rules, which such a store cannot have
+    /// redone either, are still whole: they are used as they are.
     public static func refreshStaleSummaries(path: String) throws {
-        if let writable = try? openForMaintenance(path: path) {
+        // nil when nothing is stale; a throw when the store cannot be
+        // written here (a read-only file, or a folder where its -shm
+        // cannot be made): then what is stale is counted below.
+        var writable: EventStore?
+        do {
+            writable = try openForMaintenance(path: path)
+            if writable == nil && access(path, W_OK) == 0 { return }  // nothing is stale
+        } catch {}
+        if let writable {
             try writable.refreshSummaries()
             return
         }
-        guard access(path, W_OK) != 0, let reader = try? openExisting(path: path) else { return }
-        let missing: Int
-        if try reader.summaryRevision() < EventStore.summaryRevision {
-            missing = try reader.meetings().count
-        } else {
-            let stale = try reader.db.prepare("SELECT count(*) FROM meetings WHERE stale != 0")
-            missing = try stale.step() ? stale.int(0) : 0
-        }
+        guard let reader = try? openExisting(path: path) else { return }
+        let stale = try reader.db.prepare("SELECT count(*) FROM meetings WHERE stale != 0")
+        let missing = try stale.step() ? stale.int(0) : 0
         if missing > 0 { throw StoreError.staleSummaries(path, missing) }
     }
 
