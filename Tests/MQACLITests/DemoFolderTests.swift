@@ -27,6 +27,19 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.file("site/tracks/left-over.html")))
     }
 
+    /// A killed demo leaves temporary files of its own; the next run takes
+    /// the folder as the demo's and clears them (it refused the folder).
+    @Test func aKilledDemosLeftoversAreItsOwn() throws {
+        let dir = Scratch()
+        dir.write(".mqa-demo", "")
+        dir.write(".ingest-summary.txt.tmp-4242-7", "half")
+        dir.write(".mqa.sqlite.creating-4242", "half")
+        let r = MQA.run(["demo", "--meetings", "1", "--out", dir.path], timeout: 600)
+        #expect(r.status == 0, "\(r)")
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") }
+        #expect(hidden == [".mqa-demo"], "\(hidden)")
+    }
+
     @Test func aFolderWithOtherFilesIsRefusedUntouched() throws {
         let dir = Scratch()
         dir.write("notes.txt", "mine")

@@ -159,14 +159,23 @@ enum DemoCommand {
         if present.isEmpty { return }
         // Demos written before the marker existed: their store, logs and summary.
         let olderDemo = ["mqa.sqlite", "logs", "ingest-summary.txt"].allSatisfy(present.contains)
-        let foreign = present.filter { !entries.contains($0) }.sorted()
+        let foreign = present.filter { !isDemos($0) }.sorted()
         guard present.contains(marker) || olderDemo, foreign.isEmpty else {
             let named = (foreign.isEmpty ? present.sorted() : foreign).prefix(3).joined(separator: ", ")
             throw UsageError("'--out' folder '\(dir)' holds files the demo did not write (\(named)); name a new or empty folder")
         }
-        for entry in entries where present.contains(entry) {
+        for entry in present where isDemos(entry) {
             try fm.removeItem(atPath: dir + "/" + entry)
         }
+    }
+
+    /// One of the demo's entries, or what a killed demo left of one: a
+    /// temporary file of an output (`.ingest-summary.txt.tmp-…`) or of the
+    /// store's creation (`.mqa.sqlite.creating-…`).
+    static func isDemos(_ name: String) -> Bool {
+        if entries.contains(name) { return true }
+        guard name.hasPrefix(".") else { return false }
+        return entries.contains { name.hasPrefix("." + $0 + ".tmp-") || name.hasPrefix("." + $0 + ".creating-") }
     }
 
     /// The .ndjson files below `dir`, sorted so the ingest order is stable.
