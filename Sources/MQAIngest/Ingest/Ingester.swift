@@ -758,16 +758,23 @@ public final class Ingester {
         }
         summary.lines += batch.lines
         summary.ignored += batch.ignored
-        let ids = try batch.clients.map { try store.clientID(meeting: $0.meeting, uid: $0.uid) }
+        // A context line only after an event of its client (earlier in the
+        // batch, or stored: an earlier batch or input): an export writes it
+        // after the client's first. Alone it would make a meeting of
+        // nothing. Looked up before this batch's clients are made.
+        var contextsKept: [ConnectionContext] = []
         for c in batch.contexts {
-            // Only beside its client's events (an export writes it after the
-            // first): alone it would make a meeting of nothing.
-            if try store.putConnectionContext(c.context, createClient: false) { continue }
+            if try c.known || store.hasClient(meeting: c.context.meeting ?? "", uid: c.context.uid ?? "") {
+                contextsKept.append(c.context)
+                continue
+            }
             summary.ignored -= 1
             summary.rejected += 1
             try recordReject(raw: c.raw, size: c.size, number: c.line,
                              reason: "mqa_connection_context: no event of this meeting and uid before it", fileID: fileID, path: path)
         }
+        let ids = try batch.clients.map { try store.clientID(meeting: $0.meeting, uid: $0.uid) }
+        for context in contextsKept { try store.putConnectionContext(context) }
         buffered += batch.items
         for reject in batch.rejects {
             summary.rejected += 1

@@ -28,7 +28,8 @@ final class ParsedBatch {
     var rejects: [(line: Int, reason: String, raw: [UInt8], size: Int)] = []
     /// Connection contexts read from `mqa_connection_context` lines (an
     /// export of a store made from dumps), stored by the writer.
-    var contexts: [(line: Int, context: ConnectionContext, raw: [UInt8], size: Int)] = []
+    /// `known`: its client had an event earlier in this batch.
+    var contexts: [(line: Int, context: ConnectionContext, raw: [UInt8], size: Int, known: Bool)] = []
     /// Non-blank lines and ignored lines in this batch.
     var lines = 0
     var ignored = 0
@@ -164,7 +165,8 @@ struct BatchParser: ~Copyable {
                 // event of the contract (counted with the ignored lines).
                 switch ConnectionContext.parseLine(line, meeting: parser.meeting, uid: parser.uid) {
                 case .success(let context):
-                    batch.contexts.append((number, context, Array(line.prefix(4096)), line.count))
+                    let known = clientIndex[EventStore.ClientKey(meeting: parser.meeting, uid: parser.uid)] != nil
+                    batch.contexts.append((number, context, Array(line.prefix(4096)), line.count, known))
                     batch.ignored += 1
                 case .failure(let reject):
                     batch.rejects.append((number, reject.reason, Array(line.prefix(4096)), line.count))

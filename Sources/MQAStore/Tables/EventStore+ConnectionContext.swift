@@ -6,22 +6,9 @@ import MQABase
 extension EventStore {
     /// Stores (or replaces, on a re-ingest) one connection's context;
     /// called on the writer's transaction, with the connection's events.
-    /// Without `createClient`, a client the store does not hold yet is
-    /// not made for it: returns false, nothing stored.
-    @discardableResult
-    package func putConnectionContext(_ c: ConnectionContext, createClient: Bool = true) throws -> Bool {
-        guard let meeting = c.meeting, let uid = c.uid else { return false }
-        let client: Int64
-        if createClient {
-            client = try clientID(meeting: Array(meeting.utf8), uid: Array(uid.utf8))
-        } else {
-            let s = try db.cached("SELECT c.id FROM clients c JOIN meetings m ON m.id = c.meeting_id WHERE m.meeting = ? AND c.uid = ?")
-            defer { s.reset() }
-            s.bind(1, meeting)
-            s.bind(2, uid)
-            guard try s.step() else { return false }
-            client = s.int64(0)
-        }
+    package func putConnectionContext(_ c: ConnectionContext) throws {
+        guard let meeting = c.meeting, let uid = c.uid else { return }
+        let client = try clientID(meeting: Array(meeting.utf8), uid: Array(uid.utf8))
         let s = try db.cached(
             """
             INSERT OR REPLACE INTO connection_context
@@ -35,7 +22,16 @@ extension EventStore {
         for (k, reason) in ConnectionContext.limitReasons.enumerated() { s.bind(Int32(4 + k), c.limitedMs[reason] ?? 0) }
         if let v = c.concealment { s.bind(7, v) } else { s.bindNull(7) }
         try s.run()
-        return true
+    }
+
+    /// Whether the store holds a client `uid` of `meeting` (made by an
+    /// earlier batch or input, committed or not).
+    package func hasClient(meeting: String, uid: String) throws -> Bool {
+        let s = try db.cached("SELECT 1 FROM clients c JOIN meetings m ON m.id = c.meeting_id WHERE m.meeting = ? AND c.uid = ?")
+        defer { s.reset() }
+        s.bind(1, meeting)
+        s.bind(2, uid)
+        return try s.step()
     }
 
     /// A meeting's connection contexts by uid, connections in id order;
