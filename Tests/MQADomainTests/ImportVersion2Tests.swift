@@ -122,6 +122,23 @@ enum RTC {
         ])
     }
 
+    /// A track first subscribed while the person was away was never ended
+    /// by the drop: the reconnect leaves it alone (it was subscribed twice).
+    @Test func aTrackFirstSeenDuringTheDropIsNotSubscribedAgain() throws {
+        var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
+        for (i, at) in stride(from: 1000, through: 6000, by: 1000).enumerated() {
+            var reports = [RTC.audioIn(50 * (i + 1)), RTC.pair, RTC.video("V", track: "cam", packets: 100 * (i + 1), frames: 30 * (i + 1))]
+            if at >= 4000 { reports.append(RTC.video("W", track: "late", packets: 100 * (i - 2), frames: 30 * (i - 2))) }
+            lines.append(RTC.stats("PC_0", Int64(at), reports))
+        }
+        lines += [RTC.state("PC_0", "disconnected", 3200), RTC.state("PC_0", "connected", 4500)]
+        #expect(RTC.trace(try RTC.convert(lines)) == [
+            "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@1000:frame:cam",
+            "disconnect@3200", "stream_subscribe@3500:late", "receive_stream_status@3500:frame:late",
+            "reconnect@4500", "stream_subscribe@4500:cam", "receive_stream_status@4500:frame:cam", "meeting_leave@6000",
+        ])
+    }
+
     @Test func disconnectedAndBackIsADropThenAReconnectAndCloseIsALeave() throws {
         var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
         for (i, at) in [1000, 2000, 3000, 4000, 5000].enumerated() {
@@ -520,6 +537,12 @@ enum RTC {
         let rejected = try ingester.ingest(paths: [scratch.write("bad.ndjson", [alone, badLimit, badConcealment])])
         #expect(rejected.rejected == 3 && rejected.ignored == 0)
         #expect(try other.meetings().isEmpty)
+        // Before its client's events, even in one batch, it is alone too.
+        let early = try EventStore(path: scratch.dir + "/early.sqlite")
+        let others = export.split(separator: "\n").map(String.init).filter { !$0.contains("mqa_connection_context") }
+        let first = try Ingester(store: early).ingest(paths: [scratch.write("early.ndjson", [line] + others)])
+        #expect(first.rejected == 1 && first.ignored == 0)
+        #expect(try early.connectionContexts(meeting: "rtc-Standup").isEmpty)
         #expect(told == [
             "mqa_connection_context: no event of this meeting and uid before it",
             "mqa_connection_context: limitedMs: unknown reason 'gpu' (one of cpu, bandwidth, other)",

@@ -93,6 +93,28 @@ struct ParticipantAssembler {
         let engine = self.engine(results, counted)
         var joined = false
         var present = false
+        // When the person was last gone (a disconnect or a leave emitted).
+        var goneAt: Int64? = nil
+        var replays: [Int: TrackReplay] = [:]
+        /// At a reconnect at `ts`: the disconnect ended every subscription
+        /// (tiers.md); the tracks that kept coming on the connections up now
+        /// are subscribed again, as the SDK does, so that a blip does not end
+        /// every tile for good. Told after the reconnect (its connection's
+        /// order), each with a first frame at once when it was showing frames.
+        func resubscribe(at ts: Int64, reconnecting c: Int) {
+            guard let gone = goneAt else { return }
+            for j in spans.indices where spans[j].start <= ts && ts < spans[j].terminal {
+                let k = spans[j].index
+                var replay = replays[k] ?? TrackReplay(results[k].converter)
+                for t in replay.resumable(at: ts, subscribedBy: gone, results[k].converter) {
+                    own(ts, 0, c, "stream_subscribe", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"kind\":\"camera\"}\n"))
+                    if t.showing {
+                        own(ts, 0, c, "receive_stream_status", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"timedOut\":false}\n"))
+                    }
+                }
+                replays[k] = replay
+            }
+        }
         for b in boundaries {
             let s = spans[b.span]
             let c = s.index
@@ -103,25 +125,19 @@ struct ParticipantAssembler {
                     joined = true
                 } else if !present {
                     own(b.ts, 0, c, "reconnect", "}\n")
+                    resubscribe(at: b.ts, reconnecting: c)
                 }
                 present = true
             case .down:
                 guard present, !othersActive(b.span, at: b.ts) else { continue }
                 own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n")
                 present = false
+                goneAt = b.ts
             case .up:
                 guard !present else { continue }
                 own(b.ts, 0, c, "reconnect", "}\n")
                 present = true
-                // The disconnect ended every subscription (tiers.md); the
-                // tracks that kept coming are subscribed again, as the SDK
-                // does, so that a blip does not end every tile for good.
-                for t in ParticipantAssembler.resumedTracks(results[c].converter, at: b.ts) {
-                    own(b.ts, 0, c, "stream_subscribe", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"kind\":\"camera\"}\n"))
-                    if t.showing {
-                        own(b.ts, 0, c, "receive_stream_status", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"timedOut\":false}\n"))
-                    }
-                }
+                resubscribe(at: b.ts, reconnecting: c)
             case .end:
                 if othersActive(b.span, at: b.ts) {
                     // Another connection carries on (a move between the
@@ -155,6 +171,7 @@ struct ParticipantAssembler {
                 case .failed(let error): own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\",\"error\":\"\(error)\"}\n")
                 case .setupFailed: own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\",\"error\":\"setup_failed\"}\n")
                 }
+                if present { goneAt = b.ts }
                 present = false
             }
         }
@@ -233,37 +250,6 @@ struct ParticipantAssembler {
         payload += Array(",\"track\":".utf8)
         ConnectionConverter.appendString(track, to: &payload)
         return String(decoding: payload, as: UTF8.self) + tail
-    }
-
-    /// The tracks of a connection still subscribed when it comes back at
-    /// `ts` (by its pieces before then), and whether each was showing
-    /// frames (its last status before `ts` not a freeze, a first frame
-    /// seen). A track the samples subscribe anew at `ts` itself is left
-    /// to them. A stalled or not yet rendered one gets its first frame
-    /// when the samples show frames again.
-    static func resumedTracks(_ converter: ConnectionConverter, at ts: Int64)
-        -> [(publisher: String, track: String, showing: Bool)] {
-        let names = converter.trackNames
-        var open = [Bool](repeating: false, count: names.count)
-        var showing = [Bool](repeating: false, count: names.count)
-        var anew = [Bool](repeating: false, count: names.count)
-        for p in converter.pieces where p.track >= 0 && !p.dropped && p.ts <= ts {
-            let k = Int(p.track)
-            switch p.event {
-            case .streamSubscribe:
-                if p.ts == ts { anew[k] = true; continue }
-                open[k] = true
-                showing[k] = false
-            case .streamUnsubscribe:
-                if p.ts < ts { open[k] = false }
-            case .receiveStreamStatus:
-                if p.ts < ts { showing[k] = !p.timedOut }
-            case .qualityReport: break
-            }
-        }
-        return names.indices.compactMap { k in
-            open[k] && !anew[k] ? (names[k].publisher, names[k].track, showing[k]) : nil
-        }
     }
 
     /// How many bytes of lines `assemble` gathers before it emits them.
