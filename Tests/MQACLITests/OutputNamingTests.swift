@@ -31,6 +31,16 @@ import Testing
         #expect(try String(contentsOfFile: dir.file("e.jsonl"), encoding: .utf8).hasPrefix("{\"ts\":"))
     }
 
+    /// A batch's existing folder named like a format is a folder, not a format.
+    @Test func anExistingFolderIsNoFormat() throws {
+        store()
+        let folder = dir.file("out.ndjson")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let r = MQA.run(["report", "meeting", "--all", "--db", db, "-o", folder])
+        #expect(r.status == 0, "\(r)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/index.md"))
+    }
+
     @Test func ingestAndCheckWriteCSV() throws {
         let f = dir.write("log.ndjson", Lines.meeting("m-1") + "not json\n")
         let ingest = MQA.run(["ingest", "--db", db, "-f", "csv", f])

@@ -308,6 +308,7 @@ enum Dump {
         let v3 = "RTCStatsDump\n{\"fileFormat\":3}\n[39,null,{},0]\n"
         #expect(sniffed(v3) == .rtcstats && sniffed(bridge) == .rtcstats)
         #expect { try Dump.convert(v3, .rtcstats) } throws: { "\($0)".contains("rtcstats file format 3") }
+        #expect { try Dump.convert("\n \n" + v3, .rtcstats) } throws: { "\($0)".contains("rtcstats file format 3") }
         #expect(throws: ImportError.self) { try Dump.convert("", .rtcstats) }
     }
 

@@ -98,10 +98,17 @@ enum IngestCommand {
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { p in
-                p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            let raw = withUnsafePointer(to: entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: UInt8.self, capacity: 256) { Array(UnsafeBufferPointer(start: $0, count: strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)))) }
             }
-            if !name.hasPrefix(".") { names.append(name) }
+            guard raw.first != UInt8(ascii: ".") else { continue }
+            // Paths travel as text: a name that is not UTF-8 cannot be opened
+            // by it, and is named as such rather than as missing.
+            guard let name = String(validating: raw, as: UTF8.self) else {
+                unreadable.append((folder + "/" + String(decoding: raw, as: UTF8.self), "its name is not UTF-8, which mqa cannot open; rename it"))
+                continue
+            }
+            names.append(name)
         }
         for name in names {
             let path = folder + "/" + name

@@ -53,6 +53,8 @@ struct RTCStatsImporter {
         // Object lines with rtcstats-server's `statsSessionId`: a server's dump.
         var serverLines = 0
         var lineNumber = 0
+        // Whether a non-blank line came before (format 3's first line is its header).
+        var sawContent = false
         var start = 0
         let n = bytes.count
         func connection(_ pcID: String) {
@@ -72,7 +74,8 @@ struct RTCStatsImporter {
             let line = UnsafeBufferPointer(rebasing: bytes[from..<stop])
             start = end + 1
             if WebRTCImport.isBlank(line) { continue }
-            if lineNumber == 1 && line.elementsEqual(WebRTCImport.rtcstatsFormat3) {
+            defer { sawContent = true }
+            if !sawContent && line.elementsEqual(WebRTCImport.rtcstatsFormat3) {
                 // Its method names and properties are numbers of tables the
                 // client sends; read as this format, it would give nothing.
                 throw ImportError("rtcstats file format 3 (its first line is RTCStatsDump, as rtcstats.com writes): not read by this version, which reads the [method, pcId, value, ts] lines of the earlier rtcstats format")
