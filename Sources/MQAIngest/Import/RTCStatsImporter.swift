@@ -165,7 +165,10 @@ struct RTCStatsImporter {
             return
         default: break
         }
-        guard let pcID = m.pcID, var c = connections[pcID] else { return }
+        // Taken out while changed, so that its state log (one entry per
+        // state line) grows in place: a copy per line made a dump with
+        // 15,000 drops quadratic (40 % of its 5 s in copying the log).
+        guard let pcID = m.pcID, var c = connections.removeValue(forKey: pcID) else { return }
         switch m.method {
         case "constraints":
             c.meta.mediaSetUp = true
