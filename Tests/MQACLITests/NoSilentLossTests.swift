@@ -249,20 +249,27 @@ import MQAIngest
         #expect(!FileManager.default.fileExists(atPath: store + "-wal") || getuid() == 0)
     }
 
+    /// A store of one meeting in a new folder `name`, for tests that hand
+    /// it to another user: nil (skipped, said) when not run as root.
+    func oneMeetingStoreAsRoot(in name: String) throws -> String? {
+        guard getuid() == 0 else {
+            print("skipped: needs root to hand the store to another user")
+            return nil
+        }
+        let folder = dir.file(name)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = folder + "/store.sqlite"
+        #expect(MQA.run(["ingest", "--db", store, dir.write("log-\(name).ndjson", Lines.meeting("m-1"))]).status == 0)
+        return store
+    }
+
     /// A store the reader owns and may write, in a folder it may not: its
     /// `-shm` cannot be made, and every reading command failed ("attempt
     /// to write a readonly database"), `check` calling it damaged. It is
     /// read as it is now.
     @Test func aWritableStoreInAReadOnlyFolderCanBeRead() throws {
-        guard getuid() == 0 else {
-            print("skipped: needs root to hand the store to another user")
-            return
-        }
-        let f = dir.write("log.ndjson", Lines.meeting("m-1"))
+        guard let store = try oneMeetingStoreAsRoot(in: "ro-folder") else { return }
         let folder = dir.file("ro-folder")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = folder + "/store.sqlite"
-        #expect(MQA.run(["ingest", "--db", store, f]).status == 0)
         #expect(chown(store, 65534, 65534) == 0)
         chmod(store, 0o644)
         chmod(folder, 0o555)
@@ -324,15 +331,8 @@ import MQAIngest
     /// write (so no -shm can be made): an immutable open would read the
     /// main file alone and answer without them. It is an error now.
     @Test func aWALThatCannotBeReadIsAnErrorNotAnOlderAnswer() throws {
-        guard getuid() == 0 else {
-            print("skipped: needs root to hand the store to another user")
-            return
-        }
-        let f = dir.write("log.ndjson", Lines.meeting("m-1"))
+        guard let store = try oneMeetingStoreAsRoot(in: "ro-wal") else { return }
         let folder = dir.file("ro-wal")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = folder + "/store.sqlite"
-        #expect(MQA.run(["ingest", "--db", store, f]).status == 0)
         let wal = MQA.shell("""
             python3 -c "
             import sqlite3, os, sys

@@ -31,6 +31,22 @@ import Testing
         return listing.stdout.split(separator: "\n").map(String.init)
     }
 
+    /// A small disk: a tmpfs of `kib` KiB mounted on `folder` (created);
+    /// false, with why printed, where a test cannot have one (not root, no
+    /// mount here). The caller unmounts it (`unmount`).
+    func mountSmallDisk(_ folder: String, kib: Int) throws -> Bool {
+        guard getuid() == 0 else {
+            print("skipped: mounting a small tmpfs needs root")
+            return false
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let mount = MQA.shell("mount -t tmpfs -o size=\(kib)k tmpfs \"$M\"", environment: ["M": folder])
+        if mount.status != 0 { print("skipped: cannot mount a tmpfs here: \(mount.stderr)") }
+        return mount.status == 0
+    }
+
+    func unmount(_ folder: String) { MQA.shell("umount \"$M\"", environment: ["M": folder]) }
+
     // MARK: 1. A disk that fills up mid-ingest
 
     /// 900 KiB of tmpfs holds about two thirds of the demo's logs: the WAL
@@ -39,23 +55,14 @@ import Testing
     /// its summary counts what the store holds, and a run with room
     /// completes the store to exactly an undisturbed run's.
     @Test func aDiskFillingUpMidIngestFailsAndARunWithRoomCompletesIt() throws {
-        guard getuid() == 0 else {
-            print("skipped: mounting a small tmpfs needs root")
-            return
-        }
+        let mnt = dir.file("small")
+        guard try mountSmallDisk(mnt, kib: 900) else { return }
+        defer { unmount(mnt) }
         let logs = simulatedLogs(meetings: 24)
         let reference = dir.file("reference.sqlite")
         #expect(MQA.run(["ingest", "--db", reference] + logs).status == 0)
         let expected = export(reference)
 
-        let mnt = dir.file("small")
-        try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: true)
-        let mount = MQA.shell("mount -t tmpfs -o size=900k tmpfs \"$M\"", environment: ["M": mnt])
-        guard mount.status == 0 else {
-            print("skipped: cannot mount a tmpfs here: \(mount.stderr)")
-            return
-        }
-        defer { MQA.shell("umount \"$M\"", environment: ["M": mnt]) }
         let small = mnt + "/store.sqlite"
         let r = MQA.run(["ingest", "--db", small, "--format", "json"] + logs)
         #expect(r.status == 1, "\(r)")
@@ -83,20 +90,11 @@ import Testing
     /// that held the schema, a store no later run could open. Now no store
     /// is left, the error names it, and a run with room makes it.
     @Test func aDiskFullWhileTheStoreIsMadeLeavesNoStore() throws {
-        guard getuid() == 0 else {
-            print("skipped: mounting a small tmpfs needs root")
-            return
-        }
         let log = simulatedLogs(meetings: 1)[0]
         let mnt = dir.file("tiny")
-        try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: true)
         for size in [120, 130, 140, 147] {
-            let mount = MQA.shell("mount -t tmpfs -o size=\(size)k tmpfs \"$M\"", environment: ["M": mnt])
-            guard mount.status == 0 else {
-                print("skipped: cannot mount a tmpfs here: \(mount.stderr)")
-                return
-            }
-            defer { MQA.shell("umount \"$M\"", environment: ["M": mnt]) }
+            guard try mountSmallDisk(mnt, kib: size) else { return }
+            defer { unmount(mnt) }
             let store = mnt + "/store.sqlite"
             let r = MQA.run(["ingest", "--db", store, log])
             if r.status == 0 { continue }  // this size held it after all
@@ -127,18 +125,9 @@ import Testing
     /// why, and every log it leaves is whole (it wrote them in place: a
     /// log cut mid-line, which a later ingest took for a shorter call).
     @Test func simulateOnAFullDiskLeavesOnlyWholeLogs() throws {
-        guard getuid() == 0 else {
-            print("skipped: mounting a small tmpfs needs root")
-            return
-        }
         let mnt = dir.file("sim")
-        try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: true)
-        let mount = MQA.shell("mount -t tmpfs -o size=1024k tmpfs \"$M\"", environment: ["M": mnt])
-        guard mount.status == 0 else {
-            print("skipped: cannot mount a tmpfs here: \(mount.stderr)")
-            return
-        }
-        defer { MQA.shell("umount \"$M\"", environment: ["M": mnt]) }
+        guard try mountSmallDisk(mnt, kib: 1024) else { return }
+        defer { unmount(mnt) }
         let r = MQA.run(["simulate", "--meetings", "5", "--seed", "3", "--out", mnt + "/logs"])
         #expect(r.status == 1 && r.stderr.contains(": No space left on device"), "\(r)")
         let full = dir.file("full")

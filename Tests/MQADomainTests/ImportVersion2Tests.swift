@@ -95,26 +95,25 @@ enum RTC {
     /// real Safari dump's 0.4 s drop ended both tiles for the last minute).
     /// A track stalled at the drop gets its first frame when frames resume.
     @Test func tracksAreSubscribedAgainAfterAReconnect() throws {
-        var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
-        for (i, at) in stride(from: 1000, through: 9000, by: 1000).enumerated() {
-            let frames = min(i + 1, 6) * 30  // frames stop growing after 6000
-            lines.append(RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1)), RTC.pair,
-                                                       RTC.video("V", track: "cam", packets: 100 * (i + 1), frames: frames)]))
+        /// A connected call sampled each second from 1 s to `last` s, its
+        /// track "cam" at `frames(i)` decoded in sample i, dropped and back.
+        func call(last: Int, frames: (Int) -> Int, drop: Int64, back: Int64) -> [String] {
+            var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
+            for (i, at) in stride(from: 1000, through: last * 1000, by: 1000).enumerated() {
+                lines.append(RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1)), RTC.pair,
+                                                           RTC.video("V", track: "cam", packets: 100 * (i + 1), frames: frames(i))]))
+            }
+            return lines + [RTC.state("PC_0", "disconnected", drop), RTC.state("PC_0", "connected", back)]
         }
-        lines += [RTC.state("PC_0", "disconnected", 3500), RTC.state("PC_0", "connected", 4500)]
+        // Frames stop growing after 6 s.
+        let lines = call(last: 9, frames: { min($0 + 1, 6) * 30 }, drop: 3500, back: 4500)
         #expect(RTC.trace(try RTC.convert(lines)) == [
             "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@1000:frame:cam",
             "disconnect@3500", "reconnect@4500", "stream_subscribe@4500:cam", "receive_stream_status@4500:frame:cam",
             "receive_stream_status@8000:stall:cam", "meeting_leave@9000",
         ])
         // Stalled when it dropped: subscribed again, its frame when frames resume.
-        var stalled = RTC.header() + [RTC.state("PC_0", "connected", 100)]
-        for (i, at) in stride(from: 1000, through: 7000, by: 1000).enumerated() {
-            let frames = i < 2 ? (i + 1) * 30 : i < 5 ? 60 : (i - 2) * 30
-            stalled.append(RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1)), RTC.pair,
-                                                         RTC.video("V", track: "cam", packets: 100 * (i + 1), frames: frames)]))
-        }
-        stalled += [RTC.state("PC_0", "disconnected", 4500), RTC.state("PC_0", "connected", 5500)]
+        let stalled = call(last: 7, frames: { $0 < 2 ? ($0 + 1) * 30 : $0 < 5 ? 60 : ($0 - 2) * 30 }, drop: 4500, back: 5500)
         #expect(RTC.trace(try RTC.convert(stalled)) == [
             "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@1000:frame:cam",
             "receive_stream_status@4000:stall:cam", "disconnect@4500", "reconnect@5500", "stream_subscribe@5500:cam",
