@@ -103,6 +103,23 @@ import Testing
         #expect(r.stderr.contains("is in more than one part"), "\(r)")
     }
 
+    /// "é" precomposed and "e" + U+0301 are two meetings of one store (ids
+    /// are bytes); the partials took them for one (Swift compares strings
+    /// canonically) and failed on such a store.
+    @Test func meetingIdsEqualOnlyCanonicallyAreTwoMeetings() {
+        let dir = Scratch()
+        let nfc = Lines.meeting("caf\u{E9}")
+        let nfd = Lines.meeting("cafe\u{301}", uid: "bob", start: Lines.t0 + 60_000)
+        let db = dir.file("s.sqlite")
+        #expect(MQA.run(["ingest", "--db", db, dir.write("log.ndjson", nfc + nfd)]).status == 0)
+        let p = MQA.run(["report", "cohorts", "--db", db, "--partials"])
+        #expect(p.status == 0, "\(p)")
+        #expect(p.stdout.contains("\"meetings\":2") || p.stdout.contains("\"meetings\": 2"), "\(p.stdout.prefix(300))")
+        let merged = MQA.run(["report", "cohorts", "--merge", dir.write("p.json", p.stdout), "--by", "platform", "-f", "json"])
+        #expect(merged.status == 0 && merged.stdout == MQA.run(["report", "cohorts", "--db", db, "--by", "platform", "-f", "json"]).stdout,
+                "\(merged)")
+    }
+
     @Test func aFileThatIsNotPartialsFails() {
         let dir = Scratch()
         let tune = dir.write("tune.json", #"{"schema": "mqa.tunePartials/1", "mqaTunePartials": 1}"#)

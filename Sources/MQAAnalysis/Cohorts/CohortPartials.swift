@@ -25,8 +25,11 @@ public struct CohortPartials: Sendable, Equatable {
 
     /// Meetings in any order, each once.
     public init(_ meetings: [CohortMeetingSums]) throws {
-        var seen = Set<String>()
-        for m in meetings where !seen.insert(m.meeting).inserted {
+        // By bytes, as the store keys meetings: Swift's String equality is
+        // canonical, so "é" and "e\u{301}", two meetings of one store, were
+        // one here and a store holding both could make no partials.
+        var seen = Set<[UInt8]>()
+        for m in meetings where !seen.insert(Array(m.meeting.utf8)).inserted {
             throw CohortPartialsError("meeting '\(m.meeting)' is in more than one part: each meeting must be in exactly one")
         }
         self.meetings = meetings.sorted { Array($0.meeting.utf8).lexicographicallyPrecedes($1.meeting.utf8) }
