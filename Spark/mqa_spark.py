@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 import zlib
 
 # ---------------------------------------------------------------------------
@@ -72,7 +73,8 @@ def meeting_of(line):
         # As UTF-8, as mqa reads it: json.loads of bytes would guess UTF-16
         # for a line whose second byte is NUL and find a meeting mqa never
         # sees there (the line is rejected wherever it goes).
-        obj = json.loads(line.decode('utf-8'))
+        # A byte order mark opening the file is skipped, as mqa skips it.
+        obj = json.loads(line.decode('utf-8-sig'))
     except (ValueError, RecursionError):  # UnicodeDecodeError included
         return None
     if isinstance(obj, dict):
@@ -87,11 +89,10 @@ def stable_hash(text):
 
 
 def shard_of_meeting(meeting, shards):
-    return stable_hash('meeting:' + meeting) % shards
-
-
-def shard_of_name(path, shards):
-    return stable_hash('file:' + path) % shards
+    # By the id's NFC form: mqa keeps "é" and "e\u0301" as two meetings,
+    # but its merge of cohort partials takes them for one (Swift compares
+    # strings by canonical equivalence), so they must share a shard.
+    return stable_hash('meeting:' + unicodedata.normalize('NFC', meeting)) % shards
 
 
 def piece_marker(order, piece):
@@ -123,7 +124,12 @@ def gunzip(data):
     """(text, complete) of gzip bytes, every member. A damaged or truncated
     stream gives what decoded before the damage, and complete False."""
     try:
-        return gzip.decompress(data), True
+        text = gzip.decompress(data)
+        # Python passes zero padding after the last member over; mqa
+        # (zlib) calls the file damaged. Complete only when every byte
+        # belongs to a member, as mqa reads it.
+        if not data.endswith(b'\0') or gzip_members_end(data) == len(data):
+            return text, True
     except (OSError, EOFError, zlib.error):
         pass
     # Member by member, in small steps, so that what decoded before the
@@ -143,6 +149,22 @@ def gunzip(data):
             break
         rest = d.unused_data + rest[i + step:]  # the next member
     return b''.join(out), False
+
+
+def gzip_members_end(data):
+    """Where the last whole gzip member of `data` ends."""
+    end, rest = 0, data
+    while rest[:2] == GZIP_MAGIC:
+        d = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        try:
+            d.decompress(rest)
+        except zlib.error:
+            break
+        if not d.eof:
+            break
+        end += len(rest) - len(d.unused_data)
+        rest = d.unused_data
+    return end
 
 
 def unzstd(path, data):
@@ -285,21 +307,29 @@ def split_file(path, data, order, shards, whole=None):
     elif kind == 'zstd':
         text, complete = unzstd(path, data)
     body = data if whole is None else whole
+    # Each file (or piece) keeps its own name, in a folder that gives its
+    # place in the global order: mqa names a stats dump's participant, and
+    # its meeting when the dump names no room, after the file name, and a
+    # prefix on the name could push it past the 255-byte limit.
+    whole_name = '%09d-000/%s' % (order, base)
     only = only_meeting(text)
     if only is not None:
-        return [(shard_of_meeting(only, shards), '%09d-000-%s' % (order, base), body)]
+        return [(shard_of_meeting(only, shards), whole_name, body)]
     groups, first = group_by_meeting(text)
     if first is None:
-        return [(shard_of_name(path, shards), '%09d-000-%s' % (order, base), body)]
+        # No line names a meeting: a stats dump (whose meeting is its room,
+        # which only mqa reads) or a file mqa rejects. All go to one shard,
+        # so that two dumps of one room make one meeting, as on one box.
+        return [(0, whole_name, body)]
     if len(groups) == 1 or not complete:
-        return [(shard_of_meeting(first, shards), '%09d-000-%s' % (order, base), body)]
+        return [(shard_of_meeting(first, shards), whole_name, body)]
     stem = base
     if kind is not None:  # the pieces are plain: no name that says otherwise
         stem = re.sub(r'\.(gz|gzip|zst|zstd)$', '', base) or base
     out = []
     for piece, (m, group) in enumerate(groups.items()):
         body = b'\n'.join(group) + b'\n' + piece_marker(order, piece) + b'\n'
-        out.append((shard_of_meeting(m, shards), '%09d-%03d-%s' % (order, piece, stem), body))
+        out.append((shard_of_meeting(m, shards), '%09d-%03d/%s' % (order, piece, stem), body))
     return out
 
 
@@ -696,6 +726,7 @@ def run_shard(shard, records, settings):
         t = time.time()
         names = []
         for name, body in records:
+            os.makedirs(os.path.dirname(os.path.join(inputs, name)), exist_ok=True)
             if isinstance(body, LocalFile):
                 body.copy_to(os.path.join(inputs, name))
             else:
@@ -847,11 +878,21 @@ def local_dir(logs):
     return None if '://' in logs else logs
 
 
-def list_local(root):
+def list_local(root, left_out=None):
     """Every file under root, recursively, leaving out names that start with
-    '.' or '_' as Hadoop's listing does (so both ways read the same files)."""
-    out = []
-    for d, dirs, names in os.walk(root):
+    '.' or '_' as Hadoop's listing does (so both ways read the same files);
+    those are appended to `left_out`, for the job to say so. Symbolic links
+    are followed, as `mqa ingest -r` follows them, each folder once."""
+    out, seen = [], set()
+    for d, dirs, names in os.walk(root, followlinks=True):
+        st = os.stat(d)
+        if (st.st_dev, st.st_ino) in seen:
+            dirs[:] = []
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        hidden = [x for x in dirs + names if x.startswith(('.', '_'))]
+        if left_out is not None:
+            left_out += [os.path.join(d, x) for x in hidden]
         dirs[:] = sorted(x for x in dirs if not x.startswith(('.', '_')))
         out += [os.path.join(d, n) for n in names if not n.startswith(('.', '_'))]
     return sorted(out)
@@ -887,6 +928,7 @@ def main(argv=None):
     sc._jsc.hadoopConfiguration().set('mapreduce.input.fileinputformat.input.dir.recursive', 'true')
     out = os.path.abspath(args.out) if '://' not in args.out else args.out
     os.makedirs(out, exist_ok=True)
+    clear_earlier_outputs(out)
     logs = args.logs if '://' in args.logs else os.path.abspath(args.logs)
     shards = args.shards
     driver_mqa = find_mqa(args.mqa)
@@ -927,7 +969,12 @@ def main(argv=None):
         # Two reading tasks a core: each task costs ~0.1 s before its
         # first file, and one per 64 files (34 on 2,199 files) made the
         # routing stage 3.5-3.9 s where 2 tasks take 0.7 s.
-        fingerprints = [('file:' + path, file_digest(path)) for path in list_local(local)]
+        left_out = []
+        fingerprints = [('file:' + path, file_digest(path)) for path in list_local(local, left_out)]
+        if left_out:
+            log('left out %d name%s starting with . or _ (Hadoop\'s hidden names; mqa ingest -r reads those starting '
+                'with _): %s%s' % (len(left_out), '' if len(left_out) == 1 else 's', ', '.join(sorted(left_out)[:5]),
+                                   ', ...' if len(left_out) > 5 else ''))
         reading_tasks = max(1, min(len(fingerprints), ROUTING_TASKS_PER_CORE * parallelism))
         files = (sc.parallelize([p for p, _ in fingerprints], reading_tasks)
                  .map(lambda p: (p, read_local(p))))
@@ -975,6 +1022,15 @@ def main(argv=None):
     for k in SUMMARY_KEYS:
         summary[k] = sum(r['summary'][k] for r in shard_results)
     fleet_parts = [r['fleet'] for r in shard_results if r['fleet'] is not None]
+    if not fleet_parts:
+        # Only rejected or ignored lines: the totals say what was read, and
+        # the job fails as one store's `report fleet` does ("holds no meetings").
+        with open(os.path.join(out, 'ingest.json'), 'w', encoding='utf-8') as f:
+            f.write(json.dumps(summary) + '\n')
+        print(json.dumps(summary))
+        spark.stop()
+        raise SystemExit('no meeting in the logs under %s: %d lines, %d rejected, %d ignored (%s)'
+                         % (logs, summary['lines'], summary['rejected'], summary['ignored'], os.path.join(out, 'ingest.json')))
     fleet = merge_fleet(fleet_parts, top=args.top)
     with open(os.path.join(out, 'fleet.json'), 'w', encoding='utf-8') as f:
         f.write(render(fleet) + '\n')
@@ -1134,6 +1190,25 @@ def write_cohorts(spark, driver_mqa, shard_results, out, args):
                                ('trends.parquet', trend_schema, trend_rows(trends))):
         spark.createDataFrame(rows, schema).coalesce(1).write.mode('overwrite').parquet(os.path.join(out, name))
     log('cohorts.parquet and trends.parquet written in %.1f s' % (time.time() - merged))
+
+
+# What a run writes into --out (the trends files by prefix): a run into a
+# folder of an earlier one removes them first, so that no file of other
+# logs (a tune.json of a run with --grid) is left beside this run's.
+OUTPUTS = ['fleet.json', 'tune.json', 'ingest.json', 'timings.json', 'meetings', 'stores', 'cohorts',
+           'fleet.parquet', 'cohorts.parquet', 'trends.parquet']
+
+
+def clear_earlier_outputs(out):
+    for name in OUTPUTS:
+        path = os.path.join(out, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.remove(path)
+    for name in os.listdir(out):
+        if name.startswith('trends') and name.endswith(('.json', '.md')):
+            os.remove(os.path.join(out, name))
 
 
 def mix_text(counts):
