@@ -91,7 +91,7 @@ extension MeetingReport {
 
     func participantsHTML(_ t0: Int64) -> String {
         var b = "<section id=\"participants\">\n<h2>Participants</h2>\n"
-        let impact = Dictionary(uniqueKeysWithValues: impacts.map { ($0.uid, $0) })
+        let impact = Dictionary(impacts.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
         var conn = ReportTable(headers: ["uid", "impact", "connections", "disconnects", "abnormal", "reconnects", "warm reports",
                                          "cold reports", "issues"], numeric: [1, 2, 3, 4, 5, 6, 7])
         let issuesOf = participantIssues
@@ -146,7 +146,7 @@ extension MeetingReport {
         let bySubscriber = Dictionary(grouping: analysis.subscriptions, by: \.subscriber)
         let numbered = incidents.enumerated().map { (number: $0.offset + 1, incident: $0.element) }
         let order = impacts.map(\.uid)
-        let byUid = Dictionary(uniqueKeysWithValues: series.map { ($0.uid, $0) })
+        let byUid = Dictionary(series.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
         let participantOf = Dictionary(analysis.participants.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
         let incidentsOf = Dictionary(grouping: numbered, by: \.incident.uid)
         for (rank, uid) in order.enumerated() {

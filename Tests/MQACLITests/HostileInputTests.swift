@@ -221,4 +221,24 @@ import Testing
         #expect(e.status == 1, "\(e)")
         #expect(e.stderr.hasPrefix("Error: "), "\(e)")
     }
+
+    /// Two clients whose uids differ only in Unicode normalization ("José"
+    /// precomposed, and with a combining accent) are two clients of the
+    /// store; Swift strings take them for one, and the meeting report
+    /// trapped ("Duplicate values for key"). Every report form now runs.
+    @Test func uidsEqualOnlyCanonicallyCrashNoReport() throws {
+        let nfc = Lines.meeting("m-u", uid: "jos\u{E9}")
+        let nfd = Lines.meeting("m-u", uid: "jose\u{301}", start: Lines.t0 + 1000)
+        let f = dir.write("log.ndjson", nfc + nfd)
+        #expect(MQA.run(["ingest", "--db", db, f]).status == 0)
+        for format in ["md", "json", "csv", "html"] {
+            let r = MQA.run(["report", "meeting", "m-u", "--db", db, "-f", format])
+            #expect(r.status == 0 && r.signal == 0, "\(format): \(r)")
+        }
+        let json = MQA.run(["report", "meeting", "m-u", "--db", db, "-f", "json"]).stdout
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect((doc["participants"] as? [Any])?.count == 2)
+        let site = MQA.run(["report", "meeting", "--all", "--db", db, "-f", "html", "-o", dir.file("site")])
+        #expect(site.status == 0 && site.signal == 0, "\(site)")
+    }
 }

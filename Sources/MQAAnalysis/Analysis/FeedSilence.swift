@@ -18,8 +18,11 @@ public struct FeedSilence: Sendable, Equatable {
 
 extension MeetingAnalysis {
     /// Each participant's feed silences, by uid (only those with one).
+    /// Swift strings key it, and they compare canonically: two uids that
+    /// differ only in Unicode normalization (two clients for the store)
+    /// share one entry, their silences together, rather than trap.
     public var silences: [String: [FeedSilence]] {
-        Dictionary(uniqueKeysWithValues: participants.filter { !$0.silences.isEmpty }.map { ($0.uid, $0.silences) })
+        Dictionary(participants.filter { !$0.silences.isEmpty }.map { ($0.uid, $0.silences) }, uniquingKeysWith: +)
     }
 }
 

@@ -143,7 +143,7 @@ enum ReportMeetingCommand {
             }
             let names = slice.map { writer.reserve($0) }
             let trackNames: [[String: String]] = (0..<slice.count).map { k in
-                format == .html ? Dictionary(uniqueKeysWithValues: reports.get(k)!.trackIDs.map { ($0, writer.reserveTrack(meeting: slice[k], track: $0)) }) : [:]
+                format == .html ? Dictionary(reports.get(k)!.trackIDs.map { ($0, writer.reserveTrack(meeting: slice[k], track: $0)) }, uniquingKeysWith: { a, _ in a }) : [:]
             }
             let pages = ConcurrentSlots<(String, [(name: String, text: String)])>(count: logs.count)
             DispatchQueue.concurrentPerform(iterations: logs.count) { k in
