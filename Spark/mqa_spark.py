@@ -8,9 +8,9 @@
 What it does (Docs/scale.md has the why):
 
 1. Lists every file under --logs (recursively; Hadoop's rule skips names
-   starting with '_' or '.') and fingerprints them: a file whose bytes equal
-   an earlier file's (in path order) is skipped, as one `mqa ingest` skips
-   content it has already stored.
+   starting with '_' or '.') and fingerprints them: a file whose content
+   (decompressed) equals an earlier file's (in path order) is skipped, as
+   one `mqa ingest` skips content it has already stored.
 2. Assigns each file to a shard by its meeting, read decompressed from a
    gzip or zstd file (told by its first bytes). A file holding several
    meetings is split line by line; a line naming no meeting stays with the
@@ -906,6 +906,28 @@ def file_digest(path):
     return h.hexdigest()
 
 
+def content_key(path, data):
+    """SHA-256 hex of what mqa reads of a file: the decompressed content of
+    a whole gzip or zstd file, else its bytes (a damaged one included, which
+    mqa does not take for a repeat of anything)."""
+    kind = compression_of(data)
+    if kind is not None:
+        text, complete = gunzip(data) if kind == 'gzip' else unzstd(path, data)
+        if complete:
+            return hashlib.sha256(text).hexdigest()
+    return hashlib.sha256(data).hexdigest()
+
+
+def content_digest(path, raw_digest):
+    """content_key of a local file, reading it only when it is compressed."""
+    with open(path, 'rb') as f:
+        head = f.read(4)
+    if compression_of(head) is None:
+        return raw_digest
+    with open(path, 'rb') as f:
+        return content_key(path, f.read())
+
+
 def read_local(uri):
     with open(uri[len('file:'):], 'rb') as f:
         return f.read()
@@ -971,6 +993,7 @@ def main(argv=None):
         # routing stage 3.5-3.9 s where 2 tasks take 0.7 s.
         left_out = []
         fingerprints = [('file:' + path, file_digest(path)) for path in list_local(local, left_out)]
+        contents = {p: content_digest(p[len('file:'):], d) for p, d in fingerprints}
         if left_out:
             log('left out %d name%s starting with . or _ (Hadoop\'s hidden names; mqa ingest -r reads those starting '
                 'with _): %s%s' % (len(left_out), '' if len(left_out) == 1 else 's', ', '.join(sorted(left_out)[:5]),
@@ -980,14 +1003,18 @@ def main(argv=None):
                  .map(lambda p: (p, read_local(p))))
     else:
         files = sc.binaryFiles(logs, minPartitions=parallelism)
-        fingerprints = files.map(lambda pb: (pb[0], hashlib.sha256(pb[1]).hexdigest())).collect()
+        keys = files.map(lambda pb: (pb[0], hashlib.sha256(pb[1]).hexdigest(), content_key(pb[0], pb[1]))).collect()
+        fingerprints = [(p, d) for p, d, _ in keys]
+        contents = {p: c for p, _, c in keys}
     fingerprints.sort()
     order, skipped, seen = {}, set(), set()
-    for i, (path, digest) in enumerate(fingerprints):
+    for i, (path, _) in enumerate(fingerprints):
         order[path] = i
-        if digest in seen:
+        # By decompressed content, as mqa skips a file: a .gz copy of a
+        # plain log is a repeat too (and would count all its lines again).
+        if contents[path] in seen:
             skipped.add(path)
-        seen.add(digest)
+        seen.add(contents[path])
     if not order:
         raise SystemExit('no files under %s' % logs)
     log('%d files (%d with content seen before) listed in %.1f s' % (len(order), len(skipped), time.time() - t))

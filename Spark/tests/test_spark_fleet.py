@@ -554,6 +554,10 @@ def test_a_shard_of_garbage_alone_equals_one_store(tmp_path):
     garbage = logs / 'garbage.ndjson'
     garbage.write_bytes(b'hello\n{"x": 1}\n')
     meetings = sorted(p.name for p in logs.iterdir() if p.is_dir())
+    # A gzip copy of a log is a repeat for mqa (decompressed content), so
+    # for the job too: before, its lines were all counted again.
+    first = sorted((logs / meetings[0]).iterdir())[0]
+    (logs / 'copy.ndjson.gz').write_bytes(gzip.compress(first.read_bytes()))
     shards = next(n for n in range(2, 40) if 0 not in {mqa_spark.shard_of_meeting(m, n) for m in meetings})
     (tmp_path / 'grid.json').write_text(GRID)
     one = str(tmp_path / 'one.sqlite')
@@ -561,7 +565,12 @@ def test_a_shard_of_garbage_alone_equals_one_store(tmp_path):
     summary = json.loads(mqa('ingest', '--db', one, '--format', 'json', *input_files(logs), ok=(0, 3)))
     case = {'base': tmp_path, 'logs': logs}
     out = tmp_path / 'out'
+    # What an earlier run into this folder left: removed, never kept beside this run's.
+    out.mkdir()
+    (out / 'trends-by-device.json').write_text('{"stale": true}\n')
     run_job(case, out, shards)
+    assert not (out / 'trends-by-device.json').exists()
+    assert summary['skippedFiles'] == 1
     assert (out / 'fleet.json').read_text() == mqa('report', 'fleet', '--db', one, '--format', 'json')
     assert (out / 'tune.json').read_text() == mqa('tune', '--db', one, '--grid', str(tmp_path / 'grid.json'),
                                                   '--format', 'json')
