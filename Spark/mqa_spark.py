@@ -706,6 +706,20 @@ def move_page(source, dest):
         os.replace(dest + '.part', dest)
 
 
+def shard_rejects(binary, store, inputs):
+    """[(order, piece, line, reason, raw)] of a shard store's rejected
+    lines: its input names (NNNNNNNNN-PPP/NAME) give each one's place in the
+    listing and its piece, for the driver to name the original file."""
+    rows = json.loads(run_mqa(binary, ['query', 'rejects', '--db', store, '--format', 'json']))['rows']
+    out = []
+    for r in rows:
+        rel = os.path.relpath(r['file'], inputs)
+        folder = rel.split(os.sep)[0]
+        order, piece = folder.split('-')
+        out.append((int(order), int(piece), r['line'], r['reason'], r['raw']))
+    return out
+
+
 def run_shard(shard, records, settings):
     """Everything one shard does on its executor; returns one result dict."""
     from pyspark import TaskContext
@@ -735,7 +749,7 @@ def run_shard(shard, records, settings):
             names.append(name)
         names.sort()  # global path order, then piece order: one ingest's order
         timings['write'] = time.time() - t
-        result = {'shard': shard, 'attempt': attempt, 'attemptId': attempt_id, 'files': len(names),
+        result = {'shard': shard, 'attempt': attempt, 'attemptId': attempt_id, 'files': len(names), 'rejects': [],
                   'summary': {k: 0 for k in SUMMARY_KEYS}, 'fleet': None, 'partials': None, 'cohorts': None, 'html': [],
                   'store': None, 'timings': timings}
         if not names:
@@ -749,6 +763,8 @@ def run_shard(shard, records, settings):
             for k in SUMMARY_KEYS:
                 result['summary'][k] += summary[k]
         timings['ingest'] = time.time() - t
+        if result['summary']['rejected']:
+            result['rejects'] = shard_rejects(binary, store, inputs)
         shutil.rmtree(inputs)
         maybe_fault(shard, attempt, 'after-ingest')
         if result['summary']['events'] + result['summary']['reports'] == 0:
@@ -1054,6 +1070,7 @@ def main(argv=None):
         # the job fails as one store's `report fleet` does ("holds no meetings").
         with open(os.path.join(out, 'ingest.json'), 'w', encoding='utf-8') as f:
             f.write(json.dumps(summary) + '\n')
+        write_rejects(out, shard_results, order)
         print(json.dumps(summary))
         spark.stop()
         raise SystemExit('no meeting in the logs under %s: %d lines, %d rejected, %d ignored (%s)'
@@ -1138,6 +1155,7 @@ def main(argv=None):
                           **{k: round(v, 2) for k, v in r['timings'].items()}} for r in shard_results]}
     with open(os.path.join(out, 'ingest.json'), 'w', encoding='utf-8') as f:
         f.write(json.dumps(summary) + '\n')
+    write_rejects(out, shard_results, order)
     with open(os.path.join(out, 'timings.json'), 'w', encoding='utf-8') as f:
         f.write(json.dumps(timing, indent=2) + '\n')
     print(json.dumps(summary))
@@ -1219,10 +1237,25 @@ def write_cohorts(spark, driver_mqa, shard_results, out, args):
     log('cohorts.parquet and trends.parquet written in %.1f s' % (time.time() - merged))
 
 
+def write_rejects(out, shard_results, order):
+    """rejects.json: every rejected line of every shard, by its original
+    file (in path order), as `mqa query rejects` lists them on one store.
+    A file cut into one piece per meeting has `piece` > 0 or pieces beside
+    it, and its line numbers are the piece's (Docs/scale.md)."""
+    path_of = {i: p for p, i in order.items()}
+    rows = sorted(r for result in shard_results for r in result.get('rejects', []))
+    listing = [{'file': path_of[o][len('file:'):] if path_of[o].startswith('file:') else path_of[o],
+                'piece': piece, 'line': line, 'reason': reason, 'raw': raw}
+               for o, piece, line, reason, raw in rows]
+    with open(os.path.join(out, 'rejects.json'), 'w', encoding='utf-8') as f:
+        f.write(json.dumps({'schema': 'mqa.spark-rejects/1', 'rejected': len(listing), 'rows': listing},
+                           ensure_ascii=False, indent=1) + '\n')
+
+
 # What a run writes into --out (the trends files by prefix): a run into a
 # folder of an earlier one removes them first, so that no file of other
 # logs (a tune.json of a run with --grid) is left beside this run's.
-OUTPUTS = ['fleet.json', 'tune.json', 'ingest.json', 'timings.json', 'meetings', 'stores', 'cohorts',
+OUTPUTS = ['fleet.json', 'tune.json', 'ingest.json', 'rejects.json', 'timings.json', 'meetings', 'stores', 'cohorts',
            'fleet.parquet', 'cohorts.parquet', 'trends.parquet']
 
 

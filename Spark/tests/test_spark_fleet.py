@@ -576,6 +576,13 @@ def test_a_shard_of_garbage_alone_equals_one_store(tmp_path):
                                                   '--format', 'json')
     assert json.loads((out / 'ingest.json').read_text()) == {k: summary[k] for k in totals}
     assert summary['rejected'] == 2
+    # The rejected lines themselves, named by their original file, as one
+    # store's `mqa query rejects` lists them.
+    rejects = json.loads((out / 'rejects.json').read_text())
+    one_rejects = json.loads(mqa('query', 'rejects', '--db', one, '--format', 'json'))['rows']
+    assert rejects['rejected'] == 2
+    assert [(r['file'], r['line'], r['reason']) for r in rejects['rows']] == \
+        [(r['file'], r['line'], r['reason']) for r in one_rejects]
 
 
 def test_cohort_options_name_known_fields():
