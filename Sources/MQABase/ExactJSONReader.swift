@@ -45,6 +45,17 @@ public enum ExactJSONReader {
 
         func fail(_ message: String, _ p: Int) -> Failure { Failure(message: message, offset: p) }
 
+        /// After an item of an object or array: true past its `closer`,
+        /// false past a ',' (another item follows).
+        func closes(_ p: inout Int, with closer: UInt8, _ what: String) throws(Failure) -> Bool {
+            space(&p)
+            guard p < b.count else { throw fail("unterminated \(what)", p) }
+            if b[p] == UInt8(ascii: ",") { p += 1; return false }
+            guard b[p] == closer else { throw fail("expected ',' or '\(Character(Unicode.Scalar(closer)))'", p) }
+            p += 1
+            return true
+        }
+
         func value(_ p: inout Int, depth: Int) throws(Failure) -> Any {
             guard depth < ExactJSONReader.maxDepth else { throw fail("nested too deep", p) }
             space(&p)
@@ -63,12 +74,7 @@ public enum ExactJSONReader {
                     guard p < b.count, b[p] == UInt8(ascii: ":") else { throw fail("expected ':'", p) }
                     p += 1
                     object[key] = try value(&p, depth: depth + 1)
-                    space(&p)
-                    guard p < b.count else { throw fail("unterminated object", p) }
-                    if b[p] == UInt8(ascii: ",") { p += 1; continue }
-                    guard b[p] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'", p) }
-                    p += 1
-                    return object
+                    if try closes(&p, with: UInt8(ascii: "}"), "object") { return object }
                 }
             case UInt8(ascii: "["):
                 p += 1
@@ -77,12 +83,7 @@ public enum ExactJSONReader {
                 if p < b.count, b[p] == UInt8(ascii: "]") { p += 1; return array }
                 while true {
                     array.append(try value(&p, depth: depth + 1))
-                    space(&p)
-                    guard p < b.count else { throw fail("unterminated array", p) }
-                    if b[p] == UInt8(ascii: ",") { p += 1; continue }
-                    guard b[p] == UInt8(ascii: "]") else { throw fail("expected ',' or ']'", p) }
-                    p += 1
-                    return array
+                    if try closes(&p, with: UInt8(ascii: "]"), "array") { return array }
                 }
             case UInt8(ascii: "\""):
                 return try string(&p)

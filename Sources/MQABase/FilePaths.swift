@@ -16,6 +16,12 @@ public enum FilePaths {
         return absolute(a) == absolute(b)
     }
 
+    /// Whether `path` is an existing folder (a link to one included).
+    public static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
     /// `path` made absolute against the working directory, with `.`, `..`
     /// and repeated slashes resolved textually, and the directory part
     /// resolved through symbolic links when it exists.

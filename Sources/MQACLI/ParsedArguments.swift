@@ -1,4 +1,4 @@
-import Foundation
+import MQABase
 /// The parsed command line of one subcommand: every option's value already
 /// converted and checked, read back by the typed `Option` it was declared as.
 struct ParsedArguments {
@@ -99,7 +99,7 @@ extension CommandSpec {
             guard let out = parsed.given["--out"]?.last as? String else { continue }
             if let word = Self.format(ofFile: out, among: spec.choices) {
                 parsed.inferred[spec.primary] = try spec.convert(word)
-            } else if let word = Self.format(ofFile: out, among: Self.formatWords), !Self.isDirectory(out) {
+            } else if let word = Self.format(ofFile: out, among: Self.formatWords), !FilePaths.isDirectory(out) {
                 // `-o t.html` from a command that writes no HTML: writing
                 // its default format under that name would be a silent lie.
                 throw UsageError(
@@ -124,12 +124,6 @@ extension CommandSpec {
             return (short, String(arg.dropFirst(2)))
         }
         return (arg, nil)
-    }
-
-    /// An existing folder (a batch's `--out DIR`): its name is no format.
-    static func isDirectory(_ path: String) -> Bool {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
     }
 
     /// Every output format of any command: an `--out` extension among

@@ -59,8 +59,7 @@ enum IngestCommand {
         var out: [String] = []
         var unreadable: [(String, String)] = []
         for a in arguments {
-            var isDir: ObjCBool = false
-            guard a != "-", FileManager.default.fileExists(atPath: a, isDirectory: &isDir), isDir.boolValue else {
+            guard a != "-", FilePaths.isDirectory(a) else {
                 out.append(a)
                 continue
             }

@@ -589,10 +589,16 @@ struct ConnectionConverter {
     }
 
     private mutating func trackFields(_ publisher: String, _ track: String) {
-        text(",\"publisher\":")
-        ConnectionConverter.appendString(publisher, to: &out)
-        text(",\"track\":")
-        ConnectionConverter.appendString(track, to: &out)
+        ConnectionConverter.appendTrackFields(publisher, track, to: &out)
+    }
+
+    /// A track event's `,"publisher":…,"track":…` (the converter's and the
+    /// assembler's own track events alike).
+    static func appendTrackFields(_ publisher: String, _ track: String, to out: inout [UInt8]) {
+        out += Array(",\"publisher\":".utf8)
+        appendString(publisher, to: &out)
+        out += Array(",\"track\":".utf8)
+        appendString(track, to: &out)
     }
 
     private mutating func status(_ ts: Int64, _ k: Int, _ publisher: String, _ track: String, timedOut: Bool) {

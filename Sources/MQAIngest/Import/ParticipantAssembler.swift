@@ -245,10 +245,7 @@ struct ParticipantAssembler {
     /// A track event's payload: publisher, track, then `tail`.
     static func trackPayload(_ publisher: String, _ track: String, _ tail: String) -> String {
         var payload: [UInt8] = []
-        payload += Array(",\"publisher\":".utf8)
-        ConnectionConverter.appendString(publisher, to: &payload)
-        payload += Array(",\"track\":".utf8)
-        ConnectionConverter.appendString(track, to: &payload)
+        ConnectionConverter.appendTrackFields(publisher, track, to: &payload)
         return String(decoding: payload, as: UTF8.self) + tail
     }
 
