@@ -23,6 +23,9 @@ What it does (Docs/scale.md has the why):
    exactly as one store ranks), tune.json (`mqa tune --merge`), meetings/*.html
    and index.html, fleet.parquet/, ingest.json, and with --keep-stores the
    committed stores under stores/.
+
+Exits 0 when all is done, 3 when all is done but lines were rejected
+(rejects.json lists them, as `mqa ingest` exits 3), 1 on a failure.
 """
 
 import argparse
@@ -1166,6 +1169,11 @@ def main(argv=None):
     print(json.dumps(summary))
     log('%d meetings in %d shards; wrote %s in %.1f s' % (fleet['meetings'], shards, out, time.time() - started))
     spark.stop()
+    if summary['rejected']:
+        # As `mqa ingest` (cli.md): every valid line is stored and every
+        # report written, but lines were rejected; a batch pipeline must see it.
+        log('%d lines rejected: listed in %s' % (summary['rejected'], os.path.join(out, 'rejects.json')))
+        raise SystemExit(3)
 
 
 def write_cohorts(spark, driver_mqa, shard_results, out, args):

@@ -111,7 +111,10 @@ def run_job(fleet, out, shards, env=None, extra=()):
                         '--out', str(out), '--shards', str(shards), '--grid', str(fleet['base'] / 'grid.json'),
                         *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, timeout=600)
     # (spark-submit passes the driver's stderr on to stdout: show both)
-    assert r.returncode == 0, r.stdout.decode()[-3000:] + r.stderr.decode()[-3000:]
+    # Exit 3, as `mqa ingest`, when lines were rejected (and all else done).
+    done = os.path.join(str(out), 'ingest.json')
+    rejected = json.loads(open(done, encoding='utf-8').read())['rejected'] if os.path.exists(done) else 0
+    assert r.returncode == (3 if rejected else 0), r.stdout.decode()[-3000:] + r.stderr.decode()[-3000:]
     return r
 
 
