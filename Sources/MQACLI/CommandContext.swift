@@ -133,6 +133,9 @@ struct CommandContext {
 /// The options many commands share, declared once (the commands that take
 /// them list them in their `CommandSpec`).
 enum Options {
+    /// An id or a prefix of one: never empty (ids have 1 to 256 characters,
+    /// and an empty prefix would match them all).
+    static let nonEmptyId: @Sendable (String) -> String? = { $0.isEmpty ? "must not be empty (an id has 1 to 256 characters)" : nil }
     static let db = Option<String>.path(
         "--db", value: "PATH", help: "The store.", defaultText: "$MQA_DB, else ./mqa.sqlite")
     static let out = Option<String>.path(

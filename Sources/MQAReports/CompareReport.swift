@@ -89,7 +89,8 @@ public struct CompareReport: RenderedReport, Sendable {
     var sizes: String {
         let c = comparison
         func size(_ f: CohortFigures) -> String {
-            "\(f.value ?? "unknown"): \(f.participants) participants in \(f.meetings) meetings" + (f.insufficient ? " (too little data)" : "")
+            "\(f.value ?? "unknown"): \(f.participants) participant\(f.participants == 1 ? "" : "s") in "
+                + "\(f.meetings) meeting\(f.meetings == 1 ? "" : "s")" + (f.insufficient ? " (too little data)" : "")
         }
         return size(c.a) + "; " + size(c.b) + "."
     }
@@ -98,7 +99,8 @@ public struct CompareReport: RenderedReport, Sendable {
         "Ratios B/A with 95 % percentile bootstrap intervals over meetings (\(o.replicates) resamples, seed \(o.seed)); "
             + "one resample serves both cohorts. p from the resamples' standard error of log(B/A) against Student's t "
             + "(meetings − 1 degrees of freedom). Significant = Holm-adjusted p below 0.05 over all "
-            + "\(CohortMetric.allCases.count) metrics, so the chance of any false alarm in the comparison stays at most 5 %. "
+            + "\(CohortMetric.allCases.count) metrics, so the chance of any false alarm in the comparison stays at most 5 %; "
+            + "nothing is significant while a side has too little data (under \(o.minMeetings) meetings or \(o.minParticipants) participants). "
             + "--fail-if-worse exits 2 when B is significantly worse on stall rate, time at poor/bad or abnormal disconnects. "
             + "See Docs/cohorts.md."
     }

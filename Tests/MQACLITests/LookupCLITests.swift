@@ -46,9 +46,29 @@ import Testing
         #expect(ambiguous.status == 1, "\(ambiguous)")
         #expect(ambiguous.stderr.contains(#"uid prefix "ali" matches "alice", "alina""#), "\(ambiguous)")
         let none = MQA.run(["meetings", "--db", db, "--uid", "zed"])
-        #expect(none.status == 1 && none.stderr.contains(#"no client "zed""#), "\(none)")
+        #expect(none.status == 1 && none.stderr.contains(#"no participant "zed""#), "\(none)")
         let md = MQA.run(["meetings", "--db", db, "--uid", "bob"])
         #expect(md.stdout.hasPrefix("Meetings with bob:"), "\(md)")
+    }
+
+    /// carl logged only a device change in m-early: a client, no
+    /// participant, so no meeting of his is listed, his prefix matches
+    /// nobody, and his report focus is an error (exit 1), not an empty
+    /// "not a participant" (exit 0). An empty uid is a usage error.
+    @Test func aContextOnlyClientTookPartInNothing() throws {
+        store()
+        for uid in ["carl", "c"] {
+            let r = MQA.run(["meetings", "--db", db, "--uid", uid])
+            #expect(r.status == 1 && r.stderr.contains(#"no participant "\#(uid)" in any meeting"#), "\(r)")
+        }
+        let focus = MQA.run(["report", "meeting", "m-early", "--db", db, "--uid", "carl"])
+        #expect(focus.status == 1 && focus.stderr.contains(#"meeting "m-early" has no participant "carl""#), "\(focus)")
+        #expect(try listed(["--uid", "dave"]) == ["m-early"])
+        for args in [["meetings", "--db", db, "--uid", ""], ["report", "meeting", "m-early", "--db", db, "--uid", ""],
+                     ["tiers", "--db", db, "--meeting", "m-early", "--uid", ""]] {
+            let r = MQA.run(args)
+            #expect(r.status == 64 && r.stderr.contains("must not be empty"), "\(r)")
+        }
     }
 
     @Test func atListsTheMeetingsRunningThen() throws {
@@ -138,7 +158,7 @@ import Testing
         #expect(f["incidents"] is [Any])
         // A uid of another meeting, in this one: exit 1, naming both.
         let other = MQA.run(["report", "meeting", "m-a", "--db", db, "--uid", "alina"])
-        #expect(other.status == 1 && other.stderr.contains(#"meeting "m-a" has no client "alina""#), "\(other)")
+        #expect(other.status == 1 && other.stderr.contains(#"meeting "m-a" has no participant "alina""#), "\(other)")
     }
 
     @Test func textFormatsShowLocalTimesBesideUTC() {

@@ -96,6 +96,45 @@ enum CohortFleet {
         #expect(!once.failsGate, "\(once.verdict)")
     }
 
+    /// Two meetings of two A and two B people, one B dropping in each: the
+    /// resamples all give B 50 % (spread 0, p = 0), but four people are too
+    /// little data to fail a gate on. With twenty such meetings it fails.
+    @Test func tooLittleDataIsNeverSignificant() {
+        let few = Array(Self.twoCohorts { _, i in i == 2 ? 1 : 0 }.prefix(2))
+        let c = CohortComparison(few, by: .sdkVersion, a: "A", b: "B")
+        let drops = c.metrics.first { $0.metric == .abnormalDisconnectRate }!
+        #expect(c.a.insufficient && c.b.insufficient && drops.b == 0.5)
+        #expect(drops.p == 0, "the degenerate test is still shown")
+        #expect(!c.metrics.contains(where: \.significant) && !c.failsGate, "\(c.verdict)")
+        #expect(c.verdict.hasPrefix("No significant difference") && c.verdict.hasSuffix("too little data for A and B"),
+                "\(c.verdict)")
+        let many = CohortComparison(Self.twoCohorts { _, i in i == 2 ? 1 : 0 }, by: .sdkVersion, a: "A", b: "B")
+        #expect(many.failsGate, "\(many.verdict)")
+    }
+
+    /// Tied adjusted p-values: the verdict names the larger effect (a rise
+    /// in disconnects from none), not the 1.001× stall rate it brings.
+    @Test func theVerdictNamesTheLargerEffectOnTies() {
+        var c = CohortComparison(Self.twoCohorts { m, i in i == 2 && m % 3 == 0 ? 1 : 0 }, by: .sdkVersion, a: "A", b: "B")
+        // As Holm's step-down often leaves them: three metrics at one p.
+        for i in c.metrics.indices where c.metrics[i].metric.gates {
+            c.metrics[i].pAdjusted = 0.0032
+            c.metrics[i].significant = true
+            if c.metrics[i].metric != .abnormalDisconnectRate {
+                c.metrics[i].ratio = 1.001
+                c.metrics[i].ratioCI = ConfidenceInterval(lower: 1.0005, upper: 1.0015)
+            }
+        }
+        #expect(c.verdict.hasPrefix("B has abnormal disconnects"), "\(c.verdict)")
+        // A ratio further from 1 wins over one nearer.
+        c.metrics[0].ratio = 1.8
+        c.metrics[0].ratioCI = ConfidenceInterval(lower: 1.5, upper: 2.1)
+        c.metrics[2].ratio = 1.2
+        c.metrics[2].ratioCI = ConfidenceInterval(lower: 1.1, upper: 1.3)
+        c.metrics[2].a = 0.1
+        #expect(c.metrics[0].metric == .stallRate && c.verdict.hasPrefix("B stalls 1.8"), "\(c.verdict)")
+    }
+
     /// A figure A has in a meeting or two is 0 in many resamples, where
     /// the log ratio is undefined: the difference is tested then, so that a
     /// regression from nearly none gates as one from none does. A null

@@ -1,3 +1,4 @@
+import Foundation
 import MQABase
 
 /// The figures `mqa compare` sets side by side, each with the direction
@@ -167,13 +168,18 @@ public struct CohortComparison: Sendable, Equatable {
                 : BootstrapOptions.pValue(ratio: points[i], replicates: ratios[i], clusters: clusters)
         }
         let adjusted = Holm.adjusted(pValues)
+        // A side with too little data claims nothing: with two or three
+        // meetings the resamples' spread says little (all alike, it is 0
+        // and any difference would have p = 0), and a release gate must
+        // not fail on four people.
+        let enough = !self.a.insufficient && !self.b.insufficient
         metrics = all.enumerated().map { i, m in
             let x = m.value(fa), y = m.value(fb)
             let r = points[i]
             let ci = r == nil ? nil : options.interval(ratios[i])
             // Without a point ratio (or an interval) nothing is claimed,
             // but where the difference is tested, its test decides.
-            let significant = (byDifference[i] || (r != nil && ci != nil)) && adjusted[i] < CohortComparison.alpha
+            let significant = enough && (byDifference[i] || (r != nil && ci != nil)) && adjusted[i] < CohortComparison.alpha
             return Metric(metric: m, a: x, b: y, ratio: r, ratioCI: ci, p: pValues[i], pAdjusted: adjusted[i],
                           significant: significant)
         }
@@ -190,12 +196,18 @@ public struct CohortComparison: Sendable, Equatable {
     /// Whether B is significantly worse than A on a gating metric.
     public var failsGate: Bool { metrics.contains { $0.metric.gates && $0.worse } }
 
-    /// One line: the most significant difference (gating metrics first on
-    /// ties), or that there is none.
+    /// One line: the most significant difference, or that there is none.
+    /// On tied p-values (Holm's adjustment makes them common) gating
+    /// metrics come first, then the larger effect: a change from none, then
+    /// the ratio furthest from 1, so a 0 → 33 % rise in disconnects is not
+    /// headlined by the 1.001× stall rate it brings along.
     public var verdict: String {
         let (an, bn) = (a.value ?? "unknown", b.value ?? "unknown")
         var out: String
-        let significant = metrics.filter(\.significant).sorted { ($0.pAdjusted, $0.metric.gates ? 0 : 1) < ($1.pAdjusted, $1.metric.gates ? 0 : 1) }
+        func effect(_ m: Metric) -> Double { m.ratio.map { abs(log($0)) } ?? .infinity }
+        let significant = metrics.filter(\.significant).sorted {
+            ($0.pAdjusted, $0.metric.gates ? 0 : 1, -effect($0)) < ($1.pAdjusted, $1.metric.gates ? 0 : 1, -effect($1))
+        }
         if let m = significant.first {
             if let r = m.ratio, let ci = m.ratioCI {
                 let (rs, cs) = CohortComparison.shown(r, ci)

@@ -16,7 +16,7 @@ enum ExportCommand {
             """,
         options: [Options.db, meeting, format, Options.out])
 
-    static let meeting = Option<String>.string("--meeting", value: "ID", help: "Only this meeting.")
+    static let meeting = Option<String>.string("--meeting", value: "ID", help: "Only this meeting.", validate: Options.nonEmptyId)
     static let format = Options.format(["ndjson", "csv"], default: "ndjson")
 
     static let command = Subcommand(spec: spec, run: run)

@@ -29,7 +29,8 @@ enum MeetingsCommand {
         "-n", "--top", value: "N", help: "Only the N newest meetings.", range: 1...Int(Int32.max), defaultText: "all")
     static let format = Options.format(["md", "json", "csv"])
     static let uid = Option<String>.string(
-        "--uid", value: "U", help: "Only meetings this participant was in (a uid, or a unique prefix of one).")
+        "--uid", value: "U", help: "Only meetings this participant was in (a uid, or a unique prefix of one).",
+        validate: Options.nonEmptyId)
     static let at = Option<TimeInput>.time(
         "--at", help: "Only meetings running at TIME (start ≤ TIME < end; a time of day is today's in --tz).")
 
@@ -47,9 +48,11 @@ enum MeetingsCommand {
         var keep: Set<String>?
         var uid: String?
         if let typed = args.value(Self.uid) {
-            let resolved = try store.resolveUid(typed, meeting: nil)
+            // Participants only: a client that logged only context events
+            // (a device change) took part in no meeting.
+            let resolved = try store.resolveUid(typed, meeting: nil, participantsOnly: true)
             uid = resolved
-            keep = Set(try store.meetings(withUid: resolved))
+            keep = Set(try store.meetings(withUid: resolved, participantsOnly: true))
         }
         if let at {
             let running = Set(try store.meetings(runningAt: at))

@@ -66,7 +66,8 @@ enum ReportMeetingCommand {
         "-o", "--out", value: "PATH", help: "Write to this file (with --all: into this directory); - is standard output.")
     static let all = Option<Bool>.flag("--all", help: "Every meeting in the store, one file each, into --out DIR.")
     static let uid = Option<String>.string(
-        "--uid", value: "U", help: "Open with this participant's incidents (a uid, or a unique prefix of one; md, html, json).")
+        "--uid", value: "U", help: "Open with this participant's incidents (a uid, or a unique prefix of one; md, html, json).",
+        validate: Options.nonEmptyId)
     static let at = Option<TimeInput>.time(
         "--at", help: "With --uid: the incidents nearest to TIME first (14:05 is on the meeting's date).")
 
@@ -101,7 +102,7 @@ enum ReportMeetingCommand {
         let store = try context.openStore(args)
         var report = try ReportOptions.meetingReport(store, id, config: config, display: display, context)
         if let typed = args.value(Self.uid) {
-            let uid = try store.resolveUid(typed, meeting: report.header.meeting)
+            let uid = try EventStore.resolveUid(typed, among: report.analysis.participants.map(\.uid), meeting: report.header.meeting)
             let span = report.header.start.map { ($0, report.header.end ?? $0) }
             report.focus = ReportFocus(uid: uid, at: try context.time(Self.at, args, near: span))
         }
@@ -212,7 +213,8 @@ enum ReportTrackCommand {
         minPositionals: 1, maxPositionals: 1,
         options: [Options.db, Options.config, meeting, Options.tz, ReportOptions.format, Options.out])
 
-    static let meeting = Option<String>.string("--meeting", value: "ID", help: "The meeting.", required: true)
+    static let meeting = Option<String>.string("--meeting", value: "ID", help: "The meeting.", required: true,
+                                               validate: Options.nonEmptyId)
 
     static let command = Subcommand(spec: spec, run: run)
 

@@ -19,8 +19,10 @@ enum TiersCommand {
             """,
         options: [Options.db, meeting, uid, Options.config, Options.tz, format, Options.out])
 
-    static let meeting = Option<String>.string("--meeting", value: "ID", help: "The meeting.", required: true)
-    static let uid = Option<String>.string("--uid", value: "U", help: "Only this client (a uid, or a unique prefix of one).")
+    static let meeting = Option<String>.string("--meeting", value: "ID", help: "The meeting.", required: true,
+                                               validate: Options.nonEmptyId)
+    static let uid = Option<String>.string("--uid", value: "U", help: "Only this client (a uid, or a unique prefix of one).",
+                                           validate: Options.nonEmptyId)
     static let format = Options.format(["md", "json", "csv"])
 
     static let command = Subcommand(spec: spec, run: run)

@@ -50,9 +50,12 @@ extension EventStore {
 
     /// The meetings, sorted, in which a client with exactly this uid took
     /// part (`resolveUid(_:meeting: nil)` turns a prefix into one).
-    public func meetings(withUid uid: String) throws -> [String] {
+    /// With `participantsOnly`, the meetings whose summaries list it as a
+    /// participant (callers refresh stale summaries first).
+    public func meetings(withUid uid: String, participantsOnly: Bool = false) throws -> [String] {
+        let table = participantsOnly ? "participant_summary" : "clients"
         let s = try db.prepare(
-            "SELECT DISTINCT m.meeting FROM clients c JOIN meetings m ON m.id = c.meeting_id WHERE c.uid = ? ORDER BY m.meeting")
+            "SELECT DISTINCT m.meeting FROM \(table) c JOIN meetings m ON m.id = c.meeting_id WHERE c.uid = ? ORDER BY m.meeting")
         s.bind(1, uid)
         var out: [String] = []
         while try s.step() { out.append(s.string(0) ?? "") }

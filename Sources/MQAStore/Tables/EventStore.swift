@@ -291,6 +291,9 @@ public enum StoreError: Error, CustomStringConvertible {
     case noStore(String)
     case noMeeting(String)
     case noClient(meeting: String, uid: String)
+    /// No participant of the meeting has this uid or one starting with it
+    /// (a client that logged only context events is no participant).
+    case noParticipant(meeting: String?, uid: String)
     case noSuchQuery(String, known: [String])
     case noSuchParameter(query: String, parameter: String, known: [String])
     case inconsistent(String)
@@ -323,6 +326,11 @@ public enum StoreError: Error, CustomStringConvertible {
         case .noStore(let path): "no store at \(path) (create one with `mqa ingest FILE...`, or pass --db PATH)"
         case .noMeeting(let id): "no meeting \"\(id)\" in the store (`mqa meetings` lists them)"
         case .noClient(let meeting, let uid): "meeting \"\(meeting)\" has no client \"\(uid)\""
+        case .noParticipant(let meeting?, let uid):
+            "meeting \"\(meeting)\" has no participant \"\(uid)\" (`mqa report meeting \(meeting)` lists them; "
+                + "a client that logged only context events is none)"
+        case .noParticipant(nil, let uid):
+            "no participant \"\(uid)\" in any meeting of the store (a client that logged only context events is none)"
         case .noSuchQuery(let name, let known): "no query named '\(name)'; known: \(known.joined(separator: ", "))"
         case .noSuchParameter(let query, let parameter, let known):
             "query '\(query)' has no parameter '\(parameter)' (it takes: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"
@@ -430,8 +438,12 @@ extension EventStore {
     /// itself when such a client exists, else the one uid that starts with
     /// it. No match is `noClient` (`noUid` across meetings); several are an
     /// error that lists them.
-    public func resolveUid(_ uid: String, meeting: String?) throws -> String {
-        let scope = "FROM clients c JOIN meetings m ON m.id = c.meeting_id WHERE (?2 IS NULL OR m.meeting = ?2) AND "
+    /// With `participantsOnly`, only uids of the summaries' participants
+    /// count (a client that logged only context events is none): callers
+    /// refresh stale summaries first.
+    public func resolveUid(_ uid: String, meeting: String?, participantsOnly: Bool = false) throws -> String {
+        let table = participantsOnly ? "participant_summary" : "clients"
+        let scope = "FROM \(table) c JOIN meetings m ON m.id = c.meeting_id WHERE (?2 IS NULL OR m.meeting = ?2) AND "
         let exact = try db.cached("SELECT 1 \(scope) c.uid = ?1")
         exact.bind(1, uid)
         exact.bind(2, meeting)
@@ -446,10 +458,26 @@ extension EventStore {
         while try prefix.step() { matches.append(prefix.string(0) ?? "") }
         prefix.reset()
         switch matches.count {
-        case 0: throw meeting.map { StoreError.noClient(meeting: $0, uid: uid) } ?? StoreError.noUid(uid)
+        case 0:
+            if participantsOnly { throw StoreError.noParticipant(meeting: meeting, uid: uid) }
+            throw meeting.map { StoreError.noClient(meeting: $0, uid: uid) } ?? StoreError.noUid(uid)
         case 1: return matches[0]
         default:
             throw StoreError.ambiguousUid(uid, meeting: meeting, matches.prefix(5).map { $0 }, more: matches.count > 5)
+        }
+    }
+
+    /// `uid` among `uids` (one meeting's participants), as `resolveUid`
+    /// resolves it in the store: the uid itself, else the one that starts
+    /// with it (byte for byte, as SQLite compares), else an error.
+    public static func resolveUid(_ uid: String, among uids: [String], meeting: String) throws -> String {
+        if uids.contains(where: { $0.utf8.elementsEqual(uid.utf8) }) { return uid }
+        var matches = uids.filter { $0.utf8.starts(with: uid.utf8) }
+        matches.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        switch matches.count {
+        case 0: throw StoreError.noParticipant(meeting: meeting, uid: uid)
+        case 1: return matches[0]
+        default: throw StoreError.ambiguousUid(uid, meeting: meeting, Array(matches.prefix(5)), more: matches.count > 5)
         }
     }
 
