@@ -116,7 +116,7 @@ package enum RFC3339 {
         return rest(s, &i, hours: hours)
     }
 
-    static func daysIn(month: Int, year: Int) -> Int {
+    package static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -126,7 +126,7 @@ package enum RFC3339 {
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's
     /// algorithm, which needs no tables and no loops).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    package static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

@@ -607,6 +607,73 @@ enum RTC {
     }
 }
 
+/// Chrome before 144 wrote the page's log times as locale text with no
+/// zone; the dump tells its offset where its samples saw the media begin
+/// after `connected` (a real Google Meet dump's LAN → LTE drop was lost).
+@Suite struct LocaleLogTimeTests {
+    /// 2026-11-29T10:00:00Z plus `at` ms as the wall clock of `offset`
+    /// hours, in `format`.
+    func local(_ at: Int64, offset: Int64, _ format: (Int, Int, Int, Int, Int, Int) -> String) -> String {
+        let ms = t0 + at + offset * 3_600_000
+        let days = ms / 86_400_000
+        let (y, m, d) = Time.civil(fromDays: days)
+        let s = Int((ms % 86_400_000) / 1000)
+        return format(Int(y), Int(m), Int(d), s / 3600, s / 60 % 60, s % 60)
+    }
+
+    static func us(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int) -> String {
+        String(format: "%d/%d/%d, %d:%02d:%02d %@", m, d, y, h % 12 == 0 ? 12 : h % 12, mi, s, h < 12 ? "AM" : "PM")
+    }
+
+    static func de(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int) -> String {
+        String(format: "%d.%d.%d, %02d:%02d:%02d", d, m, y, h, mi, s)
+    }
+
+    /// Samples each second, audio from the third on (the media begins
+    /// after `connected`, or already flows at the first when `flowing`),
+    /// and a log of connected, a 1 s drop and connected again.
+    func dump(offset: Int64, flowing: Bool = false, _ format: (Int, Int, Int, Int, Int, Int) -> String) -> String {
+        let packets = flowing ? ["5", "8", "10", "20", "30", "40", "50"] : ["0", "0", "10", "20", "30", "40", "50"]
+        let a = Dump.Report(id: "IA", type: "inbound-rtp", times: Dump.times([0, 1000, 2000, 3000, 4000, 5000, 6000]), props: [
+            ("kind", Dump.strings(Array(repeating: "audio", count: 7))), ("packetsReceived", packets)])
+        let text = Dump.internals([("5-1", [a])])
+        func entry(_ at: Int64, _ state: String) -> String {
+            #"{"time":"\#(local(at, offset: offset, format))","type":"iceconnectionstatechange","value":"\#(state)"}"#
+        }
+        let log = #""updateLog":["# + [entry(1000, "connected"), entry(3000, "disconnected"), entry(4000, "connected")]
+            .joined(separator: ",") + "],"
+        return text.replacingOccurrences(of: #"{"url":"https://x","#, with: #"{"url":"https://meet.example.com/Retro",\#(log)"#)
+    }
+
+    @Test func aDropLoggedInLocaleTimeIsPlaced() throws {
+        for (offset, format) in [(Int64(-7), Self.us), (1, Self.de), (-3, Self.us), (5, Self.de)] {
+            let c = try Dump.convert(dump(offset: offset, format), .webrtcInternals, file: "/d/webrtc_internals_dump.txt")
+            #expect(RTC.trace(c) == ["meeting_join@0", "disconnect@3000", "reconnect@4000", "meeting_leave@6000"], "offset \(offset)")
+        }
+        // Media already flowing at the first sample: nothing tells the
+        // offset, and the log keeps only its order, as before.
+        let c = try Dump.convert(dump(offset: -7, flowing: true, Self.us), .webrtcInternals, file: "/d/webrtc_internals_dump.txt")
+        #expect(!RTC.trace(c).contains("disconnect@3000"), "\(RTC.trace(c))")
+    }
+
+    @Test func localeTextsReadAsWallClocks() throws {
+        func wall(_ text: String) -> [Int64] { LocaleLogTime.wallClock(Array(text.utf8))?.map(\.ms) ?? [] }
+        let pm = Int64(RFC3339.daysFromCivil(year: 2025, month: 4, day: 14)) * 86_400_000 + (13 * 3600 + 22 * 60 + 54) * 1000
+        #expect(wall("4/14/2025, 1:22:54 PM") == [pm])
+        #expect(wall("4/14/2025, 1:22:54\u{202F}PM") == [pm])
+        #expect(wall("14/04/2025, 13:22:54") == [pm])
+        #expect(wall("14.4.2025, 13:22:54") == [pm])
+        #expect(wall("2025/4/14 13:22:54") == [pm])
+        #expect(wall("2025. 4. 14. 오후 1:22:54") == [pm])
+        #expect(wall("4/14/2025, 12:22:54 AM") == [pm - 13 * 3_600_000])
+        // April 5 or May 4: both readings, the dump's anchor picks one.
+        #expect(wall("4/5/2025, 13:00:00").count == 2)
+        for bad in ["", "yesterday", "4/14/2025", "13/14/2025, 1:00:00", "4/14/2025, 13:22:54 PM", "4/14/25, 1:22:54 PM"] {
+            #expect(LocaleLogTime.wallClock(Array(bad.utf8)) == nil, "\(bad)")
+        }
+    }
+}
+
 /// Version 2 keeps version 1's quality-report formulas to the bit: on a
 /// single-connection dump every report it makes carries version 1's
 /// numbers (recorded from the version 1 importer, `Fixtures/…v1-reports.json`);

@@ -87,6 +87,9 @@ struct ConnectionConverter {
     /// Bytes sent + received over the whole connection.
     private(set) var mediaBytes: Int128 = 0
     private(set) var firstTs: Int64 = 0
+    /// The first sample whose counters show media, when an earlier sample
+    /// showed none: the samples saw the media begin (`LocaleLogTime`).
+    private(set) var mediaBeganAt: Int64?
     private(set) var lastTs: Int64 = 0
     /// Inbound streams that ever received a packet, per kind, and whether
     /// anything was sent: the engine's evidence without a constraints line.
@@ -157,6 +160,8 @@ struct ConnectionConverter {
         let ts = sample.ts
         if samples == 0 { firstTs = ts }
         samples += 1
+        let carriedBefore = carriedMedia
+        defer { if !carriedBefore && carriedMedia && samples > 1 && mediaBeganAt == nil { mediaBeganAt = ts } }
         lastTs = ts
         var index: [String: Int]? = nil
         func report(_ id: String) -> StatsReport? {

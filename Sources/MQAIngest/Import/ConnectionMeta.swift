@@ -32,6 +32,10 @@ struct ConnectionMeta {
         /// make a dump of ICE states alone look like one with
         /// `connectionState` and lose them.
         var byApp = false
+        /// Where `ts` is nil: the page's locale text read as a wall clock,
+        /// one reading per date order it allows (`LocaleLogTime`), placed
+        /// once the dump's offset from UTC is known.
+        var wall: [LocaleLogTime.Reading] = []
     }
 
     /// The state log taken as the spec says: `connectionState` where the

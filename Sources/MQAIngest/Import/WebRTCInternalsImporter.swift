@@ -96,7 +96,9 @@ struct WebRTCInternalsImporter {
         }
         guard sawPeerConnections else { throw ImportError("not a webrtc-internals dump: no PeerConnections object") }
         var conversion = Conversion(format: .webrtcInternals)
-        try context.finish(try pipeline.result(), identity: identity, into: &conversion)
+        var results = try pipeline.result()
+        LocaleLogTime.place(&results)
+        try context.finish(results, identity: identity, into: &conversion)
         return conversion
     }
 
@@ -165,14 +167,16 @@ struct WebRTCInternalsImporter {
 
     /// The page's log of a connection's API calls and events: its state
     /// changes, `close`, and what it was set up for. Times the page wrote
-    /// as epoch ms or RFC 3339 are used; a locale text (older Chrome) is
-    /// not a time mqa can place, so such a change keeps only its order.
+    /// as epoch ms or RFC 3339 are used; a locale text (Chrome before 144)
+    /// is kept as a wall clock, placed when the dump tells its offset from
+    /// UTC (`LocaleLogTime`), else the change keeps only its order.
     private func updateLog(_ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ meta: inout ConnectionMeta) throws {
         try scanner.forEachElement(s, &p, depth: 3) { _, q in
             guard s[q] == UInt8(ascii: "{") else { try scanner.skipValue(s, &q, depth: 4); return }
             var type: String?
             var value: String?
             var time: Int64?
+            var wall: [LocaleLogTime.Reading] = []
             try scanner.forEachMember(s, &q, depth: 4) { ks, ke, kesc, r in
                 let name = JSONScanner.stringBytes(s, ks, ke, kesc)
                 let scalar = try scanner.scanScalar(s, &r, depth: 5)
@@ -181,7 +185,10 @@ struct WebRTCInternalsImporter {
                     let bytes = JSONScanner.stringBytes(s, a, b, esc)
                     if name == Array("type".utf8) { type = String(decoding: bytes, as: UTF8.self) }
                     else if name == Array("value".utf8) { value = String(decoding: bytes, as: UTF8.self) }
-                    else if name == Array("time".utf8) { time = WebRTCInternalsImporter.time(bytes) }
+                    else if name == Array("time".utf8) {
+                        time = WebRTCInternalsImporter.time(bytes)
+                        if time == nil { wall = LocaleLogTime.wallClock(bytes) ?? [] }
+                    }
                 case .number(let d):
                     if name == Array("time".utf8) { time = Fixed(d)?.roundedHalfUp }
                 default: break
@@ -192,11 +199,11 @@ struct WebRTCInternalsImporter {
             case "connectionstatechange", "iceconnectionstatechange":
                 if let value {
                     meta.states.append(ConnectionMeta.StateChange(
-                        ts: time, state: value.trimmingQuotes, ice: type == "iceconnectionstatechange"))
+                        ts: time, state: value.trimmingQuotes, ice: type == "iceconnectionstatechange", wall: wall))
                 }
             case "close":
                 if let time { meta.closedAt = meta.closedAt ?? time }
-                meta.states.append(ConnectionMeta.StateChange(ts: time, state: "closed", ice: false, byApp: true))
+                meta.states.append(ConnectionMeta.StateChange(ts: time, state: "closed", ice: false, byApp: true, wall: wall))
             case "createDataChannel", "datachannel":
                 meta.dataChannel = true
             case "transceiverAdded", "transceiverModified", "ontrack":
