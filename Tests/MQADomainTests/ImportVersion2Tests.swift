@@ -448,6 +448,35 @@ enum RTC {
         #expect(try dump(videos: 3) == "sfu")
     }
 
+    /// A two-person SFU call sends and receives one stream of each kind,
+    /// as a direct call does; its remote description tells them apart: a
+    /// server runs ICE lite, and offers slots for more senders than one
+    /// peer has (real Google Meet and Teams dumps read `p2p` before).
+    @Test func theRemoteDescriptionTellsAnSFU() throws {
+        func engine(_ sdp: String?) throws -> String? {
+            var lines = RTC.header()
+            if let sdp {
+                let text = String(data: try JSONSerialization.data(withJSONObject: ["type": "answer", "sdp": sdp]), encoding: .utf8)!
+                lines.append(RTC.line("setRemoteDescription", "PC_0", text, 500))
+            }
+            for i in 0..<3 {
+                let reports = [RTC.audioIn(50 * (i + 1)), RTC.audioOut(50 * (i + 1)),
+                               RTC.video("V", track: "t", packets: 10 * (i + 1), frames: 3 * (i + 1))]
+                lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), reports))
+            }
+            return Dump.events(try RTC.convert(lines))[0]["engine"] as? String
+        }
+        let head = "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n"
+        let peer = head + "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:1\r\n"
+        #expect(try engine(nil) == "p2p")
+        #expect(try engine(peer) == "p2p")
+        #expect(try engine(peer + "m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:2\r\n") == "p2p", "a camera and a screen")
+        #expect(try engine(head + "a=ice-lite\r\n" + peer.dropFirst(head.count)) == "sfu")
+        #expect(try engine(peer + "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:2\r\n") == "sfu", "two audio slots")
+        let facts = try #require(SessionDescriptionFacts(logText: "type: answer, sdp: " + peer))
+        #expect(facts.audioSections == 1 && facts.videoSections == 1 && !facts.iceLite)
+    }
+
     @Test func identityFallbacksAndUserAgents() throws {
         // No identity line: the file names the person; no URL: the file names the meeting.
         let bare = try RTC.convert([RTC.stats("PC_0", 1000, [RTC.audioIn(5)])], file: "/x/client-7.log.gz")

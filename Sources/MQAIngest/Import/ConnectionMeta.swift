@@ -21,6 +21,8 @@ struct ConnectionMeta {
     /// Remote tracks' senders where the page's log names their stream
     /// (`RTCStatsImporter.publisher(stream:)`), by track identifier.
     var publishers: [String: String] = [:]
+    /// The last remote description set on it, where the dump logs one.
+    var remoteDescription: SessionDescriptionFacts?
 
     struct StateChange: Equatable {
         var ts: Int64?

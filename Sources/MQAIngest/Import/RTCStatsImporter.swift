@@ -40,7 +40,7 @@ struct RTCStatsImporter {
     static let metaMethods: Set<String> = [
         "connectionInfo", "identity", "constraints", "create", "createDataChannel", "close",
         "onconnectionstatechange", "oniceconnectionstatechange", "ontrack",
-        "addTrack", "addStream", "addTransceiver", "onaddstream",
+        "addTrack", "addStream", "addTransceiver", "onaddstream", "setRemoteDescription",
     ]
 
     func convert(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Conversion {
@@ -187,6 +187,10 @@ struct RTCStatsImporter {
             c.meta.stunOnly = !urls.isEmpty && urls.allSatisfy { $0.hasPrefix("stun:") || $0.hasPrefix("stuns:") }
         case "createDataChannel":
             c.meta.dataChannel = true
+        case "setRemoteDescription":
+            if let sdp = m.object?["sdp"] as? String ?? m.text, let facts = SessionDescriptionFacts(logText: sdp) {
+                c.meta.remoteDescription = facts
+            }
         case "close":
             c.meta.closedAt = c.meta.closedAt ?? m.ts
         case "onconnectionstatechange", "oniceconnectionstatechange":

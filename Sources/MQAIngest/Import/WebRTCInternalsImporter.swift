@@ -206,6 +206,8 @@ struct WebRTCInternalsImporter {
                 meta.states.append(ConnectionMeta.StateChange(ts: time, state: "closed", ice: false, byApp: true, wall: wall))
             case "createDataChannel", "datachannel":
                 meta.dataChannel = true
+            case "setRemoteDescription":
+                if let value, let facts = SessionDescriptionFacts(logText: value) { meta.remoteDescription = facts }
             case "transceiverAdded", "transceiverModified", "ontrack":
                 meta.mediaSetUp = true
                 // The receiver's track and the stream it came in name the
