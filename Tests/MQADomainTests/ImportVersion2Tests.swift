@@ -503,6 +503,21 @@ enum RTC {
         #expect(DumpIdentity.lastPathSegment("https://meet.jit.si") == nil)
     }
 
+    /// Concealed audio is what was made up while packets were missing:
+    /// not the silence played for a quiet sender (`silentConcealedSamples`),
+    /// nor an SFU's idle audio slot that never received a packet (a clean
+    /// Google Meet call read 86 %, its audible share 0.38 %).
+    @Test func concealmentCountsWhatWasHeard() throws {
+        var lines = RTC.header()
+        for i in 0..<4 {
+            let live = ("IA", #""type":"inbound-rtp","kind":"audio","packetsReceived":\#(50 * (i + 1)),"bytesReceived":\#(5000 * (i + 1)),"concealedSamples":\#(500 * i),"silentConcealedSamples":\#(480 * i),"totalSamplesReceived":\#(1000 * i)"#)
+            let idle = ("IB", #""type":"inbound-rtp","kind":"audio","packetsReceived":0,"bytesReceived":0,"concealedSamples":\#(1000 * i),"silentConcealedSamples":\#(1000 * i),"totalSamplesReceived":\#(1000 * i)"#)
+            lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [live, idle, RTC.audioOut(10 * (i + 1)), RTC.pair]))
+        }
+        let c = try RTC.convert(lines)
+        #expect(c.contexts.first?.concealment == 60.0 / 3000.0, "\(c.contexts)")
+    }
+
     /// Standard stats add context beside the figures: the path the
     /// selected pair took, why outgoing video was held back, concealed audio.
     @Test func contextFromStandardStats() throws {

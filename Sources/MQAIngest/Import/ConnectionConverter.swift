@@ -290,7 +290,15 @@ struct ConnectionConverter {
                 let rank = ConnectionContext.limitReasons.firstIndex(of: reason) ?? 2
                 limit = min(limit ?? rank, rank)
             }
-            if r.isLocalInbound && r.isKind("audio"), let c = r.number(.concealedSamples), let n = r.number(.totalSamplesReceived) {
+            // Audible concealment: samples made up while packets were
+            // missing, not the silence played where nothing was sent (a
+            // muted or idle sender, an SFU's unused audio slot). A stream
+            // that never received a packet is all such silence: Google
+            // Meet's two idle slots of three made a clean call "86 %".
+            if r.isLocalInbound && r.isKind("audio"), (r.number(.packetsReceived) ?? .zero).isPositive,
+               let all = r.number(.concealedSamples), let n = r.number(.totalSamplesReceived) {
+                let silent = r.number(.silentConcealedSamples) ?? .zero
+                let c = silent < all ? all - silent : .zero
                 sawConcealment = true
                 let last = concealmentCounters[id] ?? (.zero, .zero)
                 // A restarted counter counts from zero, as the packet counters do.

@@ -97,7 +97,7 @@ enum StatsProperty: Int, CaseIterable {
     case packetsSent, fractionLost, freezeCount, totalFreezesDuration
     // Context only (the summary's connection lines), never the figures.
     case localCandidateId, candidateType, `protocol`, relayProtocol
-    case qualityLimitationReason, concealedSamples, totalSamplesReceived
+    case qualityLimitationReason, concealedSamples, totalSamplesReceived, silentConcealedSamples
 
     static let names: [[UInt8]] = allCases.map { Array("\($0)".utf8) }
 
