@@ -124,10 +124,15 @@ import Testing
         let latin1 = dir.write("latin1.ndjson", bytes: [0x63, 0x61, 0x66, 0xE9, 0x20, 0xE0, 0x0A] + Array(Lines.meeting("m-latin1").utf8))
         // Only the first 64 bytes decide: binary further on is a reject.
         let later = dir.write("later.ndjson", bytes: Array(Lines.meeting("m-later").utf8) + [0x00, 0x01, 0x02, 0xFF, 0x0A])
-        let r = ingest([bom, colours, latin1, later])
+        // A JSON line with a NUL in its first bytes is that line's reject:
+        // the file's other lines are stored.
+        let nul = dir.write("nul.ndjson", bytes: Array(#"{"uid":"u"#.utf8) + [0x00] + Array(#"","ts":1}"#.utf8) + [0x0A]
+                            + Array(Lines.meeting("m-nul").utf8))
+        let r = ingest([bom, colours, latin1, later, nul])
         #expect(r.status == 3, "\(r)")
         #expect(!r.stderr.contains("looks compressed or binary"), "\(r)")
-        #expect(events(r) == 40, "\(r)")
-        #expect(summary(r)["rejected"] as? Int == 3, "the colour line, the Latin-1 line, the binary line: \(r)")
+        #expect(events(r) == 50, "\(r)")
+        #expect(summary(r)["rejected"] as? Int == 4, "the colour line, the Latin-1 line, the binary line, the NUL line: \(r)")
+        #expect(r.stderr.contains("nul.ndjson:1: not valid JSON: control character in string"), "\(r)")
     }
 }

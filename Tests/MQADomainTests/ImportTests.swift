@@ -270,10 +270,13 @@ enum Dump {
             #"["getstats","pc1",{"timestamp":1795946404000,"I":{"type":"inbound-rtp","kind":"audio","packetsReceived":200,"packetsLost":10}},1795946404000]"#,
             #"["getstats","pc2",{"timestamp":1795946404000,"S":{"type":"ssrc","googRtt":"5"}},1795946404000]"#,
             "42",
+            #"[{"ts":1795946404000,"event":"meeting_join","meeting":"m","uid":"u","engine":"sfu"}]"#,
         ].joined(separator: "\n")
         let c = try Dump.convert(lines, .rtcstats)
-        #expect(c.rejects.map(\.line) == [4, 6, 11])
+        #expect(c.rejects.map(\.line) == [4, 6, 11, 12])
         #expect(c.rejects[1].reason == "getstats without an object" && c.rejects[2].reason == "not a JSON array")
+        // An array whose first element names no method is no rtcstats line.
+        #expect(c.rejects[3].reason.hasPrefix("not an rtcstats line: its first element is not a method name"))
         // The delta kept jitter from the first sample; at 3000 the report is gone (no RTP:
         // no quality report); it came back whole (no jitter).
         #expect(Dump.reports(c).map { ($0["jitter"] as! NSNumber).intValue } == [1, 1, 0])

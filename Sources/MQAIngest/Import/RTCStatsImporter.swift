@@ -328,7 +328,12 @@ struct RTCStatsImporter {
             scanner.skipSpace(line, &p)
             guard p == line.count else { throw SyntaxError(message: "not valid JSON: unexpected text after the array", column: p + 1) }
             guard method == "getstats" || method == "getStats" else {
-                guard let method, RTCStatsImporter.metaMethods.contains(method) else { return .other(pcID: pcID) }
+                // `[1,2]` or `[{…}]` (events wrapped in an array) is no
+                // rtcstats line: a reject, not a line of a method not read.
+                guard let method else {
+                    throw LineReject(reason: "not an rtcstats line: its first element is not a method name ([method, pcId, value, ts])")
+                }
+                guard RTCStatsImporter.metaMethods.contains(method) else { return .other(pcID: pcID) }
                 var object: [String: Any]? = nil
                 if let metaValue {
                     object = RTCStatsImporter.object(UnsafeBufferPointer(rebasing: line[metaValue]))

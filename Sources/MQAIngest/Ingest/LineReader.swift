@@ -245,6 +245,12 @@ public final class LineReader {
         // format sniff): only its first 64 bytes are the head.
         var head = try withPeekedContent(limit: 64) { Array($0.prefix(64)) }
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { head.removeFirst(3) }
+        // A JSON line's start (`{"`, `["`, `[[`, `[{`) is text whatever
+        // follows: a NUL in the first line's uid is that line's reject, and
+        // must not cost the file's other lines.
+        let start = head.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }.prefix(2)
+        if start.count == 2, start.first == UInt8(ascii: "{") || start.first == UInt8(ascii: "["),
+           [UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "{")].contains(start.last!) { return }
         guard head.withUnsafeBytes({ Compression.looksBinary($0) }) else { return }
         let shown = head.prefix(4).map { byte in
             let hex = String(byte, radix: 16)

@@ -389,7 +389,7 @@ public struct LineParser: ~Copyable {
     static func storable(_ key: FieldKey, _ n: DecimalNumber, _ text: UnsafeBufferPointer<UInt8>) -> String? {
         if n.isBinary {
             return "\(key.name): \(clip(Array(text))) cannot be stored exactly "
-                + "(a 64-bit decimal: up to 18 significant digits, exponent within ±30000)"
+                + "(a 64-bit decimal: up to 18 significant digits, 19 when they read below 9223372036854775808; exponent within ±30000)"
         }
         // Below 10^19 · 10^288 < Double.greatestFiniteMagnitude: no need
         // to convert (that was 3 % of parsing a report).
