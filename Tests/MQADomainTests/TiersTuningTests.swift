@@ -135,17 +135,34 @@ struct TiersTuningTests {
         return TuningResult(config: TierConfig(), score: score, gridIndex: index, pareto: false)
     }
 
+    func counted(_ index: Int, alarms: Int, useful: Int, stalls: Int, covered: Int, warmMs: Int64) -> TuningResult {
+        let score = TuningScore(alarms: alarms, stalls: stalls, covered: covered, useful: useful, flaps: 0, warmMs: warmMs, leads: [])
+        return TuningResult(config: TierConfig(), score: score, gridIndex: index, pareto: false)
+    }
+
     @Test("ranking: F1, then recall, then fewer alarms per hour, then grid order")
     func ranking() {
+        let hour: Int64 = 3_600_000
         var results = [
-            result(0, f1: 0.5, recall: 0.5, perHour: 2),
-            result(1, f1: 0.6, recall: 0.4, perHour: 9),
-            result(2, f1: 0.5, recall: 0.7, perHour: 3),
-            result(3, f1: 0.5, recall: 0.5, perHour: 1),
-            result(4, f1: 0.5, recall: 0.5, perHour: 1),
+            counted(0, alarms: 2, useful: 1, stalls: 2, covered: 1, warmMs: hour),          // F1 0.5, recall 0.5, 2/h
+            counted(1, alarms: 4, useful: 3, stalls: 2, covered: 1, warmMs: 1_600_000),     // F1 0.6
+            counted(2, alarms: 18, useful: 7, stalls: 10, covered: 7, warmMs: 6 * hour),    // F1 0.5, recall 0.7
+            counted(3, alarms: 2, useful: 1, stalls: 2, covered: 1, warmMs: 2 * hour),      // F1 0.5, recall 0.5, 1/h
+            counted(4, alarms: 2, useful: 1, stalls: 2, covered: 1, warmMs: 2 * hour),
         ]
         results.sort(by: Tuning.ranksBefore)
         #expect(results.map(\.gridIndex) == [1, 2, 3, 4, 0])
+    }
+
+    /// Equal F1s whose doubles differ by an ulp (4/11 both: p = 1/4, r =
+    /// 2/3 against p = 2/9, r = 1, as an audit's grid gave) tie exactly,
+    /// and the higher recall goes first.
+    @Test func equalF1sTieExactly() {
+        let a = counted(0, alarms: 4, useful: 1, stalls: 3, covered: 2, warmMs: 3_600_000)
+        let b = counted(1, alarms: 9, useful: 2, stalls: 3, covered: 3, warmMs: 3_600_000)
+        #expect(a.score.f1 != b.score.f1, "the doubles differ")
+        #expect(a.score.exactF1.numerator * b.score.exactF1.denominator == b.score.exactF1.numerator * a.score.exactF1.denominator)
+        #expect(Tuning.ranksBefore(b, a) && !Tuning.ranksBefore(a, b))
     }
 
     @Test("Pareto front of recall vs alarms per hour")

@@ -139,6 +139,15 @@ public struct TuningScore: Sendable, Equatable {
     /// Nearest-rank p50 (the ⌈n/2⌉-th smallest) of the lead times; `nil` with none.
     public var medianLeadMs: Int64? { counts.medianLeadMs }
 
+    /// F1 as an exact fraction of the counts, for ranking: with p = useful
+    /// / alarms and r = covered / stalls, 2pr / (p + r) = 2·useful·covered
+    /// / (useful·stalls + covered·alarms); 0/1 where either is 0.
+    public var exactF1: (numerator: Int128, denominator: Int128) {
+        let (u, c) = (Int128(counts.useful), Int128(counts.covered))
+        guard u > 0, c > 0, counts.alarms > 0, counts.stalls > 0 else { return (0, 1) }
+        return (2 * u * c, u * Int128(counts.stalls) + c * Int128(counts.alarms))
+    }
+
     /// Derives the ratios from raw counts and lead times (in any order).
     public init(alarms: Int, stalls: Int, covered: Int, useful: Int, flaps: Int, warmMs: Int64, leads: [Int64]) {
         self.init(TuningCounts(alarms: alarms, stalls: stalls, covered: covered, useful: useful, flaps: flaps,
