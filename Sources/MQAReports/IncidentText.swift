@@ -9,10 +9,19 @@ enum IncidentText {
     /// `14:31:05–14:31:43 (+12:03, 38 s)`: the window on the wall clock
     /// (UTC, or the `--tz` zone), with its offset from the meeting's start
     /// and its length, so neither has to be worked out by hand.
+    /// Where the zone's offset from UTC is not the one of the meeting's
+    /// start (the page names that one), the incident's own follows its
+    /// clock: after a fall-back, 01:30 happens twice (`01:30:01 -05:00`).
     static func window(_ i: Incident, from t0: Int64, _ display: TimeDisplay) -> String {
-        let a = display.clock(i.startTs), offset = ReportText.offset(i.startTs, from: t0, milliseconds: false)
-        return i.durationMs == 0 ? "\(a) (\(offset))"
-            : "\(a)–\(display.clock(i.endTs)) (\(offset), \(ReportText.duration(i.durationMs)))"
+        var a = display.clock(i.startTs)
+        let offset = ReportText.offset(i.startTs, from: t0, milliseconds: false)
+        var zoneText = ""
+        if let zone = display.zone, zone.offsetText(at: i.startTs) != zone.offsetText(at: t0) || zone.offsetText(at: i.endTs) != zone.offsetText(at: t0) {
+            zoneText = " " + zone.offsetText(at: i.endTs)
+            if zone.offsetText(at: i.startTs) != zone.offsetText(at: i.endTs) { a += " " + zone.offsetText(at: i.startTs) }
+        }
+        return i.durationMs == 0 ? "\(a)\(zoneText) (\(offset))"
+            : "\(a)–\(display.clock(i.endTs))\(zoneText) (\(offset), \(ReportText.duration(i.durationMs)))"
     }
 
     /// Who: `u-8f02`, or `bob-cam (bob)` for a publisher-side track incident.

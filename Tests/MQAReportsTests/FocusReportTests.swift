@@ -3,7 +3,7 @@ import Testing
 @testable import MQAReports
 import MQABase
 import MQAModel
-import MQAAnalysis
+@testable import MQAAnalysis
 import MQATestSupport
 
 /// `report meeting --uid U --at T`: the report opens with U's incidents,
@@ -77,6 +77,25 @@ import MQATestSupport
         #expect(html.contains("<section id=\"focus\""))
         #expect(html.contains("clocks are Australia/Sydney (+11:00)"))
         #expect(html.contains(">21:00:30<") && !html.contains(">10:00:30<"), "chart axis in local time")
+    }
+
+    /// After a fall-back 01:30 happens twice: an incident whose offset is
+    /// not the meeting start's (which the page names) carries its own.
+    @Test func anIncidentAfterAClockChangeNamesItsOffset() {
+        let ny = TimeDisplay(zone: ClockZone("America/New_York"))
+        let start: Int64 = 1_793_510_400_000  // 2026-11-01T05:20:00Z, 01:20 EDT
+        func incident(_ from: Int64, _ to: Int64) -> Incident {
+            Incident(startTs: from, endTs: to, uid: "a", track: nil, kinds: [.stall], cause: .ownNetwork, evidence: IncidentEvidence())
+        }
+        let hour: Int64 = 3_600_000
+        #expect(IncidentText.window(incident(start + 601_000, start + 663_000), from: start, ny) == "01:30:01–01:31:03 (+10:01, 1 m 02 s)")
+        #expect(IncidentText.window(incident(start + hour + 601_000, start + hour + 663_000), from: start, ny)
+                == "01:30:01–01:31:03 -05:00 (+1:10:01, 1 m 02 s)")
+        // Across the change itself: both ends' offsets.
+        #expect(IncidentText.window(incident(start + 2_340_000, start + 2_460_000), from: start, ny)
+                == "01:59:00 -04:00–01:01:00 -05:00 (+39:00, 2 m 00 s)")
+        #expect(IncidentText.window(incident(start + hour, start + hour + 2_000), from: start, TimeDisplay())
+                == "06:20:00–06:20:02 (+1:00:00, 2 s)", "UTC names no offset")
     }
 
     @Test func jsonCarriesTheFocus() throws {
