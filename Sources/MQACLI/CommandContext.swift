@@ -149,6 +149,14 @@ enum Options {
     static let tz = Option<ClockZone>.zone(
         "--tz", help: "Show local times in ZONE beside UTC, and read typed times there (an IANA name: Europe/Berlin).",
         defaultText: "$MQA_TZ, else UTC")
+    /// `--tz` where a command shows no times: it only reads typed ones.
+    static let tzForTypedTimes = Option<ClockZone>.zone(
+        "--tz", help: "Read typed times (--since, --until) in ZONE (an IANA name: Europe/Berlin).",
+        defaultText: "$MQA_TZ, else UTC")
+    /// `--tz` of `report trends`: its days and weeks are the zone's.
+    static let tzForPeriods = Option<ClockZone>.zone(
+        "--tz", help: "Days and weeks of ZONE's calendar, and typed times read there (an IANA name: Europe/Berlin).",
+        defaultText: "$MQA_TZ, else UTC")
     /// Why a zone name was refused.
     static let zoneProblem = "is not a time zone of the tz database: give an IANA name such as Europe/Berlin or America/New_York (or UTC)"
 

@@ -10,19 +10,24 @@ public struct TrendsReport: RenderedReport, Sendable {
 
     public init(_ table: TrendTable) { self.table = table }
 
-    /// `2026-11-02` (a week is named by its Monday).
-    static func label(_ start: Int64) -> String { String(Time.iso(start).prefix(10)) }
+    /// `2026-11-02` (a week is named by its Monday), the date on the
+    /// periods' own calendar.
+    func label(_ start: Int64) -> String { String(table.zone.dateTime(start).prefix(10)) }
+
+    /// `UTC`, or `Europe/Berlin`: whose days the periods are.
+    var calendar: String { table.zone.isUTC ? "UTC" : table.zone.identifier }
 
     public var json: JSON {
         .object([
             ("schema", .string("mqa.trends/1")),
             ("every", .string(table.every.rawValue)),
+            ("zone", .string(calendar)),
             ("by", table.field.map { .string($0.rawValue) } ?? .null),
             ("meetings", .int(Int64(table.meetings))),
             ("method", CohortsReport.methodJSON(table.options)),
             ("periods", .array(table.rows.map { row in
                 guard case .object(let fields) = CohortsReport.json(row.figures) else { return .null }
-                var out: [(String, JSON)] = [("period", .string(TrendsReport.label(row.periodStart))), ("start", .int(row.periodStart))]
+                var out: [(String, JSON)] = [("period", .string(label(row.periodStart))), ("start", .int(row.periodStart))]
                 // Without --by every row is the whole fleet: no value key.
                 out += fields.filter { table.field != nil || $0.0 != "value" }
                 return .object(out)
@@ -45,25 +50,25 @@ public struct TrendsReport: RenderedReport, Sendable {
             var cells = CohortsReport.cells(row.figures)
             if table.field == nil { cells.removeFirst() }
             // A date, unbroken in HTML: a narrow column wrapped it at its hyphens.
-            let label = TrendsReport.label(row.periodStart)
-            t.add([.markup(html: "<span class=\"nowrap\">\(label.html)</span>", text: label)] + cells,
+            let date = label(row.periodStart)
+            t.add([.markup(html: "<span class=\"nowrap\">\(date.html)</span>", text: date)] + cells,
                   htmlClass: row.figures.insufficient ? "insufficient" : nil)
         }
         return t
     }
 
     public var markdown: String {
-        "# \(heading)\n\nPeriods by meeting start (UTC\(table.every == .week ? "; weeks from Monday" : "")).\n\n"
+        "# \(heading)\n\nPeriods by meeting start (\(calendar) days\(table.every == .week ? "; weeks from Monday" : "")).\n\n"
             + rowsTable.markdown + "\n" + CohortsReport.methodText(table.options) + "\n"
     }
 
     public var csv: String {
-        CohortsReport.csvTable(table.rows.map { ([.literal(TrendsReport.label($0.periodStart))], $0.figures) },
+        CohortsReport.csvTable(table.rows.map { ([.literal(label($0.periodStart))], $0.figures) },
                                leading: ["period"], value: table.field != nil).csv
     }
 
     public var html: String {
-        var body = "<h1>\(heading.html)</h1>\n<p>Periods by meeting start (UTC).</p>\n"
+        var body = "<h1>\(heading.html)</h1>\n<p>Periods by meeting start (\(calendar.html) days).</p>\n"
         body += TrendChart.stallRates(table)
         body += rowsTable.html
         body += "<p>\(CohortsReport.methodText(table.options).html)</p>\n"
@@ -105,7 +110,7 @@ enum TrendChart {
         // At most ~12 period labels.
         let every = max(1, (periods.count + 11) / 12)
         for (i, p) in periods.enumerated() where i % every == 0 {
-            out += "<text x=\"\(f(x(p)))\" y=\"\(f(top + plot + 16))\" font-size=\"11\" text-anchor=\"middle\">\(TrendsReport.label(p).dropFirst(5))</text>\n"
+            out += "<text x=\"\(f(x(p)))\" y=\"\(f(top + plot + 16))\" font-size=\"11\" text-anchor=\"middle\">\(TrendsReport(table).label(p).dropFirst(5))</text>\n"
         }
         for (n, value) in lines.enumerated() {
             let colour = palette[n]

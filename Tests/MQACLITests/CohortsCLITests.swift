@@ -140,6 +140,26 @@ import MQAStore
         #expect(md.stdout.hasPrefix("# Trends per day: 24 meetings"))
         #expect(MQA.run(["report", "trends", "--db", db, "--every", "month"]).status == 64)
     }
+
+    /// `--tz` makes the periods the zone's calendar days: a meeting at
+    /// 00:30 in Berlin belongs to that Berlin day, not to the UTC day before.
+    @Test func trendsFollowTheZonesCalendar() throws {
+        let dir = Scratch("trends-tz")
+        let late = Lines.t0 + 13 * 3_600_000 + 30 * 60_000  // 2026-11-29T23:30:00Z, 00:30 on the 30th in Berlin
+        let f = dir.write("log.ndjson", Lines.meeting("m-late", start: late) + Lines.meeting("m-noon", start: Lines.t0 + 2 * 3_600_000))
+        let db = dir.file("s.sqlite")
+        #expect(MQA.run(["ingest", "--db", db, f]).status == 0)
+        func periods(_ extra: [String]) throws -> [String] {
+            let r = MQA.run(["report", "trends", "--db", db, "-f", "json"] + extra, environment: ["MQA_TZ": ""])
+            #expect(r.status == 0, "\(r)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            return (json["periods"] as? [[String: Any]] ?? []).compactMap { $0["period"] as? String }
+        }
+        #expect(try periods([]) == ["2026-11-29"], "both meetings on the UTC day")
+        #expect(try periods(["--tz", "Europe/Berlin"]) == ["2026-11-29", "2026-11-30"], "23:30Z is 00:30 the next Berlin day")
+        let md = MQA.run(["report", "trends", "--db", db, "--tz", "Europe/Berlin"])
+        #expect(md.stdout.contains("Periods by meeting start (Europe/Berlin days)."), "\(md)")
+    }
 }
 
 @Suite struct CohortSiteTests {

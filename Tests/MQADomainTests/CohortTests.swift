@@ -355,7 +355,7 @@ enum CohortFleet {
         #expect(weekly.rows.map(\.periodStart) == weekly.rows.map(\.periodStart).sorted())
         #expect(weekly.rows.reduce(0) { $0 + $1.figures.meetings } == fleet.filter { $0.start != nil }.count)
         for row in weekly.rows {
-            let mine = fleet.filter { $0.start.map(TrendPeriod.week.start) == row.periodStart }
+            let mine = fleet.filter { $0.start.map { TrendPeriod.week.start(of: $0) } == row.periodStart }
             let alone = CohortTable.figures(mine.map(CohortMeetingSums.init), options: .default) { _, _ in "" }
             #expect(alone.count == 1)
             #expect(alone[0].stallRate == row.figures.stallRate && alone[0].participants == row.figures.participants)

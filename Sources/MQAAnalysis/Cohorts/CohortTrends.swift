@@ -1,21 +1,22 @@
 import MQABase
 
-/// How `mqa report trends` buckets meetings by their start (UTC).
+/// How `mqa report trends` buckets meetings by their start: calendar days
+/// (or ISO weeks) of a zone, UTC unless `--tz` names another.
 public enum TrendPeriod: String, Sendable, CaseIterable {
     case day, week
 
     static let dayMs: Int64 = 86_400_000
 
-    /// The start of the period holding `ms`: midnight UTC, or Monday
-    /// midnight UTC (ISO weeks).
-    public func start(of ms: Int64) -> Int64 {
-        let day = Int64((Double(ms) / Double(TrendPeriod.dayMs)).rounded(.down))
+    /// The first instant of the period holding `ms`: midnight, or Monday
+    /// midnight (ISO weeks), on the wall clock of `zone`.
+    public func start(of ms: Int64, in zone: ClockZone = .utc) -> Int64 {
+        let day = zone.day(of: ms)
         switch self {
-        case .day: return day * TrendPeriod.dayMs
+        case .day: return zone.midnight(day: day)
         case .week:
             // 1970-01-01 was a Thursday: day 0 is weekday 3 counting Monday as 0.
             let weekday = ((day + 3) % 7 + 7) % 7
-            return (day - weekday) * TrendPeriod.dayMs
+            return zone.midnight(day: day - weekday)
         }
     }
 }
@@ -33,6 +34,8 @@ public struct TrendTable: Sendable, Equatable {
     /// Meetings without a start (nothing logged with a time) are left out.
     public var meetings: Int
     public var options: BootstrapOptions
+    /// Whose calendar the periods follow.
+    public var zone: ClockZone
 
     public struct Row: Sendable, Equatable {
         /// The period's first instant, ms UTC.
@@ -46,21 +49,22 @@ public struct TrendTable: Sendable, Equatable {
     }
 
     public init(_ meetings: [CohortMeeting], every: TrendPeriod, by field: CohortField? = nil,
-                options: BootstrapOptions = .default) {
-        self.init(meetings.map(CohortMeetingSums.init), every: every, by: field, options: options)
+                options: BootstrapOptions = .default, zone: ClockZone = .utc) {
+        self.init(meetings.map(CohortMeetingSums.init), every: every, by: field, options: options, zone: zone)
     }
 
     /// The same table from meetings summed per profile (e.g. merged
     /// `CohortPartials`), in meeting id order.
     public init(_ meetings: [CohortMeetingSums], every: TrendPeriod, by field: CohortField? = nil,
-                options: BootstrapOptions = .default) {
+                options: BootstrapOptions = .default, zone: ClockZone = .utc) {
         self.every = every
         self.field = field
         self.options = options
+        self.zone = zone
         let dated = meetings.filter { $0.start != nil }
         self.meetings = dated.count
         let keyed = CohortTable.keyedFigures(dated, options: options, key: { m, p -> Key? in
-            Key(period: every.start(of: m.start!), value: field?.value(of: p))
+            Key(period: every.start(of: m.start!, in: zone), value: field?.value(of: p))
         }, value: { $0.value })
         rows = keyed.sorted { a, b in
             if a.key.period != b.key.period { return a.key.period < b.key.period }

@@ -62,7 +62,7 @@ enum ReportCohortsCommand {
             """ + "\n\n" + CohortOptions.methodHelp + "\n\n" + CohortOptions.partialsHelp,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
-        options: [Options.db, CohortOptions.partialsBy, Options.since, Options.until, Options.tz, ReportOptions.format, Options.out,
+        options: [Options.db, CohortOptions.partialsBy, Options.since, Options.until, Options.tzForTypedTimes, ReportOptions.format, Options.out,
                   CohortOptions.seed, CohortOptions.replicates, CohortOptions.partials, CohortOptions.merge])
 
     static let command = Subcommand(spec: spec, run: run)
@@ -100,7 +100,7 @@ enum CompareCommand {
         arguments: [("A", "The baseline value (e.g. 5.2.0)."), ("B", "The value compared with it (e.g. 5.3.0)."),
                     ("FILE...", "With --merge: partials files written by 'report cohorts --partials'.")],
         minPositionals: 2, maxPositionals: nil,
-        options: [Options.db, CohortOptions.by.required, Options.since, Options.until, Options.tz, failIfWorse, ReportOptions.format,
+        options: [Options.db, CohortOptions.by.required, Options.since, Options.until, Options.tzForTypedTimes, failIfWorse, ReportOptions.format,
                   Options.out, CohortOptions.seed, CohortOptions.replicates, CohortOptions.merge])
 
     static let failIfWorse = Option<Bool>.flag(
@@ -176,7 +176,7 @@ enum ReportTrendsCommand {
             """ + "\n\n" + CohortOptions.methodHelp + "\n\n" + CohortOptions.partialsHelp,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
-        options: [Options.db, CohortOptions.optionalBy, every, Options.since, Options.until, Options.tz, ReportOptions.format, Options.out,
+        options: [Options.db, CohortOptions.optionalBy, every, Options.since, Options.until, Options.tzForPeriods, ReportOptions.format, Options.out,
                   CohortOptions.seed, CohortOptions.replicates, CohortOptions.partials, CohortOptions.merge])
 
     static let every = Option<TrendPeriod>.choice(
@@ -193,7 +193,7 @@ enum ReportTrendsCommand {
         let format: ReportFormat = try args.get(ReportOptions.format)
         let field = args.value(CohortOptions.optionalBy)
         let table = TrendTable(try CohortOptions.summedMeetings(args, context), every: try args.get(every), by: field,
-                               options: try CohortOptions.bootstrap(args))
+                               options: try CohortOptions.bootstrap(args), zone: try context.zone(args))
         try ReportOptions.emit(TrendsReport(table).render(format), args, context)
         return ExitCode.success
     }
