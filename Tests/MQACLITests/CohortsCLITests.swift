@@ -83,6 +83,18 @@ import MQAStore
         #expect(verdict.hasPrefix("5.3.0 stalls ") && verdict.contains("× as much as 5.2.3 (95 % CI "), "\(verdict)")
         // The same comparison without the gate exits 0.
         #expect(MQA.run(["compare", "--db", Self.db, "--by", "sdkVersion", "5.2.3", "5.3.0"]).status == 0)
+        // Each side's figures carry the intervals `report cohorts` gives them
+        // (the same resamples), not nulls.
+        let cohorts = try object(MQA.run(["report", "cohorts", "--db", Self.db, "--by", "sdkVersion", "-f", "json"]).stdout)
+        let rows = try #require(cohorts["cohorts"] as? [[String: Any]])
+        let sides = try #require(json["cohorts"] as? [String: [String: Any]])
+        for (side, value) in [("a", "5.2.3"), ("b", "5.3.0")] {
+            let row = try #require(rows.first { $0["value"] as? String == value })
+            for key in ["stallRateCI", "lowTierShareCI", "abnormalDisconnectRateCI"] {
+                let mine = try #require(sides[side]?[key] as? [Double], "\(side).\(key)")
+                #expect(mine == row[key] as? [Double], "\(side).\(key)")
+            }
+        }
     }
 
     /// The fix (5.3.1) and the regression seen the other way round (5.2.3

@@ -126,6 +126,9 @@ public struct CohortComparison: Sendable, Equatable {
         // B − A of each replicate: the test where A's figure is 0 and no
         // ratio exists (a regression from none at all must still gate).
         var differences = [[Double]](repeating: [], count: all.count)
+        // Each side's own figure per replicate, for its interval as
+        // `report cohorts` gives it (the same resamples).
+        var sides = [[Double]](repeating: [], count: 6)
         if let ga, let gb {
             var sums = [CohortSums](repeating: CohortSums(), count: groups.keys.count)
             for i in all.indices { ratios[i].reserveCapacity(options.replicates) }
@@ -145,9 +148,23 @@ public struct CohortComparison: Sendable, Equatable {
                     }
                     ratios[i].append(CohortComparison.ratio(y, over: x))
                     differences[i].append(y - x)
+                    if i < 3 {
+                        sides[2 * i].append(x)
+                        sides[2 * i + 1].append(y)
+                    }
                 }
             }
         }
+        func withIntervals(_ f: CohortFigures, side: Int) -> CohortFigures {
+            guard !sides[side].isEmpty else { return f }
+            var f = f
+            if f.stallRate != nil { f.stallRateCI = options.interval(sides[side]) }
+            if f.lowTierShare != nil { f.lowTierShareCI = options.interval(sides[2 + side]) }
+            if f.abnormalDisconnectRate != nil { f.abnormalDisconnectRateCI = options.interval(sides[4 + side]) }
+            return f
+        }
+        self.a = withIntervals(self.a, side: 0)
+        self.b = withIntervals(self.b, side: 1)
         let (fa, fb) = (self.a, self.b)
         let points = all.map { m in m.value(fa).flatMap { x in m.value(fb).flatMap { y in x > 0 ? y / x : nil } } }
         // The meetings that hold either cohort: the independent units.
