@@ -42,8 +42,16 @@ public struct TuneCohortsReport: Sendable {
     func sentence(_ c: CohortTuning.Cohort) -> String {
         guard let best = c.ranking.first else { return "" }
         let name = c.value ?? "unknown"
+        // No quality report (a CDN cohort): no tier, no alarm, nothing to tune.
+        if c.reports == 0 { return "on \(name), no quality data (no quality reports): nothing to tune" }
         if best.gridIndex == c.fleetBest.gridIndex {
             return "on \(name), the fleet's best config is best too: F1 \(f3(best.score.f1))"
+        }
+        // An equal F1 (exactly) is no reason to change: the order between
+        // them only follows recall and alarms, which F1 already weighs.
+        let (x, y) = (best.score.exactF1, c.fleetBest.score.exactF1)
+        if x.numerator * y.denominator == y.numerator * x.denominator {
+            return "on \(name), the fleet's best config is as good: F1 \(f3(best.score.f1))"
         }
         return "on \(name), \(difference(best.config, c.fleetBest.config)): F1 \(f3(best.score.f1)) vs \(f3(c.fleetBest.score.f1))"
     }
