@@ -102,11 +102,18 @@ enum TrendChart {
         let f = SVGCharts.f
         var out = SVGCharts.open(height: height, label: "Stall rate per \(table.every.rawValue) with 95 % intervals")
         out += "<text x=\"\(f(x0))\" y=\"16\" font-size=\"12\">stall rate (stalled / watched) per \(table.every.rawValue), 95 % intervals</text>\n"
+        // As many decimals as the ticks need to differ (0.05 % steps: two).
+        var decimals = 1
+        while decimals < 4, Set((0...4).map { String(format: "%.\(decimals)f", scale * Double($0) / 4 * 100) }).count < 5 { decimals += 1 }
         for k in 0...4 {
             let v = scale * Double(k) / 4
             out += "<line x1=\"\(f(x0))\" y1=\"\(f(y(v)))\" x2=\"\(f(x1))\" y2=\"\(f(y(v)))\" stroke=\"#d0d7de\" stroke-width=\"0.6\"/>"
-            out += "<text x=\"\(f(x0 - 6))\" y=\"\(f(y(v) + 4))\" font-size=\"11\" text-anchor=\"end\">\(String(format: "%.1f %%", v * 100))</text>\n"
+            out += "<text x=\"\(f(x0 - 6))\" y=\"\(f(y(v) + 4))\" font-size=\"11\" text-anchor=\"end\">\(String(format: "%.\(decimals)f %%", v * 100))</text>\n"
         }
+        // Periods are spaced evenly whatever lies between them, so the line
+        // is broken where periods without meetings were left out.
+        let periodMs: Int64 = (table.every == .day ? 1 : 7) * 86_400_000 + 2 * 3_600_000  // a clock change's hour spared
+        var previous: Int64?
         // At most ~12 period labels.
         let every = max(1, (periods.count + 11) / 12)
         for (i, p) in periods.enumerated() where i % every == 0 {
@@ -116,13 +123,16 @@ enum TrendChart {
             let colour = palette[n]
             let mine = rows.filter { $0.figures.value == value }
             var d = ""
+            previous = nil
             for r in mine {
                 let px = x(r.periodStart) + Double(n - lines.count / 2) * 3  // intervals side by side, not on top
                 if let ci = r.figures.stallRateCI {
                     out += "<line x1=\"\(f(px))\" y1=\"\(f(y(ci.lower)))\" x2=\"\(f(px))\" y2=\"\(f(y(ci.upper)))\" stroke=\"\(colour)\" stroke-width=\"1.2\" opacity=\"0.6\"/>"
                 }
                 let py = y(r.figures.stallRate ?? 0)
-                d += (d.isEmpty ? "M" : "L") + f(px) + " " + f(py) + " "
+                let gap = previous.map { r.periodStart - $0 > periodMs } ?? true
+                d += (gap ? "M" : "L") + f(px) + " " + f(py) + " "
+                previous = r.periodStart
                 let fill = r.figures.insufficient ? "#ffffff" : colour
                 out += "<circle cx=\"\(f(px))\" cy=\"\(f(py))\" r=\"3\" fill=\"\(fill)\" stroke=\"\(colour)\" stroke-width=\"1.2\"/>\n"
             }
