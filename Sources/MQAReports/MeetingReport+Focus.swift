@@ -44,9 +44,17 @@ extension MeetingReport {
 
     /// `at 14:05:00`, `3 m 10 s after 14:05:00`, `40 s before 14:05:00`.
     func whenText(_ i: Incident, _ distance: Int64, at: Int64) -> String {
-        let t = display.clock(at)
+        let t = atText(at)
         if distance == 0 { return "around \(t)" }
         return "\(ReportText.duration(distance)) \(i.startTs > at ? "after" : "before") \(t)"
+    }
+
+    /// T on the page's wall clock, dated when that is not the meeting's
+    /// first day (`--at -3d` is days away: "10:00:00" alone misleads).
+    func atText(_ at: Int64) -> String {
+        let zone = display.clockZone
+        if let start = header.start, zone.day(of: at) != zone.day(of: start) { return zone.dateTime(at) }
+        return display.clock(at)
     }
 
     /// The heading's sentence: `alice: stalled 6 m 40 s …; 3 incidents, nearest to 14:05:00 first.`
@@ -56,9 +64,9 @@ extension MeetingReport {
         if found.isEmpty { return s + "No incidents in this meeting." }
         s += "\(found.count) incident\(found.count == 1 ? "" : "s")"
         if let at = focus.at {
-            s += ", nearest to \(display.clock(at)) \(display.clockName(at: at)) first"
+            s += ", nearest to \(atText(at)) \(display.clockName(at: at)) first"
             if let start = header.start, let end = header.end, at < start || at > end {
-                s += " (\(display.clock(at)) is \(ReportText.duration(at < start ? start - at : at - end)) "
+                s += " (\(atText(at)) is \(ReportText.duration(at < start ? start - at : at - end)) "
                     + "\(at < start ? "before the meeting's start" : "after its end"))"
             }
         } else {

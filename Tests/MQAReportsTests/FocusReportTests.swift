@@ -79,6 +79,17 @@ import MQATestSupport
         #expect(html.contains(">21:00:30<") && !html.contains(">10:00:30<"), "chart axis in local time")
     }
 
+    /// A T days from the meeting (`--at -3d`) is dated: its clock alone
+    /// would read as a time on the meeting's day.
+    @Test func aTimeOnAnotherDayIsDated() {
+        var r = report
+        r.focus = ReportFocus(uid: "alice", at: t0 - 3 * 86_400_000)
+        let md = r.markdown
+        #expect(md.contains("nearest to 2026-11-26 10:00:00 UTC first (2026-11-26 10:00:00 is 72 h 00 m before the meeting's start)"), "\(md)")
+        r.focus = ReportFocus(uid: "alice", at: t0 + 61_000)
+        #expect(r.markdown.contains("nearest to 10:01:01 UTC first."))
+    }
+
     /// After a fall-back 01:30 happens twice: an incident whose offset is
     /// not the meeting start's (which the page names) carries its own.
     @Test func anIncidentAfterAClockChangeNamesItsOffset() {
