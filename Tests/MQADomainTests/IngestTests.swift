@@ -228,6 +228,20 @@ let t0: Int64 = 1_795_946_400_000
         #expect(again.events == 2)
     }
 
+    /// Numbers are compared by value as they are stored, exactly: two
+    /// decimals whose doubles are equal are still two reports (as the
+    /// export keeps them apart), where `0.40` and `4e-1` are one.
+    @Test func duplicatesCompareDecimalsExactly() throws {
+        let s = Scratch()
+        let store = try EventStore(path: s.db)
+        let summary = try Ingester(store: store).ingest(paths: [s.write("a.ndjson", [
+            qr(t0, loss: "0.1", mos: "4"), qr(t0, loss: "0.10000000000000001", mos: "4"),
+            qr(t0 + 1000, loss: "0", mos: "4"), qr(t0 + 1000, loss: "1e-400", mos: "4"),
+            qr(t0 + 2000, loss: "0.40", mos: "4"), qr(t0 + 2000, loss: "4e-1", mos: "4.0"),
+        ])])
+        #expect(summary.duplicates == 1 && summary.reports == 5, "\(summary)")
+    }
+
     @Test func exportReingestsToTheSameExport() throws {
         let s = Scratch()
         let file = s.write("a.ndjson", [

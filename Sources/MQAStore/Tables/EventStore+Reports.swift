@@ -74,15 +74,25 @@ package struct ReportSeries: MergeableSeries {
         return c == .mos && v == 0 ? nil : v
     }
 
-    /// What `same` compares.
+    /// What `same` compares, hashed by its `Double`: equal numbers have
+    /// equal doubles (unequal ones may share one, which a hash allows).
     func hashItem(_ i: Int, into hasher: inout Hasher) {
         for c in ReportColumn.allCases { hasher.combine(compared(c, i)) }
     }
 
-    /// Two reports are duplicates when every value is equal as a number
-    /// (`compared`).
+    /// Two reports are duplicates when every value is equal as a number:
+    /// decimals compared exactly, as they are stored and exported (so
+    /// `bitrate: 4.999999999999999999` is not `5`, nor `1e-400` `0`, though
+    /// their doubles are); a binary value by its double; `mos` 0 as null.
     func same(_ i: Int, _ other: ReportSeries, _ j: Int) -> Bool {
-        for c in ReportColumn.allCases where compared(c, i) != other.compared(c, j) { return false }
+        for c in ReportColumn.allCases {
+            let (x, y) = (compared(c, i), other.compared(c, j))
+            if x != y { return false }
+            guard x != nil else { continue }
+            let (a, b) = (columns[c.rawValue][i], other.columns[c.rawValue][j])
+            if a.isBinary || b.isBinary || a == b { continue }
+            if a.normalized != b.normalized { return false }
+        }
         return true
     }
 }
