@@ -452,6 +452,21 @@ enum RTC {
     /// as a direct call does; its remote description tells them apart: a
     /// server runs ICE lite, and offers slots for more senders than one
     /// peer has (real Google Meet and Teams dumps read `p2p` before).
+    /// Chrome names a new track on the same inbound report when the sender
+    /// swaps its track: one tile handed on at the midpoint, where the next
+    /// subscription begins (a real Meet dump showed two overlapping tiles).
+    @Test func aTrackHandedOnToAnotherEndsWhereTheNextBegins() throws {
+        var lines = RTC.header()
+        for i in 0..<5 {
+            let track = i < 2 ? "a" : "b"
+            lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [
+                RTC.audioIn(50 * (i + 1)), RTC.audioOut(50 * (i + 1)),
+                RTC.video("IV", track: track, packets: 10 * (i + 1), frames: 3 * (i + 1))]))
+        }
+        let trace = RTC.trace(try RTC.convert(lines)).filter { $0.hasPrefix("stream_") }
+        #expect(trace == ["stream_subscribe@1000:a", "stream_unsubscribe@2500:a", "stream_subscribe@2500:b"], "\(trace)")
+    }
+
     @Test func theRemoteDescriptionTellsAnSFU() throws {
         func engine(_ sdp: String?) throws -> String? {
             var lines = RTC.header()

@@ -138,6 +138,8 @@ struct ConnectionConverter {
         var lastBytes: Fixed?
         var lastFreezes: Fixed?
         var lastFreezesDuration: Fixed?
+        /// The inbound report that carried it last.
+        var report = ""
     }
 
     init(connection: String) {
@@ -377,8 +379,13 @@ struct ConnectionConverter {
             if presentScratch[k] < 0 { presentScratch[k] = n }
         }
         for k in tracks.indices where tracks[k].subscribed && presentScratch[k] < 0 {
-            endSubscription(k, at: ts)
+            // Its report now carries another track (Chrome names a new track
+            // on the same SSRC when the sender swaps it): one tile handed on
+            // at the midpoint where the next begins, not two overlapping.
+            let handedOn = sample.reports.contains { $0.id == tracks[k].report && $0.report.isLocalInbound }
+            endSubscription(k, at: handedOn ? mid : ts)
         }
+        for k in tracks.indices where presentScratch[k] >= 0 { tracks[k].report = sample.reports[presentScratch[k]].id }
         // Packets first, for every track: a pause ends its subscription
         // among the sample's unsubscribes, before any track's subscribe or
         // status (webrtc-import.md: "the quality report first, then
