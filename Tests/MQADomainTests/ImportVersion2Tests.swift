@@ -119,6 +119,11 @@ enum RTC {
             "receive_stream_status@4000:stall:cam", "disconnect@4500", "reconnect@5500", "stream_subscribe@5500:cam",
             "receive_stream_status@6000:frame:cam", "meeting_leave@7000",
         ])
+        // The stats end before the drop and the state log goes on: the
+        // connection came back, but nothing says any video did.
+        let unsampled = call(last: 3, frames: { ($0 + 1) * 30 }, drop: 4500, back: 5500)
+        let trace = RTC.trace(try RTC.convert(unsampled))
+        #expect(trace.contains("reconnect@5500") && !trace.contains("stream_subscribe@5500:cam"), "\(trace)")
     }
 
     /// A track first subscribed while the person was away was never ended

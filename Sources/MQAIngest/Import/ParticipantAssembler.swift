@@ -105,6 +105,11 @@ struct ParticipantAssembler {
             guard let gone = goneAt else { return }
             for j in spans.indices where spans[j].start <= ts && ts < spans[j].terminal {
                 let k = spans[j].index
+                // Only where samples go on after the reconnect: a state log
+                // that outlives the stats tells the connection came back, not
+                // that any video did (a real dump's stats ended at +0:19 and
+                // two reconnects later invented 2 minutes of watched tiles).
+                guard results[k].converter.lastTs > ts else { continue }
                 var replay = replays[k] ?? TrackReplay(results[k].converter)
                 for t in replay.resumable(at: ts, subscribedBy: gone, results[k].converter) {
                     own(ts, 0, c, "stream_subscribe", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"kind\":\"camera\"}\n"))
