@@ -730,11 +730,40 @@ enum RTC {
         #expect(wall("2025/4/14 13:22:54") == [pm])
         #expect(wall("2025. 4. 14. 오후 1:22:54") == [pm])
         #expect(wall("4/14/2025, 12:22:54 AM") == [pm - 13 * 3_600_000])
-        // April 5 or May 4: both readings, the dump's anchor picks one.
+        #expect(wall("14/4/2025, 1:22:54\u{202F}p.\u{00A0}m.") == [pm], "es-MX")
+        #expect(wall("14/4/2025, 1:22:54 μ.μ.") == [pm], "Greek")
+        // April 5 or May 4: both readings, the dump's anchor picks one;
+        // May 5 is the same either way, and both orders keep it.
         #expect(wall("4/5/2025, 13:00:00").count == 2)
-        for bad in ["", "yesterday", "4/14/2025", "13/14/2025, 1:00:00", "4/14/2025, 13:22:54 PM", "4/14/25, 1:22:54 PM"] {
+        #expect(Set(LocaleLogTime.wallClock(Array("5.5.2025, 13:00:00".utf8))!.map(\.order)) == [.monthDayYear, .dayMonthYear])
+        // A 12-hour marker not known (Albanian "e pasdites") could be
+        // either half of the day: not read at all.
+        for bad in ["", "yesterday", "4/14/2025", "13/14/2025, 1:00:00", "4/14/2025, 13:22:54 PM", "4/14/25, 1:22:54 PM",
+                    "14.4.2025, 1:22:54 e pasdites", "١٤/٤/٢٠٢٥"] {
             #expect(LocaleLogTime.wallClock(Array(bad.utf8)) == nil, "\(bad)")
         }
+    }
+
+    /// Wrong times are worse than none: a media start a quarter hour after
+    /// `connected` (a lobby) passes the rounding to 15 minutes, so the
+    /// first log entry must lead the first sample too, and a time that
+    /// falls outside its connection's samples stays unplaced.
+    @Test func anUnsureOffsetPlacesNothing() throws {
+        // `connected` logged 15 minutes before the media began: with the
+        // log's first entry at the first sample, nothing fits.
+        func lobby(_ at: Int64) -> String { self.local(at, offset: -7, Self.us) }
+        let a = Dump.Report(id: "IA", type: "inbound-rtp", times: Dump.times([0, 900_000, 901_000, 902_000, 903_000]), props: [
+            ("kind", Dump.strings(Array(repeating: "audio", count: 5))), ("packetsReceived", ["0", "0", "10", "20", "30"])])
+        let text = Dump.internals([("5-1", [a])])
+        let log = #""updateLog":[{"time":"\#(lobby(0))","type":"createOffer","value":""},"#
+            + #"{"time":"\#(lobby(1000))","type":"iceconnectionstatechange","value":"connected"},"#
+            + #"{"time":"\#(lobby(901_500))","type":"iceconnectionstatechange","value":"disconnected"},"#
+            + #"{"time":"\#(lobby(902_000))","type":"iceconnectionstatechange","value":"connected"}],"#
+        let dump = text.replacingOccurrences(of: #"{"url":"https://x","#, with: #"{"url":"https://meet.example.com/Retro",\#(log)"#)
+        let c = try Dump.convert(dump, .webrtcInternals, file: "/d/webrtc_internals_dump.txt")
+        // Placed 15 minutes off, the 0.5 s drop would be a disconnect after
+        // the samples end; unplaced, the log only says it ended connected.
+        #expect(RTC.trace(c) == ["meeting_join@0", "meeting_leave@903000"], "\(RTC.trace(c))")
     }
 }
 

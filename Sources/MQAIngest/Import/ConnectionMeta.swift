@@ -23,6 +23,9 @@ struct ConnectionMeta {
     var publishers: [String: String] = [:]
     /// The last remote description set on it, where the dump logs one.
     var remoteDescription: SessionDescriptionFacts?
+    /// The readings of its log's first entry where that is a locale text
+    /// (`LocaleLogTime`); empty when it is a time, nil without a log.
+    var firstLogWall: [LocaleLogTime.Reading]?
 
     struct StateChange: Equatable {
         var ts: Int64?

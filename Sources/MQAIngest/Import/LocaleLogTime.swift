@@ -7,9 +7,11 @@ import MQABase
 ///
 /// A wall clock is placed once the dump's offset from UTC is known, and
 /// the dump tells it: a connection whose samples began before its media
-/// moved logs `connected` a moment before its first sample with media.
-/// Their difference, rounded to a multiple of 15 minutes (every zone's
-/// offset is one), is the offset (Docs/import.md).
+/// moved logs its first entry a moment before its first sample, and
+/// `connected` a moment before its first sample with media. Both gaps,
+/// with the offset rounded to a multiple of 15 minutes (every zone's
+/// offset is one), must be short (Docs/import.md). A wrong time is worse
+/// than none: whatever is unsure stays unplaced.
 enum LocaleLogTime {
     /// How the text orders its date's numbers.
     enum DateOrder: CaseIterable { case yearMonthDay, monthDayYear, dayMonthYear }
@@ -20,32 +22,45 @@ enum LocaleLogTime {
         var ms: Int64
     }
 
-    /// A wall clock read as if it were UTC, in ms, for each date order
-    /// the text allows (`4/5/2025` is April 5 or May 4): nil when the text
-    /// is no date and time of day.
-    static func wallClock(_ text: [UInt8]) -> [Reading]? {
-        // Six numbers: three of the date, then h:m:s (or h.m.s); a marker
-        // of the afternoon or morning for a 12-hour clock.
+    /// 12-hour markers known to mean the afternoon or the morning; a text
+    /// with any other letters (a marker of a language not listed) is not
+    /// read, as its hour could be either.
+    static let afternoon = ["p.\u{00A0}m.", "p.\u{202F}m.", "p. m.", "p.m.", "P.M.", "PM", "pm", "μ.μ.", "오후", "午後", "下午"]
+    static let morning = ["a.\u{00A0}m.", "a.\u{202F}m.", "a. m.", "a.m.", "A.M.", "AM", "am", "π.μ.", "오전", "午前", "上午"]
+    /// Words some locales put between the date and the time.
+    static let fillers = ["klo", "г.", "ч.", "à", "um", "alle", "às", "a las", "om", "kl."]
+
+    /// The readings of a log time, one per date order the text allows
+    /// (`4/5/2025` is April 5 or May 4; `5.5.2025` is May 5 either way, and
+    /// both orders keep it); nil when it is no date and time of day.
+    static func wallClock(_ bytes: [UInt8]) -> [Reading]? {
+        var text = String(decoding: bytes, as: UTF8.self)
+        var pm = false, am = false
+        for m in afternoon where text.contains(m) { pm = true; text = text.replacingOccurrences(of: m, with: " ") }
+        for m in morning where text.contains(m) { am = true; text = text.replacingOccurrences(of: m, with: " ") }
+        for w in fillers { text = text.replacingOccurrences(of: w, with: " ") }
+        // Only ASCII digits, separators and spaces may be left.
         var numbers: [(value: Int, digits: Int)] = []
         var timeStart: Int?
-        var i = 0
-        while i < text.count {
-            let c = text[i]
-            if c >= 0x30 && c <= 0x39 {
-                var v = 0, n = 0
-                while i < text.count, text[i] >= 0x30, text[i] <= 0x39, n < 5 {
-                    v = v * 10 + Int(text[i] - 0x30)
-                    n += 1
-                    i += 1
-                }
-                if n > 4 { return nil }
-                if timeStart == nil, i < text.count, text[i] == UInt8(ascii: ":") { timeStart = numbers.count }
-                numbers.append((v, n))
-                if numbers.count > 6 { return nil }
+        var value = 0, digits = 0
+        for u in text.unicodeScalars {
+            if u.value >= 0x30 && u.value <= 0x39 {
+                value = value * 10 + Int(u.value - 0x30)
+                digits += 1
+                if digits > 4 { return nil }
                 continue
             }
-            i += 1
+            if digits > 0 {
+                if timeStart == nil, u == ":" { timeStart = numbers.count }
+                numbers.append((value, digits))
+                (value, digits) = (0, 0)
+            }
+            switch u {
+            case "/", ".", ",", ":", "-", " ", "\u{00A0}", "\u{202F}", "\u{200E}", "\u{200F}", "\t": continue
+            default: return nil
+            }
         }
+        if digits > 0 { numbers.append((value, digits)) }
         guard numbers.count == 6 else { return nil }
         // The time of day is the numbers joined by ':', wherever it stands;
         // without a ':' it is the last three (`13.22.54`).
@@ -54,9 +69,6 @@ enum LocaleLogTime {
         let date = t == 0 ? Array(numbers[3...]) : Array(numbers[..<3])
         let time = t == 0 ? Array(numbers[..<3]) : Array(numbers[3...])
         var hour = time[0].value
-        let words = String(decoding: text, as: UTF8.self)
-        let pm = ["PM", "pm", "p.m.", "P.M.", "오후", "午後", "下午"].contains { words.contains($0) }
-        let am = ["AM", "am", "a.m.", "A.M.", "오전", "午前", "上午"].contains { words.contains($0) }
         if pm || am {
             guard hour >= 1 && hour <= 12, pm != am else { return nil }
             hour = hour % 12 + (pm ? 12 : 0)
@@ -74,55 +86,75 @@ enum LocaleLogTime {
             guard y.digits == 4, y.value >= 2000, m.value >= 1, m.value <= 12, d.value >= 1,
                   d.value <= RFC3339.daysIn(month: m.value, year: y.value) else { continue }
             let days = Int64(RFC3339.daysFromCivil(year: y.value, month: m.value, day: d.value))
-            let ms = (days * 86_400 + seconds) * 1000
-            if !out.contains(where: { $0.ms == ms }) { out.append(Reading(order: order, ms: ms)) }
+            out.append(Reading(order: order, ms: (days * 86_400 + seconds) * 1000))
         }
         return out.isEmpty ? nil : out
     }
 
-    /// Media begins within this long of `connected` (ICE, then DTLS, then
-    /// the first packets), plus a sampling interval's lag.
-    static let anchorSlackMs: Int64 = 60_000
+    /// How far (ms) a placed moment may fall from the sample it must lead:
+    /// the first log entry before the first sample, `connected` before the
+    /// first sample with media (ICE, then DTLS, then packets, plus a
+    /// sampling interval's lag).
+    static let leadBefore: Int64 = 60_000
+    static let leadAfter: Int64 = 5_000
     static let quarterHourMs: Int64 = 900_000
 
-    /// The dump's offset from UTC (local − UTC, ms) and its date order,
-    /// from every connection that saw its media begin: they must agree;
-    /// nil when none did or they disagree (the times stay unplaced).
-    static func offset(_ results: [ConnectionResult]) -> (offset: Int64, order: DateOrder)? {
-        var found: (offset: Int64, order: DateOrder)?
+    /// The dump's offset from UTC (local − UTC, ms) and the date orders its
+    /// texts may be in, from every connection that saw its media begin:
+    /// they must agree; nil when none did or they disagree.
+    static func offset(_ results: [ConnectionResult]) -> (offset: Int64, orders: Set<DateOrder>)? {
+        var offset: Int64?
+        var orders = Set(DateOrder.allCases)
         for r in results {
-            guard let began = r.converter.mediaBeganAt,
+            guard let began = r.converter.mediaBeganAt, r.converter.samples > 0,
+                  let first = r.meta.firstLogWall, !first.isEmpty,
                   let connected = r.meta.states.first(where: { $0.ts == nil && ($0.state == "connected" || $0.state == "completed") }),
                   !connected.wall.isEmpty else { continue }
             var fits: [(offset: Int64, order: DateOrder)] = []
             for reading in connected.wall {
-                let (order, wall) = (reading.order, reading.ms)
-                let d = wall - began
+                let d = reading.ms - began
                 let rounded = (d >= 0 ? d + quarterHourMs / 2 : d - quarterHourMs / 2) / quarterHourMs * quarterHourMs
-                // Offsets run from −12:00 to +14:00; `connected` comes first.
-                guard rounded >= -12 * 3_600_000, rounded <= 14 * 3_600_000,
-                      began - (wall - rounded) >= -5_000, began - (wall - rounded) <= anchorSlackMs else { continue }
-                fits.append((rounded, order))
+                guard rounded >= -12 * 3_600_000, rounded <= 14 * 3_600_000, leads(reading.ms - rounded, began) else { continue }
+                // The connection's first entry must lead its first sample too:
+                // a lag of a quarter hour (a lobby) would pass the rounding.
+                guard let f = first.first(where: { $0.order == reading.order }), leads(f.ms - rounded, r.converter.firstTs) else { continue }
+                fits.append((rounded, reading.order))
             }
-            guard fits.count == 1 else {
-                if fits.count > 1 { return nil }
+            let offsets = Set(fits.map(\.offset))
+            guard offsets.count == 1 else {
+                if offsets.count > 1 { return nil }
                 continue
             }
-            if let f = found, f.offset != fits[0].offset || f.order != fits[0].order { return nil }
-            found = fits[0]
+            if let o = offset, o != offsets.first! { return nil }
+            offset = offsets.first!
+            orders.formIntersection(fits.map(\.order))
+            if orders.isEmpty { return nil }
         }
-        return found
+        return offset.map { ($0, orders) }
+    }
+
+    /// Whether `placed` lies just before (or a moment after) `sample`.
+    static func leads(_ placed: Int64, _ sample: Int64) -> Bool {
+        sample - placed >= -leadAfter && sample - placed <= leadBefore
     }
 
     /// Places every unplaced state change of `results` once the dump's
-    /// offset is known; returns the offset used, if any.
+    /// offset is known; returns the offset used, if any. A text is placed
+    /// only where every date order still possible reads it alike, and only
+    /// within a minute of its connection's samples (a clock change inside
+    /// the call moves the rest by an hour: those stay unplaced).
     @discardableResult
     static func place(_ results: inout [ConnectionResult]) -> Int64? {
-        guard let (offset, order) = offset(results) else { return nil }
+        guard let (offset, orders) = offset(results) else { return nil }
         for i in results.indices {
+            let c = results[i].converter
+            guard c.samples > 0 else { continue }
             for j in results[i].meta.states.indices where results[i].meta.states[j].ts == nil {
-                guard let wall = results[i].meta.states[j].wall.first(where: { $0.order == order })?.ms else { continue }
+                let readings = results[i].meta.states[j].wall.filter { orders.contains($0.order) }
+                guard let wall = readings.first?.ms, readings.allSatisfy({ $0.ms == wall }),
+                      Set(readings.map(\.order)) == orders else { continue }
                 let ts = wall - offset
+                guard ts >= c.firstTs - leadBefore, ts <= c.lastTs + leadBefore else { continue }
                 results[i].meta.states[j].ts = ts
                 if results[i].meta.states[j].byApp { results[i].meta.closedAt = results[i].meta.closedAt ?? ts }
             }

@@ -194,6 +194,7 @@ struct WebRTCInternalsImporter {
                 default: break
                 }
             }
+            if meta.firstLogWall == nil { meta.firstLogWall = time == nil ? wall : [] }
             guard let type else { return }
             switch type {
             case "connectionstatechange", "iceconnectionstatechange":
