@@ -45,8 +45,13 @@ public struct TimeDisplay: Sendable, Equatable {
 
     /// `14:31:05 (+11:03)`: the wall clock and the offset from the
     /// meeting's start, what incidents are written as.
+    /// After a clock change the zone's offset follows the clock (`01:30:01
+    /// -05:00 (+1:10:01)`), as in `IncidentText.window`: the page names the
+    /// meeting start's.
     public func clockAndOffset(_ ms: Int64, from origin: Int64) -> String {
-        "\(clock(ms)) (\(ReportText.offset(ms, from: origin, milliseconds: false)))"
+        var clock = self.clock(ms)
+        if let zone, zone.offsetText(at: ms) != zone.offsetText(at: origin) { clock += " " + zone.offsetText(at: ms) }
+        return "\(clock) (\(ReportText.offset(ms, from: origin, milliseconds: false)))"
     }
 
     /// What the wall clocks of a page are: `UTC`, or

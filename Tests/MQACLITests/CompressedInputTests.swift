@@ -128,11 +128,13 @@ import Testing
         // the file's other lines are stored.
         let nul = dir.write("nul.ndjson", bytes: Array(#"{"uid":"u"#.utf8) + [0x00] + Array(#"","ts":1}"#.utf8) + [0x0A]
                             + Array(Lines.meeting("m-nul").utf8))
-        let r = ingest([bom, colours, latin1, later, nul])
+        let spaced = dir.write("spaced.ndjson", bytes: Array(#"{ "uid":"u"#.utf8) + [0x00] + Array(#"","ts":1}"#.utf8) + [0x0A]
+                               + Array(Lines.meeting("m-spaced").utf8))
+        let r = ingest([bom, colours, latin1, later, nul, spaced])
         #expect(r.status == 3, "\(r)")
         #expect(!r.stderr.contains("looks compressed or binary"), "\(r)")
-        #expect(events(r) == 50, "\(r)")
-        #expect(summary(r)["rejected"] as? Int == 4, "the colour line, the Latin-1 line, the binary line, the NUL line: \(r)")
+        #expect(events(r) == 60, "\(r)")
+        #expect(summary(r)["rejected"] as? Int == 5, "the colour line, the Latin-1 line, the binary line, the NUL lines: \(r)")
         #expect(r.stderr.contains("nul.ndjson:1: not valid JSON: control character in string"), "\(r)")
     }
 }

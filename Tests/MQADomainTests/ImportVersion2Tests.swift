@@ -493,8 +493,15 @@ enum RTC {
         #expect(try engine(peer + "m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:2\r\n") == "p2p", "a camera and a screen")
         #expect(try engine(head + "a=ice-lite\r\n" + peer.dropFirst(head.count)) == "sfu")
         #expect(try engine(peer + "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:2\r\n") == "sfu", "two audio slots")
-        let facts = try #require(SessionDescriptionFacts(logText: "type: answer, sdp: " + peer))
+        let facts = try #require(SessionDescriptionFacts(logged: "type: answer, sdp: " + peer))
         #expect(facts.audioSections == 1 && facts.videoSections == 1 && !facts.iceLite)
+        // Sections a removed track left (inactive, or rejected with port 0)
+        // are no senders: a renegotiated P2P call stays p2p.
+        #expect(try engine(peer + "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:2\r\na=inactive\r\n") == "p2p")
+        #expect(try engine(peer + "m=audio 0 UDP/TLS/RTP/SAVPF 111\r\na=mid:2\r\n") == "p2p")
+        // Chrome 142 on logs the description as JSON, escapes and all.
+        let json = String(data: try JSONSerialization.data(withJSONObject: ["type": "answer", "sdp": head + "a=ice-lite\r\n" + peer.dropFirst(head.count)]), encoding: .utf8)!
+        #expect(SessionDescriptionFacts(logged: json)?.iceLite == true)
     }
 
     @Test func identityFallbacksAndUserAgents() throws {

@@ -107,6 +107,9 @@ import MQATestSupport
                 == "01:59:00 -04:00–01:01:00 -05:00 (+39:00, 2 m 00 s)")
         #expect(IncidentText.window(incident(start + hour, start + hour + 2_000), from: start, TimeDisplay())
                 == "06:20:00–06:20:02 (+1:00:00, 2 s)", "UTC names no offset")
+        // The HTML incidents table's cells say the same.
+        #expect(ny.clockAndOffset(start + hour + 601_000, from: start) == "01:30:01 -05:00 (+1:10:01)")
+        #expect(ny.clockAndOffset(start + 601_000, from: start) == "01:30:01 (+10:01)")
     }
 
     @Test func jsonCarriesTheFocus() throws {

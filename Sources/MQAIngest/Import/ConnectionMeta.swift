@@ -21,8 +21,10 @@ struct ConnectionMeta {
     /// Remote tracks' senders where the page's log names their stream
     /// (`RTCStatsImporter.publisher(stream:)`), by track identifier.
     var publishers: [String: String] = [:]
-    /// The last remote description set on it, where the dump logs one.
-    var remoteDescription: SessionDescriptionFacts?
+    /// The last remote description set on it as the dump logs it (read
+    /// only for the connection that decides the engine).
+    var remoteDescriptionText: String?
+    var remoteDescription: SessionDescriptionFacts? { remoteDescriptionText.flatMap(SessionDescriptionFacts.init(logged:)) }
     /// The readings of its log's first entry where that is a locale text
     /// (`LocaleLogTime`); empty when it is a time, nil without a log.
     var firstLogWall: [LocaleLogTime.Reading]?

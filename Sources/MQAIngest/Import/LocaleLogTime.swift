@@ -26,24 +26,48 @@ enum LocaleLogTime {
     /// with any other letters (a marker of a language not listed) is not
     /// read, as its hour could be either.
     static let afternoon = ["p.\u{00A0}m.", "p.\u{202F}m.", "p. m.", "p.m.", "P.M.", "PM", "pm", "μ.μ.", "오후", "午後", "下午"]
+        .map { Array($0.utf8) }
     static let morning = ["a.\u{00A0}m.", "a.\u{202F}m.", "a. m.", "a.m.", "A.M.", "AM", "am", "π.μ.", "오전", "午前", "上午"]
+        .map { Array($0.utf8) }
     /// Words some locales put between the date and the time.
-    static let fillers = ["klo", "г.", "ч.", "à", "um", "alle", "às", "a las", "om", "kl."]
+    static let fillers = ["klo", "г.", "ч.", "à", "um", "alle", "às", "a las", "om", "kl."].map { Array($0.utf8) }
+
+    /// Blanks every occurrence of `word` in `text` (bytes, no Strings: a
+    /// dump logs thousands of times); whether there was one.
+    static func blank(_ word: [UInt8], in text: inout [UInt8]) -> Bool {
+        guard text.count >= word.count else { return false }
+        var found = false
+        var i = 0
+        while i + word.count <= text.count {
+            if text[i] == word[0], text[i..<(i + word.count)].elementsEqual(word) {
+                for k in i..<(i + word.count) { text[k] = 0x20 }
+                found = true
+                i += word.count
+            } else {
+                i += 1
+            }
+        }
+        return found
+    }
 
     /// The readings of a log time, one per date order the text allows
     /// (`4/5/2025` is April 5 or May 4; `5.5.2025` is May 5 either way, and
     /// both orders keep it); nil when it is no date and time of day.
     static func wallClock(_ bytes: [UInt8]) -> [Reading]? {
-        var text = String(decoding: bytes, as: UTF8.self)
+        var text = bytes
         var pm = false, am = false
-        for m in afternoon where text.contains(m) { pm = true; text = text.replacingOccurrences(of: m, with: " ") }
-        for m in morning where text.contains(m) { am = true; text = text.replacingOccurrences(of: m, with: " ") }
-        for w in fillers { text = text.replacingOccurrences(of: w, with: " ") }
+        // Only texts with more than digits, separators and spaces need the
+        // word lists (a 24-hour locale's text has none).
+        if text.contains(where: { $0 >= 0x41 }) {
+            for m in afternoon where blank(m, in: &text) { pm = true }
+            for m in morning where blank(m, in: &text) { am = true }
+            for w in fillers { _ = blank(w, in: &text) }
+        }
         // Only ASCII digits, separators and spaces may be left.
         var numbers: [(value: Int, digits: Int)] = []
         var timeStart: Int?
         var value = 0, digits = 0
-        for u in text.unicodeScalars {
+        for u in String(decoding: text, as: UTF8.self).unicodeScalars {
             if u.value >= 0x30 && u.value <= 0x39 {
                 value = value * 10 + Int(u.value - 0x30)
                 digits += 1

@@ -188,9 +188,7 @@ struct RTCStatsImporter {
         case "createDataChannel":
             c.meta.dataChannel = true
         case "setRemoteDescription":
-            if let sdp = m.object?["sdp"] as? String ?? m.text, let facts = SessionDescriptionFacts(logText: sdp) {
-                c.meta.remoteDescription = facts
-            }
+            if let text = m.text { c.meta.remoteDescriptionText = text }
         case "close":
             c.meta.closedAt = c.meta.closedAt ?? m.ts
         case "onconnectionstatechange", "oniceconnectionstatechange":
@@ -335,6 +333,13 @@ struct RTCStatsImporter {
                 }
                 guard RTCStatsImporter.metaMethods.contains(method) else { return .other(pcID: pcID) }
                 var object: [String: Any]? = nil
+                if method == "setRemoteDescription" {
+                    // Kept as text, read once if it decides the engine: a
+                    // dump renegotiating thousands of times paid a parse each.
+                    let text = metaValue.map { String(decoding: UnsafeBufferPointer(rebasing: line[$0]), as: UTF8.self) } ?? metaText
+                    let ts = lineTime.map(\.roundedHalfUp).flatMap { $0 > 0 && $0 < 1 << 50 ? $0 : nil }
+                    return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: text, object: nil))
+                }
                 if let metaValue {
                     object = RTCStatsImporter.object(UnsafeBufferPointer(rebasing: line[metaValue]))
                 } else if let text = metaText, text.hasPrefix("{") {

@@ -208,7 +208,7 @@ struct WebRTCInternalsImporter {
             case "createDataChannel", "datachannel":
                 meta.dataChannel = true
             case "setRemoteDescription":
-                if let value, let facts = SessionDescriptionFacts(logText: value) { meta.remoteDescription = facts }
+                if let value { meta.remoteDescriptionText = value }
             case "transceiverAdded", "transceiverModified", "ontrack":
                 meta.mediaSetUp = true
                 // The receiver's track and the stream it came in name the

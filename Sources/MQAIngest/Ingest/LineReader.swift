@@ -248,9 +248,11 @@ public final class LineReader {
         // A JSON line's start (`{"`, `["`, `[[`, `[{`) is text whatever
         // follows: a NUL in the first line's uid is that line's reject, and
         // must not cost the file's other lines.
-        let start = head.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }.prefix(2)
-        if start.count == 2, start.first == UInt8(ascii: "{") || start.first == UInt8(ascii: "["),
-           [UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "{")].contains(start.last!) { return }
+        func space(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        let from = head.drop(while: space)
+        if let open = from.first, open == UInt8(ascii: "{") || open == UInt8(ascii: "["),
+           let next = from.dropFirst().drop(while: space).first,
+           [UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "{")].contains(next) { return }
         guard head.withUnsafeBytes({ Compression.looksBinary($0) }) else { return }
         let shown = head.prefix(4).map { byte in
             let hex = String(byte, radix: 16)
