@@ -132,10 +132,12 @@ extension TrackReport {
     var stallsTable: ReportTable {
         var t = ReportTable(headers: ["subscriber", "start", "end", "length", "tier at start", "lines up with"], numeric: [1, 2, 3])
         for r in rows {
-            for (x, who) in zip(r.subscription.stalls, r.sharedWith) {
+            for (k, (x, who)) in zip(r.subscription.stalls, r.sharedWith).enumerated() {
+                let compared = k < r.compared.count ? r.compared[k] : true
                 t.add(text: [r.subscription.subscriber, ReportText.offset(x.start, from: origin),
                              ReportText.offset(x.end, from: origin) + (x.open ? " (open)" : ""),
-                             ReportText.duration(x.durationMs), x.tier.name, who.isEmpty ? "— (own)" : who.joined(separator: ", ")])
+                             ReportText.duration(x.durationMs), x.tier.name,
+                             !who.isEmpty ? who.joined(separator: ", ") : compared ? "— (own)" : "— (no other viewer)"])
             }
         }
         return t

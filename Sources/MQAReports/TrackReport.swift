@@ -45,13 +45,19 @@ public struct TrackReport: Sendable, RenderedReport {
     public struct Row: Sendable {
         public var subscription: Subscription
         public var sharedWith: [[String]]
+        /// Per stall: whether another subscriber was watching at its start
+        /// (`SharedStalls.isComparable`); a stall nobody else watched says
+        /// nothing of either side.
+        public var compared: [Bool] = []
 
         public var sharedStallCount: Int { sharedWith.count { !$0.isEmpty } }
 
-        /// `own network`, `sender`, `mixed`, or `—` without stalls.
+        /// `own network`, `sender`, `mixed`, `no other viewer` (no stall of
+        /// it could be compared), or `—` without stalls.
         public var attribution: String {
             let shared = sharedStallCount
             if subscription.stalls.isEmpty { return "—" }
+            if !compared.isEmpty, !compared.contains(true) { return "no other viewer" }
             if shared == 0 { return "own network" }
             return shared == subscription.stalls.count ? "sender" : "mixed"
         }
@@ -100,7 +106,8 @@ public struct TrackReport: Sendable, RenderedReport {
         let sharing = SharedStalls(subs, silences: silences, toleranceMs: TrackReport.alignmentToleranceMs)
         // The incidents' rule too: shared only when everyone watching stalled.
         rows = subs.map { s in
-            Row(subscription: s, sharedWith: s.stalls.map { sharing.isShared($0, of: s) ? sharing.others(overlapping: $0, of: s) : [] })
+            Row(subscription: s, sharedWith: s.stalls.map { sharing.isShared($0, of: s) ? sharing.others(overlapping: $0, of: s) : [] },
+                compared: s.stalls.map { sharing.isComparable($0, of: s) })
         }
         let total = rows.reduce(0) { $0 + $1.subscription.stallCount }
         let shared = rows.reduce(0) { $0 + $1.sharedStallCount }

@@ -25,7 +25,13 @@ import MQAModel
     @Test func oneSubscriberIsUndeterminedAndNoStallsSaysSo() throws {
         #expect(try TrackReport(meeting: sfu, track: "carol-screen").verdict == .noStalls)
         let cdn = MeetingReport(log: Fixtures.cdn, config: TierConfig())
-        #expect(try TrackReport(meeting: cdn, track: "erin-cam").verdict == .undetermined)
+        let alone = try TrackReport(meeting: cdn, track: "erin-cam")
+        #expect(alone.verdict == .undetermined)
+        // One viewer: nothing to compare with, so no side is named (it
+        // said "own network" under a verdict of "undetermined").
+        let stalled = alone.rows.filter { !$0.subscription.stalls.isEmpty }
+        #expect(!stalled.isEmpty && stalled.allSatisfy { $0.attribution == "no other viewer" }, "\(stalled.map(\.attribution))")
+        #expect(alone.markdown.contains("— (no other viewer)") && !alone.markdown.contains("— (own)"))
     }
 
     @Test func unknownTrackThrows() {

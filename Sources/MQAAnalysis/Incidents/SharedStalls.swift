@@ -79,6 +79,17 @@ public struct SharedStalls: Sendable {
         silences[uid]?.contains { $0.start < end && $0.end > start } ?? false
     }
 
+    /// Whether another subscriber was rendering the track at the stall's
+    /// start (first frame at or before it, subscription open, feed not
+    /// silent): whether the stall can be compared at all. A stall nobody
+    /// else watched is neither shared nor the viewer's own.
+    public func isComparable(_ x: Stall, of s: Subscription) -> Bool {
+        (watchers[Key(publisher: s.publisher, track: s.track)] ?? []).contains { w in
+            w.subscriber != s.subscriber && w.firstFrameTs.map({ $0 <= x.start }) == true && w.endTs > x.start
+                && !wasSilent(w.subscriber, x.start, x.start)
+        }
+    }
+
     /// Whether the stall is shared (the sender's side): every other
     /// subscriber watching at its start stalled with it.
     public func isShared(_ x: Stall, of s: Subscription) -> Bool {
