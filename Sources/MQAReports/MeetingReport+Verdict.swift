@@ -13,6 +13,10 @@ extension MeetingReport {
     /// Incidents the verdict lists.
     static let verdictIncidents = 5
 
+    /// Whether any participant's impact is above 0 (else the ranking is
+    /// left out: "who suffered most" over zeros reads as a finding).
+    var someoneSuffered: Bool { (impacts.first?.impactMs ?? 0) > 0 }
+
     /// `u-8f02 suffered most: …. 249 incidents: 165 own network, ….`
     var verdictLead: String {
         var s = ""
@@ -43,6 +47,7 @@ extension MeetingReport {
             b += "</ol>\n<p class=\"muted\">Numbered in time order; " + HTMLPage.link("#incidents", "all \(incidents.count) incidents") + ".</p>\n"
         }
         b += "</div>\n<div>\n<h3>Who suffered most</h3>\n"
+        if !someoneSuffered { b += "<p class=\"muted\">Nobody: every participant's impact is 0.</p>\n" }
         var t = ReportTable(headers: ["#", "who", "impact", "stalled (% watched)", "poor/bad", "abn. disc."],
                             numeric: [0, 2, 3, 4, 5])
         for (k, p) in impacts.prefix(MeetingReport.verdictParticipants).enumerated() {
@@ -51,8 +56,8 @@ extension MeetingReport {
                    .text(ReportText.duration(p.stalledMs) + share), .text(p.lowTierMs.map(ReportText.duration) ?? "no data"),
                    .int(p.abnormalDisconnects)])
         }
-        b += t.html
-        if impacts.count > MeetingReport.verdictParticipants {
+        if someoneSuffered { b += t.html }
+        if someoneSuffered, impacts.count > MeetingReport.verdictParticipants {
             b += "<p class=\"muted\">and \(impacts.count - MeetingReport.verdictParticipants) more in "
             b += HTMLPage.link("#participants", "Participants") + ".</p>\n"
         }
@@ -128,11 +133,16 @@ extension MeetingReport {
             out += "\n"
         }
         out += "### Who suffered most\n\n"
-        for (k, p) in impacts.prefix(MeetingReport.verdictParticipants).enumerated() {
-            out += "\(k + 1). \(MarkdownText.inline(p.uid)): impact \(ReportText.duration(p.impactMs)); \(IncidentText.impact(p))\n"
-        }
-        if impacts.count > MeetingReport.verdictParticipants {
-            out += "\nand \(impacts.count - MeetingReport.verdictParticipants) more (see Participants).\n"
+        if !someoneSuffered {
+            // Not a ranking of zeros under "nobody suffered".
+            out += "Nobody: every participant's impact is 0.\n"
+        } else {
+            for (k, p) in impacts.prefix(MeetingReport.verdictParticipants).enumerated() {
+                out += "\(k + 1). \(MarkdownText.inline(p.uid)): impact \(ReportText.duration(p.impactMs)); \(IncidentText.impact(p))\n"
+            }
+            if impacts.count > MeetingReport.verdictParticipants {
+                out += "\nand \(impacts.count - MeetingReport.verdictParticipants) more (see Participants).\n"
+            }
         }
         if !analysis.subscriptions.isEmpty { out += "\n" + stalledSentence + "\n" }
         if !placement.unplaced.isEmpty {

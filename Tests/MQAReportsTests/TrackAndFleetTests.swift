@@ -2,6 +2,7 @@ import Testing
 @testable import MQAReports
 import MQABase
 import MQAModel
+import MQATestSupport
 @testable import MQAAnalysis
 
 @Suite struct TrackAndFleetTests {
@@ -90,5 +91,24 @@ import MQAModel
         var x = FleetEntry(sfu), y = FleetEntry(sfu)
         x.header.meeting = "b"; y.header.meeting = "a"
         #expect(FleetReport(entries: [x, y]).ranked.map(\.header.meeting) == ["a", "b"])
+    }
+}
+
+/// A meeting where nobody had trouble says so once, not with a ranking of
+/// zeros under "Who suffered most".
+@Suite struct NobodySufferedTests {
+    @Test func aCleanMeetingRanksNobody() {
+        var a = ClientBuilder("alice"), b = ClientBuilder("bob")
+        a.join(Fixtures.t0)
+        b.join(Fixtures.t0 + 100)
+        a.reports(from: Fixtures.t0 + 1000, to: Fixtures.t0 + 60_000, mos: 4.4)
+        b.reports(from: Fixtures.t0 + 1000, to: Fixtures.t0 + 60_000, mos: 4.4)
+        a.leave(Fixtures.t0 + 61_000)
+        b.leave(Fixtures.t0 + 61_000)
+        let r = MeetingReport(log: meeting([a, b], id: "m-clean"), config: TierConfig())
+        let md = r.markdown
+        #expect(md.contains("Nobody suffered") && md.contains("Nobody: every participant's impact is 0."), "\(md)")
+        #expect(!md.contains("1. alice: impact 0 ms"), "\(md)")
+        #expect(r.html.contains("Nobody: every participant") && !r.html.contains("abn. disc."))
     }
 }

@@ -84,6 +84,9 @@ public struct IncidentEvidence: Sendable, Equatable {
     /// Disconnects in the incident, the first error, and how long the
     /// participant was away (nil: did not come back).
     public var disconnects = 0
+    /// Those of `disconnects` with an error: the abnormal ones, which
+    /// weigh in the impact (as in the participant's and the fleet score).
+    public var abnormalDisconnects = 0
     public var disconnectError: String?
     public var awayMs: Int64?
     /// Publisher side: the publisher(s), and what their own signals showed
@@ -163,9 +166,11 @@ public struct Incident: Sendable, Equatable {
 
     /// The weight used to rank incidents, in ms of degraded experience,
     /// with the fleet score's weights: stalled ms + poor/bad ms + 30 s per
-    /// disconnect.
+    /// abnormal disconnect (a clean drop and return weighs its poor time
+    /// only, as in the participant's impact: an incident must not weigh
+    /// more than the whole participant).
     public var impactMs: Int64 {
-        evidence.stalledMs + evidence.lowTierMs + IncidentFinder.msPerDisconnect * Int64(evidence.disconnects)
+        evidence.stalledMs + evidence.lowTierMs + IncidentFinder.msPerDisconnect * Int64(evidence.abnormalDisconnects)
     }
 
     /// `{startTs, endTs, uid, track, kinds, cause, evidence}` of the meeting JSON.

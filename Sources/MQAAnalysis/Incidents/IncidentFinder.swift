@@ -183,6 +183,7 @@ public enum IncidentFinder {
             case .disconnect:
                 if e.disconnects == 0 { e.disconnectError = s.error; e.awayMs = s.awayMs }
                 e.disconnects += 1
+                if s.error != nil { e.abnormalDisconnects += 1 }
             case .jitter: break  // rises never join a group (`CauseContext.rises`)
             }
         }
