@@ -37,7 +37,10 @@ enum IncidentText {
 
     /// The evidence behind the cause, in one sentence without a full stop.
     /// Without quality data (CDN) an unknown cause says it cannot tell.
-    static func evidence(_ i: Incident, qualityData: Bool = true) -> String {
+    /// `publisherUnseen`: a stalled track's sender is no participant of
+    /// the logs (a browser dump holds one person), so nothing was seen of
+    /// that side.
+    static func evidence(_ i: Incident, qualityData: Bool = true, publisherUnseen: Bool = false) -> String {
         let e = i.evidence
         var parts: [String] = []
         switch i.cause {
@@ -87,7 +90,9 @@ enum IncidentText {
             parts.append("\(what) (\(ReportText.duration(e.stalledMs)))" + (i.track == nil ? " of " + list(e.tracks, limit: 3) : ""))
         }
         if i.cause == .unknown {
-            parts.append(qualityData ? "no loss, RTT or tier trouble on either side" : "no quality data to tell why (CDN engine)")
+            parts.append(!qualityData ? "no quality data to tell why (CDN engine)"
+                : publisherUnseen ? "no loss, RTT or tier trouble on this side; the sender's side is not in these logs"
+                : "no loss, RTT or tier trouble on either side")
         }
         return parts.joined(separator: "; ")
     }

@@ -180,7 +180,14 @@ extension MeetingReport {
     /// the publisher's own dump says held its video back over the call
     /// (`qualityLimitationReason`), when it was imported from a dump.
     func incidentEvidence(_ i: Incident) -> String {
-        var text = IncidentText.evidence(i, qualityData: hasQualityData)
+        var unseen = false
+        if i.cause == .unknown {
+            let participants = Set(analysis.participants.map(\.uid))
+            unseen = analysis.subscriptions.contains { s in
+                s.subscriber == i.uid && i.evidence.tracks.contains(s.track) && !participants.contains(s.publisher)
+            }
+        }
+        var text = IncidentText.evidence(i, qualityData: hasQualityData, publisherUnseen: unseen)
         guard i.cause == .publisher else { return text }
         for p in i.evidence.publishers {
             let limits = (connections[p] ?? []).compactMap(\.limitsText)

@@ -112,3 +112,21 @@ import MQATestSupport
         #expect(r.html.contains("Nobody: every participant") && !r.html.contains("abn. disc."))
     }
 }
+
+/// A browser dump holds one person: a stall of a track whose sender is in
+/// no log cannot be cleared on that side ("either side" claimed it was).
+@Suite struct UnseenSenderTests {
+    @Test func anUnknownCauseSaysTheSendersSideIsNotInTheLogs() {
+        let t = Fixtures.t0
+        var a = ClientBuilder("alice")
+        a.join(t)
+        a.reports(from: t + 1000, to: t + 60_000, mos: 4.4)
+        a.subscribe(t + 1000, "zed", "zed-cam")
+        a.status(t + 1500, "zed", "zed-cam", timedOut: false)
+        a.stall("zed", "zed-cam", from: t + 20_000, to: t + 26_000)
+        a.leave(t + 61_000)
+        let md = MeetingReport(log: meeting([a], id: "m-alone"), config: TierConfig()).markdown
+        #expect(md.contains("**unknown**") && md.contains("no loss, RTT or tier trouble on this side; the sender's side is not in these logs"), "\(md)")
+        #expect(!md.contains("on either side"))
+    }
+}
