@@ -98,7 +98,8 @@ enum IncidentText {
     }
 
     /// `3 h 54 m of video watched over 5 tiles`: the one label of a
-    /// watched time, which is summed over tiles (subscriptions).
+    /// watched time, which is summed over the subscriptions of those tiles
+    /// (distinct tracks: one subscribed again after a drop is one tile).
     static func watched(_ ms: Int64, tiles: Int) -> String {
         "\(ReportText.duration(ms)) of video watched over \(tiles) tile\(tiles == 1 ? "" : "s")"
     }
@@ -117,7 +118,7 @@ enum IncidentText {
         var parts: [String] = []
         if p.stalledMs > 0 {
             parts.append("stalled \(ReportText.duration(p.stalledMs))" + (p.stalledShare.map {
-                " (\(ReportText.percent($0)) of \(watched(p.watchedMs, tiles: p.subscriptions)))"
+                " (\(ReportText.percent($0)) of \(watched(p.watchedMs, tiles: p.tiles)))"
             } ?? ""))
         }
         if let low = p.lowTierMs, low > 0 { parts.append("poor/bad \(ReportText.duration(low))") }

@@ -73,8 +73,9 @@ extension MeetingReport {
         let watched = impacts.reduce(0) { $0 + $1.watchedMs }
         let stalled = impacts.reduce(0) { $0 + $1.stalledMs }
         let n = analysis.subscriptions.count
+        let tiles = Set(analysis.subscriptions.map { [$0.subscriber, $0.publisher, $0.track] }).count
         var s = "summed over \(n) subscription\(n == 1 ? "" : "s")"
-        if watched > 0 { s += " (\(ReportText.percent(Double(stalled) / Double(watched))) of \(IncidentText.watched(watched, tiles: n)))" }
+        if watched > 0 { s += " (\(ReportText.percent(Double(stalled) / Double(watched))) of \(IncidentText.watched(watched, tiles: tiles)))" }
         return s
     }
 

@@ -58,7 +58,7 @@ import MQATestSupport
     /// A participant's impact line: on a CDN meeting poor/bad is "no data",
     /// never left out as if it were 0 (Docs/incidents.md, "Who suffered most").
     @Test func aCDNImpactSaysPoorBadHasNoData() {
-        var p = ParticipantImpact(uid: "dave", stalledMs: 4000, watchedMs: 60_000, subscriptions: 1, lowTierMs: nil,
+        var p = ParticipantImpact(uid: "dave", stalledMs: 4000, watchedMs: 60_000, subscriptions: 1, tiles: 1, lowTierMs: nil,
                                   disconnects: 0, abnormalDisconnects: 0)
         #expect(IncidentText.impact(p) == "stalled 4 s (6.7% of 1 m 00 s of video watched over 1 tile), poor/bad no data", "\(IncidentText.impact(p))")
         p.lowTierMs = 0

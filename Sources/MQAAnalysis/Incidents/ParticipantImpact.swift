@@ -13,6 +13,9 @@ public struct ParticipantImpact: Sendable, Equatable {
     /// the denominator of `stalledShare`.
     public var watchedMs: Int64
     public var subscriptions: Int
+    /// Distinct tracks among them (a track subscribed again after a pause
+    /// or a drop is one tile, watched in two subscriptions).
+    public var tiles: Int = 0
     /// Warm time at `poor`/`bad`; nil on a CDN meeting (no quality data).
     public var lowTierMs: Int64?
     public var disconnects: Int
@@ -34,7 +37,7 @@ public struct ParticipantImpact: Sendable, Equatable {
             return ParticipantImpact(
                 uid: p.uid, stalledMs: subs.reduce(0) { $0 + $1.stalledMs },
                 watchedMs: subs.reduce(0) { $0 + max(0, $1.endTs - ($1.firstFrameTs ?? $1.endTs)) },
-                subscriptions: subs.count,
+                subscriptions: subs.count, tiles: Set(subs.map { [$0.publisher, $0.track] }).count,
                 lowTierMs: analysis.isCDN ? nil : p.tierMs[.poor] + p.tierMs[.bad],
                 disconnects: p.disconnects.count, abnormalDisconnects: p.disconnects.count { $0.error != nil })
         }.sorted { ($1.impactMs, $0.uid) < ($0.impactMs, $1.uid) }
