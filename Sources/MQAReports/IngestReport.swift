@@ -95,8 +95,8 @@ public struct IngestReport: Sendable {
         for c in s.connectionContexts {
             var parts: [String] = []
             if !c.paths.isEmpty { parts.append("path " + c.paths.map(IngestReport.describePath).joined(separator: " → ")) }
-            if let limits = c.limitsText { parts.append("video limited by " + limits) }
-            if let x = c.concealment { parts.append("audio concealed \(JSON.number((x * 10_000).rounded() / 100)) %") }
+            if let limits = c.limitsText { parts.append("sent video limited by " + limits) }
+            if let x = c.concealment { parts.append("received audio concealed \(JSON.number((x * 10_000).rounded() / 100)) %") }
             text += "\ncontext     \(TerminalText.escaped(c.file)) connection \(TerminalText.escaped(c.connection)): "
                 + TerminalText.escaped(parts.joined(separator: " · "))
         }

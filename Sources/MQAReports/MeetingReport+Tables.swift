@@ -51,7 +51,7 @@ extension MeetingReport {
     /// event logs.
     var connectionsTable: ReportTable? {
         guard connections.values.contains(where: { !$0.isEmpty }) else { return nil }
-        var t = ReportTable(headers: ["uid", "connection", "path", "video limited by", "audio concealed"])
+        var t = ReportTable(headers: ["uid", "connection", "path", "sent video limited by", "received audio concealed"])
         for uid in connections.keys.sorted() {
             for c in connections[uid]! {
                 t.add(text: [uid, c.connection, c.paths.isEmpty ? "—" : c.paths.joined(separator: " → "),

@@ -3,6 +3,7 @@ import Testing
 import MQABase
 import MQAModel
 import MQATestSupport
+import MQAStore
 @testable import MQAAnalysis
 
 @Suite struct TrackAndFleetTests {
@@ -128,5 +129,21 @@ import MQATestSupport
         let md = MeetingReport(log: meeting([a], id: "m-alone"), config: TierConfig()).markdown
         #expect(md.contains("**unknown**") && md.contains("no loss, RTT or tier trouble on this side; the sender's side is not in these logs"), "\(md)")
         #expect(!md.contains("on either side"))
+    }
+}
+
+/// The context of a dump's connection says which way it goes: what held
+/// back is the video this participant sent, what was concealed the audio
+/// it received (a Teams dump's "video limited by bandwidth" read as the
+/// video watched).
+@Suite struct ConnectionContextWordingTests {
+    @Test func limitsAreSentAndConcealmentReceived() {
+        var r = MeetingReport(log: Fixtures.sfu, config: TierConfig())
+        var c = ConnectionContext(file: "/d/alice.log", connection: "PC_0")
+        c.limitedMs = ["bandwidth": 268_000]
+        c.concealment = 0.004
+        r.connections["alice"] = [c]
+        let md = r.markdown
+        #expect(md.contains("sent video limited by") && md.contains("received audio concealed"), "\(md)")
     }
 }
