@@ -29,4 +29,23 @@ import MQATestSupport
         #expect(incidents.first?.evidence.baselineRttMs == 40)
         #expect(incidents.first?.evidence.maxRttMs == 335)
     }
+
+    /// Jitter 0 is no measurement (a dump's interval without audio): half
+    /// the call at 0 must not make the baseline 0, so that 21 ms against a
+    /// usual 11 ms reads as no rise (a real Teams dump's stall was blamed on
+    /// "jitter up to 21 ms (own baseline 0 ms)").
+    @Test func jitterZeroIsNoMeasurementForTheBaseline() {
+        var alice = ClientBuilder("alice", defaults: .tiers)
+        alice.join(0)
+        for (i, t) in stride(from: Int64(1000), to: 120_000, by: 1000).enumerated() {
+            let jitter: Double = (38_000..<44_000).contains(t) ? 21 : i % 2 == 0 ? 0 : 11
+            alice.report(t, mos: 4.3, rtt: 40, jitter: jitter)
+        }
+        alice.leave(120_000)
+        T.watch(&alice, "bob", "bob-cam")
+        T.stall(&alice, "bob", "bob-cam", 42_000, 45_000)
+        let incidents = T.find([alice, T.calm("bob")])
+        #expect(incidents.count == 1)
+        #expect(incidents.first?.cause != .ownNetwork && incidents.first?.evidence.maxJitterMs == nil, "\(incidents)")
+    }
 }

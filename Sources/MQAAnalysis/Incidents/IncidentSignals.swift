@@ -90,7 +90,10 @@ extension IncidentSignal {
             return Selection.smallest((s.count - 1) / 4, of: &s)
         }
         let baseRtt = lowerQuartile(covers.map { r.rtt[$0.i] }), baseLoss = lowerQuartile(covers.map { r.loss[$0.i] })
-        let baseJitter = lowerQuartile(covers.map { r.jitter[$0.i] })
+        // Jitter 0 is no measurement (a dump's interval that received no
+        // audio writes 0): left out, or a call that was silent half the
+        // time gets a baseline of 0 and any 20 ms reads as a rise.
+        let baseJitter = lowerQuartile(covers.compactMap { r.jitter[$0.i] > 0 ? r.jitter[$0.i] : nil })
         for (i, to) in covers {
             let l = r.loss[i], t = r.rtt[i], j = r.jitter[i]
             if j >= max(jitterRiseMs, jitterRiseFactor * baseJitter) { extend(&jitterRise, .jitter, r.ts[i], to, j, baseline: baseJitter) }
