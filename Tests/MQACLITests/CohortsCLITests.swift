@@ -214,17 +214,21 @@ import MQAStore
 }
 
 @Suite struct TuneByCLITests {
-    /// Each cohort's ranking of the grid, beside the fleet's best config
-    /// scored on that cohort alone; the cohorts' stalls add up to the fleet's.
+    /// `mqa tune --by FIELD --format json` on the simulated fleet with
+    /// `grid`: the whole JSON object.
+    func tuneBy(_ field: String, grid: String) throws -> [String: Any] {
+        let dir = Scratch()
+        let path = dir.write("grid.json", grid)
+        let r = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", path, "--by", field, "--format", "json"], timeout: 300)
+        #expect(r.status == 0, "\(r)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    }
+
     /// By engine: a CDN cohort has no quality reports, so nothing to tune
     /// (it said "upDwell 1 instead of 3: F1 0.000 vs 0.000"); no cohort is
     /// told to change for an equal F1.
     @Test func tuneByEngineRecommendsNothingWithoutAGain() throws {
-        let dir = Scratch()
-        let grid = dir.write("grid.json", #"{"upDwell": [1, 3], "gapMs": [5000, 10000]}"#)
-        let r = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--by", "engine", "--format", "json"], timeout: 300)
-        #expect(r.status == 0, "\(r)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let json = try tuneBy("engine", grid: #"{"upDwell": [1, 3], "gapMs": [5000, 10000]}"#)
         let cohorts = try #require(json["cohorts"] as? [[String: Any]])
         let cdn = try #require(cohorts.first { $0["value"] as? String == "cdn" }, "the simulated fleet has CDN meetings")
         #expect(cdn["summary"] as? String == "on cdn, no quality data (no quality reports): nothing to tune", "\(cdn)")
@@ -234,12 +238,13 @@ import MQAStore
         }
     }
 
+    /// Each cohort's ranking of the grid, beside the fleet's best config
+    /// scored on that cohort alone; the cohorts' stalls add up to the fleet's.
     @Test func tuneByNetworkRanksEachCohort() throws {
         let dir = Scratch()
-        let grid = dir.write("grid.json", #"{"thresholds": [[4.0, 3.6, 3.1, 2.6], [4.2, 3.8, 3.3, 2.8]], "hysteresis": [0, 0.2]}"#)
-        let r = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--by", "netType", "--format", "json"], timeout: 300)
-        #expect(r.status == 0, "\(r)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let spec = #"{"thresholds": [[4.0, 3.6, 3.1, 2.6], [4.2, 3.8, 3.3, 2.8]], "hysteresis": [0, 0.2]}"#
+        let grid = dir.write("grid.json", spec)
+        let json = try tuneBy("netType", grid: spec)
         #expect(json["schema"] as? String == "mqa.tune-cohorts/1" && json["by"] as? String == "netType")
         let cohorts = try #require(json["cohorts"] as? [[String: Any]])
         #expect(cohorts.compactMap { $0["value"] as? String } == ["cellular", "ethernet", "other", "wifi"])
