@@ -97,7 +97,11 @@ struct IssuePlacement: Sendable {
         case .highLatency: return own && kinds.contains(.rtt)
         case .highJitter: return own && (kinds.contains(.jitter) || i.evidence.maxJitterMs != nil)
         case .lowMOS: return own && kinds.contains { $0 == .lowTier || $0 == .loss || $0 == .rtt }
-        case .reconnects, .abnormalDisconnect: return own && kinds.contains(.disconnect)
+        // Each under an incident that shows it: a return for `reconnects`,
+        // an errored drop for `abnormal_disconnect` (by impact alone, the
+        // return went under a drop that "did not come back").
+        case .reconnects: return own && kinds.contains(.disconnect) && i.evidence.awayMs != nil
+        case .abnormalDisconnect: return own && kinds.contains(.disconnect) && i.evidence.abnormalDisconnects > 0
         case .videoStalls:
             guard let track = issue.track, kinds.contains(.stall) else { return false }
             return (own && i.evidence.tracks.contains(track))

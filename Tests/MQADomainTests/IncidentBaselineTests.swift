@@ -48,4 +48,20 @@ import MQATestSupport
         #expect(incidents.count == 1)
         #expect(incidents.first?.cause != .ownNetwork && incidents.first?.evidence.maxJitterMs == nil, "\(incidents)")
     }
+
+    /// An SDK log whose jitter is 0 but for a spike around the stall: 0 is
+    /// its baseline (nearly every report measured it), and the spike is a
+    /// rise, as before.
+    @Test func jitterZeroIsTheBaselineWhereNearlyAllReportsSayIt() {
+        var alice = ClientBuilder("alice", defaults: .tiers)
+        alice.join(0)
+        for t in stride(from: Int64(1000), to: 120_000, by: 1000) {
+            alice.report(t, mos: 4.3, rtt: 40, jitter: (38_000..<44_000).contains(t) ? 30 : 0)
+        }
+        alice.leave(120_000)
+        T.watch(&alice, "bob", "bob-cam")
+        T.stall(&alice, "bob", "bob-cam", 42_000, 45_000)
+        let incidents = T.find([alice, T.calm("bob")])
+        #expect(incidents.first?.cause == .ownNetwork && incidents.first?.evidence.baselineJitterMs == 0, "\(incidents)")
+    }
 }

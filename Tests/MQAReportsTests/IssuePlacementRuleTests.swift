@@ -30,4 +30,23 @@ import Testing
         let rtt = Issue(code: .highLatency, uid: "alice", ts: 5_000, detail: "")
         #expect(IssuePlacement.place(rtt, ranked) == .noIncident)
     }
+
+    /// `reconnects` goes under a drop that came back, `abnormal_disconnect`
+    /// under one with an error, whatever their impact: a failed drop that
+    /// did not come back outweighs a clean return, and took both.
+    @Test func aReturnAndAFailureEachGetTheirOwnIssue() {
+        var back = IncidentEvidence()
+        back.disconnects = 1
+        back.awayMs = 5_000
+        var failed = IncidentEvidence()
+        failed.disconnects = 1
+        failed.abnormalDisconnects = 1
+        failed.disconnectError = "connection_failed"
+        let ranked: [(number: Int, incident: Incident)] = [
+            (2, Incident(startTs: 100_000, endTs: 100_000, uid: "a", track: nil, kinds: [.disconnect], cause: .disconnect, evidence: failed)),
+            (1, Incident(startTs: 10_000, endTs: 15_000, uid: "a", track: nil, kinds: [.disconnect], cause: .disconnect, evidence: back)),
+        ]
+        #expect(IssuePlacement.place(Issue(code: .reconnects, uid: "a", detail: ""), ranked) == .incident(1))
+        #expect(IssuePlacement.place(Issue(code: .abnormalDisconnect, uid: "a", ts: 100_000, detail: ""), ranked) == .incident(2))
+    }
 }

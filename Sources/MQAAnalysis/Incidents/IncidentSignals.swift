@@ -90,10 +90,13 @@ extension IncidentSignal {
             return Selection.smallest((s.count - 1) / 4, of: &s)
         }
         let baseRtt = lowerQuartile(covers.map { r.rtt[$0.i] }), baseLoss = lowerQuartile(covers.map { r.loss[$0.i] })
-        // Jitter 0 is no measurement (a dump's interval that received no
-        // audio writes 0): left out, or a call that was silent half the
-        // time gets a baseline of 0 and any 20 ms reads as a rise.
-        let baseJitter = lowerQuartile(covers.compactMap { r.jitter[$0.i] > 0 ? r.jitter[$0.i] : nil })
+        // Jitter 0 is no measurement where most intervals measured some (a
+        // dump's interval that received no audio writes 0): left out then,
+        // or a call that was silent half the time gets a baseline of 0 and
+        // any 20 ms reads as a rise. Where nearly all are 0 (an SDK's clean
+        // line, a spike around a stall), 0 is the baseline it is.
+        let measured = covers.compactMap { r.jitter[$0.i] > 0 ? r.jitter[$0.i] : nil }
+        let baseJitter = lowerQuartile(measured.count * 4 >= covers.count ? measured : covers.map { r.jitter[$0.i] })
         for (i, to) in covers {
             let l = r.loss[i], t = r.rtt[i], j = r.jitter[i]
             if j >= max(jitterRiseMs, jitterRiseFactor * baseJitter) { extend(&jitterRise, .jitter, r.ts[i], to, j, baseline: baseJitter) }

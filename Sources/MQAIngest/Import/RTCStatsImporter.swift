@@ -188,7 +188,8 @@ struct RTCStatsImporter {
         case "createDataChannel":
             c.meta.dataChannel = true
         case "setRemoteDescription":
-            if let text = m.text { c.meta.remoteDescriptionText = text }
+            // The last one that holds a description (a rollback has none).
+            if let text = m.text, text.contains("v=0") { c.meta.remoteDescriptionText = text }
         case "close":
             c.meta.closedAt = c.meta.closedAt ?? m.ts
         case "onconnectionstatechange", "oniceconnectionstatechange":

@@ -208,7 +208,8 @@ struct WebRTCInternalsImporter {
             case "createDataChannel", "datachannel":
                 meta.dataChannel = true
             case "setRemoteDescription":
-                if let value { meta.remoteDescriptionText = value }
+                // The last one that holds a description (a rollback has none).
+                if let value, value.contains("v=0") { meta.remoteDescriptionText = value }
             case "transceiverAdded", "transceiverModified", "ontrack":
                 meta.mediaSetUp = true
                 // The receiver's track and the stream it came in name the
