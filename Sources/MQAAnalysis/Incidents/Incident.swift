@@ -167,8 +167,9 @@ public struct Incident: Sendable, Equatable {
     /// The weight used to rank incidents, in ms of degraded experience,
     /// with the fleet score's weights: stalled ms + poor/bad ms + 30 s per
     /// abnormal disconnect (a clean drop and return weighs its poor time
-    /// only, as in the participant's impact: an incident must not weigh
-    /// more than the whole participant).
+    /// only, as in the participant's impact, so that a participant's
+    /// incident never outweighs the participant; a track's incident sums
+    /// every viewer's stalls and may outweigh its publisher's own impact).
     public var impactMs: Int64 {
         evidence.stalledMs + evidence.lowTierMs + IncidentFinder.msPerDisconnect * Int64(evidence.abnormalDisconnects)
     }

@@ -90,6 +90,12 @@ struct ConnectionConverter {
     /// The first sample whose counters show media, when an earlier sample
     /// showed none: the samples saw the media begin (`LocaleLogTime`).
     private(set) var mediaBeganAt: Int64?
+    /// The first sample came within seconds of the connection coming up (or
+    /// before): its candidate pairs had received at most a few STUN
+    /// responses, which come about one a second once connected
+    /// (`LocaleLogTime`: a page opened a quarter hour into a lobby looks
+    /// like one opened at its start otherwise).
+    private(set) var firstSampleFresh = false
     private(set) var lastTs: Int64 = 0
     /// Inbound streams that ever received a packet, per kind, and whether
     /// anything was sent: the engine's evidence without a constraints line.
@@ -160,7 +166,18 @@ struct ConnectionConverter {
     /// Converts the next sample (its time must not be before the last one's).
     mutating func feed(_ sample: StatsSample) {
         let ts = sample.ts
-        if samples == 0 { firstTs = ts }
+        if samples == 0 {
+            firstTs = ts
+            // No pair yet: not even checking. Pairs without the counter
+            // tell nothing, and nothing unsure is placed.
+            var responses: Fixed? = nil
+            var pairs = false
+            for (_, r) in sample.reports where r.category == .candidatePair {
+                pairs = true
+                if let n = r.number(.responsesReceived), n > (responses ?? Fixed(integer: -1)) { responses = n }
+            }
+            firstSampleFresh = !pairs || responses.map { !($0 > Fixed(integer: 10)) } ?? false
+        }
         samples += 1
         let carriedBefore = carriedMedia
         defer { if !carriedBefore && carriedMedia && samples > 1 && mediaBeganAt == nil { mediaBeganAt = ts } }

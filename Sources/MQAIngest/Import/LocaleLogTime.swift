@@ -1,3 +1,4 @@
+import Foundation
 import MQABase
 
 /// The times an older Chrome's webrtc-internals page wrote into a
@@ -126,11 +127,12 @@ enum LocaleLogTime {
     /// The dump's offset from UTC (local − UTC, ms) and the date orders its
     /// texts may be in, from every connection that saw its media begin:
     /// they must agree; nil when none did or they disagree.
-    static func offset(_ results: [ConnectionResult]) -> (offset: Int64, orders: Set<DateOrder>)? {
+    static func offset(_ results: [ConnectionResult]) -> (offset: Int64, orders: Set<DateOrder>, anchor: Int64)? {
         var offset: Int64?
+        var anchor: Int64 = 0
         var orders = Set(DateOrder.allCases)
         for r in results {
-            guard let began = r.converter.mediaBeganAt, r.converter.samples > 0,
+            guard let began = r.converter.mediaBeganAt, r.converter.samples > 0, r.converter.firstSampleFresh,
                   let first = r.meta.firstLogWall, !first.isEmpty,
                   let connected = r.meta.states.first(where: { $0.ts == nil && ($0.state == "connected" || $0.state == "completed") }),
                   !connected.wall.isEmpty else { continue }
@@ -150,11 +152,30 @@ enum LocaleLogTime {
                 continue
             }
             if let o = offset, o != offsets.first! { return nil }
+            if offset == nil { anchor = began }
             offset = offsets.first!
             orders.formIntersection(fits.map(\.order))
             if orders.isEmpty { return nil }
         }
-        return offset.map { ($0, orders) }
+        return offset.map { ($0, orders, anchor) }
+    }
+
+    /// The instants in `[from, to]` at which a zone that had `offset` at
+    /// `anchor` changes its offset (a clock change): a text on the other
+    /// side of one from the anchor reads an hour off. Every such zone of
+    /// the tz database counts, as the dump does not name its zone.
+    static func clockChanges(offset: Int64, anchor: Int64, from: Int64, to: Int64) -> [Int64] {
+        let at = Date(timeIntervalSince1970: Double(anchor) / 1000)
+        var out: [Int64] = []
+        for id in TimeZone.knownTimeZoneIdentifiers {
+            guard let zone = TimeZone(identifier: id), Int64(zone.secondsFromGMT(for: at)) * 1000 == offset else { continue }
+            var after = Date(timeIntervalSince1970: Double(from) / 1000)
+            while let next = zone.nextDaylightSavingTimeTransition(after: after), next.timeIntervalSince1970 * 1000 <= Double(to) {
+                out.append(Int64((next.timeIntervalSince1970 * 1000).rounded()))
+                after = next
+            }
+        }
+        return out
     }
 
     /// Whether `placed` lies just before (or a moment after) `sample`.
@@ -169,7 +190,11 @@ enum LocaleLogTime {
     /// the call moves the rest by an hour: those stay unplaced).
     @discardableResult
     static func place(_ results: inout [ConnectionResult]) -> Int64? {
-        guard let (offset, orders) = offset(results) else { return nil }
+        guard let (offset, orders, anchor) = offset(results) else { return nil }
+        let sampled = results.filter { $0.converter.samples > 0 }
+        let changes = clockChanges(offset: offset, anchor: anchor,
+                                   from: (sampled.map(\.converter.firstTs).min() ?? anchor) - leadBefore,
+                                   to: (sampled.map(\.converter.lastTs).max() ?? anchor) + leadBefore)
         for i in results.indices {
             let c = results[i].converter
             guard c.samples > 0 else { continue }
@@ -178,7 +203,8 @@ enum LocaleLogTime {
                 guard let wall = readings.first?.ms, readings.allSatisfy({ $0.ms == wall }),
                       Set(readings.map(\.order)) == orders else { continue }
                 let ts = wall - offset
-                guard ts >= c.firstTs - leadBefore, ts <= c.lastTs + leadBefore else { continue }
+                guard ts >= c.firstTs - leadBefore, ts <= c.lastTs + leadBefore,
+                      !changes.contains(where: { ($0 <= ts) != ($0 <= anchor) }) else { continue }
                 results[i].meta.states[j].ts = ts
                 if results[i].meta.states[j].byApp { results[i].meta.closedAt = results[i].meta.closedAt ?? ts }
             }

@@ -98,6 +98,8 @@ enum StatsProperty: Int, CaseIterable {
     // Context only (the summary's connection lines), never the figures.
     case localCandidateId, candidateType, `protocol`, relayProtocol
     case qualityLimitationReason, concealedSamples, totalSamplesReceived, silentConcealedSamples
+    // Placing an older Chrome's log times: how long the pair had been up.
+    case responsesReceived
 
     static let names: [[UInt8]] = allCases.map { Array("\($0)".utf8) }
 
