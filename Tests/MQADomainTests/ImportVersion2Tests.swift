@@ -703,11 +703,12 @@ enum RTC {
     /// Samples each second, audio from the third on (the media begins
     /// after `connected`, or already flows at the first when `flowing`),
     /// and a log of connected, a 1 s drop and connected again.
-    func dump(offset: Int64, flowing: Bool = false, _ format: (Int, Int, Int, Int, Int, Int) -> String) -> String {
+    func dump(offset: Int64, flowing: Bool = false, with more: [Dump.Report] = [],
+              _ format: (Int, Int, Int, Int, Int, Int) -> String) -> String {
         let packets = flowing ? ["5", "8", "10", "20", "30", "40", "50"] : ["0", "0", "10", "20", "30", "40", "50"]
         let a = Dump.Report(id: "IA", type: "inbound-rtp", times: Dump.times([0, 1000, 2000, 3000, 4000, 5000, 6000]), props: [
             ("kind", Dump.strings(Array(repeating: "audio", count: 7))), ("packetsReceived", packets)])
-        let text = Dump.internals([("5-1", [a])])
+        let text = Dump.internals([("5-1", [a] + more)])
         func entry(_ at: Int64, _ state: String) -> String {
             #"{"time":"\#(local(at, offset: offset, format))","type":"iceconnectionstatechange","value":"\#(state)"}"#
         }
@@ -725,6 +726,42 @@ enum RTC {
         // offset, and the log keeps only its order, as before.
         let c = try Dump.convert(dump(offset: -7, flowing: true, Self.us), .webrtcInternals, file: "/d/webrtc_internals_dump.txt")
         #expect(!RTC.trace(c).contains("disconnect@3000"), "\(RTC.trace(c))")
+    }
+
+    /// The first sample must come within seconds of the connection coming
+    /// up: a pair that has received 900 STUN responses has been connected
+    /// a quarter hour (a page opened late in a lobby fits a wrong quarter
+    /// hour as well as the right one), and places nothing; 2 does.
+    @Test func onlyAFreshFirstSampleTellsTheOffset() throws {
+        for (responses, placed) in [(2, true), (900, false)] {
+            let pair = Dump.Report(id: "CP", type: "candidate-pair", times: Dump.times([0, 1000, 2000, 3000, 4000, 5000, 6000]), props: [
+                ("state", Dump.strings(Array(repeating: "succeeded", count: 7))),
+                ("responsesReceived", (0..<7).map { String(responses + $0) })])
+            let text = dump(offset: -7, with: [pair], Self.us)
+            let trace = RTC.trace(try Dump.convert(text, .webrtcInternals, file: "/d/webrtc_internals_dump.txt"))
+            #expect(trace.contains("disconnect@3000") == placed, "\(responses): \(trace)")
+        }
+    }
+
+    /// A clock change inside the call: a text on its other side from the
+    /// anchor would read an hour off, and stays unplaced. Berlin falls
+    /// back at 2026-10-25T01:00Z; the call runs 00:30Z to 02:00Z.
+    @Test func aTextPastAClockChangeStaysUnplaced() throws {
+        let start: Int64 = 1_792_888_200_000  // 2026-10-25T00:30:00Z, 02:30 CEST
+        let times = [0.0, 1000, 2000, 3000, 5_400_000, 5_401_000, 5_402_000]
+        let a = Dump.Report(id: "IA", type: "inbound-rtp", times: times.map { String(format: "%.3f", Double(start) + $0) }, props: [
+            ("kind", Dump.strings(Array(repeating: "audio", count: 7))), ("packetsReceived", ["0", "0", "10", "20", "30", "40", "50"])])
+        let text = Dump.internals([("5-1", [a])])
+        // Berlin's clock: +2 until 01:00Z, +1 after. 1 s in, connected;
+        // 1 h 30 m in (past the change) a drop and a return.
+        func de(_ at: Int64) -> String { self.local(at + start - t0, offset: at < 1_800_000 ? 2 : 1, Self.de) }
+        let entries: [(Int64, String)] = [(1000, "connected"), (5_400_500, "disconnected"), (5_401_500, "connected")]
+        let log = #""updateLog":["# + entries.map {
+            #"{"time":"\#(de($0.0))","type":"iceconnectionstatechange","value":"\#($0.1)"}"#
+        }.joined(separator: ",") + "],"
+        let withLog = text.replacingOccurrences(of: #"{"url":"https://x","#, with: #"{"url":"https://meet.example.com/Retro",\#(log)"#)
+        let trace = RTC.trace(try Dump.convert(withLog, .webrtcInternals, file: "/d/webrtc_internals_dump.txt"))
+        #expect(!trace.contains { $0.hasPrefix("disconnect") }, "\(trace)")
     }
 
     @Test func localeTextsReadAsWallClocks() throws {
