@@ -83,6 +83,7 @@ enum HTMLPage {
         .verdict h2 { border: 0; margin-top: 12px; }
         .verdict .lead { font-size: 15px; margin: 4px 0 8px; }
         .cols { display: grid; grid-template-columns: minmax(0, 1.2fr) minmax(0, 1fr); gap: 8px 28px; }
+        .cols th, .cols th.n { white-space: normal; }
         .verdict td, .verdict th { padding: 3px 6px; }
         ol.incidents { margin: 0; padding: 0; list-style: none; }
         ol.incidents li { margin: 0 0 8px; }
