@@ -13,15 +13,13 @@ enum IncidentText {
     /// start (the page names that one), the incident's own follows its
     /// clock: after a fall-back, 01:30 happens twice (`01:30:01 -05:00`).
     static func window(_ i: Incident, from t0: Int64, _ display: TimeDisplay) -> String {
-        var a = display.clock(i.startTs)
         let offset = ReportText.offset(i.startTs, from: t0, milliseconds: false)
-        var zoneText = ""
-        if let zone = display.zone, zone.offsetText(at: i.startTs) != zone.offsetText(at: t0) || zone.offsetText(at: i.endTs) != zone.offsetText(at: t0) {
-            zoneText = " " + zone.offsetText(at: i.endTs)
-            if zone.offsetText(at: i.startTs) != zone.offsetText(at: i.endTs) { a += " " + zone.offsetText(at: i.startTs) }
-        }
-        return i.durationMs == 0 ? "\(a)\(zoneText) (\(offset))"
-            : "\(a)–\(display.clock(i.endTs))\(zoneText) (\(offset), \(ReportText.duration(i.durationMs)))"
+        // The end's offset after the window; the start's too when the window
+        // spans the change itself.
+        let endNote = display.offsetNote(at: i.endTs, from: t0)
+        let a = display.clock(i.startTs) + display.offsetNote(at: i.startTs, from: i.endTs)
+        return i.durationMs == 0 ? "\(a)\(endNote) (\(offset))"
+            : "\(a)–\(display.clock(i.endTs))\(endNote) (\(offset), \(ReportText.duration(i.durationMs)))"
     }
 
     /// Who: `u-8f02`, or `bob-cam (bob)` for a publisher-side track incident.

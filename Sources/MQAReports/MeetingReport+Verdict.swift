@@ -47,19 +47,22 @@ extension MeetingReport {
             b += "</ol>\n<p class=\"muted\">Numbered in time order; " + HTMLPage.link("#incidents", "all \(incidents.count) incidents") + ".</p>\n"
         }
         b += "</div>\n<div>\n<h3>Who suffered most</h3>\n"
-        if !someoneSuffered { b += "<p class=\"muted\">Nobody: every participant's impact is 0.</p>\n" }
-        var t = ReportTable(headers: ["#", "who", "impact", "stalled (% watched)", "poor/bad", "abn. disc."],
-                            numeric: [0, 2, 3, 4, 5])
-        for (k, p) in impacts.prefix(MeetingReport.verdictParticipants).enumerated() {
-            let share = p.stalledShare.map { " · \(ReportText.percent($0))" } ?? ""
-            t.add([.int(k + 1), .markup(html: uidLink(p.uid), text: p.uid), .text(ReportText.duration(p.impactMs)),
-                   .text(ReportText.duration(p.stalledMs) + share), .text(p.lowTierMs.map(ReportText.duration) ?? "no data"),
-                   .int(p.abnormalDisconnects)])
-        }
-        if someoneSuffered { b += t.html }
-        if someoneSuffered, impacts.count > MeetingReport.verdictParticipants {
-            b += "<p class=\"muted\">and \(impacts.count - MeetingReport.verdictParticipants) more in "
-            b += HTMLPage.link("#participants", "Participants") + ".</p>\n"
+        if !someoneSuffered {
+            b += "<p class=\"muted\">Nobody: every participant's impact is 0.</p>\n"
+        } else {
+            var t = ReportTable(headers: ["#", "who", "impact", "stalled (% watched)", "poor/bad", "abn. disc."],
+                                numeric: [0, 2, 3, 4, 5])
+            for (k, p) in impacts.prefix(MeetingReport.verdictParticipants).enumerated() {
+                let share = p.stalledShare.map { " · \(ReportText.percent($0))" } ?? ""
+                t.add([.int(k + 1), .markup(html: uidLink(p.uid), text: p.uid), .text(ReportText.duration(p.impactMs)),
+                       .text(ReportText.duration(p.stalledMs) + share), .text(p.lowTierMs.map(ReportText.duration) ?? "no data"),
+                       .int(p.abnormalDisconnects)])
+            }
+            b += t.html
+            if impacts.count > MeetingReport.verdictParticipants {
+                b += "<p class=\"muted\">and \(impacts.count - MeetingReport.verdictParticipants) more in "
+                b += HTMLPage.link("#participants", "Participants") + ".</p>\n"
+            }
         }
         if !analysis.subscriptions.isEmpty { b += "<p class=\"muted\">\(stalledSentence.html)</p>\n" }
         b += "</div>\n</div>\n"

@@ -49,9 +49,14 @@ public struct TimeDisplay: Sendable, Equatable {
     /// -05:00 (+1:10:01)`), as in `IncidentText.window`: the page names the
     /// meeting start's.
     public func clockAndOffset(_ ms: Int64, from origin: Int64) -> String {
-        var clock = self.clock(ms)
-        if let zone, zone.offsetText(at: ms) != zone.offsetText(at: origin) { clock += " " + zone.offsetText(at: ms) }
-        return "\(clock) (\(ReportText.offset(ms, from: origin, milliseconds: false)))"
+        "\(clock(ms))\(offsetNote(at: ms, from: origin)) (\(ReportText.offset(ms, from: origin, milliseconds: false)))"
+    }
+
+    /// ` -05:00` where the zone's offset at `ms` is not the one at `origin`
+    /// (the meeting's start, which the page names); empty otherwise and in UTC.
+    func offsetNote(at ms: Int64, from origin: Int64) -> String {
+        guard let zone, zone.offsetText(at: ms) != zone.offsetText(at: origin) else { return "" }
+        return " " + zone.offsetText(at: ms)
     }
 
     /// What the wall clocks of a page are: `UTC`, or

@@ -12,7 +12,8 @@ public struct TrendsReport: RenderedReport, Sendable {
 
     /// `2026-11-02` (a week is named by its Monday), the date on the
     /// periods' own calendar.
-    func label(_ start: Int64) -> String { String(table.zone.dateTime(start).prefix(10)) }
+    func label(_ start: Int64) -> String { TrendsReport.label(start, table.zone) }
+    static func label(_ start: Int64, _ zone: ClockZone) -> String { String(zone.dateTime(start).prefix(10)) }
 
     /// `UTC`, or `Europe/Berlin`: whose days the periods are.
     var calendar: String { table.zone.isUTC ? "UTC" : table.zone.identifier }
@@ -117,7 +118,7 @@ enum TrendChart {
         // At most ~12 period labels.
         let every = max(1, (periods.count + 11) / 12)
         for (i, p) in periods.enumerated() where i % every == 0 {
-            out += "<text x=\"\(f(x(p)))\" y=\"\(f(top + plot + 16))\" font-size=\"11\" text-anchor=\"middle\">\(TrendsReport(table).label(p).dropFirst(5))</text>\n"
+            out += "<text x=\"\(f(x(p)))\" y=\"\(f(top + plot + 16))\" font-size=\"11\" text-anchor=\"middle\">\(TrendsReport.label(p, table.zone).dropFirst(5))</text>\n"
         }
         for (n, value) in lines.enumerated() {
             let colour = palette[n]

@@ -49,8 +49,7 @@ public struct TuneCohortsReport: Sendable {
         }
         // An equal F1 (exactly) is no reason to change: the order between
         // them only follows recall and alarms, which F1 already weighs.
-        let (x, y) = (best.score.exactF1, c.fleetBest.score.exactF1)
-        if x.numerator * y.denominator == y.numerator * x.denominator {
+        if best.score.compareF1(c.fleetBest.score) == 0 {
             return "on \(name), the fleet's best config is as good: F1 \(f3(best.score.f1))"
         }
         return "on \(name), \(difference(best.config, c.fleetBest.config)): F1 \(f3(best.score.f1)) vs \(f3(c.fleetBest.score.f1))"

@@ -148,6 +148,14 @@ public struct TuningScore: Sendable, Equatable {
         return (2 * u * c, u * Int128(counts.stalls) + c * Int128(counts.alarms))
     }
 
+    /// This F1 against `other`'s, exactly (cross-multiplied fractions):
+    /// below 0 when lower, 0 when equal, above 0 when higher.
+    public func compareF1(_ other: TuningScore) -> Int {
+        let (a, b) = (exactF1, other.exactF1)
+        let (x, y) = (a.numerator * b.denominator, b.numerator * a.denominator)
+        return x < y ? -1 : x == y ? 0 : 1
+    }
+
     /// Derives the ratios from raw counts and lead times (in any order).
     public init(alarms: Int, stalls: Int, covered: Int, useful: Int, flaps: Int, warmMs: Int64, leads: [Int64]) {
         self.init(TuningCounts(alarms: alarms, stalls: stalls, covered: covered, useful: useful, flaps: flaps,

@@ -82,9 +82,8 @@ public enum Tuning {
         // F1 compared exactly: 2pr/(p + r) in doubles can differ by an ulp
         // between equal F1s (4/11 from p = 1/4, r = 2/3 and from p = 2/9,
         // r = 1), and that noise, not recall, then decided the order.
-        let (fa, fb) = (a.score.exactF1, b.score.exactF1)
-        let (x, y) = (fa.numerator * fb.denominator, fb.numerator * fa.denominator)
-        if x != y { return x > y }
+        let f1 = a.score.compareF1(b.score)
+        if f1 != 0 { return f1 > 0 }
         if a.score.recall != b.score.recall { return a.score.recall > b.score.recall }
         if a.score.alarmsPerHour != b.score.alarmsPerHour { return a.score.alarmsPerHour < b.score.alarmsPerHour }
         return a.gridIndex < b.gridIndex

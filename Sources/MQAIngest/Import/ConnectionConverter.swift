@@ -393,7 +393,10 @@ struct ConnectionConverter {
                 trackIndex[track] = k
                 presentScratch.append(-1)
             }
-            if presentScratch[k] < 0 { presentScratch[k] = n }
+            if presentScratch[k] < 0 {
+                presentScratch[k] = n
+                tracks[k].report = id
+            }
         }
         for k in tracks.indices where tracks[k].subscribed && presentScratch[k] < 0 {
             // Its report now carries another track (Chrome names a new track
@@ -402,7 +405,6 @@ struct ConnectionConverter {
             let handedOn = sample.reports.contains { $0.id == tracks[k].report && $0.report.isLocalInbound }
             endSubscription(k, at: handedOn ? mid : ts)
         }
-        for k in tracks.indices where presentScratch[k] >= 0 { tracks[k].report = sample.reports[presentScratch[k]].id }
         // Packets first, for every track: a pause ends its subscription
         // among the sample's unsubscribes, before any track's subscribe or
         // status (webrtc-import.md: "the quality report first, then
