@@ -103,23 +103,30 @@ public struct CohortsReport: RenderedReport, Sendable {
     }
 
     var heading: String {
-        let people = table.cohorts.reduce(0) { $0 + $1.participants } + table.unknown.participants
-        return "Cohorts by \(table.field.rawValue): \(table.meetings) meetings, \(people) participants"
+        let split = table.splitByNetwork == 0 ? ""
+            : " (\(table.splitByNetwork) changed network: each counts on every network it used)"
+        return "Cohorts by \(table.field.rawValue): \(table.meetings) meetings, \(table.people) participants\(split)"
     }
 
     /// The method in words, under every text format's table.
-    static func methodText(_ o: BootstrapOptions) -> String {
+    static func methodText(_ o: BootstrapOptions, network: Bool = false) -> String {
         "Stall rate = stalled / watched video time; poor/bad = share of warm time at those tiers; abnormal disconnects = "
             + "share of participants with a disconnect that carried an error; MOS p50 = median of the participants' median MOS. "
             + "Intervals: 95 % percentile bootstrap over meetings (\(o.replicates) resamples, seed \(o.seed)), since "
             + "participants of one meeting are not independent. A value seen in fewer than \(o.minMeetings) meetings or by "
-            + "fewer than \(o.minParticipants) participants is marked \"too little data\" and listed last. See Docs/cohorts.md."
+            + "fewer than \(o.minParticipants) participants is marked \"too little data\" and listed last. "
+            + (network ? networkNote + " " : "") + "See Docs/cohorts.md."
     }
+
+    /// How `netType` differs from the other fields, in words.
+    static let networkNote = "By netType, each figure counts on the network it was measured on (the last join or "
+        + "network_change before it): a participant who changed network counts once on each network it used."
+
 
     public var markdown: String {
         var out = "# \(heading)\n\nWorst stall rate first.\n\n"
         out += rowsTable.markdown
-        return out + "\n" + CohortsReport.methodText(table.options) + "\n"
+        return out + "\n" + CohortsReport.methodText(table.options, network: table.field == .netType) + "\n"
     }
 
     public var csv: String {
@@ -157,7 +164,7 @@ public struct CohortsReport: RenderedReport, Sendable {
         var body = "<h1>\(heading.html)</h1>\n<p>Worst stall rate first.</p>\n"
         body += CohortChart.stallRates(table.cohorts + (table.unknown.participants > 0 ? [table.unknown] : []))
         body += rowsTable.html
-        body += "<p>\(CohortsReport.methodText(table.options).html)</p>\n"
+        body += "<p>\(CohortsReport.methodText(table.options, network: table.field == .netType).html)</p>\n"
         return HTMLPage.document(title: heading, body: body)
     }
 }

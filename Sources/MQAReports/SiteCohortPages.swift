@@ -30,12 +30,12 @@ public enum SiteCohortPages {
             body += "<div class=\"chart\">" + CohortChart.stallRates(t.cohorts + (t.unknown.participants > 0 ? [t.unknown] : [])) + "</div>\n"
             body += report.rowsTable.html
         }
-        body += "<p>\(CohortsReport.methodText(options).html)</p>\n"
+        body += "<p>\(CohortsReport.methodText(options, network: true).html)</p>\n"
         return HTMLPage.document(title: "Cohorts", body: body)
     }
 
-    /// `trends.html`: the fleet per period, then per period by network at
-    /// join. Per day over two weeks or less, else per week: a fleet spread
+    /// `trends.html`: the fleet per period, then per period by network
+    /// (each figure on the network it was measured on). Per day over two weeks or less, else per week: a fleet spread
     /// over many days has too few meetings a day for an interval.
     public static func trendsPage(_ meetings: [CohortMeeting], options: BootstrapOptions = .default) -> String {
         var body = back
@@ -47,7 +47,7 @@ public enum SiteCohortPages {
             body += "<h1>\(report.heading.html)</h1>\n<div class=\"chart\">" + TrendChart.stallRates(report.table) + "</div>\n"
                 + report.rowsTable.html
         }
-        body += "<p>\(CohortsReport.methodText(options).html)</p>\n"
+        body += "<p>\(CohortsReport.methodText(options, network: true).html)</p>\n"
         return HTMLPage.document(title: "Trends", body: body)
     }
 }

@@ -81,8 +81,8 @@ import Testing
     @Test func thePartialsHoldSumsPerMeetingAndProfile() throws {
         let text = try String(contentsOfFile: Self.fleet.partials[0], encoding: .utf8)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-        #expect(json["schema"] as? String == "mqa.cohortPartials/1")
-        #expect(text.hasPrefix("{\"schema\":\"mqa.cohortPartials/1\""))
+        #expect(json["schema"] as? String == "mqa.cohortPartials/2")
+        #expect(text.hasPrefix("{\"schema\":\"mqa.cohortPartials/2\""))
         let list = try #require(json["perMeeting"] as? [[String: Any]])
         #expect(list.count == 8 && json["meetings"] as? Int == 8)
         let ids = list.compactMap { $0["meeting"] as? String }

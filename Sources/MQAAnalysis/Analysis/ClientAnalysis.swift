@@ -10,6 +10,10 @@ struct ClientAnalysis {
     var subscriptions: [Subscription]
     /// First and last event time, reports included.
     var span: (first: Int64, last: Int64)?
+    /// Each warm report's time and MOS, in report order; kept only when
+    /// asked (`keepingWarmMOS`): the network split of the cohorts
+    /// attributes a MOS to the network it was measured on.
+    var warmMOS: [TimedMOS] = []
 
     /// Analyses one client from its events (context events apart) and its
     /// reports, read block by block: one pass runs the tier machine over
@@ -18,7 +22,7 @@ struct ClientAnalysis {
     /// is one column of warm values and a bit per report, whatever the
     /// series' length.
     static func analyze(uid: String, events: [TimedEvent], reports: ReportBlocks,
-                        config: TierConfig, cdn: Bool) throws -> ClientAnalysis {
+                        config: TierConfig, cdn: Bool, keepingWarmMOS: Bool = false) throws -> ClientAnalysis {
         let p = TierParams(config)
         let eventLog = ClientLog(uid: uid, events: events)
         var spanner = ConnectionSpanner(events: events)
@@ -27,6 +31,7 @@ struct ClientAnalysis {
         var agreement = TierAgreement()
         var holds: [TierHold] = []
         var warm = WarmReports()
+        var warmMOS: [TimedMOS] = []
         var reportSpan: (first: Int64, last: Int64)?
 
         // The run of the open connection (spans.count), when one is open.
@@ -71,7 +76,10 @@ struct ClientAnalysis {
                     let rtt = block.rtt[k]
                     let mos = ReportMOS.mos(sdkMOS: block.mos[k], rtt: rtt, loss: block.loss[k],
                                             jitter: block.jitter[k], source: config.mos, emodel: config.emodel)
-                    if run.feed(report: index, ts: ts, rtt: rtt, mos: mos, p, &sink) { warm.insert(index, mos: mos) }
+                    if run.feed(report: index, ts: ts, rtt: rtt, mos: mos, p, &sink) {
+                        warm.insert(index, mos: mos)
+                        if keepingWarmMOS { warmMOS.append(TimedMOS(ts: ts, mos: mos)) }
+                    }
                 }
                 index += 1
             }
@@ -116,7 +124,18 @@ struct ClientAnalysis {
         let first = [events.first?.ts, reportSpan?.first].compactMap { $0 }.min()
         return ClientAnalysis(
             participant: participant, connections: connections, timeline: timeline, subscriptions: subscriptions,
-            span: first.flatMap { f in last.map { (f, $0) } })
+            span: first.flatMap { f in last.map { (f, $0) } }, warmMOS: warmMOS)
+    }
+}
+
+/// A warm report's time and the MOS the tier engine used for it.
+public struct TimedMOS: Sendable, Equatable {
+    public var ts: Int64
+    public var mos: Double
+
+    public init(ts: Int64, mos: Double) {
+        self.ts = ts
+        self.mos = mos
     }
 }
 

@@ -107,7 +107,7 @@ public struct CohortComparison: Sendable, Equatable {
         self.options = options
         // Group 0 is A, 1 is B: one resample of meetings serves both, so a
         // meeting with participants of each keeps them together.
-        let groups = CohortGroups(meetings) { _, p -> Int? in
+        let groups = CohortGroups(meetings, by: field) { _, p -> Int? in
             let v = field.value(of: p)
             return v == a ? 0 : v == b ? 1 : nil
         }

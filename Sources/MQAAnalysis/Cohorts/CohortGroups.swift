@@ -57,8 +57,11 @@ struct CohortGroups<Key: Hashable> {
     /// participants they were summed from give (sums of whole milliseconds
     /// are exact in doubles; samples are sorted by value, and the
     /// percentiles of tied values do not depend on their order).
-    /// `key` returns `nil` for a profile left out of every group.
-    init(_ meetings: [CohortMeetingSums], key: (CohortMeetingSums, CohortProfile) -> Key?) {
+    /// `key` returns `nil` for a profile left out of every group. Only the
+    /// profiles that a grouping `by` the field counts are offered to it
+    /// (`CohortProfile.counts(toward:)`; `nil`: the whole fleet), so each
+    /// participant is counted once, or once per network by `netType`.
+    init(_ meetings: [CohortMeetingSums], by field: CohortField?, key: (CohortMeetingSums, CohortProfile) -> Key?) {
         meetingCount = meetings.count
         entries = []
         entries.reserveCapacity(meetings.count)
@@ -66,7 +69,7 @@ struct CohortGroups<Key: Hashable> {
         for (m, meeting) in meetings.enumerated() {
             var here: [(group: Int, sums: CohortSums)] = []
             for p in meeting.profiles {
-                guard let k = key(meeting, p.profile) else { continue }
+                guard p.profile.counts(toward: field), let k = key(meeting, p.profile) else { continue }
                 let g: Int
                 if let known = index[k] {
                     g = known

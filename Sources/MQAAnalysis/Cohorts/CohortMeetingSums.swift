@@ -7,8 +7,22 @@ import MQABase
 public struct CohortProfile: Hashable, Sendable {
     /// One value per `CohortField.allCases`, in that order; `nil` when never logged.
     public private(set) var values: [String?]
+    /// Which groupings count these participants: a participant whose
+    /// network changed is counted whole by every field but `netType`, and
+    /// by `netType` as one piece per network (`CohortParticipant.networkPieces`).
+    public private(set) var scope: Scope = .all
 
-    public init(engine: String?, client: ParticipantContext.ClientInfo) {
+    public enum Scope: String, Sendable, CaseIterable {
+        /// Every grouping (the participant's network never changed).
+        case all
+        /// Every grouping but `netType` (a participant split by network).
+        case whole
+        /// Only `netType` (one network's piece of such a participant).
+        case network
+    }
+
+    public init(engine: String?, client: ParticipantContext.ClientInfo, scope: Scope = .all) {
+        self.scope = scope
         values = CohortField.allCases.map { field in
             switch field {
             case .platform: client.platform
@@ -24,9 +38,20 @@ public struct CohortProfile: Hashable, Sendable {
 
     /// `values` in `CohortField.allCases` order; `nil` when there are not
     /// as many.
-    public init?(values: [String?]) {
+    public init?(values: [String?], scope: Scope = .all) {
         guard values.count == CohortField.allCases.count else { return nil }
         self.values = values
+        self.scope = scope
+    }
+
+    /// Whether a grouping by `field` (by nothing: the whole fleet, e.g.
+    /// trends without `--by`) counts these participants.
+    public func counts(toward field: CohortField?) -> Bool {
+        switch scope {
+        case .all: true
+        case .whole: field != .netType
+        case .network: field == .netType
+        }
     }
 
     public func value(_ field: CohortField) -> String? {
@@ -41,7 +66,7 @@ public struct CohortProfile: Hashable, Sendable {
             guard let y else { return false }
             return Array(x.utf8).lexicographicallyPrecedes(y.utf8)
         }
-        return false
+        return a.scope.order < b.scope.order
     }
 }
 
@@ -118,10 +143,18 @@ public struct CohortMeetingSums: Sendable, Equatable {
         start = m.start
         var order: [CohortProfile] = []
         var byProfile: [CohortProfile: [CohortParticipant]] = [:]
-        for p in m.participants {
-            let profile = CohortProfile(engine: p.engine, client: p.client)
+        func add(_ p: CohortParticipant, _ scope: CohortProfile.Scope) {
+            let profile = CohortProfile(engine: p.engine, client: p.client, scope: scope)
             if byProfile[profile] == nil { order.append(profile) }
             byProfile[profile, default: []].append(p)
+        }
+        for p in m.participants {
+            if p.networkPieces.isEmpty {
+                add(p, .all)
+            } else {
+                add(p, .whole)
+                for piece in p.networkPieces { add(piece, .network) }
+            }
         }
         profiles = order.sorted(by: CohortProfile.less).map { CohortProfileSums(profile: $0, participants: byProfile[$0]!) }
     }
@@ -136,4 +169,14 @@ public struct CohortMeetingSums: Sendable, Equatable {
 extension CohortField {
     /// The field's value for one profile; `nil` when it was never logged.
     public func value(of p: CohortProfile) -> String? { p.value(self) }
+}
+
+extension CohortProfile.Scope {
+    var order: Int {
+        switch self {
+        case .all: 0
+        case .whole: 1
+        case .network: 2
+        }
+    }
 }

@@ -17,8 +17,11 @@ import MQABase
 /// meetings are sorted by id as the store lists them, which makes the
 /// resamples draw the same meetings, whatever the order of the files.
 public struct CohortPartials: Sendable, Equatable {
-    /// The `"mqaCohortPartials"` version; a merge refuses any other.
-    public static let version = 1
+    /// The `"mqaCohortPartials"` version written. Version 2 added a
+    /// profile's `"scope"` (a participant split by network); a merge reads
+    /// version 1 too (every profile of scope `all`) and refuses any other.
+    public static let version = 2
+    static let readable: ClosedRange<Int64> = 1...2
 
     /// Meetings in id order (UTF-8 bytes, the store's `ORDER BY meeting`).
     public private(set) var meetings: [CohortMeetingSums]
@@ -47,7 +50,10 @@ public struct CohortPartials: Sendable, Equatable {
         return try CohortPartials(parts.flatMap(\.meetings))
     }
 
-    public var participants: Int { meetings.reduce(0) { $0 + $1.profiles.reduce(0) { $0 + $1.participants } } }
+    /// People, each once: a network's piece of a participant is not another one.
+    public var participants: Int {
+        meetings.reduce(0) { $0 + $1.profiles.reduce(0) { $0 + ($1.profile.scope == .network ? 0 : $1.participants) } }
+    }
 
     /// The file: per meeting its id, start and profiles; per profile the
     /// seven field values and the additive figures.
@@ -69,6 +75,7 @@ public struct CohortPartials: Sendable, Equatable {
 
     static func json(_ p: CohortProfileSums) -> JSON {
         var fields: [(String, JSON)] = CohortField.allCases.map { ($0.rawValue, .optional(p.profile.value($0))) }
+        if p.profile.scope != .all { fields.append(("scope", .string(p.profile.scope.rawValue))) }
         fields += [
             ("participants", .int(Int64(p.participants))),
             ("watchedMs", .int(p.watchedMs)),
@@ -89,8 +96,9 @@ public struct CohortPartials: Sendable, Equatable {
         guard let object = (try? ExactJSONReader.parse(data)) as? [String: Any] else {
             throw fail("not a JSON object")
         }
-        guard let v = TuningPartials.integer(object["mqaCohortPartials"]), v == version else {
-            throw fail("not a cohort partials file of version \(version) (see 'mqa report cohorts --partials')")
+        guard let v = TuningPartials.integer(object["mqaCohortPartials"]), readable.contains(v) else {
+            throw fail("not a cohort partials file of version \(readable.lowerBound) to \(readable.upperBound) "
+                       + "(see 'mqa report cohorts --partials')")
         }
         guard let list = object["perMeeting"] as? [Any] else { throw fail("missing \"perMeeting\"") }
         var meetings: [CohortMeetingSums] = []
@@ -110,7 +118,8 @@ public struct CohortPartials: Sendable, Equatable {
             for (j, p) in profiles.enumerated() {
                 guard let p = p as? [String: Any], let s = profile(p) else {
                     throw fail("\(at), profile \(j + 1): missing or bad figures (counts must be whole, not negative, "
-                               + "dropped and mos at most participants, firstFrameMs ascending [ms, count] pairs)")
+                               + "dropped and mos at most participants, firstFrameMs ascending [ms, count] pairs, "
+                               + "scope all, whole or network)")
                 }
                 sums.append(s)
             }
@@ -152,7 +161,12 @@ public struct CohortPartials: Sendable, Equatable {
                   let k = TuningPartials.integer(pair[1]), k <= Int64(Int32.max) else { return nil }
             firstFrame.append(.init(ms: ms, count: Int(k)))
         }
-        guard let profile = CohortProfile(values: values) else { return nil }
+        var scope = CohortProfile.Scope.all
+        if let word = p["scope"] {
+            guard let text = word as? String, let known = CohortProfile.Scope(rawValue: text) else { return nil }
+            scope = known
+        }
+        guard let profile = CohortProfile(values: values, scope: scope) else { return nil }
         return CohortProfileSums(profile: profile, participants: n[0], watchedMs: n[1], stalledMs: n[2], lowTierMs: n[3],
                                  measuredMs: n[4], dropped: n[5], mos: mos, firstFrame: firstFrame)
     }

@@ -29,6 +29,12 @@ public struct CohortParticipant: Sendable, Equatable {
     /// `stream_subscribe` that rendered (one opened by a status has no
     /// real subscribe time, one never rendered has no first frame).
     public var firstFrameMs: [Int64]
+    /// The same figures split by network when the participant's network
+    /// changed while it had figures (`split(by:client:cdn:config:)`): one
+    /// per network, `client.netType` naming it. Empty otherwise. Cohorts by
+    /// `netType` count these instead of the participant; every other field
+    /// counts the participant whole.
+    public var networkPieces: [CohortParticipant] = []
 
     public init(uid: String, engine: String?, client: ParticipantContext.ClientInfo, watchedMs: Int64, stalledMs: Int64,
                 lowTierMs: Int64, measuredMs: Int64, mosP50: Double?, abnormalDisconnects: Int, firstFrameMs: [Int64]) {
@@ -68,8 +74,9 @@ public struct CohortMeeting: Sendable, Equatable {
     }
 
     /// The figures of an analysed meeting: one participant per client of
-    /// the analysis, in its (uid) order.
-    public init(analysis a: MeetingAnalysis, context: MeetingContext) {
+    /// the analysis, in its (uid) order. A client whose network changed is
+    /// split by network from `log` (`split(by:client:cdn:config:)`).
+    public init(analysis a: MeetingAnalysis, context: MeetingContext, log: MeetingLog) throws {
         meeting = a.meeting
         start = a.span?.first
         var byUID: [String: Int] = [:]
@@ -87,6 +94,16 @@ public struct CohortMeeting: Sendable, Equatable {
             participants[i].add(subscribeTs: s.subscribeTs, endTs: s.endTs, firstFrameTs: s.firstFrameTs,
                                 stalledMs: s.stalledMs, kind: s.kind)
         }
+        for c in log.clients {
+            let timeline = NetworkTimeline(c)
+            guard timeline.changes, let i = byUID[c.uid] else { continue }
+            try participants[i].split(by: timeline, client: ClientInput(uid: c.uid, events: c.events, reports: ReportBlocks(c.reports)),
+                                      cdn: a.isCDN, config: a.config)
+        }
+    }
+
+    /// `init(analysis:context:log:)` of a meeting log under `config`.
+    public init(log: MeetingLog, config: TierConfig = TierConfig()) throws {
+        try self.init(analysis: MeetingAnalysis.analyze(log, config: config), context: MeetingContext.build(log), log: log)
     }
 }
-

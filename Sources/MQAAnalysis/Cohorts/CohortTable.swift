@@ -55,6 +55,12 @@ public struct CohortTable: Sendable, Equatable {
     public var unknown: CohortFigures
     public var meetings: Int
     public var options: BootstrapOptions
+    /// Participants, each once (the cohorts' `participants` add up to more
+    /// by `netType`, where one whose network changed counts on each).
+    public var people: Int
+    /// Participants whose figures were split by network (`netType` only; 0
+    /// otherwise).
+    public var splitByNetwork: Int
 
     /// Groups the participants of `meetings` by `field` and bootstraps
     /// every value's intervals from the same resamples of meetings.
@@ -69,9 +75,12 @@ public struct CohortTable: Sendable, Equatable {
         self.field = field
         self.options = options
         self.meetings = meetings.count
+        let profiles = meetings.flatMap(\.profiles)
+        people = profiles.reduce(0) { $0 + ($1.profile.scope == .network ? 0 : $1.participants) }
+        splitByNetwork = field != .netType ? 0 : profiles.reduce(0) { $0 + ($1.profile.scope == .whole ? $1.participants : 0) }
         // Unknown is a group of its own (an empty string cannot be a
         // value: event-log strings are 1–256 characters).
-        let figures = CohortTable.figures(meetings, options: options) { _, p in field.value(of: p) ?? "" }
+        let figures = CohortTable.figures(meetings, by: field, options: options) { _, p in field.value(of: p) ?? "" }
         unknown = figures.first { $0.value == nil }
             ?? CohortFigures.point(value: nil, sums: CohortSums(), meetings: 0, mos: CohortSamples(), firstFrame: CohortSamples(), options: options)
         cohorts = CohortTable.ranked(figures.filter { $0.value != nil }, field: field)
@@ -95,17 +104,18 @@ public struct CohortTable: Sendable, Equatable {
 
     /// Each group's figures with the intervals of its three rates; the
     /// key `""` stands for "no value" (`value` nil).
-    static func figures(_ meetings: [CohortMeetingSums], options: BootstrapOptions,
+    static func figures(_ meetings: [CohortMeetingSums], by field: CohortField?, options: BootstrapOptions,
                         key: (CohortMeetingSums, CohortProfile) -> String?) -> [CohortFigures] {
-        keyedFigures(meetings, options: options, key: key, value: { $0.isEmpty ? nil : $0 }).map(\.figures)
+        keyedFigures(meetings, by: field, options: options, key: key, value: { $0.isEmpty ? nil : $0 }).map(\.figures)
     }
 
     /// Each group's key and figures (with the intervals of its three
     /// rates), groups in the order first met; `value` names a key's cohort.
-    static func keyedFigures<Key: Hashable>(_ meetings: [CohortMeetingSums], options: BootstrapOptions,
+    static func keyedFigures<Key: Hashable>(_ meetings: [CohortMeetingSums], by field: CohortField?,
+                                            options: BootstrapOptions,
                                             key: (CohortMeetingSums, CohortProfile) -> Key?,
                                             value: (Key) -> String?) -> [(key: Key, figures: CohortFigures)] {
-        let groups = CohortGroups(meetings, key: key)
+        let groups = CohortGroups(meetings, by: field, key: key)
         var out = groups.keys.indices.map { g in
             CohortFigures.point(value: value(groups.keys[g]), sums: groups.totals[g],
                                 meetings: groups.meetingsPerGroup[g], mos: groups.mos[g], firstFrame: groups.firstFrame[g],

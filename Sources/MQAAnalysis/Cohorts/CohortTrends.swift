@@ -63,7 +63,7 @@ public struct TrendTable: Sendable, Equatable {
         self.zone = zone
         let dated = meetings.filter { $0.start != nil }
         self.meetings = dated.count
-        let keyed = CohortTable.keyedFigures(dated, options: options, key: { m, p -> Key? in
+        let keyed = CohortTable.keyedFigures(dated, by: field, options: options, key: { m, p -> Key? in
             Key(period: every.start(of: m.start!, in: zone), value: field?.value(of: p))
         }, value: { $0.value })
         rows = keyed.sorted { a, b in

@@ -58,7 +58,9 @@ enum ReportCohortsCommand {
             participants with an abnormal disconnect, first-frame p90. Values with enough
             data come first, worst stall rate first; a value seen in fewer than 5 meetings
             or by fewer than 10 participants is marked as having too little data and listed
-            after them. Participants without the field are shown as unknown.
+            after them. Participants without the field are shown as unknown. By netType,
+            each figure counts on the network it was measured on (the last join or
+            network_change before it): a participant who changed network counts on each.
             """ + "\n\n" + CohortOptions.methodHelp + "\n\n" + CohortOptions.partialsHelp,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,

@@ -9,8 +9,10 @@ extension EventStore {
     ///
     /// Read from the summary tables (default tier config) and, for the
     /// client fields and abnormal disconnects, the event chunks that hold
-    /// a `meeting_join` or a `disconnect`, parsing only those events: no
-    /// report chunk is decoded. Equal to `CohortMeeting(analysis:context:)`
+    /// a `meeting_join`, a `disconnect` or a `network_change`, parsing only
+    /// those events: no report chunk is decoded, except a client's whose
+    /// network changed, which is analysed again to split its figures by
+    /// network (`CohortParticipant.split`). Equal to `CohortMeeting(log:)`
     /// of each meeting under the default config. A damaged event chunk is
     /// passed to `onDamage` and skipped (its client keeps what other
     /// chunks say).
@@ -70,10 +72,10 @@ extension EventStore {
         }
         // Joins and disconnects: only chunks that hold one are read, and
         // only those events' payloads are parsed.
-        let wanted = (Int64(1) << Int64(EventKind.meetingJoin.rawValue)) | (Int64(1) << Int64(EventKind.disconnect.rawValue))
+        let wanted = [EventKind.meetingJoin, .disconnect, .networkChange].reduce(Int64(0)) { $0 | Int64(1) << Int64($1.rawValue) }
         let chunks = try db.prepare(
             """
-            SELECT c.meeting_id, c.uid, e.id, e.data FROM event_chunks e JOIN clients c ON c.id = e.client_id
+            SELECT c.meeting_id, c.uid, e.id, e.data, c.id FROM event_chunks e JOIN clients c ON c.id = e.client_id
             WHERE e.kinds & ?1 != 0 ORDER BY e.client_id, e.first_ts, e.id
             """)
         chunks.bind(1, wanted)
@@ -90,6 +92,7 @@ extension EventStore {
             lastReport[m, default: [:]][lasts.string(1) ?? ""] = lasts.int64(2)
         }
         var joins: [Int: [Int: [(ts: Int64, payload: EventPayload)]]] = [:]
+        var marks: [Int: [Int: (client: Int64, marks: [NetworkTimeline.Mark])]] = [:]
         var parser = LineParser(nowMs: .max)
         while try chunks.step() {
             guard let m = index[chunks.int64(0)], let uid = chunks.string(1), let i = slot[m]?[uid] else { continue }
@@ -103,13 +106,17 @@ extension EventStore {
             }
             for k in block.ts.indices {
                 let kind = EventKind(rawValue: block.kinds[k])
-                guard kind == .meetingJoin || kind == .disconnect, let kind else { continue }
+                guard kind == .meetingJoin || kind == .disconnect || kind == .networkChange, let kind else { continue }
                 let p = Int(block.payloadIndex[k])
                 guard let payload = block.payloads[p].withUnsafeBufferPointer({ parser.payload(of: kind, canonicalJSON: $0) })
                 else { continue }
+                if kind != .disconnect, let net = payload.string("netType") {
+                    marks[m, default: [:]][i, default: (chunks.int64(4), [])].marks.append(
+                        NetworkTimeline.Mark(ts: block.ts[k], netType: net, isJoin: kind == .meetingJoin))
+                }
                 if kind == .meetingJoin {
                     joins[m, default: [:]][i, default: []].append((block.ts[k], payload))
-                } else if payload.string("error") != nil {
+                } else if kind == .disconnect, payload.string("error") != nil {
                     meetings[m].participants[i].abnormalDisconnects += 1
                 }
             }
@@ -118,6 +125,28 @@ extension EventStore {
             for (i, list) in people {
                 let uid = meetings[m].participants[i].uid
                 meetings[m].participants[i].client = ParticipantContext.ClientInfo(joins: list, lastReport: lastReport[m]?[uid])
+            }
+        }
+        // Clients whose network changed: their figures split by network.
+        for (m, people) in marks.sorted(by: { $0.key < $1.key }) {
+            for (i, entry) in people.sorted(by: { $0.key < $1.key }) {
+                let timeline = NetworkTimeline(marks: entry.marks)
+                guard timeline.changes else { continue }
+                let meeting = meetings[m].meeting, uid = meetings[m].participants[i].uid
+                var found: [StoreDamage] = []
+                let note: (StoreDamage) -> Void = { found.append($0) }
+                let events = try self.events(client: entry.client, meeting: meeting, uid: uid, onDamage: note)
+                    .filter { !$0.payload.kind.isContext }
+                let reports = try reportColumns(client: entry.client, count: try reportCount(client: entry.client),
+                                                meeting: meeting, uid: uid, onDamage: note)
+                // A damaged client keeps its whole figures (from the summaries).
+                guard found.isEmpty else {
+                    found.forEach(onDamage)
+                    continue
+                }
+                try meetings[m].participants[i].split(
+                    by: timeline, client: ClientInput(uid: uid, events: events, reports: ReportBlocks(reports)),
+                    cdn: !EventCatalog.hasQualityFeed(engine: engines[m]))
             }
         }
         return meetings

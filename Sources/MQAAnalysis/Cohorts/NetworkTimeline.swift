@@ -1,0 +1,95 @@
+import MQABase
+import MQAModel
+
+/// Which network (`netType`) a client was on over time: each `meeting_join`
+/// that names one and each `network_change` (event-log.md 1.2) starts a
+/// stretch of that value. "The last value before a report holds", so a
+/// figure measured at `t` belongs to the last mark at or before `t`.
+/// Before the first mark the value is the first mark's when that mark is a
+/// join (the network the client joined on, as `ClientInfo` reads it), and
+/// unknown when it is a `network_change` (nothing said which network came
+/// before it).
+public struct NetworkTimeline: Sendable, Equatable {
+    /// One mark: a join naming a network, or a network change.
+    public struct Mark: Sendable, Equatable {
+        public var ts: Int64
+        public var netType: String
+        public var isJoin: Bool
+
+        public init(ts: Int64, netType: String, isJoin: Bool) {
+            self.ts = ts
+            self.netType = netType
+            self.isJoin = isJoin
+        }
+    }
+
+    /// Stretch `i` holds `values[i]` over `[starts[i], starts[i + 1])`;
+    /// `starts[0]` is `Int64.min`, neighbours differ in value.
+    public private(set) var starts: [Int64]
+    public private(set) var values: [String?]
+
+    /// From a client's marks in any order: equal times keep joins first,
+    /// then the order given (a join and a change of one millisecond: the
+    /// change is the later word).
+    public init(marks: [Mark]) {
+        let ordered = marks.enumerated().sorted { a, b in
+            (a.element.ts, a.element.isJoin ? 0 : 1, a.offset) < (b.element.ts, b.element.isJoin ? 0 : 1, b.offset)
+        }.map(\.element)
+        let initial: String? = ordered.first.flatMap { $0.isJoin ? $0.netType : nil }
+        starts = [.min]
+        values = [initial]
+        for m in ordered where m.netType != values[values.count - 1] {
+            if starts[starts.count - 1] == m.ts {
+                // Two marks of one millisecond: the later one holds from it.
+                values[values.count - 1] = m.netType
+                if values.count > 1, values[values.count - 2] == m.netType {
+                    starts.removeLast()
+                    values.removeLast()
+                }
+            } else {
+                starts.append(m.ts)
+                values.append(m.netType)
+            }
+        }
+    }
+
+    /// The marks of a client's log: its joins' `netType` and its
+    /// `network_change` events.
+    public init(_ client: ClientLog) {
+        var marks: [Mark] = []
+        for e in client.events where e.payload.kind == .meetingJoin {
+            if let net = e.payload.string("netType") { marks.append(Mark(ts: e.ts, netType: net, isJoin: true)) }
+        }
+        for e in client.context where e.payload.kind == .networkChange {
+            if let net = e.payload.string("netType") { marks.append(Mark(ts: e.ts, netType: net, isJoin: false)) }
+        }
+        self.init(marks: marks)
+    }
+
+    /// Whether more than one value holds at some time: only then does a
+    /// participant's figures need splitting.
+    public var changes: Bool { values.count > 1 }
+
+    /// The stretch holding instant `t`.
+    func stretch(at t: Int64) -> Int {
+        var lo = 0, hi = starts.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if starts[mid] <= t { lo = mid + 1 } else { hi = mid }
+        }
+        return max(0, lo - 1)
+    }
+
+    /// Calls `body(stretch, ms)` for each stretch that `[from, to)` overlaps.
+    func overlaps(from: Int64, to: Int64, _ body: (Int, Int64) -> Void) {
+        guard to > from else { return }
+        var i = stretch(at: from)
+        while i < starts.count {
+            let a = max(from, starts[i])
+            let b = i + 1 < starts.count ? min(to, starts[i + 1]) : to
+            if b > a { body(i, b - a) }
+            if i + 1 >= starts.count || starts[i + 1] >= to { break }
+            i += 1
+        }
+    }
+}

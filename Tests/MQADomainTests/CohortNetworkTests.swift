@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
+
+/// Cohorts by `netType` attribute each figure to the network it was
+/// measured on (event-log.md 1.2: "the last value before a report holds";
+/// `Docs/cohorts.md`): a client that moves from Wi-Fi to cellular and
+/// stalls there stalls on cellular.
+@Suite struct CohortNetworkTests {
+    typealias Mark = NetworkTimeline.Mark
+
+    @Test func theTimelineFollowsJoinsAndChanges() {
+        let t = NetworkTimeline(marks: [Mark(ts: 100, netType: "cellular", isJoin: false), Mark(ts: 0, netType: "wifi", isJoin: true),
+                                        Mark(ts: 150, netType: "cellular", isJoin: false), Mark(ts: 200, netType: "wifi", isJoin: false)])
+        #expect(t.values == ["wifi", "cellular", "wifi"] && t.starts == [.min, 100, 200])
+        #expect(t.changes)
+        #expect(t.stretch(at: -5) == 0 && t.stretch(at: 99) == 0 && t.stretch(at: 100) == 1 && t.stretch(at: 250) == 2)
+        // Before a first mark that is a change, the network is unknown.
+        let late = NetworkTimeline(marks: [Mark(ts: 50, netType: "wifi", isJoin: false)])
+        #expect(late.values == [nil, "wifi"] && late.changes)
+        // One network throughout: nothing to split.
+        #expect(!NetworkTimeline(marks: [Mark(ts: 0, netType: "wifi", isJoin: true), Mark(ts: 9, netType: "wifi", isJoin: false)]).changes)
+        #expect(!NetworkTimeline(marks: []).changes)
+        // A join and a change of one millisecond: the change is the later word.
+        let same = NetworkTimeline(marks: [Mark(ts: 0, netType: "cellular", isJoin: false), Mark(ts: 0, netType: "wifi", isJoin: true)])
+        #expect(same.values == ["wifi", "cellular"] && same.starts == [.min, 0])
+        // A change undone in the same millisecond leaves no stretch.
+        let undone = NetworkTimeline(marks: [Mark(ts: 0, netType: "wifi", isJoin: true), Mark(ts: 5, netType: "cellular", isJoin: false),
+                                             Mark(ts: 5, netType: "wifi", isJoin: false)])
+        #expect(undone.values == ["wifi"] && !undone.changes)
+        var seen: [(Int, Int64)] = []
+        t.overlaps(from: 50, to: 250) { seen.append(($0, $1)) }
+        #expect(seen.map(\.0) == [0, 1, 2] && seen.map(\.1) == [50, 100, 50])
+    }
+
+    @Test func figuresAreSplitAtTheChange() {
+        let t = NetworkTimeline(marks: [Mark(ts: 0, netType: "wifi", isJoin: true), Mark(ts: 1000, netType: "cellular", isJoin: false)])
+        var p = CohortParticipant(uid: "a", engine: "sfu", client: .init(), watchedMs: 1900, stalledMs: 300, lowTierMs: 600,
+                                  measuredMs: 1800, mosP50: 4.0, abnormalDisconnects: 1, firstFrameMs: [100, 50])
+        p.client.platform = "ios"
+        let subs = [
+            Subscription(subscriber: "a", publisher: "b", track: "b-cam", kind: "camera", subscribeTs: 0, endTs: 2000,
+                         firstFrameTs: 100, stalls: [Stall(start: 900, end: 1200, open: false)]),
+            Subscription(subscriber: "a", publisher: "c", track: "c-cam", kind: "camera", subscribeTs: 1500, endTs: 2000,
+                         firstFrameTs: 1550, stalls: []),
+        ]
+        let holds = [TierHold(tier: .good, from: 100, to: 900), TierHold(tier: .poor, from: 900, to: 1500),
+                     TierHold(tier: .unknown, from: 1500, to: 1600), TierHold(tier: .bad, from: 1600, to: 1700)]
+        let mos = [TimedMOS(ts: 100, mos: 4.4), TimedMOS(ts: 500, mos: 4.2), TimedMOS(ts: 1100, mos: 3.0)]
+        p.split(by: t, holds: holds, warmMOS: mos, subscriptions: subs,
+                disconnects: [Disconnect(ts: 1800, reason: "network", error: "timeout"), Disconnect(ts: 10, reason: "leave", error: nil)],
+                cdn: false)
+        #expect(p.networkPieces.count == 2)
+        let wifi = p.networkPieces[0], cell = p.networkPieces[1]
+        #expect(wifi.client.netType == "wifi" && cell.client.netType == "cellular")
+        #expect(wifi.client.platform == "ios" && cell.uid == "a")
+        #expect(wifi.watchedMs == 900 && cell.watchedMs == 1000 + 450)
+        #expect(wifi.stalledMs == 100 && cell.stalledMs == 200)
+        #expect(wifi.measuredMs == 900 && wifi.lowTierMs == 100)
+        #expect(cell.measuredMs == 600 && cell.lowTierMs == 600)
+        #expect(wifi.mosP50 == 4.2 && cell.mosP50 == 3.0)
+        #expect(wifi.firstFrameMs == [100] && cell.firstFrameMs == [50])
+        #expect(wifi.abnormalDisconnects == 0 && cell.abnormalDisconnects == 1)
+
+        // Only one network with figures: no piece, that network.
+        var q = CohortParticipant(uid: "a", engine: "sfu", client: .init(), watchedMs: 0, stalledMs: 0, lowTierMs: 0,
+                                  measuredMs: 800, mosP50: nil, abnormalDisconnects: 0, firstFrameMs: [])
+        q.split(by: t, holds: [TierHold(tier: .good, from: 1100, to: 1900)], warmMOS: [], subscriptions: [], disconnects: [], cdn: false)
+        #expect(q.networkPieces.isEmpty && q.client.netType == "cellular")
+    }
+
+    /// A participant split by network is one participant to every other
+    /// field and to the whole fleet, and one per network to `netType`.
+    @Test func piecesCountOnlyTowardNetType() throws {
+        var info = ParticipantContext.ClientInfo()
+        info.platform = "ios"
+        info.netType = "wifi"
+        var split = CohortParticipant(uid: "a", engine: "sfu", client: info, watchedMs: 1000, stalledMs: 100, lowTierMs: 0,
+                                      measuredMs: 1000, mosP50: 4, abnormalDisconnects: 0, firstFrameMs: [])
+        var wifi = split, cell = split
+        wifi.watchedMs = 400
+        wifi.stalledMs = 0
+        cell.watchedMs = 600
+        cell.stalledMs = 100
+        cell.client.netType = "cellular"
+        split.networkPieces = [wifi, cell]
+        var other = split
+        other.uid = "b"
+        other.networkPieces = []
+        let meetings = [CohortMeeting(meeting: "m", start: 0, participants: [split, other])]
+        let byPlatform = CohortTable(meetings, by: .platform)
+        #expect(byPlatform.cohorts.map(\.participants) == [2] && byPlatform.cohorts[0].watchedMs == 2000)
+        let byNet = CohortTable(meetings, by: .netType)
+        let cellular = try #require(byNet.cohorts.first { $0.value == "cellular" })
+        let onWifi = try #require(byNet.cohorts.first { $0.value == "wifi" })
+        #expect(cellular.participants == 1 && cellular.stalledMs == 100 && cellular.watchedMs == 600)
+        #expect(onWifi.participants == 2 && onWifi.stalledMs == 100 && onWifi.watchedMs == 1400)
+        let trend = TrendTable(meetings, every: .day)
+        #expect(trend.rows.map(\.figures.participants) == [2])
+
+        // The partials carry the scope, and read back to the same tables.
+        let partials = try CohortPartials(meetings)
+        #expect(partials.participants == 2)
+        let text = partials.json.rendered()
+        #expect(text.contains(#""scope":"whole""#) && text.contains(#""scope":"network""#))
+        let back = try CohortPartials.parse(Data(text.utf8))
+        #expect(CohortTable(back.meetings, by: .netType) == byNet)
+        #expect(CohortTable(back.meetings, by: .platform) == byPlatform)
+        // A file of version 1 (no scope: every profile whole) is still read,
+        // and an unknown scope is an error.
+        let v1 = text.replacingOccurrences(of: #""mqaCohortPartials":2"#, with: #""mqaCohortPartials":1"#)
+        #expect((try? CohortPartials.parse(Data(v1.utf8))) != nil)
+        let bad = text.replacingOccurrences(of: #""scope":"whole""#, with: #""scope":"half""#)
+        #expect(throws: CohortPartialsError.self) { try CohortPartials.parse(Data(bad.utf8)) }
+    }
+
+    /// From a log to the store's cohorts: Alice joins on Wi-Fi, moves to
+    /// cellular at +60 s and freezes 10 s at +80 s. The freeze is on
+    /// cellular; her Wi-Fi time stalled nothing; the store path equals the
+    /// analysis of the log.
+    @Test func aStallAfterAMoveToCellularIsOnCellular() throws {
+        let s = Scratch()
+        let store = try EventStore(path: s.db)
+        func line(_ dt: Int64, _ uid: String, _ rest: String) -> String {
+            #"{"ts":\#(t0 + dt),"meeting":"m-1","uid":"\#(uid)","# + rest + "}"
+        }
+        var alice = [
+            line(0, "alice", #""event":"meeting_join","engine":"sfu","platform":"ios","netType":"wifi""#),
+            line(1000, "alice", #""event":"stream_subscribe","publisher":"bob","track":"bob-cam","kind":"camera""#),
+            line(2000, "alice", #""event":"receive_stream_status","publisher":"bob","track":"bob-cam","timedOut":false"#),
+            line(60_000, "alice", #""event":"network_change","netType":"cellular","detail":"wifi→cellular""#),
+            line(80_000, "alice", #""event":"receive_stream_status","publisher":"bob","track":"bob-cam","timedOut":true"#),
+            line(90_000, "alice", #""event":"receive_stream_status","publisher":"bob","track":"bob-cam","timedOut":false"#),
+        ]
+        alice += (1...60).map { qr(t0 + Int64($0) * 2000, uid: "alice", mos: $0 > 30 ? "3.1" : "4.3") }
+        var bob = [line(0, "bob", #""event":"meeting_join","engine":"sfu","platform":"ios","netType":"ethernet""#)]
+        bob += (1...60).map { qr(t0 + Int64($0) * 2000, uid: "bob") }
+        _ = try Ingester(store: store).ingest(paths: [s.write("a.ndjson", alice), s.write("b.ndjson", bob)])
+        try store.refreshSummaries()
+        let stored = try store.cohortMeetings()
+        let log = try #require(try store.meetingLog("m-1"))
+        #expect(stored == [try CohortMeeting(log: log)])
+        let a = try #require(stored.first?.participants.first { $0.uid == "alice" })
+        #expect(a.networkPieces.map(\.client.netType) == ["wifi", "cellular"])
+        #expect(a.networkPieces.map(\.stalledMs) == [0, 10_000] && a.stalledMs == 10_000)
+        #expect(a.networkPieces[0].watchedMs == 58_000 && a.networkPieces[1].watchedMs == 60_000)
+        #expect(a.networkPieces[0].mosP50 == 4.3 && a.networkPieces[1].mosP50 == 3.1)
+
+        let byNet = CohortTable(stored, by: .netType)
+        let cellular = try #require(byNet.cohorts.first { $0.value == "cellular" })
+        let wifi = try #require(byNet.cohorts.first { $0.value == "wifi" })
+        #expect(cellular.stalledMs == 10_000 && wifi.stalledMs == 0)
+        #expect(cellular.participants == 1 && wifi.participants == 1)
+        #expect(CohortTable(stored, by: .platform).cohorts.map(\.participants) == [2])
+    }
+}
