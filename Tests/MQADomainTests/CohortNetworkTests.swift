@@ -113,7 +113,12 @@ import Testing
         // A file of version 1 (no scope: every profile whole) is still read,
         // and an unknown scope is an error.
         let v1 = text.replacingOccurrences(of: #""mqaCohortPartials":2"#, with: #""mqaCohortPartials":1"#)
-        #expect((try? CohortPartials.parse(Data(v1.utf8))) != nil)
+        let old = try CohortPartials.parse(Data(v1.utf8))
+        // …but not merged with version 2: the two count a changed network
+        // differently.
+        #expect((try? CohortPartials.merge([old, old])) == nil, "a meeting twice")
+        #expect(throws: CohortPartialsError.self) { try CohortPartials.merge([old, back]) }
+        #expect((try? CohortPartials.merge([old]))?.meetings == old.meetings)
         let bad = text.replacingOccurrences(of: #""scope":"whole""#, with: #""scope":"half""#)
         #expect(throws: CohortPartialsError.self) { try CohortPartials.parse(Data(bad.utf8)) }
     }
@@ -156,5 +161,34 @@ import Testing
         #expect(cellular.stalledMs == 10_000 && wifi.stalledMs == 0)
         #expect(cellular.participants == 1 && wifi.participants == 1)
         #expect(CohortTable(stored, by: .platform).cohorts.map(\.participants) == [2])
+    }
+
+    /// `tune --by netType` counts a client whose network changed on each
+    /// network, inside its stretches: every stall, alarm and flap of the
+    /// fleet is in exactly one cohort (tier time too, but for a tail after
+    /// a client's last report that runs into a network without reports).
+    @Test func tuneByNetTypeCountsEachNetworksPart() throws {
+        let (store, _, cohorts) = CohortFleet.fixture
+        let logs = try cohorts.map { try #require(try store.meetingLog($0.meeting)) }
+        let t = CohortTuning(logs, by: .netType, configs: [TierConfig()], options: TuningOptions())
+        let fleet = try #require(t.fleet.first).score
+        let parts = t.cohorts.map(\.fleetBest.score)
+        #expect(parts.reduce(0) { $0 + $1.stalls } == fleet.stalls)
+        #expect(parts.reduce(0) { $0 + $1.covered } == fleet.covered)
+        #expect(parts.reduce(0) { $0 + $1.alarms } == fleet.alarms)
+        // An alarm just before a change, whose stall came on the next
+        // network, is not useful on its own network (that stall is not in
+        // its cohort): one of 774 here.
+        let useful = parts.reduce(0) { $0 + $1.useful }
+        #expect(useful <= fleet.useful && useful >= fleet.useful - 3)
+        #expect(parts.reduce(0) { $0 + $1.flaps } == fleet.flaps)
+        let warm = parts.reduce(Int64(0)) { $0 + $1.warmMs }
+        #expect(warm <= fleet.warmMs && warm > fleet.warmMs * 999 / 1000)
+        let split = cohorts.flatMap(\.participants).filter { !$0.networkPieces.isEmpty }.count
+        #expect(split > 0 && t.cohorts.reduce(0) { $0 + $1.clients } > logs.reduce(0) { $0 + $1.clients.count })
+        // By any other field a client is in one cohort, whole.
+        let byPlatform = CohortTuning(logs, by: .platform, configs: [TierConfig()], options: TuningOptions())
+        #expect(byPlatform.cohorts.reduce(0) { $0 + $1.clients } == logs.reduce(0) { $0 + $1.clients.count })
+        #expect(byPlatform.cohorts.reduce(0) { $0 + $1.fleetBest.score.warmMs } == fleet.warmMs)
     }
 }

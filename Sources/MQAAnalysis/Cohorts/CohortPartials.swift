@@ -25,6 +25,10 @@ public struct CohortPartials: Sendable, Equatable {
 
     /// Meetings in id order (UTF-8 bytes, the store's `ORDER BY meeting`).
     public private(set) var meetings: [CohortMeetingSums]
+    /// The file version read (`version` for partials made here). Version 1
+    /// counted a participant whose network changed whole on its join's
+    /// network, so a merge refuses to mix it with version 2.
+    public private(set) var readVersion = Int64(CohortPartials.version)
 
     /// Meetings in any order, each once.
     public init(_ meetings: [CohortMeetingSums]) throws {
@@ -47,7 +51,15 @@ public struct CohortPartials: Sendable, Equatable {
     /// counted twice).
     public static func merge(_ parts: [CohortPartials]) throws -> CohortPartials {
         guard !parts.isEmpty else { throw CohortPartialsError("nothing to merge") }
-        return try CohortPartials(parts.flatMap(\.meetings))
+        let versions = Set(parts.map(\.readVersion))
+        guard versions.count == 1 else {
+            throw CohortPartialsError("partials of versions \(versions.sorted().map(String.init).joined(separator: " and ")) do not "
+                + "merge: version 1 counted a participant whose network changed on its join's network, version 2 on each "
+                + "network it used; make them all again with this mqa ('mqa report cohorts --partials')")
+        }
+        var merged = try CohortPartials(parts.flatMap(\.meetings))
+        merged.readVersion = parts[0].readVersion
+        return merged
     }
 
     /// People, each once: a network's piece of a participant is not another one.
@@ -132,7 +144,11 @@ public struct CohortPartials: Sendable, Equatable {
         if let n = TuningPartials.integer(object["meetings"]), n != Int64(meetings.count) {
             throw fail("it says \(n) meetings but lists \(meetings.count)")
         }
-        do { return try CohortPartials(meetings) } catch { throw fail("\(error)") }
+        do {
+            var partials = try CohortPartials(meetings)
+            partials.readVersion = v
+            return partials
+        } catch { throw fail("\(error)") }
     }
 
     private static func profile(_ p: [String: Any]) -> CohortProfileSums? {

@@ -45,20 +45,53 @@ public struct CohortTuning: Sendable {
         return field.value(of: p)
     }
 
+    /// Where a client counts by `field`: one value, whole, or by
+    /// `netType` for a client whose network changed, each network it had
+    /// reports or stalls on, inside that network's stretches (as the
+    /// cohorts count it, `CohortParticipant.split`).
+    static func values(of client: ClientLog, in log: MeetingLog, field: CohortField)
+        -> [(value: String?, windows: [TuningCorpus.Window]?)] {
+        let whole = [(value: value(of: client, in: log, field: field), windows: [TuningCorpus.Window]?.none)]
+        guard field == .netType else { return whole }
+        let timeline = NetworkTimeline(client)
+        guard timeline.changes else { return whole }
+        var times: [Int64] = []
+        for span in client.connectionSpans() { times += client.reports.ts[span.reports] }
+        for s in client.subscriptions() { times += s.stalls.map(\.start) }
+        var order: [String?] = []
+        var windows: [String?: [TuningCorpus.Window]] = [:]
+        var used = Set<Int>()
+        for t in times { used.insert(timeline.stretch(at: t)) }
+        for i in timeline.values.indices where used.contains(i) {
+            let v = timeline.values[i]
+            let w = TuningCorpus.Window(from: timeline.starts[i], to: i + 1 < timeline.starts.count ? timeline.starts[i + 1] : .max)
+            if windows[v] == nil { order.append(v) }
+            windows[v, default: []].append(w)
+        }
+        if order.count <= 1 { return order.first.map { [(value: $0, windows: nil)] } ?? whole }
+        return order.map { (value: $0, windows: windows[$0]) }
+    }
+
     public init(_ logs: [MeetingLog], by field: CohortField, configs: [TierConfig], options: TuningOptions,
                 bootstrap: BootstrapOptions = .default) {
         self.field = field
         self.bootstrap = bootstrap
         fleet = Tuning.rank(configs: configs, scores: Tuning.countAll(TuningCorpus(logs), configs: configs, options: options)
             .map(TuningScore.init))
-        var split: [String?: [MeetingLog]] = [:]
+        var split: [String?: [TuningCorpus.Part]] = [:]
         var clients: [String?: Int] = [:]
         for log in logs {
-            var mine: [String?: [ClientLog]] = [:]
-            for c in log.clients { mine[CohortTuning.value(of: c, in: log, field: field), default: []].append(c) }
-            for (v, cs) in mine {
-                split[v, default: []].append(MeetingLog(meeting: log.meeting, clients: cs))
-                clients[v, default: 0] += cs.count
+            var mine: [String?: (clients: [ClientLog], windows: [[TuningCorpus.Window]?])] = [:]
+            for c in log.clients {
+                for (v, windows) in CohortTuning.values(of: c, in: log, field: field) {
+                    mine[v, default: ([], [])].clients.append(c)
+                    mine[v, default: ([], [])].windows.append(windows)
+                }
+            }
+            for (v, part) in mine {
+                split[v, default: []].append(TuningCorpus.Part(
+                    log: MeetingLog(meeting: log.meeting, clients: part.clients), windows: part.windows))
+                clients[v, default: 0] += part.clients.count
             }
         }
         let values = split.keys.sorted { a, b in
@@ -70,7 +103,7 @@ public struct CohortTuning: Sendable {
         }
         let best = fleet.first
         cohorts = values.map { v in
-            let corpus = TuningCorpus(split[v]!)
+            let corpus = TuningCorpus(parts: split[v]!)
             let ranking = Tuning.rank(configs: configs, scores: Tuning.countAll(corpus, configs: configs, options: options)
                 .map(TuningScore.init))
             let here = ranking.first { $0.gridIndex == best?.gridIndex } ?? ranking[0]
@@ -90,13 +123,13 @@ public struct CohortTuning: Sendable {
     /// data, so the interval leaves out the luck of that choice (the best of
     /// many configs is flattered by its own data): an interval that reaches
     /// 0 says the gain is not shown; one above 0 is still optimistic.
-    static func gainInterval(_ meetings: [MeetingLog], best: TierConfig, fleetBest: TierConfig, same: Bool,
+    static func gainInterval(_ meetings: [TuningCorpus.Part], best: TierConfig, fleetBest: TierConfig, same: Bool,
                              options: TuningOptions, bootstrap: BootstrapOptions) -> ConfidenceInterval? {
         guard meetings.count >= 2 else { return nil }
         if same { return ConfidenceInterval(lower: 0, upper: 0) }
         // Per meeting: [alarms, useful, stalls, covered] of each config.
         let counts = meetings.map { m in
-            Tuning.countAll(TuningCorpus([m]), configs: [best, fleetBest], options: options)
+            Tuning.countAll(TuningCorpus(parts: [m]), configs: [best, fleetBest], options: options)
                 .map { [Double($0.alarms), Double($0.useful), Double($0.stalls), Double($0.covered)] }
         }
         func f1(_ c: [Double]) -> Double {

@@ -33,6 +33,39 @@ public struct TuningCorpus: Sendable {
     /// The most reports any one client has: sizes the per-client scratch space.
     public private(set) var maxClientReports = 0
 
+    // Client c counts only inside windows `[windowFrom[w], windowTo[w])`,
+    // `w` in `clientWindow[c] ..< clientWindow[c + 1]`; none: everywhere.
+    // A client's part of a cohort by network (`CohortTuning`): its tier
+    // machine runs over all its reports, but only the alarms, tier time and
+    // stalls inside the windows count.
+    public private(set) var clientWindow = ContiguousArray<Int>([0])
+    public private(set) var windowFrom = ContiguousArray<Int64>()
+    public private(set) var windowTo = ContiguousArray<Int64>()
+
+    /// A stretch of time a client counts in, `[from, to)`.
+    public struct Window: Sendable, Equatable {
+        public var from: Int64
+        public var to: Int64
+
+        public init(from: Int64, to: Int64) {
+            self.from = from
+            self.to = to
+        }
+    }
+
+    /// A meeting's log, each of its clients counted everywhere (`nil`) or
+    /// only inside its windows (ascending, disjoint).
+    public struct Part: Sendable {
+        public var log: MeetingLog
+        /// One per `log.clients`.
+        public var windows: [[Window]?]
+
+        public init(log: MeetingLog, windows: [[Window]?]? = nil) {
+            self.log = log
+            self.windows = windows ?? Array(repeating: nil, count: log.clients.count)
+        }
+    }
+
     public var reportCount: Int { ts.count }
     public var connectionCount: Int { connStart.count }
     public var clientCount: Int { clientConn.count - 1 }
@@ -41,15 +74,22 @@ public struct TuningCorpus: Sendable {
     /// Flattens meetings with the same connection and subscription rules as
     /// `MeetingAnalysis`.
     public init(_ logs: [MeetingLog]) {
-        for log in logs {
+        self.init(parts: logs.map { Part(log: $0) })
+    }
+
+    /// Meetings whose clients may count only inside windows.
+    public init(parts: [Part]) {
+        for part in parts {
             // A CDN meeting has no quality feed: reports it logs anyway drive
             // no tier, as in `MeetingAnalysis` (its stalls stay, uncovered).
-            let feed = EventCatalog.hasQualityFeed(engine: log.engine)
-            for client in log.clients { add(client, feed: feed) }
+            let feed = EventCatalog.hasQualityFeed(engine: part.log.engine)
+            for (i, client) in part.log.clients.enumerated() {
+                add(client, feed: feed, windows: i < part.windows.count ? part.windows[i] : nil)
+            }
         }
     }
 
-    private mutating func add(_ client: ClientLog, feed: Bool) {
+    private mutating func add(_ client: ClientLog, feed: Bool, windows: [Window]?) {
         let before = ts.count
         for span in client.connectionSpans() {
             let r = feed ? span.reports : span.reports.lowerBound..<span.reports.lowerBound
@@ -66,6 +106,15 @@ public struct TuningCorpus: Sendable {
         maxClientReports = max(maxClientReports, ts.count - before)
         var starts: [Int64] = []
         for s in client.subscriptions() { starts += s.stalls.map(\.start) }
+        if let windows {
+            // A stall counts where it starts.
+            starts = starts.filter { t in windows.contains { $0.from <= t && t < $0.to } }
+            for w in windows {
+                windowFrom.append(w.from)
+                windowTo.append(w.to)
+            }
+        }
+        clientWindow.append(windowFrom.count)
         stallStarts.append(contentsOf: starts.sorted())
         clientStall.append(stallStarts.count)
     }

@@ -20,7 +20,8 @@ enum CohortOptions {
 
     static let methodHelp = """
         Figures come from the summary tables ingest keeps (default tier config) and the
-        clients' meeting_join fields; no quality report is decoded. Intervals are 95 %
+        clients' meeting_join fields; quality reports are decoded only for the clients
+        whose network changed, to split their figures by network. Intervals are 95 %
         percentile bootstrap intervals that resample whole meetings (participants of one
         meeting share its network and server, so they are not independent); the same
         store, --seed and --replicates give the same intervals. See Docs/cohorts.md.
