@@ -29,63 +29,54 @@ extension CohortParticipant {
     mutating func split(by timeline: NetworkTimeline, holds: [TierHold], warmMOS: [TimedMOS],
                         subscriptions: [Subscription], disconnects: [Disconnect], cdn: Bool) {
         guard timeline.changes else { return }
-        let n = timeline.values.count
-        var pieces = [CohortParticipant](repeating: CohortParticipant(
-            uid: uid, engine: engine, client: client, watchedMs: 0, stalledMs: 0, lowTierMs: 0, measuredMs: 0,
-            mosP50: nil, abnormalDisconnects: 0, firstFrameMs: []), count: n)
-        var mos = [[Double]](repeating: [], count: n)
+        // One piece per network; stretches of one network share it.
+        var nets: [String?] = []
+        let slot = timeline.values.map { net in
+            if let k = nets.firstIndex(of: net) { return k }
+            nets.append(net)
+            return nets.count - 1
+        }
+        var pieces = nets.map { net in
+            var p = CohortParticipant(uid: uid, engine: engine, client: client, watchedMs: 0, stalledMs: 0, lowTierMs: 0,
+                                      measuredMs: 0, mosP50: nil, abnormalDisconnects: 0, firstFrameMs: [])
+            p.client.netType = net
+            return p
+        }
+        var mos = [[Double]](repeating: [], count: nets.count)
         if !cdn {
             for h in holds where h.tier != .unknown {
                 let low = h.tier == .poor || h.tier == .bad
                 timeline.overlaps(from: h.from, to: h.to) { i, ms in
-                    pieces[i].measuredMs += ms
-                    if low { pieces[i].lowTierMs += ms }
+                    pieces[slot[i]].measuredMs += ms
+                    if low { pieces[slot[i]].lowTierMs += ms }
                 }
             }
-            for m in warmMOS { mos[timeline.stretch(at: m.ts)].append(m.mos) }
+            for m in warmMOS { mos[slot[timeline.stretch(at: m.ts)]].append(m.mos) }
         }
         for s in subscriptions where s.subscriber == uid {
             guard let first = s.firstFrameTs else { continue }
-            timeline.overlaps(from: first, to: s.endTs) { i, ms in pieces[i].watchedMs += ms }
+            timeline.overlaps(from: first, to: s.endTs) { i, ms in pieces[slot[i]].watchedMs += ms }
             for stall in s.stalls {
-                timeline.overlaps(from: stall.start, to: stall.end) { i, ms in pieces[i].stalledMs += ms }
+                timeline.overlaps(from: stall.start, to: stall.end) { i, ms in pieces[slot[i]].stalledMs += ms }
             }
-            if s.kind != nil { pieces[timeline.stretch(at: s.subscribeTs)].firstFrameMs.append(first - s.subscribeTs) }
+            if s.kind != nil { pieces[slot[timeline.stretch(at: s.subscribeTs)]].firstFrameMs.append(first - s.subscribeTs) }
         }
-        for d in disconnects where d.error != nil { pieces[timeline.stretch(at: d.ts)].abnormalDisconnects += 1 }
+        for d in disconnects where d.error != nil { pieces[slot[timeline.stretch(at: d.ts)]].abnormalDisconnects += 1 }
 
-        // Stretches of one network are one piece, in the order first met.
-        var order: [String?] = []
-        var merged: [String?: CohortParticipant] = [:]
-        var mosByNet: [String?: [Double]] = [:]
-        for i in 0..<n {
-            let net = timeline.values[i]
-            let p = pieces[i]
-            guard p.watchedMs > 0 || p.stalledMs > 0 || p.measuredMs > 0 || !mos[i].isEmpty
-                  || !p.firstFrameMs.isEmpty || p.abnormalDisconnects > 0 else { continue }
-            if var m = merged[net] {
-                m.watchedMs += p.watchedMs
-                m.stalledMs += p.stalledMs
-                m.measuredMs += p.measuredMs
-                m.lowTierMs += p.lowTierMs
-                m.firstFrameMs += p.firstFrameMs
-                m.abnormalDisconnects += p.abnormalDisconnects
-                merged[net] = m
-            } else {
-                var m = p
-                m.client.netType = net
-                merged[net] = m
-                order.append(net)
-            }
-            mosByNet[net, default: []] += mos[i]
+        // A network the participant has no figure on is no piece.
+        let kept = pieces.indices.filter { k in
+            let p = pieces[k]
+            return p.watchedMs > 0 || p.stalledMs > 0 || p.measuredMs > 0 || !mos[k].isEmpty || !p.firstFrameMs.isEmpty
+                || p.abnormalDisconnects > 0
         }
-        if order.count == 1 {
-            client.netType = order[0]
+        if kept.count == 1 {
+            client.netType = nets[kept[0]]
             return
         }
-        networkPieces = order.map { net in
-            var p = merged[net]!
-            p.mosP50 = Distribution(mosByNet[net] ?? [])?.p50
+        guard kept.count > 1 else { return }
+        networkPieces = kept.map { k in
+            var p = pieces[k]
+            p.mosP50 = Distribution(mos[k])?.p50
             return p
         }
     }
