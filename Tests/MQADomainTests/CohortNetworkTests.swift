@@ -168,7 +168,10 @@ import Testing
     /// fleet is in exactly one cohort (tier time too, but for a tail after
     /// a client's last report that runs into a network without reports).
     @Test func tuneByNetTypeCountsEachNetworksPart() throws {
-        let (store, _, cohorts) = CohortFleet.fixture
+        // A connection of its own: the fixture's store is not to be shared
+        // between tests running at once.
+        let (_, dir, cohorts) = CohortFleet.fixture
+        let store = try EventStore(path: dir.db)
         let logs = try cohorts.map { try #require(try store.meetingLog($0.meeting)) }
         let t = CohortTuning(logs, by: .netType, configs: [TierConfig()], options: TuningOptions())
         let fleet = try #require(t.fleet.first).score

@@ -33,11 +33,15 @@ enum CohortOptions {
 
     /// The store's cohort figures in the `--since`/`--until` window, stale
     /// summaries redone first (as for `mqa meetings`).
-    static func meetings(_ args: ParsedArguments, _ context: CommandContext) throws -> [CohortMeeting] {
+    /// `splittingNetworks`: whether participants whose network changed are
+    /// split by network (`CohortParticipant.split`); only `netType` and the
+    /// partials read the pieces, and making them reanalyses those clients.
+    static func meetings(_ args: ParsedArguments, _ context: CommandContext,
+                         splittingNetworks: Bool) throws -> [CohortMeeting] {
         let window = try context.timeWindow(args)
         try EventStore.refreshStaleSummaries(path: try context.databasePath(args))
         let store = try context.openStore(args, requireMeetings: true)
-        let meetings = try store.cohortMeetings(startingIn: window) { damage in
+        let meetings = try store.cohortMeetings(startingIn: window, splittingNetworks: splittingNetworks) { damage in
             context.stderr.write("Warning: \(TerminalText.escaped(damage.description)); left out\n")
         }
         if meetings.isEmpty, window.since != nil || window.until != nil {
@@ -77,7 +81,7 @@ enum ReportCohortsCommand {
             throw UsageError("missing '\(CohortOptions.partialsBy.spec.synopsis)'")
         }
         let options = try CohortOptions.bootstrap(args)
-        let table = CohortTable(try CohortOptions.summedMeetings(args, context), by: field, options: options)
+        let table = CohortTable(try CohortOptions.summedMeetings(args, context, by: field), by: field, options: options)
         try ReportOptions.emit(CohortsReport(table).render(format), args, context)
         return ExitCode.success
     }
@@ -128,7 +132,7 @@ enum CompareCommand {
             try CohortOptions.checkMerge(args, files: Array(args.positionals.dropFirst(2)))
             meetings = try CohortOptions.merged(Array(args.positionals.dropFirst(2)), context)
         } else {
-            meetings = try CohortOptions.meetings(args, context).map(CohortMeetingSums.init)
+            meetings = try CohortOptions.meetings(args, context, splittingNetworks: field == .netType).map(CohortMeetingSums.init)
         }
         // A value nobody has is a typo far more often than a finding.
         let known = Set(meetings.flatMap { $0.profiles.compactMap { field.value(of: $0.profile) } })
@@ -195,7 +199,7 @@ enum ReportTrendsCommand {
         if let written = try CohortOptions.writePartials(args, context) { return written }
         let format: ReportFormat = try args.get(ReportOptions.format)
         let field = args.value(CohortOptions.optionalBy)
-        let table = TrendTable(try CohortOptions.summedMeetings(args, context), every: try args.get(every), by: field,
+        let table = TrendTable(try CohortOptions.summedMeetings(args, context, by: field), every: try args.get(every), by: field,
                                options: try CohortOptions.bootstrap(args), zone: try context.zone(args))
         try ReportOptions.emit(TrendsReport(table).render(format), args, context)
         return ExitCode.success
@@ -250,15 +254,17 @@ extension CohortOptions {
         if args.isGiven(ReportOptions.format), try args.get(ReportOptions.format) != ReportFormat.json {
             throw UsageError("'--format' must be one of json (with --partials), got '\(try args.get(ReportOptions.format).rawValue)'")
         }
-        let part = try CohortPartials(try meetings(args, context))
+        let part = try CohortPartials(try meetings(args, context, splittingNetworks: true))
         try ReportOptions.emit(part.json.rendered() + "\n", args, context)
         return ExitCode.success
     }
 
     /// The meetings a report is on, summed per profile: the store's, or
     /// with --merge the partials files'.
-    static func summedMeetings(_ args: ParsedArguments, _ context: CommandContext) throws -> [CohortMeetingSums] {
-        guard try args.get(merge) else { return try meetings(args, context).map(CohortMeetingSums.init) }
+    static func summedMeetings(_ args: ParsedArguments, _ context: CommandContext, by field: CohortField?) throws -> [CohortMeetingSums] {
+        guard try args.get(merge) else {
+            return try meetings(args, context, splittingNetworks: field == .netType).map(CohortMeetingSums.init)
+        }
         return try merged(args.positionals, context)
     }
 

@@ -12,11 +12,13 @@ extension EventStore {
     /// a `meeting_join`, a `disconnect` or a `network_change`, parsing only
     /// those events: no report chunk is decoded, except a client's whose
     /// network changed, which is analysed again to split its figures by
-    /// network (`CohortParticipant.split`). Equal to `CohortMeeting(log:)`
-    /// of each meeting under the default config. A damaged event chunk is
+    /// network (`CohortParticipant.split`; not `splittingNetworks`: those
+    /// clients are left whole). Equal to `CohortMeeting(log:)` of each
+    /// meeting under the default config. A damaged event chunk is
     /// passed to `onDamage` and skipped (its client keeps what other
     /// chunks say).
     public func cohortMeetings(startingIn window: (since: Int64?, until: Int64?) = (nil, nil),
+                               splittingNetworks: Bool = true,
                                onDamage: (StoreDamage) -> Void = { _ in }) throws -> [CohortMeeting] {
         var meetings: [CohortMeeting] = []
         var index: [Int64: Int] = [:]
@@ -127,8 +129,9 @@ extension EventStore {
                 meetings[m].participants[i].client = ParticipantContext.ClientInfo(joins: list, lastReport: lastReport[m]?[uid])
             }
         }
-        // Clients whose network changed: their figures split by network.
-        for (m, people) in marks.sorted(by: { $0.key < $1.key }) {
+        // Clients whose network changed: their figures split by network
+        // (unless the caller reads no network: the split reanalyses them).
+        for (m, people) in marks.sorted(by: { $0.key < $1.key }) where splittingNetworks {
             for (i, entry) in people.sorted(by: { $0.key < $1.key }) {
                 let timeline = NetworkTimeline(marks: entry.marks)
                 guard timeline.changes else { continue }
