@@ -809,6 +809,7 @@ enum RTC {
         // the samples end; unplaced, the log only says it ended connected.
         #expect(RTC.trace(c) == ["meeting_join@0", "meeting_leave@903000"], "\(RTC.trace(c))")
     }
+
 }
 
 /// Version 2 keeps version 1's quality-report formulas to the bit: on a
@@ -825,5 +826,31 @@ enum RTC {
         #expect(v1.count == 15 && v2.count == 14)
         #expect(v2 == Array(v1.dropLast()), "v1's last interval moved no RTP (v1 reported 0 kbps there)")
         #expect(v1.last!.dropFirst().allSatisfy { $0.doubleValue == 0 })
+    }
+}
+
+extension ImportVersion2Tests {
+    /// "Sample by sample in time order": two neighbours an async logger
+    /// swapped are put back in order (fed as they came, the earlier one
+    /// looked like counters going back: a restart, 0 kbps and the whole
+    /// call's loss in one interval), and a repeated line is one sample (it
+    /// made an interval of 0 ms in which nothing flowed: a pause).
+    @Test func samplesAreReadInTimeOrderAndARepeatIsOne() throws {
+        func sample(_ k: Int) -> String {
+            RTC.stats("PC_0", Int64(k) * 1000, [RTC.audioIn(50 * k, lost: 2 * k), RTC.audioOut(50 * k), RTC.pair,
+                                                RTC.video("IV", track: "cam", packets: 90 * k, frames: 30 * k)])
+        }
+        let head = RTC.header() + [RTC.state("PC_0", "connected", 500)]
+        let tidy = try RTC.convert(head + (1...8).map(sample))
+        let messy = try RTC.convert(head + [1, 2, 4, 3, 5, 5, 6, 8, 7].map(sample))
+        #expect(Dump.reports(tidy).count == 8)
+        #expect(String(decoding: messy.lines, as: UTF8.self) == String(decoding: tidy.lines, as: UTF8.self))
+        #expect(!RTC.trace(messy).contains { $0.hasPrefix("stream_unsubscribe") }, "\(RTC.trace(messy))")
+        // A line later than the window is left out; the next interval
+        // holds what it measured (the counters are cumulative).
+        let late = try RTC.convert(head + (1...20).filter { $0 != 2 }.map(sample) + [sample(2)])
+        let reports = Dump.reports(late)
+        #expect(reports.count == 19 && !RTC.trace(late).contains { $0.hasPrefix("stream_unsubscribe") })
+        #expect(reports.map { ($0["loss"] as! NSNumber).doubleValue } == Array(repeating: reports[0]["loss"] as! Double, count: 19))
     }
 }

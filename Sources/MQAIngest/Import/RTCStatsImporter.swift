@@ -23,6 +23,46 @@ struct RTCStatsImporter {
         var converter: ConnectionConverter
         var meta = ConnectionMeta()
         var reports: [String: StatsReport] = [:]
+        /// Samples not yet fed, ascending by time (`take`).
+        var pending: [StatsSample] = []
+        var lastFed: Int64?
+
+        /// How many samples a line may come late and still be put in its
+        /// place: async loggers swap neighbours, they do not hold a sample
+        /// back for long, and each pending sample is a whole copy of the
+        /// connection's reports.
+        static let reorderWindow = 16
+
+        /// Feeds the samples in time order, as the spec reads them ("sample
+        /// by sample in time order"): a line up to `reorderWindow` samples
+        /// late is put in its place (fed as it came, its earlier neighbour
+        /// looked like counters going back: a restart, with the whole
+        /// call's loss in one interval). Of two samples of one time the
+        /// later line holds (a repeated line made an interval of 0 ms in
+        /// which nothing flowed: a pause). A sample later still, or of a
+        /// time already fed, is left out: its counters are cumulative, so
+        /// the next interval holds what it measured.
+        mutating func take(_ sample: StatsSample) {
+            if let last = lastFed, sample.ts <= last { return }
+            var i = pending.count
+            while i > 0 && pending[i - 1].ts > sample.ts { i -= 1 }
+            if i > 0 && pending[i - 1].ts == sample.ts {
+                pending[i - 1] = sample
+                return
+            }
+            pending.insert(sample, at: i)
+            if pending.count > Connection.reorderWindow { feed(pending.removeFirst()) }
+        }
+
+        mutating func flush() {
+            for s in pending { feed(s) }
+            pending = []
+        }
+
+        private mutating func feed(_ sample: StatsSample) {
+            lastFed = sample.ts
+            converter.feed(sample)
+        }
     }
 
     /// A line that is not a sample but says something of the call.
@@ -119,7 +159,7 @@ struct RTCStatsImporter {
                         reports[delta.id] = report
                     }
                     c.reports = reports
-                    c.converter.feed(StatsSample(ts: sample.ts, statsTime: sample.statsTime, reports: next))
+                    c.take(StatsSample(ts: sample.ts, statsTime: sample.statsTime, reports: next))
                     connections[pcID] = c
                 }
             } catch {
@@ -138,6 +178,7 @@ struct RTCStatsImporter {
         var results: [ConnectionResult] = []
         for id in order {
             var c = connections[id]!
+            c.flush()
             c.converter.finish()
             results.append(ConnectionResult(converter: c.converter, meta: c.meta, emptyReason: "no getstats samples"))
         }
