@@ -91,11 +91,14 @@ struct ClientAnalysis {
 
         var disconnects: [Disconnect] = []
         var reconnects = 0
+        var firstReconnect: Int64?
         for e in events {
             switch e.payload.kind {
             case .disconnect:
                 disconnects.append(Disconnect(ts: e.ts, reason: e.payload.string("reason") ?? "", error: e.payload.string("error")))
-            case .reconnect: reconnects += 1
+            case .reconnect:
+                reconnects += 1
+                if firstReconnect == nil { firstReconnect = e.ts }
             default: break
             }
         }
@@ -112,7 +115,8 @@ struct ClientAnalysis {
             tierMs: tierMs, tierChanges: connections.reduce(0) { $0 + $1.changes.count },
             flaps: connections.reduce(0) { $0 + $1.flaps },
             sdkAgreement: agreement, sdkTierAgreement: cdn ? nil : agreement.ratio,
-            disconnects: disconnects, reconnects: reconnects, silences: cdn ? [] : feed.silences(spans: spanner.spans))
+            disconnects: disconnects, reconnects: reconnects, silences: cdn ? [] : feed.silences(spans: spanner.spans),
+            firstReconnectTs: firstReconnect)
 
         let timeline = TierTimeline(holds: holds)
         var subscriptions = eventLog.subscriptions(until: last)

@@ -123,7 +123,7 @@ enum IssueFinder {
         for p in participants {
             out += participantRules.compactMap { $0.issue(p) }
             if p.reconnects > 0 {
-                out.append(Issue(code: .reconnects, uid: p.uid, count: p.reconnects,
+                out.append(Issue(code: .reconnects, uid: p.uid, ts: p.firstReconnectTs, count: p.reconnects,
                                  detail: p.reconnects == 1 ? "1 reconnect" : "\(p.reconnects) reconnects"))
             }
             let abnormal = p.disconnects.filter { $0.error != nil }
@@ -162,12 +162,17 @@ extension Subscription {
         }
         let unseen = stallsUnderGoodTier
         if unseen > 0 {
-            add(.stallsUnderGoodTier, count: unseen,
+            // ts: the first of them, as every counted issue has.
+            let first = stalls.first { $0.tier == .excellent || $0.tier == .good }?.start
+            add(.stallsUnderGoodTier, ts: first, count: unseen,
                 unseen == 1 ? "1 stall began under an excellent/good tier"
                     : "\(unseen) stalls began under an excellent/good tier")
         }
         if neverRendered {
-            add(.neverRendered, value: Double(endTs - subscribeTs), ts: subscribeTs, "no frame in \(endTs - subscribeTs) ms")
+            // ts/count as an event (one subscription that never showed a
+            // frame, from its subscribe), and how long it waited as value.
+            add(.neverRendered, value: Double(endTs - subscribeTs), ts: subscribeTs, count: 1,
+                "no frame in \(endTs - subscribeTs) ms")
         }
         if let ttff = timeToFirstFrameMs, ttff > T.firstFrameMs {
             add(.slowFirstFrame, value: Double(ttff), threshold: Double(T.firstFrameMs), ts: firstFrameTs,

@@ -46,6 +46,8 @@ public struct ParticipantAnalysis: Sendable, Equatable {
     /// the rule rather than the exception (more than half of its gaps
     /// between reports).
     public var silences: [FeedSilence] = []
+    /// When the first `reconnect` was logged (the `reconnects` issue's `ts`).
+    public var firstReconnectTs: Int64? = nil
 
     /// The participant object of `mqa report meeting --format json`.
     public var json: JSON {
