@@ -5,9 +5,9 @@ SELECT m.meeting,
        p.warm_reports,
        round(p.mos_mean, 2) AS mos_mean,
        round(p.mos_p5, 2) AS mos_p5,
-       round(p.loss_p95, 1) AS loss_p95_pct,
-       round(p.rtt_p95) AS rtt_p95_ms,
-       round(p.jitter_p95) AS jitter_p95_ms,
+       round(p.loss_p95, 1) AS loss_pct_p95,
+       round(p.rtt_p95) AS rtt_ms_p95,
+       round(p.jitter_p95) AS jitter_ms_p95,
        p.poor_ms + p.bad_ms AS low_tier_ms,
        p.disconnects
 FROM participant_summary p

@@ -5,7 +5,7 @@ SELECT t.subscriber,
        t.publisher,
        t.track,
        t.kind,
-       t.first_frame_ts - t.subscribe_ts AS first_frame_ms,
+       t.first_frame_ts - t.subscribe_ts AS time_to_first_frame_ms,
        t.stall_count AS stalls,
        t.stalled_ms,
        round(t.stall_ratio, 4) AS stall_ratio

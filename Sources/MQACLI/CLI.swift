@@ -98,6 +98,10 @@ public enum CLI {
             return ExitCode.success
         }
         if first == "--version" {
+            if arguments.count > 1 {
+                context.stderr.write("Error: unexpected argument '\(arguments[1])' after --version\n\n" + overview)
+                return ExitCode.usage
+            }
             context.stdout.write("mqa \(version)\n")
             return ExitCode.success
         }

@@ -62,11 +62,19 @@ struct CommandContext {
 
     /// `--config FILE` parsed over the defaults; a bad file is a usage error
     /// (exit 64) naming the key.
+    /// A small input file given by an option (a config, a grid, partials),
+    /// whole; a usage error that says why it cannot be read.
+    static func readFile(_ path: String, what: String) throws -> Data {
+        if let data = FileManager.default.contents(atPath: path) { return data }
+        var directory: ObjCBool = false
+        let reason = !FileManager.default.fileExists(atPath: path, isDirectory: &directory) ? "no such file"
+            : directory.boolValue ? "it is a directory" : "not readable"
+        throw UsageError("cannot read \(what) '\(path)': \(reason)")
+    }
+
     func tierConfig(_ args: ParsedArguments) throws -> TierConfig {
         guard let path = args.value(Options.config) else { return TierConfig() }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw UsageError("cannot read config file '\(path)'")
-        }
+        let data = try CommandContext.readFile(path, what: "config file")
         do {
             return try TierConfig.parse(data)
         } catch {

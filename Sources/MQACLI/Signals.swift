@@ -22,6 +22,11 @@ public enum Signals {
         // which names the file like any other write error, instead of the
         // default SIGXFSZ killing the process without a word.
         signal(SIGXFSZ, SIG_IGN)
+        // Likewise a write to a pipe whose reader left (`mqa export | head`)
+        // fails with EPIPE, "Error: standard output: Broken pipe" and exit
+        // 1 (not everything asked for was written), instead of SIGPIPE
+        // ending the process silently with 141.
+        signal(SIGPIPE, SIG_IGN)
         var set = fatalSet()
         pthread_sigmask(SIG_BLOCK, &set, nil)
         // A thread of its own rather than a signal handler: removing files

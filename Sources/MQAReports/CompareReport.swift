@@ -28,8 +28,8 @@ public struct CompareReport: RenderedReport, Sendable {
                     ("ratio", m.ratio.map { .double(CohortsReport.rounded($0, 1000)) } ?? .null),
                     ("ratioCI", CohortsReport.interval(m.ratioCI, scale: 1000)),
                     ("significant", .bool(m.significant)),
-                    ("p", .double(CohortsReport.rounded(m.p, 10_000))),
-                    ("pAdjusted", .double(CohortsReport.rounded(m.pAdjusted, 10_000))),
+                    ("p", CompareReport.p(m, m.p)),
+                    ("pAdjusted", CompareReport.p(m, m.pAdjusted)),
                     ("worse", .bool(m.worse)),
                 ]))
             })),
@@ -69,6 +69,13 @@ public struct CompareReport: RenderedReport, Sendable {
         return "\(c.field.rawValue): \(c.b.value ?? "unknown") vs \(c.a.value ?? "unknown")"
     }
 
+    /// A metric's p (or adjusted p), null where a side has no figure: no
+    /// test was made (it enters Holm's count as 1, which only makes the
+    /// others' adjustment stricter).
+    static func p(_ m: CohortComparison.Metric, _ value: Double) -> JSON {
+        m.tested ? .double(CohortsReport.rounded(value, 10_000)) : .null
+    }
+
     /// The table md and html show.
     var metricsTable: ReportTable {
         let c = comparison
@@ -80,7 +87,7 @@ public struct CompareReport: RenderedReport, Sendable {
             let ci = pair.map { ReportCell.literal($0.1) } ?? .empty(shown: "—")
             let mark = m.significant ? (m.worse ? "yes, B worse" : "yes, B better") : "no"
             t.add([.text(m.metric.title), .literal(shown(m.metric, m.a)), .literal(shown(m.metric, m.b)), ratio, ci,
-                   .literal(String(format: "%.4f", m.pAdjusted)), .literal(mark)],
+                   m.tested ? .literal(String(format: "%.4f", m.pAdjusted)) : .empty(shown: "—"), .literal(mark)],
                   htmlClass: m.worse ? "worse" : nil)
         }
         return t
@@ -119,7 +126,7 @@ public struct CompareReport: RenderedReport, Sendable {
             let r: (Double?) -> ReportCell = { n($0.map { .double(CohortsReport.rounded($0, 1000)) } ?? .null) }
             t.add([.literal(m.metric.rawValue), n(value(m.metric, m.a)), n(value(m.metric, m.b)), r(m.ratio),
                    r(m.ratioCI?.lower), r(m.ratioCI?.upper),
-                   n(.double(CohortsReport.rounded(m.p, 10_000))), n(.double(CohortsReport.rounded(m.pAdjusted, 10_000))),
+                   n(CompareReport.p(m, m.p)), n(CompareReport.p(m, m.pAdjusted)),
                    .literal(m.significant ? "true" : "false"), .literal(m.worse ? "true" : "false")])
         }
         return t.csv

@@ -45,6 +45,22 @@ import Testing
         #expect(r.status == 0)
         #expect(r.stdout.hasPrefix("mqa "))
         #expect(r.stderr.isEmpty)
+        let extra = MQA.run(["--version", "extra"])
+        #expect(extra.status == 64 && extra.stderr.hasPrefix("Error: unexpected argument 'extra' after --version"), "\(extra)")
+    }
+
+    /// A grid, config or partials file that cannot be used is named, with
+    /// the reason.
+    @Test func unreadableInputFilesSayWhichAndWhy() {
+        let dir = Scratch()
+        let bad = dir.write("g.json", "{\"thresholds\": [[4.0")
+        let grid = MQA.run(["tune", "--db", dir.file("none.sqlite"), "--grid", bad])
+        #expect(grid.status == 64 && grid.stderr.contains("Error: \(bad): grid: not valid JSON"), "\(grid)")
+        let missing = MQA.run(["report", "meeting", "m", "--db", dir.file("none.sqlite"), "--config", dir.file("c.json")])
+        #expect(missing.status == 64 && missing.stderr.contains("cannot read config file '\(dir.file("c.json"))': no such file"),
+                "\(missing)")
+        let folder = MQA.run(["tune", "--merge", dir.path])
+        #expect(folder.status == 64 && folder.stderr.contains("cannot read partials file '\(dir.path)': it is a directory"), "\(folder)")
     }
 
     @Test(arguments: [

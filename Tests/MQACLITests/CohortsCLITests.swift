@@ -97,6 +97,19 @@ import MQAStore
         }
     }
 
+    /// A metric one side has no figure for (a CDN meeting has no MOS and
+    /// no tier) was tested with nothing: its p is null, not 1.
+    @Test func aMetricWithoutAFigureHasNoP() throws {
+        let r = MQA.run(["compare", "--db", Self.db, "--by", "engine", "sfu", "cdn", "-f", "json"])
+        #expect(r.status == 0, "\(r)")
+        let metrics = try #require(try object(r.stdout)["metrics"] as? [String: [String: Any]])
+        let mos = try #require(metrics["mosP50"])
+        #expect(mos["b"] is NSNull && mos["p"] is NSNull && mos["pAdjusted"] is NSNull, "\(mos)")
+        #expect(metrics["stallRate"]?["p"] is NSNumber)
+        let csv = MQA.run(["compare", "--db", Self.db, "--by", "engine", "sfu", "cdn", "-f", "csv"]).stdout
+        #expect(csv.split(separator: "\n").contains { $0.hasPrefix("mosP50,") && $0.contains(",,,,,false,false") }, "\(csv)")
+    }
+
     /// The fix (5.3.1) and the regression seen the other way round (5.2.3
     /// against 5.3.0: B better) pass the gate.
     @Test(arguments: [["5.2.3", "5.3.1"], ["5.3.0", "5.2.3"]]) func theGatePasses(values: [String]) {

@@ -139,6 +139,17 @@ import MQAIngest
         #expect(out.stderr.contains("Error: /dev/full: No space left on device"), "\(out)")
     }
 
+    /// A reader that leaves early (`| head`) gets what it read; the rest is
+    /// not written, so exit 1 with the reason, not a silent death by
+    /// SIGPIPE (exit 141).
+    @Test func aClosedPipeIsAFailedWrite() {
+        let f = dir.write("long.ndjson", Lines.meeting("m-1", reports: 4000))
+        #expect(MQA.run(["ingest", "--db", db, f]).status == 0)
+        let r = MQA.shell("\"$MQA\" export --db \"$DB\" | head -c 10 > /dev/null; exit ${PIPESTATUS[0]}", environment: ["DB": db])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("Error: standard output: Broken pipe"), "\(r)")
+    }
+
     /// Help and the version are output too: lost on a full device, exit 1.
     @Test(arguments: ["--help", "help ingest", "ingest --help", "--version"])
     func helpToAFullDeviceFails(words: String) {

@@ -47,7 +47,7 @@ import Testing
         // The same partials twice (a copy too) would count their meetings twice.
         let copy = dir.write("copy.json", try String(contentsOfFile: partials[0], encoding: .utf8))
         let twice = MQA.run(["tune", "--merge", partials[0], partials[1], copy])
-        #expect(twice.status == 64 && twice.stderr.contains("'\(copy)' holds the same partials as '\(partials[0])'"), "\(twice)")
+        #expect(twice.status == 1 && twice.stderr.contains("'\(copy)' holds the same partials as '\(partials[0])'"), "\(twice)")
     }
 
     @Test(arguments: [

@@ -102,7 +102,7 @@ struct TiersReportTests {
         alice.disconnect(1_795_946_420_000, error: "timeout")
         let a = MeetingAnalysis.analyze(meeting([alice], id: "m-42"), config: TierConfig())
         let tiers = a.tiersJSON().rendered()
-        #expect(tiers.hasPrefix(#"{"meeting":"m-42","config":{"thresholds":[4,3.6,3.1,2.6]"#))
+        #expect(tiers.hasPrefix(#"{"meeting":"m-42","engine":"sfu","qualityData":true,"notice":null,"config":{"thresholds":[4,3.6,3.1,2.6]"#))
         #expect(tiers.contains(#""connections":[{"uid":"alice","index":0,"start":1795946400000,"end":1795946420000,"changes":[{"ts":1795946404000,"from":"unknown","to":"excellent"},{"ts":1795946406000,"from":"excellent","to":"fair"}],"tierMs":{"excellent":2000,"good":0,"fair":10000,"poor":0,"bad":0,"unknown":8000},"flaps":1"#))
         #expect(a.tiersJSON(uid: "bob").rendered().hasSuffix(#""connections":[]}"#))
         let p = a.participantsJSON.rendered()

@@ -82,6 +82,8 @@ public struct CohortComparison: Sendable, Equatable {
         /// adjustment of it over all the metrics compared.
         public var p: Double
         public var pAdjusted: Double
+        /// Whether both sides have the figure, so that a test was made.
+        public var tested: Bool { a != nil && b != nil }
         /// `pAdjusted` below `alpha`.
         public var significant: Bool
 

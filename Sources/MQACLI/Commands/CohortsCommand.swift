@@ -280,9 +280,7 @@ extension CohortOptions {
     static func merged(_ paths: [String], _ context: CommandContext) throws -> [CohortMeetingSums] {
         var parts: [CohortPartials] = []
         for path in paths {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw UsageError("cannot read partials file '\(path)'")
-            }
+            let data = try CommandContext.readFile(path, what: "partials file")
             parts.append(try CohortPartials.parse(data, source: path))
         }
         let total = try CohortPartials.merge(parts)

@@ -74,10 +74,14 @@ enum TuneCommand {
         let options = TuningOptions(target: try args.get(Self.target), leadMs: try args.get(Self.leadMs))
         if let problem = options.problem { throw UsageError(problem) }
         let top: Int = try args.get(Self.top)
-        guard let data = FileManager.default.contents(atPath: gridPath) else {
-            throw UsageError("cannot read grid file '\(gridPath)'")
+        let data = try CommandContext.readFile(gridPath, what: "grid file")
+        let grid: TuningGrid
+        do {
+            grid = try TuningGrid.parse(data)
+        } catch {
+            // The file named, as for --config.
+            throw UsageError("\(gridPath): \(error)")
         }
-        let grid = try TuningGrid.parse(data)
         let configs = grid.configs()
         let window = try context.timeWindow(args)
         let store = try context.openStore(args, requireMeetings: true)
@@ -154,11 +158,11 @@ enum TuneCommand {
         // would count its meetings twice.
         var seen: [Data: String] = [:]
         for path in args.positionals {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw UsageError("cannot read partials file '\(path)'")
-            }
+            let data = try CommandContext.readFile(path, what: "partials file")
             if let first = seen[data] {
-                throw UsageError("'\(path)' holds the same partials as '\(first)': its meetings would be counted twice")
+                // Bad data, not a bad command line (exit 1, as a meeting in
+                // two cohort partials files is).
+                throw TuningPartialsError("'\(path)' holds the same partials as '\(first)': its meetings would be counted twice")
             }
             seen[data] = path
             parts.append(try TuningPartials.parse(data, source: path))
