@@ -161,6 +161,25 @@ import Testing
         #expect(cellular.stalledMs == 10_000 && wifi.stalledMs == 0)
         #expect(cellular.participants == 1 && wifi.participants == 1)
         #expect(CohortTable(stored, by: .platform).cohorts.map(\.participants) == [2])
+
+        // A damaged report chunk of hers: said once, and she stays whole
+        // (her summaries hold her figures; the split cannot be made).
+        let db = try Database(path: s.db)
+        let row = try db.prepare(
+            "SELECT r.id, r.data FROM report_chunks r JOIN clients c ON c.id = r.client_id WHERE c.uid = 'alice' LIMIT 1")
+        #expect(try row.step())
+        let id = row.int64(0)
+        var blob = row.blob(1)
+        blob[blob.count - 3] ^= 0x5A
+        let write = try db.prepare("UPDATE report_chunks SET data = ? WHERE id = ?")
+        write.bind(1, blob: blob)
+        write.bind(2, id)
+        try write.run()
+        var damage: [StoreDamage] = []
+        let again = try EventStore(path: s.db).cohortMeetings { damage.append($0) }
+        #expect(damage.count == 1 && damage.first?.uid == "alice", "\(damage)")
+        let whole = try #require(again.first?.participants.first { $0.uid == "alice" })
+        #expect(whole.networkPieces.isEmpty && whole.stalledMs == 10_000)
     }
 
     /// `tune --by netType` counts a client whose network changed on each

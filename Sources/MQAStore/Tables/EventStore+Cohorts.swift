@@ -96,14 +96,18 @@ extension EventStore {
         var joins: [Int: [Int: [(ts: Int64, payload: EventPayload)]]] = [:]
         var marks: [Int: [Int: (client: Int64, marks: [NetworkTimeline.Mark])]] = [:]
         var parser = LineParser(nowMs: .max)
+        // Damage already told: the split below reads such a chunk again.
+        var reported: [StoreDamage] = []
         while try chunks.step() {
             guard let m = index[chunks.int64(0)], let uid = chunks.string(1), let i = slot[m]?[uid] else { continue }
             let block: SharedEventBlock
             do {
                 block = try chunks.withBlob(3) { try codec.decodeSharedEvents($0) }
             } catch {
-                onDamage(StoreDamage(meeting: meetings[m].meeting, uid: uid, place: .chunk(.events, id: chunks.int64(2)),
-                                     reason: "\(error)"))
+                let damage = StoreDamage(meeting: meetings[m].meeting, uid: uid, place: .chunk(.events, id: chunks.int64(2)),
+                                         reason: "\(error)")
+                reported.append(damage)
+                onDamage(damage)
                 continue
             }
             for k in block.ts.indices {
@@ -144,7 +148,7 @@ extension EventStore {
                                                 meeting: meeting, uid: uid, onDamage: note)
                 // A damaged client keeps its whole figures (from the summaries).
                 guard found.isEmpty else {
-                    found.forEach(onDamage)
+                    for damage in found where !reported.contains(damage) { onDamage(damage) }
                     continue
                 }
                 try meetings[m].participants[i].split(
