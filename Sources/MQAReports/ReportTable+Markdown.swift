@@ -9,15 +9,16 @@ extension ReportTable {
     /// escaped (`Markdown.escape`); headers are shown as they are.
     public var markdown: String {
         let cells = rows.map { row in row.cells.enumerated().map { markdownCell($0.element, column: $0.offset) } }
-        var widths = columns.map { max(3, $0.header.count) }
+        // Terminal columns, not characters: a wide character takes two.
+        var widths = columns.map { max(3, TerminalText.columns($0.header)) }
         for row in cells {
-            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], TerminalText.columns(cell)) }
         }
         func line(_ cells: [String]) -> String {
             var parts: [String] = []
             for i in widths.indices {
                 let cell = i < cells.count ? cells[i] : ""
-                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                let pad = String(repeating: " ", count: widths[i] - TerminalText.columns(cell))
                 parts.append(columns[i].numeric ? pad + cell : cell + pad)
             }
             return "| " + parts.joined(separator: " | ") + " |\n"

@@ -99,4 +99,19 @@ import MQAAnalysis
         #expect(rows.first == "| *   | [4,3.6]   | [a\\|b](a_b.md) |")
         #expect(rows.last == "| \\*  | \\[4,3.6\\] | \\# head        |")
     }
+
+    /// Columns line up in a terminal whatever the script: a CJK character or
+    /// an emoji takes two columns, an accented letter one.
+    @Test func markdownPadsByTerminalColumns() {
+        var t = ReportTable(headers: ["title", "n"])
+        t.add([.text("週次定例"), .literal("1")])
+        t.add([.text("Café 🎉"), .literal("2")])
+        t.add([.text("plain"), .literal("3")])
+        let rows = t.markdown.split(separator: "\n")
+        #expect(rows[0] == "| title    | n   |")
+        #expect(rows[2] == "| 週次定例 | 1   |")
+        #expect(rows[3] == "| Café 🎉  | 2   |")
+        #expect(rows[4] == "| plain    | 3   |")
+        #expect(TerminalText.columns("한국어") == 6 && TerminalText.columns("ｆｕｌｌ") == 8 && TerminalText.columns("e\u{301}") == 1)
+    }
 }
