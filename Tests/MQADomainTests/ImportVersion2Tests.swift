@@ -830,12 +830,12 @@ enum RTC {
 }
 
 extension ImportVersion2Tests {
-    /// "Sample by sample in time order": two neighbours an async logger
-    /// swapped are put back in order (fed as they came, the earlier one
-    /// looked like counters going back: a restart, 0 kbps and the whole
-    /// call's loss in one interval), and a repeated line is one sample (it
-    /// made an interval of 0 ms in which nothing flowed: a pause).
-    @Test func samplesAreReadInTimeOrderAndARepeatIsOne() throws {
+    /// "Sample by sample in time order": a sample not later than the one
+    /// before it is left out and named as a reject (an earlier one read as
+    /// counters going back: a restart, 0 kbps and the whole call's loss in
+    /// one interval; a repeated line as an interval of 0 ms in which nothing
+    /// flowed: a pause). The next interval holds what it measured.
+    @Test func aSampleNotLaterThanTheLastIsLeftOut() throws {
         func sample(_ k: Int) -> String {
             RTC.stats("PC_0", Int64(k) * 1000, [RTC.audioIn(50 * k, lost: 2 * k), RTC.audioOut(50 * k), RTC.pair,
                                                 RTC.video("IV", track: "cam", packets: 90 * k, frames: 30 * k)])
@@ -843,14 +843,18 @@ extension ImportVersion2Tests {
         let head = RTC.header() + [RTC.state("PC_0", "connected", 500)]
         let tidy = try RTC.convert(head + (1...8).map(sample))
         let messy = try RTC.convert(head + [1, 2, 4, 3, 5, 5, 6, 8, 7].map(sample))
-        #expect(Dump.reports(tidy).count == 8)
-        #expect(String(decoding: messy.lines, as: UTF8.self) == String(decoding: tidy.lines, as: UTF8.self))
+        #expect(tidy.rejects.isEmpty && Dump.reports(tidy).count == 8)
+        let reports = Dump.reports(messy)
+        #expect(reports.map { ($0["ts"] as! NSNumber).int64Value - t0 } == [1000, 2000, 4000, 5000, 6000, 8000])
+        // Every interval has the same rates as the tidy dump's.
+        for key in ["loss", "bitrate"] {
+            let values = Set(reports.dropFirst().map { ($0[key] as! NSNumber).doubleValue })
+            let tidyValues = Set(Dump.reports(tidy).dropFirst().map { ($0[key] as! NSNumber).doubleValue })
+            #expect(values == tidyValues && values.count == 1, "\(key): \(values) vs \(tidyValues)")
+        }
         #expect(!RTC.trace(messy).contains { $0.hasPrefix("stream_unsubscribe") }, "\(RTC.trace(messy))")
-        // A line later than the window is left out; the next interval
-        // holds what it measured (the counters are cumulative).
-        let late = try RTC.convert(head + (1...20).filter { $0 != 2 }.map(sample) + [sample(2)])
-        let reports = Dump.reports(late)
-        #expect(reports.count == 19 && !RTC.trace(late).contains { $0.hasPrefix("stream_unsubscribe") })
-        #expect(reports.map { ($0["loss"] as! NSNumber).doubleValue } == Array(repeating: reports[0]["loss"] as! Double, count: 19))
+        #expect(messy.rejects.map(\.line) == [7, 9, 12])
+        #expect(messy.rejects[0].reason.hasPrefix("a getstats sample of PC_0 at \(t0 + 3000), earlier than the one before it (\(t0 + 4000))"))
+        #expect(messy.rejects[1].reason.hasPrefix("a second getstats sample of PC_0 at \(t0 + 5000): left out"))
     }
 }

@@ -23,45 +23,24 @@ struct RTCStatsImporter {
         var converter: ConnectionConverter
         var meta = ConnectionMeta()
         var reports: [String: StatsReport] = [:]
-        /// Samples not yet fed, ascending by time (`take`).
-        var pending: [StatsSample] = []
+        /// The time of the last sample fed.
         var lastFed: Int64?
 
-        /// How many samples a line may come late and still be put in its
-        /// place: async loggers swap neighbours, they do not hold a sample
-        /// back for long, and each pending sample is a whole copy of the
-        /// connection's reports.
-        static let reorderWindow = 16
-
-        /// Feeds the samples in time order, as the spec reads them ("sample
-        /// by sample in time order"): a line up to `reorderWindow` samples
-        /// late is put in its place (fed as it came, its earlier neighbour
-        /// looked like counters going back: a restart, with the whole
-        /// call's loss in one interval). Of two samples of one time the
-        /// later line holds (a repeated line made an interval of 0 ms in
-        /// which nothing flowed: a pause). A sample later still, or of a
-        /// time already fed, is left out: its counters are cumulative, so
-        /// the next interval holds what it measured.
-        mutating func take(_ sample: StatsSample) {
-            if let last = lastFed, sample.ts <= last { return }
-            var i = pending.count
-            while i > 0 && pending[i - 1].ts > sample.ts { i -= 1 }
-            if i > 0 && pending[i - 1].ts == sample.ts {
-                pending[i - 1] = sample
-                return
-            }
-            pending.insert(sample, at: i)
-            if pending.count > Connection.reorderWindow { feed(pending.removeFirst()) }
-        }
-
-        mutating func flush() {
-            for s in pending { feed(s) }
-            pending = []
-        }
-
-        private mutating func feed(_ sample: StatsSample) {
+        /// Feeds the sample, in time order as the spec reads them ("sample
+        /// by sample in time order"), or refuses it when it is not later
+        /// than the last one fed (false): a repeated line made an interval
+        /// of 0 ms in which nothing flowed (a pause and a new first frame),
+        /// and an earlier one read as counters going back (a restart, the
+        /// whole call's loss in one interval). Its deltas are applied all
+        /// the same (the next line's are relative to them), and the counters
+        /// are cumulative, so the next interval holds what it measured.
+        /// Holding samples back to sort them would cost a copy of every
+        /// report per sample held, per connection.
+        mutating func take(_ sample: StatsSample) -> Bool {
+            if let last = lastFed, sample.ts <= last { return false }
             lastFed = sample.ts
             converter.feed(sample)
+            return true
         }
     }
 
@@ -159,8 +138,16 @@ struct RTCStatsImporter {
                         reports[delta.id] = report
                     }
                     c.reports = reports
-                    c.take(StatsSample(ts: sample.ts, statsTime: sample.statsTime, reports: next))
+                    let last = c.lastFed
+                    let taken = c.take(StatsSample(ts: sample.ts, statsTime: sample.statsTime, reports: next))
                     connections[pcID] = c
+                    if !taken, let last {
+                        let what = sample.ts == last ? "a second getstats sample of \(pcID) at \(sample.ts)"
+                            : "a getstats sample of \(pcID) at \(sample.ts), earlier than the one before it (\(last))"
+                        conversion.rejects.append(ImportReject(
+                            line: lineNumber, reason: "\(what): left out (its counters are in the next sample's interval)",
+                            raw: WebRTCImport.rawBytes(line), size: line.count))
+                    }
                 }
             } catch {
                 let reason = (error as? LineReject)?.reason ?? "\(error)"
@@ -178,7 +165,6 @@ struct RTCStatsImporter {
         var results: [ConnectionResult] = []
         for id in order {
             var c = connections[id]!
-            c.flush()
             c.converter.finish()
             results.append(ConnectionResult(converter: c.converter, meta: c.meta, emptyReason: "no getstats samples"))
         }
