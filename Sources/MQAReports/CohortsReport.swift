@@ -17,6 +17,10 @@ public struct CohortsReport: RenderedReport, Sendable {
             ("schema", .string("mqa.cohorts/1")),
             ("by", .string(table.field.rawValue)),
             ("meetings", .int(Int64(table.meetings))),
+            // People once each; by netType the cohorts' participants add
+            // up to more, one per network for those who changed network.
+            ("participants", .int(Int64(table.people))),
+            ("changedNetwork", .int(Int64(table.splitByNetwork))),
             ("method", CohortsReport.methodJSON(table.options)),
             ("cohorts", .array(table.cohorts.map(CohortsReport.json))),
             ("unknown", CohortsReport.json(table.unknown)),

@@ -23,8 +23,9 @@ import MQAAnalysis
 ///   `never_rendered` and `slow_first_frame`, U's or T's incidents whose
 ///   window holds the issue's instant (the subscription, the first frame).
 /// - of the candidates, the issue goes under the one containing its instant
-///   when it has one (the first abnormal disconnect), else under the one
-///   with the most impact (the verdict's order); no candidate: no incident.
+///   when it has one (the first abnormal disconnect, the first reconnect),
+///   else under the one with the most impact (the verdict's order); no
+///   candidate: no incident.
 struct IssuePlacement: Sendable {
     enum Place: Sendable, Equatable {
         /// Under incident number N (1-based, start order: the anchor `i-N`).

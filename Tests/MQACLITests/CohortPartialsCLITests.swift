@@ -103,6 +103,19 @@ import Testing
         #expect(r.stderr.contains("is in more than one part"), "\(r)")
     }
 
+    /// Partials of an older mqa (version 1) merge among themselves, with a
+    /// warning that their netType figures follow the old rule; never with
+    /// version 2 files.
+    @Test func olderPartialsMergeWithAWarning() throws {
+        let dir = Scratch()
+        let text = try String(contentsOfFile: Self.fleet.partials[0], encoding: .utf8)
+        let old = dir.write("v1.json", text.replacingOccurrences(of: #""mqaCohortPartials":2"#, with: #""mqaCohortPartials":1"#))
+        let alone = MQA.run(["report", "cohorts", "--merge", old, "--by", "netType"])
+        #expect(alone.status == 0 && alone.stderr.contains("Warning: partials of version 1 (an older mqa)"), "\(alone)")
+        let mixed = MQA.run(["report", "cohorts", "--merge", old, Self.fleet.partials[1], "--by", "netType"])
+        #expect(mixed.status == 1 && mixed.stderr.contains("partials of versions 1 and 2 do not merge"), "\(mixed)")
+    }
+
     /// "é" precomposed and "e" + U+0301 are two meetings of one store (ids
     /// are bytes); the partials took them for one (Swift compares strings
     /// canonically) and failed on such a store.

@@ -97,6 +97,20 @@ import MQAStore
         }
     }
 
+    /// By netType a participant who changed network counts on each
+    /// network; the top counts say how the cohorts add up.
+    @Test func netTypeCohortsSayWhoChangedNetwork() throws {
+        func run(_ field: String) throws -> [String: Any] {
+            try object(MQA.run(["report", "cohorts", "--db", Self.db, "--by", field, "-f", "json"]).stdout)
+        }
+        let net = try run("netType"), platform = try run("platform")
+        let people = try #require(net["participants"] as? Int), changed = try #require(net["changedNetwork"] as? Int)
+        #expect(people == platform["participants"] as? Int && platform["changedNetwork"] as? Int == 0)
+        #expect(changed > 0)
+        let rows = (net["cohorts"] as? [[String: Any]] ?? []) + [net["unknown"] as? [String: Any] ?? [:]]
+        #expect(rows.reduce(0) { $0 + ($1["participants"] as? Int ?? 0) } == people + changed)
+    }
+
     /// A metric one side has no figure for (a CDN meeting has no MOS and
     /// no tier) was tested with nothing: its p is null, not 1.
     @Test func aMetricWithoutAFigureHasNoP() throws {

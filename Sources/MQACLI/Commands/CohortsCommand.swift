@@ -285,6 +285,12 @@ extension CohortOptions {
         }
         let total = try CohortPartials.merge(parts)
         context.stderr.write("merged \(parts.count) partials: \(total.meetings.count) meetings, \(total.participants) participants\n")
+        if total.readVersion == 1 {
+            // The figures are the old rule's: say so where the method
+            // text cannot (it describes this version's rule).
+            context.stderr.write("Warning: partials of version 1 (an older mqa): by netType, a participant whose network "
+                                 + "changed counts whole on its join's network; remake them to count each network's part\n")
+        }
         return total.meetings
     }
 }
