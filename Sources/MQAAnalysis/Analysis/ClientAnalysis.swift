@@ -132,16 +132,6 @@ struct ClientAnalysis {
     }
 }
 
-/// A warm report's time and the MOS the tier engine used for it.
-public struct TimedMOS: Sendable, Equatable {
-    public var ts: Int64
-    public var mos: Double
-
-    public init(ts: Int64, mos: Double) {
-        self.ts = ts
-        self.mos = mos
-    }
-}
 
 /// Which of a client's reports were warm (a bit each, by position in the
 /// series) and their MOS, in report order.
