@@ -32,7 +32,8 @@ extension TrackReport {
                     ("sharedStallCount", .int(Int64(r.sharedStallCount))),
                     ("stalledMs", .int(s.stalledMs)),
                     ("stallRatio", .rounded(s.stallRatio, places: JSON.Places.ratio)),
-                    ("attribution", .string(r.attribution)),
+                    // No stall, nothing to attribute: null, not the dash md shows.
+                    ("attribution", r.subscription.stalls.isEmpty ? .null : .string(r.attribution)),
                     ("stalls", .array(zip(s.stalls, r.sharedWith).map { x, who in
                         .object([
                             ("start", .int(x.start)), ("end", .int(x.end)), ("open", .bool(x.open)),
@@ -68,7 +69,7 @@ extension TrackReport {
                     CSV.cell(s.kind ?? ""), String(s.subscribeTs), String(s.endTs),
                     s.firstFrameTs.map { String($0) } ?? "", s.timeToFirstFrameMs.map { String($0) } ?? "",
                     String(s.stallCount), String(r.sharedStallCount), String(s.stalledMs), CSV.number(MeetingReport.round(s.stallRatio, JSON.Places.ratio)),
-                    CSV.cell(r.attribution), CSV.cell(verdict.rawValue)].joined(separator: ",") + "\n"
+                    CSV.cell(r.subscription.stalls.isEmpty ? "" : r.attribution), CSV.cell(verdict.rawValue)].joined(separator: ",") + "\n"
         }
         return out
     }
