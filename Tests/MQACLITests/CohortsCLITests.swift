@@ -111,6 +111,30 @@ import MQAStore
         #expect(rows.reduce(0) { $0 + ($1["participants"] as? Int ?? 0) } == people + changed)
     }
 
+    /// A network a participant joined on but has no figure on is no
+    /// cohort: comparing it is asking for a value nobody has.
+    @Test func aNetworkWithoutFiguresIsNoValue() {
+        let dir = Scratch()
+        let t0: Int64 = 1_795_946_400_000
+        func line(_ dt: Int64, _ uid: String, _ rest: String) -> String {
+            #"{"ts":\#(t0 + dt),"meeting":"m-1","uid":"\#(uid)","# + rest + "}"
+        }
+        func report(_ dt: Int64, _ uid: String) -> String {
+            line(dt, uid, #""event":"quality_report","loss":0.4,"rtt":48,"jitter":6,"bitrate":1850,"mos":4.3"#)
+        }
+        var lines = [line(0, "alice", #""event":"meeting_join","engine":"sfu","netType":"wifi""#),
+                     line(1, "alice", #""event":"network_change","netType":"cellular""#),
+                     line(30_000, "alice", #""event":"network_change","netType":"ethernet""#),
+                     line(0, "bob", #""event":"meeting_join","engine":"sfu","netType":"ethernet""#)]
+        lines += stride(from: Int64(2000), through: 60_000, by: 2000).flatMap { [report($0, "alice"), report($0, "bob")] }
+        let log = dir.write("m.ndjson", lines.joined(separator: "\n") + "\n")
+        let db = dir.file("s.sqlite")
+        #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+        let r = MQA.run(["compare", "--db", db, "--by", "netType", "wifi", "cellular"])
+        #expect(r.status == 1 && r.stderr.contains("no participant has netType 'wifi'"), "\(r)")
+        #expect(MQA.run(["compare", "--db", db, "--by", "netType", "ethernet", "cellular"]).status == 0)
+    }
+
     /// A metric one side has no figure for (a CDN meeting has no MOS and
     /// no tier) was tested with nothing: its p is null, not 1.
     @Test func aMetricWithoutAFigureHasNoP() throws {

@@ -135,7 +135,11 @@ enum CompareCommand {
             meetings = try CohortOptions.meetings(args, context, splittingNetworks: field == .netType).map(CohortMeetingSums.init)
         }
         // A value nobody has is a typo far more often than a finding.
-        let known = Set(meetings.flatMap { $0.profiles.compactMap { field.value(of: $0.profile) } })
+        // The values the field's cohorts have (by netType a split
+        // participant's whole profile names no cohort).
+        let known = Set(meetings.flatMap { m in
+            m.profiles.compactMap { $0.profile.counts(toward: field) ? field.value(of: $0.profile) : nil }
+        })
         for v in [a, b] where !known.contains(v) {
             let list = known.sorted { CohortTable.valueLess($0, $1, field: field) }
             let hint = Suggestion.closest(to: v, among: list).map { "; did you mean '\($0)'?" } ?? ""
