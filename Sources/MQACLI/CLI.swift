@@ -98,6 +98,11 @@ public enum CLI {
             return ExitCode.success
         }
         if first == "--version" {
+            // Help wins in either order, as `--help --version` shows help.
+            if arguments.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) {
+                context.stdout.write(overview)
+                return ExitCode.success
+            }
             if arguments.count > 1 {
                 context.stderr.write("Error: unexpected argument '\(arguments[1])' after --version\n\n" + overview)
                 return ExitCode.usage

@@ -47,6 +47,10 @@ import Testing
         #expect(r.stderr.isEmpty)
         let extra = MQA.run(["--version", "extra"])
         #expect(extra.status == 64 && extra.stderr.hasPrefix("Error: unexpected argument 'extra' after --version"), "\(extra)")
+        for words in [["--version", "--help"], ["--help", "--version"]] {
+            let help = MQA.run(words)
+            #expect(help.status == 0 && help.stdout.hasPrefix("OVERVIEW: "), "\(words): \(help)")
+        }
     }
 
     /// A grid, config or partials file that cannot be used is named, with
