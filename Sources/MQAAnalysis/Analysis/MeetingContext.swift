@@ -114,15 +114,8 @@ public struct MeetingContext: Sendable, Equatable {
     /// The networks a client was on, in time order: each join's `netType`
     /// and each `network_change`, a repeat of the one before left out.
     static func networkPath(_ client: ClientLog) -> [String] {
-        var marks: [(ts: Int64, order: Int, net: String)] = []
-        for e in client.events where e.payload.kind == .meetingJoin {
-            if let net = e.payload.string("netType") { marks.append((e.ts, marks.count, net)) }
-        }
-        for e in client.context where e.payload.kind == .networkChange {
-            if let net = e.payload.string("netType") { marks.append((e.ts, marks.count, net)) }
-        }
         var path: [String] = []
-        for m in marks.sorted(by: { ($0.ts, $0.order) < ($1.ts, $1.order) }) where path.last != m.net { path.append(m.net) }
+        for m in NetworkTimeline.marks(client) where path.last != m.netType { path.append(m.netType) }
         return path
     }
 

@@ -66,7 +66,7 @@ public struct CohortProfile: Hashable, Sendable {
             guard let y else { return false }
             return Array(x.utf8).lexicographicallyPrecedes(y.utf8)
         }
-        return a.scope.order < b.scope.order
+        return Scope.allCases.firstIndex(of: a.scope)! < Scope.allCases.firstIndex(of: b.scope)!
     }
 }
 
@@ -138,6 +138,9 @@ public struct CohortMeetingSums: Sendable, Equatable {
     /// One entry per profile seen, in `CohortProfile.less` order.
     public var profiles: [CohortProfileSums]
 
+    /// The participants, each once: a network's piece of one is not another.
+    public var people: Int { profiles.reduce(0) { $0 + ($1.profile.scope == .network ? 0 : $1.participants) } }
+
     public init(_ m: CohortMeeting) {
         meeting = m.meeting
         start = m.start
@@ -171,12 +174,3 @@ extension CohortField {
     public func value(of p: CohortProfile) -> String? { p.value(self) }
 }
 
-extension CohortProfile.Scope {
-    var order: Int {
-        switch self {
-        case .all: 0
-        case .whole: 1
-        case .network: 2
-        }
-    }
-}

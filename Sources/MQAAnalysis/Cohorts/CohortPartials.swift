@@ -63,9 +63,7 @@ public struct CohortPartials: Sendable, Equatable {
     }
 
     /// People, each once: a network's piece of a participant is not another one.
-    public var participants: Int {
-        meetings.reduce(0) { $0 + $1.profiles.reduce(0) { $0 + ($1.profile.scope == .network ? 0 : $1.participants) } }
-    }
+    public var participants: Int { meetings.reduce(0) { $0 + $1.people } }
 
     /// The file: per meeting its id, start and profiles; per profile the
     /// seven field values and the additive figures.

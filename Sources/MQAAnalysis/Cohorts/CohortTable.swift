@@ -75,9 +75,9 @@ public struct CohortTable: Sendable, Equatable {
         self.field = field
         self.options = options
         self.meetings = meetings.count
-        let profiles = meetings.flatMap(\.profiles)
-        people = profiles.reduce(0) { $0 + ($1.profile.scope == .network ? 0 : $1.participants) }
-        splitByNetwork = field != .netType ? 0 : profiles.reduce(0) { $0 + ($1.profile.scope == .whole ? $1.participants : 0) }
+        people = meetings.reduce(0) { $0 + $1.people }
+        splitByNetwork = field != .netType ? 0
+            : meetings.reduce(0) { $0 + $1.profiles.reduce(0) { $0 + ($1.profile.scope == .whole ? $1.participants : 0) } }
         // Unknown is a group of its own (an empty string cannot be a
         // value: event-log strings are 1–256 characters).
         let figures = CohortTable.figures(meetings, by: field, options: options) { _, p in field.value(of: p) ?? "" }

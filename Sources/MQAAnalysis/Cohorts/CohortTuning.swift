@@ -64,7 +64,7 @@ public struct CohortTuning: Sendable {
         for t in times { used.insert(timeline.stretch(at: t)) }
         for i in timeline.values.indices where used.contains(i) {
             let v = timeline.values[i]
-            let w = TuningCorpus.Window(from: timeline.starts[i], to: i + 1 < timeline.starts.count ? timeline.starts[i + 1] : .max)
+            let w = TuningCorpus.Window(from: timeline.starts[i], to: timeline.end(of: i))
             if windows[v] == nil { order.append(v) }
             windows[v, default: []].append(w)
         }

@@ -32,9 +32,7 @@ public struct NetworkTimeline: Sendable, Equatable {
     /// then the order given (a join and a change of one millisecond: the
     /// change is the later word).
     public init(marks: [Mark]) {
-        let ordered = marks.enumerated().sorted { a, b in
-            (a.element.ts, a.element.isJoin ? 0 : 1, a.offset) < (b.element.ts, b.element.isJoin ? 0 : 1, b.offset)
-        }.map(\.element)
+        let ordered = NetworkTimeline.ordered(marks)
         let initial: String? = ordered.first.flatMap { $0.isJoin ? $0.netType : nil }
         starts = [.min]
         values = [initial]
@@ -53,9 +51,14 @@ public struct NetworkTimeline: Sendable, Equatable {
         }
     }
 
-    /// The marks of a client's log: its joins' `netType` and its
-    /// `network_change` events.
+    /// The timeline of a client's log.
     public init(_ client: ClientLog) {
+        self.init(marks: NetworkTimeline.marks(client))
+    }
+
+    /// A client's marks in time order: its joins' `netType` and its
+    /// `network_change` events (also the meeting report's network path).
+    static func marks(_ client: ClientLog) -> [Mark] {
         var marks: [Mark] = []
         for e in client.events where e.payload.kind == .meetingJoin {
             if let net = e.payload.string("netType") { marks.append(Mark(ts: e.ts, netType: net, isJoin: true)) }
@@ -63,7 +66,14 @@ public struct NetworkTimeline: Sendable, Equatable {
         for e in client.context where e.payload.kind == .networkChange {
             if let net = e.payload.string("netType") { marks.append(Mark(ts: e.ts, netType: net, isJoin: false)) }
         }
-        self.init(marks: marks)
+        return ordered(marks)
+    }
+
+    /// By time; at one millisecond joins first, then in the order given.
+    static func ordered(_ marks: [Mark]) -> [Mark] {
+        marks.enumerated().sorted { a, b in
+            (a.element.ts, a.element.isJoin ? 0 : 1, a.offset) < (b.element.ts, b.element.isJoin ? 0 : 1, b.offset)
+        }.map(\.element)
     }
 
     /// Whether more than one value holds at some time: only then does a
@@ -80,15 +90,17 @@ public struct NetworkTimeline: Sendable, Equatable {
         return max(0, lo - 1)
     }
 
+    /// Where stretch `i` ends (`Int64.max` for the last).
+    func end(of i: Int) -> Int64 { i + 1 < starts.count ? starts[i + 1] : .max }
+
     /// Calls `body(stretch, ms)` for each stretch that `[from, to)` overlaps.
     func overlaps(from: Int64, to: Int64, _ body: (Int, Int64) -> Void) {
         guard to > from else { return }
         var i = stretch(at: from)
         while i < starts.count {
-            let a = max(from, starts[i])
-            let b = i + 1 < starts.count ? min(to, starts[i + 1]) : to
+            let a = max(from, starts[i]), b = min(to, end(of: i))
             if b > a { body(i, b - a) }
-            if i + 1 >= starts.count || starts[i + 1] >= to { break }
+            if end(of: i) >= to { break }
             i += 1
         }
     }
