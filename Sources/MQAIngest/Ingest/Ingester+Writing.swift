@@ -1,0 +1,272 @@
+import MQABase
+import MQAModel
+import MQAStore
+
+// The writer side: a prepared input's batches moved into per-client
+// buffers, its rejects recorded, its progress claimed.
+extension Ingester {
+    /// Stores a prepared input's batches as they come, committing every
+    /// `commitEvery` lines with the file's progress.
+    func write(_ input: PreparedInput) throws -> IngestSummary {
+        let (path, queue) = (input.path, input.queue)
+        var fileID = input.fileID
+        var summary = input.summary
+        var lastProgress = 0
+        // This input's progress as last written to its row (committed or
+        // not): another process that took the file over changed it.
+        var writtenLines = input.resumeAfter
+        var changed: String? = nil
+        func beginInput() throws {
+            try beginIfNeeded()
+            try transactions.beginInput()
+        }
+        func endInput() throws {
+            try transactions.endInput()
+            inputsSinceCommit += 1
+        }
+        // The last batch written since this input's last checkpoint, if any.
+        var unsaved: ParsedBatch? = nil
+        // Standard input cannot be resumed (nor read again): its batches'
+        // (last line, prefix digest), to find a killed run of the same
+        // content once it is done.
+        var boundaries: [Int: String] = [:]
+        carriedBeforeInput = carried
+        encodingBeforeInput = encoding
+        // No batch is ready: commit what the transaction holds and let go of
+        // the write lock while the input is awaited. Not while a batch
+        // holds the commit (a dump's connections, valid only as a whole),
+        // and, for a regular file (read at the disk's pace, so never for
+        // long), not while its own batches are unsaved: a file that fails
+        // half-way is then undone whole, whatever the machine's load.
+        func idle() throws {
+            guard transactions.isOpen, unsaved?.holdsCommit != true, unsaved == nil || !input.isRegularFile else { return }
+            if let batch = unsaved { try commitCheckpoint(after: batch) } else { try commit() }
+        }
+        // Stores the buffered events and the file's progress through `batch`,
+        // and commits (ending the savepoint too): a kill after it resumes there.
+        func commitCheckpoint(after batch: ParsedBatch) throws {
+            try claim(fileID: fileID, written: writtenLines)
+            try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
+            writtenLines = batch.lastLine
+            unsaved = nil
+            try commit()
+            inputCommitted = summary
+        }
+        do {
+            try beginInput()
+            loop: while true {
+                let item = try queue.take(idleAfter: idleCommitAfter, whileWaiting: idle)
+                if !transactions.isOpen { try beginInput() }
+                switch item {
+                case .batch(let batch):
+                    try write(batch, fileID: fileID, path: path, summary: &summary)
+                    if path == "-" || !input.isRegularFile { boundaries[batch.lastLine] = batch.prefixDigest }
+                    unsaved = batch
+                    linesSinceCommit += batch.lines
+                    if !batch.holdsCommit
+                        && (linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery
+                            || series.count + preparedSeries.count >= Ingester.maxBufferedClients)
+                    {
+                        try commitCheckpoint(after: batch)
+                        try beginInput()
+                    }
+                    try summaries.storeReady(into: store)
+                    if let onProgress, batch.lastLine - lastProgress >= 16_384 {
+                        lastProgress = batch.lastLine
+                        onProgress(batch.bytesRead, input.size, path)
+                    }
+                case .format(let format):
+                    summary.formats[format.rawValue, default: .init()].files += 1
+                case .skip:
+                    try transactions.endInput()
+                    var skipped = IngestSummary()
+                    skipped.files = 1
+                    skipped.skippedFiles = 1
+                    return skipped
+                case .restart:
+                    if fileID != 0 { try store.setFileStatus(fileID, .superseded) }
+                    fileID = try store.insertFile(path: path, emptyDigest: Ingester.emptyDigest)
+                    let formats = summary.formats  // which format this input is: still true
+                    summary = IngestSummary()
+                    summary.files = 1
+                    summary.formats = formats
+                    writtenLines = 0
+                    unsaved = nil
+                    inputCommitted = nil
+                case .end(let digest, let changedHow):
+                    try claim(fileID: fileID, written: writtenLines)
+                    changed = changedHow
+                    // The row is written once, below, with the hash: a
+                    // second UPDATE per input was a tenth of the writer's
+                    // fixed cost per input.
+                    try checkpoint(fileID: fileID, summary: &summary)
+                    if try store.finishedFile(hash: digest, except: fileID) != nil {
+                        // The same content was ingested before under another
+                        // name: this run found only duplicates. Keep the
+                        // older record (and its rejects) alone, and say
+                        // nothing of rejects this run did not keep.
+                        try store.forgetFile(fileID)
+                        try endInput()
+                        var skipped = IngestSummary()
+                        skipped.files = 1
+                        skipped.skippedFiles = 1
+                        return skipped
+                    }
+                    // A killed run of this same stream (its record partial,
+                    // its prefix one of this run's) is this run's first part:
+                    // its record and rejects go, or `query rejects` would list
+                    // those lines twice. Its events were stored by it, and
+                    // this run found each again as a duplicate: counted as
+                    // the killed run's, the record is a clean run's.
+                    for partial in try boundaries.isEmpty ? [] : store.partialFiles(path: path) where partial.id != fileID {
+                        guard let prefix = partial.prefixHash, boundaries[partial.linesDone] == prefix else { continue }
+                        try store.forgetFile(partial.id)
+                        summary.events += partial.summary.events
+                        summary.reports += partial.summary.reports
+                        summary.duplicates -= partial.summary.events
+                    }
+                    // A finished row keeps no prefix digest: its hash is
+                    // the whole content's, and 71 bytes a row (with ~100 KB
+                    // inputs, 3 % of a store) held it a second time.
+                    try store.updateFile(
+                        fileID, status: changed == nil ? .done : .changed, linesDone: Int(Int64.max), prefixHash: nil, hash: digest,
+                        summary: summary)
+                    try endInput()
+                    break loop
+                case .failed(let error):
+                    throw error
+                }
+            }
+        } catch {
+            queue.cancel()
+            clearBuffers()
+            // What the input joined or stored of the series held back is
+            // undone with it (unless a commit stored it before).
+            carried = carriedBeforeInput
+            encoding = encodingBeforeInput
+            store.forgetCachedIDs()
+            forgetStaleMarks()
+            // Undo this input only: the inputs before it in the shared
+            // transaction stay (SQLite may have rolled back the whole
+            // transaction itself, on a full disk: then nothing is open, and
+            // the error, not an input's, stops the ingest).
+            if transactions.isOpen && !transactions.undoInput() {
+                // The inputs before this one in the transaction go with it:
+                // never go on as if they were stored.
+                transactions.rollback()
+                throw StoreError.inconsistent("could not undo the failed input \(path) alone (\(error)); nothing since the last commit was stored")
+            }
+            if error is IngestedElsewhere {
+                // Another process took this content over between two of our
+                // commits and went further: it finishes the file. What we
+                // committed before is a prefix of what it commits.
+                var skipped = IngestSummary()
+                skipped.files = 1
+                skipped.skippedFiles = 1
+                return skipped
+            }
+            // What the input's own checkpoints stored stays: told as such.
+            if fileID != 0 && summary.rejected > 0 { try? tellStoredRejects(fileID: fileID, path: path) }
+            throw error
+        }
+        // Told once the input is written, outside the input's savepoint: a
+        // failure to read them back cannot undo what was stored.
+        if summary.rejected > 0 { try tellStoredRejects(fileID: fileID, path: path) }
+        onProgress?(input.size ?? 0, input.size, path)
+        if let changed {
+            // Stored and counted, but not the file as it is now: a failure
+            // for this input (exit 1), never a silent success.
+            failedInputs += 1
+            onInputError(InputError.changedWhileRead(path, changed))
+        }
+        return summary
+    }
+
+    /// Moves a parsed batch into the per-client buffers and records its
+    /// rejects (writer thread).
+    func write(_ batch: ParsedBatch, fileID: Int64, path: String, summary: inout IngestSummary) throws {
+        if let c = batch.conversion {
+            var counts = summary.formats[c.format.rawValue, default: .init()]
+            counts.connections += c.connections
+            counts.samples += c.samples
+            counts.events += c.events
+            summary.formats[c.format.rawValue] = counts
+            summary.skippedConnections += c.skipped
+            summary.connectionContexts += c.contexts
+            for context in c.contexts { try store.putConnectionContext(context) }
+        }
+        summary.lines += batch.lines
+        summary.ignored += batch.ignored
+        // A context line only after an event of its client (earlier in the
+        // batch, or stored: an earlier batch or input): an export writes it
+        // after the client's first. Alone it would make a meeting of
+        // nothing. Looked up before this batch's clients are made.
+        var contextsKept: [ConnectionContext] = []
+        for c in batch.contexts {
+            if try c.known || store.hasClient(meeting: c.context.meeting ?? "", uid: c.context.uid ?? "") {
+                contextsKept.append(c.context)
+                continue
+            }
+            summary.ignored -= 1
+            summary.rejected += 1
+            try recordReject(raw: c.raw, size: c.size, number: c.line,
+                             reason: "mqa_connection_context: no event of this meeting and uid before it", fileID: fileID, path: path)
+        }
+        let ids = try batch.clients.map { try store.clientID(meeting: $0.meeting, uid: $0.uid) }
+        for context in contextsKept { try store.putConnectionContext(context) }
+        buffered += batch.items
+        for reject in batch.rejects {
+            summary.rejected += 1
+            try recordReject(raw: reject.raw, size: reject.size, number: reject.line, reason: reject.reason, fileID: fileID, path: path)
+        }
+        if let prepared = batch.prepared {
+            for (k, p) in prepared.enumerated() { preparedSeries.append((ids[k], p)) }
+            return
+        }
+        let slots = ids.map { seriesSlot(client: $0) }
+        // The buffers may hold earlier batches: an event's count of reports
+        // logged before it starts from theirs.
+        let earlier = slots.map { UInt32(series[$0].reports.count) }
+        batch.forEachRun(
+            reports: { series[slots[$0]].reports.append($1, ts: batch.reportTs, values: batch.reportValues) },
+            events: {
+                series[slots[$0]].events.append(ts: batch.eventTs[$1], kind: batch.eventKind[$1], payload: batch.payloadBytes[$2],
+                                                reportsLogged: earlier[$0] + batch.eventReportsLogged[$1])
+            })
+    }
+
+    /// The index of `client`'s buffers in `series`, created when new.
+    func seriesSlot(client: Int64) -> Int {
+        if let index = seriesIndex[client] { return index }
+        seriesIndex[client] = series.count
+        series.append((ReportSeries(), EventSeries()))
+        seriesClients.append(client)
+        return series.count - 1
+    }
+
+
+    func recordReject(raw: [UInt8], size: Int, number: Int, reason: String, fileID: Int64, path: String) throws {
+        if rawStored.file != fileID { rawStored = (fileID, 0) }
+        let keep = rawStored.bytes + raw.count <= rawBudgetPerInput
+        let text = try raw.withUnsafeBytes { try store.rejectText(reason: reason, raw: $0, size: size, keepRaw: keep) }
+        if text.new && keep { rawStored.bytes += raw.count }
+        try store.insertReject(file: fileID, line: number, text: text.id)
+    }
+
+    /// Tells `onReject` the rejects the store holds for `fileID`.
+    func tellStoredRejects(fileID: Int64, path: String) throws {
+        try store.forEachReject(file: fileID) { line, reason in onReject(RejectedLine(file: path, line: line, reason: reason)) }
+    }
+
+    /// Another ingest of the same content committed progress since our last
+    /// commit (two `mqa ingest` of one file at once).
+    struct IngestedElsewhere: Error {}
+
+    /// Checks, inside the open transaction, that the file's progress is still
+    /// the one this ingest last wrote; otherwise another process is
+    /// ingesting the same content and this one stands down (its open batch
+    /// rolled back), so that no line is stored or rejected twice.
+    func claim(fileID: Int64, written: Int) throws {
+        if try store.linesDone(file: fileID) != written { throw IngestedElsewhere() }
+    }
+}
