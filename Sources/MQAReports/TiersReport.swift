@@ -32,7 +32,7 @@ public struct TiersReport: Sendable {
 
     /// One row per tier change.
     public var csv: String {
-        var t = ReportTable(headers: ["uid", "connection", "ts", "time", "from", "to"])
+        var t = ReportTable(headers: ["uid", "index", "ts", "time", "from", "to"])
         for c in connections {
             for change in c.changes {
                 t.add([.text(c.uid), .int(c.index), .int(change.ts), .text(Time.iso(change.ts)),

@@ -67,7 +67,7 @@ public struct TuneReport: Sendable {
         var t = ReportTable(headers: columns)
         for (rank, r) in results.prefix(top).enumerated() {
             t.add([.int(rank + 1)] + keys.map { .literal(TuneReport.value(of: $0, in: r.config)) } + TuneReport.cells(r)
-                  + [.int(r.pareto ? 1 : 0)])
+                  + [.literal(r.pareto ? "true" : "false")])
         }
         return t.csv
     }

@@ -77,4 +77,29 @@ import Testing
             #expect(cells.contains { $0.contains(".") }, "some figure is not whole")
         }
     }
+
+    /// A CSV says yes/no as `true`/`false` (the tuning ranking's `pareto`
+    /// was 1/0 while its per-cohort twin said true/false), and names a
+    /// column as the JSON names its key (the tiers CSV said `connection`
+    /// for the JSON's `index`).
+    @Test func csvBooleansAndTierColumnsMatchTheJSON() throws {
+        let log = dir.simulated("sim.ndjson", meetings: 3, seed: 11)
+        #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+        let grid = dir.write("grid.json", #"{"upDwell": [1, 2], "hysteresis": [0.1, 0.2]}"#)
+        let tune = MQA.run(["tune", "--grid", grid, "--db", db, "--format", "csv"])
+        #expect(tune.status == 0, "\(tune)")
+        let rows = tune.stdout.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let pareto = try #require(rows.first?.firstIndex(of: "pareto"))
+        let flags = Set(rows.dropFirst().map { String($0[pareto]) })
+        #expect(!flags.isEmpty && flags.isSubset(of: ["true", "false"]), "\(flags)")
+        #expect(flags.contains("true"))
+
+        let meetings = try JSONSerialization.jsonObject(with: Data(MQA.run(["meetings", "--db", db, "--format", "json"]).stdout.utf8)) as? [String: Any]
+        let first = try #require((meetings?["list"] as? [[String: Any]])?.first?["meeting"] as? String)
+        let tiers = MQA.run(["tiers", "--db", db, "--meeting", first, "--format", "csv"])
+        #expect(tiers.status == 0, "\(tiers)")
+        #expect(tiers.stdout.hasPrefix("uid,index,ts,time,from,to\n"), "\(tiers.stdout.prefix(80))")
+        let json = MQA.run(["tiers", "--db", db, "--meeting", first, "--format", "json"])
+        #expect(json.stdout.contains("\"index\": 0"))
+    }
 }
