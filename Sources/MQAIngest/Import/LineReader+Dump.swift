@@ -40,28 +40,78 @@ extension LineReader {
     /// other bytes than the ones sniffed.
     public func withContent<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R {
         let content = try readAll()
-        content.withUnsafeBytes { recordWholeContent($0) }
         return try content.withUnsafeBufferPointer { try body($0) }
     }
 
-    /// The whole decompressed content. A dump is one document (or one
-    /// connection's lines spread over the file), so it is held whole:
+    /// The whole decompressed content (hashed as it is read). A
+    /// webrtc-internals dump is one JSON document, so it is held whole:
     /// memory is its decompressed size plus one read buffer, within
     /// `dumpLimits` (`InputError.overLimit` past them, before the content
     /// that would pass them is held).
     public func readAll() throws -> [UInt8] {
         try detectCompression()
-        let limits = dumpLimits
-        if let size, compression == .none {
-            // Known before reading: refuse at once rather than read it all.
-            if size > limits.maxBytes { throw overLimit(size: size) }
-            return try readAllPlain(reserving: size)
-        }
-        guard compression != .none else { return try readAllPlain(reserving: 0) }
         var content: [UInt8] = []
+        if let size, compression == .none { content.reserveCapacity(min(size, dumpLimits.maxBytes) + 1) }
+        try forEachContentChunk { content.append(contentsOf: $0) }
+        return content
+    }
+
+    /// Calls `body` with each line of the decompressed content (without its
+    /// `\n`; a last line without one too), as it is read: an rtcstats dump
+    /// is converted line by line, so only the line being read is held (a
+    /// line that spans two reads is put together in a buffer of its own).
+    public func forEachContentLine(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        var pending: [UInt8] = []
+        try forEachContentChunk { chunk in
+            guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            var start = 0
+            while start < chunk.count, let hit = memchr(base + start, 0x0A, chunk.count - start) {
+                let nl = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+                let line = UnsafeBufferPointer(start: base + start, count: nl - start)
+                if pending.isEmpty {
+                    try body(line)
+                } else {
+                    pending.append(contentsOf: line)
+                    try pending.withUnsafeBufferPointer { try body($0) }
+                    pending.removeAll(keepingCapacity: pending.count <= 1 << 20)
+                }
+                start = nl + 1
+            }
+            pending.append(contentsOf: UnsafeBufferPointer(start: base + start, count: chunk.count - start))
+        }
+        if !pending.isEmpty { try pending.withUnsafeBufferPointer { try body($0) } }
+    }
+
+    /// Calls `body` with the decompressed content, a read at a time, hashed
+    /// as it goes (`finalDigest` once done), within `dumpLimits`: past
+    /// `maxBytes` of content, or a compressed stream expanding past its
+    /// ratio, `InputError.overLimit` before `body` sees the bytes that
+    /// passed it.
+    func forEachContentChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try detectCompression()
+        let limits = dumpLimits
         let chunk = 1 << 20
         let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
         defer { raw.deallocate() }
+        var total = 0
+        func hand(_ bytes: UnsafeRawBufferPointer) throws {
+            hashContent(bytes)
+            try body(bytes)
+        }
+        guard compression != .none else {
+            // Known before reading: refuse at once rather than read it all.
+            if let size, size > limits.maxBytes { throw overLimit(size: size) }
+            while true {
+                let n = try readRaw(raw)
+                if n == 0 { break }
+                // A regular file that grew past the limit while read, or a pipe.
+                total += n
+                if total > limits.maxBytes { throw overLimit(size: nil) }
+                try hand(UnsafeRawBufferPointer(rebasing: raw[0..<n]))
+            }
+            finishContentDigest()
+            return
+        }
         let stream: StreamDecompressor = compression == .zstd ? ZstdStream() : GzipStream()
         let out = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
         defer { out.deallocate() }
@@ -74,7 +124,8 @@ extension LineReader {
                 if sawInput && !stream.atFrameBoundary {
                     throw InputError.badCompression(path, "\(compression.name) stream is damaged or truncated: unexpected end of data")
                 }
-                return content
+                finishContentDigest()
+                return
             }
             sawInput = true
             var inPos = 0
@@ -88,9 +139,9 @@ extension LineReader {
                     throw InputError.badCompression(path, "\(compression.name) stream is damaged or truncated: \(error)")
                 }
                 consumed += inPos - before
-                // Checked before the bytes are kept: a bomb never holds more
-                // than the ratio floor (plus one buffer).
-                let total = content.count + outPos
+                // Checked before the bytes are handed on: a bomb never
+                // expands to more than the ratio floor (plus one buffer).
+                total += outPos
                 if total > limits.maxBytes { throw overLimit(size: nil) }
                 if total > limits.ratioFloor && total > maxRatio * max(consumed, 1) {
                     throw InputError.overLimit(
@@ -99,7 +150,7 @@ extension LineReader {
                             + "the limit for a compressed stats dump past \(LineReader.sizeText(limits.ratioFloor)) (real dumps measure up to "
                             + "\(limits.highestRealRatio(compression)):1): refused as a decompression bomb; decompress it first to ingest it anyway")
                 }
-                content.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[0..<outPos]))
+                try hand(UnsafeRawBufferPointer(rebasing: out[0..<outPos]))
                 if outPos == 0 && inPos == before {
                     throw InputError.badCompression(path, "\(compression.name) stream is damaged: no progress")
                 }
@@ -107,29 +158,11 @@ extension LineReader {
         }
     }
 
-    /// A plain dump, read whole within `dumpLimits.maxBytes` (a pipe's size
-    /// is not known before).
-    private func readAllPlain(reserving size: Int) throws -> [UInt8] {
-        let limit = dumpLimits.maxBytes
-        var content: [UInt8] = []
-        content.reserveCapacity(size + 1)
-        let chunk = 1 << 20
-        let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-        defer { raw.deallocate() }
-        while true {
-            let n = try readRaw(raw)
-            if n == 0 { return content }
-            // A regular file that grew past the limit while read, or a pipe.
-            if content.count + n > limit { throw overLimit(size: nil) }
-            content.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[0..<n]))
-        }
-    }
-
     private func overLimit(size: Int?) -> InputError {
         let limit = LineReader.sizeText(dumpLimits.maxBytes)
         let what = size.map { "is \(LineReader.sizeText($0)), over" } ?? "expands past"
         return InputError.overLimit(
-            path, "a stats dump is held whole in memory, and this one \(what) the \(limit) limit for one (MQA_MAX_DUMP_BYTES raises it)")
+            path, "this stats dump \(what) the \(limit) limit for one (MQA_MAX_DUMP_BYTES raises it)")
     }
 
     /// `n` bytes as a person reads them: whole KiB, MiB or GiB when exact
@@ -144,9 +177,11 @@ extension LineReader {
     }
 }
 
-/// How far a stats dump may expand: it is held whole (`LineReader.readAll`),
-/// so without bounds a 100 KB zstd file expanding to 3 GiB of spaces took
-/// 4.2 GB (and died where memory was short: "failed to allocate").
+/// How far a stats dump may expand. A webrtc-internals document is held
+/// whole (`LineReader.readAll`), as rtcstats dumps were before they were
+/// read line by line: without bounds, a 100 KB zstd file expanding to
+/// 3 GiB of spaces took 4.2 GB (and died where memory was short: "failed
+/// to allocate"). The same bounds hold for both formats.
 ///
 /// Figures (zstd -19 / gzip -9, 30 MB dumps made by
 /// Benchmarks/gen_internals_dump.py and an rtcstats-shaped generator):
@@ -156,9 +191,9 @@ extension LineReader {
 /// `zstd --ultra -22 --long`). Bombs: 3 GiB of spaces is 99 KB of zstd
 /// (32,500:1) and 3.1 MB of gzip (1,030:1, about deflate's ceiling).
 public struct DumpLimits: Sendable {
-    /// The most a dump may expand to. The content is held whole, plus what
-    /// the importer builds from it: 1 GiB is many times the largest real
-    /// dump (webrtc-internals keeps the last 1,000 samples of each stat, so
+    /// The most a dump may expand to (a webrtc-internals document is held
+    /// whole, plus what the importer builds from it): 1 GiB is many times
+    /// the largest real dump (webrtc-internals keeps the last 1,000 samples of each stat, so
     /// a dump grows with its connections, not the call's length: 0.3 to
     /// 0.6 MB a connection in the synthetic dumps above).
     public var maxBytes: Int

@@ -62,119 +62,145 @@ struct RTCStatsImporter {
         "addTrack", "addStream", "addTransceiver", "onaddstream", "setRemoteDescription",
     ]
 
-    func convert(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Conversion {
+    /// What a dump read so far has given: its connections and their
+    /// samples, who it is, and the rejected lines. Fed line by line
+    /// (`take`), so that a dump is converted as it is read, never held
+    /// whole: memory is what the conversion keeps, not the file's size.
+    struct Progress {
         var conversion = Conversion(format: .rtcstats)
         var connections: [String: Connection] = [:]
         var order: [String] = []
         var identity = DumpIdentity()
         var arrays = 0
         var objects = 0
-        // Object lines with rtcstats-server's `statsSessionId`: a server's dump.
+        /// Object lines with rtcstats-server's `statsSessionId`: a server's dump.
         var serverLines = 0
         var lineNumber = 0
-        // Whether a non-blank line came before (format 3's first line is its header).
+        /// Whether a non-blank line came before (format 3's first line is its header).
         var sawContent = false
-        var start = 0
-        let n = bytes.count
-        func connection(_ pcID: String) {
+
+        mutating func connection(_ pcID: String) {
             if connections[pcID] == nil {
                 connections[pcID] = Connection(converter: ConnectionConverter(connection: pcID))
                 order.append(pcID)
             }
         }
+    }
+
+    /// Converts a dump held whole (the tests' way in; an ingest feeds the
+    /// lines as it reads them).
+    func convert(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Conversion {
+        var progress = Progress()
+        var start = 0
+        let n = bytes.count
         while start < n {
             var end = start
             while end < n && bytes[end] != 0x0A { end += 1 }
-            lineNumber += 1
-            var stop = end
-            if stop > start && bytes[stop - 1] == 0x0D { stop -= 1 }
-            var from = start
-            if lineNumber == 1 && stop - from >= 3 && bytes[from] == 0xEF && bytes[from + 1] == 0xBB && bytes[from + 2] == 0xBF { from += 3 }
-            let line = UnsafeBufferPointer(rebasing: bytes[from..<stop])
+            try take(UnsafeBufferPointer(rebasing: bytes[start..<end]), into: &progress)
             start = end + 1
-            if WebRTCImport.isBlank(line) { continue }
-            defer { sawContent = true }
-            if !sawContent && line.elementsEqual(WebRTCImport.rtcstatsFormat3) {
-                // Its method names and properties are numbers of tables the
-                // client sends; read as this format, it would give nothing.
-                throw ImportError("rtcstats file format 3 (its first line is RTCStatsDump, as rtcstats.com writes): not read by this version, which reads the [method, pcId, value, ts] lines of the earlier rtcstats format")
-            }
-            do {
-                switch try parse(line) {
-                case .object:
-                    objects += 1
-                    if WebRTCImport.topLevelKeys(of: line, from: 0).statsSession { serverLines += 1 }
-                case .other(let pcID):
-                    arrays += 1
-                    if let pcID { connection(pcID) }
-                case .meta(let m):
-                    arrays += 1
-                    if let pcID = m.pcID { connection(pcID) }
-                    note(m, &identity, &connections)
-                case .sample(let pcID, let sample):
-                    arrays += 1
-                    connection(pcID)
-                    var c = connections[pcID]!
-                    connections[pcID] = nil  // unique, so the state is changed in place
-                    var next: [(id: String, report: StatsReport)] = []
-                    next.reserveCapacity(sample.deltas.count)
-                    var reports: [String: StatsReport] = [:]
-                    reports.reserveCapacity(sample.deltas.count)
-                    for delta in sample.deltas {
-                        // A known id carries what changed; a new (or returning) one the
-                        // whole report. The last sample's report is taken out of its
-                        // map, so that it is changed in place, not copied. An id twice
-                        // in one sample (no browser writes that) merges its changes.
-                        let earlier = reports.removeValue(forKey: delta.id)
-                        let again = earlier != nil
-                        var report = earlier ?? c.reports.removeValue(forKey: delta.id) ?? StatsReport(type: delta.type ?? "")
-                        if let type = delta.type { report.type = type }
-                        for (p, v) in delta.changes { report[p] = v }
-                        if again, let k = next.lastIndex(where: { $0.id == delta.id }) {
-                            next[k].report = report
-                        } else {
-                            next.append((delta.id, report))
-                        }
-                        reports[delta.id] = report
-                    }
-                    c.reports = reports
-                    let last = c.lastFed
-                    let taken = c.take(StatsSample(ts: sample.ts, statsTime: sample.statsTime, reports: next))
-                    connections[pcID] = c
-                    if !taken, let last {
-                        let what = sample.ts == last ? "a second getstats sample of \(pcID) at \(sample.ts)"
-                            : "a getstats sample of \(pcID) at \(sample.ts), earlier than the one before it (\(last))"
-                        conversion.rejects.append(ImportReject(
-                            line: lineNumber, reason: "\(what): left out (its counters are in the next sample's interval)",
-                            raw: WebRTCImport.rawBytes(line), size: line.count))
-                    }
-                }
-            } catch {
-                let reason = (error as? LineReject)?.reason ?? "\(error)"
-                conversion.rejects.append(ImportReject(line: lineNumber, reason: reason, raw: WebRTCImport.rawBytes(line), size: line.count))
-            }
         }
+        return try finish(&progress)
+    }
+
+    /// Reads the dump's next line (without its `\n`).
+    /// - Throws: `ImportError` when the file turns out not to be readable
+    ///   as this format (rtcstats format 3).
+    func take(_ whole: UnsafeBufferPointer<UInt8>, into p: inout Progress) throws {
+        p.lineNumber += 1
+        var stop = whole.count
+        if stop > 0 && whole[stop - 1] == 0x0D { stop -= 1 }
+        var from = 0
+        if p.lineNumber == 1 && stop - from >= 3 && whole[0] == 0xEF && whole[1] == 0xBB && whole[2] == 0xBF { from = 3 }
+        let line = UnsafeBufferPointer(rebasing: whole[from..<stop])
+        if WebRTCImport.isBlank(line) { return }
+        defer { p.sawContent = true }
+        if !p.sawContent && line.elementsEqual(WebRTCImport.rtcstatsFormat3) {
+            // Its method names and properties are numbers of tables the
+            // client sends; read as this format, it would give nothing.
+            throw ImportError("rtcstats file format 3 (its first line is RTCStatsDump, as rtcstats.com writes): not read by this version, which reads the [method, pcId, value, ts] lines of the earlier rtcstats format")
+        }
+        do {
+            switch try parse(line) {
+            case .object:
+                p.objects += 1
+                if WebRTCImport.topLevelKeys(of: line, from: 0).statsSession { p.serverLines += 1 }
+            case .other(let pcID):
+                p.arrays += 1
+                if let pcID { p.connection(pcID) }
+            case .meta(let m):
+                p.arrays += 1
+                if let pcID = m.pcID { p.connection(pcID) }
+                note(m, &p.identity, &p.connections)
+            case .sample(let pcID, let sample):
+                p.arrays += 1
+                p.connection(pcID)
+                var c = p.connections[pcID]!
+                p.connections[pcID] = nil  // unique, so the state is changed in place
+                var next: [(id: String, report: StatsReport)] = []
+                next.reserveCapacity(sample.deltas.count)
+                var reports: [String: StatsReport] = [:]
+                reports.reserveCapacity(sample.deltas.count)
+                for delta in sample.deltas {
+                    // A known id carries what changed; a new (or returning) one the
+                    // whole report. The last sample's report is taken out of its
+                    // map, so that it is changed in place, not copied. An id twice
+                    // in one sample (no browser writes that) merges its changes.
+                    let earlier = reports.removeValue(forKey: delta.id)
+                    let again = earlier != nil
+                    var report = earlier ?? c.reports.removeValue(forKey: delta.id) ?? StatsReport(type: delta.type ?? "")
+                    if let type = delta.type { report.type = type }
+                    for (property, value) in delta.changes { report[property] = value }
+                    if again, let k = next.lastIndex(where: { $0.id == delta.id }) {
+                        next[k].report = report
+                    } else {
+                        next.append((delta.id, report))
+                    }
+                    reports[delta.id] = report
+                }
+                c.reports = reports
+                let last = c.lastFed
+                let taken = c.take(StatsSample(ts: sample.ts, statsTime: sample.statsTime, reports: next))
+                p.connections[pcID] = c
+                if !taken, let last {
+                    let what = sample.ts == last ? "a second getstats sample of \(pcID) at \(sample.ts)"
+                        : "a getstats sample of \(pcID) at \(sample.ts), earlier than the one before it (\(last))"
+                    p.conversion.rejects.append(ImportReject(
+                        line: p.lineNumber, reason: "\(what): left out (its counters are in the next sample's interval)",
+                        raw: WebRTCImport.rawBytes(line), size: line.count))
+                }
+            }
+        } catch {
+            let reason = (error as? LineReject)?.reason ?? "\(error)"
+            p.conversion.rejects.append(ImportReject(line: p.lineNumber, reason: reason, raw: WebRTCImport.rawBytes(line), size: line.count))
+        }
+    }
+
+    /// The dump's events, once every line has been taken.
+    /// - Throws: `ImportError` when it is not an rtcstats dump at all.
+    func finish(_ p: inout Progress) throws -> Conversion {
         // A file without a single array line is not an rtcstats dump (a
         // wrongly forced format must not mark the content as ingested).
         // A server's own dump (every object line an rtcstats-server line) is
         // rtcstats that carries no client's stats: read, and said so.
-        guard arrays > 0 || !conversion.rejects.isEmpty || (serverLines > 0 && serverLines == objects) else {
-            if objects > 0 { throw ImportError("only JSON object lines, no rtcstats [method, pcId, value, ts] lines") }
+        guard p.arrays > 0 || !p.conversion.rejects.isEmpty || (p.serverLines > 0 && p.serverLines == p.objects) else {
+            if p.objects > 0 { throw ImportError("only JSON object lines, no rtcstats [method, pcId, value, ts] lines") }
             throw ImportError("no rtcstats lines ([method, pcId, value, ts] arrays)")
         }
         var results: [ConnectionResult] = []
-        for id in order {
-            var c = connections[id]!
+        for id in p.order {
+            var c = p.connections.removeValue(forKey: id)!
             c.converter.finish()
             results.append(ConnectionResult(converter: c.converter, meta: c.meta, emptyReason: "no getstats samples"))
         }
-        try context.finish(results, identity: identity, into: &conversion)
-        if connections.isEmpty && objects > 0 {
-            let what = serverLines == objects
+        var conversion = p.conversion
+        p.conversion = Conversion(format: .rtcstats)
+        try context.finish(results, identity: p.identity, into: &conversion)
+        if p.order.isEmpty && p.objects > 0 {
+            let what = p.serverLines == p.objects
                 ? "a server-side dump (rtcstats-server lines with statsSessionId, as a bridge writes)"
                 : "JSON object lines"
             conversion.skipped.append(SkippedConnection(
-                file: context.file, connection: "", reason: "\(what): \(objects) object lines carry no client's getstats samples"))
+                file: context.file, connection: "", reason: "\(what): \(p.objects) object lines carry no client's getstats samples"))
         }
         return conversion
     }

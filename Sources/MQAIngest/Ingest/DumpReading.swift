@@ -2,16 +2,14 @@ import MQABase
 import MQAModel
 import MQAStore
 
-/// How a stats dump is ingested: read whole on its parsing thread, told by
+/// How a stats dump is ingested, on its parsing thread: read once (an
+/// rtcstats dump line by line, a webrtc-internals document whole), told by
 /// an identity of its content, format, `--meeting` and name, converted to
 /// event lines, and passed through the same batches as a log's lines.
 enum DumpReading {
-    /// The parsing thread's work for a stats dump: read it whole (once,
-    /// hashed), carry out `plan`, convert it, and pass the produced event
-    /// lines through the same batches as a log's (validation, dedupe and
-    /// resume apply unchanged). The resume point counts the dump's rejects,
-    /// then its produced lines; every checkpoint's prefix digest is the
-    /// whole dump's, so a dump resumes only when it is unchanged.
+    /// The parsing thread's work for a stats dump: read it (once, hashed),
+    /// carry out `plan`, convert it, and pass the produced event lines
+    /// through the same batches as a log's (`Output`).
     ///
     /// A webrtc-internals dump's connections are handed on as each is
     /// converted, so that the writer stores them meanwhile; their batches
@@ -19,6 +17,10 @@ enum DumpReading {
     static func run(
         _ reader: LineReader, format: InputFormat, meeting: String?, plan: ReadPlan, nowMs: Int64, into queue: BatchQueue
     ) throws {
+        if format == .rtcstats {
+            try runLines(reader, meeting: meeting, plan: plan, nowMs: nowMs, into: queue)
+            return
+        }
         let path = reader.path
         try reader.withContent { content in
             // The converted events depend on the file's name and --meeting
@@ -26,54 +28,119 @@ enum DumpReading {
             // both are part of the identity: the same dump under another
             // name is another meeting, never "already ingested".
             let digest = identity(content: reader.finalDigest ?? "", format: format, meeting: meeting, path: path)
-            var skipThrough = 0
-            switch plan {
-            case .fresh:
-                break
-            case .compare(let expected):
-                let same = expected.hasPrefix("sha256:")
-                    ? digest == expected && reader.changedWhileReading() == nil : try Ingester.hashFile(path) == expected
-                if same {
-                    _ = queue.put(.skip)
-                    return
-                }
-                guard queue.put(.restart) else { throw Cancelled() }
-            case .resume(let after, let prefix):
-                if after == 0 || prefix == digest {
-                    skipThrough = after
-                } else {
-                    guard queue.put(.restart) else { throw Cancelled() }
-                }
-            }
-            let batches = BatchParserBox(nowMs: nowMs)
-            var number = 0
-            func put(_ full: ParsedBatch?, holding: Bool) throws {
-                guard let full else { return }
-                full.bytesRead = reader.bytesRead
-                full.holdsCommit = holding
-                full.prefixDigest = digest
-                guard queue.put(.batch(full)) else { throw Cancelled() }
-            }
-            func add(_ lines: UnsafeBufferPointer<UInt8>, holding: Bool) throws {
-                var start = 0
-                while let newline = lines[start...].firstIndex(of: 0x0A) {
-                    number += 1
-                    if number > skipThrough {
-                        try put(batches.parser.add(UnsafeBufferPointer(rebasing: lines[start..<newline]), number: number, oversize: nil), holding: holding)
-                    }
-                    start = newline + 1
-                }
-            }
-            // rtcstats rejects are numbered before its lines, so its lines wait for the end.
-            let streaming = format == .webrtcInternals
+            guard let skipThrough = try decide(plan, digest: digest, path: path, reader: reader, queue: queue) else { return }
+            let out = Output(reader: reader, digest: digest, skipThrough: skipThrough, nowMs: nowMs, queue: queue)
+            // A webrtc-internals dump's connections are stored while the
+            // rest converts; their batches hold the commit until it is done.
             let conversion: Conversion
             do {
                 conversion = try WebRTCImport.convert(
-                    content, format: format, fileName: path, meeting: meeting,
-                    emit: streaming ? { try add($0, holding: true) } : nil)
+                    content, format: format, fileName: path, meeting: meeting, emit: { try out.add($0, holding: true) })
             } catch let error as ImportError {
                 throw InputError.invalidDump(path, error.reason)
             }
+            try out.finish(conversion)
+        }
+    }
+
+    /// An rtcstats dump, converted line by line as it is read (never held
+    /// whole). Its events come out at the end (its rejects are numbered
+    /// before them), once the digest that decides a resume is known. A
+    /// dump to compare with a finished record is hashed first, and read
+    /// again only when it differs.
+    private static func runLines(
+        _ first: LineReader, meeting: String?, plan: ReadPlan, nowMs: Int64, into queue: BatchQueue
+    ) throws {
+        let path = first.path
+        var reader = first
+        var plan = plan
+        if case .compare = plan {
+            try reader.forEachContentChunk { _ in if queue.isCancelled { throw Cancelled() } }
+            let digest = identity(content: reader.finalDigest ?? "", format: .rtcstats, meeting: meeting, path: path)
+            guard try decide(plan, digest: digest, path: path, reader: reader, queue: queue) != nil else { return }
+            reader = try LineReader(path: path)
+            plan = .fresh
+        }
+        let importer = RTCStatsImporter(context: ImportContext(
+            meeting: meeting, name: WebRTCImport.baseName(path), file: path, emit: nil))
+        var progress = RTCStatsImporter.Progress()
+        let conversion: Conversion
+        do {
+            try reader.forEachContentLine { line in
+                if queue.isCancelled { throw Cancelled() }
+                try importer.take(line, into: &progress)
+            }
+            conversion = try importer.finish(&progress)
+        } catch let error as ImportError {
+            throw InputError.invalidDump(path, error.reason)
+        }
+        let digest = identity(content: reader.finalDigest ?? "", format: .rtcstats, meeting: meeting, path: path)
+        guard let skipThrough = try decide(plan, digest: digest, path: path, reader: reader, queue: queue) else { return }
+        try Output(reader: reader, digest: digest, skipThrough: skipThrough, nowMs: nowMs, queue: queue).finish(conversion)
+    }
+
+    /// Carries out `plan` for a dump of identity `digest`: nil when it is
+    /// the content already ingested (skipped), else the produced lines to
+    /// skip (those a resumed run stored). A changed dump restarts.
+    private static func decide(_ plan: ReadPlan, digest: String, path: String, reader: LineReader, queue: BatchQueue) throws -> Int? {
+        switch plan {
+        case .fresh:
+            return 0
+        case .compare(let expected):
+            let same = expected.hasPrefix("sha256:")
+                ? digest == expected && reader.changedWhileReading() == nil : try Ingester.hashFile(path) == expected
+            if same {
+                _ = queue.put(.skip)
+                return nil
+            }
+            guard queue.put(.restart) else { throw Cancelled() }
+            return 0
+        case .resume(let after, let prefix):
+            if after == 0 || prefix == digest { return after }
+            guard queue.put(.restart) else { throw Cancelled() }
+            return 0
+        }
+    }
+
+    /// The produced lines of a dump, through the same batches as a log's
+    /// (validation, dedupe and resume apply unchanged). The resume point
+    /// counts the dump's rejects, then its produced lines; every
+    /// checkpoint's prefix digest is the whole dump's, so a dump resumes
+    /// only when it is unchanged.
+    private final class Output {
+        let reader: LineReader
+        let digest: String
+        let skipThrough: Int
+        let queue: BatchQueue
+        let batches: BatchParserBox
+        var number = 0
+
+        init(reader: LineReader, digest: String, skipThrough: Int, nowMs: Int64, queue: BatchQueue) {
+            (self.reader, self.digest, self.skipThrough, self.queue) = (reader, digest, skipThrough, queue)
+            batches = BatchParserBox(nowMs: nowMs)
+        }
+
+        func put(_ full: ParsedBatch?, holding: Bool) throws {
+            guard let full else { return }
+            full.bytesRead = reader.bytesRead
+            full.holdsCommit = holding
+            full.prefixDigest = digest
+            guard queue.put(.batch(full)) else { throw Cancelled() }
+        }
+
+        func add(_ lines: UnsafeBufferPointer<UInt8>, holding: Bool) throws {
+            var start = 0
+            while let newline = lines[start...].firstIndex(of: 0x0A) {
+                number += 1
+                if number > skipThrough {
+                    try put(batches.parser.add(UnsafeBufferPointer(rebasing: lines[start..<newline]), number: number, oversize: nil), holding: holding)
+                }
+                start = newline + 1
+            }
+        }
+
+        /// The rejects, then the lines the conversion kept, then the end.
+        func finish(_ conversion: Conversion) throws {
             for reject in conversion.rejects {
                 number += 1
                 if number <= skipThrough { continue }

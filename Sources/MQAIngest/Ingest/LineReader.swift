@@ -191,10 +191,14 @@ public final class LineReader {
         return hasher.snapshotText()
     }
 
-    /// Hashes a whole content read at once (a stats dump) as its digest.
-    func recordWholeContent(_ content: UnsafeRawBufferPointer) {
+    /// Hashes content read a chunk at a time (a stats dump).
+    func hashContent(_ content: UnsafeRawBufferPointer) {
         hasher.update(content)
         contentBytes += content.count
+    }
+
+    /// The digest of the content hashed by `hashContent`, once all of it was.
+    func finishContentDigest() {
         finalDigest = hasher.snapshotText()
     }
 
