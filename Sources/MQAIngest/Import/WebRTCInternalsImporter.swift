@@ -99,6 +99,11 @@ struct WebRTCInternalsImporter {
         var results = try pipeline.result()
         LocaleLogTime.place(&results)
         try context.finish(results, identity: identity, into: &conversion)
+        if results.isEmpty {
+            // Valid, and nothing in it: worth a word, since the usual cause
+            // is the page itself, not the call.
+            conversion.skipped.append(SkippedConnection(file: context.file, connection: "", reason: WebRTCInternalsImporter.noConnections))
+        }
         return conversion
     }
 
@@ -185,17 +190,21 @@ struct WebRTCInternalsImporter {
                     let bytes = JSONScanner.stringBytes(s, a, b, esc)
                     if name == Array("type".utf8) { type = String(decoding: bytes, as: UTF8.self) }
                     else if name == Array("value".utf8) { value = String(decoding: bytes, as: UTF8.self) }
-                    else if name == Array("time".utf8) {
+                    else if WebRTCInternalsImporter.isLogTime(name), time == nil {
                         time = WebRTCInternalsImporter.time(bytes)
-                        if time == nil { wall = LocaleLogTime.wallClock(bytes) ?? [] }
+                        if time == nil && wall.isEmpty { wall = LocaleLogTime.wallClock(bytes) ?? [] }
                     }
                 case .number(let d):
-                    if name == Array("time".utf8) { time = Fixed(d)?.roundedHalfUp }
+                    // Chrome 156 writes `timestamp`, epoch ms with a fraction.
+                    if WebRTCInternalsImporter.isLogTime(name), time == nil, let ms = Fixed(d)?.roundedHalfUp,
+                       ms > 946_684_800_000 && ms < 1_000_000_000_000_000 {
+                        time = ms
+                    }
                 default: break
                 }
             }
             if meta.firstLogWall == nil { meta.firstLogWall = time == nil ? wall : [] }
-            guard let type else { return }
+            guard let type = type.map(WebRTCInternalsImporter.eventName) else { return }
             switch type {
             case "connectionstatechange", "iceconnectionstatechange":
                 if let value {
@@ -216,7 +225,7 @@ struct WebRTCInternalsImporter {
                 // track's sender (webrtc-import.md, "publishers").
                 if let value,
                    let (track, stream) = type == "ontrack"
-                    ? RTCStatsImporter.trackAndStream(value) : WebRTCInternalsImporter.receiverTrackAndStream(value),
+                    ? WebRTCInternalsImporter.trackEventTrackAndStream(value) : WebRTCInternalsImporter.receiverTrackAndStream(value),
                    let publisher = RTCStatsImporter.publisher(stream: stream) {
                     meta.publishers[track] = publisher
                 }
@@ -225,6 +234,40 @@ struct WebRTCInternalsImporter {
             default: break
             }
         }
+    }
+
+    /// Why a dump without peer connections has none, most of the time.
+    static let noConnections = "the dump holds no peer connections: Chrome (156 at least) removes a connection from chrome://webrtc-internals "
+        + "soon after it is closed, so a dump downloaded after the call ended is empty; download it during the call, "
+        + "or open the page as chrome://webrtc-internals/?keepRemovedConnections before the call"
+
+    /// Whether a log entry's member holds its time: `time` (Chrome before
+    /// 156: epoch ms, RFC 3339 or a locale text) or `timestamp` (Chrome
+    /// 156: epoch ms as a number with a fraction).
+    static func isLogTime(_ name: [UInt8]) -> Bool {
+        name == Array("time".utf8) || name == Array("timestamp".utf8)
+    }
+
+    /// A log entry's type as the mapping names it. Chrome 156 names the
+    /// connection's events after their handlers (`onconnectionstatechange`,
+    /// `oniceconnectionstatechange`, `ondatachannel`), where earlier
+    /// versions wrote `connectionstatechange`, … (and `ontrack` both ways).
+    static func eventName(_ type: String) -> String {
+        switch type {
+        case "onconnectionstatechange", "oniceconnectionstatechange", "ondatachannel": String(type.dropFirst(2))
+        default: type
+        }
+    }
+
+    /// The track and first stream id of an `ontrack` entry: Chrome 156
+    /// writes JSON (`{"kind": …, "id": "<track>", "streams": ["<id>", …]}`),
+    /// earlier versions `video:<track> stream:<stream>`.
+    static func trackEventTrackAndStream(_ text: String) -> (String, String)? {
+        guard text.hasPrefix("{") else { return RTCStatsImporter.trackAndStream(text) }
+        guard let object = (try? ExactJSONReader.parse(Data(text.utf8))) as? [String: Any],
+              let track = object["id"] as? String, !track.isEmpty,
+              let stream = (object["streams"] as? [Any])?.first as? String, !stream.isEmpty else { return nil }
+        return (track, stream)
     }
 
     /// The receiver's track and first stream id in the page's text of a

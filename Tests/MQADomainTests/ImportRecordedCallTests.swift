@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAStore
+@testable import MQAIngest
+
+/// Patterns from calls recorded in Chromium 156 with known ground truth
+/// (a relay between two browsers dropping, delaying and blocking packets
+/// at set times): each test is one thing such a dump told wrongly.
+@Suite struct ImportRecordedCallTests {
+    /// An audio report of a webrtc-internals connection sampled each
+    /// second from `from` to `to` (offsets from t0, ms).
+    static func audio(_ from: Int, _ to: Int) -> Dump.Report {
+        let times = Array(stride(from: from, through: to, by: 1000))
+        return Dump.Report(id: "IA", type: "inbound-rtp", times: Dump.times(times.map(Double.init).map { $0 / 1000 }), props: [
+            ("kind", Dump.strings(times.map { _ in "audio" })), ("packetsReceived", times.indices.map { "\(50 * ($0 + 1))" }),
+            ("bytesReceived", times.indices.map { "\(5000 * ($0 + 1))" })])
+    }
+
+    /// A dump of one connection with Chrome 156's log entries.
+    static func internals(_ report: Dump.Report, log: [String]) -> String {
+        Dump.internals([("8-1", [report])]).replacingOccurrences(
+            of: #"{"url":"https://x","#, with: #"{"url":"https://meet.example.com/Retro","updateLog":[\#(log.joined(separator: ","))],"#)
+    }
+
+    /// Chrome 156's shape: handler names, quoted JSON values, epoch ms with a fraction.
+    static func entry(_ type: String, _ value: String, at ms: Double) -> String {
+        let quoted = value.isEmpty ? "" : #"\"\#(value)\""#
+        return #"{"type":"\#(type)","value":"\#(quoted)","timestamp":\#(String(format: "%.3f", Double(t0) + ms))}"#
+    }
+
+    /// Chrome 156 logs `onconnectionstatechange` with `"\"failed\""` and a
+    /// `timestamp`; read as before 156's `connectionstatechange` and
+    /// `time`, a call that dropped, came back and failed was a hang-up at
+    /// its last sample with no disconnect.
+    @Test func chrome156StateLogIsRead() throws {
+        let log = [
+            Self.entry("oniceconnectionstatechange", "connected", at: -800.4),
+            Self.entry("onconnectionstatechange", "connected", at: -799.6),
+            Self.entry("oniceconnectionstatechange", "disconnected", at: 3000.4),
+            Self.entry("onconnectionstatechange", "disconnected", at: 3000.6),
+            Self.entry("onconnectionstatechange", "connected", at: 5000.5),
+            Self.entry("onconnectionstatechange", "disconnected", at: 7000.2),
+            Self.entry("onconnectionstatechange", "failed", at: 9000.7),
+        ]
+        let c = try Dump.convert(Self.internals(Self.audio(0, 6000), log: log), .webrtcInternals, file: "/d/s4b.json")
+        #expect(RTC.trace(c) == ["meeting_join@0", "disconnect@3001", "reconnect@5001", "disconnect@7000", "disconnect@9001:connection_failed"])
+        // The app's close, with its own time: the leave is then, not at the last sample.
+        let closed = [Self.entry("onconnectionstatechange", "connected", at: -800), Self.entry("close", "", at: 6800.8)]
+        let c2 = try Dump.convert(Self.internals(Self.audio(0, 6000), log: closed), .webrtcInternals, file: "/d/s1.json")
+        #expect(RTC.trace(c2) == ["meeting_join@0", "meeting_leave@6801"])
+        #expect(WebRTCInternalsImporter.eventName("ondatachannel") == "datachannel")
+        #expect(WebRTCInternalsImporter.eventName("onicecandidate") == "onicecandidate")
+    }
+
+    /// Chrome 156 logs `ontrack` as JSON; its stream names the publisher.
+    @Test func chrome156TrackEventsNameThePublisher() {
+        let json = #"{"kind":"video","id":"c443a1f0","label":"remote video","streams":["c909014f"]}"#
+        #expect(WebRTCInternalsImporter.trackEventTrackAndStream(json).map { [$0.0, $0.1] } == ["c443a1f0", "c909014f"])
+        #expect(WebRTCInternalsImporter.trackEventTrackAndStream("video:t1 stream:s1").map { [$0.0, $0.1] } == ["t1", "s1"])
+        #expect(WebRTCInternalsImporter.trackEventTrackAndStream(#"{"kind":"video","id":"x","streams":[]}"#) == nil)
+    }
+
+    /// The receiving side of a data channel logs `ondatachannel`: its
+    /// connection is skipped for the same reason as the creator's.
+    @Test func theReceivingSideOfADataChannelSaysSo() throws {
+        let pair = Dump.Report(id: "CP", type: "candidate-pair", times: Dump.times([0, 1, 2]), props: [("currentRoundTripTime", ["0.01", "0.01", "0.01"])])
+        let text = Dump.internals([("8-1", [pair])]).replacingOccurrences(
+            of: #"{"url":"https://x","#, with: #"{"url":"https://x","updateLog":[\#(Self.entry("ondatachannel", "", at: 10))],"#)
+        let c = try Dump.convert(text, .webrtcInternals, file: "/d/bob.json")
+        #expect(c.skipped.map(\.reason) == ["no media: never sent or received RTP (a data channel)"], "\(c.skipped)")
+    }
+
+    /// Chrome drops a closed connection from the page: a dump saved after
+    /// the call is empty, which is said, not passed over.
+    @Test func aDumpWithoutConnectionsSaysWhy() throws {
+        let c = try Dump.convert(#"{"getUserMedia":[],"PeerConnections":{},"UserAgent":"Chrome/156"}"#, .webrtcInternals, file: "/d/empty.json")
+        #expect(c.connections.isEmpty && c.lines.isEmpty)
+        #expect(c.skipped.count == 1 && c.skipped[0].connection == "" && c.skipped[0].reason.contains("keepRemovedConnections"), "\(c.skipped)")
+    }
+}
