@@ -79,4 +79,56 @@ import Testing
         #expect(c.connections.isEmpty && c.lines.isEmpty)
         #expect(c.skipped.count == 1 && c.skipped[0].connection == "" && c.skipped[0].reason.contains("keepRemovedConnections"), "\(c.skipped)")
     }
+
+    /// The receiver set `sendonly` for 13 s: packets stopped (a pause, the
+    /// subscription ends) and Chrome counted the whole gap as one freeze
+    /// when frames came back. That freeze is the pause: no stall. A freeze
+    /// the counters show after a track's very first frame is still one.
+    @Test func theFreezeAResumedStreamEndsIsItsPause() throws {
+        func run(_ packets: [Int], _ frames: [Int], _ freezes: [Int], _ durations: [String]) throws -> [String] {
+            var lines = RTC.header()
+            for i in packets.indices {
+                let extra = ",\"freezeCount\":\(freezes[i]),\"totalFreezesDuration\":\(durations[i])"
+                lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [
+                    RTC.audioIn(50 * (i + 1)), RTC.video("V", track: "cam", packets: packets[i], frames: frames[i], extra: extra)]))
+            }
+            return RTC.trace(try RTC.convert(lines))
+        }
+        let resumed = try run([10, 20, 30, 30, 30, 30, 40, 50], [5, 10, 15, 15, 15, 15, 20, 25],
+                              [0, 0, 0, 0, 0, 0, 1, 1], ["0", "0", "0", "0", "0", "0", "3.6", "3.6"])
+        #expect(resumed == [
+            "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@1000:frame:cam",
+            "stream_unsubscribe@3500:cam", "stream_subscribe@6500:cam", "receive_stream_status@6500:frame:cam",
+            "meeting_leave@8000",
+        ])
+        // Packets first, then the first frame with a freeze after it: a stall.
+        let first = try run([10, 20, 30, 40], [0, 0, 20, 40], [0, 0, 1, 1], ["0", "0", "0.4", "0.4"])
+        #expect(first == [
+            "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@2000:frame:cam",
+            "receive_stream_status@2600:stall:cam", "receive_stream_status@3000:frame:cam", "meeting_leave@4000",
+        ])
+    }
+
+    /// The page took no sample for 6 s while the network was down; packets
+    /// came back in the sample after the gap, frames in the next one. The
+    /// subscription's time is known only to the 6 s interval: only the
+    /// time between the two samples is a proven delay, so no slow start
+    /// is claimed from the gap (webrtc-import.md: "never … from sampling
+    /// granularity alone").
+    @Test func aSamplingGapIsNoSlowFirstFrame() throws {
+        var lines = RTC.header()
+        let times: [Int64] = [1000, 2000, 3000, 9000, 10000, 11000]
+        let packets = [10, 20, 20, 20, 30, 40], frames = [5, 10, 10, 10, 10, 15]
+        for i in times.indices {
+            lines.append(RTC.stats("PC_0", times[i], [RTC.audioIn(50 * (i + 1)), RTC.video("V", track: "cam", packets: packets[i], frames: frames[i])]))
+        }
+        let trace = RTC.trace(try RTC.convert(lines))
+        // Packets back in (9000, 10000]: subscribed at 9500; the frame in
+        // (10000, 11000], one sample on: no delay is claimed.
+        #expect(trace == [
+            "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@1000:frame:cam",
+            "stream_unsubscribe@2500:cam", "stream_subscribe@9500:cam", "receive_stream_status@9500:frame:cam",
+            "meeting_leave@11000",
+        ])
+    }
 }

@@ -134,6 +134,10 @@ struct ConnectionConverter {
         var pending: Int?
         var subscribeTs: Int64 = 0
         var subscribeSample = 0
+        /// The time of the sample the subscription began in.
+        var subscribeSampleTs: Int64 = 0
+        /// The subscription follows a pause of a track that had shown frames.
+        var afterPause = false
         var packetIntervals = 0
         var shownFrame = false
         var firstFrameTs: Int64 = 0
@@ -435,6 +439,7 @@ struct ConnectionConverter {
             let grew = grewScratch[k]
             var newFrame = false
             let frames = r.number(.framesDecoded)
+            let hadFrames = t.lastFrames?.isPositive == true
             if let frames {
                 // A counter that went backwards restarted: any frame is new.
                 if let last = t.lastFrames, frames >= last { newFrame = frames > last } else { newFrame = frames.isPositive }
@@ -465,6 +470,8 @@ struct ConnectionConverter {
                 text(",\"kind\":\"camera\"}\n")
                 t.subscribeTs = mid
                 t.subscribeSample = sampleIndex
+                t.subscribeSampleTs = ts
+                t.afterPause = hadFrames
                 t.packetIntervals = 1
                 t.shownFrame = false
                 t.stalled = false
@@ -473,15 +480,22 @@ struct ConnectionConverter {
                 t.packetIntervals += 1
                 if t.packetIntervals >= 2 { t.pending = nil }
             }
+            var firstFrameNow = false
             if newFrame {
                 t.samplesWithoutFrame = 0
                 if !t.shownFrame {
                     t.shownFrame = true
+                    firstFrameNow = true
                     t.stalled = false
                     t.pending = nil
-                    // Within one interval of the first packets the delay is
-                    // below what the samples can tell: no delay is claimed.
-                    let at = sampleIndex - t.subscribeSample <= 1 ? t.subscribeTs : mid
+                    // The first frame came in (previous, ts], the first
+                    // packets in the subscription's sample: only the time
+                    // between those two samples is a delay the samples
+                    // prove, and only that is claimed (webrtc-import.md:
+                    // never slow to start from sampling granularity alone).
+                    // Within one interval of the first packets, none is.
+                    let proven = sampleIndex - t.subscribeSample <= 1 ? 0 : max(0, (previousTs ?? ts) - t.subscribeSampleTs)
+                    let at = t.subscribeTs + proven
                     t.firstFrameTs = at
                     status(at, k, t.publisher, key, timedOut: false)
                 } else if t.stalled {
@@ -495,10 +509,13 @@ struct ConnectionConverter {
                     status(ts, k, t.publisher, key, timedOut: true)
                 }
             }
-            if freezeGrew && t.shownFrame {
+            if freezeGrew && t.shownFrame && !(firstFrameNow && t.afterPause) {
                 // Browsers count a freeze once frames resume: it ended by
                 // this sample and lasted the duration's growth (never
                 // before the first frame: nothing was shown to freeze).
+                // The freeze the first frame after a pause ends is that
+                // pause (Chrome counts the gap of a stopped stream as one
+                // freeze when it resumes): no media came, so no stall.
                 let lasted = freezeMs > 0 ? freezeMs : (ts - (previousTs ?? ts)) / 2
                 let start = max(t.firstFrameTs, ts - lasted)
                 if start < ts {
