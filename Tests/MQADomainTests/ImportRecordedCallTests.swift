@@ -131,4 +131,27 @@ import Testing
             "meeting_leave@11000",
         ])
     }
+
+    /// A mesh: one connection per peer, both busy, sampled a millisecond
+    /// apart as a browser does. Each second has exactly one report, from
+    /// the connection that moved more in it; judged at the ends of their
+    /// intervals, some seconds kept both (1 ms apart, one clean, one lossy)
+    /// and some neither.
+    @Test func aMeshKeepsOneReportASecond() throws {
+        var lines = RTC.header()
+        var bytes = [0, 0]
+        for i in 0..<12 {
+            for pc in 0..<2 {
+                // The busier connection changes every second.
+                bytes[pc] += (i + pc) % 2 == 0 ? 70_000 : 60_000
+                lines.append(RTC.stats("PC_\(pc)", Int64(1000 * (i + 1) + pc), [
+                    RTC.audioIn(50 * (i + 1), bytes: bytes[pc], lost: pc == 1 ? 5 * i : 0), RTC.audioOut(50 * (i + 1))]))
+            }
+        }
+        let c = try RTC.convert(lines)
+        let ts = Dump.reports(c).map { ($0["ts"] as! NSNumber).int64Value - t0 }
+        // The first second of each connection has no interval to compare.
+        let seconds = ts.filter { $0 > 2001 }.map { ($0 + 500) / 1000 }
+        #expect(seconds == Array(3...12), "\(ts)")
+    }
 }

@@ -1,8 +1,15 @@
 /// Which connection's quality report speaks for the participant at each
 /// moment (Docs/import.md, "Which connections count"): a report of
-/// connection `k` at `t` is outdone when another connection that is up at
-/// `t` has a report whose interval `(from, ts]` holds `t` and moved more
-/// media bytes per ms (ties: the connection opened first).
+/// connection `k` over `(from, ts]` is outdone when another connection
+/// that is up at the middle `t` of that interval has a report whose
+/// interval holds `t` and moved more media bytes per ms (ties: the
+/// connection opened first).
+///
+/// The middle, not the end: a browser samples its connections one after
+/// the other, a millisecond or so apart. Judged at its end, each report met
+/// the other connection's *next* interval, so two reports of one second
+/// could both win (two reports 1 ms apart) or both lose (a second without
+/// one). At the middle, two such reports meet each other, and one wins.
 ///
 /// Done as one sweep over time with a max tree over the connections, so a
 /// dump of many overlapping connections (a mesh call) costs
@@ -34,7 +41,14 @@ struct FeedContest {
         let byHi = (0..<Int32(intervals.count)).sorted { intervals[Int($0)].hi < intervals[Int($1)].hi }
         var queries: [(t: Int64, conn: Int32, idx: Int32)] = []
         queries.reserveCapacity(feeds.reduce(0) { $0 + $1.count })
-        for (k, feed) in feeds.enumerated() { for (i, q) in feed.enumerated() { queries.append((q.ts, Int32(k), Int32(i))) } }
+        for (k, feed) in feeds.enumerated() {
+            for (i, q) in feed.enumerated() {
+                // The middle of (from, ts], rounded up: inside it (a first
+                // report, without an interval, is judged at its time).
+                let from = q.from ?? (q.ts - 1)
+                queries.append((from + (q.ts - from + 1) / 2, Int32(k), Int32(i)))
+            }
+        }
         queries.sort { $0.t < $1.t }
 
         var tree = MaxTree(count: n)
