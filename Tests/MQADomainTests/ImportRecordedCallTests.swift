@@ -132,6 +132,26 @@ import Testing
         ])
     }
 
+    /// The network went down for 6 s while this side kept sending into
+    /// it: no report came back from the far end, and the interval was
+    /// "loss 0 %, RTT 2 ms (the pair's last), 500 kbps: excellent" up to
+    /// the drop. Sending with no word back is no figure: no report, as
+    /// for an interval without RTP. With a report back it is the sender's
+    /// view, as before.
+    @Test func sendingIntoTheVoidIsNoPerfectQuality() throws {
+        let back = ("RA", #""type":"remote-inbound-rtp","kind":"audio","fractionLost":0.02,"roundTripTime":0.05"#)
+        let c = try RTC.convert(RTC.header() + [
+            RTC.stats("PC_0", 1000, [RTC.audioOut(50, bytes: 25_000), RTC.pair, back]),
+            RTC.stats("PC_0", 2000, [RTC.audioOut(100, bytes: 50_000), RTC.pair, back]),
+            RTC.stats("PC_0", 3000, [RTC.audioOut(150, bytes: 75_000), RTC.pair]),
+            RTC.stats("PC_0", 4000, [RTC.audioOut(200, bytes: 100_000), RTC.pair]),
+            RTC.stats("PC_0", 5000, [RTC.audioOut(250, bytes: 125_000), RTC.pair, back]),
+        ])
+        let reports = Dump.reports(c).map { (($0["ts"] as! NSNumber).int64Value - t0, ($0["loss"] as! NSNumber).doubleValue) }
+        #expect(reports.map(\.0) == [1000, 2000, 5000], "\(reports)")
+        #expect(reports.allSatisfy { $0.1 == 2 })
+    }
+
     /// A mesh: one connection per peer, both busy, sampled a millisecond
     /// apart as a browser does. Each second has exactly one report, from
     /// the connection that moved more in it; judged at the ends of their

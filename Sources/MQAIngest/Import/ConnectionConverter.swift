@@ -265,7 +265,11 @@ struct ConnectionConverter {
         let receivedAny = (received.raw &+? lost.raw) != 0
         let sentAny = packetsSentKnown ? sentPackets.isPositive : sentBytes.isPositive
         // No RTP either way: no report (no data is not perfect quality).
-        if receivedAny || sentAny {
+        // Nor when it only sent and no word came back from the far end
+        // (no remote-inbound report with a loss in the sample): the mean
+        // loss of no reports is no figure, and 0 % would be "perfect".
+        let senderView = receivedAny ? nil : ConnectionConverter.senderSide(sample)
+        if receivedAny || (sentAny && senderView?.loss != nil) {
             var lossHundredths: Int128 = 0
             var bitrate: Int128 = 0
             if receivedAny {
@@ -276,7 +280,8 @@ struct ConnectionConverter {
                 bitrate = kbps(bytes)
             } else {
                 // Only sending: the far end's view of this side's streams.
-                (lossHundredths, jitter) = ConnectionConverter.senderSide(sample)
+                lossHundredths = senderView?.loss ?? 0
+                jitter = senderView?.jitter
                 bitrate = kbps(sentBytes)
             }
             let rtt = ConnectionConverter.roundTrip(sample, report)
@@ -578,8 +583,9 @@ struct ConnectionConverter {
 
     /// The sender's side of an interval that only sent: loss from the
     /// remote-inbound reports' `fractionLost` (their mean, in hundredths of
-    /// a percent, halves up, clamped), jitter the largest audio one.
-    static func senderSide(_ sample: StatsSample) -> (loss: Int128, jitter: Int64?) {
+    /// a percent, halves up, clamped; nil when no report has one), jitter
+    /// the largest audio one.
+    static func senderSide(_ sample: StatsSample) -> (loss: Int128?, jitter: Int64?) {
         var sum: Int128 = 0
         var count: Int128 = 0
         var jitter: Int64? = nil
@@ -590,7 +596,7 @@ struct ConnectionConverter {
             }
             if r.isKind("audio"), let j = r.number(.jitter) { jitter = max(jitter ?? 0, j.millisecondsHalfUp) }
         }
-        guard count > 0 else { return (0, jitter) }
+        guard count > 0 else { return (nil, jitter) }
         // 100 · mean fraction, in hundredths: 10⁴ · sum / n, halves up.
         let h = Fixed.floorDiv((20_000 &*? sum) &+? (count &*? Fixed.one), 2 &*? count &*? Fixed.one)
         return (min(10_000, max(0, h)), jitter)
