@@ -474,15 +474,15 @@ enum RTC {
     }
 
     @Test func theRemoteDescriptionTellsAnSFU() throws {
-        func engine(_ sdp: String?) throws -> String? {
+        func engine(_ sdp: String?, videos: Int = 1) throws -> String? {
             var lines = RTC.header()
             if let sdp {
                 let text = String(data: try JSONSerialization.data(withJSONObject: ["type": "answer", "sdp": sdp]), encoding: .utf8)!
                 lines.append(RTC.line("setRemoteDescription", "PC_0", text, 500))
             }
             for i in 0..<3 {
-                let reports = [RTC.audioIn(50 * (i + 1)), RTC.audioOut(50 * (i + 1)),
-                               RTC.video("V", track: "t", packets: 10 * (i + 1), frames: 3 * (i + 1))]
+                let reports = [RTC.audioIn(50 * (i + 1)), RTC.audioOut(50 * (i + 1))]
+                    + (0..<videos).map { RTC.video("V\($0)", track: "t\($0)", packets: 10 * (i + 1), frames: 3 * (i + 1)) }
                 lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), reports))
             }
             return Dump.events(try RTC.convert(lines))[0]["engine"] as? String
@@ -492,6 +492,12 @@ enum RTC {
         #expect(try engine(nil) == "p2p")
         #expect(try engine(peer) == "p2p")
         #expect(try engine(peer + "m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:2\r\n") == "p2p", "a camera and a screen")
+        // A peer that added its screen sends two video streams (a recorded
+        // Chromium call read as an SFU's); without its description, two
+        // video streams may be two people's.
+        #expect(try engine(peer + "m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:2\r\n", videos: 2) == "p2p")
+        #expect(try engine(nil, videos: 2) == "sfu")
+        #expect(try engine(peer + "m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:2\r\n", videos: 3) == "sfu")
         #expect(try engine(head + "a=ice-lite\r\n" + peer.dropFirst(head.count)) == "sfu")
         #expect(try engine(peer + "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:2\r\n") == "sfu", "two audio slots")
         let facts = try #require(SessionDescriptionFacts(logged: "type: answer, sdp: " + peer))

@@ -378,17 +378,23 @@ struct ParticipantAssembler {
     /// dump's `rtcStatsSFUP2P` constraint where it has one, else the
     /// project's rule (Docs/import.md): a far end running ICE lite, or
     /// offering slots for more senders than one peer has, is an SFU; else
-    /// a connection that sends and receives at most one audio and one
-    /// video stream is direct, one that receives several of a kind is an
-    /// SFU's.
+    /// a connection that sends and receives what one peer sends is direct:
+    /// at most one audio and one video stream, or, where the far end's
+    /// description offers one peer's slots, its camera and screen too (two
+    /// video streams); one that receives more is an SFU's.
     func engine(_ results: [ConnectionResult], _ counted: [Int]) -> String {
         guard let busiest = counted.max(by: { results[$0].converter.mediaBytes < results[$1].converter.mediaBytes }) else { return "sfu" }
         let r = results[busiest]
         if let p2p = r.meta.p2p { return p2p ? "p2p" : "sfu" }
-        if let sdp = r.meta.remoteDescription, sdp.iceLite || sdp.manySenders { return "sfu" }
+        let sdp = r.meta.remoteDescription
+        if let sdp, sdp.iceLite || sdp.manySenders { return "sfu" }
         let c = r.converter
         let streams = c.receivedAudioStreams.count + c.receivedVideoStreams.count
-        let direct = c.sentMedia && streams >= 1 && c.receivedAudioStreams.count <= 1 && c.receivedVideoStreams.count <= 1
+        // A peer that added its screen to the call (a second video section)
+        // sends two video streams; without its description, two video
+        // streams may as well be two people's.
+        let videos = sdp == nil ? 1 : 2
+        let direct = c.sentMedia && streams >= 1 && c.receivedAudioStreams.count <= 1 && c.receivedVideoStreams.count <= videos
         return direct ? "p2p" : "sfu"
     }
 
