@@ -152,6 +152,23 @@ import Testing
         #expect(reports.allSatisfy { $0.1 == 2 })
     }
 
+    /// Sending with no word back, in an rtcstats dump: a sample repeats the far end's
+    /// last report until a new one comes: a report whose own timestamp has
+    /// not moved is no word back.
+    @Test func aRepeatedFarEndReportIsNoWordBack() throws {
+        func back(_ at: Int) -> (String, String) {
+            ("RA", #""type":"remote-inbound-rtp","kind":"audio","fractionLost":0.02,"roundTripTime":0.05,"timestamp":\#(t0 + Int64(at))"#)
+        }
+        let c = try RTC.convert(RTC.header() + [
+            RTC.stats("PC_0", 1000, [RTC.audioOut(50, bytes: 25_000), RTC.pair, back(900)]),
+            RTC.stats("PC_0", 2000, [RTC.audioOut(100, bytes: 50_000), RTC.pair, back(1900)]),
+            RTC.stats("PC_0", 3000, [RTC.audioOut(150, bytes: 75_000), RTC.pair, back(1900)]),
+            RTC.stats("PC_0", 4000, [RTC.audioOut(200, bytes: 100_000), RTC.pair, back(1900)]),
+            RTC.stats("PC_0", 5000, [RTC.audioOut(250, bytes: 125_000), RTC.pair, back(4900)]),
+        ])
+        #expect(Dump.reports(c).map { ($0["ts"] as! NSNumber).int64Value - t0 } == [1000, 2000, 5000])
+    }
+
     /// A mesh: one connection per peer, both busy, sampled a millisecond
     /// apart as a browser does. Each second has exactly one report, from
     /// the connection that moved more in it; judged at the ends of their

@@ -116,6 +116,9 @@ struct ConnectionConverter {
     /// report is gone so that a returning report counts from them.
     private var counters: [String: (lost: Fixed, received: Fixed, bytes: Fixed)] = [:]
     private var sent: [String: (packets: Fixed, bytes: Fixed)] = [:]
+    /// Each remote-inbound report's own `timestamp` at the last sample:
+    /// one that has not moved since holds no new word from the far end.
+    private var remoteStamps: [String: Fixed] = [:]
     /// The video tracks in the order first seen, and where each key is:
     /// an array walked per sample, not a dictionary of copies.
     private var tracks: [Track] = []
@@ -266,9 +269,18 @@ struct ConnectionConverter {
         let sentAny = packetsSentKnown ? sentPackets.isPositive : sentBytes.isPositive
         // No RTP either way: no report (no data is not perfect quality).
         // Nor when it only sent and no word came back from the far end
-        // (no remote-inbound report with a loss in the sample): the mean
-        // loss of no reports is no figure, and 0 % would be "perfect".
-        let senderView = receivedAny ? nil : ConnectionConverter.senderSide(sample)
+        // (no remote-inbound report with a loss in the sample, or none
+        // new since the last): the mean loss of no reports is no figure,
+        // and 0 % would be "perfect".
+        // An rtcstats sample repeats the far end's last report until a new
+        // one comes (webrtc-internals holds it only in the second it came).
+        var heardBack = false
+        for (id, r) in sample.reports where r.category == .remoteInbound {
+            let stamp = r.number(.timestamp)
+            if stamp == nil || remoteStamps[id] != stamp { heardBack = true }
+            if let stamp { remoteStamps[id] = stamp }
+        }
+        let senderView = receivedAny || !heardBack ? nil : ConnectionConverter.senderSide(sample)
         if receivedAny || (sentAny && senderView?.loss != nil) {
             var lossHundredths: Int128 = 0
             var bitrate: Int128 = 0
