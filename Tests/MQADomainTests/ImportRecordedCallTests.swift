@@ -152,7 +152,50 @@ import Testing
         #expect(reports.allSatisfy { $0.1 == 2 })
     }
 
-    /// Sending with no word back, in an rtcstats dump: a sample repeats the far end's
+    /// Chrome's webrtc-internals page also saves an rtcstats dump, in
+    /// file format 3: a header, `{"fileFormat":3}`, then lines whose last
+    /// element is the time (the first absolute, each later one the ms since
+    /// the line before), full reports in each `getStats`, states as JSON
+    /// text, `ontrack` as an array, the browser as `userAgentData`, the page
+    /// in `create`. It reads as the webrtc-internals dump of the same call
+    /// does (19 recorded dumps: the same events within 18 ms).
+    @Test func chromesFormat3RTCStatsDumpIsRead() throws {
+        func stats(_ packets: Int, _ frames: Int, delta: String) -> String {
+            let video = #""IV":{"type":"inbound-rtp","kind":"video","id":"IV","ssrc":7,"trackIdentifier":"tv","packetsReceived":\#(packets),"bytesReceived":\#(packets * 1000),"framesDecoded":\#(frames),"timestamp":1,"[codec]":"VP8 (96)"}"#
+            let audio = #""IA":{"type":"inbound-rtp","kind":"audio","id":"IA","packetsReceived":\#(packets * 5),"packetsLost":0,"bytesReceived":\#(packets * 500),"jitter":0.002}"#
+            return #"["getStats","8-1",{\#(video),\#(audio)},\#(delta)]"#
+        }
+        let lines = [
+            "RTCStatsDump",
+            #"{"fileFormat":3}"#,
+            #"["create",null,{"userAgentData":{"brands":[{"brand":"Not:A-Brand","version":"8"},{"brand":"Chromium","version":"156"}],"mobile":false,"platform":"Linux"}},\#(t0 - 2000)]"#,
+            #"["navigator.mediaDevices.getUserMedia","8-0",{"audio":true},"getUserMedia-8-1-0","https://meet.example.com/room/Retro/",500.25]"#,
+            #"["create","8-1",{"alwaysNegotiateDataChannels":false},"https://meet.example.com/room/Retro/",499.5]"#,
+            #"["ontrack","8-1",["video","tv","remote video","peer-stream"],0.125]"#,
+            #"["onconnectionstatechange","8-1","\"connected\"",0.125]"#,  // t0 - 1000
+            stats(10, 5, delta: "1000.25"),  // t0 + 0.25
+            stats(20, 10, delta: "1000"),  // t0 + 1000.25
+            #"["onconnectionstatechange","8-1","\"disconnected\"",1500]"#,  // t0 + 2500.25
+            #"["onconnectionstatechange","8-1","\"connected\"",1000]"#,  // t0 + 3500.25
+            stats(30, 15, delta: "500"),  // t0 + 4000.25
+            #"["close","8-1",null,1000]"#,  // t0 + 5000.25
+            #"["remove","8-1",null,500]"#,
+        ]
+        let c = try Dump.convert(lines.joined(separator: "\n"), .rtcstats, file: "/d/rtcstats_dump.txt")
+        #expect(c.rejects.isEmpty && c.skipped.isEmpty, "\(c.rejects) \(c.skipped)")
+        #expect(RTC.trace(c) == [
+            "meeting_join@0", "stream_subscribe@0:tv", "receive_stream_status@0:frame:tv",
+            "disconnect@2500", "reconnect@3500", "stream_subscribe@3500:tv", "receive_stream_status@3500:frame:tv",
+            "meeting_leave@5000",
+        ])
+        let join = Dump.events(c)[0]
+        #expect(join["meeting"] as? String == "rtc-Retro" && join["platform"] as? String == "linux" && join["device"] as? String == "Chrome 156")
+        let subscribe = try #require(Dump.events(c).first { $0["event"] as? String == "stream_subscribe" })
+        #expect(subscribe["publisher"] as? String == "peer-stream")
+        #expect(Dump.reports(c).map { ($0["ts"] as! NSNumber).int64Value - t0 } == [0, 1000, 4000])
+    }
+
+    /// The same in an rtcstats dump, where a sample repeats the far end's
     /// last report until a new one comes: a report whose own timestamp has
     /// not moved is no word back.
     @Test func aRepeatedFarEndReportIsNoWordBack() throws {

@@ -307,11 +307,13 @@ enum Dump {
         #expect(server.skipped.map(\.reason) == [
             "a server-side dump (rtcstats-server lines with statsSessionId, as a bridge writes): 2 object lines carry no client's getstats samples",
         ])
-        // rtcstats' file format 3 is refused whole, with what it is.
+        // rtcstats.com's file format 3 (numbered methods) is refused whole,
+        // with what it is; so is a format mqa does not know.
         let v3 = "RTCStatsDump\n{\"fileFormat\":3}\n[39,null,{},0]\n"
         #expect(sniffed(v3) == .rtcstats && sniffed(bridge) == .rtcstats)
-        #expect { try Dump.convert(v3, .rtcstats) } throws: { "\($0)".contains("rtcstats file format 3") }
-        #expect { try Dump.convert("\n \n" + v3, .rtcstats) } throws: { "\($0)".contains("rtcstats file format 3") }
+        #expect { try Dump.convert(v3, .rtcstats) } throws: { "\($0)".contains("rtcstats file format 3 with numbered methods") }
+        #expect { try Dump.convert("\n \n" + v3, .rtcstats) } throws: { "\($0)".contains("rtcstats file format 3 with numbered methods") }
+        #expect { try Dump.convert("RTCStatsDump\n{\"fileFormat\":4}\n", .rtcstats) } throws: { "\($0)".contains("of file format 4: not read") }
         #expect(throws: ImportError.self) { try Dump.convert("", .rtcstats) }
     }
 

@@ -11,8 +11,13 @@ struct DumpIdentity: Equatable {
     var displayName: String?
     var endpointID: String?
     var userAgent: String?
+    /// The client fields from `navigator.userAgentData` (Chrome's format 3
+    /// rtcstats dump carries no user agent text), where no text is given.
+    var userAgentData: UserAgentClient?
 
     var room: String? { roomFromURL ?? confName }
+    /// The client fields: from the user agent text, else its data.
+    var client: UserAgentClient? { userAgent.map(UserAgentClient.init) ?? userAgentData }
 
     /// The first usable value of each field wins: a dump that names its
     /// user again later (a reconnect) names the same person.
@@ -54,6 +59,30 @@ struct DumpIdentity: Equatable {
         guard let last = path.last else { return nil }
         let room = String(last).removingPercentEncoding ?? String(last)
         return fits(room) && room.unicodeScalars.count <= 252 ? room : nil
+    }
+}
+
+extension UserAgentClient {
+    /// From `navigator.userAgentData` (`{"brands": [{"brand", "version"}],
+    /// "platform": "Linux"}`): the platform, and the browser brand with its
+    /// major version (Chromium as Chrome, as its user agent text says).
+    /// No OS version: the data gives none without a request for more.
+    init?(userAgentData data: [String: Any]) {
+        let platforms = ["Windows": "windows", "macOS": "macos", "Linux": "linux", "Chrome OS": "linux", "Android": "android", "iOS": "ios"]
+        var device: String? = nil
+        var rank = 0
+        for case let entry as [String: Any] in (data["brands"] as? [Any]) ?? [] {
+            guard let brand = entry["brand"] as? String, let version = entry["version"] as? String else { continue }
+            // Brands are listed with a made-up one ("Not:A-Brand") in front.
+            let known: [(String, String, Int)] = [("Microsoft Edge", "Edge", 3), ("Opera", "Opera", 3), ("Google Chrome", "Chrome", 2), ("Chromium", "Chrome", 1)]
+            guard let match = known.first(where: { $0.0 == brand }), match.2 > rank else { continue }
+            let major = version.prefix { $0 != "." }
+            device = major.isEmpty ? match.1 : "\(match.1) \(major)"
+            rank = match.2
+        }
+        let platform = (data["platform"] as? String).map { platforms[$0] ?? "web" }
+        guard platform != nil || device != nil else { return nil }
+        self.init(platform: platform, osVersion: nil, device: device)
     }
 }
 

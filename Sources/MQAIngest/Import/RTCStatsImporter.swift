@@ -53,6 +53,10 @@ struct RTCStatsImporter {
         var text: String?
         /// The value when it is an object (or a string holding one).
         var object: [String: Any]?
+        /// The page's address, where the line names it (format 3's `create`).
+        var pageURL: String? = nil
+        /// The value when it is an array (format 3's `ontrack`).
+        var array: [Any]? = nil
     }
 
     /// Methods whose lines say who, where, and what became of a connection.
@@ -78,6 +82,15 @@ struct RTCStatsImporter {
         var lineNumber = 0
         /// Whether a non-blank line came before (format 3's first line is its header).
         var sawContent = false
+        /// File format 3 (`RTCStatsDump`, then `{"fileFormat":3}`), as
+        /// Chrome's webrtc-internals page writes it: each line's last
+        /// element is its time, the first absolute, the rest the ms since
+        /// the line before.
+        var format3 = false
+        /// Format 3's second line, the `{"fileFormat":…}` object, is next.
+        var awaitingFormatLine = false
+        /// Format 3's running line time.
+        var clock: Fixed?
 
         mutating func connection(_ pcID: String) {
             if connections[pcID] == nil {
@@ -115,12 +128,20 @@ struct RTCStatsImporter {
         if WebRTCImport.isBlank(line) { return }
         defer { p.sawContent = true }
         if !p.sawContent && line.elementsEqual(WebRTCImport.rtcstatsFormat3) {
-            // Its method names and properties are numbers of tables the
-            // client sends; read as this format, it would give nothing.
-            throw ImportError("rtcstats file format 3 (its first line is RTCStatsDump, as rtcstats.com writes): not read by this version, which reads the [method, pcId, value, ts] lines of the earlier rtcstats format")
+            p.format3 = true
+            p.awaitingFormatLine = true
+            return
+        }
+        if p.awaitingFormatLine {
+            p.awaitingFormatLine = false
+            let version = RTCStatsImporter.object(line)?["fileFormat"] as? Int
+            guard version == 3 else {
+                throw ImportError("rtcstats dump (first line RTCStatsDump) of file format \(version.map(String.init) ?? "unknown"): not read by this version, which reads format 3 as Chrome's webrtc-internals page writes it and the [method, pcId, value, ts] lines of earlier rtcstats")
+            }
+            return
         }
         do {
-            switch try parse(line) {
+            switch try parse(line, format3: p.format3, clock: &p.clock) {
             case .object:
                 p.objects += 1
                 if WebRTCImport.topLevelKeys(of: line, from: 0).statsSession { p.serverLines += 1 }
@@ -169,6 +190,8 @@ struct RTCStatsImporter {
                         raw: WebRTCImport.rawBytes(line), size: line.count))
                 }
             }
+        } catch let error as ImportError {
+            throw error
         } catch {
             let reason = (error as? LineReject)?.reason ?? "\(error)"
             p.conversion.rejects.append(ImportReject(line: p.lineNumber, reason: reason, raw: WebRTCImport.rawBytes(line), size: line.count))
@@ -213,6 +236,12 @@ struct RTCStatsImporter {
             identity.note(url: string("url"))
             identity.note(userAgent: string("userAgent"))
             return
+        case "create" where m.pcID == nil:
+            // Format 3's first line: the browser, as `navigator.userAgentData`.
+            if identity.userAgentData == nil, let data = m.object?["userAgentData"] as? [String: Any] {
+                identity.userAgentData = UserAgentClient(userAgentData: data)
+            }
+            return
         case "identity":
             identity.note(confName: string("confName"), userID: string("userId"), displayName: string("displayName"), endpointID: string("endpointId"))
             return
@@ -230,6 +259,7 @@ struct RTCStatsImporter {
             }
         case "create":
             c.meta.createdAt = c.meta.createdAt ?? m.ts
+            if let url = m.pageURL { identity.note(url: url) }
             let servers = (m.object?["iceServers"] as? [Any]) ?? []
             var urls: [String] = []
             for case let server as [String: Any] in servers {
@@ -246,15 +276,21 @@ struct RTCStatsImporter {
         case "close":
             c.meta.closedAt = c.meta.closedAt ?? m.ts
         case "onconnectionstatechange", "oniceconnectionstatechange":
-            if let state = m.text {
+            // Chrome's format 3 writes the state as JSON text: "\"failed\"".
+            if let state = m.text?.trimmingQuotes {
                 c.meta.states.append(ConnectionMeta.StateChange(ts: m.ts, state: state, ice: m.method == "oniceconnectionstatechange"))
             }
         case "ontrack":
             c.meta.mediaSetUp = true
-            // "video:<track id> stream:<stream id>"
-            if let text = m.text, let (track, stream) = RTCStatsImporter.trackAndStream(text),
-                let publisher = RTCStatsImporter.publisher(stream: stream)
-            {
+            // "video:<track id> stream:<stream id>", or in Chrome's format 3
+            // [kind, track id, label, stream id, …].
+            let named: (String, String)?
+            if let a = m.array, a.count >= 4, let track = a[1] as? String, let stream = a[3] as? String, !track.isEmpty, !stream.isEmpty {
+                named = (track, stream)
+            } else {
+                named = m.text.flatMap(RTCStatsImporter.trackAndStream)
+            }
+            if let (track, stream) = named, let publisher = RTCStatsImporter.publisher(stream: stream) {
                 c.converter.publishers[track] = publisher
             }
         default:
@@ -309,7 +345,10 @@ struct RTCStatsImporter {
         case sample(String, Sample)
     }
 
-    private func parse(_ line: UnsafeBufferPointer<UInt8>) throws -> Line {
+    /// - format3: the line time is the last element: the first line's
+    ///   absolute, each later one's the ms since the line before, summed
+    ///   into `clock`.
+    private func parse(_ line: UnsafeBufferPointer<UInt8>, format3: Bool = false, clock: inout Fixed?) throws -> Line {
         var p = 0
         scanner.skipSpace(line, &p)
         do {
@@ -332,11 +371,21 @@ struct RTCStatsImporter {
             var lineTime: Fixed? = nil
             var metaText: String? = nil
             var metaValue: Range<Int>? = nil
+            // Format 3's time: the last element, when a number.
+            var last: (index: Int, time: Fixed?) = (-1, nil)
+            var pageURL: String? = nil
             try scanner.forEachElement(line, &p, depth: 0) { index, q in
+                last = (index, nil)
                 switch index {
                 case 0:
-                    if case .string(let s, let e, let esc) = try scanner.scanScalar(line, &q, depth: 1) {
+                    let scalar = try scanner.scanScalar(line, &q, depth: 1)
+                    if case .string(let s, let e, let esc) = scalar {
                         method = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
+                    } else if format3, case .number = scalar {
+                        // rtcstats.com's format 3 numbers its methods and
+                        // properties by tables its client sends: read as
+                        // names, it would give nothing.
+                        throw ImportError("rtcstats file format 3 with numbered methods (as rtcstats.com writes it): not read by this version, which reads format 3 as Chrome's webrtc-internals page writes it (method names as text)")
                     }
                 case 1:
                     if case .string(let s, let e, let esc) = try scanner.scanScalar(line, &q, depth: 1) {
@@ -369,13 +418,31 @@ struct RTCStatsImporter {
                         metaText = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
                     } else {
                         try scanner.skipValue(line, &q, depth: 1)
-                        if line[from] == UInt8(ascii: "{") { metaValue = from..<q }
+                        if line[from] == UInt8(ascii: "{") || (line[from] == UInt8(ascii: "[") && method == "ontrack") { metaValue = from..<q }
                     }
-                case 3:
+                case 3 where !format3:
                     if case .number(let d) = try scanner.scanScalar(line, &q, depth: 1) { lineTime = Fixed(d) }
+                case 3... where format3:
+                    if line[q] == UInt8(ascii: "{") || line[q] == UInt8(ascii: "[") {
+                        try scanner.skipValue(line, &q, depth: 1)
+                    } else {
+                        switch try scanner.scanScalar(line, &q, depth: 1) {
+                        case .number(let d):
+                            last.time = Fixed(d)
+                        case .string(let s, let e, let esc) where index == 3 && method == "create":
+                            // Chrome writes the page's address after a connection's configuration.
+                            pageURL = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
+                        default:
+                            break
+                        }
+                    }
                 default:
                     try scanner.skipValue(line, &q, depth: 1)
                 }
+            }
+            if format3, last.index >= 3, let delta = last.time {
+                clock = clock.map { $0 + delta } ?? delta
+                lineTime = clock
             }
             scanner.skipSpace(line, &p)
             guard p == line.count else { throw SyntaxError(message: "not valid JSON: unexpected text after the array", column: p + 1) }
@@ -385,7 +452,11 @@ struct RTCStatsImporter {
                 guard let method else {
                     throw LineReject(reason: "not an rtcstats line: its first element is not a method name ([method, pcId, value, ts])")
                 }
-                guard RTCStatsImporter.metaMethods.contains(method) else { return .other(pcID: pcID) }
+                guard RTCStatsImporter.metaMethods.contains(method) else {
+                    // Chrome's format 3 tags a getUserMedia call with the
+                    // page's id in the connection's place: no connection.
+                    return .other(pcID: method.hasPrefix("navigator.") ? nil : pcID)
+                }
                 var object: [String: Any]? = nil
                 if method == "setRemoteDescription" {
                     // Kept as text, read once if it decides the engine: a
@@ -394,6 +465,12 @@ struct RTCStatsImporter {
                     let ts = lineTime.map(\.roundedHalfUp).flatMap { $0 > 0 && $0 < 1 << 50 ? $0 : nil }
                     return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: text, object: nil))
                 }
+                if let metaValue, line[metaValue.lowerBound] == UInt8(ascii: "[") {
+                    let bytes = UnsafeBufferPointer(rebasing: line[metaValue])
+                    let array = bytes.count <= 1 << 16 ? (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [Any] : nil
+                    let ts = lineTime.map(\.roundedHalfUp).flatMap { $0 > 0 && $0 < 1 << 50 ? $0 : nil }
+                    return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: nil, object: nil, array: array))
+                }
                 if let metaValue {
                     object = RTCStatsImporter.object(UnsafeBufferPointer(rebasing: line[metaValue]))
                 } else if let text = metaText, text.hasPrefix("{") {
@@ -401,7 +478,7 @@ struct RTCStatsImporter {
                     object = Array(text.utf8).withUnsafeBufferPointer { RTCStatsImporter.object($0) }
                 }
                 let ts = lineTime.map(\.roundedHalfUp).flatMap { $0 > 0 && $0 < 1 << 50 ? $0 : nil }
-                return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: object == nil ? metaText : nil, object: object))
+                return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: object == nil ? metaText : nil, object: object, pageURL: pageURL))
             }
             if let problem { throw LineReject(reason: problem) }
             guard var sample else { throw LineReject(reason: "getstats without an object") }
@@ -415,6 +492,8 @@ struct RTCStatsImporter {
         } catch let e as SyntaxError {
             throw LineReject(reason: e.message + " at column \(e.column)")
         } catch let e as LineReject {
+            throw e
+        } catch let e as ImportError {
             throw e
         } catch {
             throw LineReject(reason: "\(error)")
