@@ -212,6 +212,28 @@ import Testing
         #expect(Dump.reports(c).map { ($0["ts"] as! NSNumber).int64Value - t0 } == [1000, 2000, 5000])
     }
 
+    /// The connection dropped and came back inside a 6 s sampling gap: the
+    /// video found back in the sample after the gap came after the
+    /// connection did, not at the gap's midpoint, 2 s before it.
+    @Test func videoBackAfterADropComesAfterTheReturn() throws {
+        var lines = RTC.header() + [RTC.state("PC_0", "connected", 500)]
+        let times: [Int64] = [1000, 2000, 3000, 9000, 10000]
+        let packets = [10, 20, 20, 30, 40], frames = [5, 10, 10, 15, 20]
+        for i in times.indices {
+            if times[i] == 9000 { lines += [RTC.state("PC_0", "disconnected", 3500), RTC.state("PC_0", "connected", 8000)] }
+            lines.append(RTC.stats("PC_0", times[i], [RTC.audioIn(50 * (i + 1)), RTC.video("V", track: "cam", packets: packets[i], frames: frames[i])]))
+        }
+        #expect(RTC.trace(try RTC.convert(lines)) == [
+            "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@1000:frame:cam",
+            "stream_unsubscribe@2500:cam", "disconnect@3500", "reconnect@8000",
+            "stream_subscribe@8000:cam", "receive_stream_status@8000:frame:cam", "meeting_leave@10000",
+        ])
+        var down = ConnectionMeta.Down()
+        let log: [(String, Bool)] = [("connected", false), ("disconnected", true), ("disconnected", false), ("checking", true), ("connected", true), ("connected", false)]
+        let back = log.enumerated().compactMap { down.note(ConnectionMeta.StateChange(ts: Int64($0.offset), state: $0.element.0, ice: $0.element.1)) }
+        #expect(back == [4, 5], "each log's own return")
+    }
+
     /// A mesh: one connection per peer, both busy, sampled a millisecond
     /// apart as a browser does. Each second has exactly one report, from
     /// the connection that moved more in it; judged at the ends of their

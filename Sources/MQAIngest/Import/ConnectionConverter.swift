@@ -116,6 +116,10 @@ struct ConnectionConverter {
     /// report is gone so that a returning report counts from them.
     private var counters: [String: (lost: Fixed, received: Fixed, bytes: Fixed)] = [:]
     private var sent: [String: (packets: Fixed, bytes: Fixed)] = [:]
+    /// When the connection came back up after a drop, as far as its state
+    /// log is known when a sample is fed (`ConnectionMeta.returns`): video
+    /// found back in an interval holding a return came after it.
+    var returns: [Int64] = []
     /// Each remote-inbound report's own `timestamp` at the last sample:
     /// one that has not moved since holds no new word from the far end.
     private var remoteStamps: [String: Fixed] = [:]
@@ -398,6 +402,11 @@ struct ConnectionConverter {
         // The event inside (previous, ts] is known only to the interval:
         // its midpoint (rounded down) stands for it.
         let mid = previousTs.map { $0 + (ts - $0) / 2 } ?? ts
+        // Subscriptions and first frames found in an interval in which the
+        // connection came back: not before it did (a 6 s sampling gap over
+        // a drop put a track's return 2 s before its connection's).
+        let back = previousTs.flatMap { p in returns.last { $0 > p && $0 <= ts } }
+        let arrived = max(mid, back ?? mid)
         for k in presentScratch.indices { presentScratch[k] = -1 }
         for (n, (id, r)) in sample.reports.enumerated() where r.isLocalInbound && r.isKind("video") {
             var key = r.text(.trackIdentifier)
@@ -481,11 +490,11 @@ struct ConnectionConverter {
             if !t.subscribed {
                 guard grew else { tracks[k] = t; continue }  // never sent yet, or still paused
                 t.subscribed = true
-                t.pending = begin(mid, .streamSubscribe, .track)
+                t.pending = begin(arrived, .streamSubscribe, .track)
                 pieces[t.pending!].track = Int32(k)
                 trackFields(t.publisher, key)
                 text(",\"kind\":\"camera\"}\n")
-                t.subscribeTs = mid
+                t.subscribeTs = arrived
                 t.subscribeSample = sampleIndex
                 t.subscribeSampleTs = ts
                 t.afterPause = hadFrames
@@ -512,7 +521,7 @@ struct ConnectionConverter {
                     // never slow to start from sampling granularity alone).
                     // Within one interval of the first packets, none is.
                     let proven = sampleIndex - t.subscribeSample <= 1 ? 0 : max(0, (previousTs ?? ts) - t.subscribeSampleTs)
-                    let at = t.subscribeTs + proven
+                    let at = max(t.subscribeTs + proven, arrived == mid ? t.subscribeTs : arrived)
                     t.firstFrameTs = at
                     status(at, k, t.publisher, key, timedOut: false)
                 } else if t.stalled {

@@ -54,6 +54,33 @@ struct ConnectionMeta {
         return states.filter { $0.byApp || $0.ice == !hasConnectionState }
     }
 
+    /// When the connection came back up after a drop (`connected` or
+    /// `completed` after `disconnected` or `failed`, in either log), in
+    /// the log's order: nothing it carried can have arrived in between.
+    static func returns(_ states: [StateChange]) -> [Int64] {
+        var down = Down()
+        return states.compactMap { down.note($0) }
+    }
+
+    /// Whether each log last said the connection was down.
+    struct Down {
+        var ice = false
+        var pc = false
+
+        /// Takes the next state change; its time when it is a return.
+        mutating func note(_ s: StateChange) -> Int64? {
+            guard !s.byApp else { return nil }
+            let isDown = s.state == "disconnected" || s.state == "failed"
+            let isUp = s.state == "connected" || s.state == "completed"
+            guard isDown || isUp else { return nil }
+            let wasDown = s.ice ? ice : pc
+            if s.ice { ice = isDown } else { pc = isDown }
+            return isUp && wasDown ? s.ts : nil
+        }
+    }
+    /// `Down` over the states logged so far (rtcstats: kept as lines come).
+    var down = Down()
+
     /// `loggedStates` that tell an outcome: up, down, failed or closed.
     var effectiveStates: [StateChange] {
         loggedStates.filter { ["connected", "completed", "disconnected", "failed", "closed"].contains($0.state) }

@@ -278,7 +278,11 @@ struct RTCStatsImporter {
         case "onconnectionstatechange", "oniceconnectionstatechange":
             // Chrome's format 3 writes the state as JSON text: "\"failed\"".
             if let state = m.text?.trimmingQuotes {
-                c.meta.states.append(ConnectionMeta.StateChange(ts: m.ts, state: state, ice: m.method == "oniceconnectionstatechange"))
+                let change = ConnectionMeta.StateChange(ts: m.ts, state: state, ice: m.method == "oniceconnectionstatechange")
+                c.meta.states.append(change)
+                // The log comes in time order with the samples: a return is
+                // known before the samples after it are fed.
+                if let back = c.meta.down.note(change) { c.converter.returns.append(back) }
             }
         case "ontrack":
             c.meta.mediaSetUp = true

@@ -164,6 +164,7 @@ struct WebRTCInternalsImporter {
         pipeline.submit { [self, series, meta] results in
             var converter = ConnectionConverter(connection: key)
             converter.publishers = meta.publishers
+            converter.returns = ConnectionMeta.returns(meta.states)
             forEachSample(series) { converter.feed($0) }
             converter.finish()
             results.append(ConnectionResult(converter: converter, meta: meta, emptyReason: empty))
