@@ -11,9 +11,9 @@ import MQAStore
 /// `PeerConnections` map connections to `stats` series keyed
 /// `"<reportId>-<property>"`, each with its values as a JSON string.
 ///
-/// The document is walked in place with the event log's scanner; only the
-/// series the mapping reads are decoded, one connection at a time, so the
-/// working memory is the dump itself plus one connection's series.
+/// The document is read a piece at a time (`DocumentReader`), one
+/// connection's object held at once and walked in place with the event
+/// log's scanner; only the series the mapping reads are decoded.
 struct WebRTCInternalsImporter {
     let context: ImportContext
     private let scanner = JSONWalker()
@@ -63,52 +63,16 @@ struct WebRTCInternalsImporter {
         }
     }
 
+    /// Converts a document held whole (the tests' way in; an ingest feeds
+    /// it as it reads it, `DocumentReader`).
     func convert(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Conversion {
-        let pipeline = Pipeline()
-        defer { pipeline.drain() }
-        var p = 0
-        var sawPeerConnections = false
-        var identity = DumpIdentity()
-        do {
-            scanner.skipSpace(bytes, &p)
-            if p + 3 <= bytes.count && bytes[p] == 0xEF && bytes[p + 1] == 0xBB && bytes[p + 2] == 0xBF { p += 3 }
-            guard p < bytes.count, bytes[p] == UInt8(ascii: "{") else { throw ImportError("not a webrtc-internals dump: not a JSON object") }
-            try scanner.forEachMember(bytes, &p, depth: 0) { ks, ke, kesc, q in
-                let name = JSONScanner.stringBytes(bytes, ks, ke, kesc)
-                if name == Array("UserAgent".utf8), case .string(let a, let b, let esc) = try scanner.scanScalar(bytes, &q, depth: 1) {
-                    identity.note(userAgent: String(decoding: JSONScanner.stringBytes(bytes, a, b, esc), as: UTF8.self))
-                    return
-                }
-                guard name == Array("PeerConnections".utf8), bytes[q] == UInt8(ascii: "{") else {
-                    try scanner.skipValue(bytes, &q, depth: 1)
-                    return
-                }
-                sawPeerConnections = true
-                try scanner.forEachMember(bytes, &q, depth: 1) { cs, ce, cesc, r in
-                    let key = String(decoding: JSONScanner.stringBytes(bytes, cs, ce, cesc), as: UTF8.self)
-                    try connection(key, bytes, &r, pipeline, &identity)
-                }
-            }
-            scanner.skipSpace(bytes, &p)
-            guard p == bytes.count else { throw ImportError("not valid JSON: unexpected text after the object at byte \(p + 1)") }
-        } catch let e as SyntaxError {
-            throw ImportError(e.message + " at byte \(e.column)")
-        }
-        guard sawPeerConnections else { throw ImportError("not a webrtc-internals dump: no PeerConnections object") }
-        var conversion = Conversion(format: .webrtcInternals)
-        var results = try pipeline.result()
-        LocaleLogTime.place(&results)
-        try context.finish(results, identity: identity, into: &conversion)
-        if results.isEmpty {
-            // Valid, and nothing in it: worth a word, since the usual cause
-            // is the page itself, not the call.
-            conversion.skipped.append(SkippedConnection(file: context.file, connection: "", reason: WebRTCInternalsImporter.noConnections))
-        }
-        return conversion
+        let reader = DocumentReader(self)
+        try reader.feed(bytes)
+        return try reader.finish()
     }
 
     /// Reads one connection's object at `p` and converts it.
-    private func connection(
+    func connection(
         _ key: String, _ s: UnsafeBufferPointer<UInt8>, _ p: inout Int, _ pipeline: Pipeline, _ identity: inout DumpIdentity
     ) throws {
         guard s[p] == UInt8(ascii: "{") else {

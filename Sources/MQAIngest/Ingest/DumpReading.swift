@@ -19,28 +19,60 @@ enum DumpReading {
     ) throws {
         if format == .rtcstats {
             try runLines(reader, meeting: meeting, plan: plan, nowMs: nowMs, into: queue)
+        } else {
+            try runDocument(reader, meeting: meeting, plan: plan, nowMs: nowMs, into: queue)
+        }
+    }
+
+    /// A webrtc-internals document, converted as it is read (one
+    /// connection's object held at a time). Read afresh, each connection's
+    /// events are handed on as it is converted, in batches that hold the
+    /// commit until the whole document has proved valid (the digest comes
+    /// with the last). A resumed one keeps its events until the digest
+    /// says whether the dump is the one a killed run began; one to compare
+    /// with a finished record is hashed first, and read again only when it
+    /// differs.
+    private static func runDocument(
+        _ first: LineReader, meeting: String?, plan: ReadPlan, nowMs: Int64, into queue: BatchQueue
+    ) throws {
+        let path = first.path
+        var reader = first
+        var plan = plan
+        if case .compare = plan {
+            try reader.forEachContentChunk { _ in if queue.isCancelled { throw Cancelled() } }
+            let digest = identity(content: reader.finalDigest ?? "", format: .webrtcInternals, meeting: meeting, path: path)
+            guard try decide(plan, digest: digest, path: path, reader: reader, queue: queue) != nil else { return }
+            reader = try LineReader(path: path)
+            plan = .fresh
+        }
+        var fresh = false
+        if case .fresh = plan { fresh = true }
+        let out = Output(reader: reader, digest: "", skipThrough: 0, nowMs: nowMs, queue: queue)
+        var kept: [UInt8] = []
+        let context = ImportContext(
+            meeting: meeting, name: WebRTCImport.baseName(path), file: path,
+            emit: fresh ? { try out.add($0, holding: true) } : { kept.append(contentsOf: $0) })
+        let document = WebRTCInternalsImporter.DocumentReader(WebRTCInternalsImporter(context: context))
+        let conversion: Conversion
+        do {
+            try reader.forEachContentChunk { piece in
+                if queue.isCancelled { throw Cancelled() }
+                try document.feed(piece.assumingMemoryBound(to: UInt8.self))
+            }
+            conversion = try document.finish()
+        } catch let error as ImportError {
+            throw InputError.invalidDump(path, error.reason)
+        }
+        let digest = identity(content: reader.finalDigest ?? "", format: .webrtcInternals, meeting: meeting, path: path)
+        if fresh {
+            out.digest = digest
+            try out.finish(conversion)
             return
         }
-        let path = reader.path
-        try reader.withContent { content in
-            // The converted events depend on the file's name and --meeting
-            // as well as its bytes (they name the meeting and clients), so
-            // both are part of the identity: the same dump under another
-            // name is another meeting, never "already ingested".
-            let digest = identity(content: reader.finalDigest ?? "", format: format, meeting: meeting, path: path)
-            guard let skipThrough = try decide(plan, digest: digest, path: path, reader: reader, queue: queue) else { return }
-            let out = Output(reader: reader, digest: digest, skipThrough: skipThrough, nowMs: nowMs, queue: queue)
-            // A webrtc-internals dump's connections are stored while the
-            // rest converts; their batches hold the commit until it is done.
-            let conversion: Conversion
-            do {
-                conversion = try WebRTCImport.convert(
-                    content, format: format, fileName: path, meeting: meeting, emit: { try out.add($0, holding: true) })
-            } catch let error as ImportError {
-                throw InputError.invalidDump(path, error.reason)
-            }
-            try out.finish(conversion)
-        }
+        guard let skipThrough = try decide(plan, digest: digest, path: path, reader: reader, queue: queue) else { return }
+        let resumed = Output(reader: reader, digest: digest, skipThrough: skipThrough, nowMs: nowMs, queue: queue)
+        try kept.withUnsafeBufferPointer { try resumed.add($0, holding: true) }
+        try resumed.finish(conversion)
     }
 
     /// An rtcstats dump, converted line by line as it is read (never held
@@ -109,7 +141,10 @@ enum DumpReading {
     /// only when it is unchanged.
     private final class Output {
         let reader: LineReader
-        let digest: String
+        /// Set once known: a document read afresh hands its events on
+        /// before the end, in batches that hold the commit (no checkpoint
+        /// records their digest).
+        var digest: String
         let skipThrough: Int
         let queue: BatchQueue
         let batches: BatchParserBox
