@@ -234,6 +234,85 @@ import Testing
         #expect(back == [4, 5], "each log's own return")
     }
 
+    /// One direction blocked for 15 s: every inbound stream stopped at
+    /// once, ICE called the connection disconnected 5.4 s later, and it
+    /// came back. Read as a pause, the call was "nobody suffered"; it is
+    /// the network: the video froze from the stop to the drop. Media that
+    /// stops and a connection that then drops for good (a peer that left)
+    /// stays a pause.
+    @Test func aNetworkGoingDarkIsAStallNotAPause() throws {
+        func run(comesBack: Bool) throws -> [String] {
+            var lines = RTC.header() + [RTC.state("PC_0", "connected", 500)]
+            let packets = [10, 20, 30, 30, 30, 30, 40, 50], frames = [5, 10, 15, 15, 15, 15, 20, 25]
+            for i in packets.indices {
+                if i == 5 { lines.append(RTC.state("PC_0", "disconnected", 5400)) }
+                if i == 6 && comesBack { lines.append(RTC.state("PC_0", "connected", 6800)) }
+                let audio = RTC.audioIn(i < 3 ? 50 * (i + 1) : i < 6 ? 150 : 50 * (i - 2))
+                lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [audio, RTC.video("V", track: "cam", packets: packets[i], frames: frames[i])]))
+            }
+            return RTC.trace(try RTC.convert(lines))
+        }
+        let back = try run(comesBack: true)
+        #expect(back == [
+            "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@1000:frame:cam",
+            "receive_stream_status@3500:stall:cam", "stream_unsubscribe@5400:cam", "disconnect@5400", "reconnect@6800",
+            "stream_subscribe@6800:cam", "receive_stream_status@6800:frame:cam", "meeting_leave@8000",
+        ])
+        // Audio flowing on: the sender paused its video, whatever came after.
+        var paused = RTC.header() + [RTC.state("PC_0", "connected", 500)]
+        let packets = [10, 20, 30, 30, 30, 30, 40, 50]
+        for i in packets.indices {
+            if i == 5 { paused += [RTC.state("PC_0", "disconnected", 5400), RTC.state("PC_0", "connected", 5600)] }
+            paused.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [RTC.audioIn(50 * (i + 1)), RTC.video("V", track: "cam", packets: packets[i], frames: packets[i] / 2)]))
+        }
+        #expect(!RTC.trace(try RTC.convert(paused)).contains { $0.contains(":stall:") })
+        #expect(!(try run(comesBack: false)).contains { $0.contains(":stall:") })
+    }
+
+    /// Packets came back, and frames only two samples later (the decoder
+    /// waited for a key frame): the subscription is put at the end of its
+    /// interval and the first frame at the start of its own, so both lie in
+    /// their intervals and the delay claimed is the one the samples prove.
+    @Test func aLateFirstFrameLiesInItsInterval() throws {
+        var lines = RTC.header()
+        let packets = [10, 20, 30, 40], frames = [0, 0, 0, 5]
+        for i in packets.indices {
+            lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [RTC.audioIn(50 * (i + 1)), RTC.video("V", track: "cam", packets: packets[i], frames: frames[i])]))
+        }
+        // Packets from 1000 (the first sample), frames in (3000, 4000].
+        #expect(RTC.trace(try RTC.convert(lines)) == [
+            "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@3000:frame:cam", "meeting_leave@4000",
+        ])
+        var later = RTC.header()
+        let p2 = [0, 10, 20, 30, 40], f2 = [0, 0, 0, 0, 5]
+        for i in p2.indices {
+            later.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [RTC.audioIn(50 * (i + 1)), RTC.video("V", track: "cam", packets: p2[i], frames: f2[i])]))
+        }
+        // Packets in (1000, 2000]: subscribed at 2000, not 1500; frames in (4000, 5000].
+        #expect(RTC.trace(try RTC.convert(later)) == [
+            "meeting_join@1000", "stream_subscribe@2000:cam", "receive_stream_status@4000:frame:cam", "meeting_leave@5000",
+        ])
+    }
+
+    /// Three freezes counted in one interval, dated back by their summed
+    /// duration, reached into the stall before: the second stall opened
+    /// while the first was still open and was lost as its repeat (4 stalls,
+    /// 2.5 s, of Chrome's 7 freezes, 3.5 s). It follows the first now.
+    @Test func freezesDatedIntoTheStallBeforeFollowIt() throws {
+        var lines = RTC.header()
+        let freezes = [0, 0, 1, 3, 3], durations = ["0", "0", "0.4", "1.411", "1.411"]
+        for i in freezes.indices {
+            let extra = ",\"freezeCount\":\(freezes[i]),\"totalFreezesDuration\":\(durations[i])"
+            lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [RTC.audioIn(50 * (i + 1)), RTC.video("V", track: "cam", packets: 10 * (i + 1), frames: 5 * (i + 1), extra: extra)]))
+        }
+        #expect(RTC.trace(try RTC.convert(lines)) == [
+            "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@1000:frame:cam",
+            "receive_stream_status@2600:stall:cam", "receive_stream_status@3000:frame:cam",
+            "receive_stream_status@3000:stall:cam", "receive_stream_status@4000:frame:cam",
+            "meeting_leave@5000",
+        ])
+    }
+
     /// A mesh: one connection per peer, both busy, sampled a millisecond
     /// apart as a browser does. Each second has exactly one report, from
     /// the connection that moved more in it; judged at the ends of their

@@ -120,6 +120,12 @@ struct ConnectionConverter {
     /// log is known when a sample is fed (`ConnectionMeta.returns`): video
     /// found back in an interval holding a return came after it.
     var returns: [Int64] = []
+    /// The sample being fed moved no inbound RTP at all.
+    private var receivedNothing = false
+    /// Pauses that came as every inbound stream stopped at once: a sender
+    /// muting, or the network going dark; the state log tells which once
+    /// it is all known (`finish`).
+    private var darkPauses: [(piece: Int, track: Int, showing: Bool)] = []
     /// Each remote-inbound report's own `timestamp` at the last sample:
     /// one that has not moved since holds no new word from the far end.
     private var remoteStamps: [String: Fixed] = [:]
@@ -145,6 +151,12 @@ struct ConnectionConverter {
         var subscribeSampleTs: Int64 = 0
         /// The subscription follows a pause of a track that had shown frames.
         var afterPause = false
+        /// The subscription's piece, kept to move it once its first frame
+        /// tells more.
+        var subscribePiece = -1
+        /// When its last stall ended (freeze counters can date a freeze
+        /// back into the one before).
+        var lastStallEnd: Int64 = .min
         var packetIntervals = 0
         var shownFrame = false
         var firstFrameTs: Int64 = 0
@@ -270,6 +282,7 @@ struct ConnectionConverter {
         let media = max(0, bytes.raw) &+? max(0, sentBytes.raw)
         mediaBytes = mediaBytes &+? media
         let receivedAny = (received.raw &+? lost.raw) != 0
+        receivedNothing = !receivedAny
         let sentAny = packetsSentKnown ? sentPackets.isPositive : sentBytes.isPositive
         // No RTP either way: no report (no data is not perfect quality).
         // Nor when it only sent and no word came back from the far end
@@ -453,7 +466,10 @@ struct ConnectionConverter {
                     tracks[k].lastFreezes = freezes
                     tracks[k].lastFreezesDuration = r.number(.totalFreezesDuration)
                 }
-                endSubscription(k, at: mid)
+                let showing = tracks[k].shownFrame && !tracks[k].stalled
+                if let piece = endSubscription(k, at: mid), receivedNothing {
+                    darkPauses.append((piece, k, showing))
+                }
                 presentScratch[k] = -1
             }
         }
@@ -498,6 +514,7 @@ struct ConnectionConverter {
                 t.subscribeSample = sampleIndex
                 t.subscribeSampleTs = ts
                 t.afterPause = hadFrames
+                t.subscribePiece = t.pending!
                 t.packetIntervals = 1
                 t.shownFrame = false
                 t.stalled = false
@@ -518,10 +535,16 @@ struct ConnectionConverter {
                     // packets in the subscription's sample: only the time
                     // between those two samples is a delay the samples
                     // prove, and only that is claimed (webrtc-import.md:
-                    // never slow to start from sampling granularity alone).
-                    // Within one interval of the first packets, none is.
-                    let proven = sampleIndex - t.subscribeSample <= 1 ? 0 : max(0, (previousTs ?? ts) - t.subscribeSampleTs)
-                    let at = max(t.subscribeTs + proven, arrived == mid ? t.subscribeTs : arrived)
+                    // never slow to start from sampling granularity alone):
+                    // the subscription moves to the end of its interval,
+                    // the frame to the start of its own. Within one
+                    // interval of the first packets, no delay is claimed.
+                    var at = t.subscribeTs
+                    if sampleIndex - t.subscribeSample > 1, let previous = previousTs, previous > t.subscribeSampleTs {
+                        if t.subscribePiece >= 0 { pieces[t.subscribePiece].ts = t.subscribeSampleTs }
+                        t.subscribeTs = t.subscribeSampleTs
+                        at = previous
+                    }
                     t.firstFrameTs = at
                     status(at, k, t.publisher, key, timedOut: false)
                 } else if t.stalled {
@@ -543,10 +566,15 @@ struct ConnectionConverter {
                 // pause (Chrome counts the gap of a stopped stream as one
                 // freeze when it resumes): no media came, so no stall.
                 let lasted = freezeMs > 0 ? freezeMs : (ts - (previousTs ?? ts)) / 2
-                let start = max(t.firstFrameTs, ts - lasted)
+                // Several freezes in one interval are one stall of their
+                // summed duration; dated back, it may reach into the stall
+                // before, which it then follows (overlapping, it was lost
+                // as a repeat of a stall already open).
+                let start = max(t.firstFrameTs, ts - lasted, t.lastStallEnd)
                 if start < ts {
                     status(start, k, t.publisher, key, timedOut: true)
                     status(ts, k, t.publisher, key, timedOut: false)
+                    t.lastStallEnd = ts
                 }
             }
             tracks[k] = t
@@ -575,14 +603,17 @@ struct ConnectionConverter {
 
     /// Ends a track's subscription; one that never got past one interval
     /// of packets without a frame is taken back whole.
-    private mutating func endSubscription(_ k: Int, at ts: Int64) {
+    /// Ends track `k`'s subscription; the unsubscribe's piece, or nil when
+    /// the subscription was taken back whole.
+    @discardableResult
+    private mutating func endSubscription(_ k: Int, at ts: Int64) -> Int? {
         var t = tracks[k]
         t.subscribed = false
         if let p = t.pending, !t.shownFrame {
             pieces[p].dropped = true
             t.pending = nil
             tracks[k] = t
-            return
+            return nil
         }
         t.pending = nil
         tracks[k] = t
@@ -590,11 +621,45 @@ struct ConnectionConverter {
         pieces[i].track = Int32(k)
         trackFields(t.publisher, t.key)
         text("}\n")
+        return i
     }
 
-    /// Ends the samples: subscriptions that never got past sampling
-    /// granularity are taken back.
-    mutating func finish() {
+    /// Ends the samples, with the connection's whole state log: pauses
+    /// that were the network going dark become stalls, and subscriptions
+    /// that never got past sampling granularity are taken back.
+    ///
+    /// Every inbound stream stopping at once, then the connection dropping
+    /// within `darkWindow` (ICE notices a dead path after about 5 s) and
+    /// coming back, is the network, not the senders: the video that was
+    /// showing froze from the stop to the drop, which ends the subscription
+    /// (the unsubscribe moves there). Read as a pause, a 15 s outage of a
+    /// recorded call was "nobody suffered". A connection that drops and
+    /// never comes back may as well be a peer that left: a pause still.
+    mutating func finish(states: [ConnectionMeta.StateChange] = []) {
+        if !darkPauses.isEmpty {
+            let drops = states.compactMap { !$0.byApp && ($0.state == "disconnected" || $0.state == "failed") ? $0.ts : nil }
+            let backs = ConnectionMeta.returns(states)
+            for dark in darkPauses {
+                let stop = pieces[dark.piece].ts
+                guard let drop = drops.first(where: { $0 > stop && $0 <= stop + ConnectionConverter.darkWindow }),
+                      backs.contains(where: { $0 > drop }),
+                      !pieces.contains(where: { $0.event == .streamSubscribe && $0.track == Int32(dark.track) && !$0.dropped && $0.ts > stop && $0.ts < drop })
+                else { continue }
+                pieces[dark.piece].ts = drop
+                if dark.showing {
+                    let t = tracks[dark.track]
+                    status(stop, dark.track, t.publisher, t.key, timedOut: true)
+                }
+            }
+        }
+        finishTracks()
+    }
+
+    /// How soon after every stream stopped a drop makes it the network's.
+    static let darkWindow: Int64 = 15_000
+
+    /// Subscriptions that never got past sampling granularity are taken back.
+    private mutating func finishTracks() {
         for k in tracks.indices {
             guard let p = tracks[k].pending, !tracks[k].shownFrame else { continue }
             pieces[p].dropped = true

@@ -212,7 +212,7 @@ struct RTCStatsImporter {
         var results: [ConnectionResult] = []
         for id in p.order {
             var c = p.connections.removeValue(forKey: id)!
-            c.converter.finish()
+            c.converter.finish(states: c.meta.states)
             results.append(ConnectionResult(converter: c.converter, meta: c.meta, emptyReason: "no getstats samples"))
         }
         var conversion = p.conversion

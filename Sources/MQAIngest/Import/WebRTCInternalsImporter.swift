@@ -130,7 +130,7 @@ struct WebRTCInternalsImporter {
             converter.publishers = meta.publishers
             converter.returns = ConnectionMeta.returns(meta.states)
             forEachSample(series) { converter.feed($0) }
-            converter.finish()
+            converter.finish(states: meta.states)
             results.append(ConnectionResult(converter: converter, meta: meta, emptyReason: empty))
         }
     }
