@@ -195,6 +195,25 @@ import Testing
         #expect(Dump.reports(c).map { ($0["ts"] as! NSNumber).int64Value - t0 } == [0, 1000, 4000])
     }
 
+    /// Format 3 as it goes wrong: a first timed line without an absolute
+    /// time places nothing (refused whole, saying why, not 60 rejects of
+    /// "before 2000"); a numbered method after the first line is one bad
+    /// line, not rtcstats.com's variant; `ondatachannel` is a data channel.
+    @Test func chromesFormat3WhenItGoesWrong() throws {
+        let head = ["RTCStatsDump", #"{"fileFormat":3}"#]
+        #expect { try Dump.convert((head + [#"["create","8-1",{},"https://x/r/",207.8]"#]).joined(separator: "\n"), .rtcstats) }
+            throws: { "\($0)".contains("has no absolute time") }
+        let lines = head + [
+            #"["create","8-1",{},"https://x/r/",\#(t0)]"#,
+            #"[7,"8-1",null,1]"#,
+            #"["ondatachannel","8-1",{"label":"chat"},1]"#,
+            #"["getStats","8-1",{"CP":{"type":"candidate-pair","currentRoundTripTime":0.01}},1000]"#,
+        ]
+        let c = try Dump.convert(lines.joined(separator: "\n"), .rtcstats)
+        #expect(c.rejects.map(\.line) == [4], "\(c.rejects)")
+        #expect(c.skipped.map(\.reason) == ["no media: never sent or received RTP (a data channel)"], "\(c.skipped)")
+    }
+
     /// The same in an rtcstats dump, where a sample repeats the far end's
     /// last report until a new one comes: a report whose own timestamp has
     /// not moved is no word back.

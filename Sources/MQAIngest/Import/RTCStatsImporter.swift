@@ -61,7 +61,7 @@ struct RTCStatsImporter {
 
     /// Methods whose lines say who, where, and what became of a connection.
     static let metaMethods: Set<String> = [
-        "connectionInfo", "identity", "constraints", "create", "createDataChannel", "close",
+        "connectionInfo", "identity", "constraints", "create", "createDataChannel", "ondatachannel", "close",
         "onconnectionstatechange", "oniceconnectionstatechange", "ontrack",
         "addTrack", "addStream", "addTransceiver", "onaddstream", "setRemoteDescription",
     ]
@@ -141,7 +141,7 @@ struct RTCStatsImporter {
             return
         }
         do {
-            switch try parse(line, format3: p.format3, clock: &p.clock) {
+            switch try parse(line, format3: p.format3, firstArray: p.arrays == 0 && p.conversion.rejects.isEmpty, clock: &p.clock) {
             case .object:
                 p.objects += 1
                 if WebRTCImport.topLevelKeys(of: line, from: 0).statsSession { p.serverLines += 1 }
@@ -268,7 +268,7 @@ struct RTCStatsImporter {
                 if let u = server["url"] as? String { urls.append(u) }
             }
             c.meta.stunOnly = !urls.isEmpty && urls.allSatisfy { $0.hasPrefix("stun:") || $0.hasPrefix("stuns:") }
-        case "createDataChannel":
+        case "createDataChannel", "ondatachannel":
             c.meta.dataChannel = true
         case "setRemoteDescription":
             // The last one that holds a description (a rollback has none).
@@ -352,7 +352,9 @@ struct RTCStatsImporter {
     /// - format3: the line time is the last element: the first line's
     ///   absolute, each later one's the ms since the line before, summed
     ///   into `clock`.
-    private func parse(_ line: UnsafeBufferPointer<UInt8>, format3: Bool = false, clock: inout Fixed?) throws -> Line {
+    ///   A first line whose method is a number is rtcstats.com's variant
+    ///   (`firstArray`): refused whole. Later, it is one bad line.
+    private func parse(_ line: UnsafeBufferPointer<UInt8>, format3: Bool = false, firstArray: Bool = false, clock: inout Fixed?) throws -> Line {
         var p = 0
         scanner.skipSpace(line, &p)
         do {
@@ -385,7 +387,7 @@ struct RTCStatsImporter {
                     let scalar = try scanner.scanScalar(line, &q, depth: 1)
                     if case .string(let s, let e, let esc) = scalar {
                         method = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
-                    } else if format3, case .number = scalar {
+                    } else if format3 && firstArray, case .number = scalar {
                         // rtcstats.com's format 3 numbers its methods and
                         // properties by tables its client sends: read as
                         // names, it would give nothing.
@@ -445,6 +447,10 @@ struct RTCStatsImporter {
                 }
             }
             if format3, last.index >= 3, let delta = last.time {
+                if clock == nil, delta.roundedHalfUp < LineParser.earliestTs {
+                    // Every later time is counted from this one.
+                    throw ImportError("rtcstats file format 3 whose first timed line has no absolute time (\(delta.roundedHalfUp) is no epoch ms): every later line's time is counted from it, so none can be placed")
+                }
                 clock = clock.map { $0 + delta } ?? delta
                 lineTime = clock
             }

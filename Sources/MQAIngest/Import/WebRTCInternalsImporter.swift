@@ -202,8 +202,8 @@ struct WebRTCInternalsImporter {
     }
 
     /// Why a dump without peer connections has none, most of the time.
-    static let noConnections = "the dump holds no peer connections: Chrome (156 at least) removes a connection from chrome://webrtc-internals "
-        + "soon after it is closed, so a dump downloaded after the call ended is empty; download it during the call, "
+    static let noConnections = "the dump holds no peer connections: the page saw none, or (Chrome 156 at least) removed them, "
+        + "as it does soon after a connection is closed; for a dump of a call, download it during the call, "
         + "or open the page as chrome://webrtc-internals/?keepRemovedConnections before the call"
 
     /// Whether a log entry's member holds its time: `time` (Chrome before
