@@ -36,15 +36,7 @@ enum DumpReading {
         _ first: LineReader, meeting: String?, plan: ReadPlan, nowMs: Int64, into queue: BatchQueue
     ) throws {
         let path = first.path
-        var reader = first
-        var plan = plan
-        if case .compare = plan {
-            try reader.forEachContentChunk { _ in if queue.isCancelled { throw Cancelled() } }
-            let digest = identity(content: reader.finalDigest ?? "", format: .webrtcInternals, meeting: meeting, path: path)
-            guard try decide(plan, digest: digest, path: path, reader: reader, queue: queue) != nil else { return }
-            reader = try LineReader(path: path)
-            plan = .fresh
-        }
+        guard let (reader, plan) = try compareFirst(first, format: .webrtcInternals, meeting: meeting, plan: plan, queue: queue) else { return }
         var fresh = false
         if case .fresh = plan { fresh = true }
         let out = Output(reader: reader, digest: "", skipThrough: 0, nowMs: nowMs, queue: queue)
@@ -84,15 +76,7 @@ enum DumpReading {
         _ first: LineReader, meeting: String?, plan: ReadPlan, nowMs: Int64, into queue: BatchQueue
     ) throws {
         let path = first.path
-        var reader = first
-        var plan = plan
-        if case .compare = plan {
-            try reader.forEachContentChunk { _ in if queue.isCancelled { throw Cancelled() } }
-            let digest = identity(content: reader.finalDigest ?? "", format: .rtcstats, meeting: meeting, path: path)
-            guard try decide(plan, digest: digest, path: path, reader: reader, queue: queue) != nil else { return }
-            reader = try LineReader(path: path)
-            plan = .fresh
-        }
+        guard let (reader, plan) = try compareFirst(first, format: .rtcstats, meeting: meeting, plan: plan, queue: queue) else { return }
         let importer = RTCStatsImporter(context: ImportContext(
             meeting: meeting, name: WebRTCImport.baseName(path), file: path, emit: nil))
         var progress = RTCStatsImporter.Progress()
@@ -109,6 +93,18 @@ enum DumpReading {
         let digest = identity(content: reader.finalDigest ?? "", format: .rtcstats, meeting: meeting, path: path)
         guard let skipThrough = try decide(plan, digest: digest, path: path, reader: reader, queue: queue) else { return }
         try Output(reader: reader, digest: digest, skipThrough: skipThrough, nowMs: nowMs, queue: queue).finish(conversion)
+    }
+
+    /// A dump to compare with a finished record is hashed first (nil: the
+    /// same, skipped) and, when it differs, read afresh from a new reader.
+    private static func compareFirst(
+        _ reader: LineReader, format: InputFormat, meeting: String?, plan: ReadPlan, queue: BatchQueue
+    ) throws -> (LineReader, ReadPlan)? {
+        guard case .compare = plan else { return (reader, plan) }
+        try reader.forEachContentChunk { _ in if queue.isCancelled { throw Cancelled() } }
+        let digest = identity(content: reader.finalDigest ?? "", format: format, meeting: meeting, path: reader.path)
+        guard try decide(plan, digest: digest, path: reader.path, reader: reader, queue: queue) != nil else { return nil }
+        return (try LineReader(path: reader.path), .fresh)
     }
 
     /// Carries out `plan` for a dump of identity `digest`: nil when it is
