@@ -212,6 +212,23 @@ import Testing
         let c = try Dump.convert(lines.joined(separator: "\n"), .rtcstats)
         #expect(c.rejects.map(\.line) == [4], "\(c.rejects)")
         #expect(c.skipped.map(\.reason) == ["no media: never sent or received RTP (a data channel)"], "\(c.skipped)")
+
+        // A line broken before its time was read: its trailing time still
+        // counts, so the next sample is not early; without one, it says so.
+        func leave(_ broken: String) throws -> (Int64, String) {
+            let c = try Dump.convert((head + [
+                #"["create","8-1",{},"https://x/r/",\#(t0)]"#,
+                #"["getStats","8-1",{"IA":{"type":"inbound-rtp","kind":"audio","packetsReceived":10}},1000]"#,
+                broken,
+                #"["getStats","8-1",{"IA":{"type":"inbound-rtp","kind":"audio","packetsReceived":20}},1000]"#,
+            ]).joined(separator: "\n"), .rtcstats)
+            let last = Dump.reports(c).last.map { ($0["ts"] as! NSNumber).int64Value - t0 } ?? -1
+            return (last, c.rejects.first?.reason ?? "")
+        }
+        let kept = try leave(#"["getStats","8-1",{"IA":{"type":"inbound-rtp" "x"}},1000]"#)
+        #expect(kept.0 == 3000, "\(kept)")
+        let lost = try leave(#"["getStats","8-1",{"IA":{"type":"inbound-rtp" "x"}},"1000"]"#)
+        #expect(lost.0 == 2000 && lost.1.contains("its time is lost too"), "\(lost)")
     }
 
     /// The same in an rtcstats dump, where a sample repeats the far end's

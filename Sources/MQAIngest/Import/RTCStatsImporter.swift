@@ -91,6 +91,8 @@ struct RTCStatsImporter {
         var awaitingFormatLine = false
         /// Format 3's running line time.
         var clock: Fixed?
+        /// The line whose time the clock last took.
+        var lastTimedLine = 0
 
         mutating func connection(_ pcID: String) {
             if connections[pcID] == nil {
@@ -141,6 +143,8 @@ struct RTCStatsImporter {
             return
         }
         do {
+            let before = p.clock
+            defer { if p.clock != before { p.lastTimedLine = p.lineNumber } }
             switch try parse(line, format3: p.format3, firstArray: p.arrays == 0 && p.conversion.rejects.isEmpty, clock: &p.clock) {
             case .object:
                 p.objects += 1
@@ -193,9 +197,35 @@ struct RTCStatsImporter {
         } catch let error as ImportError {
             throw error
         } catch {
-            let reason = (error as? LineReject)?.reason ?? "\(error)"
+            var reason = (error as? LineReject)?.reason ?? "\(error)"
+            // Format 3's later times count from this line's: a line that
+            // fails before its time was read still gives it when it ends
+            // in one, else the times after it are early by its delta.
+            if p.format3, p.clock != nil, p.lastTimedLine != p.lineNumber {
+                if let delta = trailingNumber(line) {
+                    p.clock = p.clock.map { $0 + delta }
+                } else {
+                    reason += " (its time is lost too: the times of the lines after it may be early)"
+                }
+            }
             p.conversion.rejects.append(ImportReject(line: p.lineNumber, reason: reason, raw: WebRTCImport.rawBytes(line), size: line.count))
         }
+    }
+
+    /// The number a line ends with (`…, 1000.5]`), if it does.
+    private func trailingNumber(_ line: UnsafeBufferPointer<UInt8>) -> Fixed? {
+        var end = line.count
+        while end > 0, line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
+        guard end > 0, line[end - 1] == UInt8(ascii: "]") else { return nil }
+        end -= 1
+        var start = end
+        while start > 0, line[start - 1] != UInt8(ascii: ",") && line[start - 1] != UInt8(ascii: "[") { start -= 1 }
+        let token = UnsafeBufferPointer(rebasing: line[start..<end])
+        var q = 0
+        scanner.skipSpace(token, &q)
+        guard q < token.count, case .number(let d)? = try? scanner.scanScalar(token, &q, depth: 1) else { return nil }
+        scanner.skipSpace(token, &q)
+        return q == token.count ? Fixed(d) : nil
     }
 
     /// The dump's events, once every line has been taken.
