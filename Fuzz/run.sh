@@ -76,7 +76,7 @@ if [ "$build_only" = 0 ] && [ -x "$out/line-fuzz" ] && [ -x "$out/chunk-fuzz" ] 
     echo "== fuzz targets are up to date" >&2
 else
 echo "== building the fuzz targets" >&2
-fuzz_build ChunkFuzz "$out/chunk-fuzz" "${base[@]}" "${codec[@]}" Fuzz/ChunkFuzz/main.swift
+fuzz_build ChunkFuzz "$out/chunk-fuzz" "${base[@]}" "${model[@]}" "${codec[@]}" Fuzz/ChunkFuzz/main.swift
 fuzz_build LineFuzz "$out/line-fuzz" "${base[@]}" "${model[@]}" Fuzz/LineFuzz/main.swift
 for t in rtcstats:RTCStatsFuzz internals:InternalsFuzz; do
     fuzz_build "${t#*:}" "$out/${t%%:*}-fuzz" "${base[@]}" "${model[@]}" "${importers[@]}" \
