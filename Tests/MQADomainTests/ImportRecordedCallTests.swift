@@ -277,14 +277,18 @@ import Testing
     /// stops and a connection that then drops for good (a peer that left)
     /// stays a pause.
     @Test func aNetworkGoingDarkIsAStallNotAPause() throws {
-        func run(comesBack: Bool) throws -> [String] {
+        /// The pair in use heard nothing while dark (`heard`: a peer that
+        /// muted everything still sends reports, which the pair counts).
+        func run(comesBack: Bool, heard: Bool = false) throws -> [String] {
             var lines = RTC.header() + [RTC.state("PC_0", "connected", 500)]
             let packets = [10, 20, 30, 30, 30, 30, 40, 50], frames = [5, 10, 15, 15, 15, 15, 20, 25]
             for i in packets.indices {
                 if i == 5 { lines.append(RTC.state("PC_0", "disconnected", 5400)) }
                 if i == 6 && comesBack { lines.append(RTC.state("PC_0", "connected", 6800)) }
                 let audio = RTC.audioIn(i < 3 ? 50 * (i + 1) : i < 6 ? 150 : 50 * (i - 2))
-                lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [audio, RTC.video("V", track: "cam", packets: packets[i], frames: frames[i])]))
+                let pairBytes = heard ? 1000 * (i + 1) : 1000 * (i < 3 ? i + 1 : i < 6 ? 3 : i - 2)
+                let pair = ("CP", "\"type\":\"candidate-pair\",\"selected\":true,\"currentRoundTripTime\":0.05,\"bytesReceived\":\(pairBytes)")
+                lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [audio, pair, RTC.video("V", track: "cam", packets: packets[i], frames: frames[i])]))
             }
             return RTC.trace(try RTC.convert(lines))
         }
@@ -303,6 +307,9 @@ import Testing
         }
         #expect(!RTC.trace(try RTC.convert(paused)).contains { $0.contains(":stall:") })
         #expect(!(try run(comesBack: false)).contains { $0.contains(":stall:") })
+        // A peer that turned camera and microphone off while the network
+        // blipped: its reports still came (the pair heard them): a pause.
+        #expect(!(try run(comesBack: true, heard: true)).contains { $0.contains(":stall:") })
     }
 
     /// Packets came back, and frames only two samples later (the decoder
@@ -347,6 +354,25 @@ import Testing
             "receive_stream_status@3000:stall:cam", "receive_stream_status@4000:frame:cam",
             "meeting_leave@5000",
         ])
+    }
+
+    /// The far end hung up (its DTLS close alert: the transport says
+    /// `closed`), and this side's app kept the dead connection, which ICE
+    /// then called disconnected and failed: the peer left, nobody
+    /// suffered. Read as logged, the one who stayed was "suffered most:
+    /// 1 abnormal disconnect".
+    @Test func aPeerThatHungUpIsNoFailureOfTheOneWhoStayed() throws {
+        func run(closed: Bool) throws -> [String] {
+            var lines = RTC.header() + [RTC.state("PC_0", "connected", 500)]
+            for i in 0..<4 {
+                let transport = ("T", "\"type\":\"transport\",\"dtlsState\":\"\(closed && i == 3 ? "closed" : "connected")\"")
+                lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [RTC.audioIn(i < 3 ? 50 * (i + 1) : 150), transport]))
+            }
+            lines += [RTC.state("PC_0", "disconnected", 9000), RTC.state("PC_0", "failed", 19000)]
+            return RTC.trace(try RTC.convert(lines))
+        }
+        #expect(try run(closed: true) == ["meeting_join@1000", "meeting_leave@4000"])
+        #expect(try run(closed: false) == ["meeting_join@1000", "disconnect@9000", "disconnect@19000:connection_failed"])
     }
 
     /// A mesh: one connection per peer, both busy, sampled a millisecond

@@ -120,8 +120,13 @@ struct ConnectionConverter {
     /// log is known when a sample is fed (`ConnectionMeta.returns`): video
     /// found back in an interval holding a return came after it.
     var returns: [Int64] = []
-    /// The sample being fed moved no inbound RTP at all.
+    /// The sample being fed moved no inbound RTP at all, and its
+    /// candidate pair received nothing.
     private var receivedNothing = false
+    private var lastPairBytes: Fixed?
+    /// When the connection's transport said its DTLS was closed: the far
+    /// end hung up (its close alert), whatever ICE logs after.
+    private(set) var farEndClosedAt: Int64?
     /// Pauses that came as every inbound stream stopped at once: a sender
     /// muting, or the network going dark; the state log tells which once
     /// it is all known (`finish`).
@@ -282,7 +287,18 @@ struct ConnectionConverter {
         let media = max(0, bytes.raw) &+? max(0, sentBytes.raw)
         mediaBytes = mediaBytes &+? media
         let receivedAny = (received.raw &+? lost.raw) != 0
-        receivedNothing = !receivedAny
+        // Dark: no RTP, and the pair in use heard nothing either (no RTCP,
+        // no ICE answer). A peer that muted everything still sends reports.
+        var pairHeard = true
+        if let pair = ConnectionConverter.selectedPair(sample), let bytes = pair.number(.bytesReceived) {
+            pairHeard = lastPairBytes.map { bytes != $0 } ?? true  // another pair: other bytes
+            lastPairBytes = bytes
+        }
+        receivedNothing = !receivedAny && !pairHeard
+        if farEndClosedAt == nil,
+           sample.reports.contains(where: { $0.report.category == .transport && $0.report.text(.dtlsState) == "closed" }) {
+            farEndClosedAt = previousTs.map { $0 + (ts - $0) / 2 } ?? ts
+        }
         let sentAny = packetsSentKnown ? sentPackets.isPositive : sentBytes.isPositive
         // No RTP either way: no report (no data is not perfect quality).
         // Nor when it only sent and no word came back from the far end

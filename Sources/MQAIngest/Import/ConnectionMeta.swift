@@ -81,6 +81,17 @@ struct ConnectionMeta {
     /// `Down` over the states logged so far (rtcstats: kept as lines come).
     var down = Down()
 
+    /// The far end hung up at `closed` (its DTLS close alert): the
+    /// connection's drops and failure after that are ICE timing out on a
+    /// peer that left, not this person's trouble. They are taken out, so
+    /// the connection ends as one whose samples end with it up (a leave).
+    /// Read as logged, a peer's hang-up made the person who stayed
+    /// "suffered most: 1 abnormal disconnect".
+    mutating func dropStatesAfterFarEndClosed(_ closed: Int64?) {
+        guard let closed else { return }
+        states.removeAll { !$0.byApp && ($0.state == "disconnected" || $0.state == "failed") && ($0.ts.map { $0 >= closed } ?? false) }
+    }
+
     /// `loggedStates` that tell an outcome: up, down, failed or closed.
     var effectiveStates: [StateChange] {
         loggedStates.filter { ["connected", "completed", "disconnected", "failed", "closed"].contains($0.state) }

@@ -243,6 +243,7 @@ struct RTCStatsImporter {
         for id in p.order {
             var c = p.connections.removeValue(forKey: id)!
             c.converter.finish(states: c.meta.states)
+            c.meta.dropStatesAfterFarEndClosed(c.converter.farEndClosedAt)
             results.append(ConnectionResult(converter: c.converter, meta: c.meta, emptyReason: "no getstats samples"))
         }
         var conversion = p.conversion

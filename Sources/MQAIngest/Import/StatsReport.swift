@@ -100,6 +100,8 @@ enum StatsProperty: Int, CaseIterable {
     case qualityLimitationReason, concealedSamples, totalSamplesReceived, silentConcealedSamples
     // Placing an older Chrome's log times: how long the pair had been up.
     case responsesReceived
+    // The far end hanging up (the transport's DTLS closed by its alert).
+    case dtlsState
 
     static let names: [[UInt8]] = allCases.map { Array("\($0)".utf8) }
 

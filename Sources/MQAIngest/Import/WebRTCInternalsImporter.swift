@@ -131,6 +131,8 @@ struct WebRTCInternalsImporter {
             converter.returns = ConnectionMeta.returns(meta.states)
             forEachSample(series) { converter.feed($0) }
             converter.finish(states: meta.states)
+            var meta = meta
+            meta.dropStatesAfterFarEndClosed(converter.farEndClosedAt)
             results.append(ConnectionResult(converter: converter, meta: meta, emptyReason: empty))
         }
     }
