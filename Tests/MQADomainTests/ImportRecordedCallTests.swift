@@ -356,6 +356,37 @@ import Testing
         ])
     }
 
+    /// 3 s of total loss both ways, too short for ICE to call a drop:
+    /// every stream and the pair went silent, and when packets came back
+    /// the video's `packetsLost` jumped (at once, or a sample late): they
+    /// were sent, so nobody paused; the video froze until it came back.
+    /// A mute resumes with no such jump: a pause.
+    @Test func aShortBlackoutWithLossIsAStall() throws {
+        func run(lost: [Int]) throws -> [String] {
+            var lines = RTC.header() + [RTC.state("PC_0", "connected", 500)]
+            let packets = [10, 20, 30, 30, 30, 40, 50, 60], frames = [5, 10, 15, 15, 15, 20, 25, 30]
+            let audio = [50, 100, 150, 150, 150, 200, 250, 300], pair = [1, 2, 3, 3, 3, 4, 5, 6]
+            for i in packets.indices {
+                let cp = ("CP", "\"type\":\"candidate-pair\",\"selected\":true,\"currentRoundTripTime\":0.05,\"bytesReceived\":\(pair[i] * 1000)")
+                let video = RTC.video("V", track: "cam", packets: packets[i], frames: frames[i], extra: ",\"packetsLost\":\(lost[i])")
+                lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [RTC.audioIn(audio[i]), cp, video]))
+            }
+            return RTC.trace(try RTC.convert(lines))
+        }
+        let stall = [
+            "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@1000:frame:cam",
+            "receive_stream_status@3500:stall:cam", "receive_stream_status@5500:frame:cam", "meeting_leave@8000",
+        ]
+        let atOnce = try run(lost: [0, 0, 0, 0, 0, 40, 40, 40])
+        #expect(atOnce == stall, "\(atOnce)")
+        let late = try run(lost: [0, 0, 0, 0, 0, 0, 40, 40])
+        #expect(late == stall, "\(late)")
+        #expect(try run(lost: [0, 0, 0, 0, 0, 2, 2, 2]) == [
+            "meeting_join@1000", "stream_subscribe@1000:cam", "receive_stream_status@1000:frame:cam",
+            "stream_unsubscribe@3500:cam", "stream_subscribe@5500:cam", "receive_stream_status@5500:frame:cam", "meeting_leave@8000",
+        ])
+    }
+
     /// The far end hung up (its DTLS close alert: the transport says
     /// `closed`), and this side's app kept the dead connection, which ICE
     /// then called disconnected and failed: the peer left, nobody

@@ -162,6 +162,12 @@ struct ConnectionConverter {
         /// When its last stall ended (freeze counters can date a freeze
         /// back into the one before).
         var lastStallEnd: Int64 = .min
+        /// Its `packetsLost` at the last sample it was in.
+        var lastLost: Fixed?
+        /// The dark pause this subscription came back from, and the
+        /// sample it came back in: the loss that tells a network from a
+        /// pause may be counted a sample late.
+        var backFromDark: (pause: Int, sample: Int)?
         var packetIntervals = 0
         var shownFrame = false
         var firstFrameTs: Int64 = 0
@@ -519,6 +525,49 @@ struct ConnectionConverter {
             }
             // The track is written back once, on every path out of this body
             // (the dictionary holds hundreds of thousands of these updates).
+            // Lost by the dozen: a gap in the sequence numbers, not the
+            // odd packet a lossy network drops after a real resume.
+            let lost = r.number(.packetsLost)
+            let lostGrew = lost.map { now in t.lastLost.map { now - $0 >= Fixed(raw: 10 * Fixed.one) } ?? false } ?? false
+            if lost != nil { t.lastLost = lost }
+            // Back after going dark with packets lost on the way (counted
+            // in the sample they came back in, or the next): they were
+            // sent, so nobody paused. The network dropped them for a while
+            // too short for ICE to call a drop (3 s in a recorded call):
+            // the video froze from the stop until it came back, and the
+            // subscription never ended.
+            if !t.subscribed, grew, lostGrew, let d = darkPauses.lastIndex(where: { $0.track == k }),
+               case let dark = darkPauses[d], !pieces[dark.piece].dropped,
+               !returns.contains(where: { $0 > pieces[dark.piece].ts && $0 <= ts })
+            {
+                darkPauses.remove(at: d)
+                pieces[dark.piece].dropped = true
+                t.subscribed = true
+                t.packetIntervals = 2
+                if dark.showing {
+                    status(pieces[dark.piece].ts, k, t.publisher, key, timedOut: true)
+                    if newFrame {
+                        // Frames came back in this interval, as a first
+                        // frame would be placed.
+                        status(arrived, k, t.publisher, key, timedOut: false)
+                        t.lastStallEnd = arrived
+                    } else {
+                        t.stalled = true
+                    }
+                }
+            } else if let back = t.backFromDark, back.sample == sampleIndex - 1, lostGrew, t.subscribed, t.subscribePiece >= 0,
+                      let d = darkPauses.firstIndex(where: { $0.piece == back.pause })
+            {
+                let dark = darkPauses.remove(at: d)
+                pieces[dark.piece].dropped = true
+                pieces[t.subscribePiece].dropped = true
+                t.pending = nil
+                if dark.showing {
+                    // The first frame of the dropped subscription ends it.
+                    status(pieces[dark.piece].ts, k, t.publisher, key, timedOut: true)
+                }
+            }
+            t.backFromDark = nil
             if !t.subscribed {
                 guard grew else { tracks[k] = t; continue }  // never sent yet, or still paused
                 t.subscribed = true
@@ -531,6 +580,10 @@ struct ConnectionConverter {
                 t.subscribeSampleTs = ts
                 t.afterPause = hadFrames
                 t.subscribePiece = t.pending!
+                if let d = darkPauses.lastIndex(where: { $0.track == k }), !pieces[darkPauses[d].piece].dropped,
+                   !returns.contains(where: { $0 > pieces[darkPauses[d].piece].ts && $0 <= ts }) {
+                    t.backFromDark = (darkPauses[d].piece, sampleIndex)
+                }
                 t.packetIntervals = 1
                 t.shownFrame = false
                 t.stalled = false
@@ -565,6 +618,7 @@ struct ConnectionConverter {
                     status(at, k, t.publisher, key, timedOut: false)
                 } else if t.stalled {
                     t.stalled = false
+                    t.lastStallEnd = ts
                     status(ts, k, t.publisher, key, timedOut: false)
                 }
             } else if t.shownFrame && !t.stalled && freezes == nil {
