@@ -536,10 +536,7 @@ struct ConnectionConverter {
             // too short for ICE to call a drop (3 s in a recorded call):
             // the video froze from the stop until it came back, and the
             // subscription never ended.
-            if !t.subscribed, grew, lostGrew, let d = darkPauses.lastIndex(where: { $0.track == k }),
-               case let dark = darkPauses[d], !pieces[dark.piece].dropped,
-               !returns.contains(where: { $0 > pieces[dark.piece].ts && $0 <= ts })
-            {
+            if !t.subscribed, grew, lostGrew, let d = openDarkPause(of: k, through: ts), case let dark = darkPauses[d] {
                 darkPauses.remove(at: d)
                 pieces[dark.piece].dropped = true
                 t.subscribed = true
@@ -580,10 +577,7 @@ struct ConnectionConverter {
                 t.subscribeSampleTs = ts
                 t.afterPause = hadFrames
                 t.subscribePiece = t.pending!
-                if let d = darkPauses.lastIndex(where: { $0.track == k }), !pieces[darkPauses[d].piece].dropped,
-                   !returns.contains(where: { $0 > pieces[darkPauses[d].piece].ts && $0 <= ts }) {
-                    t.backFromDark = (darkPauses[d].piece, sampleIndex)
-                }
+                if let d = openDarkPause(of: k, through: ts) { t.backFromDark = (darkPauses[d].piece, sampleIndex) }
                 t.packetIntervals = 1
                 t.shownFrame = false
                 t.stalled = false
@@ -649,6 +643,15 @@ struct ConnectionConverter {
             }
             tracks[k] = t
         }
+    }
+
+    /// Track `k`'s last dark pause, when still standing and the connection
+    /// did not come back from a drop between it and `ts` (a drop and its
+    /// return are `finish`'s to judge).
+    private func openDarkPause(of k: Int, through ts: Int64) -> Int? {
+        guard let d = darkPauses.lastIndex(where: { $0.track == k }), !pieces[darkPauses[d].piece].dropped else { return nil }
+        let stop = pieces[darkPauses[d].piece].ts
+        return returns.contains { $0 > stop && $0 <= ts } ? nil : d
     }
 
     /// Whether a present track's packets (and payload bytes) grew since the

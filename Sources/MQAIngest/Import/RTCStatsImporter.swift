@@ -499,17 +499,17 @@ struct RTCStatsImporter {
                     return .other(pcID: method.hasPrefix("navigator.") ? nil : pcID)
                 }
                 var object: [String: Any]? = nil
+                // A meta line's time, where it has a usable one.
+                let ts = lineTime.map(\.roundedHalfUp).flatMap { $0 > 0 && $0 < 1 << 50 ? $0 : nil }
                 if method == "setRemoteDescription" {
                     // Kept as text, read once if it decides the engine: a
                     // dump renegotiating thousands of times paid a parse each.
                     let text = metaValue.map { String(decoding: UnsafeBufferPointer(rebasing: line[$0]), as: UTF8.self) } ?? metaText
-                    let ts = lineTime.map(\.roundedHalfUp).flatMap { $0 > 0 && $0 < 1 << 50 ? $0 : nil }
                     return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: text, object: nil))
                 }
                 if let metaValue, line[metaValue.lowerBound] == UInt8(ascii: "[") {
                     let bytes = UnsafeBufferPointer(rebasing: line[metaValue])
                     let array = bytes.count <= 1 << 16 ? (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [Any] : nil
-                    let ts = lineTime.map(\.roundedHalfUp).flatMap { $0 > 0 && $0 < 1 << 50 ? $0 : nil }
                     return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: nil, object: nil, array: array))
                 }
                 if let metaValue {
@@ -518,7 +518,6 @@ struct RTCStatsImporter {
                     // Older clients send the value as a JSON string.
                     object = Array(text.utf8).withUnsafeBufferPointer { RTCStatsImporter.object($0) }
                 }
-                let ts = lineTime.map(\.roundedHalfUp).flatMap { $0 > 0 && $0 < 1 << 50 ? $0 : nil }
                 return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: object == nil ? metaText : nil, object: object, pageURL: pageURL))
             }
             if let problem { throw LineReject(reason: problem) }

@@ -60,6 +60,7 @@ extension WebRTCInternalsImporter {
             pipeline.drain()
         }
 
+        private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
         private static let peerConnections = Array("PeerConnections".utf8)
         private static let userAgent = Array("UserAgent".utf8)
 
@@ -75,7 +76,7 @@ extension WebRTCInternalsImporter {
                 let b = piece[i]
                 switch state {
                 case .start:
-                    if offset + i < 3 && bomLeft > 0 && b == [0xEF, 0xBB, 0xBF][3 - bomLeft] {
+                    if offset + i < 3 && bomLeft > 0 && b == DocumentReader.byteOrderMark[3 - bomLeft] {
                         bomLeft -= 1
                     } else if !DocumentReader.isSpace(b) {
                         guard b == UInt8(ascii: "{") else { throw ImportError("not a webrtc-internals dump: not a JSON object") }
