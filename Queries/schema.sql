@@ -212,3 +212,14 @@ CREATE TABLE IF NOT EXISTS connection_context (
     concealment  REAL,              -- concealed / received audio samples, 0-1
     PRIMARY KEY (client_id, connection)
 );
+
+-- The names an imported connection's sent media goes by in the other
+-- participants' dumps (Docs/import.md, "One call, several dumps"): a track
+-- whose publisher is one of a meeting's names is read as that name's
+-- participant. One row per name; replaced with the connection's context.
+CREATE TABLE IF NOT EXISTS connection_names (
+    client_id  INTEGER NOT NULL REFERENCES clients(id),
+    connection TEXT NOT NULL,
+    name       TEXT NOT NULL,   -- a stream id, remote-<ssrc>, an endpoint id
+    PRIMARY KEY (client_id, connection, name)
+) WITHOUT ROWID;

@@ -63,6 +63,16 @@ public indirect enum JSON: Equatable, Sendable {
         return "\(d)"
     }
 
+    /// `["a","b"]`: strings as a JSON array.
+    public static func stringArray(_ strings: [String]) -> String {
+        var out = "["
+        for (i, s) in strings.enumerated() {
+            if i > 0 { out += "," }
+            quote(s, into: &out)
+        }
+        return out + "]"
+    }
+
     /// Appends `s` as a JSON string literal: the rule of `appendQuoted`.
     public static func quote(_ s: String, into out: inout String) {
         // Most ids and texts need no escape: append them whole, without

@@ -49,7 +49,7 @@ public struct IngestReport: Sendable {
             ("skippedConnections", .array(s.skippedConnections.map {
                 .object([("file", .string($0.file)), ("connection", .string($0.connection)), ("reason", .string($0.reason))])
             })),
-            ("connectionContexts", .array(s.connectionContexts.map { c in .object([("file", .string(c.file))] + c.jsonFields) })),
+            ("connectionContexts", .array(s.connectionContexts.filter(\.hasFigures).map { c in .object([("file", .string(c.file))] + c.jsonFields) })),
         ])
     }
 
@@ -92,7 +92,8 @@ public struct IngestReport: Sendable {
             text += "\nskipped     \(TerminalText.escaped(c.file)) connection "
                 + "\(c.connection.isEmpty ? "-" : TerminalText.escaped(c.connection)): \(TerminalText.escaped(c.reason))"
         }
-        for c in s.connectionContexts {
+        // A context of names alone (`knownAs`) has nothing to show here.
+        for c in s.connectionContexts where c.hasFigures {
             var parts: [String] = []
             if !c.paths.isEmpty { parts.append("path " + c.paths.map(IngestReport.describePath).joined(separator: " → ")) }
             if let limits = c.limitsText { parts.append("sent video limited by " + limits) }

@@ -38,6 +38,35 @@ import Testing
         #expect(listed.stdout.contains("rtc-call-a") && listed.stdout.contains("rtc-call-b"), "\(listed)")
     }
 
+    /// One browser's two downloads are two files of one person that send
+    /// the same stream: ingested together, they would count as two people.
+    @Test func twoDumpsSendingOneStreamAreTold() {
+        let sdp = #"{"type":"offer","sdp":"v=0\r\nm=video 9 RTP 96\r\na=sendrecv\r\na=msid:cam-1 v\r\n"}"#
+        func dump(samples: Int) -> String {
+            var lines = [
+                #"["connectionInfo",null,{"url":"https://meet.example.com/Standup"},1795946399000]"#,
+                #"["setLocalDescription","pc1",\#(sdp),1795946399100]"#,
+                #"["onconnectionstatechange","pc1","connected",1795946399200]"#,
+            ]
+            for i in 1...samples {
+                lines.append(#"["getstats","pc1",{"timestamp":\#(1795946399000 + 1000 * i),"O":{"type":"outbound-rtp","kind":"video","ssrc":9,"packetsSent":\#(10 * i),"bytesSent":\#(1000 * i)},"I":{"type":"inbound-rtp","kind":"audio","packetsReceived":\#(50 * i),"bytesReceived":\#(5000 * i)},"P":{"type":"candidate-pair","selected":true,"currentRoundTripTime":0.05}},\#(1795946399000 + 1000 * i)]"#)
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+        let internals = dir.write("ann.txt", dump(samples: 3))
+        let rtcstats = dir.write("ann-rtcstats.txt", dump(samples: 4))
+        let r = MQA.run(["ingest", "--db", db, internals, rtcstats])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("Warning: meeting rtc-Standup: ann, ann-rtcstats send the same media (cam-1): "
+            + "one browser's two downloads"), "\(r)")
+        #expect(r.stderr.components(separatedBy: "Warning:").count == 2, "one warning for the pair, not one per name: \(r)")
+        #expect(!r.stdout.contains("context "), "names alone are no context to show: \(r)")
+        // Each dump alone: nothing to tell.
+        let other = dir.file("other.sqlite")
+        let alone = MQA.run(["ingest", "--db", other, internals])
+        #expect(alone.status == 0 && !alone.stderr.contains("Warning"), "\(alone)")
+    }
+
     @Test func dumpsAreDetectedCountedAndStored() throws {
         let rtc = dir.write("client.log", ImportCLITests.rtcstats)
         let web = dir.write("webrtc_internals_dump.txt", ImportCLITests.internals)

@@ -211,6 +211,17 @@ enum IngestCommand {
             progress?.update(done: done, total: total, label: "summarizing meetings")
         }
         progress?.finish()
+        // One browser's two downloads make two people who send the same
+        // media: said once per pair of meeting and people, naming one name.
+        var told: Set<[String]> = []
+        for shared in try store.sharedNames(meetings: Set(summary.connectionContexts.compactMap(\.meeting)))
+        where told.insert([shared.meeting] + shared.uids).inserted {
+            let who = shared.uids.map { TerminalText.escaped($0) }.joined(separator: ", ")
+            context.stderr.write(
+                "Warning: meeting \(TerminalText.escaped(shared.meeting)): \(who) send the same media "
+                    + "(\(TerminalText.escaped(shared.name))): one browser's two downloads (its webrtc-internals and rtcstats dumps)? "
+                    + "Each counts as a person; ingest one dump per browser\n")
+        }
         // For benchmarks: how the wall time splits between reading the
         // inputs and the summaries left for after them.
         if context.environment["MQA_DEBUG_TIMING"] != nil {

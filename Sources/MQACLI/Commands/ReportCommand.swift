@@ -20,7 +20,7 @@ enum ReportOptions {
         let log = try meetingLog(store, id, context)
         var report = MeetingReport(log: log, config: config)
         report.display = display
-        report.connections = try store.connectionContexts(meeting: log.meeting)
+        report.connections = try store.connectionFigures(meeting: log.meeting)
         return report
     }
 
@@ -134,7 +134,7 @@ enum ReportMeetingCommand {
         while i < ids.count {
             let slice = Array(ids[i..<min(i + group, ids.count)])
             let logs = try slice.map { id in try ReportOptions.meetingLog(store, id, context) }
-            let connections = try logs.map { try store.connectionContexts(meeting: $0.meeting) }
+            let connections = try logs.map { try store.connectionFigures(meeting: $0.meeting) }
             let reports = ConcurrentSlots<MeetingReport>(count: logs.count)
             DispatchQueue.concurrentPerform(iterations: logs.count) { k in
                 var report = MeetingReport(log: logs[k], config: config)

@@ -21,6 +21,9 @@ struct ConnectionMeta {
     /// Remote tracks' senders where the page's log names their stream
     /// (`RTCStatsImporter.publisher(stream:)`), by track identifier.
     var publishers: [String: String] = [:]
+    /// The names its sent media goes by at the far end, from its local
+    /// descriptions (`SentMediaNames`), first seen first.
+    var knownAs: [String] = []
     /// The last remote description set on it as the dump logs it (read
     /// only for the connection that decides the engine).
     var remoteDescriptionText: String?
@@ -28,6 +31,18 @@ struct ConnectionMeta {
     /// The readings of its log's first entry where that is a locale text
     /// (`LocaleLogTime`); empty when it is a time, nil without a log.
     var firstLogWall: [LocaleLogTime.Reading]?
+
+    /// Notes the names a logged local description gives the sent media.
+    mutating func noteLocalDescription(_ text: String) {
+        for name in SentMediaNames.from(loggedDescription: text) where !knownAs.contains(name) { knownAs.append(name) }
+    }
+
+    /// A log entry that sets a local description: the call's own
+    /// (`setLocalDescription`) or, where the page logs the description on
+    /// success only (an implicit `setLocalDescription()`), that one.
+    static func setsLocalDescription(_ method: String) -> Bool {
+        method == "setLocalDescription" || method == "setLocalDescriptionOnSuccess"
+    }
 
     struct StateChange: Equatable {
         var ts: Int64?

@@ -20,6 +20,9 @@ struct ParticipantAssembler {
     let file: String
     var title: String?
     var client: UserAgentClient?
+    /// The dump's endpoint id (Jitsi), where the uid is another of its
+    /// names: the other participants' dumps name this one's tracks after it.
+    var endpointID: String?
 
     /// How a counted connection ended.
     enum Outcome: Equatable {
@@ -243,6 +246,8 @@ struct ParticipantAssembler {
             context.paths = converter.paths
             context.limitedMs = converter.limitedMs
             context.concealment = converter.concealment
+            context.knownAs = results[c].meta.knownAs
+            if let endpoint = endpointID, endpoint != uid, !context.knownAs.contains(endpoint) { context.knownAs.append(endpoint) }
             if !context.isEmpty { conversion.contexts.append(context) }
         }
     }

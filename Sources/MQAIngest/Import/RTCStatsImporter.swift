@@ -64,6 +64,7 @@ struct RTCStatsImporter {
         "connectionInfo", "identity", "constraints", "create", "createDataChannel", "ondatachannel", "close",
         "onconnectionstatechange", "oniceconnectionstatechange", "ontrack",
         "addTrack", "addStream", "addTransceiver", "onaddstream", "setRemoteDescription",
+        "setLocalDescription", "setLocalDescriptionOnSuccess",
     ]
 
     /// What a dump read so far has given: its connections and their
@@ -304,6 +305,9 @@ struct RTCStatsImporter {
         case "setRemoteDescription":
             // The last one that holds a description (a rollback has none).
             if let text = m.text, text.contains("v=0") { c.meta.remoteDescriptionText = text }
+        case _ where ConnectionMeta.setsLocalDescription(m.method):
+            // Not a sign of media by itself: a STUN probe sets one too.
+            if let text = m.text, text.contains("v=0") { c.meta.noteLocalDescription(text) }
         case "close":
             c.meta.closedAt = c.meta.closedAt ?? m.ts
         case "onconnectionstatechange", "oniceconnectionstatechange":
@@ -501,7 +505,7 @@ struct RTCStatsImporter {
                 var object: [String: Any]? = nil
                 // A meta line's time, where it has a usable one.
                 let ts = lineTime.map(\.roundedHalfUp).flatMap { $0 > 0 && $0 < 1 << 50 ? $0 : nil }
-                if method == "setRemoteDescription" {
+                if method == "setRemoteDescription" || ConnectionMeta.setsLocalDescription(method) {
                     // Kept as text, read once if it decides the engine: a
                     // dump renegotiating thousands of times paid a parse each.
                     let text = metaValue.map { String(decoding: UnsafeBufferPointer(rebasing: line[$0]), as: UTF8.self) } ?? metaText

@@ -25,15 +25,7 @@ struct SessionDescriptionFacts: Equatable {
     /// nil when it holds no `v=0` description. Read once per dump, for the
     /// connection that decides the engine: a dump may log thousands.
     init?(logged text: String) {
-        var sdp = Substring(text)
-        if text.first == "{" {
-            guard let object = (try? ExactJSONReader.parse(Data(text.utf8))) as? [String: Any],
-                  let inner = object["sdp"] as? String else { return nil }
-            sdp = Substring(inner)
-        } else if let at = text.range(of: "sdp: ") {
-            sdp = text[at.upperBound...]
-        }
-        guard sdp.utf8.starts(with: "v=0".utf8) else { return nil }
+        guard let sdp = SessionDescriptionFacts.sdp(logged: text) else { return nil }
         var kind: UInt8 = 0  // 0 none, 1 audio, 2 video, 3 other
         var live = false
         func closeSection() {
@@ -54,5 +46,20 @@ struct SessionDescriptionFacts: Equatable {
             }
         }
         closeSection()
+    }
+
+    /// The SDP of a description as a dump logs it: the SDP itself, webrtc-
+    /// internals' `type: answer, sdp: v=0…` text, or JSON (`{"type":
+    /// "answer", "sdp": "v=0…"}`); nil when it holds no `v=0` description.
+    static func sdp(logged text: String) -> Substring? {
+        var sdp = Substring(text)
+        if text.first == "{" {
+            guard let object = (try? ExactJSONReader.parse(Data(text.utf8))) as? [String: Any],
+                  let inner = object["sdp"] as? String else { return nil }
+            sdp = Substring(inner)
+        } else if let at = text.range(of: "sdp: ") {
+            sdp = text[at.upperBound...]
+        }
+        return sdp.utf8.starts(with: "v=0".utf8) ? sdp : nil
     }
 }

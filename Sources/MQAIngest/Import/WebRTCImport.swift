@@ -252,7 +252,7 @@ struct ImportContext {
         let uid = identity.userID ?? identity.displayName ?? identity.endpointID ?? name
         let assembler = ParticipantAssembler(
             meeting: meetingID, uid: DumpIdentity.fits(uid) ? uid : name, file: file, title: room,
-            client: identity.client)
+            client: identity.client, endpointID: identity.endpointID)
         try assembler.assemble(results, into: &conversion, emit: emit)
     }
 }

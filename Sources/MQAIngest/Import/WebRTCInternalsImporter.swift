@@ -186,6 +186,8 @@ struct WebRTCInternalsImporter {
             case "setRemoteDescription":
                 // The last one that holds a description (a rollback has none).
                 if let value, value.contains("v=0") { meta.remoteDescriptionText = value }
+            case _ where ConnectionMeta.setsLocalDescription(type):
+                if let value, value.contains("v=0") { meta.noteLocalDescription(value) }
             case "transceiverAdded", "transceiverModified", "ontrack":
                 meta.mediaSetUp = true
                 // The receiver's track and the stream it came in name the

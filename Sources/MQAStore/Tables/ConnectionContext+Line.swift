@@ -10,7 +10,8 @@ import MQABase
 /// so that the counts of an export's re-ingest are those of its events.
 ///
 ///     {"ts":…,"event":"mqa_connection_context","meeting":…,"uid":…,
-///      "connection":"PC_0","paths":["host/udp"],"limitedMs":{"cpu":1200},"concealment":0.0123}
+///      "connection":"PC_0","paths":["host/udp"],"limitedMs":{"cpu":1200},"concealment":0.0123,
+///      "knownAs":["5f0c…","remote-1234"]}
 extension ConnectionContext {
     /// The line's `event`.
     public static let eventName = Array("mqa_connection_context".utf8)
@@ -29,11 +30,13 @@ extension ConnectionContext {
         JSON.quote(uid ?? "", into: &s)
         s += ",\"connection\":"
         JSON.quote(connection, into: &s)
-        s += ",\"paths\":[" + paths.map { p in var q = ""; JSON.quote(p, into: &q); return q }.joined(separator: ",") + "]"
+        s += ",\"paths\":" + JSON.stringArray(paths)
         let limits = ConnectionContext.limitReasons.compactMap { k in limitedMs[k].map { "\"\(k)\":\($0)" } }
         s += ",\"limitedMs\":{" + limits.joined(separator: ",") + "}"
-        s += ",\"concealment\":" + (concealment.map { JSON.number($0) } ?? "null") + "}\n"
-        return s
+        s += ",\"concealment\":" + (concealment.map { JSON.number($0) } ?? "null")
+        // Only where the dump gave names: lines of earlier versions stay as they were.
+        if !knownAs.isEmpty { s += ",\"knownAs\":" + JSON.stringArray(knownAs) }
+        return s + "}\n"
     }
 
     /// Reads a context line whose envelope the line parser has checked
@@ -65,6 +68,12 @@ extension ConnectionContext {
         if let value = object["concealment"], !(value is NSNull) {
             guard let n = number(value), n >= 0, n <= 1 else { return fail("concealment: must be a number from 0 to 1, or null") }
             context.concealment = n
+        }
+        if let value = object["knownAs"] {
+            guard let names = value as? [Any], names.allSatisfy({ ($0 as? String).map { !$0.isEmpty } ?? false }) else {
+                return fail("knownAs: must be an array of non-empty strings")
+            }
+            context.knownAs = names.map { $0 as! String }
         }
         return .success(context)
     }

@@ -22,6 +22,18 @@ extension EventStore {
         for (k, reason) in ConnectionContext.limitReasons.enumerated() { s.bind(Int32(4 + k), c.limitedMs[reason] ?? 0) }
         if let v = c.concealment { s.bind(7, v) } else { s.bindNull(7) }
         try s.run()
+        let clear = try db.cached("DELETE FROM connection_names WHERE client_id = ? AND connection = ?")
+        clear.bind(1, client)
+        clear.bind(2, c.connection)
+        try clear.run()
+        let name = try db.cached("INSERT OR IGNORE INTO connection_names (client_id, connection, name) VALUES (?, ?, ?)")
+        for n in c.knownAs {
+            name.reset()
+            name.bind(1, client)
+            name.bind(2, c.connection)
+            name.bind(3, n)
+            try name.run()
+        }
     }
 
     /// Whether the store holds a client `uid` of `meeting` (made by an
@@ -37,10 +49,7 @@ extension EventStore {
     /// A meeting's connection contexts by uid, connections in id order;
     /// empty for a store written before the table existed.
     public func connectionContexts(meeting: String) throws -> [String: [ConnectionContext]] {
-        // Cached: a report of every meeting asks once per meeting.
-        let exists = try db.cached("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'connection_context'")
-        defer { exists.reset() }
-        guard try exists.step() else { return [:] }
+        guard try hasTable("connection_context") else { return [:] }
         let s = try db.cached(
             """
             SELECT c.uid, x.connection, x.paths, x.cpu_ms, x.bandwidth_ms, x.other_ms, x.concealment
@@ -63,6 +72,93 @@ extension EventStore {
             c.concealment = s.isNull(6) ? nil : s.double(6)
             out[uid, default: []].append(c)
         }
+        for (uid, names) in try connectionNames(meeting: meeting) {
+            guard var contexts = out[uid] else { continue }
+            for i in contexts.indices { contexts[i].knownAs = names[contexts[i].connection] ?? [] }
+            out[uid] = contexts
+        }
         return out
+    }
+
+    /// A meeting's connection contexts that have figures to show (a
+    /// report's *Connections*), by uid; uids without any left out.
+    public func connectionFigures(meeting: String) throws -> [String: [ConnectionContext]] {
+        try connectionContexts(meeting: meeting).compactMapValues { list in
+            let shown = list.filter(\.hasFigures)
+            return shown.isEmpty ? nil : shown
+        }
+    }
+
+    /// A meeting's connection names (`connection_names`) by uid and
+    /// connection, in name order; empty for a store without the table.
+    func connectionNames(meeting: String) throws -> [String: [String: [String]]] {
+        guard try hasTable("connection_names") else { return [:] }
+        let s = try db.cached(
+            """
+            SELECT c.uid, x.connection, x.name
+            FROM connection_names x JOIN clients c ON c.id = x.client_id JOIN meetings m ON m.id = c.meeting_id
+            WHERE m.meeting = ? ORDER BY c.uid, x.connection, x.name
+            """)
+        defer { s.reset() }
+        s.bind(1, meeting)
+        var out: [String: [String: [String]]] = [:]
+        while try s.step() {
+            out[s.string(0) ?? "", default: [:]][s.string(1) ?? "", default: []].append(s.string(2) ?? "")
+        }
+        return out
+    }
+
+    /// Which participant of `meeting` each publisher name stands for
+    /// (Docs/import.md, "One call, several dumps"): a name one participant's
+    /// connections are known by, and no other's. A name that is itself a
+    /// participant's uid is that participant already, and is left out.
+    public func publisherNames(meeting: String, uids: Set<String>) throws -> [String: String] {
+        var owner: [String: String] = [:]
+        var shared: Set<String> = []
+        for (uid, connections) in try connectionNames(meeting: meeting) {
+            for name in connections.values.joined() where !uids.contains(name) {
+                if let other = owner[name], other != uid { shared.insert(name) } else { owner[name] = uid }
+            }
+        }
+        for name in shared { owner[name] = nil }
+        return owner
+    }
+
+    /// Names that two or more participants of one of `meetings` are known
+    /// by, with those participants (uid order), by meeting and name. Two
+    /// people do not send one stream: such a pair is almost always one
+    /// browser's two downloads (its webrtc-internals and its rtcstats dump)
+    /// ingested as two people.
+    public func sharedNames(meetings: Set<String>) throws -> [(meeting: String, name: String, uids: [String])] {
+        guard !meetings.isEmpty, try hasTable("connection_names") else { return [] }
+        let s = try db.cached(
+            """
+            SELECT m.meeting, x.name, c.uid
+            FROM connection_names x JOIN clients c ON c.id = x.client_id JOIN meetings m ON m.id = c.meeting_id
+            WHERE x.name IN (SELECT y.name FROM connection_names y JOIN clients d ON d.id = y.client_id
+                             WHERE d.meeting_id = m.id GROUP BY y.name HAVING count(DISTINCT d.id) > 1)
+            GROUP BY m.meeting, x.name, c.uid ORDER BY m.meeting, x.name, c.uid
+            """)
+        defer { s.reset() }
+        var out: [(meeting: String, name: String, uids: [String])] = []
+        while try s.step() {
+            let meeting = s.string(0) ?? "", name = s.string(1) ?? "", uid = s.string(2) ?? ""
+            guard meetings.contains(meeting) else { continue }
+            if let last = out.last, last.meeting == meeting, last.name == name {
+                out[out.count - 1].uids.append(uid)
+            } else {
+                out.append((meeting, name, [uid]))
+            }
+        }
+        return out
+    }
+
+    /// Whether the store has the table `name` (a store written before it
+    /// existed has not). Cached: a report of every meeting asks per meeting.
+    func hasTable(_ name: String) throws -> Bool {
+        let s = try db.cached("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+        defer { s.reset() }
+        s.bind(1, name)
+        return try s.step()
     }
 }

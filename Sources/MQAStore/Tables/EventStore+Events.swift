@@ -143,7 +143,11 @@ extension EventStore {
                 counts.append(count)
             }
         }
-        return (MeetingLog(meeting: meeting, clients: logs, damage: damage, contextOnly: contextOnly), ids, counts)
+        // Tracks named after the sender's media, where the sender's dump is
+        // here too, are the sender's (Docs/import.md, "One call, several dumps").
+        let names = try publisherNames(meeting: meeting, uids: Set(clients.map(\.uid)))
+        let log = MeetingLog(meeting: meeting, clients: logs, damage: damage, contextOnly: contextOnly)
+        return (log.resolvingPublishers(names), ids, counts)
     }
 }
 

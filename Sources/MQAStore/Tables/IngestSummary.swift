@@ -111,13 +111,23 @@ public struct ConnectionContext: Sendable, Equatable {
     /// Concealed audio samples over samples received, 0–1; nil without
     /// audio counters.
     public var concealment: Double?
+    /// The names the connection's sent media goes by in the far end's
+    /// dump: stream ids of its local description's sending sections, as a
+    /// receiver names their publisher, and `remote-<ssrc>` for its sent
+    /// video; Jitsi's endpoint id. A store that holds both dumps of a call
+    /// reads a publisher of one of these names as this participant.
+    public var knownAs: [String] = []
 
     public init(file: String, connection: String) {
         self.file = file
         self.connection = connection
     }
 
-    public var isEmpty: Bool { paths.isEmpty && limitedMs.isEmpty && concealment == nil }
+    public var isEmpty: Bool { !hasFigures && knownAs.isEmpty }
+
+    /// Whether it says something a report shows (a path, a limit, audio
+    /// concealment), not only the names its media goes by.
+    public var hasFigures: Bool { !paths.isEmpty || !limitedMs.isEmpty || concealment != nil }
 
     /// The `qualityLimitationReason`s counted in `limitedMs`, by rank: the
     /// encoder's CPU limit first, then the network's, then the rest.

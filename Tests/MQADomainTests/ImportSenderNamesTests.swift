@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
+
+/// One call, several dumps: a browser names the peers it receives after
+/// their media (stream ids, SSRCs), the sender's own dump names its
+/// person after the file or the user; the sender's local description links
+/// the two (Docs/import.md, "One call, several dumps").
+@Suite struct ImportSenderNamesTests {
+    /// An offer as Chrome logs it: audio and camera sent in one stream,
+    /// a screen slot only received, a rejected section.
+    static let offer = [
+        "v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0",
+        "m=audio 9 UDP/TLS/RTP/SAVPF 111", "a=mid:0", "a=sendrecv", "a=msid:cam-stream a-track", "a=ssrc:7 cname:x",
+        "m=video 9 UDP/TLS/RTP/SAVPF 96 97", "a=mid:1", "a=sendrecv", "a=msid:cam-stream v-track",
+        "a=ssrc-group:FID 111 112", "a=ssrc:111 cname:x", "a=ssrc:111 msid:cam-stream v-track", "a=ssrc:112 cname:x",
+        "m=video 9 UDP/TLS/RTP/SAVPF 96", "a=mid:2", "a=recvonly", "a=msid:- r-track", "a=ssrc:500 cname:x",
+        "m=video 0 UDP/TLS/RTP/SAVPF 96", "a=mid:3", "a=msid:old-stream o-track", "a=ssrc:600 cname:x",
+    ].joined(separator: "\r\n") + "\r\n"
+
+    @Test func aLocalDescriptionNamesTheSentMedia() throws {
+        let names = ["cam-stream", "remote-111", "remote-112"]
+        // As the SDP itself, as webrtc-internals' text, as rtcstats' JSON.
+        #expect(SentMediaNames.from(loggedDescription: Self.offer) == names)
+        #expect(SentMediaNames.from(loggedDescription: "type: offer, sdp: " + Self.offer) == names)
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: ["type": "offer", "sdp": Self.offer]), as: UTF8.self)
+        #expect(SentMediaNames.from(loggedDescription: json) == names)
+        // Jitsi's stream names its endpoint, as a receiver reads it; Plan B
+        // names the stream on its SSRC lines; a send-only section sends.
+        let jitsi = "v=0\r\nm=video 9 RTP 96\r\na=sendonly\r\na=ssrc:9 msid:abcd1234-video-0-1 t\r\n"
+        #expect(SentMediaNames.from(loggedDescription: jitsi) == ["remote-9", "abcd1234"])
+        // Nothing sent, or no description: no names.
+        #expect(SentMediaNames.from(loggedDescription: "v=0\r\nm=video 9 RTP 96\r\na=inactive\r\na=msid:s t\r\n").isEmpty)
+        #expect(SentMediaNames.from(loggedDescription: "rollback").isEmpty)
+    }
+
+    /// An rtcstats dump of one person in the room `Standup` who sends the
+    /// stream `sends` (video SSRC `ssrc`) and receives the video track
+    /// `tv` of the stream `receives`, whose frames stop from 6 s to 9 s;
+    /// `loss` percent of their audio is lost from 5 s to 10 s.
+    static func dump(user: String, endpoint: String, sends: String, ssrc: Int, receives: String, tv: String,
+                     frozen: Bool = false, loss: Bool = false) -> [String] {
+        let sdp = "v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=sendrecv\r\na=msid:\(sends) v\r\na=ssrc:\(ssrc) cname:c\r\n"
+        let description = String(decoding: try! JSONSerialization.data(withJSONObject: ["type": "offer", "sdp": sdp]), as: UTF8.self)
+        var lines = [
+            RTC.line("connectionInfo", nil, #"{"url":"https://meet.example.com/Standup","userAgent":"\#(RTC.chrome)"}"#, 0),
+            RTC.line("identity", nil, #"{"displayName":"\#(user)","endpointId":"\#(endpoint)"}"#, 0),
+            RTC.line("setLocalDescription", "PC_0", description, 100),
+            RTC.line("ontrack", "PC_0", "\"video:\(tv) stream:\(receives)\"", 200),
+            RTC.state("PC_0", "connected", 300),
+        ]
+        var frames = 0
+        var lost = 0
+        for i in 1...14 {
+            let at = Int64(1000 * i)
+            if !(frozen && at > 6000 && at <= 9000) { frames += 25 }
+            if loss && at > 5000 && at <= 10000 { lost += 20 }
+            lines.append(RTC.stats("PC_0", at, [
+                RTC.audioIn(50 * i, lost: lost), RTC.audioOut(50 * i), RTC.pair,
+                RTC.video("IV", track: tv, packets: 40 * i, frames: frames),
+                ("OV", #""type":"outbound-rtp","kind":"video","ssrc":\#(ssrc),"packetsSent":\#(40 * i),"bytesSent":\#(40_000 * i)"#),
+            ]))
+        }
+        return lines
+    }
+
+    @Test func aStoreWithBothDumpsReadsTheSendersTracksAsTheirs() throws {
+        let scratch = Scratch()
+        let ann = scratch.write("ann.log", Self.dump(user: "Ann", endpoint: "e-ann", sends: "ann-cam", ssrc: 11,
+                                                     receives: "bob-cam", tv: "tv-bob", frozen: true))
+        let bob = scratch.write("bob.log", Self.dump(user: "Bob", endpoint: "e-bob", sends: "bob-cam", ssrc: 22,
+                                                     receives: "ann-cam", tv: "tv-ann", loss: true))
+        func publishers(_ log: MeetingLog) -> [String: Set<String>] {
+            Dictionary(uniqueKeysWithValues: log.clients.map { c in
+                (c.uid, Set(c.events.filter { $0.payload.kind == .streamSubscribe }.compactMap { $0.payload.string("publisher") }))
+            })
+        }
+
+        // Ann's dump alone: Bob's tile is named after his stream, and her
+        // stall has no sender to weigh it against.
+        let store = try EventStore(path: scratch.db)
+        _ = try Ingester(store: store).ingest(paths: [ann])
+        let alone = try #require(try store.meetingLog("rtc-Standup"))
+        #expect(publishers(alone) == ["Ann": ["bob-cam"]])
+        let context = try #require(try store.connectionContexts(meeting: "rtc-Standup")["Ann"]?.first)
+        #expect(context.knownAs == ["ann-cam", "e-ann", "remote-11"])
+
+        // With Bob's dump, each tile is its sender's; the export keeps what
+        // the dumps said, and the names, so that it ingests back the same.
+        _ = try Ingester(store: store).ingest(paths: [bob])
+        let both = try #require(try store.meetingLog("rtc-Standup"))
+        #expect(publishers(both) == ["Ann": ["Bob"], "Bob": ["Ann"]])
+        let export = try exportText(store)
+        #expect(export.contains(#""publisher":"bob-cam""#) && !export.contains(#""publisher":"Bob""#))
+        #expect(export.contains(#""knownAs":["ann-cam","e-ann","remote-11"]"#))
+        let copy = try EventStore(path: scratch.dir + "/copy.sqlite")
+        _ = try Ingester(store: copy).ingest(paths: [scratch.write("export.ndjson", [String(export.dropLast())])])
+        #expect(try exportText(copy) == export)
+        #expect(publishers(try #require(try copy.meetingLog("rtc-Standup"))) == publishers(both))
+
+        // Ann's frozen tile of Bob lies in Bob's loss: the sender's side.
+        let incidents = IncidentFinder.find(both, MeetingAnalysis.analyze(both, config: TierConfig()))
+        let stall = try #require(incidents.first { $0.kinds.contains(.stall) })
+        #expect(stall.cause == .publisher, "\(incidents)")
+        #expect(stall.evidence.publishers == ["Bob"])
+        let before = IncidentFinder.find(alone, MeetingAnalysis.analyze(alone, config: TierConfig()))
+        #expect(before.first { $0.kinds.contains(.stall) }?.cause != .publisher)
+    }
+
+    /// A name two participants claim (a shared placeholder stream id, one
+    /// endpoint id in two dumps) stands for neither.
+    @Test func aNameTwoClaimNamesNobody() throws {
+        let scratch = Scratch()
+        let ann = scratch.write("ann.log", Self.dump(user: "Ann", endpoint: "e", sends: "shared", ssrc: 11, receives: "shared", tv: "t1"))
+        let bob = scratch.write("bob.log", Self.dump(user: "Bob", endpoint: "e", sends: "shared", ssrc: 22, receives: "remote-11", tv: "t2"))
+        let store = try EventStore(path: scratch.db)
+        _ = try Ingester(store: store).ingest(paths: [ann, bob])
+        #expect(try store.publisherNames(meeting: "rtc-Standup", uids: ["Ann", "Bob"]) == ["remote-11": "Ann", "remote-22": "Bob"])
+        let log = try #require(try store.meetingLog("rtc-Standup"))
+        let named = log.clients.map { c in c.events.compactMap { $0.payload.kind == .streamSubscribe ? $0.payload.string("publisher") : nil } }
+        #expect(named == [["shared"], ["Ann"]])
+    }
+}
