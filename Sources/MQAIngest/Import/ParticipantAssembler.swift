@@ -98,6 +98,8 @@ struct ParticipantAssembler {
         var present = false
         // When the person was last gone (a disconnect or a leave emitted).
         var goneAt: Int64? = nil
+        // The times the person was away, from a disconnect to the reconnect.
+        var away: [(from: Int64, to: Int64)] = []
         var replays: [Int: TrackReplay] = [:]
         /// At a reconnect at `ts`: the disconnect ended every subscription
         /// (tiers.md); the tracks that kept coming on the connections up now
@@ -106,6 +108,7 @@ struct ParticipantAssembler {
         /// order), each with a first frame at once when it was showing frames.
         func resubscribe(at ts: Int64, reconnecting c: Int) {
             guard let gone = goneAt else { return }
+            away.append((gone, ts))
             for j in spans.indices where spans[j].start <= ts && ts < spans[j].terminal {
                 let k = spans[j].index
                 // Only where samples go on after the reconnect: a state log
@@ -114,7 +117,7 @@ struct ParticipantAssembler {
                 // two reconnects later invented 2 minutes of watched tiles).
                 guard results[k].converter.lastTs > ts else { continue }
                 var replay = replays[k] ?? TrackReplay(results[k].converter)
-                for t in replay.resumable(at: ts, subscribedBy: gone, results[k].converter) {
+                for t in replay.resumable(at: ts, results[k].converter) {
                     own(ts, 0, c, "stream_subscribe", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"kind\":\"camera\"}\n"))
                     if t.showing {
                         own(ts, 0, c, "receive_stream_status", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"timedOut\":false}\n"))
@@ -160,6 +163,7 @@ struct ParticipantAssembler {
                 if !present, let last = s.flips.last, !last.down, last.ts == b.ts {
                     own(b.ts, 0, c, "reconnect", "}\n")
                     present = true
+                    if let gone = goneAt { away.append((gone, b.ts)) }
                 }
                 switch s.outcome {
                 case .ended:
@@ -183,6 +187,8 @@ struct ParticipantAssembler {
                 present = false
             }
         }
+        // Gone for good: nothing after it is told.
+        if !present, let gone = goneAt { away.append((gone, .max)) }
 
         // The pieces: every track event; a quality report only from the
         // busiest connection of its moment.
@@ -202,6 +208,12 @@ struct ParticipantAssembler {
                     if outdone[k][nextReport] { continue }
                 }
                 if p.dropped { continue }
+                // A track's event while the person was away: the disconnect
+                // ended its subscription (tiers.md), and the reconnect takes up
+                // what still comes. Told, a stall found there opened a
+                // subscription of its own, of no kind, with a "first frame"
+                // at the return (a recorded one-way outage).
+                if case .track = p.kind, away.contains(where: { $0.from < p.ts && p.ts < $0.to }) { continue }
                 slots.append(Slot(ts: p.ts, rank: 1, connection: s.index, seq: i, source: i))
                 eventsPer[s.index] += 1
             }

@@ -12,8 +12,6 @@ struct TrackReplay {
     private var cursor = 0
     private var open: [Bool]
     private var showing: [Bool]
-    /// When each open subscription began.
-    private var since: [Int64]
 
     init(_ converter: ConnectionConverter) {
         let pieces = converter.pieces
@@ -22,17 +20,16 @@ struct TrackReplay {
         let count = converter.trackNames.count
         open = [Bool](repeating: false, count: count)
         showing = [Bool](repeating: false, count: count)
-        since = [Int64](repeating: 0, count: count)
     }
 
-    /// The tracks to subscribe again at `ts`, after the person was gone
-    /// since `gone`: those subscribed at or before `gone` (a subscription
-    /// that began while the person was away was never ended) and still
-    /// open before `ts`. A track the samples subscribe or unsubscribe at
-    /// `ts` itself is theirs to tell; `showing` is false when the samples
-    /// give its status at `ts` themselves, or when it was stalled or not
-    /// yet rendered (its first frame then comes when frames resume).
-    mutating func resumable(at ts: Int64, subscribedBy gone: Int64, _ converter: ConnectionConverter)
+    /// The tracks to subscribe again at `ts`, after the person was away:
+    /// those open before `ts`, whether subscribed before the drop or while
+    /// away (nothing of the tracks is told while the person is away). A
+    /// track the samples subscribe or unsubscribe at `ts` itself is theirs
+    /// to tell; `showing` is false when the samples give its status at `ts`
+    /// themselves, or when it was stalled or not yet rendered (its first
+    /// frame then comes when frames resume).
+    mutating func resumable(at ts: Int64, _ converter: ConnectionConverter)
         -> [(publisher: String, track: String, showing: Bool)] {
         let pieces = converter.pieces
         while cursor < order.count, pieces[order[cursor]].ts < ts {
@@ -42,7 +39,6 @@ struct TrackReplay {
             case .streamSubscribe:
                 open[k] = true
                 showing[k] = false
-                since[k] = p.ts
             case .streamUnsubscribe: open[k] = false
             case .receiveStreamStatus: showing[k] = !p.timedOut
             case .qualityReport: break
@@ -59,7 +55,7 @@ struct TrackReplay {
         }
         let names = converter.trackNames
         return open.indices.compactMap { k in
-            guard open[k], since[k] <= gone, !toldNow.contains(k) else { return nil }
+            guard open[k], !toldNow.contains(k) else { return nil }
             return (names[k].publisher, names[k].track, showing[k] && !statusNow.contains(k))
         }
     }
