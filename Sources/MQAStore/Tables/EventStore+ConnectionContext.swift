@@ -131,25 +131,33 @@ extension EventStore {
     /// ingested as two people.
     public func sharedNames(meetings: Set<String>) throws -> [(meeting: String, name: String, uids: [String])] {
         guard !meetings.isEmpty, try hasTable("connection_names") else { return [] }
-        let s = try db.cached(
+        // The shared names first, in one grouping pass (there are seldom
+        // any), then who shares each.
+        let shared = try db.cached(
             """
-            SELECT m.meeting, x.name, c.uid
+            SELECT m.meeting, x.name
             FROM connection_names x JOIN clients c ON c.id = x.client_id JOIN meetings m ON m.id = c.meeting_id
-            WHERE x.name IN (SELECT y.name FROM connection_names y JOIN clients d ON d.id = y.client_id
-                             WHERE d.meeting_id = m.id GROUP BY y.name HAVING count(DISTINCT d.id) > 1)
-            GROUP BY m.meeting, x.name, c.uid ORDER BY m.meeting, x.name, c.uid
+            GROUP BY c.meeting_id, x.name HAVING count(DISTINCT c.id) > 1 ORDER BY m.meeting, x.name
             """)
-        defer { s.reset() }
+        defer { shared.reset() }
         var out: [(meeting: String, name: String, uids: [String])] = []
-        while try s.step() {
-            let meeting = s.string(0) ?? "", name = s.string(1) ?? "", uid = s.string(2) ?? ""
-            guard meetings.contains(meeting) else { continue }
-            if let last = out.last, last.meeting == meeting, last.name == name {
-                out[out.count - 1].uids.append(uid)
-            } else {
-                out.append((meeting, name, [uid]))
-            }
+        while try shared.step() {
+            let meeting = shared.string(0) ?? ""
+            if meetings.contains(meeting) { out.append((meeting, shared.string(1) ?? "", [])) }
         }
+        let who = try db.cached(
+            """
+            SELECT DISTINCT c.uid
+            FROM connection_names x JOIN clients c ON c.id = x.client_id JOIN meetings m ON m.id = c.meeting_id
+            WHERE m.meeting = ? AND x.name = ? ORDER BY c.uid
+            """)
+        for i in out.indices {
+            who.reset()
+            who.bind(1, out[i].meeting)
+            who.bind(2, out[i].name)
+            while try who.step() { out[i].uids.append(who.string(0) ?? "") }
+        }
+        who.reset()
         return out
     }
 
