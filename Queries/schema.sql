@@ -223,3 +223,16 @@ CREATE TABLE IF NOT EXISTS connection_names (
     name       TEXT NOT NULL,   -- a stream id, remote-<ssrc>, an endpoint id
     PRIMARY KEY (client_id, connection, name)
 ) WITHOUT ROWID;
+
+-- The sender's own id of each video track an imported connection received
+-- (Docs/import.md, "One call, several dumps"): browsers name a received
+-- track anew, the description they received names the sender's track on
+-- its SSRC. A meeting is read with each track by its sender's id, so that
+-- two viewers' dumps of one camera show one track.
+CREATE TABLE IF NOT EXISTS connection_tracks (
+    client_id    INTEGER NOT NULL REFERENCES clients(id),
+    connection   TEXT NOT NULL,
+    track        TEXT NOT NULL,   -- the id the dump gives the track
+    sender_track TEXT NOT NULL,   -- the sender's id for it
+    PRIMARY KEY (client_id, connection, track)
+) WITHOUT ROWID;

@@ -32,7 +32,7 @@ import Testing
         // Jitsi's stream names its endpoint, as a receiver reads it; Plan B
         // names the stream on its SSRC lines; a send-only section sends.
         let jitsi = "v=0\r\nm=video 9 RTP 96\r\na=sendonly\r\na=ssrc:9 msid:abcd1234-video-0-1 t\r\n"
-        #expect(SentMediaNames.from(loggedDescription: jitsi) == ["remote-9", "abcd1234"])
+        #expect(SentMediaNames.from(loggedDescription: jitsi) == ["abcd1234", "remote-9"])
         // Nothing sent, or no description: no names.
         #expect(SentMediaNames.from(loggedDescription: "v=0\r\nm=video 9 RTP 96\r\na=inactive\r\na=msid:s t\r\n").isEmpty)
         #expect(SentMediaNames.from(loggedDescription: "rollback").isEmpty)
@@ -43,16 +43,23 @@ import Testing
     /// `tv` of the stream `receives`, whose frames stop from 6 s to 9 s;
     /// `loss` percent of their audio is lost from 5 s to 10 s.
     static func dump(user: String, endpoint: String, sends: String, ssrc: Int, receives: String, tv: String,
-                     frozen: Bool = false, loss: Bool = false) -> [String] {
-        let sdp = "v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=sendrecv\r\na=msid:\(sends) v\r\na=ssrc:\(ssrc) cname:c\r\n"
-        let description = String(decoding: try! JSONSerialization.data(withJSONObject: ["type": "offer", "sdp": sdp]), as: UTF8.self)
+                     frozen: Bool = false, loss: Bool = false, senderTrack: String? = nil) -> [String] {
+        func description(_ type: String, _ sdp: String) -> String {
+            String(decoding: try! JSONSerialization.data(withJSONObject: ["type": type, "sdp": sdp]), as: UTF8.self)
+        }
+        let local = "v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=sendrecv\r\na=msid:\(sends) v\r\na=ssrc:\(ssrc) cname:c\r\n"
         var lines = [
             RTC.line("connectionInfo", nil, #"{"url":"https://meet.example.com/Standup","userAgent":"\#(RTC.chrome)"}"#, 0),
             RTC.line("identity", nil, #"{"displayName":"\#(user)","endpointId":"\#(endpoint)"}"#, 0),
-            RTC.line("setLocalDescription", "PC_0", description, 100),
+            RTC.line("setLocalDescription", "PC_0", description("offer", local), 100),
             RTC.line("ontrack", "PC_0", "\"video:\(tv) stream:\(receives)\"", 200),
             RTC.state("PC_0", "connected", 300),
         ]
+        if let senderTrack {
+            // An answer as Chrome writes it: the track on the section, the SSRC with its cname only.
+            let remote = "v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=sendrecv\r\na=msid:\(receives) \(senderTrack)\r\na=ssrc:\(received) cname:d\r\n"
+            lines.insert(RTC.line("setRemoteDescription", "PC_0", description("answer", remote), 150), at: 3)
+        }
         var frames = 0
         var lost = 0
         for i in 1...14 {
@@ -61,11 +68,66 @@ import Testing
             if loss && at > 5000 && at <= 10000 { lost += 20 }
             lines.append(RTC.stats("PC_0", at, [
                 RTC.audioIn(50 * i, lost: lost), RTC.audioOut(50 * i), RTC.pair,
-                RTC.video("IV", track: tv, packets: 40 * i, frames: frames),
+                ("IV", #""type":"inbound-rtp","kind":"video","ssrc":\#(Self.received),"trackIdentifier":"\#(tv)","packetsReceived":\#(40 * i),"framesDecoded":\#(frames),"bytesReceived":\#(40_000 * i)"#),
                 ("OV", #""type":"outbound-rtp","kind":"video","ssrc":\#(ssrc),"packetsSent":\#(40 * i),"bytesSent":\#(40_000 * i)"#),
             ]))
         }
         return lines
+    }
+
+    /// The SSRC every dump here receives its video on.
+    static let received = 4321
+
+    /// A remote description names the sender's track on each SSRC: on the
+    /// SSRC's own `msid` (an offer) or on its section's (Chrome's answer).
+    @Test func aRemoteDescriptionNamesTheSendersTracks() {
+        #expect(SentMediaNames.senderTracks(loggedDescription: Self.offer) == ["111": "v-track", "112": "v-track"])
+        let answer = "v=0\r\nm=video 9 RTP 96\r\na=sendrecv\r\na=msid:s cam\r\na=ssrc:5 cname:x\r\n"
+            + "m=video 9 RTP 96\r\na=recvonly\r\na=ssrc:6 cname:x\r\n"
+        #expect(SentMediaNames.senderTracks(loggedDescription: answer) == ["5": "cam"])
+    }
+
+    /// Ann and Cat each watch Bob's camera, under ids their browsers made
+    /// up, and both tiles freeze at once; Bob's own dump is not there.
+    /// Read by the sender's track id (their received descriptions name
+    /// it), it is one track that froze for everyone: the sender's side.
+    @Test func twoViewersOfOneCameraWatchOneTrack() throws {
+        let scratch = Scratch()
+        func ingest(_ senderTrack: String?) throws -> [Incident] {
+            let ann = scratch.write("ann-\(senderTrack ?? "").log", Self.dump(
+                user: "Ann", endpoint: "e-ann", sends: "ann-cam", ssrc: 11, receives: "bob-cam", tv: "tv-1", frozen: true,
+                senderTrack: senderTrack))
+            let cat = scratch.write("cat-\(senderTrack ?? "").log", Self.dump(
+                user: "Cat", endpoint: "e-cat", sends: "cat-cam", ssrc: 33, receives: "bob-cam", tv: "tv-2", frozen: true,
+                senderTrack: senderTrack))
+            let store = try EventStore(path: scratch.dir + "/\(senderTrack ?? "none").sqlite")
+            _ = try Ingester(store: store).ingest(paths: [ann, cat])
+            let log = try #require(try store.meetingLog("rtc-Standup"))
+            if senderTrack != nil {
+                // The export carries the sender's ids and reads back the same.
+                let export = try exportText(store)
+                #expect(export.contains(#""senderTracks":{"tv-1":"bob-video"}"#))
+                let copy = try EventStore(path: scratch.dir + "/copy.sqlite")
+                _ = try Ingester(store: copy).ingest(paths: [scratch.write("export.ndjson", [String(export.dropLast())])])
+                #expect(try copy.meetingLog("rtc-Standup")?.clients.map(\.events) == log.clients.map(\.events))
+                // A bad one is rejected, naming the field.
+                let bad = export.replacingOccurrences(of: #""tv-1":"bob-video""#, with: #""tv-1":7"#)
+                let other = try EventStore(path: scratch.dir + "/bad.sqlite")
+                let ingester = Ingester(store: other)
+                var told: [String] = []
+                ingester.onReject = { told.append($0.reason) }
+                _ = try ingester.ingest(paths: [scratch.write("bad.ndjson", [String(bad.dropLast())])])
+                #expect(told == ["mqa_connection_context: senderTracks: must be an object of non-empty track ids"], "\(told)")
+            }
+            return IncidentFinder.find(log, MeetingAnalysis.analyze(log, config: TierConfig()))
+        }
+        let named = try ingest("bob-video")
+        let shared = try #require(named.first { $0.kinds.contains(.stall) })
+        #expect(shared.track == "bob-video" && shared.uid == "bob-cam" && shared.cause == .publisher, "\(named)")
+        #expect(shared.evidence.subscribers == ["Ann", "Cat"])
+        // Without the descriptions: two tracks, each one viewer's, no side known.
+        let apart = try ingest(nil).filter { $0.kinds.contains(.stall) }
+        #expect(apart.count == 2 && apart.allSatisfy { $0.track == nil && $0.cause != .publisher }, "\(apart)")
     }
 
     @Test func aStoreWithBothDumpsReadsTheSendersTracksAsTheirs() throws {

@@ -147,6 +147,9 @@ struct ConnectionConverter {
     struct Track {
         var key: String
         var publisher: String
+        /// The SSRC it first came on, as text: where the description the
+        /// connection received names the sender's own track.
+        var ssrc: String?
         var subscribed = false
         /// The subscribe piece, while the subscription may still be taken back.
         var pending: Int?
@@ -189,6 +192,9 @@ struct ConnectionConverter {
     /// Every video track seen, in the order first seen: what a piece's
     /// `track` indexes.
     var trackNames: [(publisher: String, track: String)] { tracks.map { ($0.publisher, $0.key) } }
+
+    /// Each track's SSRC (`Track.ssrc`), aligned with `trackNames`.
+    var trackSSRCs: [String?] { tracks.map(\.ssrc) }
 
     /// The tracks subscribed when the samples end: a connection that ends
     /// while the participant stays (another connection carries on) ends
@@ -454,7 +460,7 @@ struct ConnectionConverter {
             } else {
                 let publisher = key.flatMap { publishers[$0] } ?? "remote-" + (ConnectionConverter.ssrcText(r[.ssrc]) ?? id)
                 k = tracks.count
-                tracks.append(Track(key: track, publisher: publisher))
+                tracks.append(Track(key: track, publisher: publisher, ssrc: ConnectionConverter.ssrcText(r[.ssrc])))
                 trackIndex[track] = k
                 presentScratch.append(-1)
             }

@@ -32,6 +32,16 @@ struct ConnectionMeta {
     /// (`LocaleLogTime`); empty when it is a time, nil without a log.
     var firstLogWall: [LocaleLogTime.Reading]?
 
+    /// The sender's track id on each SSRC the far end sends video on, from
+    /// the remote descriptions set (`SentMediaNames.senderTracks`); the
+    /// last description that names an SSRC wins.
+    var senderTracks: [String: String] = [:]
+
+    /// Notes the sender's tracks a logged remote description names.
+    mutating func noteRemoteDescription(_ text: String) {
+        senderTracks.merge(SentMediaNames.senderTracks(loggedDescription: text)) { $1 }
+    }
+
     /// Notes the names a logged local description gives the sent media.
     mutating func noteLocalDescription(_ text: String) {
         for name in SentMediaNames.from(loggedDescription: text) where !knownAs.contains(name) { knownAs.append(name) }

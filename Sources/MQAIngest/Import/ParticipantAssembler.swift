@@ -259,6 +259,12 @@ struct ParticipantAssembler {
             context.limitedMs = converter.limitedMs
             context.concealment = converter.concealment
             context.knownAs = results[c].meta.knownAs
+            // Each received track's id in the sender's own words, where the
+            // description received names the track on its SSRC.
+            let senders = results[c].meta.senderTracks
+            for (name, ssrc) in zip(converter.trackNames, converter.trackSSRCs) {
+                if let ssrc, let sender = senders[ssrc], sender != name.track { context.senderTracks[name.track] = sender }
+            }
             if let endpoint = endpointID, endpoint != uid, !context.knownAs.contains(endpoint) { context.knownAs.append(endpoint) }
             if !context.isEmpty { conversion.contexts.append(context) }
         }

@@ -304,7 +304,10 @@ struct RTCStatsImporter {
             c.meta.dataChannel = true
         case "setRemoteDescription":
             // The last one that holds a description (a rollback has none).
-            if let text = m.text, text.contains("v=0") { c.meta.remoteDescriptionText = text }
+            if let text = m.text, text.contains("v=0") {
+                c.meta.remoteDescriptionText = text
+                c.meta.noteRemoteDescription(text)
+            }
         case _ where ConnectionMeta.setsLocalDescription(m.method):
             // Not a sign of media by itself: a STUN probe sets one too.
             if let text = m.text, text.contains("v=0") { c.meta.noteLocalDescription(text) }

@@ -185,7 +185,10 @@ struct WebRTCInternalsImporter {
                 meta.dataChannel = true
             case "setRemoteDescription":
                 // The last one that holds a description (a rollback has none).
-                if let value, value.contains("v=0") { meta.remoteDescriptionText = value }
+                if let value, value.contains("v=0") {
+                    meta.remoteDescriptionText = value
+                    meta.noteRemoteDescription(value)
+                }
             case _ where ConnectionMeta.setsLocalDescription(type):
                 if let value, value.contains("v=0") { meta.noteLocalDescription(value) }
             case "transceiverAdded", "transceiverModified", "ontrack":

@@ -11,7 +11,7 @@ import MQABase
 ///
 ///     {"ts":…,"event":"mqa_connection_context","meeting":…,"uid":…,
 ///      "connection":"PC_0","paths":["host/udp"],"limitedMs":{"cpu":1200},"concealment":0.0123,
-///      "knownAs":["5f0c…","remote-1234"]}
+///      "knownAs":["5f0c…","remote-1234"],"senderTracks":{"a5ef…":"0060…"}}
 extension ConnectionContext {
     /// The line's `event`.
     public static let eventName = Array("mqa_connection_context".utf8)
@@ -36,6 +36,16 @@ extension ConnectionContext {
         s += ",\"concealment\":" + (concealment.map { JSON.number($0) } ?? "null")
         // Only where the dump gave names: lines of earlier versions stay as they were.
         if !knownAs.isEmpty { s += ",\"knownAs\":" + JSON.stringArray(knownAs) }
+        if !senderTracks.isEmpty {
+            s += ",\"senderTracks\":{"
+            for (i, (local, sender)) in senderTracks.sorted(by: { $0.key < $1.key }).enumerated() {
+                if i > 0 { s += "," }
+                JSON.quote(local, into: &s)
+                s += ":"
+                JSON.quote(sender, into: &s)
+            }
+            s += "}"
+        }
         return s + "}\n"
     }
 
@@ -74,6 +84,13 @@ extension ConnectionContext {
                 return fail("knownAs: must be an array of non-empty strings")
             }
             context.knownAs = names.map { $0 as! String }
+        }
+        if let value = object["senderTracks"] {
+            guard let tracks = value as? [String: Any],
+                  tracks.allSatisfy({ !$0.key.isEmpty && (($0.value as? String).map { !$0.isEmpty } ?? false) }) else {
+                return fail("senderTracks: must be an object of non-empty track ids")
+            }
+            context.senderTracks = tracks.mapValues { $0 as! String }
         }
         return .success(context)
     }

@@ -34,6 +34,20 @@ extension EventStore {
             name.bind(3, n)
             try name.run()
         }
+        let clearTracks = try db.cached("DELETE FROM connection_tracks WHERE client_id = ? AND connection = ?")
+        clearTracks.bind(1, client)
+        clearTracks.bind(2, c.connection)
+        try clearTracks.run()
+        let track = try db.cached(
+            "INSERT OR REPLACE INTO connection_tracks (client_id, connection, track, sender_track) VALUES (?, ?, ?, ?)")
+        for (local, sender) in c.senderTracks.sorted(by: { $0.key < $1.key }) {
+            track.reset()
+            track.bind(1, client)
+            track.bind(2, c.connection)
+            track.bind(3, local)
+            track.bind(4, sender)
+            try track.run()
+        }
     }
 
     /// Whether the store holds a client `uid` of `meeting` (made by an
@@ -76,6 +90,47 @@ extension EventStore {
             guard var contexts = out[uid] else { continue }
             for i in contexts.indices { contexts[i].knownAs = names[contexts[i].connection] ?? [] }
             out[uid] = contexts
+        }
+        for (uid, tracks) in try connectionTracks(meeting: meeting) {
+            guard var contexts = out[uid] else { continue }
+            for i in contexts.indices { contexts[i].senderTracks = tracks[contexts[i].connection] ?? [:] }
+            out[uid] = contexts
+        }
+        return out
+    }
+
+    /// A meeting's received tracks by the sender's id (`connection_tracks`),
+    /// by uid and connection; empty for a store without the table.
+    func connectionTracks(meeting: String) throws -> [String: [String: [String: String]]] {
+        guard try hasTable("connection_tracks") else { return [:] }
+        let s = try db.cached(
+            """
+            SELECT c.uid, x.connection, x.track, x.sender_track
+            FROM connection_tracks x JOIN clients c ON c.id = x.client_id JOIN meetings m ON m.id = c.meeting_id
+            WHERE m.meeting = ? ORDER BY c.uid, x.connection, x.track
+            """)
+        defer { s.reset() }
+        s.bind(1, meeting)
+        var out: [String: [String: [String: String]]] = [:]
+        while try s.step() {
+            out[s.string(0) ?? "", default: [:]][s.string(1) ?? "", default: [:]][s.string(2) ?? ""] = s.string(3) ?? ""
+        }
+        return out
+    }
+
+    /// For each participant of `meeting`, the sender's id of each track it
+    /// received, by the id its dump gave it; a track two of its connections
+    /// name differently is left as it is.
+    public func senderTracks(meeting: String) throws -> [String: [String: String]] {
+        var out: [String: [String: String]] = [:]
+        for (uid, connections) in try connectionTracks(meeting: meeting) {
+            var tracks: [String: String] = [:]
+            var mixed: Set<String> = []
+            for (local, sender) in connections.values.joined() {
+                if let other = tracks[local], other != sender { mixed.insert(local) } else { tracks[local] = sender }
+            }
+            for local in mixed { tracks[local] = nil }
+            if !tracks.isEmpty { out[uid] = tracks }
         }
         return out
     }

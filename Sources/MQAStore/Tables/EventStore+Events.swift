@@ -143,11 +143,12 @@ extension EventStore {
                 counts.append(count)
             }
         }
-        // Tracks named after the sender's media, where the sender's dump is
-        // here too, are the sender's (Docs/import.md, "One call, several dumps").
+        // Tracks named after the sender's media are the sender's, where the
+        // sender's dump is here too, and go by the sender's own track ids
+        // (Docs/import.md, "One call, several dumps").
         let names = try publisherNames(meeting: meeting, uids: Set(clients.map(\.uid)))
         let log = MeetingLog(meeting: meeting, clients: logs, damage: damage, contextOnly: contextOnly)
-        return (log.resolvingPublishers(names), ids, counts)
+        return (log.resolvingSenders(publishers: names, tracks: try senderTracks(meeting: meeting)), ids, counts)
     }
 }
 

@@ -117,13 +117,17 @@ public struct ConnectionContext: Sendable, Equatable {
     /// video; Jitsi's endpoint id. A store that holds both dumps of a call
     /// reads a publisher of one of these names as this participant.
     public var knownAs: [String] = []
+    /// The sender's own id of each video track received, by the id this
+    /// dump gives it (browsers make up their own): two viewers' dumps of
+    /// one camera name the same sender's track.
+    public var senderTracks: [String: String] = [:]
 
     public init(file: String, connection: String) {
         self.file = file
         self.connection = connection
     }
 
-    public var isEmpty: Bool { !hasFigures && knownAs.isEmpty }
+    public var isEmpty: Bool { !hasFigures && knownAs.isEmpty && senderTracks.isEmpty }
 
     /// Whether it says something a report shows (a path, a limit, audio
     /// concealment), not only the names its media goes by.

@@ -1,0 +1,49 @@
+/// Reading a received track by who sent it, where a dump names it after
+/// the sender's media or makes up its own id (Docs/import.md, "One call,
+/// several dumps").
+extension MeetingLog {
+    /// The log with the track events (`stream_subscribe`,
+    /// `stream_unsubscribe`, `receive_stream_status`) read by their sender:
+    /// a `publisher` that `publishers` maps is the participant it stands
+    /// for (not the receiving client itself), and a client's `track` that
+    /// `tracks[uid]` maps is the sender's own id for it.
+    ///
+    /// A browser dump names the peers it receives after their stream ids,
+    /// and each received track by an id of its own. With the sender's dump
+    /// in the meeting, its tracks are that participant's, so a stall is
+    /// weighed against the sender's network; with the sender's track ids,
+    /// two viewers of one camera watch one track, so a freeze both saw is
+    /// the sender's.
+    public func resolvingSenders(publishers: [String: String], tracks: [String: [String: String]] = [:]) -> MeetingLog {
+        guard !publishers.isEmpty || !tracks.isEmpty else { return self }
+        var log = self
+        for c in log.clients.indices {
+            let uid = log.clients[c].uid
+            let ownTracks = tracks[uid] ?? [:]
+            guard !publishers.isEmpty || !ownTracks.isEmpty else { continue }
+            for e in log.clients[c].events.indices {
+                let payload = log.clients[c].events[e].payload
+                guard payload.kind.isTrackEvent else { continue }
+                var values = payload.values
+                var changed = false
+                if let i = payload.kind.descriptor.index(of: "publisher"), case .string(let publisher) = values[i],
+                   let sender = publishers[publisher], sender != uid {
+                    values[i] = .string(sender)
+                    changed = true
+                }
+                if let i = payload.kind.descriptor.index(of: "track"), case .string(let track) = values[i],
+                   let sender = ownTracks[track] {
+                    values[i] = .string(sender)
+                    changed = true
+                }
+                if changed { log.clients[c].events[e].payload = EventPayload(kind: payload.kind, values: values) }
+            }
+        }
+        return log
+    }
+}
+
+extension EventKind {
+    /// The events of a subscription to a remote track.
+    var isTrackEvent: Bool { self == .streamSubscribe || self == .streamUnsubscribe || self == .receiveStreamStatus }
+}
