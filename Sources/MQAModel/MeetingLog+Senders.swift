@@ -5,8 +5,9 @@ extension MeetingLog {
     /// The log with the track events (`stream_subscribe`,
     /// `stream_unsubscribe`, `receive_stream_status`) read by their sender:
     /// a `publisher` that `publishers` maps is the participant it stands
-    /// for (not the receiving client itself), and a client's `track` that
-    /// `tracks[uid]` maps is the sender's own id for it.
+    /// for, and a client's `track` that `tracks[uid]` maps is the sender's
+    /// own id for it. A track whose publisher maps to the receiving client
+    /// itself (a loopback test) is left as it is.
     ///
     /// A browser dump names the peers it receives after their stream ids,
     /// and each received track by an id of its own. With the sender's dump
@@ -27,7 +28,9 @@ extension MeetingLog {
                 var values = payload.values
                 var changed = false
                 if let i = payload.kind.descriptor.index(of: "publisher"), case .string(let publisher) = values[i],
-                   let sender = publishers[publisher], sender != uid {
+                   let sender = publishers[publisher] {
+                    // A track the client sent itself (a loopback test) stays as the dump named it.
+                    if sender == uid { continue }
                     values[i] = .string(sender)
                     changed = true
                 }

@@ -41,8 +41,8 @@ import Testing
     /// One browser's two downloads are two files of one person that send
     /// the same stream: ingested together, they would count as two people.
     @Test func twoDumpsSendingOneStreamAreTold() {
-        let sdp = #"{"type":"offer","sdp":"v=0\r\nm=video 9 RTP 96\r\na=sendrecv\r\na=msid:cam-1 v\r\n"}"#
-        func dump(samples: Int) -> String {
+        func dump(samples: Int, stream: String = "cam-1", ssrc: Int = 9) -> String {
+            let sdp = #"{"type":"offer","sdp":"v=0\r\nm=video 9 RTP 96\r\na=sendrecv\r\na=msid:\#(stream) v\r\na=ssrc:\#(ssrc) cname:c\r\n"}"#
             var lines = [
                 #"["connectionInfo",null,{"url":"https://meet.example.com/Standup"},1795946399000]"#,
                 #"["setLocalDescription","pc1",\#(sdp),1795946399100]"#,
@@ -57,7 +57,7 @@ import Testing
         let rtcstats = dir.write("ann-rtcstats.txt", dump(samples: 4))
         let r = MQA.run(["ingest", "--db", db, internals, rtcstats])
         #expect(r.status == 0, "\(r)")
-        #expect(r.stderr.contains("Warning: meeting rtc-Standup: ann, ann-rtcstats send the same media (cam-1): "
+        #expect(r.stderr.contains("Warning: meeting rtc-Standup: ann, ann-rtcstats send the same media (remote-9): "
             + "one browser's two downloads"), "\(r)")
         #expect(r.stderr.components(separatedBy: "Warning:").count == 2, "one warning for the pair, not one per name: \(r)")
         #expect(!r.stdout.contains("context "), "names alone are no context to show: \(r)")
@@ -65,6 +65,11 @@ import Testing
         let other = dir.file("other.sqlite")
         let alone = MQA.run(["ingest", "--db", other, internals])
         #expect(alone.status == 0 && !alone.stderr.contains("Warning"), "\(alone)")
+        // Two people whose app names every stream alike (a short id, their
+        // own SSRCs) are no such pair: nothing to tell.
+        let bob = dir.write("bob.txt", dump(samples: 3, ssrc: 10))
+        let alike = MQA.run(["ingest", "--db", other, bob])
+        #expect(alike.status == 0 && !alike.stderr.contains("Warning"), "\(alike)")
     }
 
     @Test func dumpsAreDetectedCountedAndStored() throws {

@@ -38,6 +38,44 @@ import Testing
         #expect(SentMediaNames.from(loggedDescription: "rollback").isEmpty)
     }
 
+    /// The page's text is not checked JSON: a bad escape in a logged
+    /// description names nothing (it stopped the whole ingest), good ones
+    /// are undone; an empty track id names no track.
+    @Test func aBrokenOrOddDescriptionNamesNothingAndStopsNothing() {
+        let good = #"{"type":"offer","sdp":"v=0\r\nm=video 9 RTP 96\r\na=sendrecv\r\na=msid:c\u0041m t\r\na=ssrc:5 cname:x\r\n"}"#
+        #expect(SentMediaNames.from(loggedDescription: good) == ["cAm", "remote-5"])
+        for bad in [#"\u12"#, #"\uZZZZ"#, #"\ud800"#, #"\ud800\u0041"#] {
+            let text = #"{"type":"offer","sdp":"v=0\r\nm=video 9 RTP 96\r\na=msid:s t\r\n\#(bad)"}"#
+            #expect(SentMediaNames.from(loggedDescription: text).isEmpty, "\(bad)")
+            #expect(SentMediaNames.senderTracks(loggedDescription: text).isEmpty, "\(bad)")
+        }
+        let spaced = "v=0\r\nm=video 9 RTP 96\r\na=msid:s  t\r\na=ssrc:5 cname:x\r\n"
+        #expect(SentMediaNames.senderTracks(loggedDescription: spaced).isEmpty)
+    }
+
+    /// A client's two tracks of one sender's track (overlapping
+    /// connections, each receiving it) stay two: made one, the first
+    /// connection's end ended the second's subscription and hid its stall.
+    /// A track the client sent itself stays as named.
+    @Test func onlyOneToOneTracksAreRenamed() throws {
+        let scratch = Scratch()
+        let store = try EventStore(path: scratch.db)
+        _ = try Ingester(store: store).ingest(paths: [scratch.write("ann.ndjson", [qr(1_795_946_400_000, uid: "Ann", meeting: "m")])])
+        for (connection, tracks) in [("PC_0", ["tv-0": "bob-v", "tv-9": "cat-v"]), ("PC_1", ["tv-1": "bob-v"])] {
+            var c = ConnectionContext(file: "", connection: connection)
+            c.meeting = "m"
+            c.uid = "Ann"
+            c.senderTracks = tracks
+            try store.putConnectionContext(c)
+        }
+        #expect(try store.senderTracks(meeting: "m") == ["Ann": ["tv-9": "cat-v"]])
+
+        let loop = MeetingLog(meeting: "m", clients: [ClientLog(uid: "Ann", events: [
+            TimedEvent(ts: 1, payload: .streamSubscribe(publisher: "ann-cam", track: "tv-self", kind: "camera"), reportsBefore: 0),
+        ])])
+        #expect(loop.resolvingSenders(publishers: ["ann-cam": "Ann"], tracks: ["Ann": ["tv-self": "ann-v"]]) == loop)
+    }
+
     /// An rtcstats dump of one person in the room `Standup` who sends the
     /// stream `sends` (video SSRC `ssrc`) and receives the video track
     /// `tv` of the stream `receives`, whose frames stop from 6 s to 9 s;

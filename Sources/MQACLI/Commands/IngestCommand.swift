@@ -212,10 +212,14 @@ enum IngestCommand {
         }
         progress?.finish()
         // One browser's two downloads make two people who send the same
-        // media: said once per pair of meeting and people, naming one name.
+        // media: said once per pair of meeting and people, naming one name
+        // only one sender could have (an SSRC, or a stream id as long as
+        // Chrome's UUIDs); an app that gives every stream one short id is
+        // no such pair.
         var told: Set<[String]> = []
         for shared in try store.sharedNames(meetings: Set(summary.connectionContexts.compactMap(\.meeting)))
-        where told.insert([shared.meeting] + shared.uids).inserted {
+        where (shared.name.hasPrefix("remote-") || shared.name.unicodeScalars.count >= 32)
+            && told.insert([shared.meeting] + shared.uids).inserted {
             let who = shared.uids.map { TerminalText.escaped($0) }.joined(separator: ", ")
             context.stderr.write(
                 "Warning: meeting \(TerminalText.escaped(shared.meeting)): \(who) send the same media "

@@ -225,7 +225,14 @@ enum ReportTrackCommand {
         let display = TimeDisplay(zone: try context.zone(args))
         let store = try context.openStore(args)
         let report = try ReportOptions.meetingReport(store, meeting, config: config, display: display, context)
-        let track = try TrackReport(meeting: report, track: args.positionals[0])
+        // A browser dump's own id of a track is the sender's id in the
+        // report (Docs/import.md, "One call, several dumps"): either finds it.
+        var id = args.positionals[0]
+        if !report.analysis.subscriptions.contains(where: { $0.track == id }),
+           let sender = try store.senderTracks(meeting: meeting).values.lazy.compactMap({ $0[id] }).first {
+            id = sender
+        }
+        let track = try TrackReport(meeting: report, track: id)
         try ReportOptions.emit(track.render(format), args, context)
         return ExitCode.success
     }

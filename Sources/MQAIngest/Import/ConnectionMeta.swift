@@ -24,6 +24,8 @@ struct ConnectionMeta {
     /// The names its sent media goes by at the far end, from its local
     /// descriptions (`SentMediaNames`), first seen first.
     var knownAs: [String] = []
+    /// `knownAs` as a set: a description may name thousands.
+    private var knownAsSet: Set<String> = []
     /// The last remote description set on it as the dump logs it (read
     /// only for the connection that decides the engine).
     var remoteDescriptionText: String?
@@ -44,7 +46,7 @@ struct ConnectionMeta {
 
     /// Notes the names a logged local description gives the sent media.
     mutating func noteLocalDescription(_ text: String) {
-        for name in SentMediaNames.from(loggedDescription: text) where !knownAs.contains(name) { knownAs.append(name) }
+        for name in SentMediaNames.from(loggedDescription: text) where knownAsSet.insert(name).inserted { knownAs.append(name) }
     }
 
     /// A log entry that sets a local description: the call's own

@@ -25,10 +25,11 @@ enum SentMediaNames {
     /// inactive, send nothing and name nobody.
     static func from(loggedDescription text: String) -> [String] {
         var names: [String] = []
+        var seen: Set<String> = []
         for section in sections(logged: text) where section.sends {
             var own = section.streams.compactMap(RTCStatsImporter.publisher(stream:))
             if section.video { own += section.ssrcs.map { "remote-\($0)" } }
-            for name in own where !names.contains(name) { names.append(name) }
+            for name in own where seen.insert(name).inserted { names.append(name) }
         }
         return names
     }
@@ -41,7 +42,11 @@ enum SentMediaNames {
         var tracks: [String: String] = [:]
         for section in sections(logged: text) where section.sends && section.video {
             for ssrc in section.ssrcs {
-                if let track = section.ssrcTracks[ssrc] ?? section.tracks.first { tracks[String(ssrc)] = track }
+                // An id the event log could carry (1–256 characters, not
+                // blank): `a=msid:s  t` gives an empty one, which names nothing.
+                if let track = section.ssrcTracks[ssrc] ?? section.tracks.first, DumpIdentity.fits(track) {
+                    tracks[String(ssrc)] = track
+                }
             }
         }
         return tracks
@@ -81,6 +86,11 @@ enum SentMediaNames {
                     let sdp = UnsafeBufferPointer(rebasing: b[from..<to])
                     return has(v0, sdp, at: 0) ? sections(sdp, escapedBreaks: true) : []
                 }
+                // Other escapes: undone, once the string has proved valid
+                // JSON (the page's text is not checked before: a bad `\u`
+                // escape must name nothing, not stop the ingest).
+                var p = from - 1
+                guard case .string? = try? JSONWalker().scanScalar(b, &p, depth: 0), p == to + 1 else { return [] }
                 let unescaped = JSONScanner.stringBytes(b, from, to, true)
                 return unescaped.withUnsafeBufferPointer { has(v0, $0, at: 0) ? sections($0, escapedBreaks: false) : [] }
             }
