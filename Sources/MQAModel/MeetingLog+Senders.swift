@@ -42,41 +42,6 @@ extension MeetingLog {
                 if changed { log.clients[c].events[e].payload = EventPayload(kind: payload.kind, values: values) }
             }
         }
-        return tracks.isEmpty ? log : log.unifyingPublishers(ofSenderTracks: Set(tracks.values.flatMap(\.values)))
-    }
-
-    /// One publisher for each sender track: the viewers' dumps may name it
-    /// differently (one gives the stream, a participant once linked;
-    /// another only `remote-<ssrc>`), and a track's viewers are grouped by
-    /// publisher and track. The best name wins: a participant of the
-    /// meeting, then a stream id, then `remote-<ssrc>`; ties by name.
-    /// A client's own track (a loopback) keeps its name.
-    func unifyingPublishers(ofSenderTracks senderTracks: Set<String>) -> MeetingLog {
-        let uids = Set(clients.map(\.uid))
-        func rank(_ publisher: String) -> Int { uids.contains(publisher) ? 0 : publisher.hasPrefix("remote-") ? 2 : 1 }
-        var best: [String: String] = [:]
-        for client in clients {
-            for e in client.events where e.payload.kind.isTrackEvent {
-                guard let track = e.payload.string("track"), senderTracks.contains(track),
-                      let publisher = e.payload.string("publisher"), publisher != client.uid else { continue }
-                if let current = best[track], (rank(current), current) <= (rank(publisher), publisher) { continue }
-                best[track] = publisher
-            }
-        }
-        guard !best.isEmpty else { return self }
-        var log = self
-        for c in log.clients.indices {
-            let uid = log.clients[c].uid
-            for e in log.clients[c].events.indices {
-                let payload = log.clients[c].events[e].payload
-                guard payload.kind.isTrackEvent, let track = payload.string("track"), let publisher = best[track],
-                      let i = payload.kind.descriptor.index(of: "publisher"), case .string(let current) = payload.values[i],
-                      current != publisher, current != uid, publisher != uid else { continue }
-                var values = payload.values
-                values[i] = .string(publisher)
-                log.clients[c].events[e].payload = EventPayload(kind: payload.kind, values: values)
-            }
-        }
         return log
     }
 }

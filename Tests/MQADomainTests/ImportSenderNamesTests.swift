@@ -81,7 +81,7 @@ import Testing
     /// `tv` of the stream `receives`, whose frames stop from 6 s to 9 s;
     /// `loss` percent of their audio is lost from 5 s to 10 s.
     static func dump(user: String, endpoint: String, sends: String, ssrc: Int, receives: String, tv: String,
-                     frozen: Bool = false, loss: Bool = false, senderTrack: String? = nil, namesStream: Bool = true) -> [String] {
+                     frozen: Bool = false, loss: Bool = false, senderTrack: String? = nil) -> [String] {
         func description(_ type: String, _ sdp: String) -> String {
             String(decoding: try! JSONSerialization.data(withJSONObject: ["type": type, "sdp": sdp]), as: UTF8.self)
         }
@@ -93,7 +93,6 @@ import Testing
             RTC.line("ontrack", "PC_0", "\"video:\(tv) stream:\(receives)\"", 200),
             RTC.state("PC_0", "connected", 300),
         ]
-        if !namesStream { lines.remove(at: 3) }
         if let senderTrack {
             // An answer as Chrome writes it: the track on the section, the SSRC with its cname only.
             let remote = "v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=sendrecv\r\na=msid:\(receives) \(senderTrack)\r\na=ssrc:\(received) cname:d\r\n"
@@ -167,30 +166,6 @@ import Testing
         // Without the descriptions: two tracks, each one viewer's, no side known.
         let apart = try ingest(nil).filter { $0.kinds.contains(.stall) }
         #expect(apart.count == 2 && apart.allSatisfy { $0.track == nil && $0.cause != .publisher }, "\(apart)")
-    }
-
-    /// Cat's dump does not name the stream of Bob's camera (`remote-4321`),
-    /// Ann's does (`bob-cam`): one sender track, one publisher, the best
-    /// name either viewer gives it (a real Jitsi meeting's Firefox and
-    /// Safari dumps named four cameras the two ways).
-    @Test func oneSenderTrackHasOnePublisher() throws {
-        let scratch = Scratch()
-        let ann = scratch.write("ann.log", Self.dump(
-            user: "Ann", endpoint: "e-ann", sends: "ann-cam", ssrc: 11, receives: "bob-cam", tv: "tv-1", frozen: true,
-            senderTrack: "bob-video"))
-        let cat = scratch.write("cat.log", Self.dump(
-            user: "Cat", endpoint: "e-cat", sends: "cat-cam", ssrc: 33, receives: "bob-cam", tv: "tv-2", frozen: true,
-            senderTrack: "bob-video", namesStream: false))
-        let store = try EventStore(path: scratch.db)
-        _ = try Ingester(store: store).ingest(paths: [ann, cat])
-        let log = try #require(try store.meetingLog("rtc-Standup"))
-        let named = log.clients.map { c in
-            Set(c.events.filter { $0.payload.kind == .streamSubscribe }.map { "\($0.payload.string("publisher")!)/\($0.payload.string("track")!)" })
-        }
-        #expect(named == [["bob-cam/bob-video"], ["bob-cam/bob-video"]], "\(named)")
-        let incidents = IncidentFinder.find(log, MeetingAnalysis.analyze(log, config: TierConfig()))
-        #expect(incidents.contains { $0.track == "bob-video" && $0.cause == .publisher && $0.evidence.subscribers == ["Ann", "Cat"] },
-                "\(incidents)")
     }
 
     @Test func aStoreWithBothDumpsReadsTheSendersTracksAsTheirs() throws {
