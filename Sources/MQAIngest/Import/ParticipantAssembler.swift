@@ -98,7 +98,8 @@ struct ParticipantAssembler {
         var present = false
         // When the person was last gone (a disconnect or a leave emitted).
         var goneAt: Int64? = nil
-        // The times the person was away, from a disconnect to the reconnect.
+        // The times the person was away, from a disconnect to the reconnect,
+        // in time order (`isAway`).
         var away: [(from: Int64, to: Int64)] = []
         var replays: [Int: TrackReplay] = [:]
         /// At a reconnect at `ts`: the disconnect ended every subscription
@@ -213,7 +214,7 @@ struct ParticipantAssembler {
                 // what still comes. Told, a stall found there opened a
                 // subscription of its own, of no kind, with a "first frame"
                 // at the return (a recorded one-way outage).
-                if case .track = p.kind, away.contains(where: { $0.from < p.ts && p.ts < $0.to }) { continue }
+                if case .track = p.kind, ParticipantAssembler.isAway(p.ts, away) { continue }
                 slots.append(Slot(ts: p.ts, rank: 1, connection: s.index, seq: i, source: i))
                 eventsPer[s.index] += 1
             }
@@ -268,6 +269,19 @@ struct ParticipantAssembler {
             if let endpoint = endpointID, endpoint != uid, !context.knownAs.contains(endpoint) { context.knownAs.append(endpoint) }
             if !context.isEmpty { conversion.contexts.append(context) }
         }
+    }
+
+    /// Whether `ts` lies inside one of `away`'s intervals (open at both
+    /// ends), which come in time order: a binary search, since a dump may
+    /// drop thousands of times and have as many track events.
+    static func isAway(_ ts: Int64, _ away: [(from: Int64, to: Int64)]) -> Bool {
+        // The last interval that begins before `ts`.
+        var lo = 0, hi = away.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if away[mid].from < ts { lo = mid + 1 } else { hi = mid }
+        }
+        return lo > 0 && ts < away[lo - 1].to
     }
 
     /// A track event's payload: publisher, track, then `tail`.
