@@ -94,10 +94,13 @@ struct IssuePlacement: Sendable {
         let kinds = i.kinds
         func holds(_ ts: Int64?) -> Bool { ts.map { i.startTs <= $0 && $0 <= i.endTs } ?? false }
         switch issue.code {
-        case .highPacketLoss: return own && kinds.contains(.loss)
+        // Loss a sender's outage left in U's reports (`lateLossViewers`)
+        // goes under the incident that holds that outage's stall.
+        case .highPacketLoss: return (own && kinds.contains(.loss)) || i.evidence.lateLossViewers.contains(uid)
         case .highLatency: return own && kinds.contains(.rtt)
         case .highJitter: return own && (kinds.contains(.jitter) || i.evidence.maxJitterMs != nil)
-        case .lowMOS: return own && kinds.contains { $0 == .lowTier || $0 == .loss || $0 == .rtt }
+        case .lowMOS:
+            return (own && kinds.contains { $0 == .lowTier || $0 == .loss || $0 == .rtt }) || i.evidence.lateLossViewers.contains(uid)
         // Each under an incident that shows it: a return for `reconnects`,
         // an errored drop for `abnormal_disconnect` (by impact alone, the
         // return went under a drop that "did not come back").

@@ -128,6 +128,77 @@ struct IncidentTests {
         #expect(i.json.rendered().contains(#""cause":"own_network""#))
     }
 
+    /// A participant with calm 1 s reports but for `loss` (ts → %).
+    static func reporting(_ uid: String, loss: [Int64: Double]) -> ClientBuilder {
+        var c = ClientBuilder(uid, defaults: .tiers)
+        c.join(0)
+        for t in stride(from: Int64(1000), to: 120_000, by: 1000) { c.report(t, mos: 4.3, loss: loss[t] ?? 0.5) }
+        c.leave(120_000)
+        return c
+    }
+
+    /// The recorded mesh call (bob's uplink cut from 40 to 47 s): alice and
+    /// carol froze on bob's camera together; each counted the gap as loss
+    /// in their first report after the packets came back, alice while still
+    /// frozen (frames at 49 s), carol after her subscription had ended (the
+    /// packets stopped at 45 s) and began again at 47 s.
+    static func lateLossCall(aliceLoss: [Int64: Double] = [48_000: 63.9]) -> [ClientBuilder] {
+        var alice = Self.reporting("alice", loss: aliceLoss)
+        var carol = Self.reporting("carol", loss: [47_000: 82.2])
+        let bob = Self.reporting("bob", loss: [48_000: 23.4])
+        Self.watch(&alice, "bob", "bob-cam")
+        Self.stall(&alice, "bob", "bob-cam", 40_600, 49_100)
+        Self.watch(&carol, "bob", "bob-cam")
+        carol.status(40_700, "bob", "bob-cam", timedOut: true)
+        carol.event(45_500, .streamUnsubscribe(publisher: "bob", track: "bob-cam"))
+        carol.subscribe(47_000, "bob", "bob-cam")
+        carol.status(49_200, "bob", "bob-cam", timedOut: false)
+        return [alice, bob, carol]
+    }
+
+    @Test("loss a viewer counts as a sender's stream comes back is the sender's, not the viewer's network")
+    func lateLossIsTheSenders() {
+        let incidents = Self.find(Self.lateLossCall())
+        let track = incidents.first { $0.track == "bob-cam" }
+        #expect(track?.cause == .publisher && track?.evidence.subscribers == ["alice", "carol"])
+        #expect(track?.evidence.lateLossPct == 82.2 && track?.evidence.lateLossViewers == ["alice", "carol"])
+        #expect(track?.json.rendered().contains(#""lateLossPct":82.2,"lateLossViewers":["alice","carol"]"#) == true)
+        // Neither viewer has an incident of their own; bob's own loss stays his.
+        #expect(incidents.filter { $0.track == nil }.map(\.uid) == ["bob"])
+    }
+
+    @Test("a viewer's longer loss, or loss from before the freeze, stays the viewer's own")
+    func lossBeyondTheGapStaysTheViewers() {
+        // Loss for 6 reports from 48 s: more than a gap counted late.
+        let long = Dictionary(uniqueKeysWithValues: (48...53).map { (Int64($0) * 1000, 20.0) })
+        var incidents = Self.find(Self.lateLossCall(aliceLoss: long))
+        #expect(incidents.first { $0.uid == "alice" }?.cause == .ownNetwork)
+        #expect(incidents.first { $0.track == "bob-cam" }?.evidence.lateLossViewers == ["carol"])
+        // Loss from just before the freeze began: it may be what froze it.
+        incidents = Self.find(Self.lateLossCall(aliceLoss: [40_000: 30]))
+        #expect(incidents.first { $0.uid == "alice" }?.cause == .ownNetwork)
+        // Loss well after the stream came back (49.1 s + 2 s), or long before (3 s).
+        for late in [52_000, 45_000] as [Int64] {
+            incidents = Self.find(Self.lateLossCall(aliceLoss: [late: 30]))
+            #expect(incidents.first { $0.uid == "alice" }?.evidence.maxLossPct == 30)
+        }
+        // Loss during the freeze before it (the viewer's own network froze it too).
+        incidents = Self.find(Self.lateLossCall(aliceLoss: [44_000: 9, 48_000: 63.9]))
+        #expect(incidents.first { $0.uid == "alice" }?.evidence.maxLossPct == 63.9)
+    }
+
+    @Test("a lone viewer's loss after a stall stays theirs, even next to the publisher's trouble")
+    func lateLossNeedsASharedStall() {
+        // One viewer cannot tell the sender's gap from its own downlink:
+        // the loss stays, and the viewer's network is the cause (rule 3).
+        let bob = Self.reporting("bob", loss: [44_000: 12, 45_000: 12])
+        var alice = Self.reporting("alice", loss: [49_000: 60])
+        Self.watch(&alice, "bob", "bob-cam")
+        Self.stall(&alice, "bob", "bob-cam", 43_000, 50_000)
+        let mine = Self.find([alice, bob]).first { $0.uid == "alice" }
+        #expect(mine?.cause == .ownNetwork && mine?.evidence.maxLossPct == 60 && mine?.evidence.lateLossPct == nil)
+    }
+
     @Test("a disconnect is its own cause, with the time away")
     func disconnect() {
         var bob = ClientBuilder("bob", defaults: .tiers)

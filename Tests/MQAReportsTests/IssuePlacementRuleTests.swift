@@ -49,4 +49,23 @@ import Testing
         #expect(IssuePlacement.place(Issue(code: .reconnects, uid: "a", detail: ""), ranked) == .incident(1))
         #expect(IssuePlacement.place(Issue(code: .abnormalDisconnect, uid: "a", ts: 100_000, detail: ""), ranked) == .incident(2))
     }
+
+    /// A viewer's loss that was a sender's gap counted late lives in the
+    /// track's incident; the viewer's loss and MOS issues go there too,
+    /// and the text says whose it was.
+    @Test func lateLossIssuesGoUnderTheTracksIncident() {
+        var e = IncidentEvidence()
+        e.stallCount = 2
+        e.subscribers = ["alice", "carol"]
+        e.publishers = ["bob"]
+        e.lateLossPct = 82.2
+        e.lateLossViewers = ["alice", "carol"]
+        let track = Incident(startTs: 40_000, endTs: 49_000, uid: "bob", track: "bob-cam", kinds: [.stall], cause: .publisher, evidence: e)
+        let ranked: [(number: Int, incident: Incident)] = [(1, track), (2, incident("bob", 48_000, 50_000, [.loss]))]
+        #expect(IssuePlacement.place(Issue(code: .highPacketLoss, uid: "carol", detail: ""), ranked) == .incident(1))
+        #expect(IssuePlacement.place(Issue(code: .lowMOS, uid: "alice", detail: ""), ranked) == .incident(1))
+        // Not bob's own loss: that is his own incident's.
+        #expect(IssuePlacement.place(Issue(code: .highPacketLoss, uid: "bob", detail: ""), ranked) == .incident(2))
+        #expect(IncidentText.evidence(track).contains("alice, carol counted the gap as loss when the stream came back (up to 82.2%)"))
+    }
 }

@@ -112,6 +112,11 @@ public struct IncidentEvidence: Sendable, Equatable {
     /// The viewer's side: how many other viewers of the stalled track kept
     /// playing through the stall (the fewest over its stalls).
     public var othersPlaying: Int?
+    /// Loss the viewers reported as the stalled stream came back: the
+    /// sender's outage counted late (`LateLoss`), not their own network.
+    /// The largest, and whose.
+    public var lateLossPct: Double?
+    public var lateLossViewers: [String] = []
 
     public init() {}
 
@@ -141,6 +146,9 @@ public struct IncidentEvidence: Sendable, Equatable {
         if let v = burstTracks { f.append(("burstTracks", .int(Int64(v)))) }
         if let v = otherTracksPlaying { f.append(("otherTracksPlaying", .int(Int64(v)))) }
         if let v = othersPlaying { f.append(("othersPlaying", .int(Int64(v)))) }
+        if let v = lateLossPct {
+            f += [("lateLossPct", .double(v)), ("lateLossViewers", .array(lateLossViewers.map { .string($0) }))]
+        }
         return .object(f)
     }
 }

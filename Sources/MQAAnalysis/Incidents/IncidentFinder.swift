@@ -13,10 +13,14 @@ import MQAModel
 ///    their subscribers' signals and clustered per track (a stall joins the
 ///    cluster when it starts before the cluster's end + 2 s): they belong
 ///    to the track.
-/// 3. **Merging.** Per participant, and per track for shared clusters,
+/// 3. **Late loss.** A viewer's short loss run just as a stream the sender
+///    already explains came back is the sender's gap counted late
+///    (`LateLoss`): taken out of the viewer's signals, with the low-tier
+///    run it began, and named in the evidence of the stall's incident.
+/// 4. **Merging.** Per participant, and per track for shared clusters,
 ///    signals sorted by start join the open incident when they start at
 ///    most `mergeGapMs` (10 s) after its end.
-/// 4. **Cause**, the first that applies: `publisher` for a track's
+/// 5. **Cause**, the first that applies: `publisher` for a track's
 ///    incident; `disconnect` (a disconnect is in it); `own_network` (the
 ///    participant's own loss, RTT or low tier is in it; or, for stalls, a
 ///    rise against the participant's own baseline within 2 s, or a
@@ -55,6 +59,11 @@ public enum IncidentFinder {
             context.rises[client.uid] = spikes.rises
             context.reports[client.uid] = spikes.warm
         }
+        if !analysis.isCDN {
+            let late = LateLoss(signals, subscriptions: analysis.subscriptions, sharing: context.sharing, reports: context.reports)
+            signals = late.kept
+            context.late = late
+        }
         let stalls = stallSignals(analysis.subscriptions, context.sharing)
         signals += stalls.filter { !$0.shared }
         let byUid = Dictionary(grouping: signals, by: \.uid)
@@ -82,6 +91,8 @@ public enum IncidentFinder {
 
         /// The one sender-side stall rule, over the meeting's subscriptions.
         let sharing: SharedStalls
+        /// Viewers' loss that was a sender's outage counted late (`LateLoss`).
+        var late: LateLoss?
 
         init(analysis: MeetingAnalysis, sharing: SharedStalls) {
             self.analysis = analysis
@@ -233,6 +244,12 @@ public enum IncidentFinder {
         } else {
             cause = .unknown
         }
+        for s in stalls {
+            guard let p = s.publisher, let t = s.track, let l = context.late?.evidence(publisher: p, track: t, viewer: uid, start: s.start, end: s.start)
+            else { continue }
+            e.lateLossPct = max(e.lateLossPct ?? 0, l.peak)
+            e.lateLossViewers = Array(Set(e.lateLossViewers + l.viewers)).sorted()
+        }
         return Incident(startTs: start, endTs: end, uid: uid, track: nil, kinds: kinds, cause: cause, evidence: e)
     }
 
@@ -328,6 +345,10 @@ public enum IncidentFinder {
         }.map(\.kind)).sorted()
         publisherFigures(&e, start, end, context)
         e.networkChange = (context.networkChanges[publisher] ?? []).last { $0.ts <= end && $0.ts >= start - networkChangeMs }?.words
+        if let l = context.late?.evidence(publisher: publisher, track: track, start: start, end: end) {
+            e.lateLossPct = l.peak
+            e.lateLossViewers = l.viewers
+        }
         return Incident(startTs: start, endTs: end, uid: publisher, track: track, kinds: [.stall], cause: .publisher, evidence: e)
     }
 

@@ -1,0 +1,143 @@
+import MQABase
+import MQAModel
+
+/// Loss a viewer reports when a sender's stream comes back after an outage.
+///
+/// A receiver counts the packets it missed from the gap in their sequence
+/// numbers, so nothing is counted lost while nothing arrives: the whole
+/// outage shows up at once, in the first report after the sender's packets
+/// return (a recorded mesh call: the sender's uplink cut for 7 s, both
+/// viewers' networks untouched, their reports said 0 % all through, then
+/// 64 % and 82 % in the second the stream came back). Read as the viewer's
+/// own loss, it made each viewer an "own network" incident right next to
+/// the sender's.
+///
+/// So a viewer's loss run is the sender's when
+/// - it is short (`maxMs`);
+/// - it belongs to a stall every viewer of the track saw together (a
+///   shared stall, rule 1): the sender's stream stopped;
+/// - it starts after the stall began, at most `keyframeMs` before the
+///   stream came back and at most 2 s after: the stall's end, or, when the
+///   stall ended with the subscription (the packets stopped: a pause), the
+///   next subscription of the same track;
+/// - the viewer's reports from the stall's start to it said little loss
+///   (`quietBefore`): a viewer whose own network froze the tile reports
+///   the loss while frozen.
+/// The low-tier run that such a report began goes with it. The moved loss
+/// becomes evidence of the track's incident.
+///
+/// Stalls only rule 7 blames on the publisher (a lone viewer next to the
+/// publisher's trouble) move nothing: on a simulated fleet, 188 of 188
+/// losses they would have moved were the viewer's own network or device.
+struct LateLoss: Sendable {
+    /// A loss run this long at most: one or two reports. A viewer whose
+    /// own network loses packets for longer keeps its loss.
+    static let maxMs: Int64 = 5000
+    /// Packets come back before frames do: the first picture waits for a
+    /// key frame (2 s in the recorded call). A late loss starts at most
+    /// this long before the stall's end.
+    static let keyframeMs: Int64 = 3000
+    /// The low-tier run a late loss began ends this soon after it (the
+    /// tier's dwell before it climbs back).
+    static let tierTailMs: Int64 = 10_000
+
+    /// One loss run moved to the sender: whose, its peak, and the stall
+    /// (track of `publisher`, starting at `stallStart`) it came back from.
+    struct Moved: Sendable, Equatable {
+        var uid: String
+        var publisher: String
+        var track: String
+        var stallStart: Int64
+        var peak: Double
+    }
+
+    /// Every viewer's signals but the late losses (and the low-tier runs
+    /// they began), and the moved losses.
+    let kept: [IncidentSignal]
+    let moved: [Moved]
+
+    /// `signals`: every participant's signals except stalls;
+    /// `subscriptions`: the meeting's, in any order.
+    /// `reports`: each participant's warm reports, in time order.
+    init(_ signals: [IncidentSignal], subscriptions: [Subscription], sharing: SharedStalls,
+         reports: [String: [(ts: Int64, loss: Double, rtt: Double)]]) {
+        struct Back { var publisher: String, track: String, start: Int64, back: Int64 }
+        struct TrackKey: Hashable { var subscriber: String, publisher: String, track: String }
+        let hasLoss = Set(signals.lazy.filter { $0.kind == .loss && $0.end - $0.start <= Self.maxMs }.map(\.uid))
+        var starts: [TrackKey: [Int64]] = [:]
+        for s in subscriptions where hasLoss.contains(s.subscriber) {
+            starts[TrackKey(subscriber: s.subscriber, publisher: s.publisher, track: s.track), default: []].append(s.subscribeTs)
+        }
+        var windows: [String: [Back]] = [:]
+        let gap = IncidentFinder.alignmentMs
+        for s in subscriptions where hasLoss.contains(s.subscriber) && s.publisher != s.subscriber {
+            for x in s.stalls {
+                guard sharing.isShared(x, of: s) else { continue }
+                var back = x.end
+                if x.open {
+                    // The subscription ended with the stall: the packets
+                    // stopped. They came back with the next subscription.
+                    let key = TrackKey(subscriber: s.subscriber, publisher: s.publisher, track: s.track)
+                    if let next = starts[key]?.filter({ $0 >= s.endTs && $0 <= s.endTs + IncidentFinder.mergeGapMs }).min() {
+                        back = next
+                    }
+                }
+                windows[s.subscriber, default: []].append(Back(publisher: s.publisher, track: s.track, start: x.start, back: back))
+            }
+        }
+        var moved: [Moved] = []
+        var movedRuns: [String: [(start: Int64, end: Int64)]] = [:]
+        var kept: [IncidentSignal] = []
+        kept.reserveCapacity(signals.count)
+        for s in signals {
+            if s.kind == .loss, s.end - s.start <= Self.maxMs,
+               let w = (windows[s.uid] ?? []).filter({ s.start > $0.start && s.start >= $0.back - Self.keyframeMs && s.start <= $0.back + gap })
+                   .min(by: { $0.start < $1.start }),
+               Self.quietBefore(reports[s.uid] ?? [], from: w.start, to: s.start)
+            {
+                moved.append(Moved(uid: s.uid, publisher: w.publisher, track: w.track, stallStart: w.start, peak: s.peak ?? 0))
+                movedRuns[s.uid, default: []].append((s.start, s.end))
+            } else {
+                kept.append(s)
+            }
+        }
+        self.kept = kept.filter { s in
+            s.kind != .lowTier || !(movedRuns[s.uid] ?? []).contains {
+                s.start >= $0.start && s.start <= $0.end && s.end <= $0.end + Self.tierTailMs
+            }
+        }
+        self.moved = moved
+    }
+
+    /// The viewer's reports from the stall's start until the loss said
+    /// little loss (at least one, none above the 5 % line): nothing was
+    /// counted while nothing came, the signature of a gap counted late.
+    /// A viewer whose own network froze the tile reports the loss during
+    /// the stall.
+    static func quietBefore(_ reports: [(ts: Int64, loss: Double, rtt: Double)], from: Int64, to: Int64) -> Bool {
+        var lo = 0, hi = reports.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if reports[mid].ts < from { lo = mid + 1 } else { hi = mid }
+        }
+        var any = false
+        for r in reports[lo...] {
+            guard r.ts < to else { break }
+            if r.loss > IssueThresholds.lossP95Pct { return false }
+            any = true
+        }
+        return any
+    }
+
+    /// The moved losses of the stalls of `track` (of `publisher`) that
+    /// started in `[start, end]`: the largest, and whose.
+    /// `viewer`: only that viewer's.
+    func evidence(publisher: String, track: String, viewer: String? = nil, start: Int64, end: Int64) -> (peak: Double, viewers: [String])? {
+        let mine = moved.filter {
+            $0.publisher == publisher && $0.track == track && $0.stallStart >= start && $0.stallStart <= end
+                && (viewer == nil || $0.uid == viewer)
+        }
+        guard let peak = mine.map(\.peak).max() else { return nil }
+        return (peak, Set(mine.map(\.uid)).sorted())
+    }
+}
