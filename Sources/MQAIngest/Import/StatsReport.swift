@@ -133,11 +133,22 @@ enum StatsValue: Equatable {
 
 /// One stats report at one sample: its type and the properties the
 /// mapping reads (absent ones are nil).
-struct StatsReport: Equatable {
+///
+/// A dump's connection keeps every report of its last sample, about
+/// half of them of types the mapping never reads (codecs, streams,
+/// certificates, remote candidates): such a report keeps no values but
+/// the `trackIdentifier` a `trackId` may point to, and a report allocates
+/// its values only when it keeps one. On a dump of 1,000 connections at
+/// once, the values were 74 of the 108 MB the importer held. (Packing
+/// only the present values took 20 MB more off, but each lookup then
+/// cost a population count or a second array: 5 % more instructions on
+/// a webrtc-internals dump.)
+struct StatsReport {
     var type: String { didSet { category = Category(type) } }
     /// The type as the mapping sorts it, decided once per report.
     private(set) var category: Category
-    var values = [StatsValue?](repeating: nil, count: StatsProperty.allCases.count)
+    /// By `StatsProperty` raw value; empty until the report keeps a value.
+    private var values: [StatsValue?] = []
 
     init(type: String) {
         self.type = type
@@ -166,13 +177,24 @@ struct StatsReport: Equatable {
     }
 
     subscript(_ p: StatsProperty) -> StatsValue? {
-        get { values[p.rawValue] }
-        set { values[p.rawValue] = newValue }
+        @inline(__always) get { values.isEmpty ? nil : values[p.rawValue] }
+        set {
+            if values.isEmpty {
+                // A type the mapping reads nothing of keeps only what a
+                // `trackId` reference reads; an untyped report keeps all
+                // (its type may come later).
+                guard let newValue, category != .other || type.isEmpty || p == .trackIdentifier else { return }
+                values = [StatsValue?](repeating: nil, count: StatsProperty.allCases.count)
+                values[p.rawValue] = newValue
+            } else if newValue == nil || category != .other || type.isEmpty || p == .trackIdentifier {
+                values[p.rawValue] = newValue
+            }
+        }
     }
 
-    func number(_ p: StatsProperty) -> Fixed? { values[p.rawValue]?.number }
-    func text(_ p: StatsProperty) -> String? { values[p.rawValue]?.text }
-    func bool(_ p: StatsProperty) -> Bool? { values[p.rawValue]?.bool }
+    @inline(__always) func number(_ p: StatsProperty) -> Fixed? { values.isEmpty ? nil : values[p.rawValue]?.number }
+    func text(_ p: StatsProperty) -> String? { self[p]?.text }
+    @inline(__always) func bool(_ p: StatsProperty) -> Bool? { values.isEmpty ? nil : values[p.rawValue]?.bool }
 
     var isLocalInbound: Bool { category == .inbound && bool(.isRemote) != true }
     var isLocalOutbound: Bool { category == .outbound && bool(.isRemote) != true }

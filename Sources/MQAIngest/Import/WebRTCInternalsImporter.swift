@@ -422,7 +422,7 @@ struct WebRTCInternalsImporter {
                     guard let values else { continue }
                     // Shorter series are aligned to the end of the timestamps.
                     let j = i - (n - values.count)
-                    current[r].values[pi] = j >= 0 && j < values.count ? values[j] : nil
+                    current[r][StatsProperty(rawValue: pi)!] = j >= 0 && j < values.count ? values[j] : nil
                 }
                 reports.append((series[r].id, current[r]))
             }
