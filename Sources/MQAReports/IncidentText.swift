@@ -57,9 +57,12 @@ enum IncidentText {
             }
             if e.publisherMaxLossPct != nil || e.publisherMaxRttMs != nil {
                 var f: [String] = []
-                if let l = e.publisherMaxLossPct { f.append("loss up to \(ReportText.number(l, places: 1))%") }
+                // The publisher's reports are of what it received: a
+                // capped uplink leaves them clean ("own loss 0%" read as
+                // a clean sender).
+                if let l = e.publisherMaxLossPct { f.append("received loss up to \(ReportText.number(l, places: 1))%") }
                 if let r = e.publisherMaxRttMs { f.append("RTT up to \(ReportText.number(r, places: 0)) ms") }
-                parts.append("publisher's own " + f.joined(separator: ", "))
+                parts.append("publisher's own reports: " + f.joined(separator: ", "))
             }
         case .ownDevice:
             if let n = e.burstTracks {

@@ -85,6 +85,35 @@ struct IncidentTests {
         #expect(incidents.allSatisfy { $0.cause == .ownDevice && $0.evidence.othersPlaying == 2 })
     }
 
+    @Test("in a P2P mesh another viewer playing on does not make a lone freeze the viewer's device")
+    func meshViewersGetTheirOwnStreams() {
+        func mesh(_ engine: String) -> [Incident] {
+            func joined(_ uid: String) -> ClientBuilder {
+                var c = ClientBuilder(uid, defaults: .tiers)
+                c.join(0, engine: engine)
+                c.reports(from: 1000, to: 120_000, mos: 4.3)
+                c.leave(120_000)
+                return c
+            }
+            var alice = joined("alice"), carol = joined("carol"), dave = joined("dave")
+            for viewer in [0, 1, 2] {
+                var c = [alice, carol, dave][viewer]
+                Self.watch(&c, "bob", "bob-cam")
+                if viewer == 0 { Self.watch(&c, "erin", "erin-cam") }
+                switch viewer { case 0: alice = c; case 1: carol = c; default: dave = c }
+            }
+            Self.stall(&alice, "bob", "bob-cam", 40_000, 41_000)
+            return Self.find([alice, joined("bob"), carol, dave, joined("erin")])
+        }
+        // Through an SFU the frames that reached carol and dave were sent:
+        // alice's device (rule 6).
+        #expect(mesh("sfu").first?.cause == .ownDevice)
+        // In a mesh bob sent alice a stream of her own: her other tile kept
+        // playing, so the sender's side (rule 9).
+        let p2p = mesh("p2p").first
+        #expect(p2p?.cause == .publisher && p2p?.evidence.otherTracksPlaying == 1 && p2p?.evidence.othersPlaying == nil)
+    }
+
     @Test("a track's incident stays apart from its publisher's own trouble, naming it as evidence")
     func trackIncidentKeepsThePublishersSignalsApart() {
         var bob = ClientBuilder("bob", defaults: .tiers)

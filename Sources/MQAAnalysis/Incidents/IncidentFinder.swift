@@ -27,7 +27,8 @@ import MQAModel
 ///    `network_change` in the 10 s before); `own_device`, or `own_network`
 ///    on the CDN (for each stall more of the track's other viewers played
 ///    it through than stalled with it: the sender sent the frames, this
-///    viewer did not show them); `publisher` (every stall lies within 2 s
+///    viewer did not show them; not on P2P, where each viewer gets its own
+///    stream); `publisher` (every stall lies within 2 s
 ///    of a loss, RTT, low-tier or disconnect signal of its publisher: the
 ///    sender's uplink degraded); `own_device` (3 or more tracks stalled
 ///    within 2 s with a clean network: decoder or CPU); `publisher` (one
@@ -289,8 +290,14 @@ public enum IncidentFinder {
     /// track for everyone; when most watchers played on, the frames were
     /// sent and this viewer's path lost them. A tie (two stall together
     /// while a third plays) is left to the later rules.
+    ///
+    /// Not on P2P: in a mesh the sender encodes and sends each viewer its
+    /// own stream over its own path, so another viewer playing on does not
+    /// show that this viewer's frames were sent. (A recorded mesh call with
+    /// the sender's uplink capped froze one viewer's tile of it while the
+    /// other's played: "own device" before.)
     static func othersKeptPlaying(_ uid: String, _ stalls: [IncidentSignal], _ context: CauseContext) -> Int? {
-        guard !stalls.isEmpty else { return nil }
+        guard !stalls.isEmpty, context.analysis.engine != "p2p" else { return nil }
         var fewest = Int.max
         for x in stalls {
             guard let track = x.track, let publisher = x.publisher else { return nil }
