@@ -65,6 +65,9 @@ enum IncidentText {
                 parts.append("publisher's own reports: " + f.joined(separator: ", "))
             }
         case .ownDevice:
+            if let g = e.strainedGapMs {
+                parts.append("its own reports came up to \(ReportText.duration(g)) apart: the device fell behind (CPU, or the app hung), and the RTT it measured with it")
+            }
             if let n = e.burstTracks {
                 parts.append("\(n) tracks stalled at once with a clean network (decoder or CPU)")
             } else if let n = e.othersPlaying {

@@ -228,6 +228,39 @@ struct IncidentTests {
         #expect(mine?.cause == .ownNetwork && mine?.evidence.maxLossPct == 60 && mine?.evidence.lateLossPct == nil)
     }
 
+    /// Alice's reports every second, but every `every` ms with RTT `rtt`
+    /// (and loss `loss`) from 40 to 60 s; both her tiles stall meanwhile.
+    static func strained(every: Int64, rtt: Double, loss: Double = 0.5) -> [Incident] {
+        var alice = ClientBuilder("alice", defaults: .tiers)
+        alice.join(0)
+        var t: Int64 = 1000
+        while t < 120_000 {
+            let slow = t >= 40_000 && t < 60_000
+            alice.report(t, mos: 4.3, rtt: slow ? rtt : 50, loss: slow ? loss : 0.5)
+            t += slow ? every : 1000
+        }
+        alice.leave(120_000)
+        Self.watch(&alice, "bob", "bob-cam")
+        Self.watch(&alice, "carol", "carol-cam")
+        Self.stall(&alice, "bob", "bob-cam", 42_000, 50_000)
+        Self.stall(&alice, "carol", "carol-cam", 42_500, 49_000)
+        return Self.find([alice, Self.calm("bob"), Self.calm("carol")]).filter { $0.uid == "alice" }
+    }
+
+    @Test("RTT that rose only while the client's own reports came seconds late is its device")
+    func strainedFeedIsTheDevice() {
+        let starved = Self.strained(every: 3000, rtt: 1500)
+        #expect(starved.count == 1 && starved[0].cause == .ownDevice)
+        #expect(starved[0].evidence.strainedGapMs == 3000 && starved[0].evidence.maxRttMs == 1500)
+        #expect(starved[0].json.rendered().contains(#""strainedGapMs":3000"#))
+        // The same RTT on time: the network.
+        #expect(Self.strained(every: 1000, rtt: 1500).first?.cause == .ownNetwork)
+        // Late reports that also lost packets: the network.
+        #expect(Self.strained(every: 3000, rtt: 1500, loss: 12).first?.cause == .ownNetwork)
+        // Gaps past a feed's silence (the app in the background) say nothing of the device.
+        #expect(Self.strained(every: 7000, rtt: 1500).first?.evidence.strainedGapMs == nil)
+    }
+
     @Test("a disconnect is its own cause, with the time away")
     func disconnect() {
         var bob = ClientBuilder("bob", defaults: .tiers)

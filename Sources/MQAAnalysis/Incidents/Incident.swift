@@ -117,6 +117,9 @@ public struct IncidentEvidence: Sendable, Equatable {
     /// The largest, and whose.
     public var lateLossPct: Double?
     public var lateLossViewers: [String] = []
+    /// `own_device` from a strained feed: the longest gap between the
+    /// participant's own reports while its RTT rose, ms.
+    public var strainedGapMs: Int64?
 
     public init() {}
 
@@ -146,6 +149,7 @@ public struct IncidentEvidence: Sendable, Equatable {
         if let v = burstTracks { f.append(("burstTracks", .int(Int64(v)))) }
         if let v = otherTracksPlaying { f.append(("otherTracksPlaying", .int(Int64(v)))) }
         if let v = othersPlaying { f.append(("othersPlaying", .int(Int64(v)))) }
+        if let v = strainedGapMs { f.append(("strainedGapMs", .int(v))) }
         if let v = lateLossPct {
             f += [("lateLossPct", .double(v)), ("lateLossViewers", .array(lateLossViewers.map { .string($0) }))]
         }

@@ -21,7 +21,9 @@ import MQAModel
 ///    signals sorted by start join the open incident when they start at
 ///    most `mergeGapMs` (10 s) after its end.
 /// 5. **Cause**, the first that applies: `publisher` for a track's
-///    incident; `disconnect` (a disconnect is in it); `own_network` (the
+///    incident; `disconnect` (a disconnect is in it); `own_device` (no
+///    loss, and every RTT spike measured while the client's own reports
+///    came seconds late: the device fell behind); `own_network` (the
 ///    participant's own loss, RTT or low tier is in it; or, for stalls, a
 ///    rise against the participant's own baseline within 2 s, or a
 ///    `network_change` in the 10 s before); `own_device`, or `own_network`
@@ -210,6 +212,11 @@ public enum IncidentFinder {
         let cause: IncidentCause
         if kinds.contains(.disconnect) {
             cause = .disconnect
+        } else if !kinds.contains(.loss), let gap = strainedDevice(group) {
+            // RTT that rose only while the client's own reports fell
+            // behind: its device did not keep up, and answered late.
+            cause = .ownDevice
+            e.strainedGapMs = gap
         } else if kinds.contains(where: { $0 == .loss || $0 == .rtt || $0 == .lowTier }) {
             cause = .ownNetwork
         } else if let rise = baselineRise(uid, start, end, context) {
@@ -252,6 +259,15 @@ public enum IncidentFinder {
             e.lateLossViewers = Array(Set(e.lateLossViewers + l.viewers)).sorted()
         }
         return Incident(startTs: start, endTs: end, uid: uid, track: nil, kinds: kinds, cause: cause, evidence: e)
+    }
+
+    /// When the group has RTT runs and every one was measured while the
+    /// client's reports came late (`IncidentSignal.strainedGap`): the
+    /// longest gap between them, ms.
+    static func strainedDevice(_ group: [IncidentSignal]) -> Int64? {
+        let rtt = group.filter { $0.kind == .rtt }
+        guard !rtt.isEmpty, rtt.allSatisfy({ $0.strainedGapMs != nil }) else { return nil }
+        return rtt.compactMap(\.strainedGapMs).max()
     }
 
     /// A `network_change` this long before an incident counts as its evidence.

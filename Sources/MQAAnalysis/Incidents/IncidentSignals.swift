@@ -27,6 +27,9 @@ struct IncidentSignal: Sendable, Equatable {
     /// Disconnect: its error, and ms until the client came back (nil: never).
     var error: String?
     var awayMs: Int64?
+    /// An RTT run measured while the client's own reports fell behind
+    /// (`strainedGap`): the longest gap between them, ms.
+    var strainedGapMs: Int64?
 }
 
 extension IncidentSignal {
@@ -74,14 +77,24 @@ extension IncidentSignal {
             }
         }
         var covers: [(i: Int, to: Int64)] = []
+        // Each warm report's gap since the report before it in its
+        // connection (nil for a connection's first).
+        var gaps: [Int64?] = []
         for span in client.connectionSpans() {
             let warmFrom = TierParams.warmFrom(connectionStart: span.start, coldStartMs: config.coldStartMs)
             let warm = span.reports.filter { TierParams.isWarm(ts: r.ts[$0], rtt: r.rtt[$0], warmFrom: warmFrom) }
+            var previous: Int64?
+            for p in span.reports {
+                defer { previous = r.ts[p] }
+                guard TierParams.isWarm(ts: r.ts[p], rtt: r.rtt[p], warmFrom: warmFrom) else { continue }
+                gaps.append(previous.map { r.ts[p] - $0 })
+            }
             for (k, i) in warm.enumerated() {
                 let next = k + 1 < warm.count ? r.ts[warm[k + 1]] : span.end
                 covers.append((i, max(r.ts[i], min(next, r.ts[i] + config.gapMs, span.end))))
             }
         }
+        let strainedFrom = strainedGap(gaps)
         func lowerQuartile(_ v: [Double]) -> Double {
             guard !v.isEmpty else { return 0 }
             // One rank: a selection, not a sort (sorting a client's three
@@ -97,15 +110,49 @@ extension IncidentSignal {
         // line, a spike around a stall), 0 is the baseline it is.
         let measured = covers.compactMap { r.jitter[$0.i] > 0 ? r.jitter[$0.i] : nil }
         let baseJitter = lowerQuartile(measured.count * 4 >= covers.count ? measured : covers.map { r.jitter[$0.i] })
-        for (i, to) in covers {
+        // Per RTT run: its reports, and those after a strained gap.
+        var rttReports: [(all: Int, strained: Int, longest: Int64)] = []
+        for (k, (i, to)) in covers.enumerated() {
             let l = r.loss[i], t = r.rtt[i], j = r.jitter[i]
             if j >= max(jitterRiseMs, jitterRiseFactor * baseJitter) { extend(&jitterRise, .jitter, r.ts[i], to, j, baseline: baseJitter) }
             if l > IssueThresholds.lossP95Pct { extend(&loss, .loss, r.ts[i], to, l) }
             else if l >= max(lossRisePct, lossRiseFactor * baseLoss) { extend(&lossRise, .loss, r.ts[i], to, l, baseline: baseLoss) }
-            if t > IssueThresholds.rttP95Ms { extend(&rtt, .rtt, r.ts[i], to, t) }
+            if t > IssueThresholds.rttP95Ms {
+                let count = rtt.count
+                extend(&rtt, .rtt, r.ts[i], to, t)
+                if rtt.count > count { rttReports.append((0, 0, 0)) }
+                let gap = gaps[k] ?? 0
+                rttReports[rttReports.count - 1].all += 1
+                if let from = strainedFrom, gap >= from && gap <= FeedSilence.longerThanMs {
+                    rttReports[rttReports.count - 1].strained += 1
+                    rttReports[rttReports.count - 1].longest = max(rttReports[rttReports.count - 1].longest, gap)
+                }
+            }
             else if t >= max(rttRiseFactor * baseRtt, baseRtt + rttRiseMs) { extend(&rttRise, .rtt, r.ts[i], to, t, baseline: baseRtt) }
         }
+        // A run most of whose reports came late is the device's, not the
+        // network's (`strainedGap`).
+        for k in rtt.indices where rttReports[k].strained * 2 > rttReports[k].all { rtt[k].strainedGapMs = rttReports[k].longest }
         return (loss + rtt, lossRise + rttRise + jitterRise, covers.map { (r.ts[$0.i], r.loss[$0.i], r.rtt[$0.i]) })
+    }
+
+    /// The gap between two of a client's reports from which they came late:
+    /// twice their median gap, and a second more, but under a feed's
+    /// silence (`FeedSilence`, the app in the background). A report comes
+    /// from the client's own timer (the SDK's, or the stats page's once a
+    /// second), so reports seconds late mean the device did not keep up
+    /// (its CPU starved, the app hung); the RTT it measured then holds its
+    /// own delay in answering. (A recorded mesh call, one browser held to
+    /// 5 % of a core for 20 s: its reports came 2.0–3.7 s apart instead of
+    /// 1 s, with RTT 1.2–2.9 s and no loss; read as its network.) Nil
+    /// with too few gaps to tell.
+    static func strainedGap(_ gaps: [Int64?]) -> Int64? {
+        var known = gaps.compactMap { $0 }
+        guard known.count >= 10 else { return nil }
+        known.sort()
+        let median = known[(known.count - 1) / 2]
+        let from = max(2 * median, median + 1000)
+        return from <= FeedSilence.longerThanMs ? from : nil
     }
 
     /// A client's `network_change` events as `(ts, "wifi→cellular")`: the
