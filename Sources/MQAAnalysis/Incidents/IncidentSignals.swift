@@ -82,11 +82,12 @@ extension IncidentSignal {
         var gaps: [Int64?] = []
         for span in client.connectionSpans() {
             let warmFrom = TierParams.warmFrom(connectionStart: span.start, coldStartMs: config.coldStartMs)
-            let warm = span.reports.filter { TierParams.isWarm(ts: r.ts[$0], rtt: r.rtt[$0], warmFrom: warmFrom) }
+            var warm: [Int] = []
             var previous: Int64?
             for p in span.reports {
                 defer { previous = r.ts[p] }
                 guard TierParams.isWarm(ts: r.ts[p], rtt: r.rtt[p], warmFrom: warmFrom) else { continue }
+                warm.append(p)
                 gaps.append(previous.map { r.ts[p] - $0 })
             }
             for (k, i) in warm.enumerated() {
