@@ -88,9 +88,8 @@ enum IncidentText {
         if let rtt = e.maxRttMs { parts.append("RTT up to \(ReportText.number(rtt, places: 0)) ms" + baseline(e.baselineRttMs, " ms", 0)) }
         if let j = e.maxJitterMs { parts.append("jitter up to \(ReportText.number(j, places: 0)) ms" + baseline(e.baselineJitterMs, " ms", 0)) }
         if let late = e.lateLossPct {
-            let pct = "(up to \(ReportText.number(late, places: 1))%)"
-            parts.append(i.track == nil ? "the sender's gap counted as loss when the stream came back \(pct)"
-                : "\(list(e.lateLossViewers, limit: 3)) counted the gap as loss when the stream came back \(pct)")
+            parts.append("\(list(e.lateLossViewers, limit: 3)) counted the gap as loss when the stream came back"
+                         + " (up to \(ReportText.number(late, places: 1))%)")
         }
         if let change = e.networkChange { parts.append("after \(change)") }
         if let t = e.lowestTier { parts.append("tier down to \(t.name) for \(ReportText.duration(e.lowTierMs))") }

@@ -16,7 +16,7 @@ import MQAModel
 /// 3. **Late loss.** A viewer's short loss run just as a stream the sender
 ///    already explains came back is the sender's gap counted late
 ///    (`LateLoss`): taken out of the viewer's signals, with the low-tier
-///    run it began, and named in the evidence of the stall's incident.
+///    run it began, and named in the evidence of the track's incident.
 /// 4. **Merging.** Per participant, and per track for shared clusters,
 ///    signals sorted by start join the open incident when they start at
 ///    most `mergeGapMs` (10 s) after its end.
@@ -251,12 +251,6 @@ public enum IncidentFinder {
             publisherFigures(&e, start, end, context)
         } else {
             cause = .unknown
-        }
-        for s in stalls {
-            guard let p = s.publisher, let t = s.track, let l = context.late?.evidence(publisher: p, track: t, viewer: uid, start: s.start, end: s.start)
-            else { continue }
-            e.lateLossPct = max(e.lateLossPct ?? 0, l.peak)
-            e.lateLossViewers = Array(Set(e.lateLossViewers + l.viewers)).sorted()
         }
         return Incident(startTs: start, endTs: end, uid: uid, track: nil, kinds: kinds, cause: cause, evidence: e)
     }

@@ -131,12 +131,8 @@ struct LateLoss: Sendable {
 
     /// The moved losses of the stalls of `track` (of `publisher`) that
     /// started in `[start, end]`: the largest, and whose.
-    /// `viewer`: only that viewer's.
-    func evidence(publisher: String, track: String, viewer: String? = nil, start: Int64, end: Int64) -> (peak: Double, viewers: [String])? {
-        let mine = moved.filter {
-            $0.publisher == publisher && $0.track == track && $0.stallStart >= start && $0.stallStart <= end
-                && (viewer == nil || $0.uid == viewer)
-        }
+    func evidence(publisher: String, track: String, start: Int64, end: Int64) -> (peak: Double, viewers: [String])? {
+        let mine = moved.filter { $0.publisher == publisher && $0.track == track && $0.stallStart >= start && $0.stallStart <= end }
         guard let peak = mine.map(\.peak).max() else { return nil }
         return (peak, Set(mine.map(\.uid)).sorted())
     }
