@@ -63,7 +63,8 @@ struct LateLoss: Sendable {
          reports: [String: [(ts: Int64, loss: Double, rtt: Double)]]) {
         struct Back { var publisher: String, track: String, start: Int64, back: Int64 }
         struct TrackKey: Hashable { var subscriber: String, publisher: String, track: String }
-        let hasLoss = Set(signals.lazy.filter { $0.kind == .loss && $0.end - $0.start <= Self.maxMs }.map(\.uid))
+        func isShortLoss(_ s: IncidentSignal) -> Bool { s.kind == .loss && s.end - s.start <= Self.maxMs }
+        let hasLoss = Set(signals.lazy.filter(isShortLoss).map(\.uid))
         var starts: [TrackKey: [Int64]] = [:]
         for s in subscriptions where hasLoss.contains(s.subscriber) {
             starts[TrackKey(subscriber: s.subscriber, publisher: s.publisher, track: s.track), default: []].append(s.subscribeTs)
@@ -90,7 +91,7 @@ struct LateLoss: Sendable {
         var kept: [IncidentSignal] = []
         kept.reserveCapacity(signals.count)
         for s in signals {
-            if s.kind == .loss, s.end - s.start <= Self.maxMs,
+            if isShortLoss(s),
                let w = (windows[s.uid] ?? []).filter({ s.start > $0.start && s.start >= $0.back - Self.keyframeMs && s.start <= $0.back + gap })
                    .min(by: { $0.start < $1.start }),
                Self.quietBefore(reports[s.uid] ?? [], from: w.start, to: s.start)

@@ -179,16 +179,15 @@ struct StatsReport {
     subscript(_ p: StatsProperty) -> StatsValue? {
         @inline(__always) get { values.isEmpty ? nil : values[p.rawValue] }
         set {
+            // A type the mapping reads nothing of keeps only what a
+            // `trackId` reference reads; an untyped report keeps all (its
+            // type may come later). Clearing is always allowed.
+            guard newValue == nil || category != .other || type.isEmpty || p == .trackIdentifier else { return }
             if values.isEmpty {
-                // A type the mapping reads nothing of keeps only what a
-                // `trackId` reference reads; an untyped report keeps all
-                // (its type may come later).
-                guard let newValue, category != .other || type.isEmpty || p == .trackIdentifier else { return }
+                guard newValue != nil else { return }
                 values = [StatsValue?](repeating: nil, count: StatsProperty.allCases.count)
-                values[p.rawValue] = newValue
-            } else if newValue == nil || category != .other || type.isEmpty || p == .trackIdentifier {
-                values[p.rawValue] = newValue
             }
+            values[p.rawValue] = newValue
         }
     }
 
