@@ -236,3 +236,15 @@ CREATE TABLE IF NOT EXISTS connection_tracks (
     sender_track TEXT NOT NULL,   -- the sender's id for it
     PRIMARY KEY (client_id, connection, track)
 ) WITHOUT ROWID;
+
+-- Another name of the publisher of each video track an imported connection
+-- received (Docs/import.md, "One call, several dumps"): for remote-<ssrc>
+-- (Firefox's stats name no track) the stream the received description's
+-- msid names; for a stream id, the remote-<ssrc> of the SSRC it came on.
+CREATE TABLE IF NOT EXISTS connection_publishers (
+    client_id        INTEGER NOT NULL REFERENCES clients(id),
+    connection       TEXT NOT NULL,
+    publisher        TEXT NOT NULL,   -- the name the events give it
+    sender_publisher TEXT NOT NULL,   -- its other name
+    PRIMARY KEY (client_id, connection, publisher)
+) WITHOUT ROWID;

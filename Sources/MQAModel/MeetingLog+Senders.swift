@@ -9,26 +9,38 @@ extension MeetingLog {
     /// own id for it. A track whose publisher maps to the receiving client
     /// itself (a loopback test) is left as it is.
     ///
+    /// A publisher no participant is known by may have another name in
+    /// `streams[uid]`: a `remote-<ssrc>` (a dump whose stats name no
+    /// track) reads as the stream its received description's msid names,
+    /// and as that stream's participant where one is known by it; a stream
+    /// id reads as the participant known by its SSRC's `remote-<ssrc>`,
+    /// where one is (an SFU that renamed the sender's stream).
+    ///
     /// A browser dump names the peers it receives after their stream ids,
     /// and each received track by an id of its own. With the sender's dump
     /// in the meeting, its tracks are that participant's, so a stall is
     /// weighed against the sender's network; with the sender's track ids,
     /// two viewers of one camera watch one track, so a freeze both saw is
     /// the sender's.
-    public func resolvingSenders(publishers: [String: String], tracks: [String: [String: String]] = [:]) -> MeetingLog {
-        guard !publishers.isEmpty || !tracks.isEmpty else { return self }
+    public func resolvingSenders(
+        publishers: [String: String], tracks: [String: [String: String]] = [:], streams: [String: [String: String]] = [:]
+    ) -> MeetingLog {
+        guard !publishers.isEmpty || !tracks.isEmpty || !streams.isEmpty else { return self }
         var log = self
         for c in log.clients.indices {
             let uid = log.clients[c].uid
             let ownTracks = tracks[uid] ?? [:]
-            guard !publishers.isEmpty || !ownTracks.isEmpty else { continue }
+            let ownStreams = streams[uid] ?? [:]
+            guard !publishers.isEmpty || !ownTracks.isEmpty || !ownStreams.isEmpty else { continue }
             for e in log.clients[c].events.indices {
                 let payload = log.clients[c].events[e].payload
                 guard payload.kind.isTrackEvent else { continue }
                 var values = payload.values
                 var changed = false
                 if let i = payload.kind.descriptor.index(of: "publisher"), case .string(let publisher) = values[i],
-                   let sender = publishers[publisher] {
+                   let sender = publishers[publisher] ?? ownStreams[publisher].flatMap({
+                       publishers[$0] ?? (publisher.hasPrefix("remote-") ? $0 : nil)
+                   }) {
                     // A track the client sent itself (a loopback test) stays as the dump named it.
                     if sender == uid { continue }
                     values[i] = .string(sender)

@@ -38,10 +38,17 @@ struct ConnectionMeta {
     /// the remote descriptions set (`SentMediaNames.senderTracks`); the
     /// last description that names an SSRC wins.
     var senderTracks: [String: String] = [:]
+    /// The publisher the remote descriptions' msid names on each SSRC the
+    /// far end sends video on (`SentMediaNames.received`), for a track its
+    /// stats and `ontrack` lines do not name; the last description wins.
+    var ssrcPublishers: [String: String] = [:]
 
-    /// Notes the sender's tracks a logged remote description names.
+    /// Notes the sender's tracks and publishers a logged remote
+    /// description names.
     mutating func noteRemoteDescription(_ text: String) {
-        senderTracks.merge(SentMediaNames.senderTracks(loggedDescription: text)) { $1 }
+        let received = SentMediaNames.received(loggedDescription: text)
+        senderTracks.merge(received.tracks) { $1 }
+        ssrcPublishers.merge(received.publishers) { $1 }
     }
 
     /// Notes the names a logged local description gives the sent media.

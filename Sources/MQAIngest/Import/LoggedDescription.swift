@@ -32,6 +32,7 @@ struct LoggedDescription {
         var ssrcs: [UInt32] = []
         /// Plan B and Chrome's `a=ssrc:<n> msid:<stream> <track>`.
         var ssrcTracks: [UInt32: String] = [:]
+        var ssrcStreams: [UInt32: String] = [:]
     }
 
     /// Reads a description as a dump logs it: the SDP itself,
@@ -200,7 +201,9 @@ struct LoggedDescription {
                 let attribute = digitsEnd + 1
                 if attribute < end, has(ssrcMsid, b, at: attribute) {
                     let streamEnd = token(attribute + ssrcMsid.count, end)
-                    sections[last].streams.append(text(attribute + ssrcMsid.count, streamEnd))
+                    let stream = text(attribute + ssrcMsid.count, streamEnd)
+                    sections[last].streams.append(stream)
+                    sections[last].ssrcStreams[n] = stream
                     if streamEnd < end { sections[last].ssrcTracks[n] = text(streamEnd + 1, token(streamEnd + 1, end)) }
                 }
             }

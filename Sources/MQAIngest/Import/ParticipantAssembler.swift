@@ -262,9 +262,25 @@ struct ParticipantAssembler {
             context.knownAs = results[c].meta.knownAs
             // Each received track's id in the sender's own words, where the
             // description received names the track on its SSRC.
+            // And the publisher's other name: for a track the dump gave no
+            // stream (`remote-<ssrc>`; Firefox's stats name no track) the
+            // one its msid names, for one it did the SSRC's `remote-<ssrc>`,
+            // which the sender's dump knows where an SFU renamed the stream.
             let senders = results[c].meta.senderTracks
+            let streams = results[c].meta.ssrcPublishers
+            var ambiguous: Set<String> = []
             for (name, ssrc) in zip(converter.trackNames, converter.trackSSRCs) {
-                if let ssrc, let sender = senders[ssrc], sender != name.track { context.senderTracks[name.track] = sender }
+                guard let ssrc else { continue }
+                if let sender = senders[ssrc], sender != name.track { context.senderTracks[name.track] = sender }
+                let bySSRC = "remote-" + ssrc
+                guard let other = name.publisher == bySSRC ? streams[ssrc] : bySSRC, !ambiguous.contains(name.publisher) else { continue }
+                if let known = context.senderPublishers[name.publisher], known != other {
+                    // Two SSRCs under one stream (a camera and a screen): neither.
+                    context.senderPublishers[name.publisher] = nil
+                    ambiguous.insert(name.publisher)
+                } else {
+                    context.senderPublishers[name.publisher] = other
+                }
             }
             if let endpoint = endpointID, endpoint != uid, !context.knownAs.contains(endpoint) { context.knownAs.append(endpoint) }
             if !context.isEmpty { conversion.contexts.append(context) }

@@ -37,7 +37,21 @@ enum SentMediaNames {
     /// <track>`, or the section's `a=msid` for its SSRCs. Keyed by the SSRC
     /// as text, as a receiver's `inbound-rtp` gives it.
     static func senderTracks(loggedDescription text: String) -> [String: String] {
+        received(loggedDescription: text).tracks
+    }
+
+    /// What a logged remote description says of each SSRC the far end
+    /// sends video on: the sender's track id (`senderTracks`), and the
+    /// publisher its stream names (the msid of the track, read as
+    /// `RTCStatsImporter.publisher(stream:)` reads an `ontrack` stream).
+    /// The publisher is what a receiver whose stats name no track needs:
+    /// Firefox's `inbound-rtp` has neither `trackIdentifier` nor `trackId`,
+    /// and its `ontrack` track ids are its own, so without the description
+    /// each of its tiles was `remote-<ssrc>` while a Safari viewer of the
+    /// same camera named the sender's stream. Both keyed by SSRC text.
+    static func received(loggedDescription text: String) -> (tracks: [String: String], publishers: [String: String]) {
         var tracks: [String: String] = [:]
+        var publishers: [String: String] = [:]
         for section in LoggedDescription(text)?.sections ?? [] where section.sends && section.kind == .video {
             for ssrc in section.ssrcs {
                 // An id the event log could carry (1–256 characters, not
@@ -45,8 +59,12 @@ enum SentMediaNames {
                 if let track = section.ssrcTracks[ssrc] ?? section.tracks.first, DumpIdentity.fits(track) {
                     tracks[String(ssrc)] = track
                 }
+                if let stream = section.ssrcStreams[ssrc] ?? section.streams.first,
+                   let publisher = RTCStatsImporter.publisher(stream: stream) {
+                    publishers[String(ssrc)] = publisher
+                }
             }
         }
-        return tracks
+        return (tracks, publishers)
     }
 }

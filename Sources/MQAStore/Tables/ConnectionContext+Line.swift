@@ -36,17 +36,22 @@ extension ConnectionContext {
         s += ",\"concealment\":" + (concealment.map { JSON.number($0) } ?? "null")
         // Only where the dump gave names: lines of earlier versions stay as they were.
         if !knownAs.isEmpty { s += ",\"knownAs\":" + JSON.stringArray(knownAs) }
-        if !senderTracks.isEmpty {
-            s += ",\"senderTracks\":{"
-            for (i, (local, sender)) in senderTracks.sorted(by: { $0.key < $1.key }).enumerated() {
-                if i > 0 { s += "," }
-                JSON.quote(local, into: &s)
-                s += ":"
-                JSON.quote(sender, into: &s)
-            }
-            s += "}"
-        }
+        ConnectionContext.appendMap("senderTracks", senderTracks, to: &s)
+        ConnectionContext.appendMap("senderPublishers", senderPublishers, to: &s)
         return s + "}\n"
+    }
+
+    /// `,"key":{…}` in key order; nothing for an empty map.
+    private static func appendMap(_ key: String, _ map: [String: String], to s: inout String) {
+        guard !map.isEmpty else { return }
+        s += ",\"" + key + "\":{"
+        for (i, (local, sender)) in map.sorted(by: { $0.key < $1.key }).enumerated() {
+            if i > 0 { s += "," }
+            JSON.quote(local, into: &s)
+            s += ":"
+            JSON.quote(sender, into: &s)
+        }
+        s += "}"
     }
 
     /// Reads a context line whose envelope the line parser has checked
@@ -85,12 +90,14 @@ extension ConnectionContext {
             }
             context.knownAs = names.map { $0 as! String }
         }
-        if let value = object["senderTracks"] {
-            guard let tracks = value as? [String: Any],
-                  tracks.allSatisfy({ !$0.key.isEmpty && (($0.value as? String).map { !$0.isEmpty } ?? false) }) else {
-                return fail("senderTracks: must be an object of non-empty track ids")
+        for (key, what) in [("senderTracks", "track ids"), ("senderPublishers", "publisher names")] {
+            guard let value = object[key] else { continue }
+            guard let map = value as? [String: Any],
+                  map.allSatisfy({ !$0.key.isEmpty && (($0.value as? String).map { !$0.isEmpty } ?? false) }) else {
+                return fail("\(key): must be an object of non-empty \(what)")
             }
-            context.senderTracks = tracks.mapValues { $0 as! String }
+            let names = map.mapValues { $0 as! String }
+            if key == "senderTracks" { context.senderTracks = names } else { context.senderPublishers = names }
         }
         return .success(context)
     }

@@ -34,19 +34,27 @@ extension EventStore {
             name.bind(3, n)
             try name.run()
         }
-        let clearTracks = try db.cached("DELETE FROM connection_tracks WHERE client_id = ? AND connection = ?")
-        clearTracks.bind(1, client)
-        clearTracks.bind(2, c.connection)
-        try clearTracks.run()
-        let track = try db.cached(
-            "INSERT OR REPLACE INTO connection_tracks (client_id, connection, track, sender_track) VALUES (?, ?, ?, ?)")
-        for (local, sender) in c.senderTracks.sorted(by: { $0.key < $1.key }) {
-            track.reset()
-            track.bind(1, client)
-            track.bind(2, c.connection)
-            track.bind(3, local)
-            track.bind(4, sender)
-            try track.run()
+        try replaceMap(c.senderTracks, table: "connection_tracks", columns: ("track", "sender_track"), client: client, connection: c.connection)
+        try replaceMap(c.senderPublishers, table: "connection_publishers", columns: ("publisher", "sender_publisher"),
+                       client: client, connection: c.connection)
+    }
+
+    /// Replaces a connection's rows of a two-column map table
+    /// (`connection_tracks`, `connection_publishers`) with `map`.
+    private func replaceMap(_ map: [String: String], table: String, columns: (String, String), client: Int64, connection: String) throws {
+        let clear = try db.cached("DELETE FROM \(table) WHERE client_id = ? AND connection = ?")
+        clear.bind(1, client)
+        clear.bind(2, connection)
+        try clear.run()
+        let insert = try db.cached(
+            "INSERT OR REPLACE INTO \(table) (client_id, connection, \(columns.0), \(columns.1)) VALUES (?, ?, ?, ?)")
+        for (local, sender) in map.sorted(by: { $0.key < $1.key }) {
+            insert.reset()
+            insert.bind(1, client)
+            insert.bind(2, connection)
+            insert.bind(3, local)
+            insert.bind(4, sender)
+            try insert.run()
         }
     }
 
@@ -96,18 +104,29 @@ extension EventStore {
             for i in contexts.indices { contexts[i].senderTracks = tracks[contexts[i].connection] ?? [:] }
             out[uid] = contexts
         }
+        for (uid, publishers) in try connectionMap(meeting: meeting, table: "connection_publishers", columns: ("publisher", "sender_publisher")) {
+            guard var contexts = out[uid] else { continue }
+            for i in contexts.indices { contexts[i].senderPublishers = publishers[contexts[i].connection] ?? [:] }
+            out[uid] = contexts
+        }
         return out
     }
 
     /// A meeting's received tracks by the sender's id (`connection_tracks`),
     /// by uid and connection; empty for a store without the table.
     func connectionTracks(meeting: String) throws -> [String: [String: [String: String]]] {
-        guard try hasTable("connection_tracks") else { return [:] }
+        try connectionMap(meeting: meeting, table: "connection_tracks", columns: ("track", "sender_track"))
+    }
+
+    /// A meeting's rows of a two-column map table, by uid and connection;
+    /// empty for a store without the table.
+    private func connectionMap(meeting: String, table: String, columns: (String, String)) throws -> [String: [String: [String: String]]] {
+        guard try hasTable(table) else { return [:] }
         let s = try db.cached(
             """
-            SELECT c.uid, x.connection, x.track, x.sender_track
-            FROM connection_tracks x JOIN clients c ON c.id = x.client_id JOIN meetings m ON m.id = c.meeting_id
-            WHERE m.meeting = ? ORDER BY c.uid, x.connection, x.track
+            SELECT c.uid, x.connection, x.\(columns.0), x.\(columns.1)
+            FROM \(table) x JOIN clients c ON c.id = x.client_id JOIN meetings m ON m.id = c.meeting_id
+            WHERE m.meeting = ? ORDER BY c.uid, x.connection, x.\(columns.0)
             """)
         defer { s.reset() }
         s.bind(1, meeting)
@@ -137,6 +156,25 @@ extension EventStore {
             for sender in tracks.values { locals[sender, default: 0] += 1 }
             tracks = tracks.filter { locals[$0.value] == 1 }
             if !tracks.isEmpty { out[uid] = tracks }
+        }
+        return out
+    }
+
+    /// For each participant of `meeting`, the publisher the received
+    /// descriptions name for each `remote-<ssrc>` its dump gave a track
+    /// (`connection_publishers`). A name two of its connections read
+    /// differently is left as it is. Unlike tracks, many names may read as
+    /// one publisher: a sender's camera and screen are one person.
+    public func senderPublishers(meeting: String) throws -> [String: [String: String]] {
+        var out: [String: [String: String]] = [:]
+        for (uid, connections) in try connectionMap(meeting: meeting, table: "connection_publishers", columns: ("publisher", "sender_publisher")) {
+            var names: [String: String] = [:]
+            var mixed: Set<String> = []
+            for (local, sender) in connections.values.joined() {
+                if let other = names[local], other != sender { mixed.insert(local) } else { names[local] = sender }
+            }
+            for local in mixed { names[local] = nil }
+            if !names.isEmpty { out[uid] = names }
         }
         return out
     }

@@ -148,7 +148,9 @@ extension EventStore {
         // (Docs/import.md, "One call, several dumps").
         let names = try publisherNames(meeting: meeting, uids: Set(clients.map(\.uid)))
         let log = MeetingLog(meeting: meeting, clients: logs, damage: damage, contextOnly: contextOnly)
-        return (log.resolvingSenders(publishers: names, tracks: try senderTracks(meeting: meeting)), ids, counts)
+        let resolved = log.resolvingSenders(
+            publishers: names, tracks: try senderTracks(meeting: meeting), streams: try senderPublishers(meeting: meeting))
+        return (resolved, ids, counts)
     }
 }
 

@@ -121,13 +121,21 @@ public struct ConnectionContext: Sendable, Equatable {
     /// dump gives it (browsers make up their own): two viewers' dumps of
     /// one camera name the same sender's track.
     public var senderTracks: [String: String] = [:]
+    /// Another name of each received track's publisher, by the name this
+    /// dump gave it: for `remote-<ssrc>` (a track whose stream the dump did
+    /// not log: Firefox) the stream its received description's msid
+    /// names, for a stream id the `remote-<ssrc>` of the SSRC it came on.
+    /// A meeting is read with the first in place of `remote-<ssrc>`, and
+    /// with the second where the sender's dump knows it (an SFU renamed
+    /// the sender's stream: Jitsi's `…-1`).
+    public var senderPublishers: [String: String] = [:]
 
     public init(file: String, connection: String) {
         self.file = file
         self.connection = connection
     }
 
-    public var isEmpty: Bool { !hasFigures && knownAs.isEmpty && senderTracks.isEmpty }
+    public var isEmpty: Bool { !hasFigures && knownAs.isEmpty && senderTracks.isEmpty && senderPublishers.isEmpty }
 
     /// Whether it says something a report shows (a path, a limit, audio
     /// concealment), not only the names its media goes by.
