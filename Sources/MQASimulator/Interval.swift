@@ -45,10 +45,6 @@ func intersect(_ a: [Interval], _ b: [Interval]) -> [Interval] {
 
 /// Index of the interval holding `t`, in a sorted list of disjoint intervals.
 func indexOf(_ t: Int64, in list: [Interval]) -> Int? {
-    var lo = 0, hi = list.count
-    while lo < hi {
-        let mid = (lo + hi) / 2
-        if list[mid].end <= t { lo = mid + 1 } else { hi = mid }
-    }
+    let lo = list.partitionPoint { $0.end > t }
     return lo < list.count && list[lo].contains(t) ? lo : nil
 }

@@ -82,12 +82,7 @@ public struct NetworkTimeline: Sendable, Equatable {
 
     /// The stretch holding instant `t`.
     func stretch(at t: Int64) -> Int {
-        var lo = 0, hi = starts.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if starts[mid] <= t { lo = mid + 1 } else { hi = mid }
-        }
-        return max(0, lo - 1)
+        max(0, starts.partitionPoint { $0 > t } - 1)
     }
 
     /// Where stretch `i` ends (`Int64.max` for the last).

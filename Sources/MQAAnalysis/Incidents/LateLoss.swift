@@ -116,13 +116,8 @@ struct LateLoss: Sendable {
     /// A viewer whose own network froze the tile reports the loss during
     /// the stall.
     static func quietBefore(_ reports: [(ts: Int64, loss: Double, rtt: Double)], from: Int64, to: Int64) -> Bool {
-        var lo = 0, hi = reports.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if reports[mid].ts < from { lo = mid + 1 } else { hi = mid }
-        }
         var any = false
-        for r in reports[lo...] {
+        for r in reports[reports.partitionPoint { $0.ts >= from }...] {
             guard r.ts < to else { break }
             if r.loss > IssueThresholds.lossP95Pct { return false }
             any = true

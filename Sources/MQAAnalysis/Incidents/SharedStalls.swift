@@ -56,13 +56,8 @@ public struct SharedStalls: Sendable {
         // o.end > start - tol and o.end <= o.start + longest give
         // o.start > start - tol - longest.
         let from = start - tol - longest
-        var lo = 0, hi = entries.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if entries[mid].start > from { hi = mid } else { lo = mid + 1 }
-        }
         var who = Set<String>()
-        for o in entries[lo...] {
+        for o in entries[entries.partitionPoint { $0.start > from }...] {
             if o.start >= end + tol { break }
             if o.end > start - tol && o.subscriber != subscriber { who.insert(o.subscriber) }
         }

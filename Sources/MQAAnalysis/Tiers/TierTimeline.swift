@@ -36,11 +36,7 @@ public struct TierTimeline: Sendable, Equatable {
     /// before the other events of their millisecond.
     public func tier(at t: Int64) -> Tier {
         // Last hold with `from <= t` (holds are sorted and disjoint).
-        var lo = 0, hi = holds.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if holds[mid].from <= t { lo = mid + 1 } else { hi = mid }
-        }
+        let lo = holds.partitionPoint { $0.from > t }
         guard lo > 0, t < holds[lo - 1].to else { return .unknown }
         return holds[lo - 1].tier
     }

@@ -292,11 +292,7 @@ struct ParticipantAssembler {
     /// drop thousands of times and have as many track events.
     static func isAway(_ ts: Int64, _ away: [(from: Int64, to: Int64)]) -> Bool {
         // The last interval that begins before `ts`.
-        var lo = 0, hi = away.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if away[mid].from < ts { lo = mid + 1 } else { hi = mid }
-        }
+        let lo = away.partitionPoint { $0.from >= ts }
         return lo > 0 && ts < away[lo - 1].to
     }
 

@@ -384,15 +384,7 @@ struct WebRTCInternalsImporter {
         let sampleTimes = all.sorted()
         guard !sampleTimes.isEmpty else { return }
         /// The first sample at or after `time`.
-        func firstSample(atOrAfter time: Int64) -> Int {
-            var lo = 0
-            var hi = sampleTimes.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if sampleTimes[mid] < time { lo = mid + 1 } else { hi = mid }
-            }
-            return lo
-        }
+        func firstSample(atOrAfter time: Int64) -> Int { sampleTimes.partitionPoint { $0 >= time } }
         // at[r][k]: report r's element index at sample k.
         var at = [[Int?]](repeating: [Int?](repeating: nil, count: sampleTimes.count), count: series.count)
         for (r, t) in timed.enumerated() {
