@@ -86,6 +86,7 @@ let package = Package(
         // Builders the test targets share (ClientBuilder), so a fixture means
         // the same in each; a library, never shipped in a product.
         .target(name: "MQATestSupport", dependencies: ["MQABase", "MQAModel"], path: "Tests/MQATestSupport"),
+        .testTarget(name: "MQABaseTests", dependencies: ["MQABase"]),
         .testTarget(name: "MQAStoreTests", dependencies: ["MQABase", "MQAStore"]),
         .testTarget(name: "MQADomainTests", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest", "MQASimulator", "MQATestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest"]),

@@ -27,6 +27,8 @@ extension MeetingLog {
     ) -> MeetingLog {
         guard !publishers.isEmpty || !tracks.isEmpty || !streams.isEmpty else { return self }
         var log = self
+        // A publisher that is a participant's uid is that participant already.
+        let uids = streams.isEmpty ? [] : Set(clients.map(\.uid) + contextOnly.map(\.uid))
         for c in log.clients.indices {
             let uid = log.clients[c].uid
             let ownTracks = tracks[uid] ?? [:]
@@ -38,9 +40,9 @@ extension MeetingLog {
                 var values = payload.values
                 var changed = false
                 if let i = payload.kind.descriptor.index(of: "publisher"), case .string(let publisher) = values[i],
-                   let sender = publishers[publisher] ?? ownStreams[publisher].flatMap({
+                   let sender = publishers[publisher] ?? (uids.contains(publisher) ? nil : ownStreams[publisher].flatMap({
                        publishers[$0] ?? (publisher.hasPrefix("remote-") ? $0 : nil)
-                   }) {
+                   })) {
                     // A track the client sent itself (a loopback test) stays as the dump named it.
                     if sender == uid { continue }
                     values[i] = .string(sender)

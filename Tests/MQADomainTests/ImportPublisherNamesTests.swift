@@ -15,8 +15,9 @@ import Testing
     /// SSRC `receives` (4321), whose stream is named by an `ontrack` line (`ontrack`), or
     /// only by the remote description's `a=ssrc:4321 msid:` (`msid`), as
     /// Firefox logs it (no `trackIdentifier`); it sends `sends` on `ssrc`.
-    static func viewer(_ user: String, sends: String, ssrc: Int, receives: Int = 4321, ontrack: String? = nil, msid: String? = nil)
-        -> [String] {
+    /// `laterMsid`: a renegotiation names another sender on that SSRC.
+    static func viewer(_ user: String, sends: String, ssrc: Int, receives: Int = 4321, ontrack: String? = nil, msid: String? = nil,
+                       laterMsid: String? = nil) -> [String] {
         func description(_ type: String, _ sdp: String) -> String {
             String(decoding: try! JSONSerialization.data(withJSONObject: ["type": type, "sdp": sdp]), as: UTF8.self)
         }
@@ -26,10 +27,11 @@ import Testing
             RTC.line("identity", nil, #"{"displayName":"\#(user)"}"#, 0),
             RTC.line("setLocalDescription", "PC_0", description("offer", local), 100),
         ]
-        if let msid {
+        for (at, stream) in [(150, msid), (250, laterMsid)] {
+            guard let stream else { continue }
             let remote = "v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=sendrecv\r\na=ssrc:\(receives) cname:d\r\n"
-                + "a=ssrc:\(receives) msid:\(msid) sender-video\r\n"
-            lines.append(RTC.line("setRemoteDescription", "PC_0", description("answer", remote), 150))
+                + "a=ssrc:\(receives) msid:\(stream) \(stream)-video\r\n"
+            lines.append(RTC.line("setRemoteDescription", "PC_0", description("answer", remote), Int64(at)))
         }
         if let ontrack { lines.append(RTC.line("ontrack", "PC_0", "\"video:tv-\(user) stream:\(ontrack)\"", 200)) }
         lines.append(RTC.state("PC_0", "connected", 300))
@@ -59,6 +61,52 @@ import Testing
         let jitsi = "v=0\r\nm=video 9 RTP 96\r\na=sendonly\r\na=ssrc:9 msid:abcd1234-video-0-1 t\r\n"
             + "a=ssrc:8 msid:mixedmslabel mixedlabelvideo0\r\n"
         #expect(SentMediaNames.received(loggedDescription: jitsi).publishers == ["9": "abcd1234"])
+        // Plan B: SSRC 7 has no msid line of its own, and the section
+        // holds two senders' streams: it could be either's.
+        let planB = "v=0\r\nm=video 9 RTP 96\r\na=sendrecv\r\na=ssrc:5 msid:bob-cam bt\r\na=ssrc:6 msid:cat-cam ct\r\n"
+            + "a=ssrc:7 cname:x\r\n"
+        let read = SentMediaNames.received(loggedDescription: planB)
+        #expect(read.publishers == ["5": "bob-cam", "6": "cat-cam"] && read.tracks == ["5": "bt", "6": "ct"])
+    }
+
+    /// An SFU that reuses an SSRC for another sender (a later description
+    /// names another stream on it) shows several people on one tile: it
+    /// is named after none of them, not after the last from its start.
+    @Test func aReusedSSRCNamesNobody() throws {
+        let scratch = Scratch()
+        let ann = scratch.write("ann.log", Self.viewer("Ann", sends: "ann-cam", ssrc: 11, msid: "bob-cam", laterMsid: "cat-cam"))
+        let store = try EventStore(path: scratch.db)
+        _ = try Ingester(store: store).ingest(paths: [ann])
+        #expect(Self.publishers(try #require(try store.meetingLog("rtc-Standup"))) == ["Ann": ["remote-4321"]])
+        let context = try #require(try store.connectionContexts(meeting: "rtc-Standup")["Ann"]?.first)
+        #expect(context.senderPublishers.isEmpty && context.senderTracks.isEmpty, "\(context)")
+    }
+
+    /// A context line alone (an export of a newer build ingested over a
+    /// store that holds its events) changes who sent a track: the stored
+    /// summaries follow, not only the reports read from the events.
+    @Test func aContextLineAloneRedoesTheSummaries() throws {
+        let scratch = Scratch()
+        let made = try EventStore(path: scratch.dir + "/made.sqlite")
+        _ = try Ingester(store: made).ingest(paths: [scratch.write("ann.log", Self.viewer("Ann", sends: "ann-cam", ssrc: 11, msid: "bob-cam"))])
+        let lines = try exportText(made).split(separator: "\n").map(String.init)
+        let (context, events) = (lines.filter { $0.contains("mqa_connection_context") }, lines.filter { !$0.contains("mqa_connection_context") })
+        #expect(context.count == 1)
+        let store = try EventStore(path: scratch.db)
+        func summarized() throws -> [String] {
+            // As `mqa ingest` ends: the meetings marked stale are redone.
+            try store.refreshSummaries()
+            let s = try store.db.prepare("SELECT publisher FROM track_summary ORDER BY publisher")
+            var out: [String] = []
+            while try s.step() { out.append(s.string(0) ?? "") }
+            return out
+        }
+        _ = try Ingester(store: store).ingest(paths: [scratch.write("events.ndjson", events)])
+        let before = try summarized()
+        #expect(before == ["remote-4321"], "\(before)")
+        _ = try Ingester(store: store).ingest(paths: [scratch.write("context.ndjson", context)])
+        let after = try summarized()
+        #expect(after == ["bob-cam"], "\(after)")
     }
 
     /// Ann's Firefox and Cat's Chrome both watch Bob's camera; Bob's dump
@@ -87,7 +135,7 @@ import Testing
         var told: [String] = []
         ingester.onReject = { told.append($0.reason) }
         _ = try ingester.ingest(paths: [scratch.write("bad.ndjson", [String(bad.dropLast())])])
-        #expect(told == ["mqa_connection_context: senderPublishers: must be an object of non-empty publisher names"], "\(told)")
+        #expect(told == ["mqa_connection_context: senderPublishers: must be an object of non-empty publisher names (at most 256 characters)"], "\(told)")
 
         // Without the description: the SSRC's name, as before.
         let plain = scratch.write("ann-plain.log", Self.viewer("Ann", sends: "ann-cam", ssrc: 11))
@@ -124,5 +172,9 @@ import Testing
         #expect(Self.publishers(log.resolvingSenders(publishers: [:], streams: streams)) == ["Ann": ["s", "s2"]])
         #expect(Self.publishers(log.resolvingSenders(publishers: ["remote-5": "Bob", "s2": "Cat"], streams: streams))
             == ["Ann": ["Bob", "Cat"]])
+        // A publisher that is a participant's uid is that participant.
+        let withCat = MeetingLog(meeting: "m", clients: [ClientLog(uid: "Ann", events: events), ClientLog(uid: "s", events: [])])
+        #expect(Self.publishers(withCat.resolvingSenders(publishers: ["remote-5": "Bob"], streams: streams))
+            == ["Ann": ["s", "s2"], "s": []])
     }
 }

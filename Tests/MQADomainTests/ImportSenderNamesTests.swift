@@ -155,7 +155,7 @@ import Testing
                 var told: [String] = []
                 ingester.onReject = { told.append($0.reason) }
                 _ = try ingester.ingest(paths: [scratch.write("bad.ndjson", [String(bad.dropLast())])])
-                #expect(told == ["mqa_connection_context: senderTracks: must be an object of non-empty track ids"], "\(told)")
+                #expect(told == ["mqa_connection_context: senderTracks: must be an object of non-empty track ids (at most 256 characters)"], "\(told)")
             }
             return IncidentFinder.find(log, MeetingAnalysis.analyze(log, config: TierConfig()))
         }

@@ -35,20 +35,37 @@ struct ConnectionMeta {
     var firstLogWall: [LocaleLogTime.Reading]?
 
     /// The sender's track id on each SSRC the far end sends video on, from
-    /// the remote descriptions set (`SentMediaNames.senderTracks`); the
-    /// last description that names an SSRC wins.
+    /// the remote descriptions set (`SentMediaNames.senderTracks`).
     var senderTracks: [String: String] = [:]
     /// The publisher the remote descriptions' msid names on each SSRC the
     /// far end sends video on (`SentMediaNames.received`), for a track its
-    /// stats and `ontrack` lines do not name; the last description wins.
+    /// stats and `ontrack` lines do not name.
     var ssrcPublishers: [String: String] = [:]
+    /// SSRCs a later description gave another track or stream than an
+    /// earlier one: an SFU that reuses its SSRCs for whoever is on screen
+    /// (Jitsi's SSRC rewriting) has one tile show several senders, and
+    /// naming the whole tile after the last one would be wrong from its
+    /// start. They name nothing.
+    private var reusedTrackSSRCs: Set<String> = []
+    private var reusedStreamSSRCs: Set<String> = []
 
     /// Notes the sender's tracks and publishers a logged remote
     /// description names.
     mutating func noteRemoteDescription(_ text: String) {
         let received = SentMediaNames.received(loggedDescription: text)
-        senderTracks.merge(received.tracks) { $1 }
-        ssrcPublishers.merge(received.publishers) { $1 }
+        ConnectionMeta.merge(received.tracks, into: &senderTracks, reused: &reusedTrackSSRCs)
+        ConnectionMeta.merge(received.publishers, into: &ssrcPublishers, reused: &reusedStreamSSRCs)
+    }
+
+    private static func merge(_ names: [String: String], into map: inout [String: String], reused: inout Set<String>) {
+        for (ssrc, name) in names where !reused.contains(ssrc) {
+            if let known = map[ssrc], known != name {
+                map[ssrc] = nil
+                reused.insert(ssrc)
+            } else {
+                map[ssrc] = name
+            }
+        }
     }
 
     /// Notes the names a logged local description gives the sent media.

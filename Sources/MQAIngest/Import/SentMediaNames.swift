@@ -53,13 +53,19 @@ enum SentMediaNames {
         var tracks: [String: String] = [:]
         var publishers: [String: String] = [:]
         for section in LoggedDescription(text)?.sections ?? [] where section.sends && section.kind == .video {
+            // An SSRC without an msid of its own has the section's, where
+            // the section names one (Unified Plan); in a section of many
+            // (Plan B: each sender's SSRCs under their own msid lines) it
+            // could be anyone's.
+            let sectionTrack = Set(section.tracks).count == 1 ? section.tracks.first : nil
+            let sectionStream = Set(section.streams).count == 1 ? section.streams.first : nil
             for ssrc in section.ssrcs {
                 // An id the event log could carry (1–256 characters, not
                 // blank): `a=msid:s  t` gives an empty one, which names nothing.
-                if let track = section.ssrcTracks[ssrc] ?? section.tracks.first, DumpIdentity.fits(track) {
+                if let track = section.ssrcTracks[ssrc] ?? sectionTrack, DumpIdentity.fits(track) {
                     tracks[String(ssrc)] = track
                 }
-                if let stream = section.ssrcStreams[ssrc] ?? section.streams.first,
+                if let stream = section.ssrcStreams[ssrc] ?? sectionStream,
                    let publisher = RTCStatsImporter.publisher(stream: stream) {
                     publishers[String(ssrc)] = publisher
                 }

@@ -213,7 +213,12 @@ extension Ingester {
                              reason: "mqa_connection_context: no event of this meeting and uid before it", fileID: fileID, path: path)
         }
         let ids = try batch.clients.map { try store.clientID(meeting: $0.meeting, uid: $0.uid) }
-        for context in contextsKept { try store.putConnectionContext(context) }
+        for context in contextsKept {
+            // Its names change how the meeting reads (who sent a track):
+            // the summaries are redone, even when its events were all
+            // stored already (an export of a newer build ingested again).
+            if let client = try store.putConnectionContext(context) { summaries.touched(meeting: try markStale(client: client)) }
+        }
         buffered += batch.items
         for reject in batch.rejects {
             summary.rejected += 1

@@ -92,9 +92,11 @@ extension ConnectionContext {
         }
         for (key, what) in [("senderTracks", "track ids"), ("senderPublishers", "publisher names")] {
             guard let value = object[key] else { continue }
+            // Values become events' track and publisher fields: 1–256 characters.
             guard let map = value as? [String: Any],
-                  map.allSatisfy({ !$0.key.isEmpty && (($0.value as? String).map { !$0.isEmpty } ?? false) }) else {
-                return fail("\(key): must be an object of non-empty \(what)")
+                  map.allSatisfy({ !$0.key.isEmpty && (($0.value as? String).map { (1...256).contains($0.unicodeScalars.count) } ?? false) })
+            else {
+                return fail("\(key): must be an object of non-empty \(what) (at most 256 characters)")
             }
             let names = map.mapValues { $0 as! String }
             if key == "senderTracks" { context.senderTracks = names } else { context.senderPublishers = names }

@@ -6,8 +6,10 @@ import MQABase
 extension EventStore {
     /// Stores (or replaces, on a re-ingest) one connection's context;
     /// called on the writer's transaction, with the connection's events.
-    package func putConnectionContext(_ c: ConnectionContext) throws {
-        guard let meeting = c.meeting, let uid = c.uid else { return }
+    /// Returns the client's row id (nil without a meeting and uid).
+    @discardableResult
+    package func putConnectionContext(_ c: ConnectionContext) throws -> Int64? {
+        guard let meeting = c.meeting, let uid = c.uid else { return nil }
         let client = try clientID(meeting: Array(meeting.utf8), uid: Array(uid.utf8))
         let s = try db.cached(
             """
@@ -37,6 +39,7 @@ extension EventStore {
         try replaceMap(c.senderTracks, table: "connection_tracks", columns: ("track", "sender_track"), client: client, connection: c.connection)
         try replaceMap(c.senderPublishers, table: "connection_publishers", columns: ("publisher", "sender_publisher"),
                        client: client, connection: c.connection)
+        return client
     }
 
     /// Replaces a connection's rows of a two-column map table
