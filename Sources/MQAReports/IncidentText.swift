@@ -38,7 +38,13 @@ enum IncidentText {
     /// `publisherUnseen`: a stalled track's sender is no participant of
     /// the logs (a browser dump holds one person), so nothing was seen of
     /// that side.
-    static func evidence(_ i: Incident, qualityData: Bool = true, publisherUnseen: Bool = false) -> String {
+    ///
+    /// `owners` gives the sender of each of the participant's stalled
+    /// tracks: a track whose id does not start with its sender's name (a
+    /// browser's UUID) is told as `<sender>'s video`, since "12 stalls of
+    /// 02f61e48-…, 309111e4-…" says nothing of whose video froze.
+    static func evidence(_ i: Incident, qualityData: Bool = true, publisherUnseen: Bool = false,
+                         owners: [String: String] = [:]) -> String {
         let e = i.evidence
         var parts: [String] = []
         switch i.cause {
@@ -95,7 +101,10 @@ enum IncidentText {
         if let t = e.lowestTier { parts.append("tier down to \(t.name) for \(ReportText.duration(e.lowTierMs))") }
         if e.stallCount > 0 {
             let what = e.stallCount == 1 ? "1 stall" : "\(e.stallCount) stalls"
-            parts.append("\(what) (\(ReportText.duration(e.stalledMs)))" + (i.track == nil ? " of " + list(e.tracks, limit: 3) : ""))
+            var seen: Set<String> = []
+            let stalled = e.tracks.map { t in owners[t].map { t.hasPrefix($0) ? t : "\($0)'s video" } ?? t }
+                .filter { seen.insert($0).inserted }
+            parts.append("\(what) (\(ReportText.duration(e.stalledMs)))" + (i.track == nil ? " of " + list(stalled, limit: 3) : ""))
         }
         if i.cause == .unknown {
             parts.append(!qualityData ? "no quality data to tell why (CDN engine)"

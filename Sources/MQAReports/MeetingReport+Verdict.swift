@@ -190,12 +190,21 @@ extension MeetingReport {
                 s.subscriber == i.uid && i.evidence.tracks.contains(s.track) && !participants.contains(s.publisher)
             }
         }
-        var text = IncidentText.evidence(i, qualityData: hasQualityData, publisherUnseen: unseen)
+        var owners: [String: String] = [:]
+        if i.track == nil {
+            for s in analysis.subscriptions where s.subscriber == i.uid && i.evidence.tracks.contains(s.track) { owners[s.track] = s.publisher }
+        }
+        var text = IncidentText.evidence(i, qualityData: hasQualityData, publisherUnseen: unseen, owners: owners)
         guard i.cause == .publisher else { return text }
         for p in i.evidence.publishers {
-            let limits = (connections[p] ?? []).compactMap(\.limitsText)
-            guard !limits.isEmpty else { continue }
-            text += (text.isEmpty ? "" : "; ") + "\(p)'s video held back by " + limits.joined(separator: "; ") + " over the call"
+            let limited = (connections[p] ?? []).compactMap { c in c.limitsText.map { (c.connection, $0) } }
+            guard let first = limited.first else { continue }
+            // A mesh sender encodes for each peer: the same limit on each of
+            // its connections is one limit, not one per connection.
+            let said = limited.count == 1 ? first.1 + " over the call"
+                : Set(limited.map(\.1)).count == 1 ? first.1 + " over the call, on each of its \(limited.count) connections"
+                : limited.map { "\($0.1) on \($0.0)" }.joined(separator: "; ") + " over the call"
+            text += (text.isEmpty ? "" : "; ") + "\(p)'s video held back by " + said
         }
         return text
     }

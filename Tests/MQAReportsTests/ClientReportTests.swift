@@ -114,5 +114,31 @@ import MQAStore
         report.connections = [p: [c]]
         #expect(report.incidentEvidence(i).hasSuffix("\(p)'s video held back by cpu 34 s over the call"))
         #expect(report.markdown.contains("held back by cpu 34 s"))
+        // A mesh sender's connections, each limited alike: one limit, not
+        // "cpu 34 s; cpu 34 s"; limited differently: each named.
+        var d = c
+        d.connection = "PC_1"
+        report.connections = [p: [c, d]]
+        #expect(report.incidentEvidence(i).hasSuffix("\(p)'s video held back by cpu 34 s over the call, on each of its 2 connections"))
+        d.limitedMs = ["bandwidth": 5_000]
+        report.connections = [p: [c, d]]
+        #expect(report.incidentEvidence(i).hasSuffix("\(p)'s video held back by cpu 34 s on PC_0; bandwidth 5 s on PC_1 over the call"))
+    }
+
+    /// A participant's stalls are told by whose video froze where the
+    /// track's id does not say it (a browser's UUID); ids that begin with
+    /// the sender's name stay as they are.
+    @Test func stalledTracksAreToldByTheirSender() throws {
+        let report = MeetingReport(log: Fixtures.sfu, config: TierConfig())
+        let i = try #require(report.incidents.first { $0.track == nil && !$0.evidence.tracks.isEmpty })
+        let owners = Dictionary(report.analysis.subscriptions.filter { $0.subscriber == i.uid }.map { ($0.track, $0.publisher) }) { a, _ in a }
+        let plain = IncidentText.evidence(i)
+        #expect(IncidentText.evidence(i, owners: owners) == plain, "simulated ids begin with the sender: \(plain)")
+        let track = i.evidence.tracks[0]
+        let uuid = "02f61e48-1069-4be8-b5a1-009dc1a2627f"
+        var renamed = i
+        renamed.evidence.tracks = [uuid]
+        let told = IncidentText.evidence(renamed, owners: [uuid: owners[track] ?? "bob"])
+        #expect(told.contains("of \(owners[track] ?? "bob")'s video") && !told.contains(uuid), "\(told)")
     }
 }
