@@ -179,6 +179,29 @@ enum RTC {
         #expect(drop["reason"] as? String == "network" && drop["error"] == nil)
     }
 
+    /// A mesh participant has a connection per peer. One of them dropping
+    /// leaves the person in the call; all of them down at once is the
+    /// person's network gone: one disconnect when the last goes down, one
+    /// reconnect when the first comes back (a recorded call, B's network
+    /// cut for 12 s, told neither).
+    @Test func everyMeshConnectionDownIsOneDisconnect() throws {
+        func mesh(_ downs: [(String, Int64, Int64)], closeAt: Int64? = nil) throws -> [String] {
+            var lines = RTC.header() + [RTC.state("PC_0", "connected", 100), RTC.state("PC_1", "connected", 100)]
+            for (i, at) in stride(from: 1000, through: 9000, by: 1000).enumerated() {
+                for pc in ["PC_0", "PC_1"] { lines.append(RTC.stats(pc, Int64(at), [RTC.audioIn(50 * (i + 1)), RTC.audioOut(50 * (i + 1))])) }
+            }
+            for (pc, from, to) in downs { lines += [RTC.state(pc, "disconnected", from), RTC.state(pc, "connected", to)] }
+            if let closeAt { lines.append(RTC.line("close", "PC_1", "{}", closeAt)) }
+            return RTC.trace(try RTC.convert(lines))
+        }
+        #expect(try mesh([("PC_0", 3000, 6000)]) == ["meeting_join@1000", "meeting_leave@9000"])
+        #expect(try mesh([("PC_0", 3000, 6000), ("PC_1", 3500, 5500)])
+            == ["meeting_join@1000", "disconnect@3500", "reconnect@5500", "meeting_leave@9000"])
+        // The other connection closed while this one is down: nothing is left.
+        #expect(try mesh([("PC_0", 3000, 6000)], closeAt: 4000)
+            == ["meeting_join@1000", "disconnect@4000", "reconnect@6000", "meeting_leave@9000"])
+    }
+
     @Test func connectionStateWinsOverTheICEState() throws {
         var lines = RTC.header() + [RTC.state("PC_0", "connected", 100, ice: true), RTC.state("PC_0", "connected", 120)]
         lines += [1000, 2000, 3000].enumerated().map { i, at in RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1))]) }

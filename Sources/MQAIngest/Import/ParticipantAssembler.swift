@@ -93,6 +93,15 @@ struct ParticipantAssembler {
         func othersActive(_ k: Int, at ts: Int64) -> Bool {
             spans.indices.contains { j in j != k && spans[j].start <= ts && ts < spans[j].terminal }
         }
+        // Which connections are `disconnected` now, as the boundaries pass.
+        var isDown = [Bool](repeating: false, count: spans.count)
+        /// Another connection open and not `disconnected`: the person is
+        /// still in the call. Open but down, it holds nobody: in a mesh call
+        /// whose every connection dropped (the person's network gone), each
+        /// one's drop found the others open and none told a disconnect.
+        func othersUp(_ k: Int, at ts: Int64) -> Bool {
+            spans.indices.contains { j in j != k && !isDown[j] && spans[j].start <= ts && ts < spans[j].terminal }
+        }
         let engine = self.engine(results, counted)
         var joined = false
         var present = false
@@ -141,11 +150,13 @@ struct ParticipantAssembler {
                 }
                 present = true
             case .down:
-                guard present, !othersActive(b.span, at: b.ts) else { continue }
+                isDown[b.span] = true
+                guard present, !othersUp(b.span, at: b.ts) else { continue }
                 own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n")
                 present = false
                 goneAt = b.ts
             case .up:
+                isDown[b.span] = false
                 guard !present else { continue }
                 own(b.ts, 0, c, "reconnect", "}\n")
                 present = true
@@ -156,6 +167,12 @@ struct ParticipantAssembler {
                     // bridge and P2P): the person stays, this one's tracks end.
                     for t in results[c].converter.openTracks {
                         own(b.ts, 2, c, "stream_unsubscribe", ParticipantAssembler.trackPayload(t.publisher, t.track, "}\n"))
+                    }
+                    // The others all down: no live connection is left.
+                    if present && !othersUp(b.span, at: b.ts) {
+                        own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n")
+                        present = false
+                        goneAt = b.ts
                     }
                     continue
                 }
