@@ -1,0 +1,286 @@
+import MQABase
+import MQAModel
+import MQAStore
+
+// Received video tracks: subscriptions, first frames, freezes and pauses,
+// told from packets, frames and the browser's freeze counters.
+extension ConnectionConverter {
+    /// The video tracks of a sample: subscriptions follow the packets (a
+    /// track that receives none is not being sent: a pause, or never sent),
+    /// first frames the decoder, freezes the browser's freeze counters
+    /// where it keeps them, else decoding that stops while packets arrive.
+    mutating func videoTracks(_ sample: StatsSample, _ report: (String) -> StatsReport?) {
+        let ts = sample.ts
+        let sampleIndex = samples - 1
+        // The event inside (previous, ts] is known only to the interval:
+        // its midpoint (rounded down) stands for it.
+        let mid = previousTs.map { $0 + (ts - $0) / 2 } ?? ts
+        // Subscriptions and first frames found in an interval in which the
+        // connection came back: not before it did (a 6 s sampling gap over
+        // a drop put a track's return 2 s before its connection's).
+        let back = previousTs.flatMap { p in returns.last { $0 > p && $0 <= ts } }
+        let arrived = max(mid, back ?? mid)
+        for k in presentScratch.indices { presentScratch[k] = -1 }
+        for (n, (id, r)) in sample.reports.enumerated() where r.isLocalInbound && r.isKind("video") {
+            var key = r.text(.trackIdentifier)
+            if key == nil, let ref = r.text(.trackId) { key = report(ref)?.text(.trackIdentifier) }
+            // The ssrc's text only when it names the track or a new publisher.
+            let track = key ?? ConnectionConverter.ssrcText(r[.ssrc]) ?? id
+            let k: Int
+            if let known = trackIndex[track] {
+                k = known
+            } else {
+                let publisher = key.flatMap { publishers[$0] } ?? "remote-" + (ConnectionConverter.ssrcText(r[.ssrc]) ?? id)
+                k = tracks.count
+                tracks.append(Track(key: track, publisher: publisher, ssrc: ConnectionConverter.ssrcText(r[.ssrc])))
+                trackIndex[track] = k
+                presentScratch.append(-1)
+            }
+            if presentScratch[k] < 0 {
+                presentScratch[k] = n
+                tracks[k].report = id
+            }
+        }
+        for k in tracks.indices where tracks[k].subscribed && presentScratch[k] < 0 {
+            // Its report now carries another track (Chrome names a new track
+            // on the same SSRC when the sender swaps it): one tile handed on
+            // at the midpoint where the next begins, not two overlapping.
+            let handedOn = sample.reports.contains { $0.id == tracks[k].report && $0.report.isLocalInbound }
+            endSubscription(k, at: handedOn ? mid : ts)
+        }
+        // Packets first, for every track: a pause ends its subscription
+        // among the sample's unsubscribes, before any track's subscribe or
+        // status (webrtc-import.md: "the quality report first, then
+        // unsubscribes, then per track its subscribe and status").
+        while grewScratch.count < tracks.count { grewScratch.append(false) }
+        for k in tracks.indices {
+            guard presentScratch[k] >= 0 else { continue }
+            let r = sample.reports[presentScratch[k]].report
+            grewScratch[k] = ConnectionConverter.packetsGrew(&tracks[k], r)
+            if tracks[k].subscribed && !grewScratch[k] {
+                // Packets stopped: the sender muted or the SFU stopped
+                // forwarding. A pause, not a freeze. Its decoder's counters
+                // still move on.
+                if let frames = r.number(.framesDecoded) { tracks[k].lastFrames = frames }
+                if let freezes = r.number(.freezeCount) {
+                    tracks[k].lastFreezes = freezes
+                    tracks[k].lastFreezesDuration = r.number(.totalFreezesDuration)
+                }
+                let showing = tracks[k].shownFrame && !tracks[k].stalled
+                if let piece = endSubscription(k, at: mid), receivedNothing {
+                    darkPauses.append((piece, k, showing))
+                }
+                presentScratch[k] = -1
+            }
+        }
+        for k in tracks.indices {
+            guard presentScratch[k] >= 0 else { continue }
+            let r = sample.reports[presentScratch[k]].report
+            var t = tracks[k]
+            let key = t.key
+            let grew = grewScratch[k]
+            var newFrame = false
+            let frames = r.number(.framesDecoded)
+            let hadFrames = t.lastFrames?.isPositive == true
+            if let frames {
+                // A counter that went backwards restarted: any frame is new.
+                if let last = t.lastFrames, frames >= last { newFrame = frames > last } else { newFrame = frames.isPositive }
+                t.lastFrames = frames
+            }
+            let freezes = r.number(.freezeCount)
+            let freezesDuration = r.number(.totalFreezesDuration)
+            var freezeGrew = false
+            var freezeMs: Int64 = 0
+            if let freezes {
+                if let last = t.lastFreezes, freezes >= last {
+                    freezeGrew = freezes > last
+                    if freezeGrew, let d = freezesDuration, let lastD = t.lastFreezesDuration, d >= lastD {
+                        freezeMs = (d - lastD).millisecondsHalfUp
+                    }
+                }
+                t.lastFreezes = freezes
+                t.lastFreezesDuration = freezesDuration
+            }
+            // The track is written back once, on every path out of this body
+            // (the dictionary holds hundreds of thousands of these updates).
+            // Lost by the dozen: a gap in the sequence numbers, not the
+            // odd packet a lossy network drops after a real resume.
+            let lost = r.number(.packetsLost)
+            let lostGrew = lost.map { now in t.lastLost.map { now - $0 >= Fixed(raw: 10 * Fixed.one) } ?? false } ?? false
+            if lost != nil { t.lastLost = lost }
+            // Back after going dark with packets lost on the way (counted
+            // in the sample they came back in, or the next): they were
+            // sent, so nobody paused. The network dropped them for a while
+            // too short for ICE to call a drop (3 s in a recorded call):
+            // the video froze from the stop until it came back, and the
+            // subscription never ended.
+            if !t.subscribed, grew, lostGrew, let d = openDarkPause(of: k, through: ts), case let dark = darkPauses[d] {
+                darkPauses.remove(at: d)
+                pieces[dark.piece].dropped = true
+                t.subscribed = true
+                t.packetIntervals = 2
+                if dark.showing {
+                    status(pieces[dark.piece].ts, k, t.publisher, key, timedOut: true)
+                    if newFrame {
+                        // Frames came back in this interval, as a first
+                        // frame would be placed.
+                        status(arrived, k, t.publisher, key, timedOut: false)
+                        t.lastStallEnd = arrived
+                    } else {
+                        t.stalled = true
+                    }
+                }
+            } else if let back = t.backFromDark, back.sample == sampleIndex - 1, lostGrew, t.subscribed, t.subscribePiece >= 0,
+                      let d = darkPauses.firstIndex(where: { $0.piece == back.pause })
+            {
+                let dark = darkPauses.remove(at: d)
+                pieces[dark.piece].dropped = true
+                pieces[t.subscribePiece].dropped = true
+                t.pending = nil
+                if dark.showing {
+                    // The first frame of the dropped subscription ends it.
+                    status(pieces[dark.piece].ts, k, t.publisher, key, timedOut: true)
+                }
+            }
+            t.backFromDark = nil
+            if !t.subscribed {
+                guard grew else { tracks[k] = t; continue }  // never sent yet, or still paused
+                t.subscribed = true
+                t.pending = begin(arrived, .streamSubscribe, .track)
+                pieces[t.pending!].track = Int32(k)
+                trackFields(t.publisher, key)
+                text(",\"kind\":\"camera\"}\n")
+                t.subscribeTs = arrived
+                t.subscribeSample = sampleIndex
+                t.subscribeSampleTs = ts
+                t.afterPause = hadFrames
+                t.subscribePiece = t.pending!
+                if let d = openDarkPause(of: k, through: ts) { t.backFromDark = (darkPauses[d].piece, sampleIndex) }
+                t.packetIntervals = 1
+                t.shownFrame = false
+                t.stalled = false
+                t.samplesWithoutFrame = 0
+            } else {
+                t.packetIntervals += 1
+                if t.packetIntervals >= 2 { t.pending = nil }
+            }
+            var firstFrameNow = false
+            if newFrame {
+                t.samplesWithoutFrame = 0
+                if !t.shownFrame {
+                    t.shownFrame = true
+                    firstFrameNow = true
+                    t.stalled = false
+                    t.pending = nil
+                    // The first frame came in (previous, ts], the first
+                    // packets in the subscription's sample: only the time
+                    // between those two samples is a delay the samples
+                    // prove, and only that is claimed (webrtc-import.md:
+                    // never slow to start from sampling granularity alone):
+                    // the subscription moves to the end of its interval,
+                    // the frame to the start of its own. Within one
+                    // interval of the first packets, no delay is claimed.
+                    var at = t.subscribeTs
+                    if sampleIndex - t.subscribeSample > 1, let previous = previousTs, previous > t.subscribeSampleTs {
+                        if t.subscribePiece >= 0 { pieces[t.subscribePiece].ts = t.subscribeSampleTs }
+                        t.subscribeTs = t.subscribeSampleTs
+                        at = previous
+                    }
+                    t.firstFrameTs = at
+                    status(at, k, t.publisher, key, timedOut: false)
+                } else if t.stalled {
+                    t.stalled = false
+                    t.lastStallEnd = ts
+                    status(ts, k, t.publisher, key, timedOut: false)
+                }
+            } else if t.shownFrame && !t.stalled && freezes == nil {
+                t.samplesWithoutFrame += 1
+                if t.samplesWithoutFrame >= 2 {
+                    t.stalled = true
+                    status(ts, k, t.publisher, key, timedOut: true)
+                }
+            }
+            if freezeGrew && t.shownFrame && !(firstFrameNow && t.afterPause) {
+                // Browsers count a freeze once frames resume: it ended by
+                // this sample and lasted the duration's growth (never
+                // before the first frame: nothing was shown to freeze).
+                // The freeze the first frame after a pause ends is that
+                // pause (Chrome counts the gap of a stopped stream as one
+                // freeze when it resumes): no media came, so no stall.
+                let lasted = freezeMs > 0 ? freezeMs : (ts - (previousTs ?? ts)) / 2
+                // Several freezes in one interval are one stall of their
+                // summed duration; dated back, it may reach into the stall
+                // before, which it then follows (overlapping, it was lost
+                // as a repeat of a stall already open).
+                let start = max(t.firstFrameTs, ts - lasted, t.lastStallEnd)
+                if start < ts {
+                    status(start, k, t.publisher, key, timedOut: true)
+                    status(ts, k, t.publisher, key, timedOut: false)
+                    t.lastStallEnd = ts
+                }
+            }
+            tracks[k] = t
+        }
+    }
+
+    /// Track `k`'s last dark pause, when still standing and the connection
+    /// did not come back from a drop between it and `ts` (a drop and its
+    /// return are `finish`'s to judge).
+    func openDarkPause(of k: Int, through ts: Int64) -> Int? {
+        guard let d = darkPauses.lastIndex(where: { $0.track == k }), !pieces[darkPauses[d].piece].dropped else { return nil }
+        let stop = pieces[darkPauses[d].piece].ts
+        return returns.contains { $0 > stop && $0 <= ts } ? nil : d
+    }
+
+    /// Whether a present track's packets (and payload bytes) grew since the
+    /// last sample; records the counters.
+    static func packetsGrew(_ t: inout Track, _ r: StatsReport) -> Bool {
+        var grew = true  // without a packet counter, a present report is a flowing one
+        if let packets = r.number(.packetsReceived) {
+            if let last = t.lastPackets, packets >= last { grew = packets > last } else { grew = packets.isPositive }
+            t.lastPackets = packets
+        }
+        // Packets without payload bytes are padding (an SFU probing the
+        // bandwidth on a placeholder stream, as Jitsi's `mixedlabelvideo0`
+        // gets): no video is being sent.
+        if let bytes = r.number(.bytesReceived) {
+            var bytesGrew: Bool
+            if let last = t.lastBytes, bytes >= last { bytesGrew = bytes > last } else { bytesGrew = bytes.isPositive }
+            t.lastBytes = bytes
+            grew = grew && bytesGrew
+        }
+        return grew
+    }
+
+    /// Ends a track's subscription; one that never got past one interval
+    /// of packets without a frame is taken back whole.
+    /// Ends track `k`'s subscription; the unsubscribe's piece, or nil when
+    /// the subscription was taken back whole.
+    @discardableResult
+    mutating func endSubscription(_ k: Int, at ts: Int64) -> Int? {
+        var t = tracks[k]
+        t.subscribed = false
+        if let p = t.pending, !t.shownFrame {
+            pieces[p].dropped = true
+            t.pending = nil
+            tracks[k] = t
+            return nil
+        }
+        t.pending = nil
+        tracks[k] = t
+        let i = begin(ts, .streamUnsubscribe, .track)
+        pieces[i].track = Int32(k)
+        trackFields(t.publisher, t.key)
+        text("}\n")
+        return i
+    }
+
+    /// Subscriptions that never got past sampling granularity are taken back.
+    mutating func finishTracks() {
+        for k in tracks.indices {
+            guard let p = tracks[k].pending, !tracks[k].shownFrame else { continue }
+            pieces[p].dropped = true
+            tracks[k].pending = nil
+        }
+    }
+}
