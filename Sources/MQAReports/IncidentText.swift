@@ -102,7 +102,7 @@ enum IncidentText {
         if e.stallCount > 0 {
             let what = e.stallCount == 1 ? "1 stall" : "\(e.stallCount) stalls"
             var seen: Set<String> = []
-            let stalled = e.tracks.map { t in owners[t].map { t.hasPrefix($0) ? t : "\($0)'s video" } ?? t }
+            let stalled = e.tracks.map { t in owners[t].map { IncidentText.names(t, $0) ? t : "\($0)'s video" } ?? t }
                 .filter { seen.insert($0).inserted }
             parts.append("\(what) (\(ReportText.duration(e.stalledMs)))" + (i.track == nil ? " of " + list(stalled, limit: 3) : ""))
         }
@@ -122,6 +122,14 @@ enum IncidentText {
     }
 
     /// `a, b, c and 2 more`.
+    /// Whether track id `track` begins with its sender's name `owner` as a
+    /// word (`bob-cam` names bob; `a3f0…` does not name `a`).
+    static func names(_ track: String, _ owner: String) -> Bool {
+        guard track.hasPrefix(owner) else { return false }
+        guard let next = track.dropFirst(owner.count).first else { return true }
+        return !(next.isLetter || next.isNumber)
+    }
+
     static func list(_ items: [String], limit: Int) -> String {
         items.count <= limit ? items.joined(separator: ", ")
             : items.prefix(limit).joined(separator: ", ") + " and \(items.count - limit) more"

@@ -190,22 +190,46 @@ extension MeetingReport {
                 s.subscriber == i.uid && i.evidence.tracks.contains(s.track) && !participants.contains(s.publisher)
             }
         }
+        // Each stalled track's sender, where the participant received that
+        // id from one sender only (the evidence keeps bare ids).
         var owners: [String: String] = [:]
         if i.track == nil {
-            for s in analysis.subscriptions where s.subscriber == i.uid && i.evidence.tracks.contains(s.track) { owners[s.track] = s.publisher }
+            var shared: Set<String> = []
+            for s in analysis.subscriptions where s.subscriber == i.uid && i.evidence.tracks.contains(s.track) {
+                if let known = owners[s.track], known != s.publisher { shared.insert(s.track) }
+                owners[s.track] = s.publisher
+            }
+            for t in shared { owners[t] = nil }
         }
         var text = IncidentText.evidence(i, qualityData: hasQualityData, publisherUnseen: unseen, owners: owners)
         guard i.cause == .publisher else { return text }
         for p in i.evidence.publishers {
-            let limited = (connections[p] ?? []).compactMap { c in c.limitsText.map { (c.connection, $0) } }
-            guard let first = limited.first else { continue }
-            // A mesh sender encodes for each peer: the same limit on each of
-            // its connections is one limit, not one per connection.
-            let said = limited.count == 1 ? first.1 + " over the call"
-                : Set(limited.map(\.1)).count == 1 ? first.1 + " over the call, on each of its \(limited.count) connections"
-                : limited.map { "\($0.1) on \($0.0)" }.joined(separator: "; ") + " over the call"
+            guard let said = MeetingReport.limitsOverTheCall(connections[p] ?? []) else { continue }
             text += (text.isEmpty ? "" : "; ") + "\(p)'s video held back by " + said
         }
         return text
+    }
+
+    /// `cpu 34 s over the call`: what held a sender's video back, from its
+    /// connections' contexts; nil when nothing did. A mesh sender encodes
+    /// for each peer, so its connections are limited alike or nearly:
+    /// `bandwidth 19 s–23 s over the call, on each of its 2 connections`
+    /// (each reason's least and most), not one figure per connection.
+    static func limitsOverTheCall(_ all: [ConnectionContext]) -> String? {
+        let limited = all.filter { $0.limitsText != nil }
+        guard let first = limited.first else { return nil }
+        if all.count == 1 { return first.limitsText! + " over the call" }
+        var ranges: [(reason: String, low: Int64, high: Int64)] = []
+        for reason in ConnectionContext.limitReasons {
+            let ms = limited.compactMap { $0.limitedMs[reason] }.filter { $0 > 0 }
+            if let low = ms.min(), let high = ms.max() { ranges.append((reason, low, high)) }
+        }
+        ranges.sort { $0.high != $1.high ? $0.high > $1.high : $0.reason < $1.reason }
+        let figures = ranges.map { r in
+            r.low == r.high ? "\(r.reason) \(ReportText.duration(r.high))"
+                : "\(r.reason) \(ReportText.duration(r.low))–\(ReportText.duration(r.high))"
+        }
+        let on = limited.count == all.count ? "on each of its \(all.count) connections" : "on \(limited.count) of its \(all.count) connections"
+        return figures.joined(separator: ", ") + " over the call, " + on
     }
 }

@@ -185,21 +185,33 @@ enum RTC {
     /// reconnect when the first comes back (a recorded call, B's network
     /// cut for 12 s, told neither).
     @Test func everyMeshConnectionDownIsOneDisconnect() throws {
-        func mesh(_ downs: [(String, Int64, Int64)], closeAt: Int64? = nil) throws -> [String] {
+        func mesh(_ downs: [(String, Int64, Int64)], close: Int64? = nil, fail: Int64? = nil) throws -> [String] {
             var lines = RTC.header() + [RTC.state("PC_0", "connected", 100), RTC.state("PC_1", "connected", 100)]
             for (i, at) in stride(from: 1000, through: 9000, by: 1000).enumerated() {
                 for pc in ["PC_0", "PC_1"] { lines.append(RTC.stats(pc, Int64(at), [RTC.audioIn(50 * (i + 1)), RTC.audioOut(50 * (i + 1))])) }
             }
             for (pc, from, to) in downs { lines += [RTC.state(pc, "disconnected", from), RTC.state(pc, "connected", to)] }
-            if let closeAt { lines.append(RTC.line("close", "PC_1", "{}", closeAt)) }
+            if let close { lines.append(RTC.line("close", "PC_1", "{}", close)) }
+            if let fail { lines.append(RTC.state("PC_1", "failed", fail)) }
             return RTC.trace(try RTC.convert(lines))
         }
-        #expect(try mesh([("PC_0", 3000, 6000)]) == ["meeting_join@1000", "meeting_leave@9000"])
+        let stayed = ["meeting_join@1000", "meeting_leave@9000"]
+        #expect(try mesh([("PC_0", 3000, 6000)]) == stayed)
         #expect(try mesh([("PC_0", 3000, 6000), ("PC_1", 3500, 5500)])
             == ["meeting_join@1000", "disconnect@3500", "reconnect@5500", "meeting_leave@9000"])
-        // The other connection closed while this one is down: nothing is left.
-        #expect(try mesh([("PC_0", 3000, 6000)], closeAt: 4000)
-            == ["meeting_join@1000", "disconnect@4000", "reconnect@6000", "meeting_leave@9000"])
+        // One drops as the other returns, in the same millisecond: never
+        // both down (was a reconnect, then a disconnect, at 5000).
+        #expect(try mesh([("PC_1", 3000, 5000), ("PC_0", 5000, 7000)]) == stayed)
+        // Back at the first sample's time: no reconnect before the join.
+        #expect(try mesh([("PC_1", 500, 1000)]) == stayed)
+        // A drop logged before the first sample holds until its return.
+        #expect(try mesh([("PC_1", 500, 6000), ("PC_0", 3000, 8000)])
+            == ["meeting_join@1000", "disconnect@3000", "reconnect@6000", "meeting_leave@9000"])
+        // The app closing one while the other is down: its peer left, the
+        // person stays. Failing while the other is down: an abnormal drop.
+        #expect(try mesh([("PC_0", 3000, 6000)], close: 4000) == stayed)
+        #expect(try mesh([("PC_0", 3000, 6000)], fail: 4000)
+            == ["meeting_join@1000", "disconnect@4000:connection_failed", "reconnect@6000", "meeting_leave@9000"])
     }
 
     @Test func connectionStateWinsOverTheICEState() throws {

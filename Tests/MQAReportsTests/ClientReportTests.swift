@@ -5,6 +5,7 @@ import MQABase
 import MQAModel
 import MQAAnalysis
 import MQAStore
+import MQATestSupport
 
 /// Format 1.2 in the meeting report: each participant's client (platform,
 /// versions, device, networks) in the participants section of every
@@ -120,9 +121,13 @@ import MQAStore
         d.connection = "PC_1"
         report.connections = [p: [c, d]]
         #expect(report.incidentEvidence(i).hasSuffix("\(p)'s video held back by cpu 34 s over the call, on each of its 2 connections"))
-        d.limitedMs = ["bandwidth": 5_000]
-        report.connections = [p: [c, d]]
-        #expect(report.incidentEvidence(i).hasSuffix("\(p)'s video held back by cpu 34 s on PC_0; bandwidth 5 s on PC_1 over the call"))
+        d.limitedMs = ["cpu": 30_000, "bandwidth": 5_000]
+        var idle = c
+        idle.connection = "PC_2"
+        idle.limitedMs = [:]
+        report.connections = [p: [c, d, idle]]
+        #expect(report.incidentEvidence(i).hasSuffix(
+            "\(p)'s video held back by cpu 30 s–34 s, bandwidth 5 s over the call, on 2 of its 3 connections"))
     }
 
     /// A participant's stalls are told by whose video froze where the
@@ -140,5 +145,22 @@ import MQAStore
         renamed.evidence.tracks = [uuid]
         let told = IncidentText.evidence(renamed, owners: [uuid: owners[track] ?? "bob"])
         #expect(told.contains("of \(owners[track] ?? "bob")'s video") && !told.contains(uuid), "\(told)")
+        // One id from two senders (an SFU's "cam"): whose is not guessed.
+        var dan = ClientBuilder("dan")
+        dan.join(Fixtures.t0)
+        dan.reports(from: Fixtures.t0 + 2000, to: Fixtures.t0 + 30000, mos: 4.3)
+        for sender in ["bob", "carol"] {
+            dan.subscribe(Fixtures.t0 + 1000, sender, "cam")
+            dan.status(Fixtures.t0 + 1500, sender, "cam", timedOut: false)
+            dan.stall(sender, "cam", from: Fixtures.t0 + 10000, to: Fixtures.t0 + 14000)
+        }
+        dan.leave(Fixtures.t0 + 30000)
+        let shared = MeetingReport(log: meeting([dan], id: "m-cam"), config: TierConfig())
+        let own = try #require(shared.incidents.first { $0.uid == "dan" && $0.evidence.tracks == ["cam"] })
+        let sentence = shared.incidentEvidence(own)
+        #expect(sentence.contains(" of cam") && !sentence.contains("'s video"), "\(sentence)")
+        // An id beginning with a one-letter sender's name is no name of it.
+        #expect(IncidentText.names("bob-cam", "bob") && IncidentText.names("bob", "bob"))
+        #expect(!IncidentText.names("a3f0c2", "a") && !IncidentText.names("bobby-cam", "bob"))
     }
 }

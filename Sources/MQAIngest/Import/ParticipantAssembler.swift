@@ -100,7 +100,15 @@ struct ParticipantAssembler {
         /// whose every connection dropped (the person's network gone), each
         /// one's drop found the others open and none told a disconnect.
         func othersUp(_ k: Int, at ts: Int64) -> Bool {
-            spans.indices.contains { j in j != k && !isDown[j] && spans[j].start <= ts && ts < spans[j].terminal }
+            spans.indices.contains { j in
+                j != k && spans[j].start <= ts && ts < spans[j].terminal && (!isDown[j] || comesUp(j, at: ts))
+            }
+        }
+        /// Starts or comes back at `ts`: the boundaries of one instant are
+        /// one moment, so a drop beside a return there leaves no gap (told
+        /// in boundary order, it was a reconnect, then a disconnect, at T).
+        func comesUp(_ j: Int, at ts: Int64) -> Bool {
+            spans[j].start == ts || spans[j].flips.contains { !$0.down && $0.ts == ts }
         }
         let engine = self.engine(results, counted)
         var joined = false
@@ -141,6 +149,8 @@ struct ParticipantAssembler {
             let c = s.index
             switch b.kind {
             case .start:
+                // A drop logged before its first sample holds until its return.
+                isDown[b.span] = s.flips.last { $0.ts < s.start }?.down ?? false
                 if !joined {
                     own(b.ts, 0, c, "meeting_join", joinPayload(engine))
                     joined = true
@@ -157,7 +167,9 @@ struct ParticipantAssembler {
                 goneAt = b.ts
             case .up:
                 isDown[b.span] = false
-                guard !present else { continue }
+                // A return at the first sample's time is no reconnect: not
+                // joined yet, the join comes with the start.
+                guard joined, !present else { continue }
                 own(b.ts, 0, c, "reconnect", "}\n")
                 present = true
                 resubscribe(at: b.ts, reconnecting: c)
@@ -168,9 +180,15 @@ struct ParticipantAssembler {
                     for t in results[c].converter.openTracks {
                         own(b.ts, 2, c, "stream_unsubscribe", ParticipantAssembler.trackPayload(t.publisher, t.track, "}\n"))
                     }
-                    // The others all down: no live connection is left.
-                    if present && !othersUp(b.span, at: b.ts) {
-                        own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n")
+                    // The others all down: no live connection is left, unless
+                    // the app closed this one (its peer left; the person
+                    // stays, with connections a dead peer took down).
+                    if present && !othersUp(b.span, at: b.ts) && s.outcome != .closed {
+                        switch s.outcome {
+                        case .failed(let error): own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\",\"error\":\"\(error)\"}\n")
+                        case .setupFailed: own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\",\"error\":\"setup_failed\"}\n")
+                        default: own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n")
+                        }
                         present = false
                         goneAt = b.ts
                     }
