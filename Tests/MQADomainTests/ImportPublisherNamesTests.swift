@@ -130,11 +130,7 @@ import Testing
         #expect(Self.publishers(try #require(try copy.meetingLog("rtc-Standup"))) == Self.publishers(log))
 
         let bad = export.replacingOccurrences(of: #""remote-4321":"bob-cam""#, with: #""remote-4321":"""#)
-        let other = try EventStore(path: scratch.dir + "/bad.sqlite")
-        let ingester = Ingester(store: other)
-        var told: [String] = []
-        ingester.onReject = { told.append($0.reason) }
-        _ = try ingester.ingest(paths: [scratch.write("bad.ndjson", [String(bad.dropLast())])])
+        let told = try rejectReasons([String(bad.dropLast())], in: scratch)
         #expect(told == ["mqa_connection_context: senderPublishers: must be an object of non-empty publisher names (at most 256 characters)"], "\(told)")
 
         // Without the description: the SSRC's name, as before.

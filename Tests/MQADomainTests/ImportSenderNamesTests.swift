@@ -150,11 +150,7 @@ import Testing
                 #expect(try copy.meetingLog("rtc-Standup")?.clients.map(\.events) == log.clients.map(\.events))
                 // A bad one is rejected, naming the field.
                 let bad = export.replacingOccurrences(of: #""tv-1":"bob-video""#, with: #""tv-1":7"#)
-                let other = try EventStore(path: scratch.dir + "/bad.sqlite")
-                let ingester = Ingester(store: other)
-                var told: [String] = []
-                ingester.onReject = { told.append($0.reason) }
-                _ = try ingester.ingest(paths: [scratch.write("bad.ndjson", [String(bad.dropLast())])])
+                let told = try rejectReasons([String(bad.dropLast())], in: scratch)
                 #expect(told == ["mqa_connection_context: senderTracks: must be an object of non-empty track ids (at most 256 characters)"], "\(told)")
             }
             return IncidentFinder.find(log, MeetingAnalysis.analyze(log, config: TierConfig()))

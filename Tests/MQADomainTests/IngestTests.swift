@@ -36,6 +36,17 @@ func exportText(_ store: EventStore, meeting: String? = nil) throws -> String {
     return try String(contentsOfFile: path, encoding: .utf8)
 }
 
+/// The reasons given for the lines of `lines` rejected when ingested into
+/// a new store in `scratch` (file `name`).
+func rejectReasons(_ lines: [String], in scratch: Scratch, name: String = "bad.ndjson") throws -> [String] {
+    let store = try EventStore(path: scratch.dir + "/" + name + ".sqlite")
+    let ingester = Ingester(store: store)
+    var told: [String] = []
+    ingester.onReject = { told.append($0.reason) }
+    _ = try ingester.ingest(paths: [scratch.write(name, lines)])
+    return told
+}
+
 let t0: Int64 = 1_795_946_400_000
 
 @Suite struct IngestTests {
