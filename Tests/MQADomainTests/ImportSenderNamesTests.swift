@@ -47,10 +47,10 @@ import Testing
         for bad in [#"\u12"#, #"\uZZZZ"#, #"\ud800"#, #"\ud800\u0041"#] {
             let text = #"{"type":"offer","sdp":"v=0\r\nm=video 9 RTP 96\r\na=msid:s t\r\n\#(bad)"}"#
             #expect(SentMediaNames.from(loggedDescription: text).isEmpty, "\(bad)")
-            #expect(SentMediaNames.senderTracks(loggedDescription: text).isEmpty, "\(bad)")
+            #expect(SentMediaNames.received(loggedDescription: text).tracks.isEmpty, "\(bad)")
         }
         let spaced = "v=0\r\nm=video 9 RTP 96\r\na=msid:s  t\r\na=ssrc:5 cname:x\r\n"
-        #expect(SentMediaNames.senderTracks(loggedDescription: spaced).isEmpty)
+        #expect(SentMediaNames.received(loggedDescription: spaced).tracks.isEmpty)
     }
 
     /// A client's two tracks of one sender's track (overlapping
@@ -119,10 +119,10 @@ import Testing
     /// A remote description names the sender's track on each SSRC: on the
     /// SSRC's own `msid` (an offer) or on its section's (Chrome's answer).
     @Test func aRemoteDescriptionNamesTheSendersTracks() {
-        #expect(SentMediaNames.senderTracks(loggedDescription: Self.offer) == ["111": "v-track", "112": "v-track"])
+        #expect(SentMediaNames.received(loggedDescription: Self.offer).tracks == ["111": "v-track", "112": "v-track"])
         let answer = "v=0\r\nm=video 9 RTP 96\r\na=sendrecv\r\na=msid:s cam\r\na=ssrc:5 cname:x\r\n"
             + "m=video 9 RTP 96\r\na=recvonly\r\na=ssrc:6 cname:x\r\n"
-        #expect(SentMediaNames.senderTracks(loggedDescription: answer) == ["5": "cam"])
+        #expect(SentMediaNames.received(loggedDescription: answer).tracks == ["5": "cam"])
     }
 
     /// Ann and Cat each watch Bob's camera, under ids their browsers made

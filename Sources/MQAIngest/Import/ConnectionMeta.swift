@@ -35,7 +35,7 @@ struct ConnectionMeta {
     var firstLogWall: [LocaleLogTime.Reading]?
 
     /// The sender's track id on each SSRC the far end sends video on, from
-    /// the remote descriptions set (`SentMediaNames.senderTracks`).
+    /// the remote descriptions set (`SentMediaNames.received`).
     var senderTracks: [String: String] = [:]
     /// The publisher the remote descriptions' msid names on each SSRC the
     /// far end sends video on (`SentMediaNames.received`), for a track its

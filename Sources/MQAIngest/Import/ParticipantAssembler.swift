@@ -162,7 +162,7 @@ struct ParticipantAssembler {
             case .down:
                 isDown[b.span] = true
                 guard present, !othersUp(b.span, at: b.ts) else { continue }
-                own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n")
+                own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(.dropped))
                 present = false
                 goneAt = b.ts
             case .up:
@@ -184,11 +184,7 @@ struct ParticipantAssembler {
                     // the app closed this one (its peer left; the person
                     // stays, with connections a dead peer took down).
                     if present && !othersUp(b.span, at: b.ts) && s.outcome != .closed {
-                        switch s.outcome {
-                        case .failed(let error): own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\",\"error\":\"\(error)\"}\n")
-                        case .setupFailed: own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\",\"error\":\"setup_failed\"}\n")
-                        default: own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n")
-                        }
+                        own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(s.outcome))
                         present = false
                         goneAt = b.ts
                     }
@@ -208,16 +204,15 @@ struct ParticipantAssembler {
                     // Down already, the drop was told.
                     if !present { break }
                     if spans.contains(where: { $0.start > b.ts }) {
-                        own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n")
+                        own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(.dropped))
                     } else {
                         own(b.ts, 2, c, "meeting_leave", "}\n")
                     }
                 case .dropped:
                     // Told already when the drop came before the end.
-                    if present { own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\"}\n") }
+                    if present { own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(.dropped)) }
                 case .closed: own(b.ts, 2, c, "meeting_leave", "}\n")
-                case .failed(let error): own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\",\"error\":\"\(error)\"}\n")
-                case .setupFailed: own(b.ts, 2, c, "disconnect", ",\"reason\":\"network\",\"error\":\"setup_failed\"}\n")
+                case .failed, .setupFailed: own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(s.outcome))
                 }
                 if present { goneAt = b.ts }
                 present = false
@@ -329,6 +324,17 @@ struct ParticipantAssembler {
         // The last interval that begins before `ts`.
         let lo = away.partitionPoint { $0.from >= ts }
         return lo > 0 && ts < away[lo - 1].to
+    }
+
+    /// A `disconnect`'s payload for a connection that ended so: reason
+    /// `network`, with the error of a failure (`setup_failed` for one that
+    /// never connected); no error for a drop.
+    static func dropPayload(_ outcome: Outcome) -> String {
+        switch outcome {
+        case .failed(let error): ",\"reason\":\"network\",\"error\":\"\(error)\"}\n"
+        case .setupFailed: ",\"reason\":\"network\",\"error\":\"setup_failed\"}\n"
+        default: ",\"reason\":\"network\"}\n"
+        }
     }
 
     /// A track event's payload: publisher, track, then `tail`.

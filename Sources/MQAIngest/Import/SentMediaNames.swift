@@ -32,23 +32,17 @@ enum SentMediaNames {
         return names
     }
 
-    /// The sender's track id on each SSRC of the video sections a logged
-    /// remote description says the far end sends: `a=ssrc:<n> msid:<stream>
-    /// <track>`, or the section's `a=msid` for its SSRCs. Keyed by the SSRC
-    /// as text, as a receiver's `inbound-rtp` gives it.
-    static func senderTracks(loggedDescription text: String) -> [String: String] {
-        received(loggedDescription: text).tracks
-    }
-
     /// What a logged remote description says of each SSRC the far end
-    /// sends video on: the sender's track id (`senderTracks`), and the
-    /// publisher its stream names (the msid of the track, read as
+    /// sends video on: the sender's track id (`a=ssrc:<n> msid:<stream>
+    /// <track>`, or the section's `a=msid`), and the publisher its stream
+    /// names (the msid of the track, read as
     /// `RTCStatsImporter.publisher(stream:)` reads an `ontrack` stream).
     /// The publisher is what a receiver whose stats name no track needs:
     /// Firefox's `inbound-rtp` has neither `trackIdentifier` nor `trackId`,
     /// and its `ontrack` track ids are its own, so without the description
     /// each of its tiles was `remote-<ssrc>` while a Safari viewer of the
-    /// same camera named the sender's stream. Both keyed by SSRC text.
+    /// same camera named the sender's stream. Both keyed by the SSRC as
+    /// text, as a receiver's `inbound-rtp` gives it.
     static func received(loggedDescription text: String) -> (tracks: [String: String], publishers: [String: String]) {
         var tracks: [String: String] = [:]
         var publishers: [String: String] = [:]

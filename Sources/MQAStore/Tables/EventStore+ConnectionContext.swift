@@ -149,12 +149,7 @@ extension EventStore {
     public func senderTracks(meeting: String) throws -> [String: [String: String]] {
         var out: [String: [String: String]] = [:]
         for (uid, connections) in try connectionTracks(meeting: meeting) {
-            var tracks: [String: String] = [:]
-            var mixed: Set<String> = []
-            for (local, sender) in connections.values.joined() {
-                if let other = tracks[local], other != sender { mixed.insert(local) } else { tracks[local] = sender }
-            }
-            for local in mixed { tracks[local] = nil }
+            var tracks = EventStore.agreed(connections)
             var locals: [String: Int] = [:]
             for sender in tracks.values { locals[sender, default: 0] += 1 }
             tracks = tracks.filter { locals[$0.value] == 1 }
@@ -163,23 +158,31 @@ extension EventStore {
         return out
     }
 
-    /// For each participant of `meeting`, the publisher the received
-    /// descriptions name for each `remote-<ssrc>` its dump gave a track
-    /// (`connection_publishers`). A name two of its connections read
-    /// differently is left as it is. Unlike tracks, many names may read as
-    /// one publisher: a sender's camera and screen are one person.
+    /// For each participant of `meeting`, the other name of each publisher
+    /// its dump gave a track (`connection_publishers`: the msid's stream
+    /// for a `remote-<ssrc>`, the SSRC's `remote-<ssrc>` for a stream). A
+    /// name two of its connections read differently is left as it is.
+    /// Unlike tracks, many names may read as one publisher: a sender's
+    /// camera and screen are one person.
     public func senderPublishers(meeting: String) throws -> [String: [String: String]] {
         var out: [String: [String: String]] = [:]
         for (uid, connections) in try connectionMap(meeting: meeting, table: "connection_publishers", columns: ("publisher", "sender_publisher")) {
-            var names: [String: String] = [:]
-            var mixed: Set<String> = []
-            for (local, sender) in connections.values.joined() {
-                if let other = names[local], other != sender { mixed.insert(local) } else { names[local] = sender }
-            }
-            for local in mixed { names[local] = nil }
+            let names = EventStore.agreed(connections)
             if !names.isEmpty { out[uid] = names }
         }
         return out
+    }
+
+    /// One participant's connections' maps made one, leaving out a key
+    /// two connections give different values.
+    static func agreed(_ connections: [String: [String: String]]) -> [String: String] {
+        var merged: [String: String] = [:]
+        var mixed: Set<String> = []
+        for (key, value) in connections.values.joined() {
+            if let other = merged[key], other != value { mixed.insert(key) } else { merged[key] = value }
+        }
+        for key in mixed { merged[key] = nil }
+        return merged
     }
 
     /// A meeting's connection contexts that have figures to show (a
