@@ -69,7 +69,12 @@ extension CommandSpec {
             if spec.isFlag {
                 if attached != nil { throw UsageError("'\(spec.primary)' takes no value", usage: usage) }
             } else if text == nil {
-                guard i < args.count else { throw UsageError("missing value for '\(name) <\(spec.valueName!.lowercased())>'", usage: usage) }
+                // The next word is another of the command's options: this
+                // one's value was left out (`--db -f json` made a store
+                // named `-f`). A value of that spelling can be attached
+                // (`--db=-f`).
+                guard i < args.count, !(args[i].hasPrefix("-") && specs.contains { $0.names.contains(split(args[i], among: specs).0) })
+                else { throw UsageError("missing value for '\(name) <\(spec.valueName!.lowercased())>'", usage: usage) }
                 text = args[i]
                 i += 1
             }

@@ -138,5 +138,25 @@ import Testing
         // Standard input can be read once only.
         let twice = MQA.run(["ingest", "--db", db, "-", "-"])
         #expect(twice.status == 64 && twice.stderr.contains("'-' (standard input) given twice"), "\(twice)")
+        // Nor a pipe under two names: two readers would each get part of it.
+        let fifo = dir.file("pipe")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let pipeTwice = MQA.run(["ingest", "--db", db, fifo, dir.file("./pipe")])
+        #expect(pipeTwice.status == 64 && pipeTwice.stderr.contains("are the same pipe: it can be read only once"), "\(pipeTwice)")
+    }
+
+    /// A store kept in the folder of its logs is no input of `-r` (every run
+    /// after the first failed on it as "binary"), and named as an input it
+    /// is refused.
+    @Test func theStoreIsNoInput() throws {
+        try FileManager.default.createDirectory(atPath: dir.file("logs"), withIntermediateDirectories: true)
+        dir.write("logs/m1.ndjson", Lines.meeting("m-s1"))
+        let store = dir.file("logs/store.sqlite")
+        for run in 1...2 {
+            let r = MQA.run(["ingest", "--db", store, "-r", dir.file("logs"), "-f", "json"])
+            #expect(r.status == 0, "run \(run): \(r)")
+        }
+        let named = MQA.run(["ingest", "--db", store, store])
+        #expect(named.status == 64 && named.stderr.contains("is the store (--db), or one of its files: it cannot be an input"), "\(named)")
     }
 }

@@ -118,10 +118,16 @@ import Testing
         #expect(error(["--meeting", "m", "--out="]) == "'--out' must be a path, got ''")
     }
 
-    @Test func unknownOptionsGetASuggestion() {
+    @Test func unknownOptionsGetASuggestion() throws {
         #expect(error(["--meeting", "m", "--fromat", "csv"]) == "unknown option '--fromat'; did you mean '--format'?")
         #expect(error(["--meeting", "m", "--zzzzzzzz"]) == "unknown option '--zzzzzzzz'")
         #expect(error(["--meeting"]) == "missing value for '--meeting <id>'")
+        // Another option where the value should be: the value was left out
+        // (`--db -f json` made a store named `-f`). Attached, it is a value.
+        #expect(error(["--meeting", "--top", "3"]) == "missing value for '--meeting <id>'")
+        #expect(error(["--meeting", "--format=csv"]) == "missing value for '--meeting <id>'")
+        #expect(try spec.parse(["--meeting=--top"]).value(Self.meeting) == "--top")
+        #expect(try spec.parse(["--meeting", "-5"]).value(Self.meeting) == "-5")
     }
 
     @Test func helpWinsOverEveryOtherMistake() throws {

@@ -12,7 +12,7 @@ enum CohortOptions {
         "--by", value: "FIELD", help: "Group participants by this client field (format 1.2) or the meeting's engine.",
         CohortField.allCases.map { ($0.rawValue, $0) })
     static let seed = Option<UInt64>.integer(
-        "--seed", value: "N", help: "Seed of the bootstrap's resampling.", range: 0...UInt64.max,
+        "--seed", value: "N", help: "Seed of the bootstrap's resampling.", range: 0...UInt64(Int64.max),
         default: BootstrapOptions.defaultSeed)
     static let replicates = Option<Int>.integer(
         "--replicates", value: "N", help: "Bootstrap resamples per interval.", range: 100...100_000,

@@ -51,45 +51,101 @@ enum IngestCommand {
     /// by the regular files under it, sorted by path so that a rerun reads
     /// them in the same order; and the folders under them that could not
     /// be read, with why (their files are missing: the run must fail).
-    static func inputs(_ arguments: [String], recursive: Bool) throws -> (paths: [String], unreadable: [(String, String)]) {
+    ///
+    /// The store (`store`, with its `-wal`, `-shm` and `-journal` files)
+    /// is no input: named as one it is refused, found in a folder it is
+    /// left out (a store kept beside its logs failed every run after the
+    /// first as "binary"). A pipe can be read once: the same one under two
+    /// names (`-` and `/dev/stdin`, a FIFO given twice) is refused, as
+    /// two readers would each get part of its lines.
+    static func inputs(_ arguments: [String], recursive: Bool, store: String = "") throws
+        -> (paths: [String], unreadable: [(String, String)])
+    {
         if arguments.filter({ $0 == "-" }).count > 1 {
             throw UsageError("'-' (standard input) given twice: it can be read only once")
         }
-        guard recursive else { return (arguments, []) }
+        let storeFiles = Set(["", "-wal", "-shm", "-journal"].compactMap { FileIdentity(path: store + $0) })
         var out: [String] = []
         var unreadable: [(String, String)] = []
         for a in arguments {
-            guard a != "-", FilePaths.isDirectory(a) else {
+            guard recursive, a != "-", FilePaths.isDirectory(a) else {
+                if let id = FileIdentity(path: a), storeFiles.contains(id) {
+                    throw UsageError("\(a) is the store (--db), or one of its files: it cannot be an input")
+                }
                 out.append(a)
                 continue
             }
             var found: [String] = []
-            var seen = Set<FolderIdentity>()
+            var seen = Set<FileIdentity>()
             let before = unreadable.count
             walk(a.count > 1 && a.hasSuffix("/") ? String(a.dropLast()) : a, into: &found, unreadable: &unreadable, seen: &seen)
+            found.removeAll { FileIdentity(path: $0).map(storeFiles.contains) ?? false }
             guard !found.isEmpty || unreadable.count > before else { throw UsageError("\(a): no files under this folder") }
             out += found.sorted()
+        }
+        var pipes: [FileIdentity: String] = [:]
+        for a in out {
+            guard let id = a == "-" ? FileIdentity(descriptor: 0) : FileIdentity(path: a), !id.isRegularFile else { continue }
+            if let first = pipes[id] {
+                throw UsageError("\(first == "-" ? "'-' (standard input)" : first) and \(a) are the same pipe: it can be read only once")
+            }
+            pipes[id] = a
         }
         return (out, unreadable)
     }
 
-    /// A folder by device and inode: a link back up the tree is walked once.
-    struct FolderIdentity: Hashable {
+    /// A file or folder by device and inode: a link back up the tree is
+    /// walked once, and one file under two names is known as one.
+    struct FileIdentity: Hashable {
         var device: UInt64
         var inode: UInt64
+        /// A regular file (read by name, so as often as named); else a pipe,
+        /// a device or a folder. Not part of the identity.
+        var isRegularFile: Bool { kind == S_IFREG }
+        private var kind: mode_t = 0
+
+        static func == (a: FileIdentity, b: FileIdentity) -> Bool { a.device == b.device && a.inode == b.inode }
+        func hash(into h: inout Hasher) {
+            h.combine(device)
+            h.combine(inode)
+        }
+
+        init(device: UInt64, inode: UInt64) {
+            self.device = device
+            self.inode = inode
+        }
+
+        private init(_ st: stat) {
+            self.init(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+            kind = st.st_mode & S_IFMT
+        }
+
+        /// What `path` names, links followed; nil when it does not exist.
+        init?(path: String) {
+            var st = stat()
+            guard !path.isEmpty, stat(path, &st) == 0 else { return nil }
+            self.init(st)
+        }
+
+        /// What the open descriptor `fd` is.
+        init?(descriptor fd: Int32) {
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { return nil }
+            self.init(st)
+        }
     }
 
     /// The regular files under `folder`, at any depth. Symbolic links are
     /// followed, to a file or a folder (each folder walked once, so a link
     /// loop ends); names starting with '.' are left out; a folder that
     /// cannot be read is listed in `unreadable`, never passed over.
-    static func walk(_ folder: String, into found: inout [String], unreadable: inout [(String, String)], seen: inout Set<FolderIdentity>) {
+    static func walk(_ folder: String, into found: inout [String], unreadable: inout [(String, String)], seen: inout Set<FileIdentity>) {
         var st = stat()
         guard stat(folder, &st) == 0 else {
             unreadable.append((folder, String(cString: strerror(errno))))
             return
         }
-        guard seen.insert(FolderIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted else { return }
+        guard seen.insert(FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted else { return }
         guard let dir = opendir(folder) else {
             unreadable.append((folder, String(cString: strerror(errno))))
             return
@@ -130,11 +186,11 @@ enum IngestCommand {
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format: String = try args.get(Self.format)
         let inputFormat: String = try args.get(Self.inputFormat)
-        let (paths, unreadable) = try inputs(args.positionals, recursive: try args.get(Self.recursive))
+        let dbPath = try context.databasePath(args)
+        let (paths, unreadable) = try inputs(args.positionals, recursive: try args.get(Self.recursive), store: dbPath)
         // Opened first: a bad --out (the store itself, a folder) is refused
         // before anything is ingested; the file appears only at the end.
         let out = try context.output(args)
-        let dbPath = try context.databasePath(args)
         let existed = FileManager.default.fileExists(atPath: dbPath)
         let store = try EventStore(path: dbPath)
         let ingester = Ingester(store: store)
