@@ -922,3 +922,34 @@ extension ImportVersion2Tests {
         #expect(messy.rejects[1].reason.hasPrefix("a second getstats sample of PC_0 at \(t0 + 5000): left out"))
     }
 }
+
+/// A sample time no event could have (0, the year 2100) is no time: as the
+/// clock every later sample was held to, one bad rtcstats sample lost the
+/// rest of the dump; at the head of a webrtc-internals series it made the
+/// join and first subscription events at 0, which the ingest then rejected.
+@Suite struct SampleTimeRangeTests {
+    @Test func aFarFutureRtcstatsSampleIsRejectedAlone() throws {
+        var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
+        for (i, at) in stride(from: 1000, through: 6000, by: 1000).enumerated() {
+            let stamp = at == 3000 ? Int64(4_102_444_800_000) - t0 : Int64(at)  // 2100-01-01
+            lines.append(RTC.stats("PC_0", stamp, [RTC.audioIn(50 * (i + 1))]))
+        }
+        let c = try RTC.convert(lines)
+        #expect(c.rejects.map(\.reason) == ["getstats: time 4102444800000 out of range (before 2000-01-01 or more than a day in the future)"])
+        #expect(Dump.reports(c).count == 5, "every other sample is kept")
+    }
+
+    @Test func anOutOfRangeInternalsTimeIsLeftOutAndTold() throws {
+        let times = ["0"] + (1...5).map { String(t0 + Int64($0) * 1000) }
+        let text = Dump.internals([("PC_0", [
+            Dump.Report(id: "IA", type: "inbound-rtp", times: times,
+                        props: [("kind", times.map { _ in "\"audio\"" }), ("packetsReceived", (0...5).map { String(50 * $0 + 50) }),
+                                ("bytesReceived", (0...5).map { String(5000 * $0 + 5000) })]),
+        ])])
+        let c = try Dump.convert(text, .webrtcInternals)
+        #expect(c.rejects.map(\.reason) == ["PC_0: 1 stats time out of range (0; before 2000-01-01 or more than a day in the future): its values left out"])
+        let events = Dump.events(c)
+        #expect(events.allSatisfy { ($0["ts"] as! NSNumber).int64Value >= t0 + 1000 })
+        #expect(events.first?["event"] as? String == "meeting_join")
+    }
+}

@@ -8,6 +8,9 @@ struct ConnectionResult {
     var meta: ConnectionMeta
     /// Why it has no samples, in the words of its format.
     var emptyReason: String?
+    /// Sample times that were out of range and left out (a
+    /// webrtc-internals series; an rtcstats line is rejected as it is read).
+    var outOfRange: [Int64] = []
 }
 
 /// Makes one participant out of a dump's connections (Docs/import.md,

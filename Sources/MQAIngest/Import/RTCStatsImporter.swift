@@ -533,6 +533,11 @@ struct RTCStatsImporter {
             guard let time = lineTime ?? statsTime else { throw LineReject(reason: "getstats without a usable time (ts and timestamp missing or out of range)") }
             let ts = time.roundedHalfUp
             guard ts > 0 && ts < 1 << 50 else { throw LineReject(reason: "getstats: time \(ts) out of range") }
+            // A sample far in the future would be the clock every later
+            // sample is held to (each must come after the one before).
+            guard context.isSampleTime(ts) else {
+                throw LineReject(reason: "getstats: time \(ts) out of range (before 2000-01-01 or more than a day in the future)")
+            }
             sample.ts = ts
             sample.statsTime = statsTime ?? time
             return .sample(pcID, sample)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import MQABase
 import MQAModel
 import MQAStore
@@ -237,6 +238,12 @@ struct ImportContext {
     var name: String
     var file: String
     var emit: ((UnsafeBufferPointer<UInt8>) throws -> Void)?
+    /// The ingest's clock: a sample time more than a day after it (or
+    /// before 2000) is no time, as an event's `ts` would be rejected.
+    var nowMs: Int64 = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+
+    /// Whether `ts` can be a sample's time: the event log's range.
+    func isSampleTime(_ ts: Int64) -> Bool { ts >= LineParser.earliestTs && ts <= nowMs + 86_400_000 }
 
     /// Makes the dump's one participant out of its connections and hands
     /// the events on (Docs/import.md, "One dump, one person").
@@ -250,6 +257,13 @@ struct ImportContext {
         var meetingID = WebRTCImport.meetingID(fileName: file, meeting: meeting, room: room)
         if !DumpIdentity.fits(meetingID) { meetingID = WebRTCImport.meetingID(fileName: file, meeting: meeting) }
         let uid = identity.userID ?? identity.displayName ?? identity.endpointID ?? name
+        for r in results where !r.outOfRange.isEmpty {
+            let times = r.outOfRange.prefix(3).map(String.init).joined(separator: ", ") + (r.outOfRange.count > 3 ? ", …" : "")
+            conversion.rejects.append(ImportReject(
+                line: 1, reason: "\(r.converter.connection): \(r.outOfRange.count) stats time\(r.outOfRange.count == 1 ? "" : "s") out of range "
+                    + "(\(times); before 2000-01-01 or more than a day in the future): \(r.outOfRange.count == 1 ? "its values" : "their values") left out",
+                raw: [], size: 0))
+        }
         let assembler = ParticipantAssembler(
             meeting: meetingID, uid: DumpIdentity.fits(uid) ? uid : name, file: file, title: room,
             client: identity.client, endpointID: identity.endpointID)

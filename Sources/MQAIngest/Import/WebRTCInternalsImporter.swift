@@ -129,11 +129,11 @@ struct WebRTCInternalsImporter {
             var converter = ConnectionConverter(connection: key)
             converter.publishers = meta.publishers
             converter.returns = ConnectionMeta.returns(meta.states)
-            forEachSample(series) { converter.feed($0) }
+            let outOfRange = forEachSample(series) { converter.feed($0) }
             converter.finish(states: meta.states)
             var meta = meta
             meta.dropStatesAfterFarEndClosed(converter.farEndClosedAt)
-            results.append(ConnectionResult(converter: converter, meta: meta, emptyReason: empty))
+            results.append(ConnectionResult(converter: converter, meta: meta, emptyReason: empty, outOfRange: outOfRange))
         }
     }
 
@@ -369,8 +369,11 @@ struct WebRTCInternalsImporter {
     /// The connection's samples (Docs/import.md, "Getting a dump"):
     /// the distinct rounded times of its locally stamped reports; at each,
     /// those reports that have a value then, plus each remote-stamped
-    /// report's latest value since the previous sample.
-    func forEachSample(_ series: [(id: String, series: Series)], _ body: (StatsSample) -> Void) {
+    /// report's latest value since the previous sample. A time out of the
+    /// event log's range (0, a year 2100) places nothing: its values are
+    /// left out, and the distinct such times returned, sorted, to be told.
+    @discardableResult
+    func forEachSample(_ series: [(id: String, series: Series)], _ body: (StatsSample) -> Void) -> [Int64] {
         struct Timed {
             var times: [Int64?]
             var remote: Bool
@@ -380,9 +383,15 @@ struct WebRTCInternalsImporter {
             return Timed(times: times, remote: StatsReport.Category(entry.series.type).isRemoteStamped)
         }
         var all = Set<Int64>()
-        for t in timed where !t.remote { for time in t.times { if let time { all.insert(time) } } }
+        var outOfRange = Set<Int64>()
+        for t in timed where !t.remote {
+            for time in t.times {
+                guard let time else { continue }
+                if context.isSampleTime(time) { all.insert(time) } else { outOfRange.insert(time) }
+            }
+        }
         let sampleTimes = all.sorted()
-        guard !sampleTimes.isEmpty else { return }
+        guard !sampleTimes.isEmpty else { return outOfRange.sorted() }
         /// The first sample at or after `time`.
         func firstSample(atOrAfter time: Int64) -> Int { sampleTimes.partitionPoint { $0 >= time } }
         // at[r][k]: report r's element index at sample k.
@@ -390,7 +399,7 @@ struct WebRTCInternalsImporter {
         for (r, t) in timed.enumerated() {
             var stamp = [Int64?](repeating: nil, count: sampleTimes.count)
             for (i, time) in t.times.enumerated() {
-                guard let time else { continue }
+                guard let time, context.isSampleTime(time) else { continue }
                 // A local value is at its own sample; a remote one joins the
                 // first sample at or after it, the latest such value winning.
                 let k = firstSample(atOrAfter: time)
@@ -420,6 +429,7 @@ struct WebRTCInternalsImporter {
             }
             body(StatsSample(ts: time, statsTime: Fixed(integer: time), reports: reports))
         }
+        return outOfRange.sorted()
     }
 }
 

@@ -43,7 +43,7 @@ enum DumpReading {
         var kept: [UInt8] = []
         let context = ImportContext(
             meeting: meeting, name: WebRTCImport.baseName(path), file: path,
-            emit: fresh ? { try out.add($0, holding: true) } : { kept.append(contentsOf: $0) })
+            emit: fresh ? { try out.add($0, holding: true) } : { kept.append(contentsOf: $0) }, nowMs: nowMs)
         let document = WebRTCInternalsImporter.DocumentReader(WebRTCInternalsImporter(context: context))
         let conversion: Conversion
         do {
@@ -78,7 +78,7 @@ enum DumpReading {
         let path = first.path
         guard let (reader, plan) = try compareFirst(first, format: .rtcstats, meeting: meeting, plan: plan, queue: queue) else { return }
         let importer = RTCStatsImporter(context: ImportContext(
-            meeting: meeting, name: WebRTCImport.baseName(path), file: path, emit: nil))
+            meeting: meeting, name: WebRTCImport.baseName(path), file: path, emit: nil, nowMs: nowMs))
         var progress = RTCStatsImporter.Progress()
         let conversion: Conversion
         do {
