@@ -133,4 +133,30 @@ import MQAIngest
         #expect(report.signal == 0, "\(report)")
         #expect(report.status == 0 || report.status == 1, "\(report)")
     }
+
+    /// A chunk whose client row is gone, or an empty meeting id: an export
+    /// walks meetings and their clients, so it wrote all but that chunk
+    /// (or lines no ingest takes) and exited 0. Both fail it now, and
+    /// `mqa check` names both.
+    @Test func anOrphanedChunkOrAnEmptyIdFailsTheExport() throws {
+        let dir = Scratch()
+        let log = dir.simulated("log.ndjson", meetings: 2, seed: 5)
+        for (name, edit, told) in [
+            ("orphan", "UPDATE report_chunks SET client_id = 999999 WHERE id = (SELECT min(id) FROM report_chunks)",
+             "report_chunks row"),
+            ("empty", "UPDATE meetings SET meeting = '' WHERE id = (SELECT min(id) FROM meetings)", "has an empty meeting id"),
+        ] {
+            let path = dir.file("\(name).sqlite")
+            #expect(MQA.run(["ingest", "--db", path, log]).status == 0)
+            let db = try Database(path: path)
+            try db.execute("PRAGMA foreign_keys = OFF")  // the damage is what is under test
+            try db.execute(edit)
+            let out = dir.file("\(name).ndjson")
+            let export = MQA.run(["export", "--db", path, "--out", out])
+            #expect(export.status == 1 && export.stderr.contains("store is inconsistent: ") && export.stderr.contains(told), "\(export)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+            let check = MQA.run(["check", "--db", path])
+            #expect(check.status == 1 && check.stdout.contains(told), "\(check)")
+        }
+    }
 }

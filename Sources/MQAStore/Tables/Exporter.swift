@@ -21,6 +21,13 @@ public struct Exporter {
             guard try !store.clients(meeting: meeting).isEmpty else { throw StoreError.noMeeting(meeting) }
             meetings = [meeting]
         } else {
+            // Exit 0 means all of it: what a walk of the meetings would miss
+            // (a chunk of no client) fails the export, as a bad checksum does.
+            let blockers = try store.exportBlockers()
+            if !blockers.isEmpty {
+                let more = blockers.count > 3 ? " and \(blockers.count - 3) more" : ""
+                throw StoreError.inconsistent(blockers.prefix(3).joined(separator: "; ") + more + " (`mqa check` lists the damage)")
+            }
             meetings = try store.meetings()
         }
         if format == .csv { out.write(Exporter.csvHeader) }

@@ -69,6 +69,11 @@ extension EventStore {
             sqliteDamage("foreign_key_check: \(error)")
         }
         do {
+            for reason in try unexportableIDs() { sqliteDamage(reason) }
+        } catch {
+            sqliteDamage("cannot read the meeting and client ids: \(error)")
+        }
+        do {
             for table in ChunkTable.allCases { try checkChunks(table, into: &result) }
         } catch {
             // The file is too damaged to read the chunk tables at all.
@@ -82,6 +87,33 @@ extension EventStore {
             }
         }
         return result
+    }
+
+    /// Meeting and client ids no event could carry (empty): an export
+    /// would write lines the event log's contract rejects.
+    func unexportableIDs() throws -> [String] {
+        var out: [String] = []
+        let meetings = try db.prepare("SELECT id FROM meetings WHERE meeting = '' ORDER BY id")
+        while try meetings.step() { out.append("meetings row \(meetings.int64(0)) has an empty meeting id") }
+        let clients = try db.prepare("SELECT id FROM clients WHERE uid = '' ORDER BY id")
+        while try clients.step() { out.append("clients row \(clients.int64(0)) has an empty uid") }
+        return out
+    }
+
+    /// Why a whole-store export would leave something out or write what
+    /// does not ingest back, found without decoding a chunk: chunks and
+    /// clients whose owner row is gone (an export walks meetings and their
+    /// clients, so it would pass them over), and ids no event can carry.
+    /// Empty for a sound store; `mqa check` tells more.
+    public func exportBlockers() throws -> [String] {
+        var out: [String] = []
+        for table in ["clients"] + ChunkTable.allCases.map(\.rawValue) {
+            let fk = try db.prepare("PRAGMA foreign_key_check(\(table))")
+            while try fk.step() {
+                out.append("\(table) row \(fk.int64(1)) refers to a missing \(fk.string(2) ?? "?") row")
+            }
+        }
+        return out + (try unexportableIDs())
     }
 
     /// Recomputes the summary tables of every meeting that is not marked
