@@ -59,4 +59,12 @@ import Testing
     @Test func emptyHasNoDistribution() {
         #expect(Distribution([]) == nil)
     }
+
+    /// Valid but huge values (an RTT of 1.7e308 ms is a number a log may
+    /// hold) overflowed the sum: a mean of infinity, written as null, which
+    /// says "no reports". Ordinary means keep their bits.
+    @Test func hugeValuesHaveAFiniteMean() {
+        #expect(Distribution([1.7e308, 1.7e308, 1.0e308])?.mean == 1.7e308 / 3 + 1.7e308 / 3 + 1.0e308 / 3)
+        #expect(Distribution([0.1, 0.2, 0.3])?.mean == (0.1 + 0.2 + 0.3) / 3)
+    }
 }

@@ -35,6 +35,11 @@ public struct Distribution: Sendable, Equatable {
         let n = values.count
         count = n
         mean = values.reduce(0, +) / Double(n)
+        // Values near Double's largest (valid numbers in a log) overflow
+        // the sum, and an infinite mean is written as null, which means "no
+        // reports". Divided first, the mean of finite values is finite;
+        // only then, so ordinary means keep their bits.
+        if !mean.isFinite && values.allSatisfy(\.isFinite) { mean = values.reduce(0) { $0 + $1 / Double(n) } }
         let k5 = NearestRank.rank(percent: 5, count: n) - 1
         let k50 = NearestRank.rank(percent: 50, count: n) - 1
         let k95 = NearestRank.rank(percent: 95, count: n) - 1
