@@ -248,3 +248,18 @@ CREATE TABLE IF NOT EXISTS connection_publishers (
     sender_publisher TEXT NOT NULL,   -- its other name
     PRIMARY KEY (client_id, connection, publisher)
 ) WITHOUT ROWID;
+
+-- What an imported connection received and when it lost packets
+-- (Docs/incidents.md, "Mesh calls: whose loss"): on a mesh call, loss
+-- on one connection while the viewer's others were clean, and on the
+-- other viewers' connections from the same sender, is that sender's
+-- uplink. Replaced with the connection's context.
+CREATE TABLE IF NOT EXISTS connection_received (
+    client_id  INTEGER NOT NULL REFERENCES clients(id),
+    connection TEXT NOT NULL,
+    peers      TEXT NOT NULL,     -- JSON array: the publishers it received, as the dump names them
+    from_ts    INTEGER NOT NULL,  -- first sample that received RTP, ms
+    to_ts      INTEGER NOT NULL,  -- last one
+    loss_runs  TEXT NOT NULL,     -- JSON array of [start ms, end ms, peak loss %]: samples above 5 %
+    PRIMARY KEY (client_id, connection)
+) WITHOUT ROWID;

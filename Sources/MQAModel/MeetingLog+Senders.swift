@@ -40,9 +40,7 @@ extension MeetingLog {
                 var values = payload.values
                 var changed = false
                 if let i = payload.kind.descriptor.index(of: "publisher"), case .string(let publisher) = values[i],
-                   let sender = publishers[publisher] ?? (uids.contains(publisher) ? nil : ownStreams[publisher].flatMap({
-                       publishers[$0] ?? (publisher.hasPrefix("remote-") ? $0 : nil)
-                   })) {
+                   let sender = MeetingLog.sender(publisher, publishers: publishers, streams: ownStreams, uids: uids) {
                     // A track the client sent itself (a loopback test) stays as the dump named it.
                     if sender == uid { continue }
                     values[i] = .string(sender)
@@ -56,7 +54,29 @@ extension MeetingLog {
                 if changed { log.clients[c].events[e].payload = EventPayload(kind: payload.kind, values: values) }
             }
         }
+        // What each connection received is read by its senders the same way.
+        for (uid, links) in log.received {
+            let ownStreams = streams[uid] ?? [:]
+            log.received[uid] = links.map { link in
+                var link = link
+                let senders = link.peers.map { p in
+                    MeetingLog.sender(p, publishers: publishers, streams: ownStreams, uids: uids).flatMap { $0 == uid ? nil : $0 } ?? p
+                }
+                link.peers = Array(Set(senders)).sorted()
+                return link
+            }
+        }
         return log
+    }
+
+    /// Who a received track's `publisher` is: the participant a meeting's
+    /// name stands for (`publishers`), else its other name in the
+    /// receiver's `streams`, read through `publishers` again; nil to keep
+    /// it as it is. A participant's uid (`uids`) is never renamed.
+    static func sender(_ publisher: String, publishers: [String: String], streams: [String: String], uids: Set<String>) -> String? {
+        publishers[publisher] ?? (uids.contains(publisher) ? nil : streams[publisher].flatMap({
+            publishers[$0] ?? (publisher.hasPrefix("remote-") ? $0 : nil)
+        }))
     }
 }
 

@@ -93,12 +93,18 @@ public struct MeetingLog: Sendable, Equatable {
     /// no join): not participants, so not in `clients`, which every figure
     /// reads; kept for the report's context.
     public var contextOnly: [ClientLog]
+    /// What each imported connection received and lost, by uid (stats
+    /// dumps only; empty for event logs): the mesh-loss evidence of
+    /// `IncidentFinder`, never a figure.
+    public var received: [String: [ReceivedLoss]]
 
-    public init(meeting: String, clients: [ClientLog], damage: [StoreDamage] = [], contextOnly: [ClientLog] = []) {
+    public init(meeting: String, clients: [ClientLog], damage: [StoreDamage] = [], contextOnly: [ClientLog] = [],
+                received: [String: [ReceivedLoss]] = [:]) {
         self.meeting = meeting
         self.clients = clients
         self.damage = damage
         self.contextOnly = contextOnly
+        self.received = received
     }
 
     /// The engine from the first `meeting_join` (by time) that names one;

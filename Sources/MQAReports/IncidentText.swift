@@ -61,6 +61,13 @@ enum IncidentText {
             if let n = e.otherTracksPlaying {
                 parts.append("only \(list(e.publishers, limit: 2))'s tile froze: \(n == 1 ? "1 other track" : "\(n) other tracks") kept playing")
             }
+            if let n = e.cleanConnections, let sender = e.publishers.first {
+                var s = "only its connection from \(sender) lost packets (\(n == 1 ? "1 other connection" : "\(n) other connections") clean)"
+                if let peak = e.alsoLossyMaxPct {
+                    s += "; \(list(e.alsoLossy, limit: 3)) lost \(sender)'s packets too (up to \(ReportText.number(peak, places: 1))%)"
+                }
+                parts.append(s)
+            }
             if e.publisherMaxLossPct != nil || e.publisherMaxRttMs != nil {
                 var f: [String] = []
                 // The publisher's reports are of what it received: a

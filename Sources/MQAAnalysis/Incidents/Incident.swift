@@ -120,6 +120,13 @@ public struct IncidentEvidence: Sendable, Equatable {
     /// `own_device` from a strained feed: the longest gap between the
     /// participant's own reports while its RTT rose, ms.
     public var strainedGapMs: Int64?
+    /// Publisher side on a mesh call (`MeshLoss`): how many of the
+    /// viewer's connections received cleanly while the one from the
+    /// sender lost packets, and the other viewers whose connections from
+    /// the sender lost packets too, with the largest of their loss (%).
+    public var cleanConnections: Int?
+    public var alsoLossy: [String] = []
+    public var alsoLossyMaxPct: Double?
 
     public init() {}
 
@@ -150,6 +157,10 @@ public struct IncidentEvidence: Sendable, Equatable {
         if let v = otherTracksPlaying { f.append(("otherTracksPlaying", .int(Int64(v)))) }
         if let v = othersPlaying { f.append(("othersPlaying", .int(Int64(v)))) }
         if let v = strainedGapMs { f.append(("strainedGapMs", .int(v))) }
+        if let v = cleanConnections {
+            f += [("cleanConnections", .int(Int64(v))), ("alsoLossy", .array(alsoLossy.map { .string($0) })),
+                  ("alsoLossyMaxPct", .optional(alsoLossyMaxPct))]
+        }
         if let v = lateLossPct {
             f += [("lateLossPct", .double(v)), ("lateLossViewers", .array(lateLossViewers.map { .string($0) }))]
         }

@@ -23,7 +23,10 @@ import MQAModel
 /// 5. **Cause**, the first that applies: `publisher` for a track's
 ///    incident; `disconnect` (a disconnect is in it); `own_device` (no
 ///    loss, and every RTT spike measured while the client's own reports
-///    came seconds late: the device fell behind); `own_network` (the
+///    came seconds late: the device fell behind); `publisher` (on a mesh
+///    call, a loss spike that only the viewer's connection from one sender
+///    had, while another of its connections received cleanly and no other
+///    viewer received that sender cleanly: `MeshLoss`); `own_network` (the
 ///    participant's own loss, RTT or low tier is in it; or, for stalls, a
 ///    rise against the participant's own baseline within 2 s, or a
 ///    `network_change` in the 10 s before); `own_device`, or `own_network`
@@ -62,6 +65,7 @@ public enum IncidentFinder {
             context.rises[client.uid] = spikes.rises
             context.reports[client.uid] = spikes.warm
         }
+        if !analysis.isCDN && !log.received.isEmpty { context.mesh = MeshLoss(received: log.received) }
         if !analysis.isCDN {
             let late = LateLoss(signals, subscriptions: analysis.subscriptions, sharing: context.sharing, reports: context.reports)
             signals = late.kept
@@ -91,6 +95,9 @@ public enum IncidentFinder {
         /// Per participant: their warm reports `(ts, loss, rtt)`, for a publisher's figures.
         var reports: [String: [(ts: Int64, loss: Double, rtt: Double)]] = [:]
         var networkChanges: [String: [(ts: Int64, words: String)]] = [:]
+        /// What each imported connection received (`MeshLoss`); nil
+        /// without stats dumps.
+        var mesh: MeshLoss?
 
         /// The one sender-side stall rule, over the meeting's subscriptions.
         let sharing: SharedStalls
@@ -217,6 +224,17 @@ public enum IncidentFinder {
             // behind: its device did not keep up, and answered late.
             cause = .ownDevice
             e.strainedGapMs = gap
+        } else if kinds.contains(.loss),
+                  let mesh = context.mesh?.sender(of: uid, start, end, stalledPublishers: Set(stalls.compactMap(\.publisher))) {
+            // A mesh viewer's loss that only its connection from one sender
+            // had, as the sender's other viewers did: that sender's uplink.
+            cause = .publisher
+            e.publishers = [mesh.sender]
+            e.publisherKinds = publisherKinds(mesh.sender, start, end, byUid)
+            e.cleanConnections = mesh.cleanConnections
+            e.alsoLossy = mesh.alsoLossy
+            e.alsoLossyMaxPct = mesh.alsoLossyPeakPct
+            publisherFigures(&e, start, end, context)
         } else if kinds.contains(where: { $0 == .loss || $0 == .rtt || $0 == .lowTier }) {
             cause = .ownNetwork
         } else if let rise = baselineRise(uid, start, end, context) {
@@ -338,6 +356,13 @@ public enum IncidentFinder {
     }
 
     /// The publisher(s)' own largest loss and RTT over the window.
+    /// The kinds of `publisher`'s own signals (stalls aside) within 2 s of `[start, end]`.
+    static func publisherKinds(_ publisher: String, _ start: Int64, _ end: Int64, _ byUid: [String: [IncidentSignal]]) -> [IncidentKind] {
+        Set((byUid[publisher] ?? []).filter {
+            $0.kind != .stall && $0.start <= end + alignmentMs && $0.end >= start - alignmentMs
+        }.map(\.kind)).sorted()
+    }
+
     static func publisherFigures(_ e: inout IncidentEvidence, _ start: Int64, _ end: Int64, _ context: CauseContext) {
         for p in e.publishers {
             guard let f = context.figures(p, start - alignmentMs, end + alignmentMs) else { continue }
@@ -357,9 +382,7 @@ public enum IncidentFinder {
         e.tracks = [track]
         e.publishers = [publisher]
         let start = group.map(\.start).min()!, end = group.map(\.end).max()!
-        e.publisherKinds = Set((byUid[publisher] ?? []).filter {
-            $0.kind != .stall && $0.start <= end + alignmentMs && $0.end >= start - alignmentMs
-        }.map(\.kind)).sorted()
+        e.publisherKinds = publisherKinds(publisher, start, end, byUid)
         publisherFigures(&e, start, end, context)
         e.networkChange = (context.networkChanges[publisher] ?? []).last { $0.ts <= end && $0.ts >= start - networkChangeMs }?.words
         if let l = context.late?.evidence(publisher: publisher, track: track, start: start, end: end) {

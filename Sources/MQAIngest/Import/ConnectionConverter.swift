@@ -102,6 +102,11 @@ struct ConnectionConverter {
     private(set) var receivedAudioStreams = Set<String>()
     private(set) var receivedVideoStreams = Set<String>()
     private(set) var sentMedia = false
+    /// The first and last sample that received RTP, and the runs of
+    /// samples whose received loss was above `ReceivedLoss.lossyPct`:
+    /// the connection's `ReceivedLoss`.
+    private(set) var receivedSpan: (from: Int64, to: Int64)?
+    private(set) var lossRuns: [ReceivedLoss.Run] = []
     /// Context from standard stats (the summary's, never the figures).
     var paths: [String] = []
     var limitedMs: [String: Int64] = [:]
@@ -335,6 +340,7 @@ struct ConnectionConverter {
                     lossHundredths = min(10_000, Fixed.floorDiv((20_000 &*? lost.raw) &+? expected, 2 &*? expected))
                 }
                 bitrate = kbps(bytes)
+                noteReceived(ts, lossHundredths)
             } else {
                 // Only sending: the far end's view of this side's streams.
                 lossHundredths = senderView?.loss ?? 0
@@ -389,4 +395,27 @@ struct ConnectionConverter {
 
     /// How soon after every stream stopped a drop makes it the network's.
     static let darkWindow: Int64 = 15_000
+
+    /// Notes a sample that received RTP, with its loss in hundredths of a
+    /// percent: a lossy one starts a run, or extends the run of the
+    /// sample before it.
+    private mutating func noteReceived(_ ts: Int64, _ lossHundredths: Int128) {
+        receivedSpan = (receivedSpan?.from ?? ts, ts)
+        guard lossHundredths > Int128(ReceivedLoss.lossyPct * 100) else { return }
+        let peak = Double(lossHundredths) / 100
+        let from = previousTs ?? ts
+        if let last = lossRuns.last, last.end == from {
+            lossRuns[lossRuns.count - 1].end = ts
+            lossRuns[lossRuns.count - 1].peakPct = max(last.peakPct, peak)
+        } else {
+            lossRuns.append(ReceivedLoss.Run(start: from, end: ts, peakPct: peak))
+        }
+    }
+
+    /// What the connection received and lost, by the publishers of its
+    /// video tracks; nil when it received no RTP.
+    var receivedLoss: ReceivedLoss? {
+        guard let span = receivedSpan else { return nil }
+        return ReceivedLoss(peers: Array(Set(tracks.map(\.publisher))).sorted(), from: span.from, to: span.to, runs: lossRuns)
+    }
 }

@@ -293,6 +293,7 @@ struct ParticipantAssembler {
             context.limitedMs = converter.limitedMs
             context.concealment = converter.concealment
             context.knownAs = results[c].meta.knownAs
+            context.received = converter.receivedLoss
             // Each received track's id in the sender's own words, where the
             // description received names the track on its SSRC.
             // And the publisher's other name: for a track the dump gave no

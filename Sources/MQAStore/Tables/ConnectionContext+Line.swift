@@ -1,5 +1,6 @@
 import Foundation
 import MQABase
+import MQAModel
 
 /// A connection context as one event-log line, so that `mqa export` of a
 /// store made from stats dumps ingests back into the same store.
@@ -11,7 +12,8 @@ import MQABase
 ///
 ///     {"ts":…,"event":"mqa_connection_context","meeting":…,"uid":…,
 ///      "connection":"PC_0","paths":["host/udp"],"limitedMs":{"cpu":1200},"concealment":0.0123,
-///      "knownAs":["5f0c…","remote-1234"],"senderTracks":{"a5ef…":"0060…"}}
+///      "knownAs":["5f0c…","remote-1234"],"senderTracks":{"a5ef…":"0060…"},
+///      "received":{"peers":["5f0c…"],"from":…,"to":…,"lossRuns":[[…,…,19.23]]}}
 extension ConnectionContext {
     /// The line's `event`.
     public static let eventName = Array("mqa_connection_context".utf8)
@@ -38,6 +40,10 @@ extension ConnectionContext {
         if !knownAs.isEmpty { s += ",\"knownAs\":" + JSON.stringArray(knownAs) }
         ConnectionContext.appendMap("senderTracks", senderTracks, to: &s)
         ConnectionContext.appendMap("senderPublishers", senderPublishers, to: &s)
+        if let r = received {
+            s += ",\"received\":{\"peers\":" + JSON.stringArray(r.peers) + ",\"from\":\(r.from),\"to\":\(r.to)"
+            s += ",\"lossRuns\":" + ConnectionContext.lossRunsJSON(r.runs) + "}"
+        }
         return s + "}\n"
     }
 
@@ -101,7 +107,63 @@ extension ConnectionContext {
             let names = map.mapValues { $0 as! String }
             if key == "senderTracks" { context.senderTracks = names } else { context.senderPublishers = names }
         }
+        if let value = object["received"] {
+            switch received(value) {
+            case .success(let r): context.received = r
+            case .failure(let e): return fail("received" + e.reason)
+            }
+        }
         return .success(context)
+    }
+
+    /// The `received` object: `{"peers":[…],"from":ms,"to":ms,"lossRuns":[[start,end,peak%],…]}`.
+    private static func received(_ value: Any) -> Result<ReceivedLoss, LineError> {
+        let fail = { (reason: String) in Result<ReceivedLoss, LineError>.failure(LineError(reason: reason)) }
+        guard let object = value as? [String: Any] else { return fail(": must be an object") }
+        guard let peers = object["peers"].flatMap(peerNames) else { return fail(".peers: must be an array of names of 1 to 256 characters") }
+        guard let from = object["from"].flatMap(ms), let to = object["to"].flatMap(ms), from <= to else {
+            return fail(".from, .to: must be whole numbers of ms, from not after to")
+        }
+        guard let list = object["lossRuns"] else { return fail(".lossRuns: must be an array") }
+        switch lossRuns(list) {
+        case .success(let runs): return .success(ReceivedLoss(peers: peers, from: from, to: to, runs: runs))
+        case .failure(let e): return fail(".lossRuns" + e.reason)
+        }
+    }
+
+    /// `received.peers`: names that become publisher names, so 1–256
+    /// characters each, as events' fields; nil for anything else.
+    static func peerNames(_ value: Any) -> [String]? {
+        guard let list = value as? [Any],
+              list.allSatisfy({ ($0 as? String).map { (1...256).contains($0.unicodeScalars.count) } ?? false })
+        else { return nil }
+        return list.map { $0 as! String }
+    }
+
+    /// `received.lossRuns` as JSON: `[[start,end,peak],…]`.
+    static func lossRunsJSON(_ runs: [ReceivedLoss.Run]) -> String {
+        "[" + runs.map { "[\($0.start),\($0.end),\(JSON.number($0.peakPct))]" }.joined(separator: ",") + "]"
+    }
+
+    /// Reads `received.lossRuns`; the error names the bad run.
+    static func lossRuns(_ value: Any) -> Result<[ReceivedLoss.Run], LineError> {
+        guard let list = value as? [Any] else { return .failure(LineError(reason: ": must be an array")) }
+        var runs: [ReceivedLoss.Run] = []
+        for (k, item) in list.enumerated() {
+            guard let run = item as? [Any], run.count == 3, let start = ms(run[0]), let end = ms(run[1]), start <= end,
+                  let peak = number(run[2]), peak >= 0, peak <= 100
+            else {
+                return .failure(LineError(reason: "[\(k)]: must be [start ms, end ms, peak %] with start ≤ end and a peak of 0 to 100"))
+            }
+            runs.append(ReceivedLoss.Run(start: start, end: end, peakPct: peak))
+        }
+        return .success(runs)
+    }
+
+    /// A whole number of ms; nil for anything else.
+    private static func ms(_ value: Any) -> Int64? {
+        guard let n = number(value), n == n.rounded(), abs(n) < 9.0e15 else { return nil }
+        return Int64(n)
     }
 
     /// A JSON number's value; nil for anything else, `true`/`false` included

@@ -1,4 +1,6 @@
+import Foundation
 import MQABase
+import MQAModel
 
 /// The `connection_context` table: what a dump's standard stats add about
 /// each imported connection (path, outgoing video's limits, audio
@@ -39,7 +41,47 @@ extension EventStore {
         try replaceMap(c.senderTracks, table: "connection_tracks", columns: ("track", "sender_track"), client: client, connection: c.connection)
         try replaceMap(c.senderPublishers, table: "connection_publishers", columns: ("publisher", "sender_publisher"),
                        client: client, connection: c.connection)
+        let clearReceived = try db.cached("DELETE FROM connection_received WHERE client_id = ? AND connection = ?")
+        clearReceived.bind(1, client)
+        clearReceived.bind(2, c.connection)
+        try clearReceived.run()
+        if let r = c.received {
+            let insert = try db.cached(
+                "INSERT INTO connection_received (client_id, connection, peers, from_ts, to_ts, loss_runs) VALUES (?, ?, ?, ?, ?, ?)")
+            insert.bind(1, client)
+            insert.bind(2, c.connection)
+            insert.bind(3, JSON.stringArray(r.peers))
+            insert.bind(4, r.from)
+            insert.bind(5, r.to)
+            insert.bind(6, ConnectionContext.lossRunsJSON(r.runs))
+            try insert.run()
+        }
         return client
+    }
+
+    /// What a meeting's imported connections received (`connection_received`),
+    /// by uid and connection; empty for a store without the table. A row
+    /// whose JSON does not read (a damaged store) is left out: it is
+    /// evidence for a cause, never a figure.
+    public func receivedLoss(meeting: String) throws -> [String: [String: ReceivedLoss]] {
+        guard try hasTable("connection_received") else { return [:] }
+        let s = try db.cached(
+            """
+            SELECT c.uid, x.connection, x.peers, x.from_ts, x.to_ts, x.loss_runs
+            FROM connection_received x JOIN clients c ON c.id = x.client_id JOIN meetings m ON m.id = c.meeting_id
+            WHERE m.meeting = ? ORDER BY c.uid, x.connection
+            """)
+        defer { s.reset() }
+        s.bind(1, meeting)
+        var out: [String: [String: ReceivedLoss]] = [:]
+        while try s.step() {
+            func json(_ column: Int32) -> Any? { s.string(column).flatMap { try? ExactJSONReader.parse(Data($0.utf8)) } }
+            guard let peers = json(2).flatMap(ConnectionContext.peerNames),
+                  let list = json(5), case .success(let runs) = ConnectionContext.lossRuns(list)
+            else { continue }
+            out[s.string(0) ?? "", default: [:]][s.string(1) ?? ""] = ReceivedLoss(peers: peers, from: s.int64(3), to: s.int64(4), runs: runs)
+        }
+        return out
     }
 
     /// Replaces a connection's rows of a two-column map table
@@ -110,6 +152,11 @@ extension EventStore {
         for (uid, publishers) in try connectionMap(meeting: meeting, table: "connection_publishers", columns: ("publisher", "sender_publisher")) {
             guard var contexts = out[uid] else { continue }
             for i in contexts.indices { contexts[i].senderPublishers = publishers[contexts[i].connection] ?? [:] }
+            out[uid] = contexts
+        }
+        for (uid, received) in try receivedLoss(meeting: meeting) {
+            guard var contexts = out[uid] else { continue }
+            for i in contexts.indices { contexts[i].received = received[contexts[i].connection] }
             out[uid] = contexts
         }
         return out

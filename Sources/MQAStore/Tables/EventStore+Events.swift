@@ -147,7 +147,9 @@ extension EventStore {
         // sender's dump is here too, and go by the sender's own track ids
         // (Docs/import.md, "One call, several dumps").
         let names = try publisherNames(meeting: meeting, uids: Set(clients.map(\.uid)))
-        let log = MeetingLog(meeting: meeting, clients: logs, damage: damage, contextOnly: contextOnly)
+        // What each connection received, in connection order, for the mesh-loss rule.
+        let received = try receivedLoss(meeting: meeting).mapValues { $0.sorted { $0.key < $1.key }.map(\.value) }
+        let log = MeetingLog(meeting: meeting, clients: logs, damage: damage, contextOnly: contextOnly, received: received)
         let resolved = log.resolvingSenders(
             publishers: names, tracks: try senderTracks(meeting: meeting), streams: try senderPublishers(meeting: meeting))
         return (resolved, ids, counts)

@@ -129,13 +129,19 @@ public struct ConnectionContext: Sendable, Equatable {
     /// with the second where the sender's dump knows it (an SFU renamed
     /// the sender's stream: Jitsi's `…-1`).
     public var senderPublishers: [String: String] = [:]
+    /// Whom it received from, when, and the runs of lost packets: how a
+    /// mesh call tells a sender's uplink from the viewer's network
+    /// (`ReceivedLoss`). Nil for a connection that received no RTP.
+    public var received: ReceivedLoss?
 
     public init(file: String, connection: String) {
         self.file = file
         self.connection = connection
     }
 
-    public var isEmpty: Bool { !hasFigures && knownAs.isEmpty && senderTracks.isEmpty && senderPublishers.isEmpty }
+    public var isEmpty: Bool {
+        !hasFigures && knownAs.isEmpty && senderTracks.isEmpty && senderPublishers.isEmpty && received == nil
+    }
 
     /// Whether it says something a report shows (a path, a limit, audio
     /// concealment), not only the names its media goes by.

@@ -1,0 +1,56 @@
+/// What one imported connection received, and when it lost packets: the
+/// evidence that tells on a mesh call whose network lost them
+/// (Docs/incidents.md, "Mesh calls: whose loss").
+///
+/// A participant's quality feed follows one connection at a time (the one
+/// carrying the most media), so a viewer whose feed followed the
+/// connection to a sender with a lossy uplink reports that loss as its
+/// own. Its other connections, and the other viewers' connections from the
+/// same sender, tell the two apart.
+public struct ReceivedLoss: Sendable, Equatable {
+    /// Who sent what the connection received: the publishers of its video
+    /// tracks, as the dump names them until the meeting is read
+    /// (`MeetingLog.resolvingSenders`), then as participants where known.
+    public var peers: [String]
+    /// The first and last sample in which it received RTP, ms.
+    public var from: Int64
+    public var to: Int64
+    /// Runs of consecutive samples whose received loss was above
+    /// `lossyPct`, in time order.
+    public var runs: [Run]
+
+    /// A run covers each of its samples' intervals: from the sample
+    /// before the first (the first sample itself on a connection's first
+    /// interval) to the last.
+    public struct Run: Sendable, Equatable {
+        public var start: Int64
+        public var end: Int64
+        /// The largest loss of the run, % (two decimals, as the reports).
+        public var peakPct: Double
+
+        public init(start: Int64, end: Int64, peakPct: Double) {
+            self.start = start
+            self.end = end
+            self.peakPct = peakPct
+        }
+    }
+
+    /// Received loss above this is a lossy sample: the issue line of
+    /// `IssueThresholds.lossP95Pct`, which makes a viewer's loss spike.
+    public static let lossyPct = 5.0
+
+    public init(peers: [String], from: Int64, to: Int64, runs: [Run] = []) {
+        self.peers = peers
+        self.from = from
+        self.to = to
+        self.runs = runs
+    }
+
+    /// Whether it received anything over `[start, end]`.
+    public func received(during start: Int64, _ end: Int64) -> Bool { from <= end && to >= start }
+
+    /// The largest loss of the runs that meet `[start, end]`; nil when none does.
+    public func peak(during start: Int64, _ end: Int64) -> Double? {
+        runs.filter { $0.start <= end && $0.end >= start }.map(\.peakPct).max()
+    }
+}
