@@ -257,9 +257,8 @@ CREATE TABLE IF NOT EXISTS connection_publishers (
 CREATE TABLE IF NOT EXISTS connection_received (
     client_id  INTEGER NOT NULL REFERENCES clients(id),
     connection TEXT NOT NULL,
-    peers      TEXT NOT NULL,     -- JSON array: the publishers it received, as the dump names them
-    from_ts    INTEGER NOT NULL,  -- first sample that received RTP, ms
-    to_ts      INTEGER NOT NULL,  -- last one
-    loss_runs  TEXT NOT NULL,     -- JSON array of [start ms, end ms, peak loss %]: samples above 5 %
+    -- JSON: {"peers": [publishers as the dump names them], "spans": [[first, last]
+    -- sample that received RTP, ms], "lossRuns": [[start, end, peak %]: samples above 5 %]}
+    received   TEXT NOT NULL,
     PRIMARY KEY (client_id, connection)
 ) WITHOUT ROWID;

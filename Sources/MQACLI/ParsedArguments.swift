@@ -73,8 +73,7 @@ extension CommandSpec {
                 // one's value was left out (`--db -f json` made a store
                 // named `-f`). A value of that spelling can be attached
                 // (`--db=-f`).
-                guard i < args.count, !(args[i].hasPrefix("-") && specs.contains { $0.names.contains(split(args[i], among: specs).0) })
-                else { throw UsageError("missing value for '\(name) <\(spec.valueName!.lowercased())>'", usage: usage) }
+                guard i < args.count, !isOptionWord(args[i], among: specs) else { throw UsageError("missing value for '\(name) <\(spec.valueName!.lowercased())>'", usage: usage) }
                 text = args[i]
                 i += 1
             }
@@ -117,6 +116,13 @@ extension CommandSpec {
 
     /// The option name and the value written into the same word: `--out=FILE`,
     /// or a short option's attached value (`-n2`, `-fjson`).
+    /// `--db` or `--db=x` for one of `specs`: a word that is an option,
+    /// not a value (`-nightly.db` is a value, though `-n` is an option).
+    private func isOptionWord(_ word: String, among specs: [OptionSpec]) -> Bool {
+        let name = word.hasPrefix("--") ? String(word.prefix { $0 != "=" }) : word
+        return specs.contains { $0.names.contains(name) }
+    }
+
     private func split(_ arg: String, among specs: [OptionSpec]) -> (String, String?) {
         if arg.hasPrefix("--") {
             guard let eq = arg.firstIndex(of: "=") else { return (arg, nil) }

@@ -12,16 +12,28 @@ public struct ReceivedLoss: Sendable, Equatable {
     /// tracks, as the dump names them until the meeting is read
     /// (`MeetingLog.resolvingSenders`), then as participants where known.
     public var peers: [String]
-    /// The first and last sample in which it received RTP, ms.
-    public var from: Int64
-    public var to: Int64
+    /// Runs of consecutive samples that received RTP, `[first, last]`
+    /// sample times (ms), in time order: a connection that stopped
+    /// receiving (an idle bridge connection while P2P carries the call,
+    /// an outage) is not clean over its gap.
+    public var spans: [Span]
     /// Runs of consecutive samples whose received loss was above
     /// `lossyPct`, in time order.
     public var runs: [Run]
 
-    /// A run covers each of its samples' intervals: from the sample
-    /// before the first (the first sample itself on a connection's first
-    /// interval) to the last.
+    public struct Span: Sendable, Equatable {
+        public var start: Int64
+        public var end: Int64
+
+        public init(start: Int64, end: Int64) {
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// A run covers each of its samples' intervals: from the received
+    /// sample before the first (the first sample itself when the one
+    /// before received nothing) to the last.
     public struct Run: Sendable, Equatable {
         public var start: Int64
         public var end: Int64
@@ -39,15 +51,16 @@ public struct ReceivedLoss: Sendable, Equatable {
     /// `IssueThresholds.lossP95Pct`, which makes a viewer's loss spike.
     public static let lossyPct = 5.0
 
-    public init(peers: [String], from: Int64, to: Int64, runs: [Run] = []) {
+    public init(peers: [String], spans: [Span], runs: [Run] = []) {
         self.peers = peers
-        self.from = from
-        self.to = to
+        self.spans = spans
         self.runs = runs
     }
 
-    /// Whether it received anything over `[start, end]`.
-    public func received(during start: Int64, _ end: Int64) -> Bool { from <= end && to >= start }
+    /// Whether it received RTP in some sample over `[start, end]`.
+    public func received(during start: Int64, _ end: Int64) -> Bool {
+        spans.contains { $0.start <= end && $0.end >= start }
+    }
 
     /// The largest loss of the runs that meet `[start, end]`; nil when none does.
     public func peak(during start: Int64, _ end: Int64) -> Double? {

@@ -158,5 +158,13 @@ import Testing
         }
         let named = MQA.run(["ingest", "--db", store, store])
         #expect(named.status == 64 && named.stderr.contains("is the store (--db), or one of its files: it cannot be an input"), "\(named)")
+        // Not made yet (it would be before the input is read), or given as standard input.
+        let fresh = dir.file("fresh.sqlite")
+        let early = MQA.run(["ingest", "--db", fresh, dir.file("./fresh.sqlite")])
+        #expect(early.status == 64 && early.stderr.contains("is the store (--db)"), "\(early)")
+        let piped = MQA.run(["ingest", "--db", store, "-"], stdin: store)
+        #expect(piped.status == 64 && piped.stderr.contains("standard input is the store (--db)"), "\(piped)")
+        // A device is no pipe: /dev/null may be named twice.
+        #expect(MQA.run(["ingest", "--db", dir.file("null.sqlite"), "/dev/null", "/dev/null"]).status == 0)
     }
 }

@@ -145,6 +145,9 @@ import MQAIngest
             ("orphan", "UPDATE report_chunks SET client_id = 999999 WHERE id = (SELECT min(id) FROM report_chunks)",
              "report_chunks row"),
             ("empty", "UPDATE meetings SET meeting = '' WHERE id = (SELECT min(id) FROM meetings)", "has an empty meeting id"),
+            // A table WITHOUT ROWID has no row number to name.
+            ("context", "INSERT INTO connection_names (client_id, connection, name) VALUES (999999, 'PC_0', 'x')",
+             "connection_names a row refers to a missing clients row"),
         ] {
             let path = dir.file("\(name).sqlite")
             #expect(MQA.run(["ingest", "--db", path, log]).status == 0)

@@ -128,6 +128,8 @@ import Testing
         #expect(error(["--meeting", "--format=csv"]) == "missing value for '--meeting <id>'")
         #expect(try spec.parse(["--meeting=--top"]).value(Self.meeting) == "--top")
         #expect(try spec.parse(["--meeting", "-5"]).value(Self.meeting) == "-5")
+        // Only an option's whole name: `-nightly` is a value, though `-n…` could start one.
+        #expect(try spec.parse(["--meeting", "-ftop"]).value(Self.meeting) == "-ftop")
     }
 
     @Test func helpWinsOverEveryOtherMistake() throws {

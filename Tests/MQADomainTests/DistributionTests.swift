@@ -66,5 +66,8 @@ import Testing
     @Test func hugeValuesHaveAFiniteMean() {
         #expect(Distribution([1.7e308, 1.7e308, 1.0e308])?.mean == 1.7e308 / 3 + 1.7e308 / 3 + 1.0e308 / 3)
         #expect(Distribution([0.1, 0.2, 0.3])?.mean == (0.1 + 0.2 + 0.3) / 3)
+        // And the JSON writes it: rounding scaled 1.7e308 to infinity (null).
+        #expect(JSON.rounded(1.7e308, places: 1).rendered() == JSON.double(1.7e308).rendered())
+        #expect(JSON.rounded(12.345, places: 1).rendered() == "12.3")
     }
 }

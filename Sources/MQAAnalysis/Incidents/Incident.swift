@@ -159,7 +159,7 @@ public struct IncidentEvidence: Sendable, Equatable {
         if let v = strainedGapMs { f.append(("strainedGapMs", .int(v))) }
         if let v = cleanConnections {
             f += [("cleanConnections", .int(Int64(v))), ("alsoLossy", .array(alsoLossy.map { .string($0) })),
-                  ("alsoLossyMaxPct", .optional(alsoLossyMaxPct))]
+                  ("alsoLossyMaxPct", .optional(alsoLossyMaxPct))]  // set together by rule 2c
         }
         if let v = lateLossPct {
             f += [("lateLossPct", .double(v)), ("lateLossViewers", .array(lateLossViewers.map { .string($0) }))]

@@ -10,8 +10,11 @@ import MQAModel
 /// connections say otherwise when they received cleanly at the same time:
 /// the viewer's downlink carried them too. The sender's uplink carries what
 /// every other viewer receives from it, so their connections from it lose
-/// packets as well; one of them receiving it cleanly points at the path to
-/// this viewer instead, and the rule says nothing.
+/// packets as well: at least one must be seen doing so, and none receiving
+/// it cleanly (that points at the path to this viewer). Without the other
+/// viewers' dumps the rule says nothing: a viewer's own uplink trouble can
+/// make its connection from one peer lossy too (a recorded call read the
+/// two viewers in it as each other's sender).
 struct MeshLoss {
     /// Each participant's imported connections, peers read as participants.
     let received: [String: [ReceivedLoss]]
@@ -20,17 +23,17 @@ struct MeshLoss {
         var sender: String
         /// The viewer's connections that received cleanly over the window.
         var cleanConnections: Int
-        /// Other viewers whose connections from the sender lost packets too,
-        /// sorted, and the largest of their loss.
+        /// Other viewers whose connections from the sender lost packets too
+        /// (at least one), sorted, and the largest of their loss.
         var alsoLossy: [String]
-        var alsoLossyPeakPct: Double?
+        var alsoLossyPeakPct: Double
     }
 
     /// The sender whose uplink explains `viewer`'s loss over `[start, end]`
     /// (widened by the 2 s alignment), or nil: every connection of the
     /// viewer that lost packets then received from that sender alone, at
-    /// least one other received cleanly, and no other viewer received the
-    /// sender cleanly. Stalls in the incident must be of that sender's
+    /// least one other received cleanly, another viewer's connection from
+    /// the sender lost packets too and none received it cleanly. Stalls in the incident must be of that sender's
     /// tracks (`stalledPublishers`), or the loss is not the whole story.
     func sender(of viewer: String, _ start: Int64, _ end: Int64, stalledPublishers: Set<String>) -> Finding? {
         let from = start - IncidentFinder.alignmentMs, to = end + IncidentFinder.alignmentMs
@@ -53,6 +56,7 @@ struct MeshLoss {
                 peak = max(peak ?? p, p)
             }
         }
+        guard let peak else { return nil }
         return Finding(sender: sender, cleanConnections: clean, alsoLossy: also, alsoLossyPeakPct: peak)
     }
 }

@@ -64,13 +64,20 @@ enum IngestCommand {
         if arguments.filter({ $0 == "-" }).count > 1 {
             throw UsageError("'-' (standard input) given twice: it can be read only once")
         }
-        let storeFiles = Set(["", "-wal", "-shm", "-journal"].compactMap { FileIdentity(path: store + $0) })
+        let storeNames = ["", "-wal", "-shm", "-journal"].map { store + $0 }
+        let storeFiles = Set(storeNames.compactMap { FileIdentity(path: $0) })
+        /// Whether `path` (or standard input) is one of the store's files; by
+        /// name where the file is not there yet (the store is made first).
+        func isStore(_ path: String) -> Bool {
+            if let id = path == "-" ? FileIdentity(descriptor: 0) : FileIdentity(path: path) { return storeFiles.contains(id) }
+            return storeNames.contains { FileIdentity.sameName(path, $0) }
+        }
         var out: [String] = []
         var unreadable: [(String, String)] = []
         for a in arguments {
             guard recursive, a != "-", FilePaths.isDirectory(a) else {
-                if let id = FileIdentity(path: a), storeFiles.contains(id) {
-                    throw UsageError("\(a) is the store (--db), or one of its files: it cannot be an input")
+                if !store.isEmpty && isStore(a) {
+                    throw UsageError("\(a == "-" ? "standard input" : a) is the store (--db), or one of its files: it cannot be an input")
                 }
                 out.append(a)
                 continue
@@ -84,8 +91,11 @@ enum IngestCommand {
             out += found.sorted()
         }
         var pipes: [FileIdentity: String] = [:]
+        // Standard input given as `-` is read once whatever it is (a
+        // terminal too): another name of it (`/dev/stdin`) is the same input.
+        let stdin = out.contains("-") ? FileIdentity(descriptor: 0) : nil
         for a in out {
-            guard let id = a == "-" ? FileIdentity(descriptor: 0) : FileIdentity(path: a), !id.isRegularFile else { continue }
+            guard let id = a == "-" ? stdin : FileIdentity(path: a), id.isReadOnce || (id == stdin && !id.isRegularFile) else { continue }
             if let first = pipes[id] {
                 throw UsageError("\(first == "-" ? "'-' (standard input)" : first) and \(a) are the same pipe: it can be read only once")
             }
@@ -99,9 +109,12 @@ enum IngestCommand {
     struct FileIdentity: Hashable {
         var device: UInt64
         var inode: UInt64
-        /// A regular file (read by name, so as often as named); else a pipe,
-        /// a device or a folder. Not part of the identity.
+        /// A regular file (read by name, so as often as named).
         var isRegularFile: Bool { kind == S_IFREG }
+        /// A FIFO or a socket: what one reader takes, another never sees.
+        /// (A device such as /dev/null may be named twice.) Not part of
+        /// the identity.
+        var isReadOnce: Bool { kind == S_IFIFO || kind == S_IFSOCK }
         private var kind: mode_t = 0
 
         static func == (a: FileIdentity, b: FileIdentity) -> Bool { a.device == b.device && a.inode == b.inode }
@@ -125,6 +138,18 @@ enum IngestCommand {
             var st = stat()
             guard !path.isEmpty, stat(path, &st) == 0 else { return nil }
             self.init(st)
+        }
+
+        /// Whether `a` and `b` name one path that does not exist yet: the
+        /// same file name in the same folder.
+        static func sameName(_ a: String, _ b: String) -> Bool {
+            func parts(_ p: String) -> (FileIdentity?, Substring) {
+                let slash = p.lastIndex(of: "/")
+                let folder = slash.map { p[..<$0].isEmpty ? "/" : String(p[..<$0]) } ?? "."
+                return (FileIdentity(path: folder), slash.map { p[p.index(after: $0)...] } ?? Substring(p))
+            }
+            let (x, y) = (parts(a), parts(b))
+            return x.0 != nil && x.0 == y.0 && x.1 == y.1
         }
 
         /// What the open descriptor `fd` is.

@@ -102,10 +102,9 @@ struct ConnectionConverter {
     private(set) var receivedAudioStreams = Set<String>()
     private(set) var receivedVideoStreams = Set<String>()
     private(set) var sentMedia = false
-    /// The first and last sample that received RTP, and the runs of
-    /// samples whose received loss was above `ReceivedLoss.lossyPct`:
-    /// the connection's `ReceivedLoss`.
-    private(set) var receivedSpan: (from: Int64, to: Int64)?
+    /// The runs of samples that received RTP, and of those whose received
+    /// loss was above `ReceivedLoss.lossyPct`: the connection's `ReceivedLoss`.
+    private(set) var receivedSpans: [ReceivedLoss.Span] = []
     private(set) var lossRuns: [ReceivedLoss.Run] = []
     /// Context from standard stats (the summary's, never the figures).
     var paths: [String] = []
@@ -400,10 +399,13 @@ struct ConnectionConverter {
     /// percent: a lossy one starts a run, or extends the run of the
     /// sample before it.
     private mutating func noteReceived(_ ts: Int64, _ lossHundredths: Int128) {
-        receivedSpan = (receivedSpan?.from ?? ts, ts)
+        // The sample before received too: this one extends its span.
+        let follows = previousTs != nil && receivedSpans.last?.end == previousTs
+        if follows { receivedSpans[receivedSpans.count - 1].end = ts } else { receivedSpans.append(.init(start: ts, end: ts)) }
         guard lossHundredths > Int128(ReceivedLoss.lossyPct * 100) else { return }
         let peak = Double(lossHundredths) / 100
-        let from = previousTs ?? ts
+        // Its interval began at the sample before, if that one received.
+        let from = follows ? previousTs! : ts
         if let last = lossRuns.last, last.end == from {
             lossRuns[lossRuns.count - 1].end = ts
             lossRuns[lossRuns.count - 1].peakPct = max(last.peakPct, peak)
@@ -415,7 +417,7 @@ struct ConnectionConverter {
     /// What the connection received and lost, by the publishers of its
     /// video tracks; nil when it received no RTP.
     var receivedLoss: ReceivedLoss? {
-        guard let span = receivedSpan else { return nil }
-        return ReceivedLoss(peers: Array(Set(tracks.map(\.publisher))).sorted(), from: span.from, to: span.to, runs: lossRuns)
+        guard !receivedSpans.isEmpty else { return nil }
+        return ReceivedLoss(peers: Array(Set(tracks.map(\.publisher))).sorted(), spans: receivedSpans, runs: lossRuns)
     }
 }

@@ -507,7 +507,7 @@ struct RTCStatsImporter {
                 }
                 var object: [String: Any]? = nil
                 // A meta line's time, where it has a usable one.
-                let ts = lineTime.map(\.roundedHalfUp).flatMap { $0 > 0 && $0 < 1 << 50 ? $0 : nil }
+                let ts = lineTime.map(\.roundedHalfUp).flatMap { context.isSampleTime($0) ? $0 : nil }
                 if method == "setRemoteDescription" || ConnectionMeta.setsLocalDescription(method) {
                     // Kept as text, read once if it decides the engine: a
                     // dump renegotiating thousands of times paid a parse each.

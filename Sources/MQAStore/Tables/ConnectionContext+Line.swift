@@ -13,7 +13,7 @@ import MQAModel
 ///     {"ts":…,"event":"mqa_connection_context","meeting":…,"uid":…,
 ///      "connection":"PC_0","paths":["host/udp"],"limitedMs":{"cpu":1200},"concealment":0.0123,
 ///      "knownAs":["5f0c…","remote-1234"],"senderTracks":{"a5ef…":"0060…"},
-///      "received":{"peers":["5f0c…"],"from":…,"to":…,"lossRuns":[[…,…,19.23]]}}
+///      "received":{"peers":["5f0c…"],"spans":[[…,…]],"lossRuns":[[…,…,19.23]]}}
 extension ConnectionContext {
     /// The line's `event`.
     public static let eventName = Array("mqa_connection_context".utf8)
@@ -40,10 +40,7 @@ extension ConnectionContext {
         if !knownAs.isEmpty { s += ",\"knownAs\":" + JSON.stringArray(knownAs) }
         ConnectionContext.appendMap("senderTracks", senderTracks, to: &s)
         ConnectionContext.appendMap("senderPublishers", senderPublishers, to: &s)
-        if let r = received {
-            s += ",\"received\":{\"peers\":" + JSON.stringArray(r.peers) + ",\"from\":\(r.from),\"to\":\(r.to)"
-            s += ",\"lossRuns\":" + ConnectionContext.lossRunsJSON(r.runs) + "}"
-        }
+        if let r = received { s += ",\"received\":" + ConnectionContext.receivedJSON(r) }
         return s + "}\n"
     }
 
@@ -116,49 +113,59 @@ extension ConnectionContext {
         return .success(context)
     }
 
-    /// The `received` object: `{"peers":[…],"from":ms,"to":ms,"lossRuns":[[start,end,peak%],…]}`.
-    private static func received(_ value: Any) -> Result<ReceivedLoss, LineError> {
+    /// The `received` object, as the export's line and the store's
+    /// `connection_received` row hold it:
+    /// `{"peers":[…],"spans":[[start,end],…],"lossRuns":[[start,end,peak%],…]}`.
+    public static func receivedJSON(_ r: ReceivedLoss) -> String {
+        "{\"peers\":" + JSON.stringArray(r.peers)
+            + ",\"spans\":[" + r.spans.map { "[\($0.start),\($0.end)]" }.joined(separator: ",") + "]"
+            + ",\"lossRuns\":[" + r.runs.map { "[\($0.start),\($0.end),\(JSON.number($0.peakPct))]" }.joined(separator: ",") + "]}"
+    }
+
+    /// Reads a `received` object (parsed JSON), holding it to what the
+    /// importer writes: unique peer names of 1–256 characters; spans and
+    /// runs of whole ms between 2000 and 9999, each starting after the one
+    /// before ends, the runs inside the spans, their peaks above the
+    /// lossy line (`ReceivedLoss.lossyPct`) and at most 100. The error
+    /// names the bad member, after the `received` it is in.
+    static func received(_ value: Any) -> Result<ReceivedLoss, LineError> {
         let fail = { (reason: String) in Result<ReceivedLoss, LineError>.failure(LineError(reason: reason)) }
         guard let object = value as? [String: Any] else { return fail(": must be an object") }
-        guard let peers = object["peers"].flatMap(peerNames) else { return fail(".peers: must be an array of names of 1 to 256 characters") }
-        guard let from = object["from"].flatMap(ms), let to = object["to"].flatMap(ms), from <= to else {
-            return fail(".from, .to: must be whole numbers of ms, from not after to")
+        guard let list = object["peers"] as? [Any],
+              list.allSatisfy({ ($0 as? String).map { (1...256).contains($0.unicodeScalars.count) } ?? false }),
+              Set(list.map { $0 as! String }).count == list.count
+        else { return fail(".peers: must be an array of distinct names of 1 to 256 characters") }
+        func times(_ item: Any, _ count: Int) -> [Any]? {
+            guard let pair = item as? [Any], pair.count == count, let start = ms(pair[0]), let end = ms(pair[1]), start <= end,
+                  start >= LineParser.earliestTs, end <= latestMs
+            else { return nil }
+            return pair
         }
-        guard let list = object["lossRuns"] else { return fail(".lossRuns: must be an array") }
-        switch lossRuns(list) {
-        case .success(let runs): return .success(ReceivedLoss(peers: peers, from: from, to: to, runs: runs))
-        case .failure(let e): return fail(".lossRuns" + e.reason)
-        }
-    }
-
-    /// `received.peers`: names that become publisher names, so 1–256
-    /// characters each, as events' fields; nil for anything else.
-    static func peerNames(_ value: Any) -> [String]? {
-        guard let list = value as? [Any],
-              list.allSatisfy({ ($0 as? String).map { (1...256).contains($0.unicodeScalars.count) } ?? false })
-        else { return nil }
-        return list.map { $0 as! String }
-    }
-
-    /// `received.lossRuns` as JSON: `[[start,end,peak],…]`.
-    static func lossRunsJSON(_ runs: [ReceivedLoss.Run]) -> String {
-        "[" + runs.map { "[\($0.start),\($0.end),\(JSON.number($0.peakPct))]" }.joined(separator: ",") + "]"
-    }
-
-    /// Reads `received.lossRuns`; the error names the bad run.
-    static func lossRuns(_ value: Any) -> Result<[ReceivedLoss.Run], LineError> {
-        guard let list = value as? [Any] else { return .failure(LineError(reason: ": must be an array")) }
-        var runs: [ReceivedLoss.Run] = []
-        for (k, item) in list.enumerated() {
-            guard let run = item as? [Any], run.count == 3, let start = ms(run[0]), let end = ms(run[1]), start <= end,
-                  let peak = number(run[2]), peak >= 0, peak <= 100
-            else {
-                return .failure(LineError(reason: "[\(k)]: must be [start ms, end ms, peak %] with start ≤ end and a peak of 0 to 100"))
+        var spans: [ReceivedLoss.Span] = []
+        guard let spanList = object["spans"] as? [Any], !spanList.isEmpty else { return fail(".spans: must be a non-empty array") }
+        for (k, item) in spanList.enumerated() {
+            guard let pair = times(item, 2), spans.last.map({ ms(pair[0])! > $0.end }) ?? true else {
+                return fail(".spans[\(k)]: must be [start ms, end ms] with start ≤ end, after the span before, from 2000 to 9999")
             }
-            runs.append(ReceivedLoss.Run(start: start, end: end, peakPct: peak))
+            spans.append(ReceivedLoss.Span(start: ms(pair[0])!, end: ms(pair[1])!))
         }
-        return .success(runs)
+        var runs: [ReceivedLoss.Run] = []
+        guard let runList = object["lossRuns"] as? [Any] else { return fail(".lossRuns: must be an array") }
+        for (k, item) in runList.enumerated() {
+            guard let run = times(item, 3), let peak = number(run[2]), peak > ReceivedLoss.lossyPct, peak <= 100,
+                  runs.last.map({ ms(run[0])! >= $0.end }) ?? true,
+                  ms(run[0])! >= spans.first!.start, ms(run[1])! <= spans.last!.end
+            else {
+                return fail(".lossRuns[\(k)]: must be [start ms, end ms, peak %] with start ≤ end, not before the run before, "
+                            + "inside the spans, and a peak above \(JSON.number(ReceivedLoss.lossyPct)) and at most 100")
+            }
+            runs.append(ReceivedLoss.Run(start: ms(run[0])!, end: ms(run[1])!, peakPct: peak))
+        }
+        return .success(ReceivedLoss(peers: list.map { $0 as! String }, spans: spans, runs: runs))
     }
+
+    /// 9999-12-31T23:59:59.999Z: no later time is one.
+    private static let latestMs: Int64 = 253_402_300_799_999
 
     /// A whole number of ms; nil for anything else.
     private static func ms(_ value: Any) -> Int64? {

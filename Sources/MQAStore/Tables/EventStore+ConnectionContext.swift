@@ -46,14 +46,10 @@ extension EventStore {
         clearReceived.bind(2, c.connection)
         try clearReceived.run()
         if let r = c.received {
-            let insert = try db.cached(
-                "INSERT INTO connection_received (client_id, connection, peers, from_ts, to_ts, loss_runs) VALUES (?, ?, ?, ?, ?, ?)")
+            let insert = try db.cached("INSERT INTO connection_received (client_id, connection, received) VALUES (?, ?, ?)")
             insert.bind(1, client)
             insert.bind(2, c.connection)
-            insert.bind(3, JSON.stringArray(r.peers))
-            insert.bind(4, r.from)
-            insert.bind(5, r.to)
-            insert.bind(6, ConnectionContext.lossRunsJSON(r.runs))
+            insert.bind(3, ConnectionContext.receivedJSON(r))
             try insert.run()
         }
         return client
@@ -67,7 +63,7 @@ extension EventStore {
         guard try hasTable("connection_received") else { return [:] }
         let s = try db.cached(
             """
-            SELECT c.uid, x.connection, x.peers, x.from_ts, x.to_ts, x.loss_runs
+            SELECT c.uid, x.connection, x.received
             FROM connection_received x JOIN clients c ON c.id = x.client_id JOIN meetings m ON m.id = c.meeting_id
             WHERE m.meeting = ? ORDER BY c.uid, x.connection
             """)
@@ -75,11 +71,10 @@ extension EventStore {
         s.bind(1, meeting)
         var out: [String: [String: ReceivedLoss]] = [:]
         while try s.step() {
-            func json(_ column: Int32) -> Any? { s.string(column).flatMap { try? ExactJSONReader.parse(Data($0.utf8)) } }
-            guard let peers = json(2).flatMap(ConnectionContext.peerNames),
-                  let list = json(5), case .success(let runs) = ConnectionContext.lossRuns(list)
+            guard let text = s.string(2), let object = try? ExactJSONReader.parse(Data(text.utf8)),
+                  case .success(let received) = ConnectionContext.received(object)
             else { continue }
-            out[s.string(0) ?? "", default: [:]][s.string(1) ?? ""] = ReceivedLoss(peers: peers, from: s.int64(3), to: s.int64(4), runs: runs)
+            out[s.string(0) ?? "", default: [:]][s.string(1) ?? ""] = received
         }
         return out
     }

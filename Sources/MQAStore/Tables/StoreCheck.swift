@@ -62,9 +62,7 @@ extension EventStore {
         }
         do {
             let fk = try db.prepare("PRAGMA foreign_key_check")
-            while try fk.step() {
-                sqliteDamage("foreign_key_check: \(fk.string(0) ?? "?") row \(fk.int64(1)) refers to a missing \(fk.string(2) ?? "?") row")
-            }
+            while try fk.step() { sqliteDamage("foreign_key_check: " + EventStore.foreignKeyProblem(fk)) }
         } catch {
             sqliteDamage("foreign_key_check: \(error)")
         }
@@ -101,19 +99,23 @@ extension EventStore {
     }
 
     /// Why a whole-store export would leave something out or write what
-    /// does not ingest back, found without decoding a chunk: chunks and
-    /// clients whose owner row is gone (an export walks meetings and their
-    /// clients, so it would pass them over), and ids no event can carry.
-    /// Empty for a sound store; `mqa check` tells more.
+    /// does not ingest back, found without decoding a chunk: rows whose
+    /// owner row is gone (an export walks meetings and their clients, so
+    /// it would pass over a chunk or a connection's context of no client),
+    /// and ids no event can carry. Empty for a sound store; `mqa check`
+    /// tells more.
     public func exportBlockers() throws -> [String] {
         var out: [String] = []
-        for table in ["clients"] + ChunkTable.allCases.map(\.rawValue) {
-            let fk = try db.prepare("PRAGMA foreign_key_check(\(table))")
-            while try fk.step() {
-                out.append("\(table) row \(fk.int64(1)) refers to a missing \(fk.string(2) ?? "?") row")
-            }
-        }
+        let fk = try db.prepare("PRAGMA foreign_key_check")
+        while try fk.step() { out.append(EventStore.foreignKeyProblem(fk)) }
         return out + (try unexportableIDs())
+    }
+
+    /// One row of `PRAGMA foreign_key_check` in words. A table WITHOUT
+    /// ROWID has no row number to give (SQLite says NULL).
+    static func foreignKeyProblem(_ fk: Statement) -> String {
+        let row = fk.isNull(1) ? "a row" : "row \(fk.int64(1))"
+        return "\(fk.string(0) ?? "?") \(row) refers to a missing \(fk.string(2) ?? "?") row"
     }
 
     /// Recomputes the summary tables of every meeting that is not marked
