@@ -953,3 +953,26 @@ extension ImportVersion2Tests {
         #expect(events.first?["event"] as? String == "meeting_join")
     }
 }
+
+/// A counter beyond what the exact numbers hold (1e300 packets) is a huge
+/// value, as 2^64 is, not a missing one: read as missing, its interval had
+/// no packets and made no report.
+@Suite struct AbsurdCounterTests {
+    @Test func aHugeCounterIsHugeNotMissing() throws {
+        func reports(_ huge: String) throws -> [Int64] {
+            let times = (0..<6).map { String(t0 + Int64($0) * 1000) }
+            var packets = (0..<6).map { String(100 + 100 * $0) }
+            packets[3] = huge
+            let text = Dump.internals([("PC_0", [
+                Dump.Report(id: "IA", type: "inbound-rtp", times: times,
+                            props: [("kind", times.map { _ in "\"audio\"" }), ("packetsReceived", packets),
+                                    ("bytesReceived", (0..<6).map { String(10_000 * $0) })]),
+            ])])
+            return Dump.reports(try Dump.convert(text, .webrtcInternals)).map { ($0["bitrate"] as! NSNumber).int64Value }
+        }
+        // The sample after went back from it: a restart, counted from zero (40,000 bytes: 320 kbps).
+        #expect(try reports("1e300") == reports("18446744073709551616"))
+        let got = try reports("1e300")
+        #expect(got == [0, 80, 80, 80, 320, 80], "\(got)")
+    }
+}

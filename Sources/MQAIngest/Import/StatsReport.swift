@@ -38,6 +38,22 @@ struct Fixed: Comparable, Hashable {
         }
     }
 
+    /// A stats value: the decimal's value, and for a finite one beyond
+    /// ±10²⁰ that bound (nil only for null). A counter of 1e300 is a
+    /// number a browser wrote: read as missing, its interval had no
+    /// packets and made no report at all, where the spec's rules (a
+    /// counter that went back restarted) read it as a huge value.
+    init?(saturating d: DecimalNumber) {
+        if let exact = Fixed(d) {
+            self = exact
+            return
+        }
+        guard !d.isNull else { return nil }
+        let negative = d.isBinary ? (d.doubleValue ?? 0) < 0 : d.mantissa < 0
+        if d.isBinary, !(d.doubleValue?.isFinite ?? false) { return nil }
+        raw = negative ? -Int128(Fixed.limit) : Int128(Fixed.limit)
+    }
+
     /// 10⁰ … 10³⁸.
     static let powers: [Int128] = (0...38).map { p in (0..<p).reduce(Int128(1)) { r, _ in r * 10 } }
     static let limit = UInt128(100_000_000_000_000_000_000) * UInt128(1_000_000_000_000_000_000)
@@ -204,7 +220,7 @@ struct StatsReport {
     /// A scalar from a scan, as a value (nil for null and containers).
     static func value(_ scalar: JSONScalar, in s: UnsafeBufferPointer<UInt8>) -> StatsValue? {
         switch scalar {
-        case .number(let d): return Fixed(d).map { .number($0) }
+        case .number(let d): return Fixed(saturating: d).map { .number($0) }
         case .string(let start, let end, let escaped):
             return .text(String(decoding: JSONScanner.stringBytes(s, start, end, escaped), as: UTF8.self))
         case .bool(let b): return .bool(b)
