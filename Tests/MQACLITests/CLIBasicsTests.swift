@@ -59,7 +59,11 @@ import Testing
         let dir = Scratch()
         let bad = dir.write("g.json", "{\"thresholds\": [[4.0")
         let grid = MQA.run(["tune", "--db", dir.file("none.sqlite"), "--grid", bad])
-        #expect(grid.status == 64 && grid.stderr.contains("Error: \(bad): grid: not valid JSON"), "\(grid)")
+        #expect(grid.status == 64 && grid.stderr.contains("Error: \(bad): grid: not valid JSON: unterminated array at byte"), "\(grid)")
+        // Valid syntax, a number no double holds: said as such.
+        let huge = dir.write("h.json", "{\"thresholds\": [[1e400, 3.0]]}")
+        let told = MQA.run(["tune", "--db", dir.file("none.sqlite"), "--grid", huge])
+        #expect(told.status == 64 && told.stderr.contains("grid: not valid JSON: number out of range at byte 18"), "\(told)")
         let missing = MQA.run(["report", "meeting", "m", "--db", dir.file("none.sqlite"), "--config", dir.file("c.json")])
         #expect(missing.status == 64 && missing.stderr.contains("cannot read config file '\(dir.file("c.json"))': no such file"),
                 "\(missing)")

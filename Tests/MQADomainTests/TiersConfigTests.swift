@@ -54,7 +54,7 @@ struct TiersConfigTests {
         (#"{"emodel": {"Ie": 5}}"#, #"config key "emodel.Ie": unknown key (known: ie, bpl)"#),
         (#"{"alphaup": 0.5}"#, #"config key "alphaup": unknown key (known: thresholds, hysteresis, alphaDown, alphaUp, downDwell, upDwell, coldStartMs, gapMs, mos, emodel)"#),
         (#"[1, 2]"#, #"config: must be a JSON object, got [1, 2]"#),
-        (#"{"alphaUp": "#, #"config: not valid JSON"#),
+        (#"{"alphaUp": "#, #"config: not valid JSON: unexpected end at byte 13"#),
     ])
     func rejected(text: String, expected: String) {
         #expect(message(text) == expected)

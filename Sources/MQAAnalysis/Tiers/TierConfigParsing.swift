@@ -73,7 +73,9 @@ extension TierConfig {
         do {
             parsed = try ExactJSONReader.parse(data)
         } catch {
-            throw TierConfigError(source: source, key: nil, message: "not valid JSON")
+            // Where and why: "number out of range at byte 12" (a 1e400,
+            // valid JSON syntax) tells more than "not valid JSON".
+            throw TierConfigError(source: source, key: nil, message: "not valid JSON: \(error)")
         }
         guard let object = parsed as? [String: Any] else {
             throw TierConfigError(source: source, key: nil, message: "must be a JSON object, got \(JSONValue.describe(parsed))")

@@ -532,11 +532,12 @@ struct RTCStatsImporter {
             guard let pcID else { throw LineReject(reason: "getstats without a peer connection id (2nd element)") }
             guard let time = lineTime ?? statsTime else { throw LineReject(reason: "getstats without a usable time (ts and timestamp missing or out of range)") }
             let ts = time.roundedHalfUp
-            guard ts > 0 && ts < 1 << 50 else { throw LineReject(reason: "getstats: time \(ts) out of range") }
             // A sample far in the future would be the clock every later
-            // sample is held to (each must come after the one before).
+            // sample is held to (each must come after the one before). A
+            // time past Int64 is said as such, not as the clamped number.
             guard context.isSampleTime(ts) else {
-                throw LineReject(reason: "getstats: time \(ts) out of range (before 2000-01-01 or more than a day in the future)")
+                let said = ts == .max ? "beyond 9223372036854775807" : ts == .min ? "below -9223372036854775808" : "\(ts)"
+                throw LineReject(reason: "getstats: time \(said) out of range (before 2000-01-01 or more than a day in the future)")
             }
             sample.ts = ts
             sample.statsTime = statsTime ?? time
