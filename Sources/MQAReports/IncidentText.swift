@@ -22,10 +22,18 @@ enum IncidentText {
             : "\(a)–\(display.clock(i.endTs))\(endNote) (\(offset), \(ReportText.duration(i.durationMs)))"
     }
 
-    /// Who: `u-8f02`, or `bob-cam (bob)` for a publisher-side track incident.
+    /// Who: `u-8f02`, or `bob-cam (bob)` for a publisher-side track
+    /// incident. A track id that does not name its sender (a browser's
+    /// UUID) is told by the sender, the id cut to its first 8 characters
+    /// to find it in the JSON: `bob's video (86e1f891…)`.
     static func subject(_ i: Incident) -> String {
-        i.track.map { "\($0) (\(i.uid))" } ?? i.uid
+        guard let track = i.track else { return i.uid }
+        if names(track, i.uid) { return "\(track) (\(i.uid))" }
+        return "\(i.uid)'s video (\(shortID(track)))"
     }
+
+    /// A long made-up id cut to its first 8 characters: enough to find it.
+    static func shortID(_ id: String) -> String { id.count > 9 ? String(id.prefix(8)) + "…" : id }
 
     /// `stall ×4, poor/bad tier, loss spike`.
     static func kinds(_ i: Incident) -> String {

@@ -91,6 +91,10 @@ extension MeetingReport {
     /// a publisher-side track incident the track's row.
     func incidentSubjectHTML(_ i: Incident) -> String {
         guard let track = i.track else { return uidLink(i.uid) }
+        // As in `IncidentText.subject`: a browser's UUID is told by its sender.
+        if !IncidentText.names(track, i.uid) {
+            return uidLink(i.uid) + "'s video (" + HTMLPage.link("#" + AnchorID.track(i.uid, track), IncidentText.shortID(track).html) + ")"
+        }
         return HTMLPage.link("#" + AnchorID.track(i.uid, track), track.html) + " (" + uidLink(i.uid) + ")"
     }
 

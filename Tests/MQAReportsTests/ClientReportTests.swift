@@ -163,4 +163,18 @@ import MQATestSupport
         #expect(IncidentText.names("bob-cam", "bob") && IncidentText.names("bob", "bob"))
         #expect(!IncidentText.names("a3f0c2", "a") && !IncidentText.names("bobby-cam", "bob"))
     }
+
+    /// A track's incident is told by its sender where the id is a browser's
+    /// UUID (`86e1f891-… (cpustarve-A)` said nothing of whose video), with
+    /// the id's first 8 characters to find it; an SDK's `bob-cam` stays.
+    @Test func aTrackIncidentIsToldByItsSender() throws {
+        let report = MeetingReport(log: Fixtures.sfu, config: TierConfig())
+        let i = try #require(report.incidents.first { $0.track != nil })
+        #expect(IncidentText.subject(i) == "\(i.track!) (\(i.uid))")
+        var renamed = i
+        renamed.track = "86e1f891-b729-4cda-809f-1d3199d7278a"
+        #expect(IncidentText.subject(renamed) == "\(i.uid)'s video (86e1f891…)")
+        let html = report.incidentSubjectHTML(renamed)
+        #expect(html.contains("'s video (<a href=\"#") && html.contains(">86e1f891…</a>)"), "\(html)")
+    }
 }
