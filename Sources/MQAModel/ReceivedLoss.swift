@@ -12,13 +12,13 @@ public struct ReceivedLoss: Sendable, Equatable {
     /// tracks, as the dump names them until the meeting is read
     /// (`MeetingLog.resolvingSenders`), then as participants where known.
     public var peers: [String]
-    /// Runs of consecutive samples that received RTP, `[first, last]`
-    /// sample times (ms), in time order: a connection that stopped
-    /// receiving (an idle bridge connection while P2P carries the call,
-    /// an outage) is not clean over its gap.
+    /// Runs of samples that received RTP, `[first, last]` sample times
+    /// (ms), in time order, gaps up to `bridgedGapMs` bridged: a
+    /// connection that stopped receiving (an idle bridge connection while
+    /// P2P carries the call, an outage) is not clean over its gap.
     public var spans: [Span]
-    /// Runs of consecutive samples whose received loss was above
-    /// `lossyPct`, in time order.
+    /// Runs of samples whose received loss was above `lossyPct`, in time
+    /// order, gaps up to `bridgedGapMs` bridged.
     public var runs: [Run]
 
     public struct Span: Sendable, Equatable {
@@ -50,6 +50,12 @@ public struct ReceivedLoss: Sendable, Equatable {
     /// Received loss above this is a lossy sample: the issue line of
     /// `IssueThresholds.lossP95Pct`, which makes a viewer's loss spike.
     public static let lossyPct = 5.0
+
+    /// Spans, and runs, this close are one: a few samples without packets
+    /// are not a connection that stopped, and a call of hours keeps its
+    /// line (one per connection in an export) far under the 1 MiB a line
+    /// may have.
+    public static let bridgedGapMs: Int64 = 5000
 
     public init(peers: [String], spans: [Span], runs: [Run] = []) {
         self.peers = peers

@@ -182,18 +182,26 @@ struct MeshLossTests {
 }
 
 extension ReceivedLossImportTests {
-    /// Spans end where a sample received nothing, and a loss run begins at
-    /// the received sample before it, never at one that received nothing.
+    /// Spans end where samples received nothing for more than 5 s (a
+    /// shorter gap is bridged), and a loss run begins at the received
+    /// sample before it, never at one that received nothing.
     @Test func spansAndRunsFollowTheReceivedSamples() throws {
-        var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
-        // Packets at 1, 2, 4 and 5 s; none at 3 s; 20 of 100 lost at 4 s.
-        let counts = [(1000, 50, 0), (2000, 100, 0), (3000, 100, 0), (4000, 180, 20), (5000, 230, 20)]
-        for (at, received, lost) in counts {
-            lines.append(RTC.stats("PC_0", Int64(at), [RTC.audioIn(received, lost: lost)]))
+        func received(_ counts: [(Int, Int, Int)]) throws -> ReceivedLoss {
+            var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
+            for (at, received, lost) in counts {
+                lines.append(RTC.stats("PC_0", Int64(at), [RTC.audioIn(received, lost: lost)]))
+            }
+            return try #require(try RTC.convert(lines).contexts.first?.received)
         }
-        let c = try RTC.convert(lines)
-        let r = try #require(c.contexts.first?.received)
-        #expect(r.spans == [.init(start: t0 + 1000, end: t0 + 2000), .init(start: t0 + 4000, end: t0 + 5000)])
-        #expect(r.runs == [ReceivedLoss.Run(start: t0 + 4000, end: t0 + 4000, peakPct: 20)])
+        // Packets at 1 and 2 s, none from 3 to 9 s, then at 10 and 11 s with
+        // 20 of 100 lost at 10 s.
+        let quiet = (3...9).map { ($0 * 1000, 100, 0) }
+        let long = try received([(1000, 50, 0), (2000, 100, 0)] + quiet + [(10_000, 180, 20), (11_000, 230, 20)])
+        #expect(long.spans == [.init(start: t0 + 1000, end: t0 + 2000), .init(start: t0 + 10_000, end: t0 + 11_000)])
+        #expect(long.runs == [ReceivedLoss.Run(start: t0 + 10_000, end: t0 + 10_000, peakPct: 20)])
+        // One quiet sample, and lossy samples 3 s apart: one span, one run.
+        let short = try received([(1000, 50, 0), (2000, 90, 10), (3000, 90, 10), (4000, 140, 10), (5000, 170, 30)])
+        #expect(short.spans == [.init(start: t0 + 1000, end: t0 + 5000)])
+        #expect(short.runs == [ReceivedLoss.Run(start: t0 + 1000, end: t0 + 5000, peakPct: 40)])
     }
 }

@@ -33,8 +33,9 @@ struct MeshLoss {
     /// (widened by the 2 s alignment), or nil: every connection of the
     /// viewer that lost packets then received from that sender alone, at
     /// least one other received cleanly, another viewer's connection from
-    /// the sender lost packets too and none received it cleanly. Stalls in the incident must be of that sender's
-    /// tracks (`stalledPublishers`), or the loss is not the whole story.
+    /// the sender lost packets too and none received it cleanly. Stalls in
+    /// the incident must be of that sender's tracks (`stalledPublishers`),
+    /// or the loss is not the whole story.
     func sender(of viewer: String, _ start: Int64, _ end: Int64, stalledPublishers: Set<String>) -> Finding? {
         let from = start - IncidentFinder.alignmentMs, to = end + IncidentFinder.alignmentMs
         let links = (received[viewer] ?? []).filter { $0.received(during: from, to) }

@@ -396,17 +396,20 @@ struct ConnectionConverter {
     static let darkWindow: Int64 = 15_000
 
     /// Notes a sample that received RTP, with its loss in hundredths of a
-    /// percent: a lossy one starts a run, or extends the run of the
-    /// sample before it.
+    /// percent: it extends the span (and a lossy one the run) that ended
+    /// at most `ReceivedLoss.bridgedGapMs` before it, or starts one.
     private mutating func noteReceived(_ ts: Int64, _ lossHundredths: Int128) {
-        // The sample before received too: this one extends its span.
-        let follows = previousTs != nil && receivedSpans.last?.end == previousTs
-        if follows { receivedSpans[receivedSpans.count - 1].end = ts } else { receivedSpans.append(.init(start: ts, end: ts)) }
+        let lastReceived = receivedSpans.last?.end
+        if let lastReceived, ts - lastReceived <= ReceivedLoss.bridgedGapMs {
+            receivedSpans[receivedSpans.count - 1].end = ts
+        } else {
+            receivedSpans.append(.init(start: ts, end: ts))
+        }
         guard lossHundredths > Int128(ReceivedLoss.lossyPct * 100) else { return }
         let peak = Double(lossHundredths) / 100
         // Its interval began at the sample before, if that one received.
-        let from = follows ? previousTs! : ts
-        if let last = lossRuns.last, last.end == from {
+        let from = previousTs != nil && lastReceived == previousTs ? previousTs! : ts
+        if let last = lossRuns.last, from - last.end <= ReceivedLoss.bridgedGapMs {
             lossRuns[lossRuns.count - 1].end = ts
             lossRuns[lossRuns.count - 1].peakPct = max(last.peakPct, peak)
         } else {
