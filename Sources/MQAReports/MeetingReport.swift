@@ -120,8 +120,12 @@ public struct MeetingReport: Sendable, RenderedReport {
             guard case .object(var fields) = p.json else { return p.json }
             fields.append(("client", c.client.json))
             fields.append(("networks", .array(c.networkPath.map { .string($0) })))
-            // Only for imported dumps that told something, so event logs' reports keep their shape.
-            if let list = connections[p.uid], !list.isEmpty { fields.append(("connections", .array(list.map { .object($0.jsonFields) }))) }
+            // Only for imported dumps that told something, so event logs'
+            // reports keep their shape. Not `connections`: that key is the
+            // spec's count, which a second one would hide.
+            if let list = connections[p.uid], !list.isEmpty {
+                fields.append(("connectionContexts", .array(list.map { .object($0.jsonFields) })))
+            }
             fields.append(("context", c.json))
             return .object(fields)
         })

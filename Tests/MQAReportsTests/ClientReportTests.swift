@@ -98,7 +98,12 @@ import MQATestSupport
         #expect(md.contains("### Connections"))
         #expect(md.contains("host/udp → relay/tcp") && md.contains("cpu 34 s, bandwidth 12 s") && md.contains("2.1%"), "\(md)")
         #expect(report.html.contains("<h3>Connections</h3>"))
-        #expect(report.json.rendered().contains(#""connections":[{"connection":"PC_0","paths":["host/udp","relay/tcp"],"limitedMs":{"cpu":34000,"bandwidth":12000},"concealment":0.021}]"#))
+        #expect(report.json.rendered().contains(#""connectionContexts":[{"connection":"PC_0","paths":["host/udp","relay/tcp"],"limitedMs":{"cpu":34000,"bandwidth":12000},"concealment":0.021}]"#))
+        // The spec's count keeps its key: one `connections`, a number.
+        let rendered = report.json.rendered()
+        let from = rendered.range(of: #""participants":[{"uid":"\#(uid)""#)!.upperBound
+        let participant = rendered[from..<rendered.range(of: #""context":{"#, range: from..<rendered.endIndex)!.lowerBound]
+        #expect(participant.components(separatedBy: #""connections":"#).count == 2 && participant.contains(#""connections":1"#), "\(participant)")
     }
 
     /// A publisher-side incident names what the publisher's dump says held
