@@ -214,6 +214,28 @@ enum RTC {
             == ["meeting_join@1000", "disconnect@4000:connection_failed", "reconnect@6000", "meeting_leave@9000"])
     }
 
+    /// `failed` is an abnormal disconnect with its error (the spec's
+    /// outcomes) even when the connection comes back from it (an ICE
+    /// restart): the return used to erase it, leaving no trace at all, or
+    /// only the plain drop that came before it.
+    @Test func aFailureComeBackFromIsStillAFailure() throws {
+        func trace(_ states: [(String, Int64)]) throws -> [String] {
+            var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
+            lines += stride(from: 1000, through: 9000, by: 1000).enumerated().map { i, at in
+                RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1))])
+            }
+            lines += states.map { RTC.state("PC_0", $0.0, $0.1) }
+            return RTC.trace(try RTC.convert(lines))
+        }
+        #expect(try trace([("failed", 3000), ("connected", 5000)])
+            == ["meeting_join@1000", "disconnect@3000:connection_failed", "reconnect@5000", "meeting_leave@9000"])
+        #expect(try trace([("disconnected", 3000), ("failed", 4000), ("connected", 6000)])
+            == ["meeting_join@1000", "disconnect@3000", "disconnect@4000:connection_failed", "reconnect@6000", "meeting_leave@9000"])
+        // Never back: as before, the failure ends it.
+        #expect(try trace([("disconnected", 3000), ("failed", 4000)])
+            == ["meeting_join@1000", "disconnect@3000", "disconnect@4000:connection_failed"])
+    }
+
     @Test func connectionStateWinsOverTheICEState() throws {
         var lines = RTC.header() + [RTC.state("PC_0", "connected", 100, ice: true), RTC.state("PC_0", "connected", 120)]
         lines += [1000, 2000, 3000].enumerated().map { i, at in RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1))]) }

@@ -48,8 +48,9 @@ struct ParticipantAssembler {
         /// When the connection was over: its outcome's time.
         var terminal: Int64
         var outcome: Outcome
-        /// `disconnected` (true) and back (false) while it lasted.
-        var flips: [(ts: Int64, down: Bool)]
+        /// `disconnected` or `failed` (true; a failure with its error) and
+        /// back (false) while it lasted.
+        var flips: [(ts: Int64, down: Bool, error: String?)]
     }
 
     /// Appends the participant's events (NDJSON) to `conversion.lines`,
@@ -85,11 +86,11 @@ struct ParticipantAssembler {
 
         // Who was there, when: starts, drops and ends in time order.
         enum Boundary { case start, down, up, end }
-        var boundaries: [(ts: Int64, kind: Boundary, span: Int)] = []
+        var boundaries: [(ts: Int64, kind: Boundary, span: Int, error: String?)] = []
         for (k, s) in spans.enumerated() {
-            boundaries.append((s.start, .start, k))
-            for f in s.flips where f.ts >= s.start && f.ts < s.terminal { boundaries.append((f.ts, f.down ? .down : .up, k)) }
-            boundaries.append((s.terminal, .end, k))
+            boundaries.append((s.start, .start, k, nil))
+            for f in s.flips where f.ts >= s.start && f.ts < s.terminal { boundaries.append((f.ts, f.down ? .down : .up, k, f.error)) }
+            boundaries.append((s.terminal, .end, k, nil))
         }
         func order(_ b: Boundary) -> Int { b == .end ? 0 : b == .down ? 1 : b == .up ? 2 : 3 }
         boundaries.sort { ($0.ts, order($0.kind), $0.span) < ($1.ts, order($1.kind), $1.span) }
@@ -163,11 +164,19 @@ struct ParticipantAssembler {
                 }
                 present = true
             case .down:
+                let wasDown = isDown[b.span]
                 isDown[b.span] = true
-                guard present, !othersUp(b.span, at: b.ts) else { continue }
-                own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(.dropped))
-                present = false
-                goneAt = b.ts
+                let outcome = b.error.map { Outcome.failed($0) } ?? .dropped
+                if present && !othersUp(b.span, at: b.ts) {
+                    own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(outcome))
+                    present = false
+                    goneAt = b.ts
+                } else if !present && wasDown && b.error != nil {
+                    // A drop that then failed: the failure is told with its
+                    // error, as when the connection never comes back (a
+                    // return after it lost the failure, and its weight).
+                    own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(outcome))
+                }
             case .up:
                 isDown[b.span] = false
                 // A return at the first sample's time is no reconnect: not
@@ -423,7 +432,7 @@ struct ParticipantAssembler {
         if let last = timed.last?.ts { end = max(end, last) }
         if let closed = r.meta.closedAt { end = max(end, closed) }
 
-        var flips: [(ts: Int64, down: Bool)] = []
+        var flips: [(ts: Int64, down: Bool, error: String?)] = []
         var up = false
         var down = false
         var failed: (ts: Int64, ice: Bool)? = nil
@@ -431,15 +440,21 @@ struct ParticipantAssembler {
         for s in timed {
             switch s.state {
             case "connected", "completed":
-                if down { flips.append((s.ts, false)) }
+                if down { flips.append((s.ts, false, nil)) }
                 up = true
                 down = false
                 failed = nil
             case "disconnected":
-                if up && !down { flips.append((s.ts, true)) }
+                if up && !down { flips.append((s.ts, true, nil)) }
                 down = true
             case "failed":
-                if failed == nil { failed = (s.ts, s.ice) }
+                // A failure it comes back from (an ICE restart) is a drop
+                // with its error; one it never comes back from is its end.
+                if failed == nil {
+                    if up { flips.append((s.ts, true, s.ice ? "ice_failed" : "connection_failed")) }
+                    down = down || up
+                    failed = (s.ts, s.ice)
+                }
             case "closed":
                 closedState = closedState ?? s.ts
             default: break
