@@ -117,5 +117,25 @@ struct TiersTuningPartialsTests {
                              leads: [.init(ms: 5, count: 1), .init(ms: 5, count: 1)]) == nil)
         #expect(TuningCounts(alarms: 0, stalls: 0, covered: 0, useful: 0, flaps: 0, warmMs: 0,
                              leads: [.init(ms: 5, count: 0)]) == nil)
+        // Counts no sweep gives: a precision of 1.03 was merged from a
+        // tampered part. Useful ≤ alarms, covered ≤ stalls, at most one lead
+        // per covered stall, no negative lead.
+        func counts(alarms: Int = 4, stalls: Int = 3, covered: Int = 2, useful: Int = 3, leads: [Int64] = [10, 20]) -> TuningCounts? {
+            TuningCounts(alarms: alarms, stalls: stalls, covered: covered, useful: useful, flaps: 0, warmMs: 1000,
+                         leads: leads.map { .init(ms: $0, count: 1) })
+        }
+        #expect(counts() != nil)
+        #expect(counts(useful: 5) == nil && counts(covered: 4) == nil && counts(leads: [1, 2, 3]) == nil && counts(leads: [-1, 2]) == nil)
+        // Stalls do not depend on the config: a file whose configs differ is not one sweep.
+        var moreStalls = p
+        let c = p.counts[1]
+        moreStalls.counts[1] = try #require(TuningCounts(alarms: c.alarms, stalls: c.stalls + 1, covered: c.covered, useful: c.useful,
+                                                         flaps: c.flaps, warmMs: c.warmMs, leads: c.leads))
+        #expect(throws: TuningPartialsError.self) { try TuningPartials.parse(Data(moreStalls.json(configs: configs).rendered().utf8)) }
+        #expect(throws: TuningPartialsError.self) { try TuningPartials.parse(Data(good.replacingOccurrences(of: "mqa.tunePartials/1", with: "mqa.tunePartials/9").utf8)) }
+        // The same part twice, reformatted or not, would count its meetings twice.
+        let again = try TuningPartials.parse(Data(good.utf8))
+        #expect(p.meetings > 0)
+        #expect(throws: TuningPartialsError.self) { try TuningPartials.merge([p, again]) }
     }
 }

@@ -95,7 +95,8 @@ public struct TuningPartials: Sendable, Equatable {
         guard let object = (try? ExactJSONReader.parse(data)) as? [String: Any] else {
             throw fail("not a JSON object")
         }
-        guard let v = integer(object["mqaTunePartials"]), v == version else {
+        guard let v = integer(object["mqaTunePartials"]), v == version,
+              (object["schema"] as? String).map({ $0 == "mqa.tunePartials/\(version)" }) ?? true else {
             throw fail("not a tuning partials file of version \(version) (see 'mqa tune --partials')")
         }
         guard let grid = object["grid"] as? String else { throw fail("missing \"grid\"") }
@@ -129,7 +130,12 @@ public struct TuningPartials: Sendable, Equatable {
             }
             guard let c = TuningCounts(alarms: Int(n[0]), stalls: Int(n[1]), covered: Int(n[2]), useful: Int(n[3]),
                                        flaps: Int(n[4]), warmMs: n[5], leads: bins) else {
-                throw fail("config \(i + 1): negative counts, or \"leads\" not ascending with positive counts")
+                throw fail("config \(i + 1): counts no sweep gives (negative; useful > alarms, covered > stalls, "
+                           + "more lead times than covered stalls, a negative lead), or \"leads\" not ascending with positive counts")
+            }
+            // Stalls do not depend on the config: every entry has the same.
+            if let first = counts.first, first.stalls != c.stalls {
+                throw fail("config \(i + 1): \(c.stalls) stalls, config 1 \(first.stalls) (stalls are the same for every config)")
             }
             counts.append(c)
         }
@@ -157,6 +163,11 @@ public struct TuningPartials: Sendable, Equatable {
             }
             guard p.counts.count == total.counts.count else {
                 throw TuningPartialsError("part \(i + 1) holds \(p.counts.count) configs, part 1 \(total.counts.count)")
+            }
+            // Parts carry no meeting ids, so an overlap cannot be told in
+            // general; the same part twice (a copy, reformatted) can.
+            if p.meetings > 0, let j = parts.prefix(i).firstIndex(of: p) {
+                throw TuningPartialsError("part \(i + 1) holds the same counts as part \(j + 1): the same meetings would be counted twice")
             }
             total.meetings += p.meetings
             total.reports += p.reports

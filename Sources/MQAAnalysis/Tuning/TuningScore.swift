@@ -60,11 +60,16 @@ public struct TuningCounts: Sendable, Equatable {
     }
 
     /// From a histogram already in the form of `leads`; `nil` when it is not
-    /// (out of order, repeated or non-positive counts) or a count is negative.
+    /// (out of order, repeated or non-positive counts), a count is
+    /// negative, or the counts cannot come from one sweep: more useful
+    /// alarms than alarms, more covered stalls than stalls, more lead
+    /// times than covered stalls (each has at most one), a negative lead.
     public init?(alarms: Int, stalls: Int, covered: Int, useful: Int, flaps: Int, warmMs: Int64, leads: [LeadBin]) {
         guard alarms >= 0, stalls >= 0, covered >= 0, useful >= 0, flaps >= 0, warmMs >= 0,
-              leads.allSatisfy({ $0.count > 0 }),
-              zip(leads, leads.dropFirst()).allSatisfy({ $0.ms < $1.ms }) else { return nil }
+              useful <= alarms, covered <= stalls,
+              leads.allSatisfy({ $0.count > 0 }), (leads.first?.ms ?? 0) >= 0,
+              zip(leads, leads.dropFirst()).allSatisfy({ $0.ms < $1.ms }),
+              leads.reduce(0, { $0 + $1.count }) <= covered else { return nil }
         self.init(alarms: alarms, stalls: stalls, covered: covered, useful: useful, flaps: flaps, warmMs: warmMs,
                   histogram: leads)
     }
