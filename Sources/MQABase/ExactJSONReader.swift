@@ -22,12 +22,16 @@ public enum ExactJSONReader {
     static let maxDepth = 512
 
     /// The document's value; any JSON value is accepted at the top.
-    public static func parse(_ data: Data) throws(Failure) -> Any {
+    ///
+    /// `uniqueKeys`: a key given twice in one object is an error, not
+    /// the last one winning unseen (a config's `"hysteresis": 0.1,
+    /// "hysteresis": 0.5` used 0.5).
+    public static func parse(_ data: Data, uniqueKeys: Bool = false) throws(Failure) -> Any {
         let bytes = [UInt8](data)
         // A byte-order mark, as some editors save one.
         var p = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         let value = try bytes.withUnsafeBufferPointer { b throws(Failure) in
-            var reader = Reader(b: b)
+            var reader = Reader(b: b, uniqueKeys: uniqueKeys)
             let v = try reader.value(&p, depth: 0)
             reader.space(&p)
             guard p == b.count else { throw Failure(message: "unexpected text after the value", offset: p) }
@@ -38,6 +42,7 @@ public enum ExactJSONReader {
 
     private struct Reader {
         let b: UnsafeBufferPointer<UInt8>
+        let uniqueKeys: Bool
 
         func space(_ p: inout Int) {
             while p < b.count, b[p] == 0x20 || b[p] == 0x0A || b[p] == 0x0D || b[p] == 0x09 { p += 1 }
@@ -69,7 +74,9 @@ public enum ExactJSONReader {
                 while true {
                     space(&p)
                     guard p < b.count, b[p] == UInt8(ascii: "\"") else { throw fail("expected a field name", p) }
+                    let keyAt = p
                     let key = try string(&p)
+                    if uniqueKeys && object[key] != nil { throw fail("key \"\(key)\" given twice", keyAt) }
                     space(&p)
                     guard p < b.count, b[p] == UInt8(ascii: ":") else { throw fail("expected ':'", p) }
                     p += 1

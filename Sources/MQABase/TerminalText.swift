@@ -37,10 +37,16 @@ public enum TerminalText {
         return out
     }
 
-    /// Whether `s` is shown as an escape (a control or a bidi override).
+    /// Whether `s` is shown as an escape: a control, a bidi override or
+    /// mark, or a character that shows nothing (a zero-width space, a word
+    /// joiner, a byte order mark), with which an id of 256 of them read as
+    /// an empty cell. The joiners that shape text (U+200C, U+200D: Persian,
+    /// emoji sequences) are shown as they are.
     public static func needsEscape(_ s: Unicode.Scalar) -> Bool {
         let v = s.value
         return v < 0x20 || (v >= 0x7F && v <= 0x9F) || (v >= 0x202A && v <= 0x202E) || (v >= 0x2066 && v <= 0x2069)
+            || v == 0x200B || v == 0x200E || v == 0x200F || (v >= 0x2060 && v <= 0x2064) || v == 0xFEFF || v == 0x061C
+            || v == 0x180E
     }
 
     /// The visible escape of one scalar that `needsEscape`.

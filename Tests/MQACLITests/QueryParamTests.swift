@@ -57,6 +57,15 @@ import MQAIngest
         #expect(r.status == 64 && r.stderr.contains("--param meeting is given more than once") && r.stdout.isEmpty, "\(r)")
     }
 
+    /// An empty id matched nothing and exited 0, where `--meeting ''` is a usage error.
+    @Test func anEmptyMeetingOrUidIsAUsageError() {
+        store()
+        for param in ["meeting=", "uid="] {
+            let r = MQA.run(["query", "tracks", "--db", db, "--param", param])
+            #expect(r.status == 64 && r.stderr.contains("--param \(param) is empty") && r.stdout.isEmpty, "\(r)")
+        }
+    }
+
     @Test func textThatLooksLikeANumberStaysText() throws {
         store()
         #expect(try tracks("meeting=007") == ["alfred/pub-007", "alice/pub-007", "bob/pub-007"])

@@ -55,6 +55,8 @@ struct TiersConfigTests {
         (#"{"alphaup": 0.5}"#, #"config key "alphaup": unknown key (known: thresholds, hysteresis, alphaDown, alphaUp, downDwell, upDwell, coldStartMs, gapMs, mos, emodel)"#),
         (#"[1, 2]"#, #"config: must be a JSON object, got [1, 2]"#),
         (#"{"alphaUp": "#, #"config: not valid JSON: unexpected end at byte 13"#),
+        // The last of two was used, unseen.
+        (#"{"hysteresis": 0.1, "hysteresis": 0.5}"#, #"config: not valid JSON: key "hysteresis" given twice at byte 21"#),
     ])
     func rejected(text: String, expected: String) {
         #expect(message(text) == expected)

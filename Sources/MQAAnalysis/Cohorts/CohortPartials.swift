@@ -103,7 +103,7 @@ public struct CohortPartials: Sendable, Equatable {
     /// Reads a file written by `json`.
     public static func parse(_ data: Data, source: String = "partials") throws -> CohortPartials {
         func fail(_ message: String) -> CohortPartialsError { CohortPartialsError("\(source): \(message)") }
-        guard let object = (try? ExactJSONReader.parse(data)) as? [String: Any] else {
+        guard let object = (try? ExactJSONReader.parse(data, uniqueKeys: true)) as? [String: Any] else {
             throw fail("not a JSON object")
         }
         guard let v = TuningPartials.integer(object["mqaCohortPartials"]), readable.contains(v) else {

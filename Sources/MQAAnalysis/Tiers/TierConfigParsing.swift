@@ -71,7 +71,7 @@ extension TierConfig {
     static func jsonObject(_ data: Data, source: String) throws(TierConfigError) -> [String: Any] {
         let parsed: Any
         do {
-            parsed = try ExactJSONReader.parse(data)
+            parsed = try ExactJSONReader.parse(data, uniqueKeys: true)
         } catch {
             // Where and why: "number out of range at byte 12" (a 1e400,
             // valid JSON syntax) tells more than "not valid JSON".

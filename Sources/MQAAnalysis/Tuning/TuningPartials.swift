@@ -92,7 +92,7 @@ public struct TuningPartials: Sendable, Equatable {
     /// Reads a file written by `json(configs:)`.
     public static func parse(_ data: Data, source: String = "partials") throws -> TuningPartials {
         func fail(_ message: String) -> TuningPartialsError { TuningPartialsError("\(source): \(message)") }
-        guard let object = (try? ExactJSONReader.parse(data)) as? [String: Any] else {
+        guard let object = (try? ExactJSONReader.parse(data, uniqueKeys: true)) as? [String: Any] else {
             throw fail("not a JSON object")
         }
         guard let v = integer(object["mqaTunePartials"]), v == version,

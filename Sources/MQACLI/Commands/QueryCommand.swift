@@ -125,6 +125,11 @@ enum QueryCommand {
             }
             return .int(number)
         case .text:
+            // No meeting or uid is empty: `meeting=` matched nothing, exit 0,
+            // where `--meeting ''` is a usage error.
+            if text.isEmpty && (parameter.name == "meeting" || parameter.name == "uid") {
+                throw UsageError("--param \(parameter.name)= is empty: give an id, or a unique prefix of one")
+            }
             switch parameter.name {
             case "meeting": return .text(try store.resolveMeeting(text))
             case "uid": return .text(try store.resolveUid(text, meeting: meeting))
