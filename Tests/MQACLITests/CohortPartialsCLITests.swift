@@ -148,6 +148,16 @@ import Testing
             + profile + #"]}, {"meeting": "b", "profiles": ["# + profile + "]}]}")
         let h = MQA.run(["report", "cohorts", "--merge", huge, "--by", "platform"])
         #expect(h.status == 1 && h.stderr.contains("more than 2147483647 first-frame times"), "\(h)")
+        // The participants it states must be those its profiles hold, as
+        // for meetings; a first frame cannot come before its subscription.
+        let one = #"{"participants": 1, "watchedMs": 0, "stalledMs": 0, "lowTierMs": 0, "measuredMs": 0, "dropped": 0, "mos": [], "firstFrameMs": "#
+        let counted = dir.write("count.json", #"{"mqaCohortPartials": 2, "meetings": 1, "participants": 999, "perMeeting": [{"meeting": "a", "profiles": ["#
+            + one + "[]}]}]}")
+        let c = MQA.run(["report", "cohorts", "--merge", counted, "--by", "platform"])
+        #expect(c.status == 1 && c.stderr.contains("it says 999 participants but its profiles hold 1"), "\(c)")
+        let early = dir.write("early.json", #"{"mqaCohortPartials": 2, "perMeeting": [{"meeting": "a", "profiles": ["# + one + "[[-5, 1]]}]}]}")
+        let e = MQA.run(["report", "cohorts", "--merge", early, "--by", "platform"])
+        #expect(e.status == 1 && e.stderr.contains("meeting 1, profile 1"), "\(e)")
     }
 
     @Test(arguments: [

@@ -142,11 +142,17 @@ public struct CohortPartials: Sendable, Equatable {
         if let n = TuningPartials.integer(object["meetings"]), n != Int64(meetings.count) {
             throw fail("it says \(n) meetings but lists \(meetings.count)")
         }
+        let partials: CohortPartials
         do {
-            var partials = try CohortPartials(meetings)
-            partials.readVersion = v
-            return partials
+            var read = try CohortPartials(meetings)
+            read.readVersion = v
+            partials = read
         } catch { throw fail("\(error)") }
+        // Like `meetings`: the count it states is the one its lists give.
+        if let n = TuningPartials.integer(object["participants"]), n != Int64(partials.participants) {
+            throw fail("it says \(n) participants but its profiles hold \(partials.participants)")
+        }
+        return partials
     }
 
     private static func profile(_ p: [String: Any]) -> CohortProfileSums? {
@@ -171,7 +177,7 @@ public struct CohortPartials: Sendable, Equatable {
         }
         var firstFrame: [CohortProfileSums.FirstFrameBin] = []
         for b in bins {
-            guard let pair = b as? [Any], pair.count == 2, let ms = TuningPartials.integer(pair[0]),
+            guard let pair = b as? [Any], pair.count == 2, let ms = TuningPartials.integer(pair[0]), ms >= 0,
                   let k = TuningPartials.integer(pair[1]), k <= Int64(Int32.max) else { return nil }
             firstFrame.append(.init(ms: ms, count: Int(k)))
         }
