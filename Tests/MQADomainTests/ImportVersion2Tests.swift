@@ -994,6 +994,18 @@ extension ImportVersion2Tests {
         }
         // The sample after went back from it: a restart, counted from zero (40,000 bytes: 320 kbps).
         #expect(try reports("1e300") == reports("18446744073709551616"))
+        // A page that quoted its numbers: read as the numbers (bitrate 0 before).
+        func quoted(_ quote: Bool) throws -> [Int64] {
+            let q = quote ? "\"" : ""
+            let times = (0..<4).map { String(t0 + Int64($0) * 1000) }
+            let text = Dump.internals([("PC_0", [
+                Dump.Report(id: "IA", type: "inbound-rtp", times: times,
+                            props: [("kind", times.map { _ in "\"audio\"" }), ("packetsReceived", (0..<4).map { q + String(100 * $0 + 100) + q }),
+                                    ("bytesReceived", (0..<4).map { q + String(10_000 * $0) + q })]),
+            ])])
+            return Dump.reports(try Dump.convert(text, .webrtcInternals)).map { ($0["bitrate"] as! NSNumber).int64Value }
+        }
+        #expect(try quoted(true) == quoted(false) && quoted(false) == [0, 80, 80, 80])
         let got = try reports("1e300")
         #expect(got == [0, 80, 80, 80, 320, 80], "\(got)")
     }

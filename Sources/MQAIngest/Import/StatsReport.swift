@@ -142,8 +142,26 @@ enum StatsValue: Equatable {
     case text(String)
     case bool(Bool)
 
-    var number: Fixed? { if case .number(let v) = self { v } else { nil } }
+    /// A number, or a text that is one (`"123"`: a page that quoted its
+    /// numbers gave bitrate 0 in silence); nil for anything else.
+    var number: Fixed? {
+        switch self {
+        case .number(let v): v
+        case .text(let t): StatsValue.numeric(t)
+        case .bool: nil
+        }
+    }
     var text: String? { if case .text(let v) = self { v } else { nil } }
+
+    /// A text that is exactly a JSON number, read exactly as one.
+    static func numeric(_ t: String) -> Fixed? {
+        guard let first = t.utf8.first, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39), t.utf8.count <= 64 else { return nil }
+        return Array(t.utf8).withUnsafeBufferPointer { b -> Fixed? in
+            var p = 0
+            guard case .number(let d)? = try? JSONWalker().scanScalar(b, &p, depth: 1), p == b.count else { return nil }
+            return Fixed(saturating: d)
+        }
+    }
     var bool: Bool? { if case .bool(let v) = self { v } else { nil } }
 }
 
