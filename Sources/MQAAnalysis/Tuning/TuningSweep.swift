@@ -63,7 +63,7 @@ public enum Tuning {
         let (mosColumns, columnFor) = (columns, columnOf)  // immutable copies for the workers
         let out = ConcurrentSlots<TuningCounts>(count: configs.count)
         // The workers share only immutable values and write their own slots.
-        nonisolated(unsafe) let shared = (kernel, mosColumns, columnFor, configs)
+        let shared = (kernel, mosColumns, columnFor, configs)
         let work: @Sendable (Int) -> Void = { i in
             let (kernel, mosColumns, columnFor, configs) = shared
             out.set(i, mosColumns[columnFor[i]].withUnsafeBufferPointer { kernel.counts(configs[i], mos: $0) })
