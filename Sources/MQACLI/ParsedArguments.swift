@@ -114,8 +114,6 @@ extension CommandSpec {
         return parsed
     }
 
-    /// The option name and the value written into the same word: `--out=FILE`,
-    /// or a short option's attached value (`-n2`, `-fjson`).
     /// `--db` or `--db=x` for one of `specs`: a word that is an option,
     /// not a value (`-nightly.db` is a value, though `-n` is an option).
     private func isOptionWord(_ word: String, among specs: [OptionSpec]) -> Bool {
@@ -123,6 +121,8 @@ extension CommandSpec {
         return specs.contains { $0.names.contains(name) }
     }
 
+    /// The option name and the value written into the same word: `--out=FILE`,
+    /// or a short option's attached value (`-n2`, `-fjson`).
     private func split(_ arg: String, among specs: [OptionSpec]) -> (String, String?) {
         if arg.hasPrefix("--") {
             guard let eq = arg.firstIndex(of: "=") else { return (arg, nil) }

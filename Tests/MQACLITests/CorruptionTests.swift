@@ -148,6 +148,9 @@ import MQAIngest
             // A table WITHOUT ROWID has no row number to name.
             ("context", "INSERT INTO connection_names (client_id, connection, name) VALUES (999999, 'PC_0', 'x')",
              "connection_names a row refers to a missing clients row"),
+            // A report leaves unreadable evidence out; an export would drop it unseen.
+            ("received", "INSERT INTO connection_received (client_id, connection, received) VALUES ((SELECT min(id) FROM clients), 'PC_0', '{bad')",
+             "connection PC_0, does not read"),
         ] {
             let path = dir.file("\(name).sqlite")
             #expect(MQA.run(["ingest", "--db", path, log]).status == 0)

@@ -62,7 +62,7 @@ import MQAIngest
         store()
         for param in ["meeting=", "uid="] {
             let r = MQA.run(["query", "tracks", "--db", db, "--param", param])
-            #expect(r.status == 64 && r.stderr.contains("--param \(param) is empty") && r.stdout.isEmpty, "\(r)")
+            #expect(r.status == 64 && r.stderr.contains("--param \(param) must not be empty") && r.stdout.isEmpty, "\(r)")
         }
     }
 

@@ -25,8 +25,9 @@ import MQAModel
 ///    loss, and every RTT spike measured while the client's own reports
 ///    came seconds late: the device fell behind); `publisher` (on a mesh
 ///    call, a loss spike that only the viewer's connection from one sender
-///    had, while another of its connections received cleanly and no other
-///    viewer received that sender cleanly: `MeshLoss`); `own_network` (the
+///    had, while another of its connections received cleanly, another
+///    viewer's connection from that sender lost packets too and none
+///    received it cleanly: `MeshLoss`); `own_network` (the
 ///    participant's own loss, RTT or low tier is in it; or, for stalls, a
 ///    rise against the participant's own baseline within 2 s, or a
 ///    `network_change` in the 10 s before); `own_device`, or `own_network`
@@ -355,7 +356,6 @@ public enum IncidentFinder {
         return playing.isEmpty ? nil : playing.count
     }
 
-    /// The publisher(s)' own largest loss and RTT over the window.
     /// The kinds of `publisher`'s own signals (stalls aside) within 2 s of `[start, end]`.
     static func publisherKinds(_ publisher: String, _ start: Int64, _ end: Int64, _ byUid: [String: [IncidentSignal]]) -> [IncidentKind] {
         Set((byUid[publisher] ?? []).filter {
@@ -363,6 +363,7 @@ public enum IncidentFinder {
         }.map(\.kind)).sorted()
     }
 
+    /// The publisher(s)' own largest loss and RTT over the window.
     static func publisherFigures(_ e: inout IncidentEvidence, _ start: Int64, _ end: Int64, _ context: CauseContext) {
         for p in e.publishers {
             guard let f = context.figures(p, start - alignmentMs, end + alignmentMs) else { continue }

@@ -96,7 +96,7 @@ public struct TuningPartials: Sendable, Equatable {
             throw fail("not a JSON object")
         }
         guard let v = integer(object["mqaTunePartials"]), v == version,
-              (object["schema"] as? String).map({ $0 == "mqa.tunePartials/\(version)" }) ?? true else {
+              object["schema"] == nil || object["schema"] as? String == "mqa.tunePartials/\(version)" else {
             throw fail("not a tuning partials file of version \(version) (see 'mqa tune --partials')")
         }
         guard let grid = object["grid"] as? String else { throw fail("missing \"grid\"") }

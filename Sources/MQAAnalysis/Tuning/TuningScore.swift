@@ -69,7 +69,9 @@ public struct TuningCounts: Sendable, Equatable {
               useful <= alarms, covered <= stalls,
               leads.allSatisfy({ $0.count > 0 }), (leads.first?.ms ?? 0) >= 0,
               zip(leads, leads.dropFirst()).allSatisfy({ $0.ms < $1.ms }),
-              leads.reduce(0, { $0 + $1.count }) <= covered else { return nil }
+              // Summed without trapping (a hostile file's counts may overflow):
+              // past `covered` already, the rest need not be added.
+              leads.reduce(0, { sum, bin in sum > covered ? sum : sum + min(bin.count, covered + 1) }) <= covered else { return nil }
         self.init(alarms: alarms, stalls: stalls, covered: covered, useful: useful, flaps: flaps, warmMs: warmMs,
                   histogram: leads)
     }

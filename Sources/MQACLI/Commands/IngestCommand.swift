@@ -58,7 +58,7 @@ enum IngestCommand {
     /// first as "binary"). A pipe can be read once: the same one under two
     /// names (`-` and `/dev/stdin`, a FIFO given twice) is refused, as
     /// two readers would each get part of its lines.
-    static func inputs(_ arguments: [String], recursive: Bool, store: String = "") throws
+    static func inputs(_ arguments: [String], recursive: Bool, store: String) throws
         -> (paths: [String], unreadable: [(String, String)])
     {
         if arguments.filter({ $0 == "-" }).count > 1 {
@@ -66,36 +66,44 @@ enum IngestCommand {
         }
         let storeNames = ["", "-wal", "-shm", "-journal"].map { store + $0 }
         let storeFiles = Set(storeNames.compactMap { FileIdentity(path: $0) })
-        /// Whether `path` (or standard input) is one of the store's files; by
-        /// name where the file is not there yet (the store is made first).
-        func isStore(_ path: String) -> Bool {
-            if let id = path == "-" ? FileIdentity(descriptor: 0) : FileIdentity(path: path) { return storeFiles.contains(id) }
+        /// Whether `path` (`id`: what it is, nil when it is not there) is one
+        /// of the store's files; by name where it is not there yet (the
+        /// store is made first).
+        func isStore(_ path: String, _ id: FileIdentity?) -> Bool {
+            if let id { return storeFiles.contains(id) }
             return storeNames.contains { FileIdentity.sameName(path, $0) }
         }
+        let stdin = FileIdentity(descriptor: 0)
         var out: [String] = []
+        // The inputs named as such, with what each is (one `stat` each):
+        // files found under a folder are regular files (`walk`), so only
+        // these can be a pipe.
+        var named: [(path: String, id: FileIdentity?)] = []
         var unreadable: [(String, String)] = []
         for a in arguments {
             guard recursive, a != "-", FilePaths.isDirectory(a) else {
-                if !store.isEmpty && isStore(a) {
+                let id = a == "-" ? stdin : FileIdentity(path: a)
+                if !store.isEmpty && isStore(a, id) {
                     throw UsageError("\(a == "-" ? "standard input" : a) is the store (--db), or one of its files: it cannot be an input")
                 }
                 out.append(a)
+                named.append((a, id))
                 continue
             }
             var found: [String] = []
             var seen = Set<FileIdentity>()
             let before = unreadable.count
-            walk(a.count > 1 && a.hasSuffix("/") ? String(a.dropLast()) : a, into: &found, unreadable: &unreadable, seen: &seen)
-            found.removeAll { FileIdentity(path: $0).map(storeFiles.contains) ?? false }
+            walk(a.count > 1 && a.hasSuffix("/") ? String(a.dropLast()) : a, into: &found, unreadable: &unreadable, seen: &seen,
+                 leavingOut: storeFiles)
             guard !found.isEmpty || unreadable.count > before else { throw UsageError("\(a): no files under this folder") }
             out += found.sorted()
         }
         var pipes: [FileIdentity: String] = [:]
         // Standard input given as `-` is read once whatever it is (a
         // terminal too): another name of it (`/dev/stdin`) is the same input.
-        let stdin = out.contains("-") ? FileIdentity(descriptor: 0) : nil
-        for a in out {
-            guard let id = a == "-" ? stdin : FileIdentity(path: a), id.isReadOnce || (id == stdin && !id.isRegularFile) else { continue }
+        let stdinNamed = named.contains { $0.path == "-" }
+        for (a, id) in named {
+            guard let id, id.isReadOnce || (stdinNamed && id == stdin && !id.isRegularFile) else { continue }
             if let first = pipes[id] {
                 throw UsageError("\(first == "-" ? "'-' (standard input)" : first) and \(a) are the same pipe: it can be read only once")
             }
@@ -164,7 +172,8 @@ enum IngestCommand {
     /// followed, to a file or a folder (each folder walked once, so a link
     /// loop ends); names starting with '.' are left out; a folder that
     /// cannot be read is listed in `unreadable`, never passed over.
-    static func walk(_ folder: String, into found: inout [String], unreadable: inout [(String, String)], seen: inout Set<FileIdentity>) {
+    static func walk(_ folder: String, into found: inout [String], unreadable: inout [(String, String)], seen: inout Set<FileIdentity>,
+                     leavingOut: Set<FileIdentity> = []) {
         var st = stat()
         guard stat(folder, &st) == 0 else {
             unreadable.append((folder, String(cString: strerror(errno))))
@@ -199,8 +208,10 @@ enum IngestCommand {
                 continue
             }
             switch target.st_mode & S_IFMT {
-            case S_IFDIR: walk(path, into: &found, unreadable: &unreadable, seen: &seen)
-            case S_IFREG: found.append(path)
+            case S_IFDIR: walk(path, into: &found, unreadable: &unreadable, seen: &seen, leavingOut: leavingOut)
+            case S_IFREG:
+                // The store kept beside its logs is no log.
+                if !leavingOut.contains(FileIdentity(device: UInt64(target.st_dev), inode: UInt64(target.st_ino))) { found.append(path) }
             default: break  // sockets, devices, FIFOs under a folder: not logs
             }
         }

@@ -125,14 +125,11 @@ enum QueryCommand {
             }
             return .int(number)
         case .text:
-            // No meeting or uid is empty: `meeting=` matched nothing, exit 0,
-            // where `--meeting ''` is a usage error.
-            if text.isEmpty && (parameter.name == "meeting" || parameter.name == "uid") {
-                throw UsageError("--param \(parameter.name)= is empty: give an id, or a unique prefix of one")
-            }
             switch parameter.name {
-            case "meeting": return .text(try store.resolveMeeting(text))
-            case "uid": return .text(try store.resolveUid(text, meeting: meeting))
+            case "meeting", "uid":
+                // As `--meeting ''`: `meeting=` matched nothing, exit 0.
+                if let problem = Options.nonEmptyId(text) { throw UsageError("--param \(parameter.name)= \(problem)") }
+                return .text(parameter.name == "meeting" ? try store.resolveMeeting(text) : try store.resolveUid(text, meeting: meeting))
             default: return .text(text)
             }
         }

@@ -39,7 +39,7 @@ struct Fixed: Comparable, Hashable {
     }
 
     /// A stats value: the decimal's value, and for a finite one beyond
-    /// ±10²⁰ that bound (nil only for null). A counter of 1e300 is a
+    /// ±10²⁰ that bound (nil for null and a non-finite double). A counter of 1e300 is a
     /// number a browser wrote: read as missing, its interval had no
     /// packets and made no report at all, where the spec's rules (a
     /// counter that went back restarted) read it as a huge value.
@@ -156,7 +156,8 @@ enum StatsValue: Equatable {
     /// A text that is exactly a JSON number, read exactly as one.
     static func numeric(_ t: String) -> Fixed? {
         guard let first = t.utf8.first, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39), t.utf8.count <= 64 else { return nil }
-        return Array(t.utf8).withUnsafeBufferPointer { b -> Fixed? in
+        var text = t
+        return text.withUTF8 { b -> Fixed? in
             var p = 0
             guard case .number(let d)? = try? JSONWalker().scanScalar(b, &p, depth: 1), p == b.count else { return nil }
             return Fixed(saturating: d)

@@ -243,7 +243,7 @@ struct ImportContext {
     var nowMs: Int64 = Int64((Date().timeIntervalSince1970 * 1000).rounded())
 
     /// Whether `ts` can be a sample's time: the event log's range.
-    func isSampleTime(_ ts: Int64) -> Bool { ts >= LineParser.earliestTs && ts <= nowMs + 86_400_000 }
+    func isSampleTime(_ ts: Int64) -> Bool { LineParser.isEventTime(ts, nowMs: nowMs) }
 
     /// Makes the dump's one participant out of its connections and hands
     /// the events on (Docs/import.md, "One dump, one person").

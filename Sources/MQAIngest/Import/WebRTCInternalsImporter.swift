@@ -372,7 +372,6 @@ struct WebRTCInternalsImporter {
     /// report's latest value since the previous sample. A time out of the
     /// event log's range (0, a year 2100) places nothing: its values are
     /// left out, and the distinct such times returned, sorted, to be told.
-    @discardableResult
     func forEachSample(_ series: [(id: String, series: Series)], _ body: (StatsSample) -> Void) -> [Int64] {
         struct Timed {
             var times: [Int64?]

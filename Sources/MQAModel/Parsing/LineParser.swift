@@ -31,6 +31,13 @@ public struct LineParser: ~Copyable {
     /// Times more than a day after this are rejected.
     public var nowMs: Int64
 
+    /// Whether `ts` is a time an event may have, given the clock `nowMs`:
+    /// from 2000-01-01 to a day past it. The stats importers hold sample
+    /// times to the same range.
+    public static func isEventTime(_ ts: Int64, nowMs: Int64) -> Bool {
+        ts >= earliestTs && ts <= nowMs &+ 86_400_000
+    }
+
     public private(set) var ts: Int64 = 0
     public private(set) var kind: EventKind = .meetingJoin
     /// The decoded `meeting` and `uid` (UTF-8), valid after `.event`/`.ignored`.

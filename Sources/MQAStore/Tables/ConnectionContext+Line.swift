@@ -124,10 +124,11 @@ extension ConnectionContext {
 
     /// Reads a `received` object (parsed JSON), holding it to what the
     /// importer writes: unique peer names of 1–256 characters; spans and
-    /// runs of whole ms between 2000 and 9999, each starting after the one
-    /// before ends, the runs inside the spans, their peaks above the
-    /// lossy line (`ReceivedLoss.lossyPct`) and at most 100. The error
-    /// names the bad member, after the `received` it is in.
+    /// runs of whole ms between 2000 and 9999, a span starting after the
+    /// one before ends and a run not before the one before ends, the runs
+    /// inside the spans, their peaks above the lossy line
+    /// (`ReceivedLoss.lossyPct`) and at most 100. The error names the bad
+    /// member, after the `received` it is in.
     static func received(_ value: Any) -> Result<ReceivedLoss, LineError> {
         let fail = { (reason: String) in Result<ReceivedLoss, LineError>.failure(LineError(reason: reason)) }
         guard let object = value as? [String: Any] else { return fail(": must be an object") }
@@ -135,31 +136,32 @@ extension ConnectionContext {
               list.allSatisfy({ ($0 as? String).map { (1...256).contains($0.unicodeScalars.count) } ?? false }),
               Set(list.map { $0 as! String }).count == list.count
         else { return fail(".peers: must be an array of distinct names of 1 to 256 characters") }
-        func times(_ item: Any, _ count: Int) -> [Any]? {
-            guard let pair = item as? [Any], pair.count == count, let start = ms(pair[0]), let end = ms(pair[1]), start <= end,
+        /// `[start, end, …]` of `count` members, whole ms in range, start ≤ end.
+        func times(_ item: Any, _ count: Int) -> (start: Int64, end: Int64, rest: [Any])? {
+            guard let list = item as? [Any], list.count == count, let start = ms(list[0]), let end = ms(list[1]), start <= end,
                   start >= LineParser.earliestTs, end <= latestMs
             else { return nil }
-            return pair
+            return (start, end, Array(list.dropFirst(2)))
         }
         var spans: [ReceivedLoss.Span] = []
         guard let spanList = object["spans"] as? [Any], !spanList.isEmpty else { return fail(".spans: must be a non-empty array") }
         for (k, item) in spanList.enumerated() {
-            guard let pair = times(item, 2), spans.last.map({ ms(pair[0])! > $0.end }) ?? true else {
+            guard let span = times(item, 2), spans.last.map({ span.start > $0.end }) ?? true else {
                 return fail(".spans[\(k)]: must be [start ms, end ms] with start ≤ end, after the span before, from 2000 to 9999")
             }
-            spans.append(ReceivedLoss.Span(start: ms(pair[0])!, end: ms(pair[1])!))
+            spans.append(ReceivedLoss.Span(start: span.start, end: span.end))
         }
         var runs: [ReceivedLoss.Run] = []
         guard let runList = object["lossRuns"] as? [Any] else { return fail(".lossRuns: must be an array") }
         for (k, item) in runList.enumerated() {
-            guard let run = times(item, 3), let peak = number(run[2]), peak > ReceivedLoss.lossyPct, peak <= 100,
-                  runs.last.map({ ms(run[0])! >= $0.end }) ?? true,
-                  ms(run[0])! >= spans.first!.start, ms(run[1])! <= spans.last!.end
+            guard let run = times(item, 3), let peak = number(run.rest[0]), peak > ReceivedLoss.lossyPct, peak <= 100,
+                  runs.last.map({ run.start >= $0.end }) ?? true,
+                  run.start >= spans.first!.start, run.end <= spans.last!.end
             else {
                 return fail(".lossRuns[\(k)]: must be [start ms, end ms, peak %] with start ≤ end, not before the run before, "
                             + "inside the spans, and a peak above \(JSON.number(ReceivedLoss.lossyPct)) and at most 100")
             }
-            runs.append(ReceivedLoss.Run(start: ms(run[0])!, end: ms(run[1])!, peakPct: peak))
+            runs.append(ReceivedLoss.Run(start: run.start, end: run.end, peakPct: peak))
         }
         return .success(ReceivedLoss(peers: list.map { $0 as! String }, spans: spans, runs: runs))
     }

@@ -1,3 +1,4 @@
+import Foundation
 import MQABase
 import MQAModel
 import MQAAnalysis
@@ -67,7 +68,7 @@ extension EventStore {
             sqliteDamage("foreign_key_check: \(error)")
         }
         do {
-            for reason in try unexportableIDs() { sqliteDamage(reason) }
+            for reason in try unexportableIDs() + unreadableReceived() { sqliteDamage(reason) }
         } catch {
             sqliteDamage("cannot read the meeting and client ids: \(error)")
         }
@@ -108,7 +109,21 @@ extension EventStore {
         var out: [String] = []
         let fk = try db.prepare("PRAGMA foreign_key_check")
         while try fk.step() { out.append(EventStore.foreignKeyProblem(fk)) }
-        return out + (try unexportableIDs())
+        return out + (try unexportableIDs()) + (try unreadableReceived())
+    }
+
+    /// `connection_received` rows whose JSON does not read: a report
+    /// leaves such evidence out, but an export would drop it unseen.
+    func unreadableReceived() throws -> [String] {
+        guard try hasTable("connection_received") else { return [] }
+        var out: [String] = []
+        let s = try db.prepare("SELECT client_id, connection, received FROM connection_received ORDER BY client_id, connection")
+        while try s.step() {
+            let object = s.string(2).flatMap { try? ExactJSONReader.parse(Data($0.utf8)) }
+            if case .success = object.map(ConnectionContext.received) { continue }
+            out.append("connection_received row of client \(s.int64(0)), connection \(s.string(1) ?? "?"), does not read")
+        }
+        return out
     }
 
     /// One row of `PRAGMA foreign_key_check` in words. A table WITHOUT
