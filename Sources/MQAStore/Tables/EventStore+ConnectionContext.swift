@@ -109,8 +109,10 @@ extension EventStore {
     }
 
     /// A meeting's connection contexts by uid, connections in id order;
-    /// empty for a store written before the table existed.
-    public func connectionContexts(meeting: String) throws -> [String: [ConnectionContext]] {
+    /// empty for a store written before the table existed. `withReceived`:
+    /// with what each connection received (an export needs it; a report's
+    /// *Connections* table does not show it).
+    public func connectionContexts(meeting: String, withReceived: Bool = true) throws -> [String: [ConnectionContext]] {
         guard try hasTable("connection_context") else { return [:] }
         let s = try db.cached(
             """
@@ -149,7 +151,7 @@ extension EventStore {
             for i in contexts.indices { contexts[i].senderPublishers = publishers[contexts[i].connection] ?? [:] }
             out[uid] = contexts
         }
-        for (uid, received) in try receivedLoss(meeting: meeting) {
+        for (uid, received) in withReceived ? try receivedLoss(meeting: meeting) : [:] {
             guard var contexts = out[uid] else { continue }
             for i in contexts.indices { contexts[i].received = received[contexts[i].connection] }
             out[uid] = contexts
@@ -230,7 +232,7 @@ extension EventStore {
     /// A meeting's connection contexts that have figures to show (a
     /// report's *Connections*), by uid; uids without any left out.
     public func connectionFigures(meeting: String) throws -> [String: [ConnectionContext]] {
-        try connectionContexts(meeting: meeting).compactMapValues { list in
+        try connectionContexts(meeting: meeting, withReceived: false).compactMapValues { list in
             let shown = list.filter(\.hasFigures)
             return shown.isEmpty ? nil : shown
         }

@@ -109,13 +109,15 @@ extension EventStore {
     /// left out instead and named in the log's `damage`, so that a report
     /// can show the rest and say what is missing.
     public func meetingLog(_ meeting: String, lenient: Bool = false) throws -> MeetingLog? {
-        try storedMeeting(meeting, lenient: lenient, withReports: true)?.log
+        try storedMeeting(meeting, lenient: lenient, withReports: true, withReceived: true)?.log
     }
 
     /// A stored meeting's log, its reports left out unless `withReports`,
     /// and, aligned with `log.clients`, each client's row id and report
     /// count (so a caller reading reports later asks the store no more).
-    func storedMeeting(_ meeting: String, lenient: Bool, withReports: Bool)
+    /// What the dumps' connections received (`MeetingLog.received`) is read
+    /// only `withReceived`: the incidents use it, the summaries do not.
+    func storedMeeting(_ meeting: String, lenient: Bool, withReports: Bool, withReceived: Bool = false)
         throws -> (log: MeetingLog, clientIDs: [Int64], reportCounts: [Int])? {
         let clients = try clients(meeting: meeting)
         if clients.isEmpty { return nil }
@@ -148,7 +150,7 @@ extension EventStore {
         // (Docs/import.md, "One call, several dumps").
         let names = try publisherNames(meeting: meeting, uids: Set(clients.map(\.uid)))
         // What each connection received, in connection order, for the mesh-loss rule.
-        let received = try receivedLoss(meeting: meeting).mapValues { $0.sorted { $0.key < $1.key }.map(\.value) }
+        let received = withReceived ? try receivedLoss(meeting: meeting).mapValues { $0.sorted { $0.key < $1.key }.map(\.value) } : [:]
         let log = MeetingLog(meeting: meeting, clients: logs, damage: damage, contextOnly: contextOnly, received: received)
         let resolved = log.resolvingSenders(
             publishers: names, tracks: try senderTracks(meeting: meeting), streams: try senderPublishers(meeting: meeting))
