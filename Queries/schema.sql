@@ -249,16 +249,18 @@ CREATE TABLE IF NOT EXISTS connection_publishers (
     PRIMARY KEY (client_id, connection, publisher)
 ) WITHOUT ROWID;
 
--- What an imported connection received and when it lost packets
--- (Docs/incidents.md, "Mesh calls: whose loss"): on a mesh call, loss
--- on one connection while the viewer's others were clean, and on the
--- other viewers' connections from the same sender, is that sender's
--- uplink. Replaced with the connection's context.
+-- What an imported connection received and when it lost packets or had
+-- a long round trip (Docs/incidents.md, "Mesh calls: whose loss"): on a
+-- mesh call, loss on one connection while the viewer's others were
+-- clean, and on the other viewers' connections from the same sender, is
+-- that sender's uplink; RTT the same way is the sender's side. Replaced
+-- with the connection's context.
 CREATE TABLE IF NOT EXISTS connection_received (
     client_id  INTEGER NOT NULL REFERENCES clients(id),
     connection TEXT NOT NULL,
     -- JSON: {"peers": [publishers as the dump names them], "spans": [[first, last]
-    -- sample that received RTP, ms], "lossRuns": [[start, end, peak %]: samples above 5 %]}
+    -- sample that received RTP, ms], "lossRuns": [[start, end, peak %]: samples above 5 %],
+    -- and, when there are any, "rttRuns": [[start, end, peak ms]: samples above 400 ms]}
     received   TEXT NOT NULL,
     PRIMARY KEY (client_id, connection)
 ) WITHOUT ROWID;

@@ -1,6 +1,7 @@
-/// What one imported connection received, and when it lost packets: the
-/// evidence that tells on a mesh call whose network lost them
-/// (Docs/incidents.md, "Mesh calls: whose loss").
+/// What one imported connection received, and when it lost packets or
+/// measured a long round trip: the evidence that tells on a mesh call
+/// whose network (or device) it was (Docs/incidents.md, "Mesh calls: whose
+/// loss").
 ///
 /// A participant's quality feed follows one connection at a time (the one
 /// carrying the most media), so a viewer whose feed followed the
@@ -17,9 +18,13 @@ public struct ReceivedLoss: Sendable, Equatable {
     /// connection that stopped receiving (an idle bridge connection while
     /// P2P carries the call, an outage) is not clean over its gap.
     public var spans: [Span]
-    /// Runs of samples whose received loss was above `lossyPct`, in time
-    /// order, gaps up to `bridgedGapMs` bridged.
-    public var runs: [Run]
+    /// Runs of received samples whose loss was above `lossyPct`, in time
+    /// order, gaps up to `bridgedGapMs` bridged; peaks in %.
+    public var lossRuns: [Run]
+    /// Runs of received samples whose RTT was above `slowRttMs`, the same
+    /// way; peaks in ms. A round trip is the connection's: both ends'
+    /// networks and both devices (one that answers late) are in it.
+    public var rttRuns: [Run]
 
     public struct Span: Sendable, Equatable {
         public var start: Int64
@@ -37,13 +42,14 @@ public struct ReceivedLoss: Sendable, Equatable {
     public struct Run: Sendable, Equatable {
         public var start: Int64
         public var end: Int64
-        /// The largest loss of the run, % (two decimals, as the reports).
-        public var peakPct: Double
+        /// The largest figure of the run: loss in % (two decimals, as the
+        /// reports), or RTT in whole ms.
+        public var peak: Double
 
-        public init(start: Int64, end: Int64, peakPct: Double) {
+        public init(start: Int64, end: Int64, peak: Double) {
             self.start = start
             self.end = end
-            self.peakPct = peakPct
+            self.peak = peak
         }
     }
 
@@ -51,16 +57,21 @@ public struct ReceivedLoss: Sendable, Equatable {
     /// `IssueThresholds.lossP95Pct`, which makes a viewer's loss spike.
     public static let lossyPct = 5.0
 
+    /// RTT above this is a slow sample: the issue line of
+    /// `IssueThresholds.rttP95Ms`, which makes a participant's RTT spike.
+    public static let slowRttMs = 400.0
+
     /// Spans, and runs, this close are one: a few samples without packets
     /// are not a connection that stopped, and a call of hours keeps its
     /// line (one per connection in an export) far under the 1 MiB a line
     /// may have.
     public static let bridgedGapMs: Int64 = 5000
 
-    public init(peers: [String], spans: [Span], runs: [Run] = []) {
+    public init(peers: [String], spans: [Span], lossRuns: [Run] = [], rttRuns: [Run] = []) {
         self.peers = peers
         self.spans = spans
-        self.runs = runs
+        self.lossRuns = lossRuns
+        self.rttRuns = rttRuns
     }
 
     /// Whether it received RTP in some sample over `[start, end]`.
@@ -68,8 +79,14 @@ public struct ReceivedLoss: Sendable, Equatable {
         spans.contains { $0.start <= end && $0.end >= start }
     }
 
-    /// The largest loss of the runs that meet `[start, end]`; nil when none does.
-    public func peak(during start: Int64, _ end: Int64) -> Double? {
-        runs.filter { $0.start <= end && $0.end >= start }.map(\.peakPct).max()
+    /// The largest loss (`.loss`) or RTT (`.rtt`) of the runs that meet
+    /// `[start, end]`; nil when none does.
+    public func peak(_ figure: Figure, during start: Int64, _ end: Int64) -> Double? {
+        (figure == .loss ? lossRuns : rttRuns).filter { $0.start <= end && $0.end >= start }.map(\.peak).max()
+    }
+
+    /// Which runs: of loss, or of RTT.
+    public enum Figure: Sendable {
+        case loss, rtt
     }
 }

@@ -33,7 +33,7 @@ struct MeshLossTests {
     /// A connection from `peer` over the call, lossy from 40 to 50 s when `lossy`.
     static func link(_ peer: String, lossy: Bool, peak: Double = 22) -> ReceivedLoss {
         ReceivedLoss(peers: [peer], spans: [.init(start: 1000, end: 120_000)],
-                     runs: lossy ? [.init(start: 39_000, end: 50_000, peakPct: peak)] : [])
+                     lossRuns: lossy ? [.init(start: 39_000, end: 50_000, peak: peak)] : [])
     }
 
     /// bob's incident, with what each connection received.
@@ -144,7 +144,7 @@ struct MeshLossTests {
         let lossy = try #require(received["PC_1"] ?? nil)
         // 10 lost of 100 expected in each of the three samples: one run
         // over their intervals, 3 s to 6 s.
-        #expect(lossy.runs == [ReceivedLoss.Run(start: t0 + 3000, end: t0 + 6000, peakPct: 10)])
+        #expect(lossy.lossRuns == [ReceivedLoss.Run(start: t0 + 3000, end: t0 + 6000, peak: 10)])
         #expect(lossy.peers.count == 1 && lossy.peers != received["PC_0"]??.peers)
     }
 
@@ -153,8 +153,8 @@ struct MeshLossTests {
         let store = try EventStore(path: scratch.db)
         _ = try Ingester(store: store).ingest(paths: [scratch.write("ann.log", Self.dump())])
         let log = try #require(try store.meetingLog("rtc-Standup"))
-        let runs = try #require(log.received["Ann"]).map(\.runs)
-        #expect(runs == [[], [ReceivedLoss.Run(start: t0 + 3000, end: t0 + 6000, peakPct: 10)]])
+        let runs = try #require(log.received["Ann"]).map(\.lossRuns)
+        #expect(runs == [[], [ReceivedLoss.Run(start: t0 + 3000, end: t0 + 6000, peak: 10)]])
 
         let export = try exportText(store)
         #expect(export.contains(#""lossRuns":[[\#(t0 + 3000),\#(t0 + 6000),10]]"#))
@@ -198,10 +198,10 @@ extension ReceivedLossImportTests {
         let quiet = (3...9).map { ($0 * 1000, 100, 0) }
         let long = try received([(1000, 50, 0), (2000, 100, 0)] + quiet + [(10_000, 180, 20), (11_000, 230, 20)])
         #expect(long.spans == [.init(start: t0 + 1000, end: t0 + 2000), .init(start: t0 + 10_000, end: t0 + 11_000)])
-        #expect(long.runs == [ReceivedLoss.Run(start: t0 + 10_000, end: t0 + 10_000, peakPct: 20)])
+        #expect(long.lossRuns == [ReceivedLoss.Run(start: t0 + 10_000, end: t0 + 10_000, peak: 20)])
         // One quiet sample, and lossy samples 3 s apart: one span, one run.
         let short = try received([(1000, 50, 0), (2000, 90, 10), (3000, 90, 10), (4000, 140, 10), (5000, 170, 30)])
         #expect(short.spans == [.init(start: t0 + 1000, end: t0 + 5000)])
-        #expect(short.runs == [ReceivedLoss.Run(start: t0 + 1000, end: t0 + 5000, peakPct: 40)])
+        #expect(short.lossRuns == [ReceivedLoss.Run(start: t0 + 1000, end: t0 + 5000, peak: 40)])
     }
 }

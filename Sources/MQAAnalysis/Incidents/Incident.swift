@@ -127,6 +127,11 @@ public struct IncidentEvidence: Sendable, Equatable {
     public var cleanConnections: Int?
     public var alsoLossy: [String] = []
     public var alsoLossyMaxPct: Double?
+    /// The same for a round trip over the RTT line on the viewer's
+    /// connection with the sender: the others whose connections with the
+    /// sender were slow too, and the longest of their RTT (ms).
+    public var alsoSlow: [String] = []
+    public var alsoSlowMaxRttMs: Double?
 
     public init() {}
 
@@ -158,8 +163,12 @@ public struct IncidentEvidence: Sendable, Equatable {
         if let v = othersPlaying { f.append(("othersPlaying", .int(Int64(v)))) }
         if let v = strainedGapMs { f.append(("strainedGapMs", .int(v))) }
         if let v = cleanConnections {
-            f += [("cleanConnections", .int(Int64(v))), ("alsoLossy", .array(alsoLossy.map { .string($0) })),
-                  ("alsoLossyMaxPct", .optional(alsoLossyMaxPct))]  // set together by rule 2c
+            f.append(("cleanConnections", .int(Int64(v))))  // set with one of the two below by rule 2c
+            if let rtt = alsoSlowMaxRttMs {
+                f += [("alsoSlow", .array(alsoSlow.map { .string($0) })), ("alsoSlowMaxRttMs", .double(rtt))]
+            } else {
+                f += [("alsoLossy", .array(alsoLossy.map { .string($0) })), ("alsoLossyMaxPct", .optional(alsoLossyMaxPct))]
+            }
         }
         if let v = lateLossPct {
             f += [("lateLossPct", .double(v)), ("lateLossViewers", .array(lateLossViewers.map { .string($0) }))]

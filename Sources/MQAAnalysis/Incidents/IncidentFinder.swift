@@ -27,7 +27,8 @@ import MQAModel
 ///    call, a loss spike that only the viewer's connection from one sender
 ///    had, while another of its connections received cleanly, another
 ///    viewer's connection from that sender lost packets too and none
-///    received it cleanly: `MeshLoss`); `own_network` (the
+///    received it cleanly: `MeshLoss`; the same for an RTT spike without
+///    loss, the sender's own connections corroborating too); `own_network` (the
 ///    participant's own loss, RTT or low tier is in it; or, for stalls, a
 ///    rise against the participant's own baseline within 2 s, or a
 ///    `network_change` in the 10 s before); `own_device`, or `own_network`
@@ -233,8 +234,20 @@ public enum IncidentFinder {
             e.publishers = [mesh.sender]
             e.publisherKinds = publisherKinds(mesh.sender, start, end, byUid)
             e.cleanConnections = mesh.cleanConnections
-            e.alsoLossy = mesh.alsoLossy
-            e.alsoLossyMaxPct = mesh.alsoLossyPeakPct
+            e.alsoLossy = mesh.also
+            e.alsoLossyMaxPct = mesh.alsoPeak
+            publisherFigures(&e, start, end, context)
+        } else if !kinds.contains(.loss), kinds.contains(.rtt),
+                  let mesh = context.mesh?.sender(of: uid, start, end, stalledPublishers: Set(stalls.compactMap(\.publisher)), .rtt) {
+            // The same for a round trip that only its connection with one
+            // peer had, as that peer's other connections did: the peer's
+            // network, or its device answering late.
+            cause = .publisher
+            e.publishers = [mesh.sender]
+            e.publisherKinds = publisherKinds(mesh.sender, start, end, byUid)
+            e.cleanConnections = mesh.cleanConnections
+            e.alsoSlow = mesh.also
+            e.alsoSlowMaxRttMs = mesh.alsoPeak
             publisherFigures(&e, start, end, context)
         } else if kinds.contains(where: { $0 == .loss || $0 == .rtt || $0 == .lowTier }) {
             cause = .ownNetwork

@@ -103,9 +103,11 @@ struct ConnectionConverter {
     private(set) var receivedVideoStreams = Set<String>()
     private(set) var sentMedia = false
     /// The runs of samples that received RTP, and of those whose received
-    /// loss was above `ReceivedLoss.lossyPct`: the connection's `ReceivedLoss`.
+    /// loss was above `ReceivedLoss.lossyPct` or RTT above
+    /// `ReceivedLoss.slowRttMs`: the connection's `ReceivedLoss`.
     private(set) var receivedSpans: [ReceivedLoss.Span] = []
     private(set) var lossRuns: [ReceivedLoss.Run] = []
+    private(set) var rttRuns: [ReceivedLoss.Run] = []
     /// Context from standard stats (the summary's, never the figures).
     var paths: [String] = []
     var limitedMs: [String: Int64] = [:]
@@ -333,20 +335,20 @@ struct ConnectionConverter {
         if receivedAny || (sentAny && senderView?.loss != nil) {
             var lossHundredths: Int128 = 0
             var bitrate: Int128 = 0
+            let rtt = ConnectionConverter.roundTrip(sample, report)
             if receivedAny {
                 let expected = received.raw &+? lost.raw
                 if expected > 0 && lost.raw > 0 {
                     lossHundredths = min(10_000, Fixed.floorDiv((20_000 &*? lost.raw) &+? expected, 2 &*? expected))
                 }
                 bitrate = kbps(bytes)
-                noteReceived(ts, lossHundredths)
+                noteReceived(ts, lossHundredths: lossHundredths, rttMs: rtt)
             } else {
                 // Only sending: the far end's view of this side's streams.
                 lossHundredths = senderView?.loss ?? 0
                 jitter = senderView?.jitter
                 bitrate = kbps(sentBytes)
             }
-            let rtt = ConnectionConverter.roundTrip(sample, report)
             begin(ts, .qualityReport, .report(media: media, from: previousTs))
             text(",\"loss\":")
             ConnectionConverter.appendHundredths(lossHundredths, to: &out)
@@ -396,24 +398,33 @@ struct ConnectionConverter {
     static let darkWindow: Int64 = 15_000
 
     /// Notes a sample that received RTP, with its loss in hundredths of a
-    /// percent: it extends the span (and a lossy one the run) that ended
-    /// at most `ReceivedLoss.bridgedGapMs` before it, or starts one.
-    private mutating func noteReceived(_ ts: Int64, _ lossHundredths: Int128) {
+    /// percent and its RTT: it extends the span (and a lossy or slow one
+    /// the run) that ended at most `ReceivedLoss.bridgedGapMs` before it,
+    /// or starts one.
+    private mutating func noteReceived(_ ts: Int64, lossHundredths: Int128, rttMs: Int64) {
         let lastReceived = receivedSpans.last?.end
         if let lastReceived, ts - lastReceived <= ReceivedLoss.bridgedGapMs {
             receivedSpans[receivedSpans.count - 1].end = ts
         } else {
             receivedSpans.append(.init(start: ts, end: ts))
         }
-        guard lossHundredths > Int128(ReceivedLoss.lossyPct * 100) else { return }
-        let peak = Double(lossHundredths) / 100
         // Its interval began at the sample before, if that one received.
         let from = previousTs != nil && lastReceived == previousTs ? previousTs! : ts
-        if let last = lossRuns.last, from - last.end <= ReceivedLoss.bridgedGapMs {
-            lossRuns[lossRuns.count - 1].end = ts
-            lossRuns[lossRuns.count - 1].peakPct = max(last.peakPct, peak)
+        if lossHundredths > Int128(ReceivedLoss.lossyPct * 100) {
+            Self.extend(&lossRuns, from, ts, peak: Double(lossHundredths) / 100)
+        }
+        if Double(rttMs) > ReceivedLoss.slowRttMs {
+            // Under 10^15, a whole number every reader of the line keeps exactly.
+            Self.extend(&rttRuns, from, ts, peak: Double(min(rttMs, 999_999_999_999_999)))
+        }
+    }
+
+    private static func extend(_ runs: inout [ReceivedLoss.Run], _ from: Int64, _ ts: Int64, peak: Double) {
+        if let last = runs.last, from - last.end <= ReceivedLoss.bridgedGapMs {
+            runs[runs.count - 1].end = ts
+            runs[runs.count - 1].peak = max(last.peak, peak)
         } else {
-            lossRuns.append(ReceivedLoss.Run(start: from, end: ts, peakPct: peak))
+            runs.append(ReceivedLoss.Run(start: from, end: ts, peak: peak))
         }
     }
 
@@ -421,6 +432,6 @@ struct ConnectionConverter {
     /// video tracks; nil when it received no RTP.
     var receivedLoss: ReceivedLoss? {
         guard !receivedSpans.isEmpty else { return nil }
-        return ReceivedLoss(peers: Array(Set(tracks.map(\.publisher))).sorted(), spans: receivedSpans, runs: lossRuns)
+        return ReceivedLoss(peers: Array(Set(tracks.map(\.publisher))).sorted(), spans: receivedSpans, lossRuns: lossRuns, rttRuns: rttRuns)
     }
 }

@@ -115,20 +115,26 @@ extension ConnectionContext {
 
     /// The `received` object, as the export's line and the store's
     /// `connection_received` row hold it:
-    /// `{"peers":[…],"spans":[[start,end],…],"lossRuns":[[start,end,peak%],…]}`.
+    /// `{"peers":[…],"spans":[[start,end],…],"lossRuns":[[start,end,peak%],…]}`,
+    /// and `"rttRuns":[[start,end,peak ms],…]` before the `}` when there are
+    /// any (lines written before RTT runs were kept read the same).
     public static func receivedJSON(_ r: ReceivedLoss) -> String {
-        "{\"peers\":" + JSON.stringArray(r.peers)
+        func runs(_ list: [ReceivedLoss.Run]) -> String {
+            "[" + list.map { "[\($0.start),\($0.end),\(JSON.number($0.peak))]" }.joined(separator: ",") + "]"
+        }
+        return "{\"peers\":" + JSON.stringArray(r.peers)
             + ",\"spans\":[" + r.spans.map { "[\($0.start),\($0.end)]" }.joined(separator: ",") + "]"
-            + ",\"lossRuns\":[" + r.runs.map { "[\($0.start),\($0.end),\(JSON.number($0.peakPct))]" }.joined(separator: ",") + "]}"
+            + ",\"lossRuns\":" + runs(r.lossRuns) + (r.rttRuns.isEmpty ? "" : ",\"rttRuns\":" + runs(r.rttRuns)) + "}"
     }
 
     /// Reads a `received` object (parsed JSON), holding it to what the
     /// importer writes: unique peer names of 1–256 characters; spans and
     /// runs of whole ms between 2000 and 9999, a span starting after the
     /// one before ends and a run not before the one before ends, the runs
-    /// inside the spans, their peaks above the lossy line
-    /// (`ReceivedLoss.lossyPct`) and at most 100. The error names the bad
-    /// member, after the `received` it is in.
+    /// inside the spans; loss peaks above the lossy line
+    /// (`ReceivedLoss.lossyPct`) and at most 100, RTT peaks whole ms above
+    /// the slow line (`ReceivedLoss.slowRttMs`) and under 10^15. The error
+    /// names the bad member, after the `received` it is in.
     static func received(_ value: Any) -> Result<ReceivedLoss, LineError> {
         let fail = { (reason: String) in Result<ReceivedLoss, LineError>.failure(LineError(reason: reason)) }
         guard let object = value as? [String: Any] else { return fail(": must be an object") }
@@ -151,19 +157,40 @@ extension ConnectionContext {
             }
             spans.append(ReceivedLoss.Span(start: span.start, end: span.end))
         }
-        var runs: [ReceivedLoss.Run] = []
-        guard let runList = object["lossRuns"] as? [Any] else { return fail(".lossRuns: must be an array") }
-        for (k, item) in runList.enumerated() {
-            guard let run = times(item, 3), let peak = number(run.rest[0]), peak > ReceivedLoss.lossyPct, peak <= 100,
-                  runs.last.map({ run.start >= $0.end }) ?? true,
-                  run.start >= spans.first!.start, run.end <= spans.last!.end
-            else {
-                return fail(".lossRuns[\(k)]: must be [start ms, end ms, peak %] with start ≤ end, not before the run before, "
-                            + "inside the spans, and a peak above \(JSON.number(ReceivedLoss.lossyPct)) and at most 100")
+        /// The runs under `key`, each peak held to `valid`.
+        func runs(_ key: String, _ list: [Any], _ peak: String, _ rule: String,
+                  _ valid: (Double) -> Bool) throws(LineError) -> [ReceivedLoss.Run] {
+            var runs: [ReceivedLoss.Run] = []
+            for (k, item) in list.enumerated() {
+                guard let run = times(item, 3), let value = number(run.rest[0]), valid(value),
+                      runs.last.map({ run.start >= $0.end }) ?? true,
+                      run.start >= spans.first!.start, run.end <= spans.last!.end
+                else {
+                    throw LineError(reason: ".\(key)[\(k)]: must be [start ms, end ms, \(peak)] with start ≤ end, "
+                                    + "not before the run before, inside the spans, and a peak \(rule)")
+                }
+                runs.append(ReceivedLoss.Run(start: run.start, end: run.end, peak: value))
             }
-            runs.append(ReceivedLoss.Run(start: run.start, end: run.end, peakPct: peak))
+            return runs
         }
-        return .success(ReceivedLoss(peers: list.map { $0 as! String }, spans: spans, runs: runs))
+        guard let lossList = object["lossRuns"] as? [Any] else { return fail(".lossRuns: must be an array") }
+        var rttList: [Any] = []
+        if let value = object["rttRuns"] {
+            guard let list = value as? [Any] else { return fail(".rttRuns: must be an array") }
+            rttList = list
+        }
+        let lossRuns: [ReceivedLoss.Run], rttRuns: [ReceivedLoss.Run]
+        do throws(LineError) {
+            lossRuns = try runs("lossRuns", lossList, "peak %", "above \(JSON.number(ReceivedLoss.lossyPct)) and at most 100") {
+                $0 > ReceivedLoss.lossyPct && $0 <= 100
+            }
+            rttRuns = try runs("rttRuns", rttList, "peak ms", "of whole ms above \(JSON.number(ReceivedLoss.slowRttMs)) and under 10^15") {
+                $0 > ReceivedLoss.slowRttMs && $0 < 1e15 && $0 == $0.rounded()
+            }
+        } catch {
+            return .failure(error)
+        }
+        return .success(ReceivedLoss(peers: list.map { $0 as! String }, spans: spans, lossRuns: lossRuns, rttRuns: rttRuns))
     }
 
     /// 9999-12-31T23:59:59.999Z: no later time is one.
