@@ -25,6 +25,11 @@ public struct ReceivedLoss: Sendable, Equatable {
     /// way; peaks in ms. A round trip is the connection's: both ends'
     /// networks and both devices (one that answers late) are in it.
     public var rttRuns: [Run]
+    /// The connection's network paths (`type/protocol` of the selected
+    /// pair's local candidate, as the connection's context lists them),
+    /// where they were read with it; not written with the runs: the
+    /// context line holds them.
+    public var paths: [String]
 
     public struct Span: Sendable, Equatable {
         public var start: Int64
@@ -67,11 +72,23 @@ public struct ReceivedLoss: Sendable, Equatable {
     /// may have.
     public static let bridgedGapMs: Int64 = 5000
 
-    public init(peers: [String], spans: [Span], lossRuns: [Run] = [], rttRuns: [Run] = []) {
+    public init(peers: [String], spans: [Span], lossRuns: [Run] = [], rttRuns: [Run] = [], paths: [String] = []) {
         self.peers = peers
         self.spans = spans
         self.lossRuns = lossRuns
         self.rttRuns = rttRuns
+        self.paths = paths
+    }
+
+    /// Every path known, and each through a host candidate: a peer reached
+    /// directly, on the same network, with no NAT or relay between.
+    public var isHostOnly: Bool {
+        !paths.isEmpty && paths.allSatisfy { $0.hasPrefix("host/") }
+    }
+
+    /// A path known that is not a host candidate's: reached through NAT or a relay.
+    public var isNatted: Bool {
+        paths.contains { !$0.hasPrefix("host/") }
     }
 
     /// Whether it received RTP in some sample over `[start, end]`.

@@ -72,8 +72,8 @@ enum IncidentText {
             if let n = e.cleanConnections, let sender = e.publishers.first, let peak = e.alsoSlowMaxRttMs {
                 parts.append("only its connection with \(sender) had RTT over \(ReportText.number(ReceivedLoss.slowRttMs, places: 0)) ms "
                              + "(\(n == 1 ? "1 other connection" : "\(n) other connections") clean); "
-                             + (e.alsoSlow.count == 1 ? "\(e.alsoSlow[0])'s connection" : "the connections of \(list(e.alsoSlow, limit: 3))")
-                             + " with \(sender) too (up to \(ReportText.number(peak, places: 0)) ms)")
+                             + "\(sender)'s \(e.alsoSlow.count == 1 ? "connection" : "connections") with \(list(e.alsoSlow, limit: 3)) too "
+                             + "(up to \(ReportText.number(peak, places: 0)) ms)")
             } else if let n = e.cleanConnections, let sender = e.publishers.first {
                 var s = "only its connection from \(sender) lost packets (\(n == 1 ? "1 other connection" : "\(n) other connections") clean)"
                 if let peak = e.alsoLossyMaxPct {

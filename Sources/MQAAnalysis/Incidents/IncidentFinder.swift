@@ -226,28 +226,24 @@ public enum IncidentFinder {
             // behind: its device did not keep up, and answered late.
             cause = .ownDevice
             e.strainedGapMs = gap
-        } else if kinds.contains(.loss),
-                  let mesh = context.mesh?.sender(of: uid, start, end, stalledPublishers: Set(stalls.compactMap(\.publisher))) {
+        } else if let figure: ReceivedLoss.Figure = kinds.contains(.loss) ? .loss : kinds.contains(.rtt) ? .rtt : nil,
+                  let mesh = context.mesh?.sender(of: uid, start, end, stalledPublishers: Set(stalls.compactMap(\.publisher)), figure) {
             // A mesh viewer's loss that only its connection from one sender
             // had, as the sender's other viewers did: that sender's uplink.
+            // The same for a round trip (without loss) that only its
+            // connection with one peer had, as the peer's other links did:
+            // the peer's network, or its device answering late.
             cause = .publisher
             e.publishers = [mesh.sender]
             e.publisherKinds = publisherKinds(mesh.sender, start, end, byUid)
             e.cleanConnections = mesh.cleanConnections
-            e.alsoLossy = mesh.also
-            e.alsoLossyMaxPct = mesh.alsoPeak
-            publisherFigures(&e, start, end, context)
-        } else if !kinds.contains(.loss), kinds.contains(.rtt),
-                  let mesh = context.mesh?.sender(of: uid, start, end, stalledPublishers: Set(stalls.compactMap(\.publisher)), .rtt) {
-            // The same for a round trip that only its connection with one
-            // peer had, as that peer's other connections did: the peer's
-            // network, or its device answering late.
-            cause = .publisher
-            e.publishers = [mesh.sender]
-            e.publisherKinds = publisherKinds(mesh.sender, start, end, byUid)
-            e.cleanConnections = mesh.cleanConnections
-            e.alsoSlow = mesh.also
-            e.alsoSlowMaxRttMs = mesh.alsoPeak
+            if figure == .loss {
+                e.alsoLossy = mesh.also
+                e.alsoLossyMaxPct = mesh.alsoPeak
+            } else {
+                e.alsoSlow = mesh.also
+                e.alsoSlowMaxRttMs = mesh.alsoPeak
+            }
             publisherFigures(&e, start, end, context)
         } else if kinds.contains(where: { $0 == .loss || $0 == .rtt || $0 == .lowTier }) {
             cause = .ownNetwork

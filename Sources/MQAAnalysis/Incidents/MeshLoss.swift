@@ -50,7 +50,13 @@ struct MeshLoss {
         guard links.count >= 2 else { return nil }
         let hit = links.filter { $0.peak(figure, during: from, to) != nil }
         let clean = links.count - hit.count
-        guard !hit.isEmpty, clean > 0, hit.allSatisfy({ $0.peers.count == 1 }) else { return nil }
+        guard !hit.isEmpty, clean > 0, hit.allSatisfy({ $0.peers.count == 1 }),
+              // A peer reached over the local network (host candidates) while
+              // the sender was reached through NAT or a relay shares the
+              // viewer's network: its clean link never left it, and a
+              // network both share reads the same as the sender's side.
+              !(links.contains { $0.isHostOnly && $0.peak(figure, during: from, to) == nil } && hit.contains(where: \.isNatted))
+        else { return nil }
         let senders = Set(hit.flatMap(\.peers))
         guard senders.count == 1, let sender = senders.first, sender != viewer,
               stalledPublishers.isSubset(of: [sender]),
@@ -62,7 +68,9 @@ struct MeshLoss {
         // sender; for RTT, the sender's own connections with them too.
         var views: [String: [ReceivedLoss]] = [:]
         for other in received.keys where other != viewer && other != sender {
-            views[other, default: []] += received[other]!.filter { $0.peers.contains(sender) }
+            // A bridge's connection carries several senders: its round trip
+            // is to the bridge, not to the sender.
+            views[other, default: []] += received[other]!.filter { $0.peers.contains(sender) && (figure == .loss || $0.peers.count == 1) }
         }
         if figure == .rtt {
             for link in received[sender] ?? [] where link.peers.count == 1 && link.peers[0] != viewer && link.peers[0] != sender {

@@ -432,6 +432,6 @@ struct ConnectionConverter {
     /// video tracks; nil when it received no RTP.
     var receivedLoss: ReceivedLoss? {
         guard !receivedSpans.isEmpty else { return nil }
-        return ReceivedLoss(peers: Array(Set(tracks.map(\.publisher))).sorted(), spans: receivedSpans, lossRuns: lossRuns, rttRuns: rttRuns)
+        return ReceivedLoss(peers: Array(Set(tracks.map(\.publisher))).sorted(), spans: receivedSpans, lossRuns: lossRuns, rttRuns: rttRuns, paths: paths)
     }
 }

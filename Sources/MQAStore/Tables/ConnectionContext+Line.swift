@@ -128,16 +128,20 @@ extension ConnectionContext {
     }
 
     /// Reads a `received` object (parsed JSON), holding it to what the
-    /// importer writes: unique peer names of 1–256 characters; spans and
-    /// runs of whole ms between 2000 and 9999, a span starting after the
-    /// one before ends and a run not before the one before ends, the runs
-    /// inside the spans; loss peaks above the lossy line
+    /// importer writes: no other keys; unique peer names of 1–256
+    /// characters; spans and runs of whole ms between 2000 and 9999, each
+    /// starting more than `ReceivedLoss.bridgedGapMs` after the one before
+    /// ends (closer ones are one), the runs inside the spans; loss peaks above the lossy line
     /// (`ReceivedLoss.lossyPct`) and at most 100, RTT peaks whole ms above
     /// the slow line (`ReceivedLoss.slowRttMs`) and under 10^15. The error
     /// names the bad member, after the `received` it is in.
     static func received(_ value: Any) -> Result<ReceivedLoss, LineError> {
         let fail = { (reason: String) in Result<ReceivedLoss, LineError>.failure(LineError(reason: reason)) }
         guard let object = value as? [String: Any] else { return fail(": must be an object") }
+        if let key = object.keys.sorted().first(where: { !["peers", "spans", "lossRuns", "rttRuns"].contains($0) }) {
+            return fail(": unknown key \"\(key)\" (peers, spans, lossRuns, rttRuns)")
+        }
+        let gap = ReceivedLoss.bridgedGapMs
         guard let list = object["peers"] as? [Any],
               list.allSatisfy({ ($0 as? String).map { (1...256).contains($0.unicodeScalars.count) } ?? false }),
               Set(list.map { $0 as! String }).count == list.count
@@ -152,8 +156,8 @@ extension ConnectionContext {
         var spans: [ReceivedLoss.Span] = []
         guard let spanList = object["spans"] as? [Any], !spanList.isEmpty else { return fail(".spans: must be a non-empty array") }
         for (k, item) in spanList.enumerated() {
-            guard let span = times(item, 2), spans.last.map({ span.start > $0.end }) ?? true else {
-                return fail(".spans[\(k)]: must be [start ms, end ms] with start ≤ end, after the span before, from 2000 to 9999")
+            guard let span = times(item, 2), spans.last.map({ span.start - $0.end > gap }) ?? true else {
+                return fail(".spans[\(k)]: must be [start ms, end ms] with start ≤ end, more than \(gap / 1000) s after the span before, from 2000 to 9999")
             }
             spans.append(ReceivedLoss.Span(start: span.start, end: span.end))
         }
@@ -163,11 +167,11 @@ extension ConnectionContext {
             var runs: [ReceivedLoss.Run] = []
             for (k, item) in list.enumerated() {
                 guard let run = times(item, 3), let value = number(run.rest[0]), valid(value),
-                      runs.last.map({ run.start >= $0.end }) ?? true,
+                      runs.last.map({ run.start - $0.end > gap }) ?? true,
                       run.start >= spans.first!.start, run.end <= spans.last!.end
                 else {
                     throw LineError(reason: ".\(key)[\(k)]: must be [start ms, end ms, \(peak)] with start ≤ end, "
-                                    + "not before the run before, inside the spans, and a peak \(rule)")
+                                    + "more than \(gap / 1000) s after the run before, inside the spans, and a peak \(rule)")
                 }
                 runs.append(ReceivedLoss.Run(start: run.start, end: run.end, peak: value))
             }

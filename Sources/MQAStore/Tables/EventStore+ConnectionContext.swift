@@ -56,15 +56,17 @@ extension EventStore {
     }
 
     /// What a meeting's imported connections received (`connection_received`),
-    /// by uid and connection; empty for a store without the table. A row
+    /// by uid and connection, with their paths (`connection_context`);
+    /// empty for a store without the table. A row
     /// whose JSON does not read (a damaged store) is left out: it is
     /// evidence for a cause, never a figure.
     public func receivedLoss(meeting: String) throws -> [String: [String: ReceivedLoss]] {
         guard try hasTable("connection_received") else { return [:] }
         let s = try db.cached(
             """
-            SELECT c.uid, x.connection, x.received
+            SELECT c.uid, x.connection, x.received, p.paths
             FROM connection_received x JOIN clients c ON c.id = x.client_id JOIN meetings m ON m.id = c.meeting_id
+            LEFT JOIN connection_context p ON p.client_id = x.client_id AND p.connection = x.connection
             WHERE m.meeting = ? ORDER BY c.uid, x.connection
             """)
         defer { s.reset() }
@@ -72,8 +74,10 @@ extension EventStore {
         var out: [String: [String: ReceivedLoss]] = [:]
         while try s.step() {
             guard let text = s.string(2), let object = try? ExactJSONReader.parse(Data(text.utf8)),
-                  case .success(let received) = ConnectionContext.received(object)
+                  case .success(var received) = ConnectionContext.received(object)
             else { continue }
+            let paths = s.string(3) ?? ""
+            received.paths = paths.isEmpty ? [] : paths.components(separatedBy: ConnectionContext.pathSeparator)
             out[s.string(0) ?? "", default: [:]][s.string(1) ?? ""] = received
         }
         return out
