@@ -9,7 +9,7 @@
 /// | `2026-11-29T14:05:00Z`, `…+11:00` | that instant (RFC 3339, any offset) |
 /// | `2026-11-29T14:05`, `2026-11-29 14:05:30` | that wall-clock time in the zone |
 /// | `2026-11-29` | midnight starting that day in the zone |
-/// | `14:05`, `14:05:30` | that wall-clock time on the meeting's date (`report meeting`), else today, in the zone |
+/// | `14:05`, `14:05:30` | that wall-clock time on the meeting's date (`report meeting`, and each meeting's for `meetings --at`), else today, in the zone |
 /// | `-2h`, `-90m`, `-1h30m`, `-45s`, `-3d`, `-1w`, `+15m` | now plus or minus that much |
 /// | `now`, `today`, `yesterday` | now; midnight starting today or yesterday in the zone |
 ///
@@ -73,6 +73,15 @@ public enum TimeInput: Sendable, Equatable {
 
     /// Whether the instant depends on which meeting it is about.
     public var isTimeOfDay: Bool { if case .timeOfDay = self { true } else { false } }
+
+    /// A time of day as `14:05:30` (`.250` with ms); nil for the other forms.
+    public var clockText: String? {
+        guard case .timeOfDay(let ms) = self else { return nil }
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        var s = two(ms / 3_600_000) + ":" + two(ms / 60_000 % 60) + ":" + two(ms / 1000 % 60)
+        if ms % 1000 != 0 { s += "." + String(String(ms % 1000 + 1000).dropFirst()) }
+        return s
+    }
 
     // MARK: the forms
 

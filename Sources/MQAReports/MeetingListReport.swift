@@ -15,14 +15,17 @@ public struct MeetingListReport: Sendable {
     /// What the list was narrowed to, said above it (and in JSON).
     public var filter = Filter()
 
-    /// `mqa meetings --uid U --at T`: the uid resolved, the instant.
+    /// `mqa meetings --uid U --at T`: the uid resolved, the instant, or
+    /// the time of day (`14:05:00`) matched on each meeting's date.
     public struct Filter: Sendable, Equatable {
         public var uid: String?
         public var at: Int64?
+        public var timeOfDay: String?
 
-        public init(uid: String? = nil, at: Int64? = nil) {
+        public init(uid: String? = nil, at: Int64? = nil, timeOfDay: String? = nil) {
             self.uid = uid
             self.at = at
+            self.timeOfDay = timeOfDay
         }
     }
 
@@ -39,12 +42,14 @@ public struct MeetingListReport: Sendable {
 
     /// `{"schema", "uid", "at", "meetings", "list": [...]}`: `meetings`
     /// is the count, as in every JSON of mqa, and `list` the meetings,
-    /// newest first; `uid` and `at` are null when not asked for.
+    /// newest first; `uid` and `at` are null when not asked for, and a
+    /// time of day asked for is `atTimeOfDay` (`"14:05:00"`, in the zone).
     public var json: JSON {
         .object([
             ("schema", .string(MeetingListReport.schema)),
             ("uid", .optional(filter.uid)),
             ("at", .optional(filter.at)),
+        ] + (filter.timeOfDay.map { [("atTimeOfDay", JSON.string($0))] } ?? []) + [
             ("meetings", .int(Int64(entries.count))),
             ("list", .array(entries.map { e in
                 .object([
@@ -86,10 +91,13 @@ public struct MeetingListReport: Sendable {
             t.add(cells)
         }
         var out = ""
-        if filter.uid != nil || filter.at != nil {
+        if filter.uid != nil || filter.at != nil || filter.timeOfDay != nil {
             var what: [String] = []
             if let uid = filter.uid { what.append("with \(Markdown.escape(uid))") }
             if let at = filter.at { what.append("running at \(display.timestamp(at))") }
+            if let clock = filter.timeOfDay {
+                what.append("running at \(clock) \(display.zone?.identifier ?? "UTC") on their date")
+            }
             out += entries.isEmpty ? "No meetings \(what.joined(separator: ", ")).\n" : "Meetings \(what.joined(separator: ", ")):\n\n"
             if entries.isEmpty { return out }
         }

@@ -83,16 +83,28 @@ import Testing
         #expect(md.status == 0 && md.stdout.hasPrefix("No meetings running at 2026-11-29T09:00:00.000Z"), "\(md)")
     }
 
-    @Test func timeOfDayIsTodayInTheZone() throws {
+    /// A time of day is matched on each meeting's own date (cli.md: "a
+    /// wall-clock time of day on the meeting's date"): "Alice's call at
+    /// 10:00" finds it whatever day it was, not only today's.
+    @Test func timeOfDayIsOnEachMeetingsDate() throws {
         store()
-        let now = ["MQA_NOW": "2026-11-29T20:00:00Z"]
-        #expect(try listed(["--at", "10:00:05"], env: now) == ["m-a"])
-        #expect(try listed(["--at", "11:00:05", "--tz", "Europe/Berlin"], env: now) == ["m-a"])
-        #expect(try listed(["--at", "11:00:05"], env: now.merging(["MQA_TZ": "Europe/Berlin"]) { a, _ in a }) == ["m-a"])
+        #expect(try listed(["--at", "10:00:05"]) == ["m-a", "m-c"])
+        #expect(try listed(["--at", "10:00:05", "--uid", "alice"]) == ["m-a"])
+        #expect(try listed(["--at", "10:00:05", "--since", "2026-11-29"]) == ["m-a"])
+        #expect(try listed(["--at", "11:00:05", "--tz", "Europe/Berlin"]) == ["m-a", "m-c"])
+        #expect(try listed(["--at", "11:00:05"], env: ["MQA_TZ": "Europe/Berlin"]) == ["m-a", "m-c"])
         // --tz wins over MQA_TZ.
-        #expect(try listed(["--at", "10:00:05", "--tz", "UTC"], env: now.merging(["MQA_TZ": "Europe/Berlin"]) { a, _ in a }) == ["m-a"])
-        // Another day, another answer: "today" follows MQA_NOW.
-        #expect(try listed(["--at", "10:00:05"], env: ["MQA_NOW": "2026-11-30T08:00:00Z"]).isEmpty)
+        #expect(try listed(["--at", "10:00:05", "--tz", "UTC"], env: ["MQA_TZ": "Europe/Berlin"]) == ["m-a", "m-c"])
+        // Whatever the day today is.
+        #expect(try listed(["--at", "10:00:05"], env: ["MQA_NOW": "2027-03-01T08:00:00Z"]) == ["m-a", "m-c"])
+        #expect(try listed(["--at", "10:00:18"]).isEmpty)  // start ≤ T < end
+        #expect(try listed(["--at", "11:00:00"]) == ["m-b"])
+        let json = MQA.run(["meetings", "--db", db, "-f", "json", "--at", "10:00:05"])
+        #expect(json.stdout.contains(#""at": null"#) && json.stdout.contains(#""atTimeOfDay": "10:00:05""#), "\(json)")
+        let md = MQA.run(["meetings", "--db", db, "--at", "9:00", "--tz", "Europe/Berlin"])
+        #expect(md.status == 0 && md.stdout.hasPrefix("No meetings running at 09:00:00 Europe/Berlin on their date."), "\(md)")
+        let some = MQA.run(["meetings", "--db", db, "--uid", "bob", "--at", "10:00"])
+        #expect(some.stdout.hasPrefix("Meetings with bob, running at 10:00:00 UTC on their date:"), "\(some)")
     }
 
     @Test func relativeTimes() throws {

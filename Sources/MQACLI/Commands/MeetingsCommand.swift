@@ -18,10 +18,11 @@ enum MeetingsCommand {
 
             Find a person's bad moment: `mqa meetings --uid alice --at 14:05 --tz
             Europe/Berlin` lists alice's meetings that were running at 14:05 Berlin
-            time today (a meeting runs from its first to its last event: start ≤ T <
-            end); then `mqa report meeting ID --uid alice --at 14:05` opens with her
-            incidents, the nearest to 14:05 first. A time of day with no meeting to
-            take the date from is today's, in the --tz zone.
+            time on their own date, any day, newest first (a meeting runs from its
+            first to its last event: start ≤ T < end; add --since yesterday for the
+            last two days); then `mqa report meeting ID --uid alice --at 14:05` opens
+            with her incidents, the nearest to 14:05 first. A full time
+            (2026-11-29T14:05) or a relative one (-2h) is one instant.
             """,
         options: [Options.db, uid, at, Options.since, Options.until, Options.tz, top, format, Options.out])
 
@@ -32,7 +33,7 @@ enum MeetingsCommand {
         "--uid", value: "U", help: "Only meetings this participant was in (a uid, or a unique prefix of one).",
         validate: Options.nonEmptyId)
     static let at = Option<TimeInput>.time(
-        "--at", help: "Only meetings running at TIME (start ≤ TIME < end; a time of day is today's in --tz).")
+        "--at", help: "Only meetings running at TIME (start ≤ TIME < end; a time of day on each meeting's date, in --tz).")
 
     static let command = Subcommand(spec: spec, run: run)
 
@@ -41,7 +42,10 @@ enum MeetingsCommand {
         let top = args.value(Self.top) ?? Int.max
         let window = try context.timeWindow(args)
         let zone = try context.zone(args)
-        let at = try context.time(Self.at, args)
+        let atInput = args.value(Self.at)
+        // A time of day is the meeting's own: matched on each one's date.
+        let at = atInput?.isTimeOfDay == true ? nil : try context.time(Self.at, args)
+        let now = try context.now()
         let path = try context.databasePath(args)
         try EventStore.refreshStaleSummaries(path: path)
         let store = try context.openStore(args, requireMeetings: true)
@@ -57,6 +61,13 @@ enum MeetingsCommand {
         if let at {
             let running = Set(try store.meetings(runningAt: at))
             keep = keep.map { $0.intersection(running) } ?? running
+        } else if let atInput {
+            let running = Set(try store.meetingSpans().compactMap { m -> String? in
+                guard let span = m.span else { return nil }
+                let t = atInput.resolve(zone: zone, now: now, near: span)
+                return span.start <= t && t < span.end ? m.meeting : nil
+            })
+            keep = keep.map { $0.intersection(running) } ?? running
         }
         var entries: [FleetEntry] = []
         for row in try store.meetingSummaries() where CommandContext.inWindow(row.header.start, window) {
@@ -68,7 +79,7 @@ enum MeetingsCommand {
         if entries.count > top { entries.removeLast(entries.count - top) }
         var report = MeetingListReport(entries)
         report.display = TimeDisplay(zone: zone)
-        report.filter = MeetingListReport.Filter(uid: uid, at: at)
+        report.filter = MeetingListReport.Filter(uid: uid, at: at, timeOfDay: atInput?.clockText)
         let out = try context.output(args)
         out.write(report.render(ReportFormat(rawValue: format) ?? .md))
         return ExitCode.success
