@@ -35,6 +35,14 @@ enum IncidentText {
     /// A long made-up id cut to its first 8 characters: enough to find it.
     static func shortID(_ id: String) -> String { id.count > 9 ? String(id.prefix(8)) + "…" : id }
 
+    /// `shortID` of a UUID (a browser's name for a stream or track), any
+    /// other id whole: a person's uid is read, not looked up.
+    static func compactID(_ id: String) -> String {
+        let groups = id.split(separator: "-", omittingEmptySubsequences: false)
+        let uuid = groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
+        return uuid ? shortID(id) : id
+    }
+
     /// `stall ×4, poor/bad tier, loss spike`.
     static func kinds(_ i: Incident) -> String {
         i.kinds.map { k in k == .stall && i.evidence.stallCount > 1 ? "stall ×\(i.evidence.stallCount)" : k.words }

@@ -26,8 +26,25 @@ extension MeetingReport {
             s += hasQualityData ? "Nobody suffered: no stalls, no poor/bad time, no abnormal disconnect. "
                 : "No stalls and no abnormal disconnect (no quality data for the rest). "
         }
-        if incidents.isEmpty { return s + "No incidents." }
-        return s + "\(incidents.count) incident\(incidents.count == 1 ? "" : "s"): \(IncidentText.causes(incidents))."
+        s += incidents.isEmpty ? "No incidents."
+            : "\(incidents.count) incident\(incidents.count == 1 ? "" : "s"): \(IncidentText.causes(incidents))."
+        return s + unseenSendersSentence
+    }
+
+    /// ` Sent video but left no log here: bob (its network, and what it
+    /// received, are not in these logs).` Empty when every sender logged;
+    /// a browser's UUID for a sender is cut to its first 8 characters.
+    /// A browser dump holds one person: read alone, a call where the
+    /// others suffered said "Nobody suffered", as if it had seen them.
+    var unseenSendersSentence: String {
+        let logged = Set(analysis.participants.map(\.uid))
+        let unseen = Set(analysis.subscriptions.map(\.publisher)).subtracting(logged).sorted()
+        guard !unseen.isEmpty else { return "" }
+        let one = unseen.count == 1
+        let names = unseen.prefix(3).map { IncidentText.compactID($0) }.joined(separator: ", ")
+            + (unseen.count > 3 ? " and \(unseen.count - 3) more" : "")
+        return " Sent video but left no log here: \(names) (\(one ? "its" : "their") network, and what \(one ? "it" : "they") received, "
+            + "are not in these logs)."
     }
 
     func verdictHTML(_ t0: Int64) -> String {

@@ -1,0 +1,40 @@
+import Testing
+@testable import MQAReports
+import MQAAnalysis
+import MQAModel
+import MQATestSupport
+
+/// A meeting read from the logs of only some of its people (a browser
+/// dump holds one) says whose side it did not see: read alone, a call in
+/// which the others suffered said "Nobody suffered" and nothing more.
+@Suite struct UnseenSendersTests {
+    static func viewer(watching senders: [String]) -> ClientBuilder {
+        var c = ClientBuilder("ann")
+        c.join(0)
+        c.reports(from: 1000, to: 30_000, mos: 4.3)
+        for (k, s) in senders.enumerated() {
+            c.subscribe(500, s, "\(s)-cam-\(k)")
+            c.status(1500, s, "\(s)-cam-\(k)", timedOut: false)
+        }
+        c.leave(30_000)
+        return c
+    }
+
+    @Test func theLeadNamesSendersWithNoLog() {
+        let uuid = "e8537a5c-85ea-427b-bc47-eb5a407da6b9"
+        let one = MeetingReport(log: meeting([Self.viewer(watching: [uuid])]), config: TierConfig())
+        #expect(one.verdictLead.hasSuffix("No incidents. Sent video but left no log here: e8537a5c… "
+                                          + "(its network, and what it received, are not in these logs)."), "\(one.verdictLead)")
+        let many = MeetingReport(log: meeting([Self.viewer(watching: ["bob", "carol", "dave", "erin"])]), config: TierConfig())
+        #expect(many.verdictLead.hasSuffix("Sent video but left no log here: bob, carol, dave and 1 more "
+                                           + "(their network, and what they received, are not in these logs)."), "\(many.verdictLead)")
+        // bob's log is here: nothing to say.
+        var bob = ClientBuilder("bob")
+        bob.join(0)
+        bob.reports(from: 1000, to: 30_000, mos: 4.3)
+        bob.leave(30_000)
+        let all = MeetingReport(log: meeting([Self.viewer(watching: ["bob"]), bob]), config: TierConfig())
+        #expect(all.verdictLead.hasSuffix("No incidents."), "\(all.verdictLead)")
+        #expect(all.markdown.contains("No incidents.\n") && one.markdown.contains("e8537a5c…"))
+    }
+}
