@@ -77,10 +77,8 @@ public enum TimeInput: Sendable, Equatable {
     /// A time of day as `14:05:30` (`.250` with ms); nil for the other forms.
     public var clockText: String? {
         guard case .timeOfDay(let ms) = self else { return nil }
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        var s = two(ms / 3_600_000) + ":" + two(ms / 60_000 % 60) + ":" + two(ms / 1000 % 60)
-        if ms % 1000 != 0 { s += "." + String(String(ms % 1000 + 1000).dropFirst()) }
-        return s
+        // ms after midnight read as a UTC instant of 1970-01-01: its clock.
+        return ClockZone.utc.clock(ms) + (ms % 1000 == 0 ? "" : "." + String(String(ms % 1000 + 1000).dropFirst()))
     }
 
     // MARK: the forms

@@ -142,6 +142,9 @@ import Testing
         #expect(time.status == 64 && time.stderr.contains("'--at' must be a time"), "\(time)")
         let clock = MQA.run(["meetings", "--db", db, "--at", "-1h"], environment: ["MQA_NOW": "soon"])
         #expect(clock.status == 64 && clock.stderr.contains("MQA_NOW 'soon'"), "\(clock)")
+        // The clock is read only for a time that needs it.
+        let unused = MQA.run(["meetings", "--db", db], environment: ["MQA_NOW": "soon"])
+        #expect(unused.status == 0, "\(unused)")
         let atAlone = MQA.run(["report", "meeting", "m-a", "--db", db, "--at", "10:00"])
         #expect(atAlone.status == 64 && atAlone.stderr.contains("--at needs --uid"), "\(atAlone)")
         let allUid = MQA.run(["report", "meeting", "--all", "--out", dir.file("site"), "--db", db, "--uid", "bob"])

@@ -42,10 +42,10 @@ enum MeetingsCommand {
         let top = args.value(Self.top) ?? Int.max
         let window = try context.timeWindow(args)
         let zone = try context.zone(args)
-        let atInput = args.value(Self.at)
         // A time of day is the meeting's own: matched on each one's date.
-        let at = atInput?.isTimeOfDay == true ? nil : try context.time(Self.at, args)
-        let now = try context.now()
+        let atInput = args.value(Self.at)
+        let now = atInput == nil ? 0 : try context.now()
+        let at = atInput?.isTimeOfDay == true ? nil : atInput?.resolve(zone: zone, now: now)
         let path = try context.databasePath(args)
         try EventStore.refreshStaleSummaries(path: path)
         let store = try context.openStore(args, requireMeetings: true)
@@ -58,15 +58,8 @@ enum MeetingsCommand {
             uid = resolved
             keep = Set(try store.meetings(withUid: resolved, participantsOnly: true))
         }
-        if let at {
-            let running = Set(try store.meetings(runningAt: at))
-            keep = keep.map { $0.intersection(running) } ?? running
-        } else if let atInput {
-            let running = Set(try store.meetingSpans().compactMap { m -> String? in
-                guard let span = m.span else { return nil }
-                let t = atInput.resolve(zone: zone, now: now, near: span)
-                return span.start <= t && t < span.end ? m.meeting : nil
-            })
+        if let atInput {
+            let running = Set(try store.meetings { span in at ?? atInput.resolve(zone: zone, now: now, near: span) })
             keep = keep.map { $0.intersection(running) } ?? running
         }
         var entries: [FleetEntry] = []

@@ -19,9 +19,12 @@ extension EventStore {
         return try meetingSpans().filter { m in m.span.map { $0.start >= since && $0.start < until } ?? false }.map(\.meeting)
     }
 
-    /// Meeting ids, sorted, that were running at `ts`: start ≤ ts < end.
-    public func meetings(runningAt ts: Int64) throws -> [String] {
-        try meetingSpans().filter { m in m.span.map { $0.start <= ts && ts < $0.end } ?? false }.map(\.meeting)
+    /// Meeting ids, sorted, that were running at the instant `at` gives
+    /// for each meeting's span (one instant for all, or a time of day on
+    /// each one's date): start ≤ T < end.
+    public func meetings(runningAt at: (_ span: (start: Int64, end: Int64)) -> Int64) throws -> [String] {
+        try meetingSpans().filter { m in m.span.map { span in let t = at(span); return span.start <= t && t < span.end } ?? false }
+            .map(\.meeting)
     }
 
     /// Every meeting's (start, end), sorted by meeting id; nil when nothing
