@@ -17,10 +17,12 @@ public struct CohortsReport: RenderedReport, Sendable {
             ("schema", .string("mqa.cohorts/1")),
             ("by", .string(table.field.rawValue)),
             ("meetings", .int(Int64(table.meetings))),
-            // People once each; by netType the cohorts' participants add
-            // up to more, one per network for those who changed network.
+            // People once each; the cohorts' participants add up to more,
+            // one per value for those whose value changed in a meeting.
             ("participants", .int(Int64(table.people))),
-            ("changedNetwork", .int(Int64(table.splitByNetwork))),
+            ("changedValue", .int(Int64(table.splitParticipants))),
+            // The same count, by its first name (netType only).
+            ("changedNetwork", .int(Int64(table.field == .netType ? table.splitParticipants : 0))),
             ("method", CohortsReport.methodJSON(table.options)),
             ("cohorts", .array(table.cohorts.map(CohortsReport.json))),
             ("unknown", CohortsReport.json(table.unknown)),
@@ -107,8 +109,10 @@ public struct CohortsReport: RenderedReport, Sendable {
     }
 
     var heading: String {
-        let split = table.splitByNetwork == 0 ? ""
-            : " (\(table.splitByNetwork) changed network: each counts on every network it used)"
+        let n = table.splitParticipants
+        let split = n == 0 ? ""
+            : table.field == .netType ? " (\(n) changed network: each counts on every network it used)"
+            : " (\(n) changed \(table.field.rawValue) between joins: each counts under every value it had)"
         return "Cohorts by \(table.field.rawValue): \(table.meetings) meetings, \(table.people) participants\(split)"
     }
 

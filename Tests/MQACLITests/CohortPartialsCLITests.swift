@@ -81,8 +81,8 @@ import Testing
     @Test func thePartialsHoldSumsPerMeetingAndProfile() throws {
         let text = try String(contentsOfFile: Self.fleet.partials[0], encoding: .utf8)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-        #expect(json["schema"] as? String == "mqa.cohortPartials/2")
-        #expect(text.hasPrefix("{\"schema\":\"mqa.cohortPartials/2\""))
+        #expect(json["schema"] as? String == "mqa.cohortPartials/3")
+        #expect(text.hasPrefix("{\"schema\":\"mqa.cohortPartials/3\""))
         let list = try #require(json["perMeeting"] as? [[String: Any]])
         #expect(list.count == 8 && json["meetings"] as? Int == 8)
         let ids = list.compactMap { $0["meeting"] as? String }
@@ -103,17 +103,29 @@ import Testing
         #expect(r.stderr.contains("is in more than one part"), "\(r)")
     }
 
-    /// Partials of an older mqa (version 1) merge among themselves, with a
-    /// warning that their netType figures follow the old rule; never with
-    /// version 2 files.
+    /// Partials of an older mqa (versions 1 and 2) merge among themselves,
+    /// with a warning that their figures follow the old rule; never with
+    /// files of another version.
     @Test func olderPartialsMergeWithAWarning() throws {
         let dir = Scratch()
         let text = try String(contentsOfFile: Self.fleet.partials[0], encoding: .utf8)
-        let old = dir.write("v1.json", text.replacingOccurrences(of: #""mqaCohortPartials":2"#, with: #""mqaCohortPartials":1"#))
-        let alone = MQA.run(["report", "cohorts", "--merge", old, "--by", "netType"])
-        #expect(alone.status == 0 && alone.stderr.contains("Warning: partials of version 1 (an older mqa)"), "\(alone)")
-        let mixed = MQA.run(["report", "cohorts", "--merge", old, Self.fleet.partials[1], "--by", "netType"])
-        #expect(mixed.status == 1 && mixed.stderr.contains("partials of versions 1 and 2 do not merge"), "\(mixed)")
+        // The fleet's participants change network only: version 2's words.
+        #expect(!text.contains(#""splitBy":["netType","#) && text.contains(#""splitBy":["netType"]"#))
+        let legacy = text.replacingOccurrences(of: #""scope":"whole","splitBy":["netType"]"#, with: #""scope":"whole""#)
+            .replacingOccurrences(of: #""scope":"piece","pieceOf":"netType""#, with: #""scope":"network""#)
+        for version in [1, 2] {
+            let old = dir.write("v\(version).json", legacy.replacingOccurrences(
+                of: #""mqaCohortPartials":3"#, with: #""mqaCohortPartials":\#(version)"#))
+            let alone = MQA.run(["report", "cohorts", "--merge", old, "--by", "netType"])
+            #expect(alone.status == 0 && alone.stderr.contains("Warning: partials of version \(version) (an older mqa)"),
+                    "\(alone)")
+            let mixed = MQA.run(["report", "cohorts", "--merge", old, Self.fleet.partials[1], "--by", "netType"])
+            #expect(mixed.status == 1 && mixed.stderr.contains("partials of versions \(version) and 3 do not merge"), "\(mixed)")
+        }
+        // A version 3 file in version 2's words is refused, naming the profile.
+        let worded = dir.write("worded.json", legacy)
+        let refused = MQA.run(["report", "cohorts", "--merge", worded, "--by", "netType"])
+        #expect(refused.status == 1 && refused.stderr.contains("profile") && refused.stderr.contains("pieceOf"), "\(refused)")
     }
 
     /// "é" precomposed and "e" + U+0301 are two meetings of one store (ids

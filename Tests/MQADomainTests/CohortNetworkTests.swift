@@ -11,26 +11,26 @@ import Testing
 /// `Docs/cohorts.md`): a client that moves from Wi-Fi to cellular and
 /// stalls there stalls on cellular.
 @Suite struct CohortNetworkTests {
-    typealias Mark = NetworkTimeline.Mark
+    typealias Mark = ClientFieldTimeline.Mark
 
     @Test func theTimelineFollowsJoinsAndChanges() {
-        let t = NetworkTimeline(marks: [Mark(ts: 100, netType: "cellular", isJoin: false), Mark(ts: 0, netType: "wifi", isJoin: true),
-                                        Mark(ts: 150, netType: "cellular", isJoin: false), Mark(ts: 200, netType: "wifi", isJoin: false)])
+        let t = ClientFieldTimeline(marks: [Mark(ts: 100, value: "cellular", isJoin: false), Mark(ts: 0, value: "wifi", isJoin: true),
+                                        Mark(ts: 150, value: "cellular", isJoin: false), Mark(ts: 200, value: "wifi", isJoin: false)])
         #expect(t.values == ["wifi", "cellular", "wifi"] && t.starts == [.min, 100, 200])
         #expect(t.changes)
         #expect(t.stretch(at: -5) == 0 && t.stretch(at: 99) == 0 && t.stretch(at: 100) == 1 && t.stretch(at: 250) == 2)
         // Before a first mark that is a change, the network is unknown.
-        let late = NetworkTimeline(marks: [Mark(ts: 50, netType: "wifi", isJoin: false)])
+        let late = ClientFieldTimeline(marks: [Mark(ts: 50, value: "wifi", isJoin: false)])
         #expect(late.values == [nil, "wifi"] && late.changes)
         // One network throughout: nothing to split.
-        #expect(!NetworkTimeline(marks: [Mark(ts: 0, netType: "wifi", isJoin: true), Mark(ts: 9, netType: "wifi", isJoin: false)]).changes)
-        #expect(!NetworkTimeline(marks: []).changes)
+        #expect(!ClientFieldTimeline(marks: [Mark(ts: 0, value: "wifi", isJoin: true), Mark(ts: 9, value: "wifi", isJoin: false)]).changes)
+        #expect(!ClientFieldTimeline(marks: []).changes)
         // A join and a change of one millisecond: the change is the later word.
-        let same = NetworkTimeline(marks: [Mark(ts: 0, netType: "cellular", isJoin: false), Mark(ts: 0, netType: "wifi", isJoin: true)])
+        let same = ClientFieldTimeline(marks: [Mark(ts: 0, value: "cellular", isJoin: false), Mark(ts: 0, value: "wifi", isJoin: true)])
         #expect(same.values == ["wifi", "cellular"] && same.starts == [.min, 0])
         // A change undone in the same millisecond leaves no stretch.
-        let undone = NetworkTimeline(marks: [Mark(ts: 0, netType: "wifi", isJoin: true), Mark(ts: 5, netType: "cellular", isJoin: false),
-                                             Mark(ts: 5, netType: "wifi", isJoin: false)])
+        let undone = ClientFieldTimeline(marks: [Mark(ts: 0, value: "wifi", isJoin: true), Mark(ts: 5, value: "cellular", isJoin: false),
+                                             Mark(ts: 5, value: "wifi", isJoin: false)])
         #expect(undone.values == ["wifi"] && !undone.changes)
         var seen: [(Int, Int64)] = []
         t.overlaps(from: 50, to: 250) { seen.append(($0, $1)) }
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func figuresAreSplitAtTheChange() {
-        let t = NetworkTimeline(marks: [Mark(ts: 0, netType: "wifi", isJoin: true), Mark(ts: 1000, netType: "cellular", isJoin: false)])
+        let t = ClientFieldTimeline(marks: [Mark(ts: 0, value: "wifi", isJoin: true), Mark(ts: 1000, value: "cellular", isJoin: false)])
         var p = CohortParticipant(uid: "a", engine: "sfu", client: .init(), watchedMs: 1900, stalledMs: 300, lowTierMs: 600,
                                   measuredMs: 1800, mosP50: 4.0, abnormalDisconnects: 1, firstFrameMs: [100, 50])
         p.client.platform = "ios"
@@ -51,11 +51,11 @@ import Testing
         let holds = [TierHold(tier: .good, from: 100, to: 900), TierHold(tier: .poor, from: 900, to: 1500),
                      TierHold(tier: .unknown, from: 1500, to: 1600), TierHold(tier: .bad, from: 1600, to: 1700)]
         let mos = [TimedMOS(ts: 100, mos: 4.4), TimedMOS(ts: 500, mos: 4.2), TimedMOS(ts: 1100, mos: 3.0)]
-        p.split(by: t, holds: holds, warmMOS: mos, subscriptions: subs,
+        p.split(.netType, by: t, holds: holds, warmMOS: mos, subscriptions: subs,
                 disconnects: [Disconnect(ts: 1800, reason: "network", error: "timeout"), Disconnect(ts: 10, reason: "leave", error: nil)],
                 cdn: false)
-        #expect(p.networkPieces.count == 2)
-        let wifi = p.networkPieces[0], cell = p.networkPieces[1]
+        #expect(p.pieces.count == 2)
+        let wifi = p.pieces[0], cell = p.pieces[1]
         #expect(wifi.client.netType == "wifi" && cell.client.netType == "cellular")
         #expect(wifi.client.platform == "ios" && cell.uid == "a")
         #expect(wifi.watchedMs == 900 && cell.watchedMs == 1000 + 450)
@@ -69,8 +69,8 @@ import Testing
         // Only one network with figures: no piece, that network.
         var q = CohortParticipant(uid: "a", engine: "sfu", client: .init(), watchedMs: 0, stalledMs: 0, lowTierMs: 0,
                                   measuredMs: 800, mosP50: nil, abnormalDisconnects: 0, firstFrameMs: [])
-        q.split(by: t, holds: [TierHold(tier: .good, from: 1100, to: 1900)], warmMOS: [], subscriptions: [], disconnects: [], cdn: false)
-        #expect(q.networkPieces.isEmpty && q.client.netType == "cellular")
+        q.split(.netType, by: t, holds: [TierHold(tier: .good, from: 1100, to: 1900)], warmMOS: [], subscriptions: [], disconnects: [], cdn: false)
+        #expect(q.pieces.isEmpty && q.client.netType == "cellular")
     }
 
     /// A participant split by network is one participant to every other
@@ -87,10 +87,12 @@ import Testing
         cell.watchedMs = 600
         cell.stalledMs = 100
         cell.client.netType = "cellular"
-        split.networkPieces = [wifi, cell]
+        wifi.pieceOf = .netType
+        cell.pieceOf = .netType
+        split.pieces = [wifi, cell]
         var other = split
         other.uid = "b"
-        other.networkPieces = []
+        other.pieces = []
         let meetings = [CohortMeeting(meeting: "m", start: 0, participants: [split, other])]
         let byPlatform = CohortTable(meetings, by: .platform)
         #expect(byPlatform.cohorts.map(\.participants) == [2] && byPlatform.cohorts[0].watchedMs == 2000)
@@ -106,21 +108,38 @@ import Testing
         let partials = try CohortPartials(meetings)
         #expect(partials.participants == 2)
         let text = partials.json.rendered()
-        #expect(text.contains(#""scope":"whole""#) && text.contains(#""scope":"network""#))
+        #expect(text.contains(#""scope":"whole","splitBy":["netType"]"#) && text.contains(#""scope":"piece","pieceOf":"netType""#))
         let back = try CohortPartials.parse(Data(text.utf8))
         #expect(CohortTable(back.meetings, by: .netType) == byNet)
         #expect(CohortTable(back.meetings, by: .platform) == byPlatform)
-        // A file of version 1 (no scope: every profile whole) is still read,
-        // and an unknown scope is an error.
-        let v1 = text.replacingOccurrences(of: #""mqaCohortPartials":2"#, with: #""mqaCohortPartials":1"#)
-        let old = try CohortPartials.parse(Data(v1.utf8))
-        // …but not merged with version 2: the two count a changed network
-        // differently.
+        // Version 2 named the same scopes "whole" and "network": still read,
+        // to the same tables.
+        let v2 = text.replacingOccurrences(of: #""mqaCohortPartials":3"#, with: #""mqaCohortPartials":2"#)
+            .replacingOccurrences(of: #""scope":"whole","splitBy":["netType"]"#, with: #""scope":"whole""#)
+            .replacingOccurrences(of: #""scope":"piece","pieceOf":"netType""#, with: #""scope":"network""#)
+        let second = try CohortPartials.parse(Data(v2.utf8))
+        #expect(CohortTable(second.meetings, by: .netType) == byNet && second.readVersion == 2)
+        // A file of version 1 (no scope: every profile whole) is still read…
+        let plain = try CohortPartials([CohortMeeting(meeting: "n", start: 0, participants: [other])]).json.rendered()
+        let old = try CohortPartials.parse(Data(plain.replacingOccurrences(of: #""mqaCohortPartials":3"#,
+                                                                           with: #""mqaCohortPartials":1"#).utf8))
+        // …but not merged with another version: they count a changed
+        // network, or a rejoin with another client, differently.
         #expect((try? CohortPartials.merge([old, old])) == nil, "a meeting twice")
         #expect(throws: CohortPartialsError.self) { try CohortPartials.merge([old, back]) }
+        #expect(throws: CohortPartialsError.self) { try CohortPartials.merge([second, back]) }
         #expect((try? CohortPartials.merge([old]))?.meetings == old.meetings)
-        let bad = text.replacingOccurrences(of: #""scope":"whole""#, with: #""scope":"half""#)
-        #expect(throws: CohortPartialsError.self) { try CohortPartials.parse(Data(bad.utf8)) }
+        // An unknown scope, a scope of another version, or a field that
+        // never changes in a call is an error.
+        for (from, to) in [(#""scope":"whole""#, #""scope":"half""#),
+                           (#""scope":"piece","pieceOf":"netType""#, #""scope":"network""#),
+                           (#""splitBy":["netType"]"#, #""splitBy":["engine"]"#),
+                           (#""splitBy":["netType"]"#, #""splitBy":[]"#),
+                           (#""pieceOf":"netType""#, #""pieceOf":"colour""#)] {
+            let bad = text.replacingOccurrences(of: from, with: to)
+            #expect(bad != text)
+            #expect(throws: CohortPartialsError.self) { try CohortPartials.parse(Data(bad.utf8)) }
+        }
     }
 
     /// From a log to the store's cohorts: Alice joins on Wi-Fi, moves to
@@ -150,10 +169,10 @@ import Testing
         let log = try #require(try store.meetingLog("m-1"))
         #expect(stored == [try CohortMeeting(log: log)])
         let a = try #require(stored.first?.participants.first { $0.uid == "alice" })
-        #expect(a.networkPieces.map(\.client.netType) == ["wifi", "cellular"])
-        #expect(a.networkPieces.map(\.stalledMs) == [0, 10_000] && a.stalledMs == 10_000)
-        #expect(a.networkPieces[0].watchedMs == 58_000 && a.networkPieces[1].watchedMs == 60_000)
-        #expect(a.networkPieces[0].mosP50 == 4.3 && a.networkPieces[1].mosP50 == 3.1)
+        #expect(a.pieces.map(\.client.netType) == ["wifi", "cellular"])
+        #expect(a.pieces.map(\.stalledMs) == [0, 10_000] && a.stalledMs == 10_000)
+        #expect(a.pieces[0].watchedMs == 58_000 && a.pieces[1].watchedMs == 60_000)
+        #expect(a.pieces[0].mosP50 == 4.3 && a.pieces[1].mosP50 == 3.1)
 
         let byNet = CohortTable(stored, by: .netType)
         let cellular = try #require(byNet.cohorts.first { $0.value == "cellular" })
@@ -179,7 +198,7 @@ import Testing
         let again = try EventStore(path: s.db).cohortMeetings { damage.append($0) }
         #expect(damage.count == 1 && damage.first?.uid == "alice", "\(damage)")
         let whole = try #require(again.first?.participants.first { $0.uid == "alice" })
-        #expect(whole.networkPieces.isEmpty && whole.stalledMs == 10_000)
+        #expect(whole.pieces.isEmpty && whole.stalledMs == 10_000)
     }
 
     /// `tune --by netType` counts a client whose network changed on each
@@ -206,7 +225,7 @@ import Testing
         #expect(parts.reduce(0) { $0 + $1.flaps } == fleet.flaps)
         let warm = parts.reduce(Int64(0)) { $0 + $1.warmMs }
         #expect(warm <= fleet.warmMs && warm > fleet.warmMs * 999 / 1000)
-        let split = cohorts.flatMap(\.participants).filter { !$0.networkPieces.isEmpty }.count
+        let split = cohorts.flatMap(\.participants).filter { !$0.pieces.isEmpty }.count
         #expect(split > 0 && t.cohorts.reduce(0) { $0 + $1.clients } > logs.reduce(0) { $0 + $1.clients.count })
         // By any other field a client is in one cohort, whole.
         let byPlatform = CohortTuning(logs, by: .platform, configs: [TierConfig()], options: TuningOptions())

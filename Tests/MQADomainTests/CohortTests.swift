@@ -291,16 +291,16 @@ enum CohortFleet {
         let people = cohorts.flatMap(\.participants)
         // The fleet has clients that move between networks mid-call, and
         // their pieces add up to them.
-        let split = people.filter { !$0.networkPieces.isEmpty }
+        let split = people.filter { !$0.pieces.isEmpty }
         #expect(split.count >= 3, "\(split.count) split")
         for p in split {
-            #expect(p.networkPieces.count >= 2 && Set(p.networkPieces.map(\.client.netType)).count == p.networkPieces.count)
-            #expect(p.networkPieces.reduce(0) { $0 + $1.watchedMs } == p.watchedMs)
-            #expect(p.networkPieces.reduce(0) { $0 + $1.stalledMs } == p.stalledMs)
-            #expect(p.networkPieces.reduce(0) { $0 + $1.measuredMs } == p.measuredMs)
-            #expect(p.networkPieces.reduce(0) { $0 + $1.lowTierMs } == p.lowTierMs)
-            #expect(p.networkPieces.reduce(0) { $0 + $1.abnormalDisconnects } == p.abnormalDisconnects)
-            #expect(p.networkPieces.flatMap(\.firstFrameMs).sorted() == p.firstFrameMs.sorted())
+            #expect(p.pieces.count >= 2 && Set(p.pieces.map(\.client.netType)).count == p.pieces.count)
+            #expect(p.pieces.reduce(0) { $0 + $1.watchedMs } == p.watchedMs)
+            #expect(p.pieces.reduce(0) { $0 + $1.stalledMs } == p.stalledMs)
+            #expect(p.pieces.reduce(0) { $0 + $1.measuredMs } == p.measuredMs)
+            #expect(p.pieces.reduce(0) { $0 + $1.lowTierMs } == p.lowTierMs)
+            #expect(p.pieces.reduce(0) { $0 + $1.abnormalDisconnects } == p.abnormalDisconnects)
+            #expect(p.pieces.flatMap(\.firstFrameMs).sorted() == p.firstFrameMs.sorted())
         }
         #expect(people.contains { $0.client.sdkVersion != nil } && people.contains { $0.client.sdkVersion == nil })
         #expect(people.contains { $0.abnormalDisconnects > 0 })

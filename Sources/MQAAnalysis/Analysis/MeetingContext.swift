@@ -115,7 +115,7 @@ public struct MeetingContext: Sendable, Equatable {
     /// and each `network_change`, a repeat of the one before left out.
     static func networkPath(_ client: ClientLog) -> [String] {
         var path: [String] = []
-        for m in NetworkTimeline.marks(client) where path.last != m.netType { path.append(m.netType) }
+        for m in ClientFieldTimeline.marks(client, field: .netType) where path.last != m.value { path.append(m.value) }
         return path
     }
 
@@ -263,6 +263,32 @@ public struct ParticipantContext: Sendable, Equatable {
         }
 
         /// `"platform"`, `"osVersion"`, … as in the log (camelCase).
+        /// The value of a client field (`nil` for `engine`, not a client's).
+        public subscript(field: CohortField) -> String? {
+            get {
+                switch field {
+                case .platform: platform
+                case .osVersion: osVersion
+                case .sdkVersion: sdkVersion
+                case .appVersion: appVersion
+                case .device: device
+                case .netType: netType
+                case .engine: nil
+                }
+            }
+            set {
+                switch field {
+                case .platform: platform = newValue
+                case .osVersion: osVersion = newValue
+                case .sdkVersion: sdkVersion = newValue
+                case .appVersion: appVersion = newValue
+                case .device: device = newValue
+                case .netType: netType = newValue
+                case .engine: break
+                }
+            }
+        }
+
         public var json: JSON {
             .object([("platform", .optional(platform)), ("osVersion", .optional(osVersion)),
                      ("sdkVersion", .optional(sdkVersion)), ("appVersion", .optional(appVersion)),

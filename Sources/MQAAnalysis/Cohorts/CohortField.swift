@@ -8,16 +8,13 @@ public enum CohortField: String, Sendable, CaseIterable {
 
     /// The field's value for one participant; `nil` when it was never logged.
     public func value(of p: CohortParticipant) -> String? {
-        switch self {
-        case .platform: p.client.platform
-        case .osVersion: p.client.osVersion
-        case .sdkVersion: p.client.sdkVersion
-        case .appVersion: p.client.appVersion
-        case .device: p.client.device
-        case .netType: p.client.netType
-        case .engine: p.engine
-        }
+        self == .engine ? p.engine : p.client[self]
     }
+
+    /// Whether a client's value can change within one meeting: every
+    /// client field can (a rejoin may name another, `network_change` moves
+    /// `netType`); `engine` is the meeting's.
+    public var changesInCall: Bool { self != .engine }
 
     /// The words `--by` takes, in the spec's order.
     public static var names: [String] { allCases.map(\.rawValue) }

@@ -7,18 +7,39 @@ import MQABase
 public struct CohortProfile: Hashable, Sendable {
     /// One value per `CohortField.allCases`, in that order; `nil` when never logged.
     public private(set) var values: [String?]
-    /// Which groupings count these participants: a participant whose
-    /// network changed is counted whole by every field but `netType`, and
-    /// by `netType` as one piece per network (`CohortParticipant.networkPieces`).
+    /// Which groupings count these participants: a participant split by a
+    /// field (its value changed, `CohortParticipant.pieces`) is counted
+    /// whole by every other field, and by that field as one piece per value.
     public private(set) var scope: Scope = .all
 
-    public enum Scope: String, Sendable, CaseIterable {
-        /// Every grouping (the participant's network never changed).
+    public enum Scope: Hashable, Sendable {
+        /// Every grouping (no field of the participant changed).
         case all
-        /// Every grouping but `netType` (a participant split by network).
-        case whole
-        /// Only `netType` (one network's piece of such a participant).
-        case network
+        /// Every grouping but these fields' (a participant split by them),
+        /// in `CohortField.allCases` order.
+        case whole(split: [CohortField])
+        /// Only this field's (one value's piece of such a participant).
+        case piece(of: CohortField)
+
+        /// Scopes in a fixed order: all, whole, piece, then by field.
+        static func less(_ a: Scope, _ b: Scope) -> Bool {
+            func key(_ s: Scope) -> [Int] {
+                switch s {
+                case .all: [0]
+                case .whole(let fields): [1] + fields.map { CohortField.allCases.firstIndex(of: $0)! }
+                case .piece(let field): [2, CohortField.allCases.firstIndex(of: field)!]
+                }
+            }
+            return key(a).lexicographicallyPrecedes(key(b))
+        }
+
+        /// Whether this is one value's piece of a participant.
+        public var isPiece: Bool { if case .piece = self { true } else { false } }
+
+        /// Whether a participant counted whole here was split by `field`.
+        public func splits(_ field: CohortField) -> Bool {
+            if case .whole(let fields) = self { fields.contains(field) } else { false }
+        }
     }
 
     public init(engine: String?, client: ParticipantContext.ClientInfo, scope: Scope = .all) {
@@ -49,8 +70,8 @@ public struct CohortProfile: Hashable, Sendable {
     public func counts(toward field: CohortField?) -> Bool {
         switch scope {
         case .all: true
-        case .whole: field != .netType
-        case .network: field == .netType
+        case .whole(let split): field.map { !split.contains($0) } ?? true
+        case .piece(let f): field == f
         }
     }
 
@@ -66,7 +87,7 @@ public struct CohortProfile: Hashable, Sendable {
             guard let y else { return false }
             return Array(x.utf8).lexicographicallyPrecedes(y.utf8)
         }
-        return Scope.allCases.firstIndex(of: a.scope)! < Scope.allCases.firstIndex(of: b.scope)!
+        return Scope.less(a.scope, b.scope)
     }
 }
 
@@ -138,8 +159,8 @@ public struct CohortMeetingSums: Sendable, Equatable {
     /// One entry per profile seen, in `CohortProfile.less` order.
     public var profiles: [CohortProfileSums]
 
-    /// The participants, each once: a network's piece of one is not another.
-    public var people: Int { profiles.reduce(0) { $0 + ($1.profile.scope == .network ? 0 : $1.participants) } }
+    /// The participants, each once: a piece of one is not another.
+    public var people: Int { profiles.reduce(0) { $0 + ($1.profile.scope.isPiece ? 0 : $1.participants) } }
 
     public init(_ m: CohortMeeting) {
         meeting = m.meeting
@@ -152,11 +173,11 @@ public struct CohortMeetingSums: Sendable, Equatable {
             byProfile[profile, default: []].append(p)
         }
         for p in m.participants {
-            if p.networkPieces.isEmpty {
+            if p.pieces.isEmpty {
                 add(p, .all)
             } else {
-                add(p, .whole)
-                for piece in p.networkPieces { add(piece, .network) }
+                add(p, .whole(split: p.splitFields))
+                for piece in p.pieces { add(piece, .piece(of: piece.pieceOf!)) }
             }
         }
         profiles = order.sorted(by: CohortProfile.less).map { CohortProfileSums(profile: $0, participants: byProfile[$0]!) }

@@ -18,16 +18,19 @@ import MQABase
 /// resamples draw the same meetings, whatever the order of the files.
 public struct CohortPartials: Sendable, Equatable {
     /// The `"mqaCohortPartials"` version written. Version 2 added a
-    /// profile's `"scope"` (a participant split by network); a merge reads
-    /// version 1 too (every profile of scope `all`) and refuses any other.
-    public static let version = 2
-    static let readable: ClosedRange<Int64> = 1...2
+    /// profile's `"scope"` (a participant split by network: `whole` and
+    /// `network`); version 3 splits by any client field (`whole` with
+    /// `"splitBy"`, `piece` with `"pieceOf"`). A merge reads versions 1 and
+    /// 2 too (version 1: every profile of scope `all`) and refuses any other.
+    public static let version = 3
+    static let readable: ClosedRange<Int64> = 1...3
 
     /// Meetings in id order (UTF-8 bytes, the store's `ORDER BY meeting`).
     public private(set) var meetings: [CohortMeetingSums]
     /// The file version read (`version` for partials made here). Version 1
     /// counted a participant whose network changed whole on its join's
-    /// network, so a merge refuses to mix it with version 2.
+    /// network, version 2 one that rejoined with another client field
+    /// whole under its last value, so a merge refuses to mix versions.
     public private(set) var readVersion = Int64(CohortPartials.version)
 
     /// Meetings in any order, each once.
@@ -55,7 +58,8 @@ public struct CohortPartials: Sendable, Equatable {
         guard versions.count == 1 else {
             throw CohortPartialsError("partials of versions \(versions.sorted().map(String.init).joined(separator: " and ")) do not "
                 + "merge: version 1 counted a participant whose network changed on its join's network, version 2 on each "
-                + "network it used; make them all again with this mqa ('mqa report cohorts --partials')")
+                + "network it used but one that rejoined with another platform, device or version under its last one, "
+                + "version 3 under each value it had; make them all again with this mqa ('mqa report cohorts --partials')")
         }
         var merged = try CohortPartials(parts.flatMap(\.meetings))
         merged.readVersion = parts[0].readVersion
@@ -85,7 +89,13 @@ public struct CohortPartials: Sendable, Equatable {
 
     static func json(_ p: CohortProfileSums) -> JSON {
         var fields: [(String, JSON)] = CohortField.allCases.map { ($0.rawValue, .optional(p.profile.value($0))) }
-        if p.profile.scope != .all { fields.append(("scope", .string(p.profile.scope.rawValue))) }
+        switch p.profile.scope {
+        case .all: break
+        case .whole(let split):
+            fields += [("scope", .string("whole")), ("splitBy", .array(split.map { .string($0.rawValue) }))]
+        case .piece(let field):
+            fields += [("scope", .string("piece")), ("pieceOf", .string(field.rawValue))]
+        }
         fields += [
             ("participants", .int(Int64(p.participants))),
             ("watchedMs", .int(p.watchedMs)),
@@ -126,10 +136,11 @@ public struct CohortPartials: Sendable, Equatable {
             guard let profiles = entry["profiles"] as? [Any] else { throw fail("\(at): missing \"profiles\"") }
             var sums: [CohortProfileSums] = []
             for (j, p) in profiles.enumerated() {
-                guard let p = p as? [String: Any], let s = profile(p) else {
+                guard let p = p as? [String: Any], let s = profile(p, version: v) else {
                     throw fail("\(at), profile \(j + 1): missing or bad figures (counts must be whole, not negative, "
                                + "dropped and mos at most participants, firstFrameMs ascending [ms, count] pairs, "
-                               + "scope all, whole or network)")
+                               + (v < 3 ? "scope all, whole or network)"
+                                  : "scope all, whole with splitBy client fields, or piece with pieceOf one)"))
                 }
                 sums.append(s)
             }
@@ -155,7 +166,7 @@ public struct CohortPartials: Sendable, Equatable {
         return partials
     }
 
-    private static func profile(_ p: [String: Any]) -> CohortProfileSums? {
+    private static func profile(_ p: [String: Any], version: Int64) -> CohortProfileSums? {
         var values: [String?] = []
         for field in CohortField.allCases {
             switch p[field.rawValue] {
@@ -181,14 +192,38 @@ public struct CohortPartials: Sendable, Equatable {
                   let k = TuningPartials.integer(pair[1]), k <= Int64(Int32.max) else { return nil }
             firstFrame.append(.init(ms: ms, count: Int(k)))
         }
-        var scope = CohortProfile.Scope.all
-        if let word = p["scope"] {
-            guard let text = word as? String, let known = CohortProfile.Scope(rawValue: text) else { return nil }
-            scope = known
-        }
+        guard let scope = scope(p, version: version) else { return nil }
         guard let profile = CohortProfile(values: values, scope: scope) else { return nil }
         return CohortProfileSums(profile: profile, participants: n[0], watchedMs: n[1], stalledMs: n[2], lowTierMs: n[3],
                                  measuredMs: n[4], dropped: n[5], mos: mos, firstFrame: firstFrame)
+    }
+}
+
+extension CohortPartials {
+    /// A profile's scope: none is `all`. Up to version 2 `whole` and
+    /// `network` meant split by `netType`; version 3 names the fields.
+    fileprivate static func scope(_ p: [String: Any], version: Int64) -> CohortProfile.Scope? {
+        guard let word = p["scope"] else {
+            return p["splitBy"] == nil && p["pieceOf"] == nil ? .all : nil
+        }
+        func field(_ any: Any?) -> CohortField? {
+            (any as? String).flatMap(CohortField.init(rawValue:)).flatMap { $0.changesInCall ? $0 : nil }
+        }
+        switch (word as? String, version) {
+        case ("whole", ..<3): return p["splitBy"] == nil && p["pieceOf"] == nil ? .whole(split: [.netType]) : nil
+        case ("network", ..<3): return p["splitBy"] == nil && p["pieceOf"] == nil ? .piece(of: .netType) : nil
+        case ("whole", 3...):
+            guard p["pieceOf"] == nil, let list = p["splitBy"] as? [Any], !list.isEmpty else { return nil }
+            let fields = list.compactMap(field)
+            // Named once each, in the fields' order, as written.
+            let ordered = CohortField.allCases.filter(fields.contains)
+            guard fields.count == list.count, fields == ordered else { return nil }
+            return .whole(split: fields)
+        case ("piece", 3...):
+            guard p["splitBy"] == nil, let f = field(p["pieceOf"]) else { return nil }
+            return .piece(of: f)
+        default: return nil
+        }
     }
 }
 

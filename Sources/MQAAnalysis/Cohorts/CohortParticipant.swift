@@ -29,12 +29,21 @@ public struct CohortParticipant: Sendable, Equatable {
     /// `stream_subscribe` that rendered (one opened by a status has no
     /// real subscribe time, one never rendered has no first frame).
     public var firstFrameMs: [Int64]
-    /// The same figures split by network when the participant's network
-    /// changed while it had figures (`split(by:client:cdn:config:)`): one
-    /// per network, `client.netType` naming it. Empty otherwise. Cohorts by
-    /// `netType` count these instead of the participant; every other field
-    /// counts the participant whole.
-    public var networkPieces: [CohortParticipant] = []
+    /// The same figures split by a client field whose value changed while
+    /// the participant had figures (`split(by:client:cdn:config:)`): per
+    /// such field, one piece per value, its `pieceOf` the field and its
+    /// `client` naming the value. Empty otherwise. Cohorts by that field
+    /// count these instead of the participant; every other field counts
+    /// the participant whole.
+    public var pieces: [CohortParticipant] = []
+    /// For a piece, the field it is a piece of; `nil` for a participant.
+    public var pieceOf: CohortField?
+
+    /// The fields the participant is split by (its pieces' fields, in
+    /// `CohortField.allCases` order).
+    public var splitFields: [CohortField] {
+        CohortField.allCases.filter { f in pieces.contains { $0.pieceOf == f } }
+    }
 
     public init(uid: String, engine: String?, client: ParticipantContext.ClientInfo, watchedMs: Int64, stalledMs: Int64,
                 lowTierMs: Int64, measuredMs: Int64, mosP50: Double?, abnormalDisconnects: Int, firstFrameMs: [Int64]) {
@@ -74,8 +83,9 @@ public struct CohortMeeting: Sendable, Equatable {
     }
 
     /// The figures of an analysed meeting: one participant per client of
-    /// the analysis, in its (uid) order. A client whose network changed is
-    /// split by network from `log` (`split(by:client:cdn:config:)`).
+    /// the analysis, in its (uid) order. A client whose network, or other
+    /// client field, changed is split by it from `log`
+    /// (`split(by:client:cdn:config:)`).
     public init(analysis a: MeetingAnalysis, context: MeetingContext, log: MeetingLog) throws {
         meeting = a.meeting
         start = a.span?.first
@@ -95,9 +105,12 @@ public struct CohortMeeting: Sendable, Equatable {
                                 stalledMs: s.stalledMs, kind: s.kind)
         }
         for c in log.clients {
-            let timeline = NetworkTimeline(c)
-            guard timeline.changes, let i = byUID[c.uid] else { continue }
-            try participants[i].split(by: timeline, client: ClientInput(uid: c.uid, events: c.events, reports: ReportBlocks(c.reports)),
+            let timelines = CohortField.allCases.compactMap { f in
+                let t = ClientFieldTimeline(c, field: f)
+                return t.changes ? (f, t) : nil
+            }
+            guard !timelines.isEmpty, let i = byUID[c.uid] else { continue }
+            try participants[i].split(by: timelines, client: ClientInput(uid: c.uid, events: c.events, reports: ReportBlocks(c.reports)),
                                       cdn: a.isCDN, config: a.config)
         }
     }

@@ -58,9 +58,9 @@ public struct CohortTable: Sendable, Equatable {
     /// Participants, each once (the cohorts' `participants` add up to more
     /// by `netType`, where one whose network changed counts on each).
     public var people: Int
-    /// Participants whose figures were split by network (`netType` only; 0
-    /// otherwise).
-    public var splitByNetwork: Int
+    /// Participants whose value of `field` changed while they had figures,
+    /// each counted under every value it had (`CohortParticipant.pieces`).
+    public var splitParticipants: Int
 
     /// Groups the participants of `meetings` by `field` and bootstraps
     /// every value's intervals from the same resamples of meetings.
@@ -76,8 +76,9 @@ public struct CohortTable: Sendable, Equatable {
         self.options = options
         self.meetings = meetings.count
         people = meetings.reduce(0) { $0 + $1.people }
-        splitByNetwork = field != .netType ? 0
-            : meetings.reduce(0) { $0 + $1.profiles.reduce(0) { $0 + ($1.profile.scope == .whole ? $1.participants : 0) } }
+        splitParticipants = meetings.reduce(0) { sum, m in
+            sum + m.profiles.reduce(0) { $0 + ($1.profile.scope.splits(field) ? $1.participants : 0) }
+        }
         // Unknown is a group of its own (an empty string cannot be a
         // value: event-log strings are 1–256 characters).
         let figures = CohortTable.figures(meetings, by: field, options: options) { _, p in field.value(of: p) ?? "" }

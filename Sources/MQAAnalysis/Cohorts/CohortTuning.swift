@@ -45,15 +45,14 @@ public struct CohortTuning: Sendable {
         return field.value(of: p)
     }
 
-    /// Where a client counts by `field`: one value, whole, or by
-    /// `netType` for a client whose network changed, each network it had
-    /// reports or stalls on, inside that network's stretches (as the
-    /// cohorts count it, `CohortParticipant.split`).
+    /// Where a client counts by `field`: one value, whole, or, for a
+    /// client whose value changed (its network, or a rejoin with another),
+    /// each value it had reports or stalls under, inside that value's
+    /// stretches (as the cohorts count it, `CohortParticipant.split`).
     static func values(of client: ClientLog, in log: MeetingLog, field: CohortField)
         -> [(value: String?, windows: [TuningCorpus.Window]?)] {
         let whole = [(value: value(of: client, in: log, field: field), windows: [TuningCorpus.Window]?.none)]
-        guard field == .netType else { return whole }
-        let timeline = NetworkTimeline(client)
+        let timeline = ClientFieldTimeline(client, field: field)
         guard timeline.changes else { return whole }
         var times: [Int64] = []
         for span in client.connectionSpans() { times += client.reports.ts[span.reports] }

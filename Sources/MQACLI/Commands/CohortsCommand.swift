@@ -33,15 +33,16 @@ enum CohortOptions {
 
     /// The store's cohort figures in the `--since`/`--until` window, stale
     /// summaries redone first (as for `mqa meetings`).
-    /// `splittingNetworks`: whether participants whose network changed are
-    /// split by network (`CohortParticipant.split`); only `netType` and the
-    /// partials read the pieces, and making them reanalyses those clients.
+    /// `splitting`: the fields by which participants whose value changed
+    /// are split (`CohortParticipant.split`); only a grouping by that field
+    /// and the partials read the pieces, and making them reanalyses those
+    /// clients.
     static func meetings(_ args: ParsedArguments, _ context: CommandContext,
-                         splittingNetworks: Bool) throws -> [CohortMeeting] {
+                         splitting: [CohortField]) throws -> [CohortMeeting] {
         let window = try context.timeWindow(args)
         try EventStore.refreshStaleSummaries(path: try context.databasePath(args))
         let store = try context.openStore(args, requireMeetings: true)
-        let meetings = try store.cohortMeetings(startingIn: window, splittingNetworks: splittingNetworks) { damage in
+        let meetings = try store.cohortMeetings(startingIn: window, splitting: splitting) { damage in
             context.stderr.write("Warning: \(TerminalText.escaped(damage.description)); left out\n")
         }
         if meetings.isEmpty, window.since != nil || window.until != nil {
@@ -132,7 +133,7 @@ enum CompareCommand {
             try CohortOptions.checkMerge(args, files: Array(args.positionals.dropFirst(2)))
             meetings = try CohortOptions.merged(Array(args.positionals.dropFirst(2)), context)
         } else {
-            meetings = try CohortOptions.meetings(args, context, splittingNetworks: field == .netType).map(CohortMeetingSums.init)
+            meetings = try CohortOptions.meetings(args, context, splitting: [field]).map(CohortMeetingSums.init)
         }
         // A value nobody has is a typo far more often than a finding.
         // The values the field's cohorts have (by netType a split
@@ -258,7 +259,7 @@ extension CohortOptions {
         if args.isGiven(ReportOptions.format), try args.get(ReportOptions.format) != ReportFormat.json {
             throw UsageError("'--format' must be one of json (with --partials), got '\(try args.get(ReportOptions.format).rawValue)'")
         }
-        let part = try CohortPartials(try meetings(args, context, splittingNetworks: true))
+        let part = try CohortPartials(try meetings(args, context, splitting: CohortField.allCases))
         try ReportOptions.emit(part.json.rendered() + "\n", args, context)
         return ExitCode.success
     }
@@ -267,7 +268,7 @@ extension CohortOptions {
     /// with --merge the partials files'.
     static func summedMeetings(_ args: ParsedArguments, _ context: CommandContext, by field: CohortField?) throws -> [CohortMeetingSums] {
         guard try args.get(merge) else {
-            return try meetings(args, context, splittingNetworks: field == .netType).map(CohortMeetingSums.init)
+            return try meetings(args, context, splitting: field.map { [$0] } ?? []).map(CohortMeetingSums.init)
         }
         return try merged(args.positionals, context)
     }
@@ -294,6 +295,10 @@ extension CohortOptions {
             // text cannot (it describes this version's rule).
             context.stderr.write("Warning: partials of version 1 (an older mqa): by netType, a participant whose network "
                                  + "changed counts whole on its join's network; remake them to count each network's part\n")
+        } else if total.readVersion == 2 {
+            context.stderr.write("Warning: partials of version 2 (an older mqa): a participant who rejoined with another "
+                                 + "platform, device or version counts whole under its last one; remake them to count each "
+                                 + "one's part\n")
         }
         return total.meetings
     }

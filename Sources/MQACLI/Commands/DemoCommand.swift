@@ -105,7 +105,7 @@ enum DemoCommand {
         // regression and lossier cellular links (Docs/cohorts.md).
         try step(ReportCohortsCommand.command, ["--db", db, "--by", "sdkVersion", "--out", dir + "/reports/cohorts.md"])
         try step(ReportTrendsCommand.command, ["--db", db, "--out", dir + "/reports/trends.md"])
-        let versions = Set(try store.cohortMeetings(splittingNetworks: false).flatMap { $0.participants.compactMap(\.client.sdkVersion) })
+        let versions = Set(try store.cohortMeetings(splitting: []).flatMap { $0.participants.compactMap(\.client.sdkVersion) })
         if versions.isSuperset(of: ["5.2.3", "5.3.0"]) {
             try step(CompareCommand.command, ["--db", db, "--by", "sdkVersion", "5.2.3", "5.3.0", "--out", dir + "/reports/compare.md"])
         }

@@ -11,14 +11,15 @@ extension EventStore {
     /// client fields and abnormal disconnects, the event chunks that hold
     /// a `meeting_join`, a `disconnect` or a `network_change`, parsing only
     /// those events: no report chunk is decoded, except a client's whose
-    /// network changed, which is analysed again to split its figures by
-    /// network (`CohortParticipant.split`; not `splittingNetworks`: those
-    /// clients are left whole). Equal to `CohortMeeting(log:)` of each
-    /// meeting under the default config. A damaged event chunk is
+    /// network or other client field changed, which is analysed again to
+    /// split its figures by that field (`CohortParticipant.split`; only by
+    /// the fields in `splitting`: by the others such clients stay whole).
+    /// With every field, equal to `CohortMeeting(log:)` of each meeting
+    /// under the default config. A damaged event chunk is
     /// passed to `onDamage` and skipped (its client keeps what other
     /// chunks say).
     public func cohortMeetings(startingIn window: (since: Int64?, until: Int64?) = (nil, nil),
-                               splittingNetworks: Bool = true,
+                               splitting: [CohortField] = CohortField.allCases,
                                onDamage: (StoreDamage) -> Void = { _ in }) throws -> [CohortMeeting] {
         var meetings: [CohortMeeting] = []
         var index: [Int64: Int] = [:]
@@ -94,7 +95,8 @@ extension EventStore {
             lastReport[m, default: [:]][lasts.string(1) ?? ""] = lasts.int64(2)
         }
         var joins: [Int: [Int: [(ts: Int64, payload: EventPayload)]]] = [:]
-        var marks: [Int: [Int: (client: Int64, marks: [NetworkTimeline.Mark])]] = [:]
+        var networkChanges: [Int: [Int: [ClientFieldTimeline.Mark]]] = [:]
+        var clientIDs: [Int: [Int: Int64]] = [:]
         var parser = LineParser(nowMs: .max)
         // Damage already told: the split below reads such a chunk again.
         var reported: [StoreDamage] = []
@@ -116,9 +118,10 @@ extension EventStore {
                 let p = Int(block.payloadIndex[k])
                 guard let payload = block.payloads[p].withUnsafeBufferPointer({ parser.payload(of: kind, canonicalJSON: $0) })
                 else { continue }
-                if kind != .disconnect, let net = payload.string("netType") {
-                    marks[m, default: [:]][i, default: (chunks.int64(4), [])].marks.append(
-                        NetworkTimeline.Mark(ts: block.ts[k], netType: net, isJoin: kind == .meetingJoin))
+                clientIDs[m, default: [:]][i] = chunks.int64(4)
+                if kind == .networkChange, let net = payload.string("netType") {
+                    networkChanges[m, default: [:]][i, default: []].append(
+                        ClientFieldTimeline.Mark(ts: block.ts[k], value: net, isJoin: false))
                 }
                 if kind == .meetingJoin {
                     joins[m, default: [:]][i, default: []].append((block.ts[k], payload))
@@ -133,18 +136,28 @@ extension EventStore {
                 meetings[m].participants[i].client = ParticipantContext.ClientInfo(joins: list, lastReport: lastReport[m]?[uid])
             }
         }
-        // Clients whose network changed: their figures split by network
-        // (unless the caller reads no network: the split reanalyses them).
-        for (m, people) in marks.sorted(by: { $0.key < $1.key }) where splittingNetworks {
-            for (i, entry) in people.sorted(by: { $0.key < $1.key }) {
-                let timeline = NetworkTimeline(marks: entry.marks)
-                guard timeline.changes else { continue }
+        // Clients whose network or other client field changed: their
+        // figures split by it (only by the fields asked for: the split
+        // reanalyses them).
+        let fields = CohortField.allCases.filter { $0.changesInCall && splitting.contains($0) }
+        for (m, people) in clientIDs.sorted(by: { $0.key < $1.key }) where !fields.isEmpty {
+            for (i, client) in people.sorted(by: { $0.key < $1.key }) {
+                let joined = joins[m]?[i] ?? []
+                let timelines = fields.compactMap { field -> (field: CohortField, timeline: ClientFieldTimeline)? in
+                    var marks = joined.compactMap { j in
+                        j.payload.string(field.rawValue).map { ClientFieldTimeline.Mark(ts: j.ts, value: $0, isJoin: true) }
+                    }
+                    if field == .netType { marks += networkChanges[m]?[i] ?? [] }
+                    let timeline = ClientFieldTimeline(marks: marks)
+                    return timeline.changes ? (field, timeline) : nil
+                }
+                guard !timelines.isEmpty else { continue }
                 let meeting = meetings[m].meeting, uid = meetings[m].participants[i].uid
                 var found: [StoreDamage] = []
                 let note: (StoreDamage) -> Void = { found.append($0) }
-                let events = try self.events(client: entry.client, meeting: meeting, uid: uid, onDamage: note)
+                let events = try self.events(client: client, meeting: meeting, uid: uid, onDamage: note)
                     .filter { !$0.payload.kind.isContext }
-                let reports = try reportColumns(client: entry.client, count: try reportCount(client: entry.client),
+                let reports = try reportColumns(client: client, count: try reportCount(client: client),
                                                 meeting: meeting, uid: uid, onDamage: note)
                 // A damaged client keeps its whole figures (from the summaries).
                 guard found.isEmpty else {
@@ -152,7 +165,7 @@ extension EventStore {
                     continue
                 }
                 try meetings[m].participants[i].split(
-                    by: timeline, client: ClientInput(uid: uid, events: events, reports: ReportBlocks(reports)),
+                    by: timelines, client: ClientInput(uid: uid, events: events, reports: ReportBlocks(reports)),
                     cdn: !EventCatalog.hasQualityFeed(engine: engines[m]))
             }
         }

@@ -1,24 +1,26 @@
 import MQABase
 import MQAModel
 
-/// Which network (`netType`) a client was on over time: each `meeting_join`
-/// that names one and each `network_change` (event-log.md 1.2) starts a
-/// stretch of that value. "The last value before a report holds", so a
-/// figure measured at `t` belongs to the last mark at or before `t`.
+/// Which value of one client field (event-log.md 1.2) a client had over
+/// time: each `meeting_join` that names the field starts a stretch of its
+/// value, and for `netType` so does each `network_change`. "The last value
+/// before a report holds", so a figure measured at `t` belongs to the last
+/// mark at or before `t`: a client that rejoins from another device, or
+/// after an app update, measured its earlier figures on the earlier one.
 /// Before the first mark the value is the first mark's when that mark is a
-/// join (the network the client joined on, as `ClientInfo` reads it), and
+/// join (what the client joined with, as `ClientInfo` reads it), and
 /// unknown when it is a `network_change` (nothing said which network came
-/// before it).
-public struct NetworkTimeline: Sendable, Equatable {
-    /// One mark: a join naming a network, or a network change.
+/// before it). A join that leaves the field out changes nothing.
+public struct ClientFieldTimeline: Sendable, Equatable {
+    /// One mark: a join naming a value, or a network change.
     public struct Mark: Sendable, Equatable {
         public var ts: Int64
-        public var netType: String
+        public var value: String
         public var isJoin: Bool
 
-        public init(ts: Int64, netType: String, isJoin: Bool) {
+        public init(ts: Int64, value: String, isJoin: Bool) {
             self.ts = ts
-            self.netType = netType
+            self.value = value
             self.isJoin = isJoin
         }
     }
@@ -32,39 +34,44 @@ public struct NetworkTimeline: Sendable, Equatable {
     /// then the order given (a join and a change of one millisecond: the
     /// change is the later word).
     public init(marks: [Mark]) {
-        let ordered = NetworkTimeline.ordered(marks)
-        let initial: String? = ordered.first.flatMap { $0.isJoin ? $0.netType : nil }
+        let ordered = ClientFieldTimeline.ordered(marks)
+        let initial: String? = ordered.first.flatMap { $0.isJoin ? $0.value : nil }
         starts = [.min]
         values = [initial]
-        for m in ordered where m.netType != values[values.count - 1] {
+        for m in ordered where m.value != values[values.count - 1] {
             if starts[starts.count - 1] == m.ts {
                 // Two marks of one millisecond: the later one holds from it.
-                values[values.count - 1] = m.netType
-                if values.count > 1, values[values.count - 2] == m.netType {
+                values[values.count - 1] = m.value
+                if values.count > 1, values[values.count - 2] == m.value {
                     starts.removeLast()
                     values.removeLast()
                 }
             } else {
                 starts.append(m.ts)
-                values.append(m.netType)
+                values.append(m.value)
             }
         }
     }
 
-    /// The timeline of a client's log.
-    public init(_ client: ClientLog) {
-        self.init(marks: NetworkTimeline.marks(client))
+    /// The timeline of `field` in a client's log (`engine` is the
+    /// meeting's: it never changes).
+    public init(_ client: ClientLog, field: CohortField) {
+        self.init(marks: ClientFieldTimeline.marks(client, field: field))
     }
 
-    /// A client's marks in time order: its joins' `netType` and its
-    /// `network_change` events (also the meeting report's network path).
-    static func marks(_ client: ClientLog) -> [Mark] {
+    /// A client's marks of `field` in time order: its joins' values and,
+    /// for `netType`, its `network_change` events (also the meeting
+    /// report's network path).
+    static func marks(_ client: ClientLog, field: CohortField) -> [Mark] {
+        guard field.changesInCall else { return [] }
         var marks: [Mark] = []
         for e in client.events where e.payload.kind == .meetingJoin {
-            if let net = e.payload.string("netType") { marks.append(Mark(ts: e.ts, netType: net, isJoin: true)) }
+            if let v = e.payload.string(field.rawValue) { marks.append(Mark(ts: e.ts, value: v, isJoin: true)) }
         }
-        for e in client.context where e.payload.kind == .networkChange {
-            if let net = e.payload.string("netType") { marks.append(Mark(ts: e.ts, netType: net, isJoin: false)) }
+        if field == .netType {
+            for e in client.context where e.payload.kind == .networkChange {
+                if let v = e.payload.string("netType") { marks.append(Mark(ts: e.ts, value: v, isJoin: false)) }
+            }
         }
         return ordered(marks)
     }

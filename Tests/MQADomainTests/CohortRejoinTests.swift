@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
+@testable import MQAReports
+
+/// A participant who rejoins a meeting as another client (another device,
+/// platform or SDK version) is counted under each client for the figures
+/// measured on it: event-log.md 1.2, "the last value before a report
+/// holds". Alice stalls 10 s on her phone (SDK 5.2.0), leaves, and comes
+/// back from a browser (SDK 5.3.0) that stalls nothing: the stall is 5.2's.
+@Suite struct CohortRejoinTests {
+    static func logs(in s: Scratch) -> [String] {
+        func line(_ dt: Int64, _ uid: String, _ rest: String) -> String {
+            #"{"ts":\#(t0 + dt),"meeting":"m-1","uid":"\#(uid)","# + rest + "}"
+        }
+        let phone = #""platform":"ios","osVersion":"17.4.1","sdkVersion":"5.2.0","device":"iPhone15,2","netType":"wifi""#
+        // The browser names no osVersion: a join that leaves a field out
+        // changes nothing, so hers stays 17.4.1 throughout.
+        let browser = #""platform":"web","sdkVersion":"5.3.0","device":"Chrome 131","netType":"wifi""#
+        var alice = [
+            line(0, "alice", #""event":"meeting_join","engine":"sfu","# + phone),
+            line(1000, "alice", #""event":"stream_subscribe","publisher":"bob","track":"bob-cam","kind":"camera""#),
+            line(2000, "alice", #""event":"receive_stream_status","publisher":"bob","track":"bob-cam","timedOut":false"#),
+            line(80_000, "alice", #""event":"receive_stream_status","publisher":"bob","track":"bob-cam","timedOut":true"#),
+            line(90_000, "alice", #""event":"receive_stream_status","publisher":"bob","track":"bob-cam","timedOut":false"#),
+            line(100_000, "alice", #""event":"meeting_leave""#),
+            line(110_000, "alice", #""event":"meeting_join","engine":"sfu","# + browser),
+            line(111_000, "alice", #""event":"stream_subscribe","publisher":"bob","track":"bob-cam","kind":"camera""#),
+            line(112_000, "alice", #""event":"receive_stream_status","publisher":"bob","track":"bob-cam","timedOut":false"#),
+        ]
+        alice += (1...49).map { qr(t0 + Int64($0) * 2000, uid: "alice", mos: "3.1") }
+        alice += (56...100).map { qr(t0 + Int64($0) * 2000, uid: "alice", mos: "4.3") }
+        var bob = [line(0, "bob", #""event":"meeting_join","engine":"sfu","platform":"android","sdkVersion":"5.3.0","netType":"wifi""#)]
+        bob += (1...100).map { qr(t0 + Int64($0) * 2000, uid: "bob") }
+        return [s.write("a.ndjson", alice), s.write("b.ndjson", bob)]
+    }
+
+    @Test func aRejoinAsAnotherClientSplitsItsFigures() throws {
+        let s = Scratch()
+        let store = try EventStore(path: s.db)
+        _ = try Ingester(store: store).ingest(paths: CohortRejoinTests.logs(in: s))
+        try store.refreshSummaries()
+        let stored = try store.cohortMeetings()
+        let log = try #require(try store.meetingLog("m-1"))
+        #expect(stored == [try CohortMeeting(log: log)])
+
+        let a = try #require(stored.first?.participants.first { $0.uid == "alice" })
+        // Whole, she is the client of her last report.
+        #expect(a.client.sdkVersion == "5.3.0" && a.client.osVersion == "17.4.1")
+        #expect(a.splitFields == [.platform, .sdkVersion, .device])
+        let sdk = a.pieces.filter { $0.pieceOf == .sdkVersion }
+        #expect(sdk.map(\.client.sdkVersion) == ["5.2.0", "5.3.0"])
+        #expect(sdk.map(\.stalledMs) == [10_000, 0] && a.stalledMs == 10_000)
+        #expect(sdk.reduce(0) { $0 + $1.watchedMs } == a.watchedMs && sdk.allSatisfy { $0.watchedMs > 0 })
+        #expect(sdk.reduce(0) { $0 + $1.measuredMs } == a.measuredMs)
+        #expect(sdk.map(\.mosP50) == [3.1, 4.3])
+        #expect(a.pieces.filter { $0.pieceOf == .device }.map(\.client.device) == ["iPhone15,2", "Chrome 131"])
+
+        let bySDK = CohortTable(stored, by: .sdkVersion)
+        let old = try #require(bySDK.cohorts.first { $0.value == "5.2.0" })
+        let new = try #require(bySDK.cohorts.first { $0.value == "5.3.0" })
+        #expect(old.participants == 1 && old.stalledMs == 10_000)
+        #expect(new.participants == 2 && new.stalledMs == 0)
+        #expect(bySDK.people == 2 && bySDK.splitParticipants == 1)
+        let json = CohortsReport(bySDK).json.rendered()
+        #expect(json.contains(#""changedValue":1,"changedNetwork":0"#))
+        // A field that did not change keeps her whole, once.
+        let byOS = CohortTable(stored, by: .osVersion)
+        #expect(byOS.splitParticipants == 0 && byOS.cohorts.map(\.participants) == [1] && byOS.unknown.participants == 1)
+        #expect(CohortTable(stored, by: .netType).cohorts.map(\.participants) == [2])
+        #expect(TrendTable(stored, every: .day).rows.map(\.figures.participants) == [2])
+
+        // Asking the store to split by one field only leaves the others whole.
+        let onlyNet = try store.cohortMeetings(splitting: [.netType])
+        #expect(onlyNet.first?.participants.allSatisfy { $0.pieces.isEmpty } == true)
+
+        // The partials name the fields, and read back to the same tables.
+        let partials = try CohortPartials(stored)
+        let text = partials.json.rendered()
+        #expect(text.contains(#""scope":"whole","splitBy":["platform","sdkVersion","device"]"#))
+        #expect(partials.participants == 2)
+        let back = try CohortPartials.parse(Data(text.utf8))
+        for field in CohortField.allCases {
+            #expect(CohortTable(back.meetings, by: field) == CohortTable(stored, by: field), "\(field)")
+        }
+
+        // tune --by sdkVersion: her phone's stall is 5.2's, and she is a
+        // client of both cohorts.
+        let tuning = CohortTuning([log], by: .sdkVersion, configs: [TierConfig()], options: TuningOptions())
+        let stalls = Dictionary(uniqueKeysWithValues: tuning.cohorts.map { ($0.value, $0.stalls) })
+        #expect(stalls["5.2.0"] == 1 && stalls["5.3.0"] == 0)
+        #expect(tuning.cohorts.map(\.clients).reduce(0, +) == 3)
+    }
+}
