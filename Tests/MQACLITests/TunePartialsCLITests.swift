@@ -48,6 +48,13 @@ import Testing
         let copy = dir.write("copy.json", try String(contentsOfFile: partials[0], encoding: .utf8))
         let twice = MQA.run(["tune", "--merge", partials[0], partials[1], copy])
         #expect(twice.status == 1 && twice.stderr.contains("'\(copy)' holds the same partials as '\(partials[0])'"), "\(twice)")
+        // A store that overlaps a shard (here: all of it) shares meetings
+        // with it: refused, naming one meeting and both files.
+        let whole = MQA.run(["tune", "--db", dir.file("one.sqlite"), "--grid", grid, "--partials"])
+        let wide = dir.write("all.json", whole.stdout)
+        let overlap = MQA.run(["tune", "--merge", partials[1], wide])
+        #expect(overlap.status == 1 && overlap.stderr.contains("' is in '\(partials[1])' and '\(wide)': each meeting must be"),
+                "\(overlap)")
     }
 
     @Test(arguments: [

@@ -26,7 +26,8 @@ struct TiersTuningPartialsTests {
         let corpus = TuningCorpus(logs)
         let part = TuningPartials(grid: Self.gridText, target: options.target, leadMs: options.leadMs,
                                   meetings: logs.count, reports: corpus.reportCount, connections: corpus.connectionCount,
-                                  counts: Tuning.countAll(corpus, configs: configs, options: options))
+                                  counts: Tuning.countAll(corpus, configs: configs, options: options),
+                                  meetingIDs: logs.map(\.meeting))
         let text = part.json(configs: configs).rendered()
         let back = try TuningPartials.parse(Data(text.utf8))
         #expect(back == part)
@@ -56,6 +57,7 @@ struct TiersTuningPartialsTests {
             #expect(results.json.rendered(pretty: true) == single.json.rendered(pretty: true))
             #expect(merged.reports == TuningCorpus(logs).reportCount)
             #expect(merged.meetings == logs.count)
+            #expect(Set(merged.meetingIDs ?? []) == Set(logs.map(\.meeting)) && merged.meetingIDs?.count == logs.count)
         }
     }
 
@@ -137,5 +139,33 @@ struct TiersTuningPartialsTests {
         let again = try TuningPartials.parse(Data(good.utf8))
         #expect(p.meetings > 0)
         #expect(throws: TuningPartialsError.self) { try TuningPartials.merge([p, again]) }
+
+        // Two parts that share one meeting: refused, naming it and both parts.
+        let first = try partials(Array(logs.prefix(3)), configs: configs, options: TuningOptions())
+        let second = try partials(Array(logs.suffix(2)), configs: configs, options: TuningOptions())
+        #expect(throws: TuningPartialsError("meeting '\(logs[2].meeting)' is in 'a.json' and 'b.json': each meeting must be "
+                                            + "in exactly one part, or it is counted twice")) {
+            try TuningPartials.merge([first, second], names: ["a.json", "b.json"])
+        }
+        // A file of an mqa that listed no meetings still reads and merges
+        // (only the same part twice can be told then).
+        var older = second
+        older.meetingIDs = nil
+        let olderText = older.json(configs: configs).rendered()
+        #expect(olderText.contains(#""meetingIds":null"#))
+        let unlisted = try TuningPartials.parse(Data(olderText.replacingOccurrences(of: #""meetingIds":null,"#, with: "").utf8))
+        #expect(unlisted.meetingIDs == nil && unlisted.counts == second.counts)
+        let mixed = try TuningPartials.merge([first, unlisted])
+        #expect(mixed.meetings == 5 && mixed.meetingIDs == nil)
+        // The list must name as many meetings as the file says, each once.
+        let listed = first.json(configs: configs).rendered()
+        let ids = first.meetingIDs ?? []
+        for (from, to) in [(#""meetingIds":["\#(ids[0])","#, #""meetingIds":["#),
+                           (#""\#(ids[1])""#, #""\#(ids[0])""#),
+                           (#""\#(ids[0])""#, #""""#)] {
+            let bad = listed.replacingOccurrences(of: from, with: to)
+            #expect(bad != listed)
+            #expect(throws: TuningPartialsError.self) { try TuningPartials.parse(Data(bad.utf8)) }
+        }
     }
 }

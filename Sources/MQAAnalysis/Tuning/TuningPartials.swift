@@ -31,9 +31,14 @@ public struct TuningPartials: Sendable, Equatable {
     public var connections: Int
     /// One entry per config, in grid order (`TuningGrid.configs()`).
     public var counts: [TuningCounts]
+    /// The ids of the meetings counted, in UTF-8 byte order (`"meetingIds"`,
+    /// `meetings` of them), so that a merge can refuse a meeting counted by
+    /// two parts; `nil` for a file of an mqa that did not write them.
+    public var meetingIDs: [String]?
 
     public init(grid: String, target: Tier, leadMs: Int64, meetings: Int, reports: Int, connections: Int,
-                counts: [TuningCounts]) {
+                counts: [TuningCounts], meetingIDs: [String]? = nil) {
+        self.meetingIDs = meetingIDs.map(TuningPartials.byteOrder)
         self.grid = grid
         self.target = target
         self.leadMs = leadMs
@@ -71,6 +76,7 @@ public struct TuningPartials: Sendable, Equatable {
             ("meetings", .int(Int64(meetings))),
             ("reports", .int(Int64(reports))),
             ("connections", .int(Int64(connections))),
+            ("meetingIds", meetingIDs.map { .array($0.map { .string($0) }) } ?? .null),
             ("grid", .string(grid)),
             ("configs", .array(counts.indices.map { i in
                 let c = counts[i]
@@ -109,6 +115,19 @@ public struct TuningPartials: Sendable, Equatable {
             guard let n = integer(object[key]), n >= 0 else { throw fail("missing or bad \"\(key)\"") }
             sizes.append(Int(n))
         }
+        // Optional (older files have none); when there, one per meeting.
+        var ids: [String]?
+        if let list = object["meetingIds"], !(list is NSNull) {
+            guard let items = list as? [Any], items.count == sizes[0] else {
+                throw fail("\"meetingIds\" must list the \(sizes[0]) meetings it says it holds")
+            }
+            var seen = Set<[UInt8]>()
+            ids = try items.map { item in
+                guard let id = item as? String, !id.isEmpty else { throw fail("\"meetingIds\" must hold meeting ids") }
+                guard seen.insert(Array(id.utf8)).inserted else { throw fail("meeting '\(id)' is listed twice") }
+                return id
+            }
+        }
         guard let entries = object["configs"] as? [Any] else { throw fail("missing \"configs\"") }
         var counts: [TuningCounts] = []
         for (i, item) in entries.enumerated() {
@@ -140,7 +159,7 @@ public struct TuningPartials: Sendable, Equatable {
             counts.append(c)
         }
         let partials = TuningPartials(grid: grid, target: target, leadMs: leadMs, meetings: sizes[0], reports: sizes[1],
-                                      connections: sizes[2], counts: counts)
+                                      connections: sizes[2], counts: counts, meetingIDs: ids)
         // The grid is what a merge ranks by: it must parse and give as many
         // configs as the file holds. (`config` is for people and is not read.)
         let configs: [TierConfig]
@@ -152,29 +171,47 @@ public struct TuningPartials: Sendable, Equatable {
     }
 
     /// Adds parts up. They must come from the same grid text, target and
-    /// lead; they must cover disjoint meetings (the caller's promise: a
-    /// meeting counted in two parts is counted twice).
-    public static func merge(_ parts: [TuningPartials]) throws -> TuningPartials {
+    /// lead, and cover disjoint meetings: a meeting in two parts is refused
+    /// when the parts list their meetings (older files do not; then only
+    /// the same part twice can be told).
+    /// `names` (e.g. the files' paths) name the parts in errors.
+    public static func merge(_ parts: [TuningPartials], names: [String]? = nil) throws -> TuningPartials {
         guard var total = parts.first else { throw TuningPartialsError("nothing to merge") }
+        func part(_ i: Int) -> String { names.flatMap { i < $0.count ? "'\($0[i])'" : nil } ?? "part \(i + 1)" }
+        var owner: [[UInt8]: Int] = [:]
+        for (i, p) in parts.enumerated() {
+            for id in p.meetingIDs ?? [] {
+                if let j = owner.updateValue(i, forKey: Array(id.utf8)) {
+                    throw TuningPartialsError("meeting '\(id)' is in \(part(j)) and \(part(i)): each meeting must be "
+                                              + "in exactly one part, or it is counted twice")
+                }
+            }
+        }
         for (i, p) in parts.enumerated().dropFirst() {
-            guard p.grid == total.grid else { throw TuningPartialsError("part \(i + 1) was made with another grid") }
+            guard p.grid == total.grid else { throw TuningPartialsError("\(part(i)) was made with another grid than \(part(0))") }
             guard p.target == total.target, p.leadMs == total.leadMs else {
-                throw TuningPartialsError("part \(i + 1) was made with another --target or --lead-ms")
+                throw TuningPartialsError("\(part(i)) was made with another --target or --lead-ms than \(part(0))")
             }
             guard p.counts.count == total.counts.count else {
-                throw TuningPartialsError("part \(i + 1) holds \(p.counts.count) configs, part 1 \(total.counts.count)")
+                throw TuningPartialsError("\(part(i)) holds \(p.counts.count) configs, \(part(0)) \(total.counts.count)")
             }
-            // Parts carry no meeting ids, so an overlap cannot be told in
-            // general; the same part twice (a copy, reformatted) can.
+            // Without meeting ids an overlap cannot be told in general;
+            // the same part twice (a copy, reformatted) can.
             if p.meetings > 0, let j = parts.prefix(i).firstIndex(of: p) {
-                throw TuningPartialsError("part \(i + 1) holds the same counts as part \(j + 1): the same meetings would be counted twice")
+                throw TuningPartialsError("\(part(i)) holds the same counts as \(part(j)): the same meetings would be counted twice")
             }
             total.meetings += p.meetings
             total.reports += p.reports
             total.connections += p.connections
+            total.meetingIDs = total.meetingIDs.flatMap { mine in p.meetingIDs.map { byteOrder(mine + $0) } }
             for k in total.counts.indices { total.counts[k] = total.counts[k] + p.counts[k] }
         }
         return total
+    }
+
+    /// Ids in UTF-8 byte order, the store's order of meetings.
+    static func byteOrder(_ ids: [String]) -> [String] {
+        ids.sorted { Array($0.utf8).lexicographicallyPrecedes($1.utf8) }
     }
 
     /// A JSON integer (not a boolean, not a fraction) as Int64.
@@ -186,7 +223,7 @@ public struct TuningPartials: Sendable, Equatable {
 }
 
 /// A partials file that cannot be read or merged (exit 1).
-public struct TuningPartialsError: Error, CustomStringConvertible {
+public struct TuningPartialsError: Error, CustomStringConvertible, Equatable {
     public var description: String
     public init(_ description: String) { self.description = description }
 }

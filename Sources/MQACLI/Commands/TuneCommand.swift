@@ -107,7 +107,7 @@ enum TuneCommand {
             out.flush()
             return ExitCode.success
         }
-        let meetingCount = logs.count
+        let meetingIDs = logs.map(\.meeting)
         let corpus = TuningCorpus(logs)
         logs = []
         let loaded = Date()
@@ -128,8 +128,8 @@ enum TuneCommand {
             // exactly these configs.
             guard let gridText = String(data: data, encoding: .utf8) else { throw UsageError("the grid file is not UTF-8") }
             let part = TuningPartials(grid: gridText, target: options.target, leadMs: options.leadMs,
-                                      meetings: meetingCount, reports: corpus.reportCount,
-                                      connections: corpus.connectionCount, counts: counts)
+                                      meetings: meetingIDs.count, reports: corpus.reportCount,
+                                      connections: corpus.connectionCount, counts: counts, meetingIDs: meetingIDs)
             out.write(part.json(configs: configs).rendered() + "\n")
             out.flush()
             return ExitCode.success
@@ -153,9 +153,9 @@ enum TuneCommand {
         let format: String = try args.get(Self.format)
         let top: Int = try args.get(Self.top)
         var parts: [TuningPartials] = []
-        // Partials carry counts, not meeting ids: the one mistake that can
-        // be seen is the same file (the same bytes) given twice, which
-        // would count its meetings twice.
+        // The same file (the same bytes) given twice would count its
+        // meetings twice: said by name, also for files of an mqa that
+        // wrote no meeting ids (the merge checks those).
         var seen: [Data: String] = [:]
         for path in args.positionals {
             let data = try CommandContext.readFile(path, what: "partials file")
@@ -167,7 +167,7 @@ enum TuneCommand {
             seen[data] = path
             parts.append(try TuningPartials.parse(data, source: path))
         }
-        let total = try TuningPartials.merge(parts)
+        let total = try TuningPartials.merge(parts, names: args.positionals)
         let grid = try TuningGrid.parse(Data(total.grid.utf8))
         let results = try total.results()
         context.stderr.write("tune: merged \(parts.count) partials: \(total.meetings) meetings, \(total.reports) reports\n")
