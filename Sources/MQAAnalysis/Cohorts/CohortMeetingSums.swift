@@ -44,17 +44,7 @@ public struct CohortProfile: Hashable, Sendable {
 
     public init(engine: String?, client: ParticipantContext.ClientInfo, scope: Scope = .all) {
         self.scope = scope
-        values = CohortField.allCases.map { field in
-            switch field {
-            case .platform: client.platform
-            case .osVersion: client.osVersion
-            case .sdkVersion: client.sdkVersion
-            case .appVersion: client.appVersion
-            case .device: client.device
-            case .netType: client.netType
-            case .engine: engine
-            }
-        }
+        values = CohortField.allCases.map { $0 == .engine ? engine : client[$0] }
     }
 
     /// `values` in `CohortField.allCases` order; `nil` when there are not
