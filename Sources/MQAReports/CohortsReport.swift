@@ -117,24 +117,25 @@ public struct CohortsReport: RenderedReport, Sendable {
     }
 
     /// The method in words, under every text format's table.
-    static func methodText(_ o: BootstrapOptions, network: Bool = false) -> String {
+    static func methodText(_ o: BootstrapOptions, splits: Bool = false) -> String {
         "Stall rate = stalled / watched video time; poor/bad = share of warm time at those tiers; abnormal disconnects = "
             + "share of participants with a disconnect that carried an error; MOS p50 = median of the participants' median MOS. "
             + "Intervals: 95 % percentile bootstrap over meetings (\(o.replicates) resamples, seed \(o.seed)), since "
             + "participants of one meeting are not independent. A value seen in fewer than \(o.minMeetings) meetings or by "
             + "fewer than \(o.minParticipants) participants is marked \"too little data\" and listed last. "
-            + (network ? networkNote + " " : "") + "See Docs/cohorts.md."
+            + (splits ? splitNote + " " : "") + "See Docs/cohorts.md."
     }
 
-    /// How `netType` differs from the other fields, in words.
-    static let networkNote = "By netType, each figure counts on the network it was measured on (the last join or "
-        + "network_change before it): a participant who changed network counts once on each network it used."
+    /// How a client field is read per moment, in words.
+    static let splitNote = "By a client field, each figure counts under the value that held when it was measured (the "
+        + "last join naming it, or for netType the last network_change, before it): a participant who changed network, "
+        + "or rejoined as another client, counts once under each value it had."
 
 
     public var markdown: String {
         var out = "# \(heading)\n\nWorst stall rate first.\n\n"
         out += rowsTable.markdown
-        return out + "\n" + CohortsReport.methodText(table.options, network: table.field == .netType) + "\n"
+        return out + "\n" + CohortsReport.methodText(table.options, splits: table.field.changesInCall) + "\n"
     }
 
     public var csv: String {
@@ -172,7 +173,7 @@ public struct CohortsReport: RenderedReport, Sendable {
         var body = "<h1>\(heading.html)</h1>\n<p>Worst stall rate first.</p>\n"
         body += CohortChart.stallRates(table.cohorts + (table.unknown.participants > 0 ? [table.unknown] : []))
         body += rowsTable.html
-        body += "<p>\(CohortsReport.methodText(table.options, network: table.field == .netType).html)</p>\n"
+        body += "<p>\(CohortsReport.methodText(table.options, splits: table.field.changesInCall).html)</p>\n"
         return HTMLPage.document(title: heading, body: body)
     }
 }

@@ -102,21 +102,21 @@ public struct CompareReport: RenderedReport, Sendable {
         return size(c.a) + "; " + size(c.b) + "."
     }
 
-    static func methodText(_ o: BootstrapOptions, network: Bool = false) -> String {
+    static func methodText(_ o: BootstrapOptions, splits: Bool = false) -> String {
         "Ratios B/A with 95 % percentile bootstrap intervals over meetings (\(o.replicates) resamples, seed \(o.seed)); "
             + "one resample serves both cohorts. p from the resamples' standard error of log(B/A) against Student's t "
             + "(meetings − 1 degrees of freedom). Significant = Holm-adjusted p below 0.05 over all "
             + "\(CohortMetric.allCases.count) metrics, so the chance of any false alarm in the comparison stays at most 5 %; "
             + "nothing is significant while a side has too little data (under \(o.minMeetings) meetings or \(o.minParticipants) participants). "
             + "--fail-if-worse exits 2 when B is significantly worse on stall rate, time at poor/bad or abnormal disconnects. "
-            + (network ? CohortsReport.networkNote + " " : "") + "See Docs/cohorts.md."
+            + (splits ? CohortsReport.splitNote + " " : "") + "See Docs/cohorts.md."
     }
 
     public var markdown: String {
         var out = "# \(Markdown.escape(heading))\n\n**\(Markdown.escape(comparison.verdict)).**\n\n"
         out += Markdown.escape(sizes) + "\n\n"
         out += metricsTable.markdown
-        return out + "\n" + CompareReport.methodText(comparison.options, network: comparison.field == .netType) + "\n"
+        return out + "\n" + CompareReport.methodText(comparison.options, splits: comparison.field.changesInCall) + "\n"
     }
 
     public var csv: String {
@@ -136,7 +136,7 @@ public struct CompareReport: RenderedReport, Sendable {
         var body = "<h1>\(heading.html)</h1>\n<p><strong>\(comparison.verdict.html).</strong></p>\n<p>\(sizes.html)</p>\n"
         body += CohortChart.stallRates([comparison.a, comparison.b])
         body += metricsTable.html
-        body += "<p>\(CompareReport.methodText(comparison.options, network: comparison.field == .netType).html)</p>\n"
+        body += "<p>\(CompareReport.methodText(comparison.options, splits: comparison.field.changesInCall).html)</p>\n"
         return HTMLPage.document(title: heading, body: body)
     }
 }

@@ -30,7 +30,7 @@ public enum SiteCohortPages {
             body += "<div class=\"chart\">" + CohortChart.stallRates(t.cohorts + (t.unknown.participants > 0 ? [t.unknown] : [])) + "</div>\n"
             body += report.rowsTable.html
         }
-        body += "<p>\(CohortsReport.methodText(options, network: true).html)</p>\n"
+        body += "<p>\(CohortsReport.methodText(options, splits: true).html)</p>\n"
         return HTMLPage.document(title: "Cohorts", body: body)
     }
 
@@ -47,7 +47,7 @@ public enum SiteCohortPages {
             body += "<h1>\(report.heading.html)</h1>\n<div class=\"chart\">" + TrendChart.stallRates(report.table) + "</div>\n"
                 + report.rowsTable.html
         }
-        body += "<p>\(CohortsReport.methodText(options, network: true).html)</p>\n"
+        body += "<p>\(CohortsReport.methodText(options, splits: true).html)</p>\n"
         return HTMLPage.document(title: "Trends", body: body)
     }
 }

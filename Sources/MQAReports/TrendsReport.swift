@@ -60,7 +60,7 @@ public struct TrendsReport: RenderedReport, Sendable {
 
     public var markdown: String {
         "# \(heading)\n\nPeriods by meeting start (\(calendar) days\(table.every == .week ? "; weeks from Monday" : "")).\n\n"
-            + rowsTable.markdown + "\n" + CohortsReport.methodText(table.options, network: table.field == .netType) + "\n"
+            + rowsTable.markdown + "\n" + CohortsReport.methodText(table.options, splits: table.field?.changesInCall ?? false) + "\n"
     }
 
     public var csv: String {
@@ -72,7 +72,7 @@ public struct TrendsReport: RenderedReport, Sendable {
         var body = "<h1>\(heading.html)</h1>\n<p>Periods by meeting start (\(calendar.html) days).</p>\n"
         body += TrendChart.stallRates(table)
         body += rowsTable.html
-        body += "<p>\(CohortsReport.methodText(table.options, network: table.field == .netType).html)</p>\n"
+        body += "<p>\(CohortsReport.methodText(table.options, splits: table.field?.changesInCall ?? false).html)</p>\n"
         return HTMLPage.document(title: heading, body: body)
     }
 }

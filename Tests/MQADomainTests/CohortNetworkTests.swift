@@ -129,6 +129,10 @@ import Testing
         #expect(throws: CohortPartialsError.self) { try CohortPartials.merge([old, back]) }
         #expect(throws: CohortPartialsError.self) { try CohortPartials.merge([second, back]) }
         #expect((try? CohortPartials.merge([old]))?.meetings == old.meetings)
+        // "all" may be said, in any version.
+        let said = text.replacingOccurrences(of: #""engine":"sfu","participants""#, with: #""engine":"sfu","scope":"all","participants""#)
+        #expect(said != text)
+        #expect(try CohortPartials.parse(Data(said.utf8)) == back)
         // An unknown scope, a scope of another version, or a field that
         // never changes in a call is an error.
         for (from, to) in [(#""scope":"whole""#, #""scope":"half""#),

@@ -95,4 +95,36 @@ import Testing
         #expect(stalls["5.2.0"] == 1 && stalls["5.3.0"] == 0)
         #expect(tuning.cohorts.map(\.clients).reduce(0, +) == 3)
     }
+
+    /// A first join that names no version (an app of an older SDK) leaves
+    /// the version unknown until a join names one: the update's version did
+    /// not measure what came before it.
+    @Test func aVersionNamedOnlyLaterDoesNotReachBack() throws {
+        let s = Scratch()
+        func line(_ dt: Int64, _ rest: String) -> String {
+            #"{"ts":\#(t0 + dt),"meeting":"m-1","uid":"alice","# + rest + "}"
+        }
+        var alice = [
+            line(0, #""event":"meeting_join","engine":"sfu""#),
+            line(1000, #""event":"stream_subscribe","publisher":"bob","track":"bob-cam","kind":"camera""#),
+            line(2000, #""event":"receive_stream_status","publisher":"bob","track":"bob-cam","timedOut":false"#),
+            line(30_000, #""event":"receive_stream_status","publisher":"bob","track":"bob-cam","timedOut":true"#),
+            line(35_000, #""event":"receive_stream_status","publisher":"bob","track":"bob-cam","timedOut":false"#),
+            line(50_000, #""event":"meeting_leave""#),
+            line(52_000, #""event":"meeting_join","engine":"sfu","platform":"web","sdkVersion":"5.3.0""#),
+        ]
+        alice += (1...24).map { qr(t0 + Int64($0) * 2000) } + (27...40).map { qr(t0 + Int64($0) * 2000) }
+        let store = try EventStore(path: s.db)
+        _ = try Ingester(store: store).ingest(paths: [s.write("a.ndjson", alice)])
+        try store.refreshSummaries()
+        let stored = try store.cohortMeetings()
+        #expect(stored == [try CohortMeeting(log: try #require(try store.meetingLog("m-1")))])
+        let a = try #require(stored.first?.participants.first)
+        let sdk = a.pieces.filter { $0.pieceOf == .sdkVersion }
+        #expect(sdk.map(\.client.sdkVersion) == [nil, "5.3.0"] && sdk.map(\.stalledMs) == [5000, 0])
+        let table = CohortTable(stored, by: .sdkVersion)
+        #expect(table.unknown.participants == 1 && table.unknown.stalledMs == 5000)
+        #expect(table.cohorts.map(\.value) == ["5.3.0"] && table.cohorts[0].stalledMs == 0)
+        #expect(table.splitParticipants == 1 && table.people == 1)
+    }
 }

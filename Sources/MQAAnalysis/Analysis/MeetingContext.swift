@@ -115,7 +115,9 @@ public struct MeetingContext: Sendable, Equatable {
     /// and each `network_change`, a repeat of the one before left out.
     static func networkPath(_ client: ClientLog) -> [String] {
         var path: [String] = []
-        for m in ClientFieldTimeline.marks(client, field: .netType) where path.last != m.value { path.append(m.value) }
+        for m in ClientFieldTimeline.marks(client, field: .netType) {
+            if let v = m.value, path.last != v { path.append(v) }
+        }
         return path
     }
 

@@ -10,15 +10,19 @@ import MQAModel
 /// Before the first mark the value is the first mark's when that mark is a
 /// join (what the client joined with, as `ClientInfo` reads it), and
 /// unknown when it is a `network_change` (nothing said which network came
-/// before it). A join that leaves the field out changes nothing.
+/// before it). A join that leaves the field out changes nothing, but a
+/// first join without it makes the value unknown until one names it: an
+/// app of an older SDK says nothing of its version, and the version its
+/// update names later did not measure the earlier figures.
 public struct ClientFieldTimeline: Sendable, Equatable {
-    /// One mark: a join naming a value, or a network change.
+    /// One mark: a join (`value` nil when it leaves the field out), or a
+    /// network change.
     public struct Mark: Sendable, Equatable {
         public var ts: Int64
-        public var value: String
+        public var value: String?
         public var isJoin: Bool
 
-        public init(ts: Int64, value: String, isJoin: Bool) {
+        public init(ts: Int64, value: String?, isJoin: Bool) {
             self.ts = ts
             self.value = value
             self.isJoin = isJoin
@@ -38,7 +42,8 @@ public struct ClientFieldTimeline: Sendable, Equatable {
         let initial: String? = ordered.first.flatMap { $0.isJoin ? $0.value : nil }
         starts = [.min]
         values = [initial]
-        for m in ordered where m.value != values[values.count - 1] {
+        // A mark without a value only ever sets the initial value.
+        for m in ordered where m.value != nil && m.value != values[values.count - 1] {
             if starts[starts.count - 1] == m.ts {
                 // Two marks of one millisecond: the later one holds from it.
                 values[values.count - 1] = m.value
@@ -59,14 +64,14 @@ public struct ClientFieldTimeline: Sendable, Equatable {
         self.init(marks: ClientFieldTimeline.marks(client, field: field))
     }
 
-    /// A client's marks of `field` in time order: its joins' values and,
-    /// for `netType`, its `network_change` events (also the meeting
-    /// report's network path).
+    /// A client's marks of `field` in time order: its joins (with the
+    /// value each names, if any) and, for `netType`, its `network_change`
+    /// events (also the meeting report's network path).
     static func marks(_ client: ClientLog, field: CohortField) -> [Mark] {
         guard field.changesInCall else { return [] }
         var marks: [Mark] = []
         for e in client.events where e.payload.kind == .meetingJoin {
-            if let v = e.payload.string(field.rawValue) { marks.append(Mark(ts: e.ts, value: v, isJoin: true)) }
+            marks.append(Mark(ts: e.ts, value: e.payload.string(field.rawValue), isJoin: true))
         }
         if field == .netType {
             for e in client.context where e.payload.kind == .networkChange {

@@ -210,6 +210,7 @@ extension CohortPartials {
             (any as? String).flatMap(CohortField.init(rawValue:)).flatMap { $0.changesInCall ? $0 : nil }
         }
         switch (word as? String, version) {
+        case ("all", _): return p["splitBy"] == nil && p["pieceOf"] == nil ? .all : nil
         case ("whole", ..<3): return p["splitBy"] == nil && p["pieceOf"] == nil ? .whole(split: [.netType]) : nil
         case ("network", ..<3): return p["splitBy"] == nil && p["pieceOf"] == nil ? .piece(of: .netType) : nil
         case ("whole", 3...):

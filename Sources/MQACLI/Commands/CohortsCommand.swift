@@ -21,7 +21,8 @@ enum CohortOptions {
     static let methodHelp = """
         Figures come from the summary tables ingest keeps (default tier config) and the
         clients' meeting_join fields; quality reports are decoded only for the clients
-        whose network changed, to split their figures by network. Intervals are 95 %
+        whose value of the field changed (a network, or a rejoin as another client), to
+        split their figures by value. Intervals are 95 %
         percentile bootstrap intervals that resample whole meetings (participants of one
         meeting share its network and server, so they are not independent); the same
         store, --seed and --replicates give the same intervals. See Docs/cohorts.md.
@@ -64,9 +65,10 @@ enum ReportCohortsCommand {
             participants with an abnormal disconnect, first-frame p90. Values with enough
             data come first, worst stall rate first; a value seen in fewer than 5 meetings
             or by fewer than 10 participants is marked as having too little data and listed
-            after them. Participants without the field are shown as unknown. By netType,
-            each figure counts on the network it was measured on (the last join or
-            network_change before it): a participant who changed network counts on each.
+            after them. Participants without the field are shown as unknown. Each figure
+            counts under the value that held when it was measured (the last join naming
+            the field, or for netType the last network_change, before it): a participant
+            who changed network, or rejoined from another device or SDK, counts under each.
             """ + "\n\n" + CohortOptions.methodHelp + "\n\n" + CohortOptions.partialsHelp,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
@@ -136,8 +138,8 @@ enum CompareCommand {
             meetings = try CohortOptions.meetings(args, context, splitting: [field]).map(CohortMeetingSums.init)
         }
         // A value nobody has is a typo far more often than a finding.
-        // The values the field's cohorts have (by netType a split
-        // participant's whole profile names no cohort).
+        // The values the field's cohorts have (a participant split by
+        // the field names no cohort by its whole profile).
         let known = Set(meetings.flatMap { m in
             m.profiles.compactMap { $0.profile.counts(toward: field) ? field.value(of: $0.profile) : nil }
         })

@@ -38,7 +38,7 @@ enum TuneCommand {
 
     /// `--by FIELD`: the sweep per cohort (`TuneCohortsReport`).
     static let by = Option<CohortField>.choice(
-        "--by", value: "FIELD", help: "Rank the configs per value of this client field (format 1.2) or the engine; by netType a client counts on each network it used, for its time there.",
+        "--by", value: "FIELD", help: "Rank the configs per value of this client field (format 1.2) or the engine; a client whose value changed (its network, or a rejoin as another client) counts under each, for its time there.",
         CohortField.allCases.map { ($0.rawValue, $0) }, defaultText: "the whole fleet")
 
     static let grid = Option<String>.path("--grid", value: "FILE", help: "The grid JSON (required, except with --merge).")

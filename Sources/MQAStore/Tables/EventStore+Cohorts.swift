@@ -144,8 +144,8 @@ extension EventStore {
             for (i, client) in people.sorted(by: { $0.key < $1.key }) {
                 let joined = joins[m]?[i] ?? []
                 let timelines = fields.compactMap { field -> (field: CohortField, timeline: ClientFieldTimeline)? in
-                    var marks = joined.compactMap { j in
-                        j.payload.string(field.rawValue).map { ClientFieldTimeline.Mark(ts: j.ts, value: $0, isJoin: true) }
+                    var marks = joined.map { j in
+                        ClientFieldTimeline.Mark(ts: j.ts, value: j.payload.string(field.rawValue), isJoin: true)
                     }
                     if field == .netType { marks += networkChanges[m]?[i] ?? [] }
                     let timeline = ClientFieldTimeline(marks: marks)
