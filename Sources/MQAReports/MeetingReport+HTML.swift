@@ -107,7 +107,7 @@ extension MeetingReport {
         b += conn.html
         b += "<p class=\"legend\">impact = stalled video watched + time at poor/bad + \(JSON.number(FleetScore.secondsPerAbnormalDisconnect)) s per abnormal disconnect "
         b += "(the fleet score's terms, per participant).</p>\n"
-        if let clients = clientsTable { b += "<h3>Clients</h3>\n" + clients.html }
+        if let clients = clientsTable(t0) { b += "<h3>Clients</h3>\n" + clients.html }
         if let connections = connectionsTable {
             b += "<h3>Connections</h3>\n<p class=\"legend\">From the dump's standard stats: context, not counted in the figures.</p>\n"
             b += connections.html

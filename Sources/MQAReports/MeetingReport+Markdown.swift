@@ -47,7 +47,7 @@ extension MeetingReport {
         }
         out += conn.markdown + "\n"
 
-        if let clients = clientsTable {
+        if let clients = clientsTable(t0) {
             out += "### Clients\n\n"
             out += clients.markdown + "\n"
         }

@@ -32,15 +32,25 @@ extension MeetingReport {
 
     /// The client each participant ran on (format 1.2): platform and OS
     /// version, SDK and app versions, device, and the networks in time
-    /// order ("wifi → cellular"). `nil` when no participant logged any of it.
-    var clientsTable: ReportTable? {
+    /// order ("wifi → cellular"); a participant who rejoined as another
+    /// client has a row per client ("alice, from +1:50"). `nil` when no
+    /// participant logged any of it.
+    func clientsTable(_ t0: Int64) -> ReportTable? {
         let people = context.participants.filter { !$0.client.isEmpty || !$0.networkPath.isEmpty }
         guard !people.isEmpty else { return nil }
         var t = ReportTable(headers: ["uid", "platform", "OS", "SDK", "app", "device", "network"])
+        func row(_ who: String, _ c: ParticipantContext.ClientInfo, _ networks: [String]) {
+            t.add(text: [who, c.platform ?? "—", c.osVersion ?? "—", c.sdkVersion ?? "—", c.appVersion ?? "—",
+                         c.device ?? "—", networks.isEmpty ? "—" : networks.joined(separator: " → ")])
+        }
         for p in context.participants {
-            let c = p.client
-            t.add(text: [p.uid, c.platform ?? "—", c.osVersion ?? "—", c.sdkVersion ?? "—", c.appVersion ?? "—",
-                         c.device ?? "—", p.networkPath.isEmpty ? "—" : p.networkPath.joined(separator: " → ")])
+            guard !p.clientHistory.isEmpty else {
+                row(p.uid, p.client, p.networkPath)
+                continue
+            }
+            for (i, h) in p.clientHistory.enumerated() {
+                row(i == 0 ? p.uid : "\(p.uid), from \(ReportText.offset(h.ts, from: t0, milliseconds: false))", h.client, h.networks)
+            }
         }
         return t
     }

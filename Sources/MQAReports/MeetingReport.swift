@@ -120,6 +120,9 @@ public struct MeetingReport: Sendable, RenderedReport {
             guard case .object(var fields) = p.json else { return p.json }
             fields.append(("client", c.client.json))
             fields.append(("networks", .array(c.networkPath.map { .string($0) })))
+            // Only for a participant who rejoined as another client, so
+            // other reports keep their shape.
+            if !c.clientHistory.isEmpty { fields.append(("clientHistory", .array(c.clientHistory.map(\.json)))) }
             // Only for imported dumps that told something, so event logs'
             // reports keep their shape. Not `connections`: that key is the
             // spec's count, which a second one would hide.

@@ -59,6 +59,38 @@ import MQATestSupport
         #expect((carol["client"] as? [String: Any])?["platform"] is NSNull)
     }
 
+    /// Alice rejoins from a browser at +0:50: a row per client, each with
+    /// the networks of its stretch, and `clientHistory` in the JSON (only
+    /// for her: the others keep their shape).
+    @Test func aRejoinAsAnotherClientGetsARowPerClient() throws {
+        var log = Fixtures.withContext
+        let i = try #require(log.clients.firstIndex { $0.uid == "alice" })
+        let join = try #require(log.clients[i].events.first { $0.payload.kind == .meetingJoin })
+        var values: [String: PayloadValue] = ["platform": .string("web"), "sdkVersion": .string("5.3.1"),
+                                              "device": .string("Chrome 131"), "netType": .string("cellular")]
+        values["engine"] = join.payload["engine"]
+        var rejoin = join
+        rejoin.ts = Fixtures.t0 + 50_000
+        rejoin.payload = EventPayload(.meetingJoin, values)
+        log.clients[i].events = (log.clients[i].events + [rejoin]).enumerated()
+            .sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
+        let report = MeetingReport(log: log, config: TierConfig())
+        let md = report.markdown
+        #expect(md.contains("| alice             | ios      | 17.4.1     | 5.3.0 | 2026.11.2 | iPhone15,2         | wifi            |"), "\(md)")
+        #expect(md.contains("| alice, from +0:50 | web      | 17.4.1     | 5.3.1 | 2026.11.2 | Chrome 131         | cellular        |"))
+        #expect(report.html.contains("<td>alice, from +0:50</td>"))
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(report.json.rendered().utf8)) as? [String: Any])
+        let participants = try #require(root["participants"] as? [[String: Any]])
+        let alice = try #require(participants.first { $0["uid"] as? String == "alice" })
+        let history = try #require(alice["clientHistory"] as? [[String: Any]])
+        #expect(history.map { $0["device"] as? String } == ["iPhone15,2", "Chrome 131"])
+        #expect(history.map { $0["networks"] as? [String] } == [["wifi"], ["cellular"]])
+        #expect(history.last?["ts"] as? Int64 == Fixtures.t0 + 50_000)
+        #expect(participants.filter { $0["clientHistory"] != nil }.count == 1)
+        // The unchanged fixture has none.
+        #expect(!Self.report.json.rendered().contains("clientHistory"))
+    }
+
     /// A log without any 1.2 field shows no Clients table.
     @Test func noClientsTableWithoutTheFields() {
         let plain = MeetingReport(log: Fixtures.sfu, config: TierConfig())

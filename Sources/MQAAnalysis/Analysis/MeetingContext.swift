@@ -86,6 +86,7 @@ public struct MeetingContext: Sendable, Equatable {
                 }
             }
             p.networkPath = networkPath(client)
+            p.clientHistory = clientHistory(client)
             participants.append(p)
         }
         var moves: [SubMeetingMove] = []
@@ -119,6 +120,40 @@ public struct MeetingContext: Sendable, Equatable {
             if let v = m.value, path.last != v { path.append(v) }
         }
         return path
+    }
+
+    /// The clients a participant joined as, when a rejoin named another
+    /// platform, OS, SDK, app or device (a phone, then a laptop): one entry
+    /// per such join, each with the networks of its stretch. Empty when
+    /// every join named the same (`ClientInfo` then says it all).
+    static func clientHistory(_ client: ClientLog) -> [ParticipantContext.TimedClient] {
+        let joins = client.events.filter { $0.payload.kind == .meetingJoin }
+        var entries: [ParticipantContext.TimedClient] = []
+        var current = ParticipantContext.ClientInfo()
+        for j in joins {
+            var next = current
+            next.update(from: j.payload)
+            var device = next, before = current
+            device.netType = nil
+            before.netType = nil
+            if entries.isEmpty || device != before {
+                entries.append(.init(ts: j.ts, client: next, networks: []))
+            }
+            current = next
+        }
+        guard entries.count > 1 else { return [] }
+        // Each stretch's networks: the one holding at its join, then the
+        // changes up to the next stretch.
+        let timeline = ClientFieldTimeline(client, field: .netType)
+        for i in entries.indices {
+            let from = entries[i].ts, to = i + 1 < entries.count ? entries[i + 1].ts : .max
+            var path: [String] = []
+            timeline.overlaps(from: from, to: to) { k, _ in
+                if let v = timeline.values[k], path.last != v { path.append(v) }
+            }
+            entries[i].networks = path
+        }
+        return entries
     }
 
     /// Talk time per speaker: a client's snapshot holds until that client's
@@ -219,6 +254,22 @@ public struct ParticipantContext: Sendable, Equatable {
     /// Networks in time order, from the joins' `netType` and the changes
     /// (`["wifi", "cellular"]`); empty when none was logged.
     public var networkPath: [String] = []
+    /// The clients it joined as, when a rejoin named another platform, OS,
+    /// SDK, app or device; empty otherwise (`MeetingContext.clientHistory`).
+    public var clientHistory: [TimedClient] = []
+
+    /// A client joined as from `ts` on: the fields as they stood after
+    /// that join, and the networks used until the next such join.
+    public struct TimedClient: Sendable, Equatable {
+        public var ts: Int64
+        public var client: ClientInfo
+        public var networks: [String]
+
+        public var json: JSON {
+            guard case .object(let fields) = client.json else { return client.json }
+            return .object([("ts", .int(ts))] + fields + [("networks", .array(networks.map { .string($0) }))])
+        }
+    }
 
     public init(uid: String) { self.uid = uid }
 
