@@ -49,7 +49,7 @@ extension MeetingReport {
                 continue
             }
             for (i, h) in p.clientHistory.enumerated() {
-                row(i == 0 ? p.uid : "\(p.uid), from \(ReportText.offset(h.ts, from: t0, milliseconds: false))", h.client, h.networks)
+                row(i == 0 ? p.uid : "\(p.uid), from \(ReportText.offset(h.ts, from: t0))", h.client, h.networks)
             }
         }
         return t

@@ -153,10 +153,16 @@ struct TiersTuningPartialsTests {
         older.meetingIDs = nil
         let olderText = older.json(configs: configs).rendered()
         #expect(olderText.contains(#""meetingIds":null"#))
-        let unlisted = try TuningPartials.parse(Data(olderText.replacingOccurrences(of: #""meetingIds":null,"#, with: "").utf8))
+        let withoutKey = olderText.replacingOccurrences(of: #""meetingIds":null,"#, with: "")
+        #expect(withoutKey != olderText && !withoutKey.contains("meetingIds"))
+        let unlisted = try TuningPartials.parse(Data(withoutKey.utf8))
         #expect(unlisted.meetingIDs == nil && unlisted.counts == second.counts)
         let mixed = try TuningPartials.merge([first, unlisted])
         #expect(mixed.meetings == 5 && mixed.meetingIDs == nil)
+        // The same part from an mqa that listed its meetings and one that
+        // did not is still the same part twice.
+        #expect(throws: TuningPartialsError.self) { try TuningPartials.merge([second, unlisted]) }
+        #expect(throws: TuningPartialsError.self) { try TuningPartials.merge([unlisted, second]) }
         // The list must name as many meetings as the file says, each once.
         let listed = first.json(configs: configs).rendered()
         let ids = first.meetingIDs ?? []

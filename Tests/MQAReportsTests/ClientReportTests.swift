@@ -76,9 +76,9 @@ import MQATestSupport
             .sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
         let report = MeetingReport(log: log, config: TierConfig())
         let md = report.markdown
-        #expect(md.contains("| alice             | ios      | 17.4.1     | 5.3.0 | 2026.11.2 | iPhone15,2         | wifi            |"), "\(md)")
-        #expect(md.contains("| alice, from +0:50 | web      | 17.4.1     | 5.3.1 | 2026.11.2 | Chrome 131         | cellular        |"))
-        #expect(report.html.contains("<td>alice, from +0:50</td>"))
+        #expect(md.contains("| alice                 | ios      | 17.4.1     | 5.3.0 | 2026.11.2 | iPhone15,2         | wifi            |"), "\(md)")
+        #expect(md.contains("| alice, from +0:50.000 | web      | 17.4.1     | 5.3.1 | 2026.11.2 | Chrome 131         | cellular        |"))
+        #expect(report.html.contains("<td>alice, from +0:50.000</td>"))
         let root = try #require(try JSONSerialization.jsonObject(with: Data(report.json.rendered().utf8)) as? [String: Any])
         let participants = try #require(root["participants"] as? [[String: Any]])
         let alice = try #require(participants.first { $0["uid"] as? String == "alice" })
@@ -89,6 +89,33 @@ import MQATestSupport
         #expect(participants.filter { $0["clientHistory"] != nil }.count == 1)
         // The unchanged fixture has none.
         #expect(!Self.report.json.rendered().contains("clientHistory"))
+    }
+
+    /// Joins of one millisecond are one moment, the last word holding (as
+    /// the cohorts read them): a browser join undone in the same ms by an
+    /// iPhone one is no client of its own.
+    @Test func joinsOfOneMillisecondAreOneMoment() throws {
+        func joins(_ list: [(Int64, String)]) throws -> MeetingContext {
+            var log = Fixtures.withContext
+            let i = try #require(log.clients.firstIndex { $0.uid == "alice" })
+            let join = try #require(log.clients[i].events.first { $0.payload.kind == .meetingJoin })
+            let extra = list.map { dt, platform in
+                var e = join
+                e.ts = Fixtures.t0 + dt
+                var values = ["platform": PayloadValue.string(platform)]
+                values["engine"] = join.payload["engine"]
+                e.payload = EventPayload(.meetingJoin, values)
+                return e
+            }
+            log.clients[i].events = (log.clients[i].events + extra).enumerated()
+                .sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
+            return MeetingContext.build(log)
+        }
+        let undone = try joins([(50_000, "web"), (50_000, "ios")])
+        #expect(undone.participant("alice")?.clientHistory == [])
+        let moved = try joins([(50_000, "ios"), (50_000, "web"), (60_000, "web")])
+        #expect(moved.participant("alice")?.clientHistory.map(\.client.platform) == ["ios", "web"])
+        #expect(moved.participant("alice")?.clientHistory.last?.ts == Fixtures.t0 + 50_000)
     }
 
     /// A log without any 1.2 field shows no Clients table.

@@ -130,16 +130,23 @@ public struct MeetingContext: Sendable, Equatable {
         let joins = client.events.filter { $0.payload.kind == .meetingJoin }
         var entries: [ParticipantContext.TimedClient] = []
         var current = ParticipantContext.ClientInfo()
-        for j in joins {
-            var next = current
-            next.update(from: j.payload)
-            var device = next, before = current
-            device.netType = nil
-            before.netType = nil
-            if entries.isEmpty || device != before {
-                entries.append(.init(ts: j.ts, client: next, networks: []))
+        func device(_ c: ParticipantContext.ClientInfo) -> ParticipantContext.ClientInfo {
+            var d = c
+            d.netType = nil
+            return d
+        }
+        var k = 0
+        while k < joins.count {
+            // Joins of one millisecond are one moment: the last word holds,
+            // as in the cohorts' `ClientFieldTimeline`.
+            let ts = joins[k].ts
+            while k < joins.count, joins[k].ts == ts {
+                current.update(from: joins[k].payload)
+                k += 1
             }
-            current = next
+            if entries.last.map({ device($0.client) }) != device(current) {
+                entries.append(.init(ts: ts, client: current, networks: []))
+            }
         }
         guard entries.count > 1 else { return [] }
         // Each stretch's networks: the one holding at its join, then the

@@ -197,16 +197,28 @@ public struct TuningPartials: Sendable, Equatable {
             }
             // Without meeting ids an overlap cannot be told in general;
             // the same part twice (a copy, reformatted) can.
-            if p.meetings > 0, let j = parts.prefix(i).firstIndex(of: p) {
+            if p.meetings > 0, let j = parts.prefix(i).firstIndex(where: { sameCounts($0, p) }) {
                 throw TuningPartialsError("\(part(i)) holds the same counts as \(part(j)): the same meetings would be counted twice")
             }
             total.meetings += p.meetings
             total.reports += p.reports
             total.connections += p.connections
-            total.meetingIDs = total.meetingIDs.flatMap { mine in p.meetingIDs.map { byteOrder(mine + $0) } }
+            // Sorted once below: re-sorting per part made a merge of many
+            // parts quadratic.
+            total.meetingIDs = total.meetingIDs.flatMap { mine in p.meetingIDs.map { mine + $0 } }
             for k in total.counts.indices { total.counts[k] = total.counts[k] + p.counts[k] }
         }
+        total.meetingIDs = total.meetingIDs.map(byteOrder)
         return total
+    }
+
+    /// Whether two parts hold the same counts: the same part twice, also
+    /// when one of the two copies was written by an mqa that listed no
+    /// meetings.
+    static func sameCounts(_ a: TuningPartials, _ b: TuningPartials) -> Bool {
+        var x = a, y = b
+        if x.meetingIDs == nil || y.meetingIDs == nil { (x.meetingIDs, y.meetingIDs) = (nil, nil) }
+        return x == y
     }
 
     /// Ids in UTF-8 byte order, the store's order of meetings.
