@@ -68,14 +68,20 @@ public struct ClientFieldTimeline: Sendable, Equatable {
     /// value each names, if any) and, for `netType`, its `network_change`
     /// events (also the meeting report's network path).
     static func marks(_ client: ClientLog, field: CohortField) -> [Mark] {
+        marks(field: field, joins: client.events.filter { $0.payload.kind == .meetingJoin }.map { ($0.ts, $0.payload) },
+              networkChanges: client.context.filter { $0.payload.kind == .networkChange }.map { ($0.ts, $0.payload) })
+    }
+
+    /// The marks of `field` from a client's joins and `network_change`
+    /// events (their payloads, each list in the client's order), as the
+    /// store reads them without the whole log.
+    public static func marks(field: CohortField, joins: [(ts: Int64, payload: EventPayload)],
+                             networkChanges: [(ts: Int64, payload: EventPayload)]) -> [Mark] {
         guard field.changesInCall else { return [] }
-        var marks: [Mark] = []
-        for e in client.events where e.payload.kind == .meetingJoin {
-            marks.append(Mark(ts: e.ts, value: e.payload.string(field.rawValue), isJoin: true))
-        }
+        var marks = joins.map { Mark(ts: $0.ts, value: $0.payload.string(field.rawValue), isJoin: true) }
         if field == .netType {
-            for e in client.context where e.payload.kind == .networkChange {
-                if let v = e.payload.string("netType") { marks.append(Mark(ts: e.ts, value: v, isJoin: false)) }
+            for c in networkChanges {
+                if let v = c.payload.string("netType") { marks.append(Mark(ts: c.ts, value: v, isJoin: false)) }
             }
         }
         return ordered(marks)

@@ -95,7 +95,7 @@ extension EventStore {
             lastReport[m, default: [:]][lasts.string(1) ?? ""] = lasts.int64(2)
         }
         var joins: [Int: [Int: [(ts: Int64, payload: EventPayload)]]] = [:]
-        var networkChanges: [Int: [Int: [ClientFieldTimeline.Mark]]] = [:]
+        var networkChanges: [Int: [Int: [(ts: Int64, payload: EventPayload)]]] = [:]
         var clientIDs: [Int: [Int: Int64]] = [:]
         var parser = LineParser(nowMs: .max)
         // Damage already told: the split below reads such a chunk again.
@@ -119,9 +119,8 @@ extension EventStore {
                 guard let payload = block.payloads[p].withUnsafeBufferPointer({ parser.payload(of: kind, canonicalJSON: $0) })
                 else { continue }
                 clientIDs[m, default: [:]][i] = chunks.int64(4)
-                if kind == .networkChange, let net = payload.string("netType") {
-                    networkChanges[m, default: [:]][i, default: []].append(
-                        ClientFieldTimeline.Mark(ts: block.ts[k], value: net, isJoin: false))
+                if kind == .networkChange {
+                    networkChanges[m, default: [:]][i, default: []].append((block.ts[k], payload))
                 }
                 if kind == .meetingJoin {
                     joins[m, default: [:]][i, default: []].append((block.ts[k], payload))
@@ -142,13 +141,9 @@ extension EventStore {
         let fields = CohortField.allCases.filter { $0.changesInCall && splitting.contains($0) }
         for (m, people) in clientIDs.sorted(by: { $0.key < $1.key }) where !fields.isEmpty {
             for (i, client) in people.sorted(by: { $0.key < $1.key }) {
-                let joined = joins[m]?[i] ?? []
                 let timelines = fields.compactMap { field -> (field: CohortField, timeline: ClientFieldTimeline)? in
-                    var marks = joined.map { j in
-                        ClientFieldTimeline.Mark(ts: j.ts, value: j.payload.string(field.rawValue), isJoin: true)
-                    }
-                    if field == .netType { marks += networkChanges[m]?[i] ?? [] }
-                    let timeline = ClientFieldTimeline(marks: marks)
+                    let timeline = ClientFieldTimeline(marks: ClientFieldTimeline.marks(
+                        field: field, joins: joins[m]?[i] ?? [], networkChanges: networkChanges[m]?[i] ?? []))
                     return timeline.changes ? (field, timeline) : nil
                 }
                 guard !timelines.isEmpty else { continue }
