@@ -223,12 +223,26 @@ extension MeetingReport {
             for t in shared { owners[t] = nil }
         }
         var text = IncidentText.evidence(i, qualityData: hasQualityData, publisherUnseen: unseen, owners: owners)
+        // Someone who rejoined as another client: which one this was on.
+        if let client = clientLabel(i.uid, at: i.startTs) {
+            text += (text.isEmpty ? "" : "; ") + "\(i.uid) on \(client)"
+        }
         guard i.cause == .publisher else { return text }
         for p in i.evidence.publishers {
             guard let said = MeetingReport.limitsOverTheCall(connections[p] ?? []) else { continue }
             text += (text.isEmpty ? "" : "; ") + "\(p)'s video held back by " + said
         }
         return text
+    }
+
+    /// `iPhone15,2, SDK 5.2.0`: the client `uid` was on at `ts`, for a
+    /// participant who rejoined as another client (`clientHistory`); nil
+    /// for everyone else, whose Clients row says it all.
+    func clientLabel(_ uid: String, at ts: Int64) -> String? {
+        guard let history = context.participant(uid)?.clientHistory, let first = history.first else { return nil }
+        let c = (history.last { $0.ts <= ts } ?? first).client
+        let what = c.device ?? c.platform ?? "a client that named no device"
+        return what + (c.sdkVersion.map { ", SDK \($0)" } ?? "")
     }
 
     /// `cpu 34 s over the call`: what held a sender's video back, from its

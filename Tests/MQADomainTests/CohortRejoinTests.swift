@@ -48,6 +48,11 @@ import Testing
         let log = try #require(try store.meetingLog("m-1"))
         #expect(stored == [try CohortMeeting(log: log)])
 
+        // The meeting report's incident line names the phone she stalled on.
+        let md = MeetingReport(log: log, config: TierConfig()).markdown
+        #expect(md.contains("alice on iPhone15,2, SDK 5.2.0)"), "\(md)")
+        #expect(md.contains("| alice, from +1:50.000 | web "))
+
         let a = try #require(stored.first?.participants.first { $0.uid == "alice" })
         // Whole, she is the client of her last report.
         #expect(a.client.sdkVersion == "5.3.0" && a.client.osVersion == "17.4.1")

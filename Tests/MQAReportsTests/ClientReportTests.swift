@@ -79,6 +79,12 @@ import MQATestSupport
         #expect(md.contains("| alice                 | ios      | 17.4.1     | 5.3.0 | 2026.11.2 | iPhone15,2         | wifi            |"), "\(md)")
         #expect(md.contains("| alice, from +0:50.000 | web      | 17.4.1     | 5.3.1 | 2026.11.2 | Chrome 131         | cellular        |"))
         #expect(report.html.contains("<td>alice, from +0:50.000</td>"))
+        // Incident lines name the client she was on at their start; nobody
+        // else's are named.
+        #expect(report.clientLabel("alice", at: Fixtures.t0 + 40_000) == "iPhone15,2, SDK 5.3.0")
+        #expect(report.clientLabel("alice", at: Fixtures.t0 + 50_000) == "Chrome 131, SDK 5.3.1")
+        #expect(report.clientLabel("bob", at: Fixtures.t0 + 40_000) == nil)
+        #expect(Self.report.clientLabel("alice", at: Fixtures.t0 + 40_000) == nil)
         let root = try #require(try JSONSerialization.jsonObject(with: Data(report.json.rendered().utf8)) as? [String: Any])
         let participants = try #require(root["participants"] as? [[String: Any]])
         let alice = try #require(participants.first { $0["uid"] as? String == "alice" })
