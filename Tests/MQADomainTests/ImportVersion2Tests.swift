@@ -126,6 +126,22 @@ enum RTC {
         #expect(trace.contains("reconnect@5500") && !trace.contains("stream_subscribe@5500:cam"), "\(trace)")
     }
 
+    /// A reconnect that falls on a sample keeps the sample's order
+    /// (webrtc-import.md: the quality report first, then the track
+    /// events): the reconnect, the report, then the tracks taken up again.
+    /// They came before the report (a real Safari dump's return).
+    @Test func aReconnectOnASampleKeepsTheReportFirst() throws {
+        var lines = RTC.header() + [RTC.state("PC_0", "connected", 100)]
+        for (i, at) in stride(from: 1000, through: 7000, by: 1000).enumerated() {
+            lines.append(RTC.stats("PC_0", Int64(at), [RTC.audioIn(50 * (i + 1)), RTC.pair,
+                                                       RTC.video("V", track: "cam", packets: 100 * (i + 1), frames: 30 * (i + 1))]))
+        }
+        lines += [RTC.state("PC_0", "disconnected", 3500), RTC.state("PC_0", "connected", 5000)]
+        let atReturn = Dump.events(try RTC.convert(lines)).filter { ($0["ts"] as! NSNumber).int64Value == t0 + 5000 }
+        #expect(atReturn.map { $0["event"] as! String }
+                == ["reconnect", "quality_report", "stream_subscribe", "receive_stream_status"], "\(atReturn)")
+    }
+
     /// A track first subscribed while the person was away was never ended
     /// by the drop: the reconnect leaves it alone (it was subscribed twice).
     /// A recorded one-way outage: the viewer's connection dropped, and its

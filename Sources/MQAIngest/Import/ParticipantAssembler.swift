@@ -69,7 +69,7 @@ struct ParticipantAssembler {
         // cost no per-event allocation.
         struct Slot {
             var ts: Int64
-            var rank: Int
+            var rank: Rank
             var connection: Int
             var seq: Int
             /// A piece of `connection`'s converter, or (negative) an own event: -1 - index.
@@ -78,7 +78,7 @@ struct ParticipantAssembler {
         var slots: [Slot] = []
         var owns: [(event: String, payload: String)] = []
         var eventsPer = [Int](repeating: 0, count: results.count)
-        func own(_ ts: Int64, _ rank: Int, _ connection: Int, _ event: String, _ payload: String) {
+        func own(_ ts: Int64, _ rank: Rank, _ connection: Int, _ event: String, _ payload: String) {
             slots.append(Slot(ts: ts, rank: rank, connection: connection, seq: owns.count, source: -1 - owns.count))
             owns.append((event, payload))
             eventsPer[connection] += 1
@@ -140,9 +140,9 @@ struct ParticipantAssembler {
                 guard results[k].converter.lastTs > ts else { continue }
                 var replay = replays[k] ?? TrackReplay(results[k].converter)
                 for t in replay.resumable(at: ts, results[k].converter) {
-                    own(ts, 0, c, "stream_subscribe", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"kind\":\"camera\"}\n"))
+                    own(ts, .resumed, c, "stream_subscribe", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"kind\":\"camera\"}\n"))
                     if t.showing {
-                        own(ts, 0, c, "receive_stream_status", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"timedOut\":false}\n"))
+                        own(ts, .resumed, c, "receive_stream_status", ParticipantAssembler.trackPayload(t.publisher, t.track, ",\"timedOut\":false}\n"))
                     }
                 }
                 replays[k] = replay
@@ -156,10 +156,10 @@ struct ParticipantAssembler {
                 // A drop logged before its first sample holds until its return.
                 isDown[b.span] = s.flips.last { $0.ts < s.start }?.down ?? false
                 if !joined {
-                    own(b.ts, 0, c, "meeting_join", joinPayload(engine))
+                    own(b.ts, .arrival, c, "meeting_join", joinPayload(engine))
                     joined = true
                 } else if !present {
-                    own(b.ts, 0, c, "reconnect", "}\n")
+                    own(b.ts, .arrival, c, "reconnect", "}\n")
                     resubscribe(at: b.ts, reconnecting: c)
                 }
                 present = true
@@ -168,21 +168,21 @@ struct ParticipantAssembler {
                 isDown[b.span] = true
                 let outcome = b.error.map { Outcome.failed($0) } ?? .dropped
                 if present && !othersUp(b.span, at: b.ts) {
-                    own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(outcome))
+                    own(b.ts, .departure, c, "disconnect", ParticipantAssembler.dropPayload(outcome))
                     present = false
                     goneAt = b.ts
                 } else if !present && wasDown && b.error != nil {
                     // A drop that then failed: the failure is told with its
                     // error, as when the connection never comes back (a
                     // return after it lost the failure, and its weight).
-                    own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(outcome))
+                    own(b.ts, .departure, c, "disconnect", ParticipantAssembler.dropPayload(outcome))
                 }
             case .up:
                 isDown[b.span] = false
                 // A return at the first sample's time is no reconnect: not
                 // joined yet, the join comes with the start.
                 guard joined, !present else { continue }
-                own(b.ts, 0, c, "reconnect", "}\n")
+                own(b.ts, .arrival, c, "reconnect", "}\n")
                 present = true
                 resubscribe(at: b.ts, reconnecting: c)
             case .end:
@@ -190,13 +190,13 @@ struct ParticipantAssembler {
                     // Another connection carries on (a move between the
                     // bridge and P2P): the person stays, this one's tracks end.
                     for t in results[c].converter.openTracks {
-                        own(b.ts, 2, c, "stream_unsubscribe", ParticipantAssembler.trackPayload(t.publisher, t.track, "}\n"))
+                        own(b.ts, .departure, c, "stream_unsubscribe", ParticipantAssembler.trackPayload(t.publisher, t.track, "}\n"))
                     }
                     // The others all down: no live connection is left, unless
                     // the app closed this one (its peer left; the person
                     // stays, with connections a dead peer took down).
                     if present && !othersUp(b.span, at: b.ts) && s.outcome != .closed {
-                        own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(s.outcome))
+                        own(b.ts, .departure, c, "disconnect", ParticipantAssembler.dropPayload(s.outcome))
                         present = false
                         goneAt = b.ts
                     }
@@ -205,7 +205,7 @@ struct ParticipantAssembler {
                 // Back up at its very end (the state log outlasts the
                 // samples): the return is told before the end.
                 if !present, let last = s.flips.last, !last.down, last.ts == b.ts {
-                    own(b.ts, 0, c, "reconnect", "}\n")
+                    own(b.ts, .arrival, c, "reconnect", "}\n")
                     present = true
                     if let gone = goneAt { away.append((gone, b.ts)) }
                 }
@@ -216,15 +216,15 @@ struct ParticipantAssembler {
                     // Down already, the drop was told.
                     if !present { break }
                     if spans.contains(where: { $0.start > b.ts }) {
-                        own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(.dropped))
+                        own(b.ts, .departure, c, "disconnect", ParticipantAssembler.dropPayload(.dropped))
                     } else {
-                        own(b.ts, 2, c, "meeting_leave", "}\n")
+                        own(b.ts, .departure, c, "meeting_leave", "}\n")
                     }
                 case .dropped:
                     // Told already when the drop came before the end.
-                    if present { own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(.dropped)) }
-                case .closed: own(b.ts, 2, c, "meeting_leave", "}\n")
-                case .failed, .setupFailed: own(b.ts, 2, c, "disconnect", ParticipantAssembler.dropPayload(s.outcome))
+                    if present { own(b.ts, .departure, c, "disconnect", ParticipantAssembler.dropPayload(.dropped)) }
+                case .closed: own(b.ts, .departure, c, "meeting_leave", "}\n")
+                case .failed, .setupFailed: own(b.ts, .departure, c, "disconnect", ParticipantAssembler.dropPayload(s.outcome))
                 }
                 if present { goneAt = b.ts }
                 present = false
@@ -257,11 +257,11 @@ struct ParticipantAssembler {
                 // subscription of its own, of no kind, with a "first frame"
                 // at the return (a recorded one-way outage).
                 if case .track = p.kind, ParticipantAssembler.isAway(p.ts, away) { continue }
-                slots.append(Slot(ts: p.ts, rank: 1, connection: s.index, seq: i, source: i))
+                slots.append(Slot(ts: p.ts, rank: p.event == .qualityReport ? .report : .piece, connection: s.index, seq: i, source: i))
                 eventsPer[s.index] += 1
             }
         }
-        slots.sort { ($0.ts, $0.rank, $0.connection, $0.seq) < ($1.ts, $1.rank, $1.connection, $1.seq) }
+        slots.sort { ($0.ts, $0.rank.rawValue, $0.connection, $0.seq) < ($1.ts, $1.rank.rawValue, $1.connection, $1.seq) }
         let envelope = envelopeBytes()
         // The converters' pieces and payloads, taken once (not per event).
         let pieces = results.map(\.converter.pieces)
@@ -481,6 +481,15 @@ struct ParticipantAssembler {
         }
         terminal = max(terminal, start)
         return Span(index: index, start: start, terminal: terminal, outcome: outcome, flips: flips)
+    }
+
+    /// Where an event goes among those of one millisecond. A sample's own
+    /// order (webrtc-import.md: the quality report first, then its track
+    /// events) holds also when a reconnect falls on it: the join or
+    /// reconnect, the report, the tracks taken up again, the sample's
+    /// track events, then a drop or a leave.
+    enum Rank: Int {
+        case arrival, report, resumed, piece, departure
     }
 
     /// The engine: that of the connection that moved the most media; the
