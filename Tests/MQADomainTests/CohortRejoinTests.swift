@@ -6,6 +6,7 @@ import Testing
 @testable import MQAStore
 @testable import MQAIngest
 @testable import MQAReports
+@testable import MQASimulator
 
 /// A participant who rejoins a meeting as another client (another device,
 /// platform or SDK version) is counted under each client for the figures
@@ -131,5 +132,76 @@ import Testing
         #expect(table.unknown.participants == 1 && table.unknown.stalledMs == 5000)
         #expect(table.cohorts.map(\.value) == ["5.3.0"] && table.cohorts[0].stalledMs == 0)
         #expect(table.splitParticipants == 1 && table.people == 1)
+    }
+
+    /// Property: a simulated fleet in which a third of the clients rejoin
+    /// mid-call as another client (random fields changed, some left out).
+    /// The store path equals each meeting's analysis, every piece set sums
+    /// to its participant, each person is counted once per grouping's
+    /// people, and the partials give the same table for every field.
+    @Test func randomRejoinsSplitConsistently() throws {
+        let s = Scratch()
+        var bytes: [UInt8] = []
+        _ = try Simulator(seed: 11, meetings: 8).write { bytes.append(contentsOf: $0) }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        // Each client's first join and last line time.
+        var firstJoin: [String: [String: Any]] = [:], lastTs: [String: Int64] = [:]
+        for line in lines {
+            guard let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let meeting = o["meeting"] as? String, let uid = o["uid"] as? String,
+                  let ts = (o["ts"] as? NSNumber)?.int64Value else { continue }
+            let key = meeting + "\u{1}" + uid
+            if o["event"] as? String == "meeting_join", firstJoin[key] == nil { firstJoin[key] = o }
+            lastTs[key] = max(lastTs[key] ?? .min, ts)
+        }
+        var rng = SplitMix64(seed: 7)
+        var extra: [String] = []
+        for (key, join) in firstJoin.sorted(by: { $0.key < $1.key }) where rng.next() % 3 == 0 {
+            guard let start = (join["ts"] as? NSNumber)?.int64Value, let end = lastTs[key], end - start > 20_000 else { continue }
+            var rejoin = join
+            rejoin["ts"] = start + 10_000 + Int64(rng.next() % UInt64(end - start - 10_000))
+            for field in ["platform", "osVersion", "sdkVersion", "appVersion", "device"] {
+                switch rng.next() % 3 {
+                case 0: rejoin[field] = nil  // left out: the earlier value holds
+                case 1: if field == "platform" { rejoin[field] = ["ios", "web", "android"][Int(rng.next() % 3)] }
+                        else { rejoin[field] = "\(field)-\(rng.next() % 3)" }
+                default: break  // repeated
+                }
+            }
+            let data = try JSONSerialization.data(withJSONObject: rejoin, options: [.sortedKeys])
+            extra.append(String(decoding: data, as: UTF8.self))
+        }
+        #expect(extra.count >= 5, "\(extra.count) rejoins")
+        let store = try EventStore(path: s.db)
+        _ = try Ingester(store: store).ingest(paths: [s.write("fleet.ndjson", lines), s.write("rejoins.ndjson", extra)])
+        try store.refreshSummaries()
+        let stored = try store.cohortMeetings()
+        for m in stored {
+            #expect(try CohortMeeting(log: try #require(try store.meetingLog(m.meeting))) == m, "meeting \(m.meeting)")
+        }
+        let people = stored.flatMap(\.participants)
+        let split = people.filter { !$0.pieces.isEmpty }
+        #expect(split.contains { $0.splitFields.contains { $0 != .netType } }, "no rejoin split a client field")
+        for p in split {
+            for field in p.splitFields {
+                let pieces = p.pieces.filter { $0.pieceOf == field }
+                #expect(pieces.count >= 2 && Set(pieces.map { $0.client[field] }).count == pieces.count)
+                #expect(pieces.reduce(0) { $0 + $1.watchedMs } == p.watchedMs)
+                #expect(pieces.reduce(0) { $0 + $1.stalledMs } == p.stalledMs)
+                #expect(pieces.reduce(0) { $0 + $1.measuredMs } == p.measuredMs)
+                #expect(pieces.reduce(0) { $0 + $1.lowTierMs } == p.lowTierMs)
+                #expect(pieces.reduce(0) { $0 + $1.abnormalDisconnects } == p.abnormalDisconnects)
+                #expect(pieces.flatMap(\.firstFrameMs).sorted() == p.firstFrameMs.sorted())
+            }
+        }
+        let back = try CohortPartials.parse(Data(try CohortPartials(stored).json.rendered().utf8))
+        for field in CohortField.allCases {
+            let table = CohortTable(stored, by: field)
+            #expect(table.people == people.count)
+            #expect(table.splitParticipants == split.count { $0.splitFields.contains(field) })
+            #expect(CohortTable(back.meetings, by: field) == table, "\(field)")
+            // Asking for this field alone splits the same way.
+            #expect(CohortTable(try store.cohortMeetings(splitting: [field]), by: field) == table, "\(field) alone")
+        }
     }
 }
