@@ -22,10 +22,10 @@ enum CohortOptions {
         Figures come from the summary tables ingest keeps (default tier config) and the
         clients' meeting_join fields; quality reports are decoded only for the clients
         whose value of the field changed (a network, or a rejoin as another client), to
-        split their figures by value. Intervals are 95 %
-        percentile bootstrap intervals that resample whole meetings (participants of one
-        meeting share its network and server, so they are not independent); the same
-        store, --seed and --replicates give the same intervals. See Docs/cohorts.md.
+        split their figures by value. Intervals are 95 % percentile bootstrap intervals
+        that resample whole meetings (participants of one meeting share its network and
+        server, so they are not independent); the same store, --seed and --replicates
+        give the same intervals. See Docs/cohorts.md.
         """
 
     static func bootstrap(_ args: ParsedArguments) throws -> BootstrapOptions {
@@ -67,8 +67,9 @@ enum ReportCohortsCommand {
             or by fewer than 10 participants is marked as having too little data and listed
             after them. Participants without the field are shown as unknown. Each figure
             counts under the value that held when it was measured (the last join naming
-            the field, or for netType the last network_change, before it): a participant
-            who changed network, or rejoined from another device or SDK, counts under each.
+            the field, or for netType the last network_change, before it; unknown until
+            one names it): a participant who changed network, or rejoined from another
+            device or SDK, counts under each.
             """ + "\n\n" + CohortOptions.methodHelp + "\n\n" + CohortOptions.partialsHelp,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
