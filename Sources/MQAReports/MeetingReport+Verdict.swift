@@ -236,13 +236,27 @@ extension MeetingReport {
     }
 
     /// `iPhone15,2, SDK 5.2.0`: the client `uid` was on at `ts`, for a
-    /// participant who rejoined as another client (`clientHistory`); nil
-    /// for everyone else, whose Clients row says it all.
+    /// participant who rejoined as another client (`clientHistory`), told
+    /// by the fields that tell its clients apart (`app 2026.11.2` when only
+    /// the app changed); nil for everyone else, whose Clients row says it
+    /// all.
     func clientLabel(_ uid: String, at ts: Int64) -> String? {
         guard let history = context.participant(uid)?.clientHistory, let first = history.first else { return nil }
         let c = (history.last { $0.ts <= ts } ?? first).client
-        let what = c.device ?? c.platform ?? "a client that named no device"
-        return what + (c.sdkVersion.map { ", SDK \($0)" } ?? "")
+        func differs(_ field: CohortField) -> Bool { Set(history.map { $0.client[field] }).count > 1 }
+        var parts: [String] = []
+        // The device names the client best, the platform where the device
+        // does not tell them apart; then the SDK (the fleet's question).
+        // Versions alone only where the device stayed.
+        let versions: [(CohortField, String)]
+        if differs(.device) || differs(.platform) {
+            parts.append(differs(.device) ? c.device ?? "a device not named" : c.platform ?? "a platform not named")
+            versions = [(.sdkVersion, "SDK")]
+        } else {
+            versions = [(.osVersion, "OS"), (.sdkVersion, "SDK"), (.appVersion, "app")]
+        }
+        for (field, word) in versions where differs(field) { parts.append("\(word) \(c[field] ?? "not named")") }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
     /// `cpu 34 s over the call`: what held a sender's video back, from its

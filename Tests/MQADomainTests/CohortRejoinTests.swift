@@ -19,8 +19,8 @@ import Testing
             #"{"ts":\#(t0 + dt),"meeting":"m-1","uid":"\#(uid)","# + rest + "}"
         }
         let phone = #""platform":"ios","osVersion":"17.4.1","sdkVersion":"5.2.0","device":"iPhone15,2","netType":"wifi""#
-        // The browser names no osVersion: a join that leaves a field out
-        // changes nothing, so hers stays 17.4.1 throughout.
+        // The browser names no osVersion: another platform is another
+        // client, so her OS is unknown from the rejoin on (not iOS 17.4.1).
         let browser = #""platform":"web","sdkVersion":"5.3.0","device":"Chrome 131","netType":"wifi""#
         var alice = [
             line(0, "alice", #""event":"meeting_join","engine":"sfu","# + phone),
@@ -56,8 +56,8 @@ import Testing
 
         let a = try #require(stored.first?.participants.first { $0.uid == "alice" })
         // Whole, she is the client of her last report.
-        #expect(a.client.sdkVersion == "5.3.0" && a.client.osVersion == "17.4.1")
-        #expect(a.splitFields == [.platform, .sdkVersion, .device])
+        #expect(a.client.sdkVersion == "5.3.0" && a.client.osVersion == nil)
+        #expect(a.splitFields == [.platform, .osVersion, .sdkVersion, .device])
         let sdk = a.pieces.filter { $0.pieceOf == .sdkVersion }
         #expect(sdk.map(\.client.sdkVersion) == ["5.2.0", "5.3.0"])
         #expect(sdk.map(\.stalledMs) == [10_000, 0] && a.stalledMs == 10_000)
@@ -74,9 +74,11 @@ import Testing
         #expect(bySDK.people == 2 && bySDK.splitParticipants == 1)
         let json = CohortsReport(bySDK).json.rendered()
         #expect(json.contains(#""changedValue":1,"changedNetwork":0"#))
-        // A field that did not change keeps her whole, once.
+        // Her iOS time under 17.4.1, her browser time unknown (with bob's).
         let byOS = CohortTable(stored, by: .osVersion)
-        #expect(byOS.splitParticipants == 0 && byOS.cohorts.map(\.participants) == [1] && byOS.unknown.participants == 1)
+        #expect(byOS.splitParticipants == 1 && byOS.cohorts.map(\.participants) == [1] && byOS.unknown.participants == 2)
+        #expect(byOS.cohorts.first?.stalledMs == 10_000)
+        // A field that did not change keeps her whole, once.
         #expect(CohortTable(stored, by: .netType).cohorts.map(\.participants) == [2])
         #expect(TrendTable(stored, every: .day).rows.map(\.figures.participants) == [2])
 
@@ -87,7 +89,7 @@ import Testing
         // The partials name the fields, and read back to the same tables.
         let partials = try CohortPartials(stored)
         let text = partials.json.rendered()
-        #expect(text.contains(#""scope":"whole","splitBy":["platform","sdkVersion","device"]"#))
+        #expect(text.contains(#""scope":"whole","splitBy":["platform","osVersion","sdkVersion","device"]"#))
         #expect(partials.participants == 2)
         let back = try CohortPartials.parse(Data(text.utf8))
         for field in CohortField.allCases {
@@ -100,6 +102,11 @@ import Testing
         let stalls = Dictionary(uniqueKeysWithValues: tuning.cohorts.map { ($0.value, $0.stalls) })
         #expect(stalls["5.2.0"] == 1 && stalls["5.3.0"] == 0)
         #expect(tuning.cohorts.map(\.clients).reduce(0, +) == 3)
+        // Reports count where they were measured: her 49 phone reports are
+        // 5.2's, and the cohorts' add up to the fleet's (not 49 more).
+        let reports = Dictionary(uniqueKeysWithValues: tuning.cohorts.map { ($0.value, $0.reports) })
+        #expect(reports["5.2.0"] == 49)
+        #expect(tuning.cohorts.reduce(0) { $0 + $1.reports } == TuningCorpus([log]).reportCount)
     }
 
     /// A first join that names no version (an app of an older SDK) leaves
@@ -203,5 +210,25 @@ import Testing
             // Asking for this field alone splits the same way.
             #expect(CohortTable(try store.cohortMeetings(splitting: [field]), by: field) == table, "\(field) alone")
         }
+    }
+
+    /// A rejoin that leaves a field out keeps it (a reconnect of the same
+    /// client may repeat the fields or not); one naming another platform is
+    /// another client, whose unnamed fields are unknown. The network is
+    /// not the client's and carries over.
+    @Test func anotherPlatformIsAnotherClient() {
+        func join(_ fields: [String: String]) -> EventPayload {
+            EventPayload(.meetingJoin, fields.mapValues { PayloadValue.string($0) })
+        }
+        var c = ParticipantContext.ClientInfo()
+        c.update(from: join(["platform": "ios", "osVersion": "17.4.1", "sdkVersion": "5.2.0", "device": "iPhone15,2",
+                             "netType": "wifi"]))
+        c.update(from: join(["sdkVersion": "5.2.1"]))
+        #expect(c.platform == "ios" && c.osVersion == "17.4.1" && c.sdkVersion == "5.2.1" && c.device == "iPhone15,2")
+        c.update(from: join(["platform": "ios", "appVersion": "2026.11.2"]))
+        #expect(c.osVersion == "17.4.1" && c.appVersion == "2026.11.2")
+        c.update(from: join(["platform": "web", "sdkVersion": "5.3.0"]))
+        #expect(c.platform == "web" && c.sdkVersion == "5.3.0" && c.osVersion == nil && c.device == nil && c.appVersion == nil)
+        #expect(c.netType == "wifi")
     }
 }

@@ -77,7 +77,9 @@ import MQATestSupport
         let report = MeetingReport(log: log, config: TierConfig())
         let md = report.markdown
         #expect(md.contains("| alice                 | ios      | 17.4.1     | 5.3.0 | 2026.11.2 | iPhone15,2         | wifi            |"), "\(md)")
-        #expect(md.contains("| alice, from +0:50.000 | web      | 17.4.1     | 5.3.1 | 2026.11.2 | Chrome 131         | cellular        |"))
+        // Another platform is another client: the OS and app the browser
+        // did not name are unknown, not the iPhone's.
+        #expect(md.contains("| alice, from +0:50.000 | web      | —          | 5.3.1 | —         | Chrome 131         | cellular        |"))
         #expect(report.html.contains("<td>alice, from +0:50.000</td>"))
         // Incident lines name the client she was on at their start; nobody
         // else's are named.
@@ -85,6 +87,20 @@ import MQATestSupport
         #expect(report.clientLabel("alice", at: Fixtures.t0 + 50_000) == "Chrome 131, SDK 5.3.1")
         #expect(report.clientLabel("bob", at: Fixtures.t0 + 40_000) == nil)
         #expect(Self.report.clientLabel("alice", at: Fixtures.t0 + 40_000) == nil)
+
+        // Only the app changed (an update, the same phone): the label says so.
+        var updated = Fixtures.withContext
+        let k = try #require(updated.clients.firstIndex { $0.uid == "alice" })
+        var again = join
+        again.ts = Fixtures.t0 + 50_000
+        var fields: [String: PayloadValue] = ["platform": .string("ios"), "appVersion": .string("2026.12.0")]
+        fields["engine"] = join.payload["engine"]
+        again.payload = EventPayload(.meetingJoin, fields)
+        updated.clients[k].events = (updated.clients[k].events + [again]).enumerated()
+            .sorted { ($0.element.ts, $0.offset) < ($1.element.ts, $1.offset) }.map(\.element)
+        let app = MeetingReport(log: updated, config: TierConfig())
+        #expect(app.clientLabel("alice", at: Fixtures.t0 + 40_000) == "app 2026.11.2")
+        #expect(app.clientLabel("alice", at: Fixtures.t0 + 55_000) == "app 2026.12.0")
         let root = try #require(try JSONSerialization.jsonObject(with: Data(report.json.rendered().utf8)) as? [String: Any])
         let participants = try #require(root["participants"] as? [[String: Any]])
         let alice = try #require(participants.first { $0["uid"] as? String == "alice" })
@@ -105,12 +121,15 @@ import MQATestSupport
             var log = Fixtures.withContext
             let i = try #require(log.clients.firstIndex { $0.uid == "alice" })
             let join = try #require(log.clients[i].events.first { $0.payload.kind == .meetingJoin })
+            // "ios": her first join again, whole; another platform: named alone.
             let extra = list.map { dt, platform in
                 var e = join
                 e.ts = Fixtures.t0 + dt
-                var values = ["platform": PayloadValue.string(platform)]
-                values["engine"] = join.payload["engine"]
-                e.payload = EventPayload(.meetingJoin, values)
+                if platform != "ios" {
+                    var values = ["platform": PayloadValue.string(platform)]
+                    values["engine"] = join.payload["engine"]
+                    e.payload = EventPayload(.meetingJoin, values)
+                }
                 return e
             }
             log.clients[i].events = (log.clients[i].events + extra).enumerated()

@@ -313,7 +313,15 @@ public struct ParticipantContext: Sendable, Equatable {
 
         public var isEmpty: Bool { self == ClientInfo() }
 
+        /// A join's fields over the ones before. A join naming another
+        /// platform is another client (a laptop after a phone): the fields
+        /// it leaves out are unknown, not the earlier client's (a browser
+        /// that names no OS does not run iOS 17.4.1). The network is not
+        /// the client's and carries over.
         mutating func update(from join: EventPayload) {
+            if let p = join.string("platform"), let current = platform, p != current {
+                (osVersion, sdkVersion, appVersion, device) = (nil, nil, nil, nil)
+            }
             if let v = join.string("platform") { platform = v }
             if let v = join.string("osVersion") { osVersion = v }
             if let v = join.string("sdkVersion") { sdkVersion = v }
@@ -322,7 +330,6 @@ public struct ParticipantContext: Sendable, Equatable {
             if let v = join.string("netType") { netType = v }
         }
 
-        /// `"platform"`, `"osVersion"`, … as in the log (camelCase).
         /// The value of a client field (`nil` for `engine`, not a client's).
         public subscript(field: CohortField) -> String? {
             get {
@@ -349,6 +356,7 @@ public struct ParticipantContext: Sendable, Equatable {
             }
         }
 
+        /// `"platform"`, `"osVersion"`, … as in the log (camelCase).
         public var json: JSON {
             .object([("platform", .optional(platform)), ("osVersion", .optional(osVersion)),
                      ("sdkVersion", .optional(sdkVersion)), ("appVersion", .optional(appVersion)),

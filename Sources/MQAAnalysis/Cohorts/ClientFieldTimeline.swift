@@ -2,21 +2,21 @@ import MQABase
 import MQAModel
 
 /// Which value of one client field (event-log.md 1.2) a client had over
-/// time: each `meeting_join` that names the field starts a stretch of its
-/// value, and for `netType` so does each `network_change`. "The last value
-/// before a report holds", so a figure measured at `t` belongs to the last
-/// mark at or before `t`: a client that rejoins from another device, or
-/// after an app update, measured its earlier figures on the earlier one.
-/// Before the first mark the value is the first mark's when that mark is a
-/// join (what the client joined with, as `ClientInfo` reads it), and
-/// unknown when it is a `network_change` (nothing said which network came
-/// before it). A join that leaves the field out changes nothing, but a
-/// first join without it makes the value unknown until one names it: an
-/// app of an older SDK says nothing of its version, and the version its
-/// update names later did not measure the earlier figures.
+/// time: each `meeting_join` sets the field as `ClientInfo` reads joins (a
+/// join that leaves it out keeps the value before; one that names another
+/// platform is another client, whose unnamed fields are unknown), and for
+/// `netType` so does each `network_change`. "The last value before a
+/// report holds", so a figure measured at `t` belongs to the last mark at
+/// or before `t`: a client that rejoins from another device, or after an
+/// app update, measured its earlier figures on the earlier one. Before the
+/// first mark the value is what the client joined with (the joins of its
+/// first millisecond, the last word holding), unknown when it begins with
+/// a `network_change`. A first join that names no value leaves it unknown
+/// until one does: an app of an older SDK says nothing of its version, and
+/// the version an update names later did not measure what came before.
 public struct ClientFieldTimeline: Sendable, Equatable {
-    /// One mark: a join (`value` nil when it leaves the field out), or a
-    /// network change.
+    /// One mark: a join or a network change, with the value from it on
+    /// (`nil`: unknown from it on).
     public struct Mark: Sendable, Equatable {
         public var ts: Int64
         public var value: String?
@@ -39,11 +39,20 @@ public struct ClientFieldTimeline: Sendable, Equatable {
     /// change is the later word).
     public init(marks: [Mark]) {
         let ordered = ClientFieldTimeline.ordered(marks)
-        let initial: String? = ordered.first.flatMap { $0.isJoin ? $0.value : nil }
+        // What the client joined with: the joins of its first millisecond
+        // are one moment, the last word holding (two of them were a change
+        // from nothing, and a reanalysis for nothing).
+        var initial: String?
+        var k = 0
+        if let first = ordered.first, first.isJoin {
+            while k < ordered.count, ordered[k].isJoin, ordered[k].ts == first.ts {
+                initial = ordered[k].value
+                k += 1
+            }
+        }
         starts = [.min]
         values = [initial]
-        // A mark without a value only ever sets the initial value.
-        for m in ordered where m.value != nil && m.value != values[values.count - 1] {
+        for m in ordered[k...] where m.value != values[values.count - 1] {
             if starts[starts.count - 1] == m.ts {
                 // Two marks of one millisecond: the later one holds from it.
                 values[values.count - 1] = m.value
@@ -78,20 +87,36 @@ public struct ClientFieldTimeline: Sendable, Equatable {
     public static func marks(field: CohortField, joins: [(ts: Int64, payload: EventPayload)],
                              networkChanges: [(ts: Int64, payload: EventPayload)]) -> [Mark] {
         guard field.changesInCall else { return [] }
-        var marks = joins.map { Mark(ts: $0.ts, value: $0.payload.string(field.rawValue), isJoin: true) }
+        // In time order, each mark with the value from it on: the joins
+        // read as `ClientInfo` reads them, a network change setting netType.
+        var raw = joins.map { Mark(ts: $0.ts, value: nil, isJoin: true) }
+        var payloads = joins.map(\.payload)
         if field == .netType {
             for c in networkChanges {
-                if let v = c.payload.string("netType") { marks.append(Mark(ts: c.ts, value: v, isJoin: false)) }
+                guard let v = c.payload.string("netType") else { continue }
+                raw.append(Mark(ts: c.ts, value: v, isJoin: false))
+                payloads.append(c.payload)
             }
         }
-        return ordered(marks)
+        var state = ParticipantContext.ClientInfo()
+        return orderedIndices(raw).map { i in
+            var m = raw[i]
+            if m.isJoin { state.update(from: payloads[i]) } else { state.netType = m.value }
+            m.value = state[field]
+            return m
+        }
     }
 
     /// By time; at one millisecond joins first, then in the order given.
     static func ordered(_ marks: [Mark]) -> [Mark] {
-        marks.enumerated().sorted { a, b in
-            (a.element.ts, a.element.isJoin ? 0 : 1, a.offset) < (b.element.ts, b.element.isJoin ? 0 : 1, b.offset)
-        }.map(\.element)
+        orderedIndices(marks).map { marks[$0] }
+    }
+
+    /// The indices of `ordered`.
+    static func orderedIndices(_ marks: [Mark]) -> [Int] {
+        marks.indices.sorted { a, b in
+            (marks[a].ts, marks[a].isJoin ? 0 : 1, a) < (marks[b].ts, marks[b].isJoin ? 0 : 1, b)
+        }
     }
 
     /// Whether more than one value holds at some time: only then does a

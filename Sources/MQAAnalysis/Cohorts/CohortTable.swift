@@ -56,7 +56,7 @@ public struct CohortTable: Sendable, Equatable {
     public var meetings: Int
     public var options: BootstrapOptions
     /// Participants, each once (the cohorts' `participants` add up to more
-    /// by `netType`, where one whose network changed counts on each).
+    /// where a participant's value changed: it counts under each).
     public var people: Int
     /// Participants whose value of `field` changed while they had figures,
     /// each counted under every value it had (`CohortParticipant.pieces`).

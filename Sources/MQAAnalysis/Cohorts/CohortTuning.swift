@@ -108,7 +108,7 @@ public struct CohortTuning: Sendable {
             let here = ranking.first { $0.gridIndex == best?.gridIndex } ?? ranking[0]
             let ci = CohortTuning.gainInterval(split[v]!, best: ranking[0].config, fleetBest: here.config,
                                                same: ranking[0].gridIndex == here.gridIndex, options: options, bootstrap: bootstrap)
-            return Cohort(value: v, clients: clients[v] ?? 0, stalls: corpus.stallCount, reports: corpus.reportCount,
+            return Cohort(value: v, clients: clients[v] ?? 0, stalls: corpus.stallCount, reports: corpus.countedReportCount,
                           ranking: ranking, fleetBest: here, meetings: split[v]!.count, gainCI: ci)
         }
     }

@@ -66,7 +66,11 @@ public struct TuningCorpus: Sendable {
         }
     }
 
+    /// Reports the sweep runs over (a windowed client's, all of them).
     public var reportCount: Int { ts.count }
+    /// Reports that count: inside their client's windows, if it has any
+    /// (what a cohort of `tune --by` says it holds).
+    public private(set) var countedReportCount = 0
     public var connectionCount: Int { connStart.count }
     public var clientCount: Int { clientConn.count - 1 }
     public var stallCount: Int { stallStarts.count }
@@ -106,6 +110,8 @@ public struct TuningCorpus: Sendable {
         maxClientReports = max(maxClientReports, ts.count - before)
         var starts: [Int64] = []
         for s in client.subscriptions() { starts += s.stalls.map(\.start) }
+        let added = ts[before...]
+        countedReportCount += windows.map { w in added.count { t in w.contains { $0.from <= t && t < $0.to } } } ?? added.count
         if let windows {
             // A stall counts where it starts.
             starts = starts.filter { t in windows.contains { $0.from <= t && t < $0.to } }
