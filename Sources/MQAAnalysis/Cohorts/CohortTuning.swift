@@ -38,11 +38,7 @@ public struct CohortTuning: Sendable {
     /// The field's value for one client of `log` (what held for its
     /// figures, `ClientInfo(_:)`; the meeting's engine for `engine`).
     public static func value(of client: ClientLog, in log: MeetingLog, field: CohortField) -> String? {
-        if field == .engine { return log.engine }
-        let info = ParticipantContext.ClientInfo(client)
-        let p = CohortParticipant(uid: client.uid, engine: nil, client: info, watchedMs: 0, stalledMs: 0, lowTierMs: 0,
-                                  measuredMs: 0, mosP50: nil, abnormalDisconnects: 0, firstFrameMs: [])
-        return field.value(of: p)
+        field == .engine ? log.engine : ParticipantContext.ClientInfo(client)[field]
     }
 
     /// Where a client counts by `field`: one value, whole, or, for a

@@ -205,7 +205,11 @@ public struct TuningPartials: Sendable, Equatable {
             total.connections += p.connections
             // Sorted once below: re-sorting per part made a merge of many
             // parts quadratic.
-            total.meetingIDs = total.meetingIDs.flatMap { mine in p.meetingIDs.map { mine + $0 } }
+            if let ids = p.meetingIDs, total.meetingIDs != nil {
+                total.meetingIDs!.append(contentsOf: ids)
+            } else {
+                total.meetingIDs = nil
+            }
             for k in total.counts.indices { total.counts[k] = total.counts[k] + p.counts[k] }
         }
         total.meetingIDs = total.meetingIDs.map(byteOrder)
