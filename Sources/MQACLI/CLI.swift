@@ -111,7 +111,12 @@ public enum CLI {
             return ExitCode.success
         }
         if first == "help" {
-            let rest = Array(arguments.dropFirst())
+            // `mqa help --help` asks for this command's own help, and
+            // `mqa help ingest -h` for ingest's: the flag adds nothing.
+            let flags: Set<String> = ["-h", "--help"]
+            let asked = arguments.dropFirst().contains(where: flags.contains)
+            var rest = arguments.dropFirst().filter { !flags.contains($0) }
+            if rest.isEmpty && asked { rest = ["help"] }
             guard !rest.isEmpty else {
                 context.stdout.write(overview)
                 return ExitCode.success
@@ -161,6 +166,18 @@ public enum CLI {
             if parsed.wantsHelp {
                 context.stdout.write(command.spec.helpText)
                 return ExitCode.success
+            }
+            // A command that reads times only when given some still refuses
+            // an unknown `$MQA_TZ`, as every other one does, before any work.
+            if command.spec.options.contains(where: { $0.spec.primary == Options.tz.spec.primary }) {
+                _ = try context.zone(parsed)
+            }
+            // `--out` naming the store is refused before any work too: a
+            // sweep of minutes that then fails on its output is no help.
+            let db = Options.db.spec.primary, out = Options.out.spec.primary
+            if parsed.declared[db] != nil, parsed.declared[out] != nil,
+               let path = parsed.value(Options.out), path != "-", (try? context.databasePath(parsed)) != nil {
+                try context.refuseStore(asOutput: path, parsed)
             }
             let code = try command.run(parsed, context)
             // Every result file is renamed into place and stdout checked:

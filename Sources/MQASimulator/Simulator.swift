@@ -73,7 +73,7 @@ public struct Simulator: Sendable {
             do {
                 try fm.createDirectory(at: dir, withIntermediateDirectories: true)
             } catch {
-                throw SimulationError.cannotWrite(dir.path + ": " + Simulator.reason(error))
+                throw SimulationError.cannotWrite(dir.path + ": " + OutputError.reason(error))
             }
             for (i, range) in m.ranges.enumerated() {
                 let name = SafeFileName.stem(m.plan.participants[i].uid) + ".ndjson"
@@ -89,16 +89,6 @@ public struct Simulator: Sendable {
                 }
             }
         }
-    }
-
-    /// The system's words for a failed file operation (`Not a directory`),
-    /// not Foundation's dump of its error object.
-    static func reason(_ error: Error) -> String {
-        let ns = error as NSError
-        let underlying = (ns.userInfo[NSUnderlyingErrorKey] as? Error).map { $0 as NSError }
-        let posix = [underlying, ns].compactMap { $0 }.first { $0.domain == NSPOSIXErrorDomain }
-        if let posix { return String(cString: strerror(Int32(posix.code))) }
-        return ns.localizedDescription
     }
 
     /// A single stream: meetings one after another, each client's lines

@@ -64,6 +64,19 @@ import MQAStore
         #expect(!option.stderr.contains("unknown option"), "\(option)")
     }
 
+    /// An unknown `MQA_TZ` is a usage error wherever `--tz` is taken, as
+    /// the same name given with `--tz` is, also when no time is typed
+    /// (these commands read the zone only for `--since`/`--until`, and
+    /// ignored the variable otherwise, with exit 0).
+    @Test(arguments: [["report", "cohorts", "--by", "netType"], ["compare", "--by", "sdkVersion", "5.2.3", "5.3.0"],
+                      ["tune", "--grid", "-"], ["meetings"]])
+    func anUnknownZoneInMQATZIsRefusedEverywhere(command: [String]) {
+        let r = MQA.run(command + ["--db", Self.db, "-f", "json"], environment: ["MQA_TZ": "Mars/Olympus"])
+        #expect(r.status == 64 && r.stderr.contains("MQA_TZ 'Mars/Olympus' is not a time zone"), "\(r)")
+        let option = MQA.run(command + ["--db", Self.db, "-f", "json", "--tz", "Mars/Olympus"])
+        #expect(option.status == 64, "\(option)")
+    }
+
     @Test func compareJSONAndTheReleaseGate() throws {
         let r = MQA.run(["compare", "--db", Self.db, "--by", "sdkVersion", "5.2.3", "5.3.0", "-f", "json", "--fail-if-worse"])
         #expect(r.status == 2, "\(r)")
@@ -161,6 +174,7 @@ import MQAStore
         (["compare", "5.2.3", "5.3.0"], 64, "missing '--by <field>'"),
         (["compare", "--by", "sdk", "5.2.3", "5.3.0"], 64, "must be one of platform, osVersion, sdkVersion"),
         (["compare", "--by", "sdkVersion", "5.3.0", "5.3.0"], 64, "two different values"),
+        (["compare", "--by", "sdkVersion", "5.2.3", ""], 64, "B is empty"),
         (["compare", "--by", "sdkVersion", "5.2.3", "5.3.9"], 1, "no participant has sdkVersion '5.3.9'; did you mean '5.3.0'?"),
         (["report", "cohorts"], 64, "missing '--by <field>'"),
         (["report", "cohorts", "--by", "netType", "--replicates", "5"], 64, "--replicates"),

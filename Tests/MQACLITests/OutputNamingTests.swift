@@ -67,8 +67,13 @@ import Testing
     }
 
     @Test func helpOfHelp() {
-        let r = MQA.run(["help", "help"])
-        #expect(r.status == 0 && r.stdout.hasPrefix("OVERVIEW: ") && r.stdout.contains("USAGE: mqa help"), "\(r)")
+        for words in [["help", "help"], ["help", "--help"], ["help", "-h"], ["help", "help", "-h"]] {
+            let r = MQA.run(words)
+            #expect(r.status == 0 && r.stdout.hasPrefix("OVERVIEW: ") && r.stdout.contains("USAGE: mqa help"), "\(words) \(r)")
+        }
+        // The flag after a subcommand's name adds nothing: its help.
+        let r = MQA.run(["help", "ingest", "--help"])
+        #expect(r.status == 0 && r.stdout.contains("USAGE: mqa ingest"), "\(r)")
     }
 
     @Test func simulateIntoAFileSaysWhy() {

@@ -51,9 +51,9 @@ enum DemoCommand {
         let db = dir + "/mqa.sqlite"
         // A fresh folder each time, so the demo's files are the seed's and
         // no page of an earlier run lingers beside them.
-        try clearEarlierDemo(in: dir)
+        try onDisk(dir) { try clearEarlierDemo(in: dir) }
         for sub in ["", "/reports/meetings", "/tuning"] {
-            try fm.createDirectory(atPath: dir + sub, withIntermediateDirectories: true)
+            try onDisk(dir + sub) { try fm.createDirectory(atPath: dir + sub, withIntermediateDirectories: true) }
         }
         let say = { (text: String) in
             context.stderr.write(text + "\n")
@@ -72,7 +72,7 @@ enum DemoCommand {
             if code != ExitCode.success && incomplete == nil { incomplete = code }
         }
 
-        try Data().write(to: URL(fileURLWithPath: dir + "/" + marker))
+        try onDisk(dir + "/" + marker) { try Data().write(to: URL(fileURLWithPath: dir + "/" + marker)) }
 
         say("1/5 simulating \(meetings) meetings (seed \(seed))…")
         try step(SimulateCommand.command, ["--meetings", String(meetings), "--seed", seed, "--out", dir + "/logs"])
@@ -111,7 +111,7 @@ enum DemoCommand {
         }
 
         say("4/5 tuning tier thresholds against the stalls…")
-        try grid.write(toFile: dir + "/tuning/grid.json", atomically: true, encoding: .utf8)
+        try onDisk(dir + "/tuning/grid.json") { try grid.write(toFile: dir + "/tuning/grid.json", atomically: true, encoding: .utf8) }
         try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--out", dir + "/tuning/tune.md"])
         try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--format", "json", "--out", dir + "/tuning/tune.json"])
 
@@ -148,6 +148,19 @@ enum DemoCommand {
     /// Empties `dir` of an earlier demo's files. A folder that holds anything
     /// else is refused: the demo must not delete a user's own `logs/` or
     /// `reports/` because they were named as its output.
+    /// Runs a Foundation file operation on `path`; its failure reads
+    /// "PATH: Not a directory", as every other output error, not as
+    /// Foundation's dump of its error object. A usage error passes as it is.
+    static func onDisk(_ path: String, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw OutputError(path: path, error: error)
+        }
+    }
+
     static func clearEarlierDemo(in dir: String) throws {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
