@@ -238,6 +238,18 @@ import MQAIngest
         #expect(exportedLines(db) == 10)
     }
 
+    @Test func aSweepRefusesTheStoreAsOutputBeforeItRuns() throws {
+        let f = dir.write("log.ndjson", Lines.meeting("m-1"))
+        #expect(MQA.run(["ingest", "--db", db, f]).status == 0)
+        let grid = dir.write("grid.json", #"{"hysteresis": [0, 0.1]}"#)
+        for extra in [[], ["--partials"]] {
+            let r = MQA.run(["tune", "--db", db, "--grid", grid, "--out", db] + extra)
+            // The refusal is all it says: no sweep ran and reported first.
+            #expect(r.status == 64 && r.stderr.hasPrefix("Error: --out '\(db)' is the store"), "\(r)")
+        }
+        #expect(MQA.run(["check", "--db", db]).status == 0)
+    }
+
     // MARK: 6. A read-only store
 
     @Test func aReadOnlyStoreInAReadOnlyFolderCanBeRead() throws {
@@ -579,5 +591,41 @@ import MQAIngest
         let r = MQA.run(["ingest", "--db", dir.path, f])
         #expect(r.status == 1)
         #expect(r.stderr.contains("is a directory, not an mqa store"), "\(r)")
+    }
+
+    // MARK: 17. The format told by content loses no event line
+
+    @Test func anEventLineInAFileReadAsADumpIsRejectedWhereItShows() throws {
+        // Two array lines outvote one event line: the file is read as an
+        // rtcstats dump, whose object lines are metadata. The event line
+        // was counted nowhere (lines 2, rejected 2, exit 3, export empty).
+        let event = #"{"ts":1795946400000,"event":"user_enter","meeting":"m","uid":"u","target":"bob"}"#
+        let f = dir.write("mixed.ndjson", "[1]\n[2]\n" + event + "\n")
+        let r = MQA.run(["ingest", "--db", db, "--format", "json", f])
+        #expect(r.status == 3, "\(r)")
+        let counts = summary(r)
+        #expect(counts["lines"] == 3 && counts["rejected"] == 3, "\(r.stdout)")
+        let rejects = MQA.run(["query", "rejects", "--db", db, "--format", "csv"])
+        #expect(rejects.stdout.contains("an event-log line") && rejects.stdout.contains("--input-format events"), "\(rejects)")
+        // Named as events, the same file keeps its event line.
+        let events = dir.file("events.sqlite")
+        #expect(MQA.run(["ingest", "--db", events, "--input-format", "events", f]).status == 3)
+        #expect(exportedLines(events) == 1)
+        // A file of event lines only, forced to rtcstats, is still refused
+        // whole (not marked ingested as a dump of nothing).
+        let forced = MQA.run(["ingest", "--db", dir.file("forced.sqlite"), "--input-format", "rtcstats", dir.write("log.ndjson", event + "\n")])
+        #expect(forced.status == 1 && forced.stderr.contains("only JSON object lines"), "\(forced)")
+    }
+
+    @Test func aLoneBraceBeforeEventLinesIsOneBadLine() throws {
+        // A lone `{` opens a pretty-printed webrtc-internals dump; before
+        // lines of objects it is an event log's bad first line, and the
+        // whole file failed as a dump (exit 1, nothing stored).
+        let lines = (0..<2).map { #"{"ts":\#(1_795_946_400_000 + $0 * 1000),"event":"user_enter","meeting":"m","uid":"u","target":"t\#($0)"}"# }
+        let f = dir.write("brace.ndjson", "{\n" + lines.joined(separator: "\n") + "\n")
+        let r = MQA.run(["ingest", "--db", db, "--format", "json", f])
+        #expect(r.status == 3, "\(r)")
+        #expect(summary(r)["events"] == 2 && summary(r)["rejected"] == 1, "\(r.stdout)")
+        #expect(exportedLines(db) == 2)
     }
 }

@@ -352,6 +352,11 @@ enum Dump {
         let arrays = (1...10).map { "[\"getstats\",\"pc\",{},\($0)]" }.joined(separator: "\n") + "\n"
         #expect(sniff(metadata + arrays) == .rtcstats)
         #expect(sniff("[\"stray\"]\n" + qr(t0) + "\n") == .events, "a tie: the object line is an event line")
+        // A lone `{` is a pretty-printed dump's first line only when a key
+        // (or its end) follows; before object lines it is a log's bad line.
+        #expect(sniff("{\n" + qr(t0) + "\n" + qr(t0 + 1) + "\n") == .events)
+        #expect(sniff("{\r\n\r\n  \"PeerConnections\": {}\n}") == .webrtcInternals)
+        #expect(sniff("{\n") == .webrtcInternals, "nothing after it yet")
         #expect(WebRTCImport.baseName("/a/b/dump.json.txt.gz") == "dump")
         // Version 2 strips `.zst` too.
         #expect(WebRTCImport.baseName("dump.log.zst") == "dump")

@@ -80,6 +80,9 @@ struct RTCStatsImporter {
         var objects = 0
         /// Object lines with rtcstats-server's `statsSessionId`: a server's dump.
         var serverLines = 0
+        /// Event-log lines (a top-level `event` key) among the arrays:
+        /// rejected, each, since they are no part of a dump.
+        var eventLines = 0
         var lineNumber = 0
         /// Whether a non-blank line came before (format 3's first line is its header).
         var sawContent = false
@@ -148,8 +151,17 @@ struct RTCStatsImporter {
             defer { if p.clock != before { p.lastTimedLine = p.lineNumber } }
             switch try parse(line, format3: p.format3, firstArray: p.arrays == 0 && p.conversion.rejects.isEmpty, clock: &p.clock) {
             case .object:
+                let keys = WebRTCImport.topLevelKeys(of: line, from: 0)
+                // An event line in a file the vote took for a dump (more
+                // arrays than objects): no metadata an rtcstats client
+                // writes has an `event` key, so it is a log line written
+                // into the wrong file, rejected where it can be seen.
+                if keys.event && !keys.statsSession {
+                    p.eventLines += 1
+                    throw LineReject(reason: "an event-log line (a top-level \"event\") in a file read as an rtcstats dump (most of its lines are [method, pcId, value, ts] arrays): keep event logs in files of their own, or read this one with --input-format events")
+                }
                 p.objects += 1
-                if WebRTCImport.topLevelKeys(of: line, from: 0).statsSession { p.serverLines += 1 }
+                if keys.statsSession { p.serverLines += 1 }
             case .other(let pcID):
                 p.arrays += 1
                 if let pcID { p.connection(pcID) }
@@ -236,8 +248,8 @@ struct RTCStatsImporter {
         // wrongly forced format must not mark the content as ingested).
         // A server's own dump (every object line an rtcstats-server line) is
         // rtcstats that carries no client's stats: read, and said so.
-        guard p.arrays > 0 || !p.conversion.rejects.isEmpty || (p.serverLines > 0 && p.serverLines == p.objects) else {
-            if p.objects > 0 { throw ImportError("only JSON object lines, no rtcstats [method, pcId, value, ts] lines") }
+        guard p.arrays > 0 || p.conversion.rejects.count > p.eventLines || (p.serverLines > 0 && p.serverLines == p.objects) else {
+            if p.objects + p.eventLines > 0 { throw ImportError("only JSON object lines, no rtcstats [method, pcId, value, ts] lines") }
             throw ImportError("no rtcstats lines ([method, pcId, value, ts] arrays)")
         }
         var results: [ConnectionResult] = []

@@ -56,7 +56,7 @@ public enum WebRTCImport {
     /// A webrtc-internals dump is one object with a top-level
     /// `"PeerConnections"` key and no top-level `"event"` key (an event
     /// line may carry any extra field), or one that opens like such a
-    /// document (a lone `{` line, or a one-line document with the page's
+    /// document (a lone `{` line before a key, or a one-line document with the page's
     /// `getUserMedia` or `UserAgent` key that runs past the prefix). Otherwise
     /// the first 64 complete lines vote: more JSON array lines than
     /// object lines mean rtcstats (whose metadata and server-side lines
@@ -89,9 +89,12 @@ public enum WebRTCImport {
                 // that opens with a lone `{` (pretty-printed) is a dump whose
                 // PeerConnections come later, and so is a long one-line
                 // document that starts with the page's `getUserMedia` list.
+                // Its next line holds a key (or closes it); a lone `{`
+                // before lines of objects is an event log's bad first line.
                 if let newline = prefix[p...].firstIndex(of: 0x0A),
                    prefix[(p + 1)..<newline].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
-                    return .webrtcInternals
+                    let next = prefix[(newline + 1)...].first { !(0x20 == $0 || 0x09 == $0 || 0x0A == $0 || 0x0D == $0) }
+                    if next == nil || next == UInt8(ascii: "\"") || next == UInt8(ascii: "}") { return .webrtcInternals }
                 }
                 // A one-line document past the whole prefix with one of the
                 // page's other top-level keys (`getUserMedia`, `UserAgent`,
