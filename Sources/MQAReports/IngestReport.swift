@@ -39,6 +39,7 @@ public struct IngestReport: Sendable {
             ("lines", .int(Int64(s.lines))), ("events", .int(Int64(s.events))), ("reports", .int(Int64(s.reports))),
             ("rejected", .int(Int64(s.rejected))), ("duplicates", .int(Int64(s.duplicates))),
             ("ignored", .int(Int64(s.ignored))),
+        ] + (s.contextLines > 0 ? [("contextLines", .int(Int64(s.contextLines)))] : []) + [
             ("formats", .object(s.formats.keys.sorted().map { name in
                 let f = s.formats[name]!
                 return (name, .object([
@@ -62,7 +63,7 @@ public struct IngestReport: Sendable {
             events      \(s.events) stored (\(s.reports) quality reports)
             rejected    \(s.rejected)\(s.rejected > 0 ? "  (see `mqa query rejects`)" : "")
             duplicates  \(s.duplicates)
-            ignored     \(s.ignored) (unknown event names)
+            ignored     \(s.ignored) (unknown event names\(s.contextLines > 0 ? "; \(s.contextLines) of them mqa's connection context lines, kept" : ""))
             """ + formatsText
     }
 

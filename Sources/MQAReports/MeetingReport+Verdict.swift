@@ -17,11 +17,22 @@ extension MeetingReport {
     /// left out: "who suffered most" over zeros reads as a finding).
     var someoneSuffered: Bool { (impacts.first?.impactMs ?? 0) > 0 }
 
+    /// The ranking's place when nobody's impact is above 0.
+    var nobodySuffered: String {
+        analysis.participants.isEmpty ? "Nobody: no participant." : "Nobody: every participant's impact is 0."
+    }
+
     /// `u-8f02 suffered most: …. 249 incidents: 165 own network, ….`
     var verdictLead: String {
         var s = ""
         if let worst = impacts.first, worst.impactMs > 0 {
             s += "\(worst.uid) suffered most: \(IncidentText.impact(worst)). "
+        } else if analysis.participants.isEmpty {
+            // Only context events (a device change before joining): there
+            // is nobody to have suffered, which is no finding either.
+            s += "No participant: no client in these logs joined this meeting or sent a quality report. "
+        } else if hasQualityData && !analysis.participants.contains(where: { $0.warmReports + $0.coldReports > 0 }) {
+            s += "No quality report in these logs, so nothing to tell of tiers; no stalls, no abnormal disconnect. "
         } else {
             s += hasQualityData ? "Nobody suffered: no stalls, no poor/bad time, no abnormal disconnect. "
                 : "No stalls and no abnormal disconnect (no quality data for the rest). "
@@ -65,7 +76,7 @@ extension MeetingReport {
         }
         b += "</div>\n<div>\n<h3>Who suffered most</h3>\n"
         if !someoneSuffered {
-            b += "<p class=\"muted\">Nobody: every participant's impact is 0.</p>\n"
+            b += "<p class=\"muted\">\(nobodySuffered)</p>\n"
         } else {
             var t = ReportTable(headers: ["#", "who", "impact", "stalled (% watched)", "poor/bad", "abn. disc."],
                                 numeric: [0, 2, 3, 4, 5])
@@ -159,7 +170,7 @@ extension MeetingReport {
         out += "### Who suffered most\n\n"
         if !someoneSuffered {
             // Not a ranking of zeros under "nobody suffered".
-            out += "Nobody: every participant's impact is 0.\n"
+            out += nobodySuffered + "\n"
         } else {
             for (k, p) in impacts.prefix(MeetingReport.verdictParticipants).enumerated() {
                 out += "\(k + 1). \(MarkdownText.inline(p.uid)): impact \(ReportText.duration(p.impactMs)); \(IncidentText.impact(p))\n"

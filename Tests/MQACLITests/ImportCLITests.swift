@@ -95,6 +95,27 @@ import Testing
         #expect(json(again)["skippedFiles"] as? Int == 2, "\(again)")
     }
 
+    /// An export of dumps carries their connections' context as
+    /// `mqa_connection_context` lines: an event name outside the log
+    /// format, counted as ignored (the spec's identity), yet stored, and
+    /// the summary says so rather than "unknown event names" alone.
+    @Test func contextLinesOfAnExportAreCountedAsKept() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../MQADomainTests/Fixtures/rtcstats-single-connection.log").standardized.path
+        #expect(MQA.run(["ingest", "--db", db, fixture]).status == 0)
+        let export = MQA.run(["export", "--db", db])
+        let contexts = export.stdout.split(separator: "\n").filter { $0.contains("\"event\":\"mqa_connection_context\"") }.count
+        #expect(export.status == 0 && contexts > 0, "\(export)")
+        let exported = dir.write("export.ndjson", export.stdout)
+        let again = MQA.run(["ingest", "--db", dir.file("again.sqlite"), "--format", "json", exported])
+        #expect(again.status == 0, "\(again)")
+        let s = json(again)
+        #expect(s["ignored"] as? Int == contexts && s["contextLines"] as? Int == contexts, "\(again)")
+        let text = MQA.run(["ingest", "--db", dir.file("text.sqlite"), exported])
+        #expect(text.stdout.contains("\(contexts) of them mqa's connection context lines, kept"), "\(text)")
+        #expect(MQA.run(["export", "--db", dir.file("again.sqlite")]).stdout == export.stdout)
+    }
+
     /// A skipped connection's id comes from the dump: in the text summary
     /// its control characters are shown as escapes, never sent raw.
     @Test func skippedConnectionIdsCannotDriveTheTerminal() {

@@ -37,4 +37,24 @@ import MQATestSupport
         #expect(all.verdictLead.hasSuffix("No incidents."), "\(all.verdictLead)")
         #expect(all.markdown.contains("No incidents.\n") && one.markdown.contains("e8537a5c…"))
     }
+
+    /// A meeting with nobody in it, or whose people sent no quality report,
+    /// said "Nobody suffered: no stalls, no poor/bad time", as if it had
+    /// measured that.
+    @Test func aLeadClaimsNothingItDidNotMeasure() {
+        var early = ClientBuilder("alicia")
+        early.context(0, .deviceChange, ["kind": "mic", "change": "default"])
+        let nobody = MeetingReport(log: MeetingLog(meeting: "m-1", clients: [], contextOnly: [early.build()]), config: TierConfig())
+        #expect(nobody.verdictLead == "No participant: no client in these logs joined this meeting or sent a quality report. No incidents.",
+                "\(nobody.verdictLead)")
+        #expect(nobody.markdown.contains("Nobody: no participant.\n"))
+        var ann = ClientBuilder("ann")
+        ann.join(0)
+        ann.leave(30_000)
+        let silent = MeetingReport(log: meeting([ann]), config: TierConfig())
+        #expect(silent.verdictLead.hasPrefix("No quality report in these logs, so nothing to tell of tiers; no stalls, no abnormal disconnect."),
+                "\(silent.verdictLead)")
+        ann.reports(from: 1000, to: 29_000, mos: 4.3)
+        #expect(MeetingReport(log: meeting([ann]), config: TierConfig()).verdictLead.hasPrefix("Nobody suffered: no stalls"))
+    }
 }

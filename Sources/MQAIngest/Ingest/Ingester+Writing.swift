@@ -212,6 +212,7 @@ extension Ingester {
             try recordReject(raw: c.raw, size: c.size, number: c.line,
                              reason: "mqa_connection_context: no event of this meeting and uid before it", fileID: fileID, path: path)
         }
+        summary.contextLines += contextsKept.count
         let ids = try batch.clients.map { try store.clientID(meeting: $0.meeting, uid: $0.uid) }
         for context in contextsKept {
             // Its names change how the meeting reads (who sent a track):

@@ -16,6 +16,10 @@ public struct IngestSummary: Equatable, Sendable {
     public var rejected = 0
     public var duplicates = 0
     public var ignored = 0
+    /// Of the ignored lines, `mqa_connection_context` lines (an export's
+    /// context of imported connections) kept as that context: an event
+    /// name outside the log format, so ignored in its counts, yet stored.
+    public var contextLines = 0
     /// Per content format (`events`, `rtcstats`, `webrtc-internals`): files,
     /// and for dumps the connections, samples and events they converted to.
     public var formats: [String: FormatCounts] = [:]
@@ -60,6 +64,7 @@ public struct IngestSummary: Equatable, Sendable {
         s.rejected += b.rejected
         s.duplicates += b.duplicates
         s.ignored += b.ignored
+        s.contextLines += b.contextLines
         s.formats.merge(b.formats) { $0 + $1 }
         s.skippedConnections += b.skippedConnections
         s.connectionContexts += b.connectionContexts
