@@ -290,6 +290,9 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
         let r = reason(report(#""loss":1,"rtt":50.0000000000000000000001,"jitter":1,"bitrate":1,"mos":4"#))
         #expect(r == "rtt: 50.0000000000000000000001 cannot be stored exactly (a 64-bit decimal: up to 18 significant digits, 19 when they read below 9223372036854775808; exponent within ±30000)")
         #expect(reason(report(#""loss":1,"rtt":1,"jitter":1e-40000,"bitrate":1,"mos":4"#))?.hasPrefix("jitter: 1e-40000 cannot be stored exactly") == true)
+        // Zero at any exponent is exactly zero: stored as 0, not refused.
+        let (outcome, p) = parse(report(#""loss":0e99999,"rtt":-0.0e-40000,"jitter":0,"bitrate":0,"mos":4"#))
+        #expect(outcome == .event && p.loss.jsonText == "0" && p.rtt.jsonText == "0", "\(outcome)")
     }
 
     @Test("ts beyond Int64 is out of range, a fraction is not an integer", arguments: [

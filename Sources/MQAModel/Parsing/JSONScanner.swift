@@ -567,6 +567,8 @@ extension JSONGrammar where Self: ~Copyable {
         }
         exponent += try exponentPart(s, &i)
         p = i
+        // Zero is zero at any exponent (`0e99999`): exact, not out of range.
+        if mantissa == 0 && !dropped && (exponent < -30000 || exponent > 30000) { exponent = 0 }
         if dropped || mantissa > UInt64(Int64.max) || exponent < -30000 || exponent > 30000 {
             return DecimalNumber(binary: JSONScanner.parseDouble(UnsafeBufferPointer(rebasing: s[start..<i])))
         }
