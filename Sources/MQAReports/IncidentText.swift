@@ -7,7 +7,8 @@ import MQAStore
 /// HTML forms so both say the same thing.
 enum IncidentText {
     /// `14:31:05–14:31:43 (+12:03, 38 s)`: the window on the wall clock
-    /// (UTC, or the `--tz` zone), with its offset from the meeting's start
+    /// (UTC, or the `--tz` zone with UTC beside it: `15:31:05–15:31:43
+    /// (14:31:05–14:31:43 UTC, +12:03, 38 s)`), with its offset from the meeting's start
     /// and its length, so neither has to be worked out by hand.
     /// Where the zone's offset from UTC is not the one of the meeting's
     /// start (the page names that one), the incident's own follows its
@@ -18,8 +19,12 @@ enum IncidentText {
         // spans the change itself.
         let endNote = display.offsetNote(at: i.endTs, from: t0)
         let a = display.clock(i.startTs) + display.offsetNote(at: i.startTs, from: i.endTs)
-        return i.durationMs == 0 ? "\(a)\(endNote) (\(offset))"
-            : "\(a)–\(display.clock(i.endTs))\(endNote) (\(offset), \(ReportText.duration(i.durationMs)))"
+        // With a zone, UTC beside it (cli.md: local times next to UTC), for
+        // the server logs a support engineer holds the incident against.
+        let utc = display.zone == nil ? ""
+            : ClockZone.utc.clock(i.startTs) + (i.durationMs == 0 ? "" : "–" + ClockZone.utc.clock(i.endTs)) + " UTC, "
+        return i.durationMs == 0 ? "\(a)\(endNote) (\(utc)\(offset))"
+            : "\(a)–\(display.clock(i.endTs))\(endNote) (\(utc)\(offset), \(ReportText.duration(i.durationMs)))"
     }
 
     /// Who: `u-8f02`, or `bob-cam (bob)` for a publisher-side track

@@ -44,12 +44,14 @@ public struct TimeDisplay: Sendable, Equatable {
     public func clock(_ ms: Int64) -> String { clockZone.clock(ms) }
 
     /// `14:31:05 (+11:03)`: the wall clock and the offset from the
-    /// meeting's start, what incidents are written as.
+    /// meeting's start, what incidents are written as; with a zone, UTC
+    /// first in the parentheses (`14:31:05 (03:31:05 UTC, +11:03)`).
     /// After a clock change the zone's offset follows the clock (`01:30:01
     /// -05:00 (+1:10:01)`), as in `IncidentText.window`: the page names the
     /// meeting start's.
     public func clockAndOffset(_ ms: Int64, from origin: Int64) -> String {
-        "\(clock(ms))\(offsetNote(at: ms, from: origin)) (\(ReportText.offset(ms, from: origin, milliseconds: false)))"
+        let utc = zone == nil ? "" : ClockZone.utc.clock(ms) + " UTC, "
+        return "\(clock(ms))\(offsetNote(at: ms, from: origin)) (\(utc)\(ReportText.offset(ms, from: origin, milliseconds: false)))"
     }
 
     /// ` -05:00` where the zone's offset at `ms` is not the one at `origin`

@@ -72,7 +72,7 @@ import MQATestSupport
         r.focus = ReportFocus(uid: "alice", at: t0 + 61_000)
         let md = r.markdown
         #expect(md.contains("| start        | 2026-11-29T10:00:00.000Z (21:00:00 Australia/Sydney, +11:00) |"), "\(md)")
-        #expect(md.contains("21:01:00–21:01:02 (+1:00, 2 s)"), "\(md)")
+        #expect(md.contains("21:01:00–21:01:02 (10:01:00–10:01:02 UTC, +1:00, 2 s)"), "\(md)")
         let html = r.html
         #expect(html.contains("<section id=\"focus\""))
         #expect(html.contains("clocks are Australia/Sydney (+11:00)"))
@@ -99,17 +99,17 @@ import MQATestSupport
             Incident(startTs: from, endTs: to, uid: "a", track: nil, kinds: [.stall], cause: .ownNetwork, evidence: IncidentEvidence())
         }
         let hour: Int64 = 3_600_000
-        #expect(IncidentText.window(incident(start + 601_000, start + 663_000), from: start, ny) == "01:30:01–01:31:03 (+10:01, 1 m 02 s)")
+        #expect(IncidentText.window(incident(start + 601_000, start + 663_000), from: start, ny) == "01:30:01–01:31:03 (05:30:01–05:31:03 UTC, +10:01, 1 m 02 s)")
         #expect(IncidentText.window(incident(start + hour + 601_000, start + hour + 663_000), from: start, ny)
-                == "01:30:01–01:31:03 -05:00 (+1:10:01, 1 m 02 s)")
+                == "01:30:01–01:31:03 -05:00 (06:30:01–06:31:03 UTC, +1:10:01, 1 m 02 s)")
         // Across the change itself: both ends' offsets.
         #expect(IncidentText.window(incident(start + 2_340_000, start + 2_460_000), from: start, ny)
-                == "01:59:00 -04:00–01:01:00 -05:00 (+39:00, 2 m 00 s)")
+                == "01:59:00 -04:00–01:01:00 -05:00 (05:59:00–06:01:00 UTC, +39:00, 2 m 00 s)")
         #expect(IncidentText.window(incident(start + hour, start + hour + 2_000), from: start, TimeDisplay())
                 == "06:20:00–06:20:02 (+1:00:00, 2 s)", "UTC names no offset")
         // The HTML incidents table's cells say the same.
-        #expect(ny.clockAndOffset(start + hour + 601_000, from: start) == "01:30:01 -05:00 (+1:10:01)")
-        #expect(ny.clockAndOffset(start + 601_000, from: start) == "01:30:01 (+10:01)")
+        #expect(ny.clockAndOffset(start + hour + 601_000, from: start) == "01:30:01 -05:00 (06:30:01 UTC, +1:10:01)")
+        #expect(ny.clockAndOffset(start + 601_000, from: start) == "01:30:01 (05:30:01 UTC, +10:01)")
     }
 
     @Test func jsonCarriesTheFocus() throws {
