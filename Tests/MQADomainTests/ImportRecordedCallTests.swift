@@ -30,6 +30,21 @@ import Testing
         return #"{"type":"\#(type)","value":"\#(quoted)","timestamp":\#(String(format: "%.3f", Double(t0) + ms))}"#
     }
 
+    /// A test page that takes its room as a parameter: each call's dumps
+    /// are their own meeting. Its last path segment, `call.html`, made one
+    /// meeting of every call recorded with it.
+    @Test func aRoomInThePageQueryNamesTheMeeting() throws {
+        func dump(_ url: String) -> String {
+            Dump.internals([("8-1", [Self.audio(0, 4000)])]).replacingOccurrences(of: #"{"url":"https://x","#, with: #"{"url":"\#(url)","#)
+        }
+        let uplink = try Dump.convert(dump("http://10.99.0.254:8080/call.html?room=uplink&me=A&peers=B,C"), .webrtcInternals, file: "/d/uplink-A.json")
+        let clean = try Dump.convert(dump("http://10.99.0.254:8080/call.html?room=clean&me=A&peers=B"), .webrtcInternals, file: "/d/clean-A.json")
+        #expect(Dump.events(uplink).allSatisfy { $0["meeting"] as? String == "rtc-uplink" })
+        #expect(Dump.events(clean).allSatisfy { $0["meeting"] as? String == "rtc-clean" })
+        let join = Dump.events(uplink).first { $0["event"] as? String == "meeting_join" }
+        #expect(join?["title"] as? String == "uplink", "\(String(describing: join))")
+    }
+
     /// Chrome 156 logs `onconnectionstatechange` with `"\"failed\""` and a
     /// `timestamp`; read as before 156's `connectionstatechange` and
     /// `time`, a call that dropped, came back and failed was a hang-up at

@@ -630,6 +630,14 @@ enum RTC {
         #expect(edgeOnIOS == UserAgentClient(platform: "ios", osVersion: "17.4", device: "Edge 124"))
         #expect(DumpIdentity.lastPathSegment("https://meet.jit.si//Big%20Room?x=1#y") == "Big Room")
         #expect(DumpIdentity.lastPathSegment("https://meet.jit.si") == nil)
+        // A page that takes its room as a parameter names it there: each
+        // call its own meeting, not every call "call.html".
+        #expect(DumpIdentity.room(inURL: "http://10.0.0.1:8080/call.html?room=uplink&me=A&peers=B,C") == "uplink")
+        #expect(DumpIdentity.room(inURL: "https://x.example/app/?me=A&Room_Name=Big+Room%21#top") == "Big Room!")
+        #expect(DumpIdentity.room(inURL: "https://x.example/join?meetingId=84512&pwd=x") == "84512")
+        #expect(DumpIdentity.room(inURL: "https://x.example/call.html?room=&me=A") == "call.html", "an empty value names nothing")
+        #expect(DumpIdentity.room(inURL: "https://meet.jit.si/Standup?lang=de#config.x=1") == "Standup")
+        #expect(DumpIdentity.room(inURL: "https://x.example/c#room=frag") == "c", "the fragment is no query")
     }
 
     /// Concealed audio is what was made up while packets were missing:

@@ -4,7 +4,8 @@ import Foundation
 /// `connectionInfo` and `identity` lines, or a webrtc-internals page URL
 /// and `UserAgent` (Docs/import.md, "Who is who").
 struct DumpIdentity: Equatable {
-    /// The room: the last path segment of the page URL, else `confName`.
+    /// The room: what the page URL names (`DumpIdentity.room(inURL:)`),
+    /// else `confName`.
     var roomFromURL: String?
     var confName: String?
     var userID: String?
@@ -22,7 +23,7 @@ struct DumpIdentity: Equatable {
     /// The first usable value of each field wins: a dump that names its
     /// user again later (a reconnect) names the same person.
     mutating func note(url: String?) {
-        guard roomFromURL == nil, let url, let room = DumpIdentity.lastPathSegment(url) else { return }
+        guard roomFromURL == nil, let url, let room = DumpIdentity.room(inURL: url) else { return }
         roomFromURL = room
     }
 
@@ -46,6 +47,40 @@ struct DumpIdentity: Equatable {
     static func fits(_ s: String) -> Bool {
         let n = s.unicodeScalars.count
         return n >= 1 && n <= 256 && s.contains { !$0.isWhitespace }
+    }
+
+    /// The room a page URL names: a query parameter that says so
+    /// (`call.html?room=standup&me=A` → `standup`), else the last path
+    /// segment (`https://meet.jit.si/Standup` → `Standup`).
+    ///
+    /// Pages of many apps are one file that takes the room as a parameter;
+    /// their last segment (`call.html`) named every call alike, so dumps
+    /// of different calls in one store made one meeting of them all.
+    static func room(inURL url: String) -> String? {
+        roomParameter(url) ?? lastPathSegment(url)
+    }
+
+    /// Query parameters that name a room (compared in lower case, `_` and
+    /// `-` left out: `room_id`, `roomId` and `room-id` alike).
+    static let roomParameters: Set<String> = [
+        "room", "roomname", "roomid", "meeting", "meetingname", "meetingid",
+        "conference", "conferencename", "conf", "channel", "channelname",
+    ]
+
+    /// The first query parameter of `roomParameters` with a usable value
+    /// (`+` a space, `%xx` decoded); nil when there is none.
+    static func roomParameter(_ url: String) -> String? {
+        guard let mark = url.firstIndex(of: "?") else { return nil }
+        let query = url[url.index(after: mark)...].prefix { $0 != "#" }
+        for pair in query.split(separator: "&") {
+            guard let eq = pair.firstIndex(of: "=") else { continue }
+            let name = pair[..<eq].lowercased().filter { $0 != "_" && $0 != "-" }
+            guard roomParameters.contains(name) else { continue }
+            let raw = pair[pair.index(after: eq)...].replacingOccurrences(of: "+", with: " ")
+            let value = raw.removingPercentEncoding ?? raw
+            if fits(value) && value.unicodeScalars.count <= 252 { return value }
+        }
+        return nil
     }
 
     /// `https://meet.example//Room?x=1#y` → `Room`; nil without a path.
