@@ -615,6 +615,14 @@ import MQAIngest
         // whole (not marked ingested as a dump of nothing).
         let forced = MQA.run(["ingest", "--db", dir.file("forced.sqlite"), "--input-format", "rtcstats", dir.write("log.ndjson", event + "\n")])
         #expect(forced.status == 1 && forced.stderr.contains("only JSON object lines"), "\(forced)")
+        // An object with an `event` key but no envelope is a dump's own
+        // metadata, as any other object line: no reject.
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../MQADomainTests/Fixtures/rtcstats-single-connection.log").standardized.path
+        let dump = try String(contentsOfFile: fixture, encoding: .utf8)
+        let meta = dir.write("meta.log", dump + (dump.hasSuffix("\n") ? "" : "\n") + #"{"event":"upload_complete","bytes":1234}"# + "\n")
+        let kept = MQA.run(["ingest", "--db", dir.file("meta.sqlite"), meta])
+        #expect(kept.status == 0, "\(kept)")
     }
 
     @Test func aLoneBraceBeforeEventLinesIsOneBadLine() throws {

@@ -638,6 +638,10 @@ enum RTC {
         #expect(DumpIdentity.room(inURL: "https://x.example/call.html?room=&me=A") == "call.html", "an empty value names nothing")
         #expect(DumpIdentity.room(inURL: "https://meet.jit.si/Standup?lang=de#config.x=1") == "Standup")
         #expect(DumpIdentity.room(inURL: "https://x.example/c#room=frag") == "c", "the fragment is no query")
+        #expect(DumpIdentity.room(inURL: "https://x.example/#/call?room=hashroom") == nil, "nor a query inside it")
+        #expect(DumpIdentity.room(inURL: "https://x.example/rooms/standup?channel=stable&conf=x.json") == "standup",
+                "loose names are no room")
+        #expect(DumpIdentity.room(inURL: "https://x.example/call.html?meetingId=42&room=abc") == "abc", "the strongest name wins")
     }
 
     /// Concealed audio is what was made up while packets were missing:

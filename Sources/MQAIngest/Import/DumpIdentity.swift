@@ -60,27 +60,30 @@ struct DumpIdentity: Equatable {
         roomParameter(url) ?? lastPathSegment(url)
     }
 
-    /// Query parameters that name a room (compared in lower case, `_` and
-    /// `-` left out: `room_id`, `roomId` and `room-id` alike).
-    static let roomParameters: Set<String> = [
-        "room", "roomname", "roomid", "meeting", "meetingname", "meetingid",
-        "conference", "conferencename", "conf", "channel", "channelname",
+    /// Query parameters that name a room, strongest first (compared in
+    /// lower case, `_` and `-` left out: `room_id`, `roomId` and `room-id`
+    /// alike). Names as loose as `channel` or `conf` are left out: apps
+    /// use them for release channels and config files.
+    static let roomParameters = [
+        "room", "roomname", "roomid", "meeting", "meetingname", "meetingid", "conference", "conferencename",
     ]
 
-    /// The first query parameter of `roomParameters` with a usable value
-    /// (`+` a space, `%xx` decoded); nil when there is none.
+    /// The value of the strongest of `roomParameters` the query has with a
+    /// usable value (`+` a space, `%xx` decoded); nil when there is none.
+    /// The query ends at `#`: what follows is the fragment, the page's own.
     static func roomParameter(_ url: String) -> String? {
-        guard let mark = url.firstIndex(of: "?") else { return nil }
-        let query = url[url.index(after: mark)...].prefix { $0 != "#" }
-        for pair in query.split(separator: "&") {
+        let beforeFragment = url.prefix { $0 != "#" }
+        guard let mark = beforeFragment.firstIndex(of: "?") else { return nil }
+        var best: (rank: Int, value: String)?
+        for pair in beforeFragment[beforeFragment.index(after: mark)...].split(separator: "&") {
             guard let eq = pair.firstIndex(of: "=") else { continue }
             let name = pair[..<eq].lowercased().filter { $0 != "_" && $0 != "-" }
-            guard roomParameters.contains(name) else { continue }
+            guard let rank = roomParameters.firstIndex(of: name), rank < (best?.rank ?? .max) else { continue }
             let raw = pair[pair.index(after: eq)...].replacingOccurrences(of: "+", with: " ")
             let value = raw.removingPercentEncoding ?? raw
-            if fits(value) && value.unicodeScalars.count <= 252 { return value }
+            if fits(value) && value.unicodeScalars.count <= 252 { best = (rank, value) }
         }
-        return nil
+        return best?.value
     }
 
     /// `https://meet.example//Room?x=1#y` → `Room`; nil without a path.

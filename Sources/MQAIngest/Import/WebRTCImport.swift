@@ -137,14 +137,18 @@ public enum WebRTCImport {
     /// What the object opening at `prefix[start]` has at its top level:
     /// a `PeerConnections` key, an `event` key, another key of the
     /// webrtc-internals page (`getUserMedia`, `UserAgent`), a
-    /// `statsSessionId` key (a server-side rtcstats line), and whether it
-    /// closed within the prefix. Strings are skipped with their escapes, so
+    /// `statsSessionId` key (a server-side rtcstats line), whether it
+    /// closed within the prefix, and (when it closed) whether it has an
+    /// event line's whole envelope: `ts`, `event`, `meeting` and `uid`. Strings are skipped with their escapes, so
     /// a value that holds a key's text is not taken for the key.
     static func topLevelKeys(of prefix: UnsafeBufferPointer<UInt8>, from start: Int)
-        -> (peerConnections: Bool, event: Bool, pageKey: Bool, statsSession: Bool, closed: Bool) {
+        -> (peerConnections: Bool, event: Bool, pageKey: Bool, statsSession: Bool, closed: Bool, envelope: Bool) {
         let peerConnections = Array("PeerConnections".utf8), event = Array("event".utf8)
         let pageKeys = [Array("getUserMedia".utf8), Array("UserAgent".utf8)]
-        var found = (peerConnections: false, event: false, pageKey: false, statsSession: false, closed: false)
+        // The rest of an event line's envelope: with `event`, a log line.
+        let envelopeKeys = [Array("ts".utf8), Array("meeting".utf8), Array("uid".utf8)]
+        var envelope = 0
+        var found = (peerConnections: false, event: false, pageKey: false, statsSession: false, closed: false, envelope: false)
         var depth = 0
         var i = start
         let n = prefix.count
@@ -160,13 +164,15 @@ public enum WebRTCImport {
                     let isPC = text.elementsEqual(peerConnections), isEvent = text.elementsEqual(event)
                     let isPage = pageKeys.contains { text.elementsEqual($0) }
                     let isSession = text.elementsEqual(statsSessionKey)
-                    if isPC || isEvent || isPage || isSession {
+                    let envelopeKey = envelopeKeys.firstIndex { text.elementsEqual($0) }
+                    if isPC || isEvent || isPage || isSession || envelopeKey != nil {
                         // A key, not a value, when a ':' follows.
                         var j = i + 1
                         while j < n && (prefix[j] == 0x20 || prefix[j] == 0x09 || prefix[j] == 0x0A || prefix[j] == 0x0D) { j += 1 }
                         if j < n && prefix[j] == UInt8(ascii: ":") {
                             if isPC { found.peerConnections = true } else if isEvent { found.event = true }
-                            else if isSession { found.statsSession = true } else { found.pageKey = true }
+                            else if isSession { found.statsSession = true } else if let k = envelopeKey { envelope |= 1 << k }
+                            else { found.pageKey = true }
                         }
                     }
                 }
@@ -176,6 +182,7 @@ public enum WebRTCImport {
                 depth -= 1
                 if depth == 0 {
                     found.closed = true
+                    found.envelope = found.event && envelope == 0b111
                     return found
                 }
             }
