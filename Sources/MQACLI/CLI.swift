@@ -175,8 +175,7 @@ public enum CLI {
             // `--out` naming the store is refused before any work too: a
             // sweep of minutes that then fails on its output is no help.
             let db = Options.db.spec.primary, out = Options.out.spec.primary
-            if parsed.declared[db] != nil, parsed.declared[out] != nil,
-               let path = parsed.value(Options.out), path != "-", (try? context.databasePath(parsed)) != nil {
+            if parsed.declared[db] != nil, parsed.declared[out] != nil, let path = parsed.value(Options.out), path != "-" {
                 try context.refuseStore(asOutput: path, parsed)
             }
             let code = try command.run(parsed, context)

@@ -31,11 +31,24 @@ extension MeetingReport {
             // Only context events (a device change before joining): there
             // is nobody to have suffered, which is no finding either.
             s += "No participant: no client in these logs joined this meeting or sent a quality report. "
-        } else if hasQualityData && !analysis.participants.contains(where: { $0.warmReports + $0.coldReports > 0 }) {
-            s += "No quality report in these logs, so nothing to tell of tiers; no stalls, no abnormal disconnect. "
+        } else if hasQualityData && !analysis.participants.contains(where: { $0.warmReports > 0 }) {
+            // Cold-start reports measure nothing (tiers.md): no tier either.
+            let any = analysis.participants.contains { $0.coldReports > 0 }
+            s += (any ? "Only cold-start quality reports in these logs" : "No quality report in these logs")
+                + ", so nothing to tell of tiers; no stalls, no abnormal disconnect. "
+        } else if hasQualityData {
+            s += "Nobody suffered: no stalls, no poor/bad time, no abnormal disconnect"
+            // "No poor/bad time" holds only for those whose tier was measured.
+            let unmeasured = analysis.participants.filter { $0.warmReports == 0 }.map(\.uid)
+            if unmeasured.isEmpty {
+                s += ". "
+            } else {
+                let names = unmeasured.prefix(3).map(IncidentText.compactID).joined(separator: ", ")
+                    + (unmeasured.count > 3 ? " and \(unmeasured.count - 3) more" : "")
+                s += " (no measured quality report from \(names): nothing to tell of \(unmeasured.count == 1 ? "its" : "their") tiers). "
+            }
         } else {
-            s += hasQualityData ? "Nobody suffered: no stalls, no poor/bad time, no abnormal disconnect. "
-                : "No stalls and no abnormal disconnect (no quality data for the rest). "
+            s += "No stalls and no abnormal disconnect (no quality data for the rest). "
         }
         s += incidents.isEmpty ? "No incidents."
             : "\(incidents.count) incident\(incidents.count == 1 ? "" : "s"): \(IncidentText.causes(incidents))."

@@ -76,6 +76,15 @@ import Testing
         #expect(r.status == 0 && r.stdout.contains("USAGE: mqa ingest"), "\(r)")
     }
 
+    /// The demo's reports read $MQA_TZ: an unknown zone is refused before
+    /// the simulation and the ingest, not after them with half a demo written.
+    @Test func theDemoRefusesAnUnknownZoneFirst() {
+        let out = dir.file("demo")
+        let r = MQA.run(["demo", "--out", out, "--meetings", "1"], environment: ["MQA_TZ": "Bogus/Zone"])
+        #expect(r.status == 64 && r.stderr.hasPrefix("Error: MQA_TZ 'Bogus/Zone'"), "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     @Test func simulateIntoAFileSaysWhy() {
         let file = dir.write("taken", "x")
         let r = MQA.run(["simulate", "--meetings", "1", "--out", file])

@@ -54,7 +54,19 @@ import MQATestSupport
         let silent = MeetingReport(log: meeting([ann]), config: TierConfig())
         #expect(silent.verdictLead.hasPrefix("No quality report in these logs, so nothing to tell of tiers; no stalls, no abnormal disconnect."),
                 "\(silent.verdictLead)")
+        // Cold-start reports only (RTT 0): no tier was measured either.
+        var cold = ann
+        cold.reports(from: 1000, to: 29_000, mos: 4.3, rtt: 0)
+        let unmeasured = MeetingReport(log: meeting([cold]), config: TierConfig()).verdictLead
+        #expect(unmeasured.hasPrefix("Only cold-start quality reports in these logs, so nothing to tell of tiers;"), "\(unmeasured)")
         ann.reports(from: 1000, to: 29_000, mos: 4.3)
-        #expect(MeetingReport(log: meeting([ann]), config: TierConfig()).verdictLead.hasPrefix("Nobody suffered: no stalls"))
+        #expect(MeetingReport(log: meeting([ann]), config: TierConfig()).verdictLead == "Nobody suffered: no stalls, no poor/bad time, no abnormal disconnect. No incidents.")
+        // One who measured nothing is not covered by "no poor/bad time".
+        var bob = ClientBuilder("bob")
+        bob.join(0)
+        bob.leave(30_000)
+        let partly = MeetingReport(log: meeting([ann, bob]), config: TierConfig()).verdictLead
+        #expect(partly.hasPrefix("Nobody suffered: no stalls, no poor/bad time, no abnormal disconnect (no measured quality report from bob: "
+                                 + "nothing to tell of its tiers)."), "\(partly)")
     }
 }

@@ -125,10 +125,10 @@ enum CompareCommand {
         let format: ReportFormat = try args.get(ReportOptions.format)
         let field: CohortField = try args.get(CohortOptions.by)
         let (a, b) = (args.positionals[0], args.positionals[1])
-        // No client field is empty (1 to 256 characters): a usage error,
-        // as a script whose variable came out empty should learn.
+        // No value of a cohort field is empty (1 to 256 characters): a usage
+        // error, as a script whose variable came out empty should learn.
         for (name, v) in [("A", a), ("B", b)] where v.isEmpty {
-            throw UsageError("\(name) is empty: give a value of --by (1 to 256 characters, e.g. 5.3.0)")
+            throw UsageError("\(name) is empty: give a value of \(field.rawValue) (1 to 256 characters)")
         }
         if a == b { throw UsageError("A and B are both '\(a)': give two different values") }
         let merging: Bool = try args.get(CohortOptions.merge)

@@ -47,6 +47,9 @@ enum DemoCommand {
         if dir == "-" { throw UsageError("'--out' must be a folder for the demo's files, got '-'") }
         let meetings: Int = try args.get(Self.meetings)
         let seed = String(try args.get(Self.seed))
+        // Its reports read $MQA_TZ: an unknown zone is refused now, not
+        // after the simulation and the ingest, with half a demo written.
+        _ = try context.zone(args)
         let fm = FileManager.default
         let db = dir + "/mqa.sqlite"
         // A fresh folder each time, so the demo's files are the seed's and
@@ -145,9 +148,6 @@ enum DemoCommand {
     static let entries = [marker, "logs", "site", "reports", "tuning", "ingest-summary.txt",
                           "mqa.sqlite", "mqa.sqlite-wal", "mqa.sqlite-shm"]
 
-    /// Empties `dir` of an earlier demo's files. A folder that holds anything
-    /// else is refused: the demo must not delete a user's own `logs/` or
-    /// `reports/` because they were named as its output.
     /// Runs a Foundation file operation on `path`; its failure reads
     /// "PATH: Not a directory", as every other output error, not as
     /// Foundation's dump of its error object. A usage error passes as it is.
@@ -161,6 +161,9 @@ enum DemoCommand {
         }
     }
 
+    /// Empties `dir` of an earlier demo's files. A folder that holds anything
+    /// else is refused: the demo must not delete a user's own `logs/` or
+    /// `reports/` because they were named as its output.
     static func clearEarlierDemo(in dir: String) throws {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
