@@ -40,12 +40,21 @@ enum IncidentText {
     /// A long made-up id cut to its first 8 characters: enough to find it.
     static func shortID(_ id: String) -> String { id.count > 9 ? String(id.prefix(8)) + "…" : id }
 
-    /// `shortID` of a UUID (a browser's name for a stream or track), any
-    /// other id whole: a person's uid is read, not looked up.
+    /// `shortID` of a UUID (a browser's name for a stream or track), and
+    /// of one with a number after it (`34dad0fe…-1`); any other id whole:
+    /// a person's uid is read, not looked up.
     static func compactID(_ id: String) -> String {
         let groups = id.split(separator: "-", omittingEmptySubsequences: false)
-        let uuid = groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
-        return uuid ? shortID(id) : id
+        let isUUID = { (g: ArraySlice<Substring>) in
+            g.map(\.count) == [8, 4, 4, 4, 12] && g.allSatisfy { $0.allSatisfy(\.isHexDigit) }
+        }
+        if isUUID(groups[...]) { return shortID(id) }
+        // A stream id a browser numbers after the UUID (Firefox, Jitsi:
+        // `34dad0fe-…-a3b614716a3d-1`): cut the UUID, keep the number.
+        if groups.count == 6, isUUID(groups.prefix(5)), let n = groups.last, !n.isEmpty, n.allSatisfy(\.isNumber) {
+            return String(id.prefix(8)) + "…-" + n
+        }
+        return id
     }
 
     /// `stall ×4, poor/bad tier, loss spike`.

@@ -36,6 +36,9 @@ import MQATestSupport
         let all = MeetingReport(log: meeting([Self.viewer(watching: ["bob"]), bob]), config: TierConfig())
         #expect(all.verdictLead.hasSuffix("No incidents."), "\(all.verdictLead)")
         #expect(all.markdown.contains("No incidents.\n") && one.markdown.contains("e8537a5c…"))
+        // A numbered stream of a UUID (Firefox, Jitsi) is cut the same way.
+        #expect(IncidentText.compactID(uuid + "-1") == "e8537a5c…-1")
+        #expect(IncidentText.compactID(uuid + "-x") == uuid + "-x" && IncidentText.compactID("bob-cam-1") == "bob-cam-1")
     }
 
     /// A meeting with nobody in it, or whose people sent no quality report,
