@@ -34,7 +34,7 @@ extension MeetingReport {
         } else if hasQualityData && !analysis.participants.contains(where: { $0.warmReports > 0 }) {
             // Cold-start reports measure nothing (tiers.md): no tier either.
             let any = analysis.participants.contains { $0.coldReports > 0 }
-            s += (any ? "Only cold-start quality reports in these logs" : "No quality report in these logs")
+            s += (any ? "Only cold-start quality reports in these logs" : "No measured quality report in these logs")
                 + ", so nothing to tell of tiers; no stalls, no abnormal disconnect. "
         } else if hasQualityData {
             s += "Nobody suffered: no stalls, no poor/bad time, no abnormal disconnect"

@@ -623,6 +623,12 @@ import MQAIngest
         let meta = dir.write("meta.log", dump + (dump.hasSuffix("\n") ? "" : "\n") + #"{"event":"upload_complete","bytes":1234}"# + "\n")
         let kept = MQA.run(["ingest", "--db", dir.file("meta.sqlite"), meta])
         #expect(kept.status == 0, "\(kept)")
+        // An event line short of one envelope field (an app's usual bug)
+        // is still an event line: rejected, not taken for metadata.
+        let short = dir.write("short.log", dump + (dump.hasSuffix("\n") ? "" : "\n")
+            + #"{"ts":1795946400000,"event":"meeting_join","meeting":"m","engine":"sfu"}"# + "\n")
+        let rejected = MQA.run(["ingest", "--db", dir.file("short.sqlite"), short])
+        #expect(rejected.status == 3 && rejected.stderr.contains("an event-log line"), "\(rejected)")
     }
 
     @Test func aLoneBraceBeforeEventLinesIsOneBadLine() throws {

@@ -44,6 +44,13 @@ import Testing
             #expect(!single.stdout.isEmpty)
             #expect(merged.stdout == single.stdout, "format \(format)")
         }
+        // A merge reads no store: an unusable $MQA_DB does not stop it
+        // from writing its --out (it merged, then failed on the check).
+        for db in ["", ":memory:"] {
+            let out = dir.file("merged-\(db.count).md")
+            let r = MQA.run(["tune", "--merge"] + partials + ["--out", out], environment: ["MQA_DB": db])
+            #expect(r.status == 0 && FileManager.default.fileExists(atPath: out), "\(r)")
+        }
         // The same partials twice (a copy too) would count their meetings twice.
         let copy = dir.write("copy.json", try String(contentsOfFile: partials[0], encoding: .utf8))
         let twice = MQA.run(["tune", "--merge", partials[0], partials[1], copy])

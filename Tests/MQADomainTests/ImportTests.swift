@@ -357,6 +357,10 @@ enum Dump {
         #expect(sniff("{\n" + qr(t0) + "\n" + qr(t0 + 1) + "\n") == .events)
         #expect(sniff("{\r\n\r\n  \"PeerConnections\": {}\n}") == .webrtcInternals)
         #expect(sniff("{\n") == .webrtcInternals, "nothing after it yet")
+        // A tie is broken by an event line, not by any `event` key: an
+        // app's own metadata object leaves a dump a dump.
+        #expect(sniff("{\"event\":\"upload_complete\",\"bytes\":1}\n[\"getstats\",\"pc\",{},1]\n") == .rtcstats)
+        #expect(sniff("{\"ts\":1,\"event\":\"x\",\"uid\":\"u\"}\n[\"stray\"]\n") == .events, "short of one field: still a log line")
         #expect(WebRTCImport.baseName("/a/b/dump.json.txt.gz") == "dump")
         // Version 2 strips `.zst` too.
         #expect(WebRTCImport.baseName("dump.log.zst") == "dump")

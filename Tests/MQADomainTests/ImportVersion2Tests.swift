@@ -642,6 +642,8 @@ enum RTC {
         #expect(DumpIdentity.room(inURL: "https://x.example/rooms/standup?channel=stable&conf=x.json") == "standup",
                 "loose names are no room")
         #expect(DumpIdentity.room(inURL: "https://x.example/call.html?meetingId=42&room=abc") == "abc", "the strongest name wins")
+        #expect(DumpIdentity.room(inURL: "https://x.example/c?room=a%0Ab") == "a%0Ab", "no control character in an id")
+        #expect(DumpIdentity.room(inURL: "https://x.example/a%00b") == "a%00b")
     }
 
     /// Concealed audio is what was made up while packets were missing:

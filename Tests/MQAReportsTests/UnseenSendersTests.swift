@@ -55,7 +55,7 @@ import MQATestSupport
         ann.join(0)
         ann.leave(30_000)
         let silent = MeetingReport(log: meeting([ann]), config: TierConfig())
-        #expect(silent.verdictLead.hasPrefix("No quality report in these logs, so nothing to tell of tiers; no stalls, no abnormal disconnect."),
+        #expect(silent.verdictLead.hasPrefix("No measured quality report in these logs, so nothing to tell of tiers; no stalls, no abnormal disconnect."),
                 "\(silent.verdictLead)")
         // Cold-start reports only (RTT 0): no tier was measured either.
         var cold = ann

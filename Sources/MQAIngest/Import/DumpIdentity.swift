@@ -80,10 +80,20 @@ struct DumpIdentity: Equatable {
             let name = pair[..<eq].lowercased().filter { $0 != "_" && $0 != "-" }
             guard let rank = roomParameters.firstIndex(of: name), rank < (best?.rank ?? .max) else { continue }
             let raw = pair[pair.index(after: eq)...].replacingOccurrences(of: "+", with: " ")
-            let value = raw.removingPercentEncoding ?? raw
+            let value = decoded(raw)
             if fits(value) && value.unicodeScalars.count <= 252 { best = (rank, value) }
         }
         return best?.value
+    }
+
+    /// `%xx` decoded, unless that fails or makes a control character (a
+    /// meeting id with a NUL or a newline could not be named on a command
+    /// line): then the text as the URL has it.
+    static func decoded(_ text: String) -> String {
+        guard let plain = text.removingPercentEncoding,
+              !plain.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        else { return text }
+        return plain
     }
 
     /// `https://meet.example//Room?x=1#y` → `Room`; nil without a path.
@@ -95,7 +105,7 @@ struct DumpIdentity: Equatable {
         guard let slash = s.firstIndex(of: "/") else { return nil }
         let path = s[slash...].split(separator: "/", omittingEmptySubsequences: true)
         guard let last = path.last else { return nil }
-        let room = String(last).removingPercentEncoding ?? String(last)
+        let room = decoded(String(last))
         return fits(room) && room.unicodeScalars.count <= 252 ? room : nil
     }
 }

@@ -153,13 +153,13 @@ struct RTCStatsImporter {
             case .object:
                 let keys = WebRTCImport.topLevelKeys(of: line, from: 0)
                 // An event line in a file the vote took for a dump (more
-                // arrays than objects): an object with the whole envelope
-                // (`ts`, `event`, `meeting`, `uid`) is a log line written
-                // into the wrong file, rejected where it can be seen; other
-                // objects, whatever their keys, are metadata.
-                if keys.envelope && !keys.statsSession {
+                // arrays than objects): `event` with the envelope, or all of
+                // it but one field, is a log line written into the wrong
+                // file, rejected where it can be seen; other objects,
+                // whatever their keys, are metadata.
+                if keys.eventLine && !keys.statsSession {
                     p.eventLines += 1
-                    throw LineReject(reason: "an event-log line (ts, event, meeting, uid) in a file read as an rtcstats dump (most of its lines are [method, pcId, value, ts] arrays): event lines belong in a file of their own; if this file is an event log, name its format with --input-format events")
+                    throw LineReject(reason: "an event-log line (event with ts, meeting, uid) in a file read as an rtcstats dump (most of its lines are [method, pcId, value, ts] arrays): event lines belong in a file of their own; if this file is an event log, name its format with --input-format events")
                 }
                 p.objects += 1
                 if keys.statsSession { p.serverLines += 1 }

@@ -79,7 +79,7 @@ public enum WebRTCImport {
         var firstObjectIsEvent: Bool?
         if prefix[p] == UInt8(ascii: "{") {
             let keys = topLevelKeys(of: prefix, from: p)
-            firstObjectIsEvent = keys.event
+            firstObjectIsEvent = keys.eventLine
             if keys.peerConnections && !keys.event { return .webrtcInternals }
             // rtcstats-server's own lines (a bridge's or a focus's dump):
             // rtcstats that carries no client's stats, not a bad event log.
@@ -115,7 +115,7 @@ public enum WebRTCImport {
             case UInt8(ascii: "["): arrays += 1
             case UInt8(ascii: "{"):
                 objects += 1
-                if firstObjectIsEvent == nil { firstObjectIsEvent = topLevelKeys(of: prefix, from: p).event }
+                if firstObjectIsEvent == nil { firstObjectIsEvent = topLevelKeys(of: prefix, from: p).eventLine }
             default: break
             }
             p = newline + 1
@@ -134,21 +134,36 @@ public enum WebRTCImport {
     /// videobridge and focus write their own stats that way).
     static let statsSessionKey = Array("statsSessionId".utf8)
 
-    /// What the object opening at `prefix[start]` has at its top level:
-    /// a `PeerConnections` key, an `event` key, another key of the
-    /// webrtc-internals page (`getUserMedia`, `UserAgent`), a
-    /// `statsSessionId` key (a server-side rtcstats line), whether it
-    /// closed within the prefix, and (when it closed) whether it has an
-    /// event line's whole envelope: `ts`, `event`, `meeting` and `uid`. Strings are skipped with their escapes, so
-    /// a value that holds a key's text is not taken for the key.
-    static func topLevelKeys(of prefix: UnsafeBufferPointer<UInt8>, from start: Int)
-        -> (peerConnections: Bool, event: Bool, pageKey: Bool, statsSession: Bool, closed: Bool, envelope: Bool) {
+    /// What an object's top level holds, as far as telling formats apart
+    /// needs (`topLevelKeys`).
+    struct TopLevelKeys {
+        /// A `PeerConnections` key: a webrtc-internals document.
+        var peerConnections = false
+        var event = false
+        /// Another key of the webrtc-internals page (`getUserMedia`, `UserAgent`).
+        var pageKey = false
+        /// A `statsSessionId` key: a server-side rtcstats line.
+        var statsSession = false
+        /// Whether the object closed within the bytes looked at.
+        var closed = false
+        /// How many of an event line's `ts`, `meeting` and `uid` it has.
+        var envelope = 0
+
+        /// An event-log line, whole or short of one envelope field (the
+        /// usual bug of an app's logger): `event` and two of the three.
+        /// An app's own metadata (`{"event":"upload_complete"}`) is not one.
+        var eventLine: Bool { event && envelope >= 2 }
+    }
+
+    /// What the object opening at `prefix[start]` has at its top level
+    /// (`TopLevelKeys`). Strings are skipped with their escapes, so a value
+    /// that holds a key's text is not taken for the key.
+    static func topLevelKeys(of prefix: UnsafeBufferPointer<UInt8>, from start: Int) -> TopLevelKeys {
         let peerConnections = Array("PeerConnections".utf8), event = Array("event".utf8)
         let pageKeys = [Array("getUserMedia".utf8), Array("UserAgent".utf8)]
-        // The rest of an event line's envelope: with `event`, a log line.
         let envelopeKeys = [Array("ts".utf8), Array("meeting".utf8), Array("uid".utf8)]
-        var envelope = 0
-        var found = (peerConnections: false, event: false, pageKey: false, statsSession: false, closed: false, envelope: false)
+        var seen = 0  // the envelope keys met, a bit each
+        var found = TopLevelKeys()
         var depth = 0
         var i = start
         let n = prefix.count
@@ -171,8 +186,11 @@ public enum WebRTCImport {
                         while j < n && (prefix[j] == 0x20 || prefix[j] == 0x09 || prefix[j] == 0x0A || prefix[j] == 0x0D) { j += 1 }
                         if j < n && prefix[j] == UInt8(ascii: ":") {
                             if isPC { found.peerConnections = true } else if isEvent { found.event = true }
-                            else if isSession { found.statsSession = true } else if let k = envelopeKey { envelope |= 1 << k }
-                            else { found.pageKey = true }
+                            else if isSession { found.statsSession = true }
+                            else if let k = envelopeKey {
+                                seen |= 1 << k
+                                found.envelope = seen.nonzeroBitCount
+                            } else { found.pageKey = true }
                         }
                     }
                 }
@@ -182,7 +200,6 @@ public enum WebRTCImport {
                 depth -= 1
                 if depth == 0 {
                     found.closed = true
-                    found.envelope = found.event && envelope == 0b111
                     return found
                 }
             }
