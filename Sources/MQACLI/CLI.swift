@@ -113,9 +113,14 @@ public enum CLI {
         if first == "help" {
             // `mqa help --help` asks for this command's own help, and
             // `mqa help ingest -h` for ingest's: the flag adds nothing.
-            let flags: Set<String> = ["-h", "--help"]
+            // Help wins over `--version`, as it does after `mqa`.
+            let flags: Set<String> = ["-h", "--help", "--version"]
             let asked = arguments.dropFirst().contains(where: flags.contains)
             var rest = arguments.dropFirst().filter { !flags.contains($0) }
+            if let option = rest.first(where: { $0.hasPrefix("-") }) {
+                return usageError(UsageError("unknown option '\(option)' for 'mqa help' (it takes a subcommand's name)",
+                                             usage: "mqa help [<subcommand>]"), context)
+            }
             if rest.isEmpty && asked { rest = ["help"] }
             guard !rest.isEmpty else {
                 context.stdout.write(overview)
@@ -140,6 +145,12 @@ public enum CLI {
             }
             guard let command = subcommand(rest) else {
                 return usageError(unknownSubcommand(rest, usage: "mqa help <subcommand>"), context)
+            }
+            // `mqa help ingest meeting`: a word no help is about is a typo.
+            let named = rest.first == "ls" ? 1 : command.spec.name.split(separator: " ").count
+            if rest.count > named {
+                return usageError(UsageError("unexpected argument '\(rest[named])' after '\(rest.prefix(named).joined(separator: " "))'",
+                                             usage: "mqa help [<subcommand>]"), context)
             }
             context.stdout.write(command.spec.helpText)
             return ExitCode.success

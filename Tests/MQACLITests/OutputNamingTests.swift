@@ -74,6 +74,16 @@ import Testing
         // The flag after a subcommand's name adds nothing: its help.
         let r = MQA.run(["help", "ingest", "--help"])
         #expect(r.status == 0 && r.stdout.contains("USAGE: mqa ingest"), "\(r)")
+        // Help wins over --version, as after `mqa`.
+        #expect(MQA.run(["help", "--help", "--version"]).stdout.contains("USAGE: mqa help"))
+        // Words no help is about are usage errors, not ignored.
+        for (words, message) in [(["help", "ingest", "--bogus"], "unknown option '--bogus' for 'mqa help'"),
+                                 (["help", "ingest", "meeting"], "unexpected argument 'meeting' after 'ingest'"),
+                                 (["help", "report", "meeting", "x"], "unexpected argument 'x' after 'report meeting'")] {
+            let bad = MQA.run(words)
+            #expect(bad.status == 64 && bad.stderr.hasPrefix("Error: \(message)"), "\(words) \(bad)")
+        }
+        #expect(MQA.run(["help", "report", "meeting"]).status == 0 && MQA.run(["help", "ls"]).stdout.contains("USAGE: mqa meetings"))
     }
 
     /// The demo's reports read $MQA_TZ: an unknown zone is refused before
