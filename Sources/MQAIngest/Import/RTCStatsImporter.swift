@@ -80,8 +80,8 @@ struct RTCStatsImporter {
         var objects = 0
         /// Object lines with rtcstats-server's `statsSessionId`: a server's dump.
         var serverLines = 0
-        /// Event-log lines (a top-level `event` key) among the arrays:
-        /// rejected, each, since they are no part of a dump.
+        /// Event-log lines (`WebRTCImport.TopLevelKeys.eventLine`) among
+        /// the arrays: rejected, each, since they are no part of a dump.
         var eventLines = 0
         var lineNumber = 0
         /// Whether a non-blank line came before (format 3's first line is its header).
