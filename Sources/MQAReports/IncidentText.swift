@@ -19,10 +19,7 @@ enum IncidentText {
         // spans the change itself.
         let endNote = display.offsetNote(at: i.endTs, from: t0)
         let a = display.clock(i.startTs) + display.offsetNote(at: i.startTs, from: i.endTs)
-        // With a zone, UTC beside it (cli.md: local times next to UTC), for
-        // the server logs a support engineer holds the incident against.
-        let utc = display.zone == nil ? ""
-            : ClockZone.utc.clock(i.startTs) + (i.durationMs == 0 ? "" : "–" + ClockZone.utc.clock(i.endTs)) + " UTC, "
+        let utc = display.utcNote(i.startTs, to: i.durationMs == 0 ? nil : i.endTs)
         return i.durationMs == 0 ? "\(a)\(endNote) (\(utc)\(offset))"
             : "\(a)–\(display.clock(i.endTs))\(endNote) (\(utc)\(offset), \(ReportText.duration(i.durationMs)))"
     }

@@ -50,8 +50,16 @@ public struct TimeDisplay: Sendable, Equatable {
     /// -05:00 (+1:10:01)`), as in `IncidentText.window`: the page names the
     /// meeting start's.
     public func clockAndOffset(_ ms: Int64, from origin: Int64) -> String {
-        let utc = zone == nil ? "" : ClockZone.utc.clock(ms) + " UTC, "
-        return "\(clock(ms))\(offsetNote(at: ms, from: origin)) (\(utc)\(ReportText.offset(ms, from: origin, milliseconds: false)))"
+        "\(clock(ms))\(offsetNote(at: ms, from: origin)) (\(utcNote(ms))\(ReportText.offset(ms, from: origin, milliseconds: false)))"
+    }
+
+    /// `03:31:05 UTC, ` (or `03:31:05–03:31:43 UTC, ` to `end`) to open
+    /// the parentheses after a zone's wall clock: cli.md puts local times
+    /// next to UTC, for the server logs an incident is held against.
+    /// Empty without a zone, where the wall clock is UTC already.
+    func utcNote(_ ms: Int64, to end: Int64? = nil) -> String {
+        guard zone != nil else { return "" }
+        return ClockZone.utc.clock(ms) + (end.map { "–" + ClockZone.utc.clock($0) } ?? "") + " UTC, "
     }
 
     /// ` -05:00` where the zone's offset at `ms` is not the one at `origin`

@@ -81,7 +81,7 @@ struct DumpIdentity: Equatable {
             guard let rank = roomParameters.firstIndex(of: name), rank < (best?.rank ?? .max) else { continue }
             let raw = pair[pair.index(after: eq)...].replacingOccurrences(of: "+", with: " ")
             let value = decoded(raw)
-            if fits(value) && value.unicodeScalars.count <= 252 { best = (rank, value) }
+            if usableRoom(value) { best = (rank, value) }
         }
         return best?.value
     }
@@ -106,7 +106,13 @@ struct DumpIdentity: Equatable {
         let path = s[slash...].split(separator: "/", omittingEmptySubsequences: true)
         guard let last = path.last else { return nil }
         let room = decoded(String(last))
-        return fits(room) && room.unicodeScalars.count <= 252 ? room : nil
+        return usableRoom(room) ? room : nil
+    }
+
+    /// A room that makes a meeting id: `rtc-` and the room within the
+    /// event log's 256 characters.
+    static func usableRoom(_ room: String) -> Bool {
+        fits(room) && room.unicodeScalars.count <= 252
     }
 }
 
