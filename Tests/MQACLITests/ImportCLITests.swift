@@ -72,6 +72,32 @@ import Testing
         #expect(alike.status == 0 && !alike.stderr.contains("Warning"), "\(alike)")
     }
 
+    /// Chrome saves every dump as `webrtc_internals_dump.txt`: two people's,
+    /// kept in folders of their own, are one participant named after the
+    /// file (the spec's uid), whose reports interleave. Said, not hidden.
+    @Test func twoDumpsUnderChromesOneFileNameAreTold() throws {
+        func dump(ssrc: Int) -> String {
+            ([#"["connectionInfo",null,{"url":"https://meet.example.com/standup"},1795946399000]"#]
+                + (1...3).map { i in
+                    #"["getstats","pc1",{"timestamp":\#(1795946399000 + 1000 * i),"I":{"type":"inbound-rtp","kind":"audio","ssrc":\#(ssrc),"packetsReceived":\#(50 * i),"bytesReceived":\#(5000 * i)}},\#(1795946399000 + 1000 * i)]"#
+                }).joined(separator: "\n") + "\n"
+        }
+        for who in ["ann", "ben"] { try FileManager.default.createDirectory(atPath: dir.file(who), withIntermediateDirectories: true) }
+        let ann = dir.write("ann/webrtc_internals_dump.txt", dump(ssrc: 1))
+        let ben = dir.write("ben/webrtc_internals_dump.txt", dump(ssrc: 2))
+        let r = MQA.run(["ingest", "--db", db, ann, ben])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("Warning: meeting rtc-standup: 2 dumps are named webrtc_internals_dump (\(ann), \(ben)) "
+            + "and count as one participant"), "\(r)")
+        // Named apart, or named by the dump itself, nothing to tell.
+        let apart = MQA.run(["ingest", "--db", dir.file("apart.sqlite"), dir.write("ann.txt", dump(ssrc: 1)), dir.write("ben.txt", dump(ssrc: 2))])
+        #expect(apart.status == 0 && !apart.stderr.contains("Warning"), "\(apart)")
+        let named = { (uid: String, ssrc: Int) in #"["identity",null,{"userId":"\#(uid)"},1795946399000]"# + "\n" + dump(ssrc: ssrc) }
+        let byID = MQA.run(["ingest", "--db", dir.file("byid.sqlite"),
+                            dir.write("ann/rtcstats.log", named("u1", 1)), dir.write("ben/rtcstats.log", named("u2", 2))])
+        #expect(byID.status == 0 && !byID.stderr.contains("Warning"), "\(byID)")
+    }
+
     @Test func dumpsAreDetectedCountedAndStored() throws {
         let rtc = dir.write("client.log", ImportCLITests.rtcstats)
         let web = dir.write("webrtc_internals_dump.txt", ImportCLITests.internals)

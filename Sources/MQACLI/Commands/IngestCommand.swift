@@ -318,6 +318,13 @@ enum IngestCommand {
                     + "(\(TerminalText.escaped(shared.name))): one browser's two downloads (its webrtc-internals and rtcstats dumps)? "
                     + "Each counts as a person; ingest one dump per browser\n")
         }
+        for (meeting, uid, files) in WebRTCImport.dumpsUnderOneName(summary.connectionContexts) {
+            let names = files.map { TerminalText.escaped($0) }.joined(separator: ", ")
+            context.stderr.write(
+                "Warning: meeting \(TerminalText.escaped(meeting)): \(files.count) dumps are named \(TerminalText.escaped(uid)) "
+                    + "(\(names)) and count as one participant, named after the file: if they are different people's, "
+                    + "give each dump a file name of its own (ann.txt, ben.txt) and ingest them into a new store\n")
+        }
         // For benchmarks: how the wall time splits between reading the
         // inputs and the summaries left for after them.
         if context.environment["MQA_DEBUG_TIMING"] != nil {
