@@ -631,6 +631,19 @@ import MQAIngest
         #expect(rejected.status == 3 && rejected.stderr.contains("an event-log line"), "\(rejected)")
     }
 
+    @Test func anErrorPageForcedToRtcstatsIsNoDump() {
+        // A proxy's error page saved as the dump: no line is an array, so
+        // it is no rtcstats dump (exit 1, not marked ingested). It was read
+        // as a dump of one bad line (exit 3, "1 file" imported).
+        let page = dir.write("page.txt", "<html><body>502 Bad Gateway</body></html>\n")
+        let r = MQA.run(["ingest", "--db", db, "--input-format", "rtcstats", page])
+        #expect(r.status == 1 && r.stderr.contains("no rtcstats lines"), "\(r)")
+        // A dump whose lines are damaged arrays is a dump with bad lines.
+        let damaged = dir.write("damaged.log", #"["getstats","pc1",{"timestamp":1795946400000"# + "\n")
+        let d = MQA.run(["ingest", "--db", dir.file("damaged.sqlite"), "--input-format", "rtcstats", damaged])
+        #expect(d.status == 3 && d.stderr.contains("damaged.log:1:"), "\(d)")
+    }
+
     @Test func aLoneBraceBeforeEventLinesIsOneBadLine() throws {
         // A lone `{` opens a pretty-printed webrtc-internals dump; before
         // lines of objects it is an event log's bad first line, and the

@@ -315,6 +315,23 @@ enum Dump {
         #expect { try Dump.convert("\n \n" + v3, .rtcstats) } throws: { "\($0)".contains("rtcstats file format 3 with numbered methods") }
         #expect { try Dump.convert("RTCStatsDump\n{\"fileFormat\":4}\n", .rtcstats) } throws: { "\($0)".contains("of file format 4: not read") }
         #expect(throws: ImportError.self) { try Dump.convert("", .rtcstats) }
+        // Text without an array line (an error page) is no dump; a damaged
+        // array line makes a dump with one bad line.
+        #expect { try Dump.convert("<html>502</html>\nBad Gateway\n", .rtcstats) } throws: { "\($0)".contains("no rtcstats lines") }
+        #expect(try Dump.convert("[\"getstats\",\"pc1\",{\n", .rtcstats).rejects.map(\.line) == [1])
+    }
+
+    @Test func aNumericConnectionIdIsTheConnectionsName() throws {
+        // The spec's `[method, pcId, value, ts]` asks no string: a client
+        // that numbers its connections lost every sample as "without a
+        // peer connection id".
+        let lines = (0..<3).map { i in
+            #"["getstats",7,{"timestamp":\#(t0 + Int64(i) * 1000),"I":{"type":"inbound-rtp","kind":"audio","packetsReceived":\#(100 * (i + 1)),"packetsLost":0,"bytesReceived":\#(16_000 * (i + 1))}},\#(t0 + Int64(i) * 1000)]"#
+        }
+        let c = try Dump.convert(lines.joined(separator: "\n"), .rtcstats)
+        #expect(c.rejects.isEmpty, "\(c.rejects)")
+        #expect(c.connections.map(\.connection) == ["7"] && c.connections[0].samples == 3)
+        #expect(Dump.reports(c).count == 3)
     }
 
     func sniffed(_ s: String) -> InputFormat { Array(s.utf8).withUnsafeBufferPointer { WebRTCImport.sniff($0) } }

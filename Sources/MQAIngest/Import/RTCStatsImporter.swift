@@ -83,6 +83,10 @@ struct RTCStatsImporter {
         /// Event-log lines (`WebRTCImport.TopLevelKeys.eventLine`) among
         /// the arrays: rejected, each, since they are no part of a dump.
         var eventLines = 0
+        /// Rejected lines that open as an array (`[`): a damaged dump's
+        /// lines, which make the file a dump with bad lines, where a file
+        /// of other text (an error page saved as the dump) is no dump.
+        var brokenArrays = 0
         var lineNumber = 0
         /// Whether a non-blank line came before (format 3's first line is its header).
         var sawContent = false
@@ -222,6 +226,7 @@ struct RTCStatsImporter {
                     reason += " (its time is lost too: the times of the lines after it may be early)"
                 }
             }
+            if line.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) == UInt8(ascii: "[") { p.brokenArrays += 1 }
             p.conversion.rejects.append(ImportReject(line: p.lineNumber, reason: reason, raw: WebRTCImport.rawBytes(line), size: line.count))
         }
     }
@@ -245,11 +250,12 @@ struct RTCStatsImporter {
     /// The dump's events, once every line has been taken.
     /// - Throws: `ImportError` when it is not an rtcstats dump at all.
     func finish(_ p: inout Progress) throws -> Conversion {
-        // A file without a single array line is not an rtcstats dump (a
-        // wrongly forced format must not mark the content as ingested).
-        // A server's own dump (every object line an rtcstats-server line) is
-        // rtcstats that carries no client's stats: read, and said so.
-        guard p.arrays > 0 || p.conversion.rejects.count > p.eventLines || (p.serverLines > 0 && p.serverLines == p.objects) else {
+        // A file without a single array line, whole or damaged, is not an
+        // rtcstats dump (a wrongly forced format, an error page saved as
+        // the dump, must not mark the content as ingested). A server's own
+        // dump (every object line an rtcstats-server line) is rtcstats that
+        // carries no client's stats: read, and said so.
+        guard p.arrays > 0 || p.brokenArrays > 0 || (p.serverLines > 0 && p.serverLines == p.objects) else {
             if p.objects + p.eventLines > 0 { throw ImportError("only JSON object lines, no rtcstats [method, pcId, value, ts] lines") }
             throw ImportError("no rtcstats lines ([method, pcId, value, ts] arrays)")
         }
@@ -445,8 +451,15 @@ struct RTCStatsImporter {
                         throw ImportError("rtcstats file format 3 with numbered methods (as rtcstats.com writes it): not read by this version, which reads format 3 as Chrome's webrtc-internals page writes it (method names as text)")
                     }
                 case 1:
-                    if case .string(let s, let e, let esc) = try scanner.scanScalar(line, &q, depth: 1) {
+                    let start = q
+                    switch try scanner.scanScalar(line, &q, depth: 1) {
+                    case .string(let s, let e, let esc):
                         pcID = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
+                    case .number:
+                        // A client that numbers its connections: the id as written.
+                        pcID = String(decoding: UnsafeBufferPointer(rebasing: line[start..<q]), as: UTF8.self)
+                    default:
+                        break
                     }
                 case 2 where method == "getstats" || method == "getStats":
                     if line[q] == UInt8(ascii: "{") {
