@@ -74,6 +74,7 @@ public final class EventStore {
             // now): open anew.
             do {
                 db = try Database(path: path, access: .readWrite)
+                try refuseNewerSchema()
                 try migrate()
                 try db.execute(Queries.schema)
                 try redoSummariesOfOlderRules()
@@ -189,8 +190,42 @@ public final class EventStore {
                 throw StoreError.cannotCreate(path, error.message)
             }
         }  // closed here: SQLite removes the (empty) WAL
+        try removeLeftoverCompanions(path)
         if link(temporary, path) != 0 && errno != EEXIST {
             throw StoreError.cannotCreate(path, String(cString: strerror(errno)))
+        }
+    }
+
+    /// Removes the `-wal`, `-shm` and `-journal` of a store that is gone
+    /// (deleted after a kill, or while an ingest ran): SQLite would replay
+    /// the old WAL onto the new store linked in at that name, making it
+    /// malformed, or silently bringing back the deleted store's meetings.
+    /// A process that still has the removed store open holds a lock on the
+    /// `-shm` (SQLite's "dead man switch" byte): then its files are not
+    /// leftovers, and the store is not made under them.
+    static func removeLeftoverCompanions(_ path: String) throws {
+        let names = [path + "-wal", path + "-shm", path + "-journal"]
+        var st = stat()
+        guard names.contains(where: { lstat($0, &st) == 0 }) else { return }
+        let shm = open(names[1], O_RDWR | O_CLOEXEC)
+        defer { if shm >= 0 { close(shm) } }  // closing releases the lock
+        if shm >= 0 {
+            var lock = flock()
+            lock.l_type = Int16(F_WRLCK)
+            lock.l_whence = Int16(SEEK_SET)
+            lock.l_start = 128  // SQLite's unix VFS: UNIX_SHM_DMS
+            lock.l_len = 1
+            if fcntl(shm, F_SETLK, &lock) != 0 {
+                // Another creator linked its store and opened it first: use it.
+                if lstat(path, &st) == 0 { return }
+                throw StoreError.cannotCreate(
+                    path, "\(names[0]) and \(names[1]) are in use by a process that still has a removed store of this name open; "
+                        + "wait for it to end, or choose another name")
+            }
+        }
+        if lstat(path, &st) == 0 { return }
+        for name in names where unlink(name) != 0 && errno != ENOENT {
+            throw StoreError.cannotCreate(path, "the leftover \(name) of a removed store cannot be removed (\(String(cString: strerror(errno))))")
         }
     }
 
@@ -234,6 +269,13 @@ public final class EventStore {
             throw StoreError.notAStore(db.path, "the file is not a SQLite database")
         }
         if probe.int(0) != 3 { throw StoreError.notAStore(db.path, "it has no mqa tables") }
+        try refuseNewerSchema()
+    }
+
+    /// Throws `newerSchema` for a store a later mqa wrote.
+    func refuseNewerSchema() throws {
+        let version = try schemaVersion()
+        if version > EventStore.schemaVersion { throw StoreError.newerSchema(db.path, version) }
     }
 
     /// The id of the client (`meeting`, `uid`), created when new.
@@ -298,6 +340,9 @@ public enum StoreError: Error, CustomStringConvertible {
     case noSuchParameter(query: String, parameter: String, known: [String])
     case inconsistent(String)
     case notAStore(String, String)
+    /// A store whose schema a later mqa wrote: read as this one's, its
+    /// tables would be misread, and a write would mark it older.
+    case newerSchema(String, Int)
     /// Commits still in the -wal, which cannot be read without a -shm file
     /// that this user cannot create beside the store.
     case walNeedsSharedMemory(String)
@@ -336,6 +381,8 @@ public enum StoreError: Error, CustomStringConvertible {
             "query '\(query)' has no parameter '\(parameter)' (it takes: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"
         case .inconsistent(let what): "store is inconsistent: \(what)"
         case .notAStore(let path, let why): "\(path) is not an mqa store: \(why)"
+        case .newerSchema(let path, let version):
+            "\(path) was written by a newer mqa (store schema \(version); this mqa reads schema \(EventStore.schemaVersion) and older): use that version"
         case .cannotCreate(let path, let why): "cannot create the store \(path): \(why)"
         case .walNeedsSharedMemory(let path):
             "cannot read \(path) here: its last commits are in \(path)-wal, which SQLite reads only with a \(path)-shm file, "
