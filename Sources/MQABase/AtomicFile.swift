@@ -26,6 +26,16 @@ public final class AtomicFile {
 
     /// A file that becomes `path` on `commit()`.
     public convenience init(path: String) throws {
+        if let stream = AtomicFile.standardStream(path) {
+            // The process's own stream, wherever the shell sent it: written
+            // through its descriptor (sharing its offset, so `>>` appends).
+            // Followed as a link, a stream redirected to a file was a
+            // regular file, and the rename replaced the link in /dev.
+            let fd = dup(stream)
+            guard fd >= 0 else { throw OutputError(path: path, reason: String(cString: strerror(errno))) }
+            self.init(streamFD: fd, displayPath: path)
+            return
+        }
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -43,6 +53,28 @@ public final class AtomicFile {
     }
 
     private let ownsDirectory: Bool
+
+    /// The descriptor `path` names when it is one of this process's open
+    /// streams: `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`.
+    static func standardStream(_ path: String) -> Int32? {
+        if path == "/dev/stdout" { return 1 }
+        if path == "/dev/stderr" { return 2 }
+        for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+            let digits = path.dropFirst(prefix.count)
+            guard !digits.isEmpty, digits.count < 10, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            return Int32(digits)
+        }
+        return nil
+    }
+
+    private init(streamFD: Int32, displayPath: String) {
+        fd = streamFD
+        path = displayPath
+        directoryFD = -1
+        ownsDirectory = false
+        name = ""
+        temporaryName = nil
+    }
 
     /// A file that becomes `name` inside the open directory `directoryFD`.
     /// With `replaceSpecial`, whatever is at `name` is replaced by the rename
