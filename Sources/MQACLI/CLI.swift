@@ -186,8 +186,9 @@ public enum CLI {
             // `--out` naming the store is refused before any work too: a
             // sweep of minutes that then fails on its output is no help.
             let db = Options.db.spec.primary, out = Options.out.spec.primary
-            if parsed.declared[db] != nil, parsed.declared[out] != nil, let path = parsed.value(Options.out), path != "-" {
-                try context.refuseStore(asOutput: path, parsed)
+            if parsed.declared[out] != nil, let path = parsed.value(Options.out), path != "-" {
+                if parsed.declared[db] != nil { try context.refuseStore(asOutput: path, parsed) }
+                try context.refuseInput(asOutput: path, parsed)
             }
             let code = try command.run(parsed, context)
             // Every result file is renamed into place and stdout checked:

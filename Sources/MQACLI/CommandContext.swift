@@ -34,6 +34,7 @@ struct CommandContext {
     func output(_ args: ParsedArguments) throws -> OutputSink {
         guard let path = args.value(Options.out), path != "-" else { return stdout }
         try refuseStore(asOutput: path, args)
+        try refuseInput(asOutput: path, args)
         let sink = try OutputSink(path: path)
         outputs.sinks.append(sink)
         return sink
@@ -48,6 +49,24 @@ struct CommandContext {
         guard let db = try? databasePath(args) else { return }
         for suffix in ["", "-wal", "-shm", "-journal"] where FilePaths.same(path, db + suffix) {
             throw UsageError("--out '\(path)' is the store\(suffix.isEmpty ? "" : " (its \(suffix.dropFirst()) file)"); writing there would destroy it")
+        }
+    }
+
+    /// A usage error when `path` is an existing file the command reads (a
+    /// log to ingest, a grid, a config): `ingest client.log -o client.log`
+    /// replaced the log with its summary. Only files that exist count, by
+    /// device and inode, so a word that is no file (a meeting id) never does.
+    func refuseInput(asOutput path: String, _ args: ParsedArguments) throws {
+        var out = stat()
+        guard stat(path, &out) == 0, (out.st_mode & S_IFMT) == S_IFREG else { return }
+        let words = args.positionals
+            + args.given.filter { $0.key != Options.out.spec.primary }.values.joined().compactMap { $0 as? String }
+        for word in words {
+            var st = stat()
+            if word != "-", stat(word, &st) == 0, st.st_dev == out.st_dev, st.st_ino == out.st_ino {
+                let what = word == path ? "" : " ('\(word)')"
+                throw UsageError("--out '\(path)' is a file this command reads\(what); writing there would destroy it")
+            }
         }
     }
 
