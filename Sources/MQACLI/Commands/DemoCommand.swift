@@ -118,6 +118,12 @@ enum DemoCommand {
         try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--out", dir + "/tuning/tune.md"])
         try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--format", "json", "--out", dir + "/tuning/tune.json"])
 
+        // What this run wrote, so that the next one removes only that.
+        let written = try demoFiles(in: dir).filter { $0 != marker }
+        try onDisk(dir + "/" + marker) {
+            try Data(written.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: dir + "/" + marker), options: .atomic)
+        }
+
         say("5/5 done.")
         let out = context.stdout
         out.write("""
@@ -141,7 +147,9 @@ enum DemoCommand {
         return incomplete ?? ExitCode.success
     }
 
-    /// The empty file that marks a folder as the demo's own.
+    /// The file that marks a folder as the demo's own: empty while a run
+    /// writes it, then the files that run wrote (paths below the folder,
+    /// a line each).
     static let marker = ".mqa-demo"
 
     /// What the demo writes into its folder, all of it removed before a run.
@@ -180,9 +188,39 @@ enum DemoCommand {
             let named = (foreign.isEmpty ? present.sorted() : foreign).prefix(3).joined(separator: ", ")
             throw UsageError("'--out' folder '\(dir)' holds files the demo did not write (\(named)); name a new or empty folder")
         }
+        // Inside its folders too: a file the last complete run did not
+        // write is the user's (their own meeting's log in logs/, notes in
+        // reports/), and was removed with the folder, exit 0. A marker
+        // without the list (a run killed midway, an older demo) lists
+        // nothing to compare with.
+        let listed = (try? String(contentsOfFile: dir + "/" + marker, encoding: .utf8))
+            .map { Set($0.split(separator: "\n").map(String.init)) } ?? []
+        if !listed.isEmpty {
+            let unlisted = try demoFiles(in: dir).filter { !listed.contains($0) && !entries.contains($0) && !isTemporary($0) }
+            if !unlisted.isEmpty {
+                throw UsageError("'--out' folder '\(dir)' holds files the demo did not write (\(unlisted.prefix(3).joined(separator: ", "))); "
+                    + "move them out, or name a new or empty folder")
+            }
+        }
         for entry in present where isDemos(entry) {
             try fm.removeItem(atPath: dir + "/" + entry)
         }
+    }
+
+    /// Every file below `dir` (links not followed), as a path below it, sorted.
+    static func demoFiles(in dir: String) throws -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: dir) else { return [] }
+        var files: [String] = []
+        while let entry = walker.nextObject() as? String {
+            if walker.fileAttributes?[.type] as? FileAttributeType != .typeDirectory { files.append(entry) }
+        }
+        return files.sorted()
+    }
+
+    /// A temporary file of an output that a killed run left (`.fleet.md.tmp-…`).
+    static func isTemporary(_ path: String) -> Bool {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return name.hasPrefix(".") && (name.contains(".tmp-") || name.contains(".creating-"))
     }
 
     /// One of the demo's entries, or what a killed demo left of one: a
