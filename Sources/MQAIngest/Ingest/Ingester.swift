@@ -234,6 +234,11 @@ public final class Ingester {
                 if linesSinceCommit >= commitEvery || inputsSinceCommit >= Ingester.inputsPerCommit { try commit() }
             } catch let error as InputError {
                 failedInputs += 1
+                // What its own checkpoints committed (a stream that broke
+                // off after 100,000 lines) is stored: counted as stored, not
+                // told as "nothing was stored".
+                if let part = inputCommitted { committedSummary = committedSummary + part }
+                inputCommitted = nil
                 onInputError(error)
             } catch {
                 for case .success(let waiting) in ahead.values { waiting.queue.cancel() }

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+
+/// The sixth round of attacks on "exit 0 means everything asked for was
+/// done", each against the built binary: outputs through the process's
+/// own streams, an output naming an input, a demo folder holding the
+/// user's files, names that are not UTF-8, and an input that breaks off.
+@Suite struct ReliabilityRound6Tests {
+    let dir = Scratch()
+    var db: String { dir.file("store.sqlite") }
+
+    /// `-o /dev/stdout` with stdout sent to a file: followed as a link, the
+    /// target was a regular file, and the rename replaced the link itself
+    /// (as root: /dev/stdout became a file for the whole machine; else
+    /// "Permission denied"). `/dev/fd/1` is the same stream without the
+    /// risk: the rename inside /proc failed, exit 1.
+    @Test func anOutputThroughTheProcesssOwnStreamIsWrittenThere() {
+        let log = dir.write("log.ndjson", Lines.meeting("m-1"))
+        #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+        let target = dir.file("fleet.md")
+        let r = MQA.shell(#"echo first > "$T"; "$MQA" report fleet --db "$D" -o /dev/fd/1 >> "$T""#,
+                          environment: ["T": target, "D": db])
+        #expect(r.status == 0, "\(r)")
+        let text = (try? String(contentsOfFile: target, encoding: .utf8)) ?? ""
+        #expect(text.hasPrefix("first\n") && text.contains("m-1"), "appended after what the shell wrote: \(text)")
+    }
+
+    /// `ingest client.log -o client.log` replaced the log with its summary;
+    /// `tune --grid g -o g` the grid with its results.
+    @Test func anOutputNamingAnInputIsRefused() {
+        let log = dir.write("client.log", Lines.meeting("m-1"))
+        let r = MQA.run(["ingest", "--db", db, log, "-o", log])
+        #expect(r.status == 64 && r.stderr.contains("is a file this command reads"), "\(r)")
+        #expect((try? String(contentsOfFile: log, encoding: .utf8)) == Lines.meeting("m-1"))
+        #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+        let grid = dir.write("grid.json", #"{"upDwell": [1, 2]}"#)
+        let link = dir.file("grid-link.json")
+        #expect(symlink(grid, link) == 0)
+        let t = MQA.run(["tune", "--db", db, "--grid", grid, "-o", link])
+        #expect(t.status == 64 && t.stderr.contains("('\(grid)')"), "the same file under another name: \(t)")
+        // A word that names no file (a meeting id) is no input.
+        let m = MQA.run(["report", "meeting", "m-1", "--db", db, "-o", dir.file("m-1")])
+        #expect(m.status == 0, "\(m)")
+    }
+
+    /// The demo refused a file of the user's at the top of its folder but
+    /// removed their files inside logs/ and reports/ with exit 0.
+    @Test func theDemoKeepsTheUsersFilesInsideItsFolders() throws {
+        let out = dir.file("demo")
+        #expect(MQA.run(["demo", "--meetings", "2", "--out", out]).status == 0)
+        try FileManager.default.createDirectory(atPath: out + "/logs/mine", withIntermediateDirectories: true)
+        let mine = dir.write("demo/logs/mine/u.ndjson", Lines.meeting("m-mine"))
+        let r = MQA.run(["demo", "--meetings", "2", "--out", out])
+        #expect(r.status == 64 && r.stderr.contains("logs/mine/u.ndjson"), "\(r)")
+        #expect(FileManager.default.fileExists(atPath: mine))
+        try FileManager.default.removeItem(atPath: out + "/logs/mine")
+        // Its own files, whatever the run before wrote, go as before.
+        let again = MQA.run(["demo", "--meetings", "3", "--out", out])
+        #expect(again.status == 0, "\(again)")
+    }
+
+    /// A name that is not UTF-8 reached the commands with U+FFFD in its
+    /// place: two names became one file, and an output went to neither.
+    @Test func aNameThatIsNotUTF8IsRefused() {
+        let r = MQA.shell(#""$MQA" export --db "$D" -o "$(printf 'f\377.ndjson')""#, environment: ["D": db])
+        #expect(r.status == 64 && r.stderr.contains("is not UTF-8 text"), "\(r)")
+    }
+
+    /// A stream that breaks off after a checkpoint: what was stored was
+    /// told as "no input could be read; nothing was stored", no summary.
+    @Test func anInputThatBreaksOffCountsWhatItStored() throws {
+        let log = dir.simulated("log.ndjson", meetings: 5, seed: 3)
+        let cut = dir.file("cut.gz")
+        let gz = MQA.shell(#"gzip -c "$L" > "$C.full" && head -c $(( $(stat -c %s "$C.full") * 3 / 4 )) "$C.full" > "$C""#,
+                           environment: ["L": log, "C": cut])
+        #expect(gz.status == 0, "\(gz)")
+        let r = MQA.run(["ingest", "--db", db, "--format", "json", cut], environment: ["MQA_COMMIT_EVERY": "100"])
+        #expect(r.status == 1 && r.stderr.contains("cut.gz: gzip stream is damaged"), "\(r)")
+        #expect(!r.stderr.contains("no input could be read"), "\(r)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+        let stored = MQA.run(["export", "--db", db]).stdout.split(separator: "\n").count
+        #expect(stored > 0 && object["events"] as? Int == stored, "\(r.stdout): \(stored) exported")
+    }
+}
