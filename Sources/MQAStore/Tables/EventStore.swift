@@ -192,7 +192,19 @@ public final class EventStore {
         }  // closed here: SQLite removes the (empty) WAL
         try removeLeftoverCompanions(path)
         if link(temporary, path) != 0 && errno != EEXIST {
-            throw StoreError.cannotCreate(path, String(cString: strerror(errno)))
+            // A file system without hard links (vfat, exFAT, many SMB and
+            // FUSE mounts): renamed into place unless a store appeared
+            // there meanwhile. A creator racing this one in the moment
+            // between the look and the rename finds its store replaced on
+            // its first write ("moved"), and opens the path anew.
+            let failure = errno
+            guard [EPERM, EOPNOTSUPP, ENOSYS, EMLINK].contains(failure) else {
+                throw StoreError.cannotCreate(path, String(cString: strerror(failure)))
+            }
+            var st = stat()
+            if lstat(path, &st) != 0 && errno == ENOENT && rename(temporary, path) != 0 {
+                throw StoreError.cannotCreate(path, String(cString: strerror(errno)))
+            }
         }
     }
 
