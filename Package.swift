@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "MQACLI", dependencies: [
             "MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest", "MQASimulator", "MQAReports", "MQAQueries",
         ]),
-        .executableTarget(name: "mqa", dependencies: ["MQACLI"]),
+        .executableTarget(name: "mqa", dependencies: ["MQACLI", "MQABase"]),
         // The app-side writer of the event log: Foundation only, so it builds for
         // iOS and macOS; zstd output only where the system library is there.
         .target(name: "MQARecorder", dependencies: [.target(name: "CZstd", condition: .when(platforms: [.linux]))]),

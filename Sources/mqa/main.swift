@@ -1,3 +1,4 @@
+import MQABase
 import MQACLI
 #if canImport(Glibc)
 import Glibc
@@ -5,6 +6,7 @@ import Glibc
 
 // First, before any thread: see `Signals.install`.
 Signals.install()
+StandardInput.noteAtStart()
 // An argument that is not UTF-8 (a file name in another encoding) would
 // reach the commands with U+FFFD in place of its bytes: the name of no file,
 // or of another one, which an output then overwrote with exit 0.

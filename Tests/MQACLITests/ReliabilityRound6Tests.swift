@@ -69,6 +69,14 @@ import Testing
         #expect(r.status == 64 && r.stderr.contains("is not UTF-8 text"), "\(r)")
     }
 
+    /// `ingest - <&-`: SQLite put /dev/null on the free descriptor 0, and
+    /// `-` read it: "files 1, lines 0", a store, exit 0.
+    @Test func aClosedStandardInputIsNoEmptyInput() {
+        let r = MQA.shell(#""$MQA" ingest --db "$D" - <&-"#, environment: ["D": db])
+        #expect(r.status == 1 && r.stderr.contains("-: cannot open: standard input is closed"), "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: db))
+    }
+
     /// A stream that breaks off after a checkpoint: what was stored was
     /// told as "no input could be read; nothing was stored", no summary.
     @Test func anInputThatBreaksOffCountsWhatItStored() throws {

@@ -88,6 +88,7 @@ public final class LineReader {
         var st = stat()
         if path == "-" {
             fd = 0
+            guard !StandardInput.wasClosed else { throw InputError.cannotOpen(path, "standard input is closed") }
             guard fstat(0, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
         } else {
             // Opened first and then asked what it is: a directory opens
