@@ -30,7 +30,22 @@ public enum TemporaryFiles {
     /// The temporary name for `target` in this process.
     static func name(for target: String) -> (name: String, number: Int) {
         let number = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        return (".\(target.prefix(200)).tmp-\(getpid())-\(number)", number)
+        return (".\(nameStem(target)).tmp-\(getpid())-\(number)", number)
+    }
+
+    /// At most the first 200 bytes of `name`, cut between characters: a
+    /// temporary name built on it (`.NAME.tmp-PID-N`, `.NAME.creating-PID`)
+    /// stays within the 255 bytes a file name may have, for any name that
+    /// fits itself (200 characters of `é` were 400 bytes).
+    public static func nameStem(_ name: String) -> Substring {
+        var end = name.startIndex
+        var bytes = 0
+        for (index, character) in zip(name.indices, name) {
+            bytes += character.utf8.count
+            if bytes > 200 { break }
+            end = name.index(after: index)
+        }
+        return name[..<end]
     }
 
     /// The pid in a name of the `.<target>.tmp-<pid>-<n>` form, nil for any

@@ -77,6 +77,18 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: db))
     }
 
+    /// Names that fit the 255 bytes a file name may have, but whose
+    /// temporary names did not: 200 characters of a 2-byte letter kept for
+    /// an output's, the whole name for a new store's.
+    @Test func longNamesThatFitAreWritten() {
+        let log = dir.write("log.ndjson", Lines.meeting("m-1"))
+        let store = dir.file(String(repeating: "s", count: 235) + ".sqlite")  // 242 bytes
+        #expect(MQA.run(["ingest", "--db", store, log]).status == 0)
+        let out = dir.file(String(repeating: "é", count: 125) + ".md")  // 253 bytes
+        let r = MQA.run(["report", "fleet", "--db", store, "-o", out])
+        #expect(r.status == 0 && FileManager.default.fileExists(atPath: out), "\(r)")
+    }
+
     /// A stream that breaks off after a checkpoint: what was stored was
     /// told as "no input could be read; nothing was stored", no summary.
     @Test func anInputThatBreaksOffCountsWhatItStored() throws {

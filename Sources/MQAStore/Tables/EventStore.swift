@@ -162,7 +162,7 @@ public final class EventStore {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = directory + ".\(name).creating-\(getpid())"
+        let temporary = directory + ".\(TemporaryFiles.nameStem(name)).creating-\(getpid())"
         removeAbandonedCreations(directory: directory, name: name)
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
@@ -245,7 +245,7 @@ public final class EventStore {
     /// `.NAME.creating-PID` files, up to ~100 KB a set): only those of a
     /// process that no longer runs, so a creation under way is left alone.
     static func removeAbandonedCreations(directory: String, name: String) {
-        let prefix = ".\(name).creating-"
+        let prefix = ".\(TemporaryFiles.nameStem(name)).creating-"
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory) else { return }
         for entry in entries where entry.hasPrefix(prefix) {
             let rest = entry.dropFirst(prefix.count)
