@@ -299,8 +299,19 @@ enum IngestCommand {
         }
         // The summary tables behind the named queries; a kill here only
         // leaves meetings marked stale, and the next query or ingest redoes them.
-        try store.refreshSummaries { done, total in
-            progress?.update(done: done, total: total, label: "summarizing meetings")
+        do {
+            try store.refreshSummaries { done, total in
+                progress?.update(done: done, total: total, label: "summarizing meetings")
+            }
+        } catch {
+            // The inputs are stored; only the summaries behind the reports
+            // are not: say both, and which store, never a bare COMMIT error.
+            progress?.finish()
+            out.write(IngestReport(summary).render(ReportFormat(rawValue: format) ?? .md))
+            out.flush()
+            context.stderr.write("Error: \(TerminalText.escaped(dbPath)): the inputs above are stored, but the meetings' summaries "
+                + "could not be (\(error)); the next command that may write the store computes them\n")
+            return ExitCode.failure
         }
         progress?.finish()
         // One browser's two downloads make two people who send the same

@@ -174,7 +174,8 @@ public final class EventStore {
                 fresh = try Database(path: temporary, access: .readWrite, pageSize: EventStore.pageSize)
                 try fresh.execute(Queries.schema)
             } catch let error as DatabaseError {
-                throw StoreError.cannotCreate(path, error.message)
+                // SQLite says "disk I/O error" for a write the full disk refused.
+                throw StoreError.cannotCreate(path, error.isOutOfSpace ? "\(error.message): \(error.hint ?? "")" : error.message)
             }
             // The schema must be in the file itself before the file is linked
             // into place: closing checkpoints too, but a checkpoint that fails
