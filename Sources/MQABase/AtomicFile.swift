@@ -40,7 +40,10 @@ public final class AtomicFile {
         let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         guard !name.isEmpty, name != ".", name != ".." else {
-            throw OutputError(path: path, reason: "is a directory")
+            // `file/` names no folder: say what the system says of it.
+            var st = stat()
+            let reason = stat(path, &st) == 0 ? "is a directory" : errno == ENOENT ? "names a folder, not a file" : String(cString: strerror(errno))
+            throw OutputError(path: path, reason: reason)
         }
         let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dirFD >= 0 else { throw OutputError(path: path, reason: String(cString: strerror(errno))) }

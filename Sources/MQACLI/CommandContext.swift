@@ -85,12 +85,30 @@ struct CommandContext {
     /// (exit 64) naming the key.
     /// A small input file given by an option (a config, a grid, partials),
     /// whole; a usage error that says why it cannot be read.
+    /// Read with the system's calls, so that a pipe (`--config <(…)`) is
+    /// read like a file, and a failure says the system's reason.
     static func readFile(_ path: String, what: String) throws -> Data {
-        if let data = FileManager.default.contents(atPath: path) { return data }
-        var directory: ObjCBool = false
-        let reason = !FileManager.default.fileExists(atPath: path, isDirectory: &directory) ? "no such file"
-            : directory.boolValue ? "it is a directory" : "not readable"
-        throw UsageError("cannot read \(what) '\(path)': \(reason)")
+        func failure(_ code: Int32) -> UsageError {
+            let reason = code == ENOENT ? "no such file" : code == EISDIR ? "it is a directory" : String(cString: strerror(code))
+            return UsageError("cannot read \(what) '\(path)': \(reason)")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure(errno) }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw failure(errno)
+            }
+            if n == 0 { return data }
+            // A grid or a config is a few KB, partials a few MB; a device
+            // that never ends is no file to read.
+            if data.count + n > 1 << 30 { throw UsageError("cannot read \(what) '\(path)': larger than 1 GiB") }
+            data.append(contentsOf: buffer[0..<n])
+        }
     }
 
     func tierConfig(_ args: ParsedArguments) throws -> TierConfig {

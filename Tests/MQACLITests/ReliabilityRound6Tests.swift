@@ -89,6 +89,18 @@ import Testing
         #expect(r.status == 0 && FileManager.default.fileExists(atPath: out), "\(r)")
     }
 
+    /// `--config <(…)` was "not readable" (only regular files were read);
+    /// `-o file/` "is a directory".
+    @Test func aConfigFromAPipeIsReadAndAFileIsNoFolder() {
+        let log = dir.write("log.ndjson", Lines.meeting("m-1"))
+        #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+        let piped = MQA.shell(#""$MQA" tiers --db "$D" --meeting m-1 --format json --config <(echo '{"hysteresis": 0.2}')"#,
+                              environment: ["D": db])
+        #expect(piped.status == 0 && piped.stdout.contains("\"hysteresis\": 0.2"), "\(piped)")
+        let slash = MQA.run(["report", "fleet", "--db", db, "-o", log + "/"])
+        #expect(slash.status == 1 && slash.stderr.contains("Not a directory"), "\(slash)")
+    }
+
     /// A stream that breaks off after a checkpoint: what was stored was
     /// told as "no input could be read; nothing was stored", no summary.
     @Test func anInputThatBreaksOffCountsWhatItStored() throws {
