@@ -101,6 +101,15 @@ import Testing
         #expect(slash.status == 1 && slash.stderr.contains("Not a directory"), "\(slash)")
     }
 
+    /// A script that read a header line, then handed standard input on:
+    /// the file's size against the bytes read said "the file changed while
+    /// it was read", exit 1.
+    @Test func standardInputReadIntoIsTheRestOfTheFile() throws {
+        let log = dir.write("log.ndjson", "# exported by the app\n" + Lines.meeting("m-1"))
+        let r = MQA.shell(#"{ read -r header; "$MQA" ingest --db "$D" --format json -; } < "$L""#, environment: ["D": db, "L": log])
+        #expect(r.status == 0 && r.stdout.contains("\"lines\":10,"), "\(r)")
+    }
+
     /// A stream that breaks off after a checkpoint: what was stored was
     /// told as "no input could be read; nothing was stored", no summary.
     @Test func anInputThatBreaksOffCountsWhatItStored() throws {

@@ -115,8 +115,15 @@ public final class LineReader {
         }
         opened = st
         isRegularFile = (st.st_mode & S_IFMT) == S_IFREG
-        size = isRegularFile ? Int(st.st_size) : nil
+        // Standard input may be a file a script has read a header of: the
+        // input is what is left of it.
+        let start = isRegularFile && path == "-" ? max(0, Int(lseek(0, 0, SEEK_CUR))) : 0
+        startOffset = start
+        size = isRegularFile ? max(0, Int(st.st_size) - start) : nil
     }
+
+    /// Where reading began: 0, but for standard input already read into.
+    private let startOffset: Int
 
     /// Tells the compression from the first bytes (not the name), once,
     /// before anything is read: they stay pending and are handed out again,
@@ -175,7 +182,7 @@ public final class LineReader {
         guard isRegularFile else { return nil }
         var now = stat()
         guard fstat(fd, &now) == 0 else { return "cannot stat it again: \(String(cString: strerror(errno)))" }
-        if Int(now.st_size) != Int(opened.st_size) || bytesRead != Int(opened.st_size) {
+        if Int(now.st_size) != Int(opened.st_size) || bytesRead != Int(opened.st_size) - startOffset {
             return "\(opened.st_size) bytes when opened, \(now.st_size) bytes at the end, \(bytesRead) bytes read"
         }
         if now.st_mtim.tv_sec != opened.st_mtim.tv_sec || now.st_mtim.tv_nsec != opened.st_mtim.tv_nsec {
