@@ -74,6 +74,7 @@ public final class EventStore {
             // now): open anew.
             do {
                 db = try Database(path: path, access: .readWrite)
+                try refuseForeignTables()
                 try refuseNewerSchema()
                 try migrate()
                 try db.execute(Queries.schema)
@@ -162,6 +163,10 @@ public final class EventStore {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        // SQLite's `-wal` beside it must be a name the folder can hold too.
+        if name.utf8.count > 251 {
+            throw StoreError.cannotCreate(path, "its name is \(name.utf8.count) bytes: with \"-wal\" added, longer than the 255 a file name may have")
+        }
         let temporary = directory + ".\(TemporaryFiles.nameStem(name)).creating-\(getpid())"
         removeAbandonedCreations(directory: directory, name: name)
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
@@ -191,19 +196,25 @@ public final class EventStore {
                 throw StoreError.cannotCreate(path, error.message)
             }
         }  // closed here: SQLite removes the (empty) WAL
+        // One creator at a time in this folder, from the look at the name to
+        // the link: another's store, linked in and opened after our look,
+        // would have its -wal taken for a removed store's and deleted.
+        let folder = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if folder >= 0 { close(folder) } }  // closing releases the lock
+        if folder >= 0 {
+            while flock(folder, LOCK_EX) != 0 && errno == EINTR {}
+        }
+        guard lstat(path, &st) != 0, errno == ENOENT else { return }
         try removeLeftoverCompanions(path)
         if link(temporary, path) != 0 && errno != EEXIST {
             // A file system without hard links (vfat, exFAT, many SMB and
-            // FUSE mounts): renamed into place unless a store appeared
-            // there meanwhile. A creator racing this one in the moment
-            // between the look and the rename finds its store replaced on
-            // its first write ("moved"), and opens the path anew.
+            // FUSE mounts): renamed into place, the store still missing
+            // under the folder's lock.
             let failure = errno
             guard [EPERM, EOPNOTSUPP, ENOSYS, EMLINK].contains(failure) else {
                 throw StoreError.cannotCreate(path, String(cString: strerror(failure)))
             }
-            var st = stat()
-            if lstat(path, &st) != 0 && errno == ENOENT && rename(temporary, path) != 0 {
+            if rename(temporary, path) != 0 {
                 throw StoreError.cannotCreate(path, String(cString: strerror(errno)))
             }
         }
@@ -215,28 +226,31 @@ public final class EventStore {
     /// malformed, or silently bringing back the deleted store's meetings.
     /// A process that still has the removed store open holds a lock on the
     /// `-shm` (SQLite's "dead man switch" byte): then its files are not
-    /// leftovers, and the store is not made under them.
+    /// leftovers, and the store is not made under them. Called with the
+    /// folder's creation lock held and the store missing.
     static func removeLeftoverCompanions(_ path: String) throws {
         let names = [path + "-wal", path + "-shm", path + "-journal"]
         var st = stat()
         guard names.contains(where: { lstat($0, &st) == 0 }) else { return }
-        let shm = open(names[1], O_RDWR | O_CLOEXEC)
-        defer { if shm >= 0 { close(shm) } }  // closing releases the lock
-        if shm >= 0 {
+        if lstat(names[1], &st) == 0 {
+            // Asked, not taken: a -shm of another user's opens read-only.
+            let shm = open(names[1], O_RDONLY | O_CLOEXEC)
+            guard shm >= 0 else {
+                throw StoreError.cannotCreate(
+                    path, "\(names[1]), left by a removed store, cannot be opened to tell whether it is in use (\(String(cString: strerror(errno))))")
+            }
+            defer { close(shm) }
             var lock = flock()
             lock.l_type = Int16(F_WRLCK)
             lock.l_whence = Int16(SEEK_SET)
             lock.l_start = 128  // SQLite's unix VFS: UNIX_SHM_DMS
             lock.l_len = 1
-            if fcntl(shm, F_SETLK, &lock) != 0 {
-                // Another creator linked its store and opened it first: use it.
-                if lstat(path, &st) == 0 { return }
+            if fcntl(shm, F_GETLK, &lock) != 0 || lock.l_type != Int16(F_UNLCK) {
                 throw StoreError.cannotCreate(
                     path, "\(names[0]) and \(names[1]) are in use by a process that still has a removed store of this name open; "
                         + "wait for it to end, or choose another name")
             }
         }
-        if lstat(path, &st) == 0 { return }
         for name in names where unlink(name) != 0 && errno != ENOENT {
             throw StoreError.cannotCreate(path, "the leftover \(name) of a removed store cannot be removed (\(String(cString: strerror(errno))))")
         }
@@ -285,7 +299,22 @@ public final class EventStore {
         try refuseNewerSchema()
     }
 
-    /// Throws `newerSchema` for a store a later mqa wrote.
+    /// Throws `notAStore` for a database with tables that are not mqa's
+    /// (another program's `--db other.db`): mqa's schema was written into
+    /// it, and a reading command set its version. A database without any
+    /// table is a new store.
+    func refuseForeignTables() throws {
+        let probe = try db.prepare(
+            """
+            SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'),
+                   (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('event_kinds', 'files', 'meetings'))
+            """)
+        guard try probe.step() else { return }
+        if probe.int(0) > 0 && probe.int(1) != 3 { throw StoreError.notAStore(db.path, "it holds another program's tables, not mqa's") }
+    }
+
+    /// Throws `newerSchema` for a store a later mqa wrote (a database of
+    /// another program's is told by `refuseForeignTables` first).
     func refuseNewerSchema() throws {
         let version = try schemaVersion()
         if version > EventStore.schemaVersion { throw StoreError.newerSchema(db.path, version) }
