@@ -188,7 +188,7 @@ public enum CLI {
             let db = Options.db.spec.primary, out = Options.out.spec.primary
             if parsed.declared[out] != nil, let path = parsed.value(Options.out), path != "-" {
                 if parsed.declared[db] != nil { try context.refuseStore(asOutput: path, parsed) }
-                try context.refuseInput(asOutput: path, parsed)
+                try context.refuseInput(asOutput: path, parsed, spec: command.spec)
             }
             let code = try command.run(parsed, context)
             // Every result file is renamed into place and stdout checked:

@@ -34,7 +34,6 @@ struct CommandContext {
     func output(_ args: ParsedArguments) throws -> OutputSink {
         guard let path = args.value(Options.out), path != "-" else { return stdout }
         try refuseStore(asOutput: path, args)
-        try refuseInput(asOutput: path, args)
         let sink = try OutputSink(path: path)
         outputs.sinks.append(sink)
         return sink
@@ -53,19 +52,36 @@ struct CommandContext {
     }
 
     /// A usage error when `path` is an existing file the command reads (a
-    /// log to ingest, a grid, a config): `ingest client.log -o client.log`
-    /// replaced the log with its summary. Only files that exist count, by
-    /// device and inode, so a word that is no file (a meeting id) never does.
-    func refuseInput(asOutput path: String, _ args: ParsedArguments) throws {
+    /// log to ingest, standard input, a grid, a config), or lies in a folder
+    /// it reads: `ingest client.log -o client.log` replaced the log with its
+    /// summary. Only path arguments count (options whose value is a FILE,
+    /// PATH or DIR, and FILE positionals), by device and inode: a meeting id
+    /// or a query name that an earlier run's output happens to bear is none.
+    func refuseInput(asOutput path: String, _ args: ParsedArguments, spec: CommandSpec) throws {
         var out = stat()
         guard stat(path, &out) == 0, (out.st_mode & S_IFMT) == S_IFREG else { return }
-        let words = args.positionals
-            + args.given.filter { $0.key != Options.out.spec.primary }.values.joined().compactMap { $0 as? String }
+        var words = spec.arguments.contains { $0.0.hasPrefix("FILE") } ? args.positionals : []
+        for (name, values) in args.given where name != Options.out.spec.primary && name != Options.db.spec.primary {
+            guard let kind = args.declared[name]?.valueName, ["FILE", "PATH", "DIR"].contains(kind) else { continue }
+            words += values.compactMap { $0 as? String }
+        }
+        func resolved(_ p: String) -> String? {
+            guard let r = realpath(p, nil) else { return nil }
+            defer { free(r) }
+            return String(cString: r)
+        }
+        let outPath = resolved(path)
         for word in words {
             var st = stat()
-            if word != "-", stat(word, &st) == 0, st.st_dev == out.st_dev, st.st_ino == out.st_ino {
-                let what = word == path ? "" : " ('\(word)')"
+            guard word == "-" ? fstat(0, &st) == 0 : stat(word, &st) == 0 else { continue }
+            if st.st_dev == out.st_dev && st.st_ino == out.st_ino {
+                let what = word == path ? "" : word == "-" ? " (standard input)" : " ('\(word)')"
                 throw UsageError("--out '\(path)' is a file this command reads\(what); writing there would destroy it")
+            }
+            if (st.st_mode & S_IFMT) == S_IFDIR, let outPath,
+               let folder = resolved(word),
+               outPath.hasPrefix(folder == "/" ? "/" : folder + "/") {
+                throw UsageError("--out '\(path)' is inside '\(word)', a folder this command reads; writing there would destroy a file of it")
             }
         }
     }
