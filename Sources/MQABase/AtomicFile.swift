@@ -58,14 +58,28 @@ public final class AtomicFile {
     private let ownsDirectory: Bool
 
     /// The descriptor `path` names when it is one of this process's open
-    /// streams: `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`.
-    static func standardStream(_ path: String) -> Int32? {
-        if path == "/dev/stdout" { return 1 }
-        if path == "/dev/stderr" { return 2 }
-        for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
-            let digits = path.dropFirst(prefix.count)
-            guard !digits.isEmpty, digits.count < 10, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-            return Int32(digits)
+    /// streams: `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`
+    /// in any spelling (`/dev//stdout`), or any link to one (the link's
+    /// target is the stream's file, device and inode alike).
+    public static func standardStream(_ path: String) -> Int32? {
+        let parts = path.split(separator: "/").filter { $0 != "." }
+        let normal = "/" + parts.joined(separator: "/")
+        if path.hasPrefix("/") {
+            if normal == "/dev/stdout" { return 1 }
+            if normal == "/dev/stderr" { return 2 }
+            if normal == "/dev/stdin" { return 0 }
+            for prefix in ["/dev/fd/", "/proc/self/fd/"] where normal.hasPrefix(prefix) {
+                let digits = normal.dropFirst(prefix.count)
+                guard !digits.isEmpty, digits.count < 10, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+                return Int32(digits)
+            }
+        }
+        // A link whose target is one of the standard streams' files.
+        var link = stat(), target = stat()
+        guard lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK, stat(path, &target) == 0 else { return nil }
+        for fd: Int32 in [1, 2] {
+            var st = stat()
+            if fstat(fd, &st) == 0 && st.st_dev == target.st_dev && st.st_ino == target.st_ino { return fd }
         }
         return nil
     }

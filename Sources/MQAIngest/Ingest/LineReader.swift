@@ -86,9 +86,11 @@ public final class LineReader {
     public init(path: String) throws {
         self.path = path
         var st = stat()
+        if StandardInput.wasClosed && (path == "-" || AtomicFile.standardStream(path) == 0) {
+            throw InputError.cannotOpen(path, "standard input is closed")
+        }
         if path == "-" {
             fd = 0
-            guard !StandardInput.wasClosed else { throw InputError.cannotOpen(path, "standard input is closed") }
             guard fstat(0, &st) == 0 else { throw InputError.cannotOpen(path, String(cString: strerror(errno))) }
         } else {
             // Opened first and then asked what it is: a directory opens
