@@ -54,7 +54,8 @@ enum DemoCommand {
         let db = dir + "/mqa.sqlite"
         // A fresh folder each time, so the demo's files are the seed's and
         // no page of an earlier run lingers beside them.
-        try onDisk(dir) { try clearEarlierDemo(in: dir) }
+        var earlier: [String] = []
+        try onDisk(dir) { earlier = try clearEarlierDemo(in: dir) }
         for sub in ["", "/reports/meetings", "/tuning"] {
             try onDisk(dir + sub) { try fm.createDirectory(atPath: dir + sub, withIntermediateDirectories: true) }
         }
@@ -75,7 +76,19 @@ enum DemoCommand {
             if code != ExitCode.success && incomplete == nil { incomplete = code }
         }
 
-        try onDisk(dir + "/" + marker) { try Data().write(to: URL(fileURLWithPath: dir + "/" + marker)) }
+        // The earlier run's list stays until this one's is written: a run
+        // killed (or out of disk) before that leaves files the next run then
+        // refuses to remove (naming them) rather than a user's it removed.
+        try onDisk(dir + "/" + marker) {
+            try Data(earlier.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: dir + "/" + marker))
+        }
+        // What this run wrote, listed however it ends (a failed step, a
+        // usage error), so that the next run removes that and no other file.
+        defer {
+            if let written = try? demoFiles(in: dir).filter({ $0 != marker }) {
+                try? Data(written.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: dir + "/" + marker), options: .atomic)
+            }
+        }
 
         say("1/5 simulating \(meetings) meetings (seed \(seed))…")
         try step(SimulateCommand.command, ["--meetings", String(meetings), "--seed", seed, "--out", dir + "/logs"])
@@ -117,12 +130,6 @@ enum DemoCommand {
         try onDisk(dir + "/tuning/grid.json") { try grid.write(toFile: dir + "/tuning/grid.json", atomically: true, encoding: .utf8) }
         try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--out", dir + "/tuning/tune.md"])
         try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--format", "json", "--out", dir + "/tuning/tune.json"])
-
-        // What this run wrote, so that the next one removes only that.
-        let written = try demoFiles(in: dir).filter { $0 != marker }
-        try onDisk(dir + "/" + marker) {
-            try Data(written.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: dir + "/" + marker), options: .atomic)
-        }
 
         say("5/5 done.")
         let out = context.stdout
@@ -172,15 +179,17 @@ enum DemoCommand {
     /// Empties `dir` of an earlier demo's files. A folder that holds anything
     /// else is refused: the demo must not delete a user's own `logs/` or
     /// `reports/` because they were named as its output.
-    static func clearEarlierDemo(in dir: String) throws {
+    /// - Returns: the files the earlier run listed (none for an older demo).
+    @discardableResult
+    static func clearEarlierDemo(in dir: String) throws -> [String] {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: dir, isDirectory: &isDirectory) else { return }
+        guard fm.fileExists(atPath: dir, isDirectory: &isDirectory) else { return [] }
         guard isDirectory.boolValue else {
             throw UsageError("'--out' must be a folder, but '\(dir)' is a file")
         }
         let present = try fm.contentsOfDirectory(atPath: dir)
-        if present.isEmpty { return }
+        if present.isEmpty { return [] }
         // Demos written before the marker existed: their store, logs and summary.
         let olderDemo = ["mqa.sqlite", "logs", "ingest-summary.txt"].allSatisfy(present.contains)
         let foreign = present.filter { !isDemos($0) }.sorted()
@@ -188,11 +197,11 @@ enum DemoCommand {
             let named = (foreign.isEmpty ? present.sorted() : foreign).prefix(3).joined(separator: ", ")
             throw UsageError("'--out' folder '\(dir)' holds files the demo did not write (\(named)); name a new or empty folder")
         }
-        // Inside its folders too: a file the last complete run did not
-        // write is the user's (their own meeting's log in logs/, notes in
-        // reports/), and was removed with the folder, exit 0. A marker
-        // without the list (a run killed midway, an older demo) lists
-        // nothing to compare with.
+        // Inside its folders too: a file the last run did not list is the
+        // user's (their own meeting's log in logs/, notes in reports/), and
+        // was removed with the folder, exit 0. An empty marker (an older
+        // demo's, or a first run killed before its list) has nothing to
+        // compare with: its folders go whole, as before.
         let listed = (try? String(contentsOfFile: dir + "/" + marker, encoding: .utf8))
             .map { Set($0.split(separator: "\n").map(String.init)) } ?? []
         if !listed.isEmpty {
@@ -205,6 +214,7 @@ enum DemoCommand {
         for entry in present where isDemos(entry) {
             try fm.removeItem(atPath: dir + "/" + entry)
         }
+        return listed.sorted()
     }
 
     /// Every file below `dir` (links not followed), as a path below it, sorted.
