@@ -303,9 +303,11 @@ enum IngestCommand {
             try store.refreshSummaries { done, total in
                 progress?.update(done: done, total: total, label: "summarizing meetings")
             }
-        } catch {
+        } catch let error as DatabaseError where error.isOutOfSpace {
             // The inputs are stored; only the summaries behind the reports
-            // are not: say both, and which store, never a bare COMMIT error.
+            // are not (a full disk at their commit): say both, and which
+            // store, never a bare COMMIT error. Other failures (the store
+            // removed meanwhile) say what they are, below.
             progress?.finish()
             out.write(IngestReport(summary).render(ReportFormat(rawValue: format) ?? .md))
             out.flush()
