@@ -28,6 +28,25 @@ import Testing
         #expect(text.hasPrefix("first\n") && text.contains("m-1"), "appended after what the shell wrote: \(text)")
     }
 
+    /// Other spellings of the streams, and a link to one: the same.
+    @Test func theStreamsUnderOtherNamesAreWrittenThrough() {
+        let log = dir.write("log.ndjson", Lines.meeting("m-1"))
+        #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+        let link = dir.file("to-stdout")
+        #expect(symlink("/proc/self/fd/1", link) == 0)
+        for name in ["/dev//fd/1", "/dev/./fd/1", link] {
+            let target = dir.file("out.md")
+            let r = MQA.shell(#""$MQA" report fleet --db "$D" -o "$N" > "$T""#, environment: ["D": db, "N": name, "T": target])
+            let text = (try? String(contentsOfFile: target, encoding: .utf8)) ?? ""
+            #expect(r.status == 0 && text.contains("m-1"), "\(name): \(r)")
+        }
+        var st = stat()
+        #expect(lstat(link, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK, "the link is still a link")
+        // A closed standard input under its device names is closed too.
+        let closed = MQA.shell(#""$MQA" ingest --db "$D.2" /dev/stdin <&-"#, environment: ["D": db])
+        #expect(closed.status == 1 && closed.stderr.contains("standard input is closed"), "\(closed)")
+    }
+
     /// `ingest client.log -o client.log` replaced the log with its summary;
     /// `tune --grid g -o g` the grid with its results.
     @Test func anOutputNamingAnInputIsRefused() {
@@ -41,9 +60,38 @@ import Testing
         #expect(symlink(grid, link) == 0)
         let t = MQA.run(["tune", "--db", db, "--grid", grid, "-o", link])
         #expect(t.status == 64 && t.stderr.contains("('\(grid)')"), "the same file under another name: \(t)")
-        // A word that names no file (a meeting id) is no input.
-        let m = MQA.run(["report", "meeting", "m-1", "--db", db, "-o", dir.file("m-1")])
-        #expect(m.status == 0, "\(m)")
+        // A word that is no path (a meeting id, a query name) is no input,
+        // even where an earlier run's output bears its name.
+        for _ in 0..<2 {
+            let m = MQA.shell(#"cd "$W" && "$MQA" report meeting m-1 --db "$D" -o m-1 && "$MQA" query meetings --db "$D" -o meetings"#,
+                              environment: ["W": dir.path, "D": db])
+            #expect(m.status == 0, "\(m)")
+        }
+        // A file in a folder the ingest reads, and the file on standard input.
+        try? FileManager.default.createDirectory(atPath: dir.file("logs"), withIntermediateDirectories: true)
+        let inFolder = dir.write("logs/a.ndjson", Lines.meeting("m-2"))
+        let walked = MQA.run(["ingest", "--db", db, "-f", "json", "-r", dir.file("logs"), "-o", inFolder])
+        #expect(walked.status == 64 && walked.stderr.contains("a folder this command reads"), "\(walked)")
+        let piped = MQA.run(["ingest", "--db", db, "-f", "json", "-", "-o", inFolder], stdin: inFolder)
+        #expect(piped.status == 64 && piped.stderr.contains("(standard input)"), "\(piped)")
+        #expect((try? String(contentsOfFile: inFolder, encoding: .utf8)) == Lines.meeting("m-2"))
+    }
+
+    /// Another program's database as the store: mqa's tables were written
+    /// into it (by a reading command too, which set its version to 3), and
+    /// one whose version was 70 was "written by a newer mqa".
+    @Test func anotherProgramsDatabaseIsLeftAlone() throws {
+        let other = dir.file("other.db")
+        let sql = #"python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); print(c.execute("PRAGMA user_version").fetchone()[0], c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0])' "$O" "$S""#
+        let made = MQA.shell(sql, environment: ["O": other, "S": "CREATE TABLE t (x); PRAGMA user_version = 70;"])
+        try #require(made.status == 0, "needs python3: \(made)")
+        let log = dir.write("log.ndjson", Lines.meeting("m-1"))
+        for args in [["ingest", "--db", other, log], ["meetings", "--db", other]] {
+            let r = MQA.run(args)
+            #expect(r.status == 1 && r.stderr.contains("is not an mqa store"), "\(args[0]): \(r)")
+        }
+        let left = MQA.shell(sql, environment: ["O": other, "S": ""])
+        #expect(left.stdout == "70 1\n", "\(left)")
     }
 
     /// The demo refused a file of the user's at the top of its folder but
@@ -67,6 +115,18 @@ import Testing
     @Test func aNameThatIsNotUTF8IsRefused() {
         let r = MQA.shell(#""$MQA" export --db "$D" -o "$(printf 'f\377.ndjson')""#, environment: ["D": db])
         #expect(r.status == 64 && r.stderr.contains("is not UTF-8 text"), "\(r)")
+    }
+
+    /// A store name of 252-255 bytes fits, but its `-wal` does not: the
+    /// store was linked in, then could not be opened, and stayed empty.
+    @Test func aStoreNameTooLongForItsWalIsRefusedFirst() {
+        let log = dir.write("log.ndjson", Lines.meeting("m-1"))
+        let store = dir.file(String(repeating: "s", count: 246) + ".sqlite")  // 253 bytes
+        let r = MQA.run(["ingest", "--db", store, log])
+        #expect(r.status == 1 && r.stderr.contains("with \"-wal\" added, longer than the 255"), "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: store))
+        let env = MQA.shell(#"MQA_DB="$(printf 's\377.sqlite')" "$MQA" meetings"#)
+        #expect(env.status == 64 && env.stderr.contains("MQA_DB"), "\(env)")
     }
 
     /// `ingest - <&-`: SQLite put /dev/null on the free descriptor 0, and

@@ -83,7 +83,7 @@ struct RTCStatsImporter {
         /// Event-log lines (`WebRTCImport.TopLevelKeys.eventLine`) among
         /// the arrays: rejected, each, since they are no part of a dump.
         var eventLines = 0
-        /// Rejected lines that open as an array (`[`): a damaged dump's
+        /// Rejected lines that open as a JSON array (`["`, `[1`): a damaged dump's
         /// lines, which make the file a dump with bad lines, where a file
         /// of other text (an error page saved as the dump) is no dump.
         var brokenArrays = 0
@@ -226,7 +226,11 @@ struct RTCStatsImporter {
                     reason += " (its time is lost too: the times of the lines after it may be early)"
                 }
             }
-            if line.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) == UInt8(ascii: "[") { p.brokenArrays += 1 }
+            // A JSON array's opening: `[` then a value's first byte (`["…`,
+            // `[1`, `[{`): an error page's `[error] 502` is no such line.
+            let opening = Array(line.lazy.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }.prefix(2))
+            if opening.first == UInt8(ascii: "["),
+               opening.count == 1 || Array("\"{[]-0123456789".utf8).contains(opening[1]) { p.brokenArrays += 1 }
             p.conversion.rejects.append(ImportReject(line: p.lineNumber, reason: reason, raw: WebRTCImport.rawBytes(line), size: line.count))
         }
     }
