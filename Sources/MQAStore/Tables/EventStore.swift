@@ -66,6 +66,10 @@ public final class EventStore {
         var attempts = 0
         while true {
             try EventStore.createAtomically(path)
+            // Told on a read-only look first: the read-write open switches
+            // a file to WAL (another program's database changed, or waited
+            // on for that program's lock) before any table was looked at.
+            try EventStore.refuseUnlessStore(path)
             let before = FileIdentity(path: path)
             // A failed ingest that created the store removes it when it holds
             // nothing and nobody else has it open (`removeIfUnused`); a file
@@ -74,8 +78,6 @@ public final class EventStore {
             // now): open anew.
             do {
                 db = try Database(path: path, access: .readWrite)
-                try refuseForeignTables()
-                try refuseNewerSchema()
                 try migrate()
                 try db.execute(Queries.schema)
                 try redoSummariesOfOlderRules()
@@ -163,9 +165,11 @@ public final class EventStore {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        // SQLite's `-wal` beside it must be a name the folder can hold too.
-        if name.utf8.count > 251 {
-            throw StoreError.cannotCreate(path, "its name is \(name.utf8.count) bytes: with \"-wal\" added, longer than the 255 a file name may have")
+        // SQLite's `-wal` and `-journal` beside it must be names the folder
+        // can hold too (a failed first ingest removes the store through the
+        // rollback journal).
+        if name.utf8.count > 247 {
+            throw StoreError.cannotCreate(path, "its name is \(name.utf8.count) bytes: with \"-journal\" added, longer than the 255 a file name may have")
         }
         let temporary = directory + ".\(TemporaryFiles.nameStem(name)).creating-\(getpid())"
         removeAbandonedCreations(directory: directory, name: name)
@@ -196,14 +200,11 @@ public final class EventStore {
                 throw StoreError.cannotCreate(path, error.message)
             }
         }  // closed here: SQLite removes the (empty) WAL
-        // One creator at a time in this folder, from the look at the name to
+        // One creator of this store at a time, from the look at the name to
         // the link: another's store, linked in and opened after our look,
         // would have its -wal taken for a removed store's and deleted.
-        let folder = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if folder >= 0 { close(folder) } }  // closing releases the lock
-        if folder >= 0 {
-            while flock(folder, LOCK_EX) != 0 && errno == EINTR {}
-        }
+        let lock = try CreationLock(directory + ".\(TemporaryFiles.nameStem(name)).creating-lock", store: path)
+        defer { lock.release() }
         guard lstat(path, &st) != 0, errno == ENOENT else { return }
         try removeLeftoverCompanions(path)
         if link(temporary, path) != 0 && errno != EEXIST {
@@ -217,6 +218,53 @@ public final class EventStore {
             if rename(temporary, path) != 0 {
                 throw StoreError.cannotCreate(path, String(cString: strerror(errno)))
             }
+        }
+    }
+
+    /// An exclusive `flock` on a file of its own beside the store
+    /// (`.NAME.creating-lock`), removed by its holder, so it is there only
+    /// while a store is being made (or after a kill, until the next
+    /// creation). Not the folder: a job that `flock`s its data folder would
+    /// wait forever on itself. Where the file cannot be made (a folder
+    /// this user may not write), the store cannot be either, and that error
+    /// says so; creation goes on unlocked.
+    final class CreationLock {
+        private var fd: Int32 = -1
+        private let path: String
+
+        init(_ path: String, store: String) throws {
+            self.path = path
+            // Polled, not blocking: a holder keeps it for a few system calls,
+            // so a minute without it is a hung process, not a wait.
+            let deadline = DispatchTime.now().uptimeNanoseconds + 60_000_000_000
+            while true {
+                let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+                guard fd >= 0 else { return }
+                if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                    // Still the file at that name, not one its last holder
+                    // removed after we opened it.
+                    var held = stat(), named = stat()
+                    if fstat(fd, &held) == 0 && stat(path, &named) == 0 && held.st_dev == named.st_dev && held.st_ino == named.st_ino {
+                        self.fd = fd
+                        return
+                    }
+                } else if errno != EWOULDBLOCK && errno != EINTR {
+                    close(fd)  // no locks here (NFS without them): unlocked
+                    return
+                }
+                close(fd)
+                if DispatchTime.now().uptimeNanoseconds > deadline {
+                    throw StoreError.cannotCreate(store, "another process held \(path) for a minute while creating it")
+                }
+                usleep(5_000)
+            }
+        }
+
+        func release() {
+            guard fd >= 0 else { return }
+            unlink(path)  // while held: a waiter that opened it retries
+            close(fd)
+            fd = -1
         }
     }
 
@@ -297,6 +345,23 @@ public final class EventStore {
         }
         if probe.int(0) != 3 { throw StoreError.notAStore(db.path, "it has no mqa tables") }
         try refuseNewerSchema()
+    }
+
+    /// Throws when the file at `path` is another program's database or a
+    /// later mqa's store, read without writing anything (not even the
+    /// journal mode) and without waiting on a writer's lock beyond reads.
+    static func refuseUnlessStore(_ path: String) throws {
+        let probe: EventStore
+        do {
+            probe = EventStore(database: try Database(path: path, access: .readOnly))
+            try probe.refuseForeignTables()
+            try probe.refuseNewerSchema()
+        } catch let error as DatabaseError where error.primaryCode == DatabaseError.notADatabase {
+            throw StoreError.notAStore(path, "the file is not a SQLite database")
+        } catch let error as DatabaseError where EventStore.cannotShareMemory(error) || error.primaryCode == DatabaseError.busy {
+            // A WAL store whose -shm cannot be made here, or a lock held for
+            // the whole wait: the read-write open says why, as before.
+        }
     }
 
     /// Throws `notAStore` for a database with tables that are not mqa's
