@@ -22,6 +22,11 @@ struct CommandContext {
         let (path, source) = args.value(Options.db).map { ($0, "--db") }
             ?? environment["MQA_DB"].map { ($0, "MQA_DB") } ?? ("mqa.sqlite", "")
         if path.isEmpty { throw UsageError("\(source) is empty: give the store's file path") }
+        // Decoded with U+FFFD in place of bytes that are not UTF-8, the
+        // variable would name another file (arguments are checked in main).
+        if source == "MQA_DB", path.unicodeScalars.contains("\u{FFFD}"), let raw = getenv("MQA_DB"), String(validatingCString: raw) == nil {
+            throw UsageError("MQA_DB ('\(path)') is not UTF-8 text; mqa takes file names as UTF-8: rename the store")
+        }
         if path == ":memory:" {
             throw UsageError("\(source) ':memory:' would keep nothing: give the store's file path")
         }
@@ -58,8 +63,6 @@ struct CommandContext {
     /// PATH or DIR, and FILE positionals), by device and inode: a meeting id
     /// or a query name that an earlier run's output happens to bear is none.
     func refuseInput(asOutput path: String, _ args: ParsedArguments, spec: CommandSpec) throws {
-        var out = stat()
-        guard stat(path, &out) == 0, (out.st_mode & S_IFMT) == S_IFREG else { return }
         var words = spec.arguments.contains { $0.0.hasPrefix("FILE") } ? args.positionals : []
         for (name, values) in args.given where name != Options.out.spec.primary && name != Options.db.spec.primary {
             guard let kind = args.declared[name]?.valueName, ["FILE", "PATH", "DIR"].contains(kind) else { continue }
@@ -70,18 +73,23 @@ struct CommandContext {
             defer { free(r) }
             return String(cString: r)
         }
-        let outPath = resolved(path)
+        // The output's place, resolved through its folder, whether or not
+        // it exists yet: a first run must be refused as its rerun is.
+        let slash = path.lastIndex(of: "/")
+        let parent = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let outPlace = resolved(parent).map { $0 + "/" + (slash.map { String(path[path.index(after: $0)...]) } ?? path) }
+        var out = stat()
+        let outExists = stat(path, &out) == 0 && (out.st_mode & S_IFMT) == S_IFREG
         for word in words {
             var st = stat()
             guard word == "-" ? fstat(0, &st) == 0 : stat(word, &st) == 0 else { continue }
-            if st.st_dev == out.st_dev && st.st_ino == out.st_ino {
+            if outExists && st.st_dev == out.st_dev && st.st_ino == out.st_ino {
                 let what = word == path ? "" : word == "-" ? " (standard input)" : " ('\(word)')"
                 throw UsageError("--out '\(path)' is a file this command reads\(what); writing there would destroy it")
             }
-            if (st.st_mode & S_IFMT) == S_IFDIR, let outPath,
-               let folder = resolved(word),
-               outPath.hasPrefix(folder == "/" ? "/" : folder + "/") {
-                throw UsageError("--out '\(path)' is inside '\(word)', a folder this command reads; writing there would destroy a file of it")
+            if word != "-", (st.st_mode & S_IFMT) == S_IFDIR, let outPlace, let folder = resolved(word),
+               outPlace.hasPrefix(folder == "/" ? "/" : folder + "/") {
+                throw UsageError("--out '\(path)' is inside '\(word)', a folder this command reads; give a place outside it")
             }
         }
     }

@@ -18,11 +18,4 @@ for i in 1..<Int(CommandLine.argc) {
     _ = message.withCString { write(2, $0, strlen($0)) }
     exit(64)
 }
-// The store's path may come from the environment: the same holds for it.
-if let raw = getenv("MQA_DB"), String(validatingCString: raw) == nil {
-    let shown = String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self)
-    let message = "Error: MQA_DB ('\(shown)') is not UTF-8 text; mqa takes file names as UTF-8: rename the store\n"
-    _ = message.withCString { write(2, $0, strlen($0)) }
-    exit(64)
-}
 exit(CLI.main(Array(CommandLine.arguments.dropFirst())))
