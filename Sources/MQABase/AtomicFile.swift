@@ -31,6 +31,11 @@ public final class AtomicFile {
             // through its descriptor (sharing its offset, so `>>` appends).
             // Followed as a link, a stream redirected to a file was a
             // regular file, and the rename replaced the link in /dev.
+            // Not open for writing (standard input, as it mostly is): said
+            // now, before the work whose result it would lose.
+            let mode = fcntl(stream, F_GETFL)
+            guard mode >= 0 else { throw OutputError(path: path, reason: String(cString: strerror(errno))) }
+            guard mode & O_ACCMODE != O_RDONLY else { throw OutputError(path: path, reason: "is not open for writing") }
             let fd = dup(stream)
             guard fd >= 0 else { throw OutputError(path: path, reason: String(cString: strerror(errno))) }
             self.init(streamFD: fd, displayPath: path)

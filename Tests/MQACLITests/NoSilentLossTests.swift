@@ -635,7 +635,7 @@ import MQAIngest
         // A proxy's error page saved as the dump: no line is an array, so
         // it is no rtcstats dump (exit 1, not marked ingested). It was read
         // as a dump of one bad line (exit 3, "1 file" imported).
-        let page = dir.write("page.txt", "<html><body>502 Bad Gateway</body></html>\n[error] upstream timed out\n")
+        let page = dir.write("page.txt", "<html><body>502 Bad Gateway</body></html>\n[error] upstream timed out\n[2026-12-06 10:00:01] retried\n")
         let r = MQA.run(["ingest", "--db", db, "--input-format", "rtcstats", page])
         #expect(r.status == 1 && r.stderr.contains("no rtcstats lines"), "\(r)")
         // A dump whose lines are damaged arrays is a dump with bad lines.

@@ -42,6 +42,9 @@ import Testing
         }
         var st = stat()
         #expect(lstat(link, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK, "the link is still a link")
+        // Standard input is no output: said before the work.
+        let input = MQA.run(["report", "fleet", "--db", db, "-o", "/dev/stdin"], stdin: log)
+        #expect(input.status == 1 && input.stderr.contains("/dev/stdin: is not open for writing"), "\(input)")
         // A closed standard input under its device names is closed too.
         let closed = MQA.shell(#""$MQA" ingest --db "$D.2" /dev/stdin <&-"#, environment: ["D": db])
         #expect(closed.status == 1 && closed.stderr.contains("standard input is closed"), "\(closed)")
@@ -72,6 +75,9 @@ import Testing
         let inFolder = dir.write("logs/a.ndjson", Lines.meeting("m-2"))
         let walked = MQA.run(["ingest", "--db", db, "-f", "json", "-r", dir.file("logs"), "-o", inFolder])
         #expect(walked.status == 64 && walked.stderr.contains("a folder this command reads"), "\(walked)")
+        // Not there yet: a file the next `-r` would read all the same.
+        let first = MQA.run(["ingest", "--db", db, "-f", "json", "-r", dir.file("logs"), "-o", dir.file("logs/summary.json")])
+        #expect(first.status == 64 && first.stderr.contains("a folder this command reads"), "\(first)")
         let piped = MQA.run(["ingest", "--db", db, "-f", "json", "-", "-o", inFolder], stdin: inFolder)
         #expect(piped.status == 64 && piped.stderr.contains("(standard input)"), "\(piped)")
         #expect((try? String(contentsOfFile: inFolder, encoding: .utf8)) == Lines.meeting("m-2"))
@@ -82,7 +88,7 @@ import Testing
     /// one whose version was 70 was "written by a newer mqa".
     @Test func anotherProgramsDatabaseIsLeftAlone() throws {
         let other = dir.file("other.db")
-        let sql = #"python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); print(c.execute("PRAGMA user_version").fetchone()[0], c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0])' "$O" "$S""#
+        let sql = #"python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); print(c.execute("PRAGMA user_version").fetchone()[0], c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0], c.execute("PRAGMA journal_mode").fetchone()[0])' "$O" "$S""#
         let made = MQA.shell(sql, environment: ["O": other, "S": "CREATE TABLE t (x); PRAGMA user_version = 70;"])
         try #require(made.status == 0, "needs python3: \(made)")
         let log = dir.write("log.ndjson", Lines.meeting("m-1"))
@@ -91,7 +97,7 @@ import Testing
             #expect(r.status == 1 && r.stderr.contains("is not an mqa store"), "\(args[0]): \(r)")
         }
         let left = MQA.shell(sql, environment: ["O": other, "S": ""])
-        #expect(left.stdout == "70 1\n", "\(left)")
+        #expect(left.stdout == "70 1 delete\n", "not even the journal mode: \(left)")
     }
 
     /// The demo refused a file of the user's at the top of its folder but
@@ -117,13 +123,14 @@ import Testing
         #expect(r.status == 64 && r.stderr.contains("is not UTF-8 text"), "\(r)")
     }
 
-    /// A store name of 252-255 bytes fits, but its `-wal` does not: the
-    /// store was linked in, then could not be opened, and stayed empty.
-    @Test func aStoreNameTooLongForItsWalIsRefusedFirst() {
+    /// A store name of 248-255 bytes fits, but its `-wal` or `-journal`
+    /// does not: the store was linked in, then could not be opened (or
+    /// removed when nothing was stored), and stayed empty.
+    @Test func aStoreNameTooLongForItsJournalIsRefusedFirst() {
         let log = dir.write("log.ndjson", Lines.meeting("m-1"))
-        let store = dir.file(String(repeating: "s", count: 246) + ".sqlite")  // 253 bytes
+        let store = dir.file(String(repeating: "s", count: 241) + ".sqlite")  // 248 bytes
         let r = MQA.run(["ingest", "--db", store, log])
-        #expect(r.status == 1 && r.stderr.contains("with \"-wal\" added, longer than the 255"), "\(r)")
+        #expect(r.status == 1 && r.stderr.contains("with \"-journal\" added, longer than the 255"), "\(r)")
         #expect(!FileManager.default.fileExists(atPath: store))
         let env = MQA.shell(#"MQA_DB="$(printf 's\377.sqlite')" "$MQA" meetings"#)
         #expect(env.status == 64 && env.stderr.contains("MQA_DB"), "\(env)")

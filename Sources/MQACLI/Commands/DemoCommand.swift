@@ -54,8 +54,7 @@ enum DemoCommand {
         let db = dir + "/mqa.sqlite"
         // A fresh folder each time, so the demo's files are the seed's and
         // no page of an earlier run lingers beside them.
-        var earlier: [String] = []
-        try onDisk(dir) { earlier = try clearEarlierDemo(in: dir) }
+        try onDisk(dir) { try clearEarlierDemo(in: dir) }
         for sub in ["", "/reports/meetings", "/tuning"] {
             try onDisk(dir + sub) { try fm.createDirectory(atPath: dir + sub, withIntermediateDirectories: true) }
         }
@@ -76,11 +75,11 @@ enum DemoCommand {
             if code != ExitCode.success && incomplete == nil { incomplete = code }
         }
 
-        // The earlier run's list stays until this one's is written: a run
-        // killed (or out of disk) before that leaves files the next run then
-        // refuses to remove (naming them) rather than a user's it removed.
+        // Marked as a run under way until this run's list is written: a run
+        // killed before that (Ctrl-C) left files no list holds, which the
+        // next run would refuse as the user's; it removes the folders whole.
         try onDisk(dir + "/" + marker) {
-            try Data(earlier.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: dir + "/" + marker))
+            try Data((runningMark + "\n").utf8).write(to: URL(fileURLWithPath: dir + "/" + marker), options: .atomic)
         }
         // What this run wrote, listed however it ends (a failed step, a
         // usage error), so that the next run removes that and no other file.
@@ -159,6 +158,9 @@ enum DemoCommand {
     /// a line each).
     static let marker = ".mqa-demo"
 
+    /// The marker's only line while a run writes the folder.
+    static let runningMark = "# a demo run is writing this folder"
+
     /// What the demo writes into its folder, all of it removed before a run.
     static let entries = [marker, "logs", "site", "reports", "tuning", "ingest-summary.txt",
                           "mqa.sqlite", "mqa.sqlite-wal", "mqa.sqlite-shm"]
@@ -179,17 +181,15 @@ enum DemoCommand {
     /// Empties `dir` of an earlier demo's files. A folder that holds anything
     /// else is refused: the demo must not delete a user's own `logs/` or
     /// `reports/` because they were named as its output.
-    /// - Returns: the files the earlier run listed (none for an older demo).
-    @discardableResult
-    static func clearEarlierDemo(in dir: String) throws -> [String] {
+    static func clearEarlierDemo(in dir: String) throws {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: dir, isDirectory: &isDirectory) else { return [] }
+        guard fm.fileExists(atPath: dir, isDirectory: &isDirectory) else { return }
         guard isDirectory.boolValue else {
             throw UsageError("'--out' must be a folder, but '\(dir)' is a file")
         }
         let present = try fm.contentsOfDirectory(atPath: dir)
-        if present.isEmpty { return [] }
+        if present.isEmpty { return }
         // Demos written before the marker existed: their store, logs and summary.
         let olderDemo = ["mqa.sqlite", "logs", "ingest-summary.txt"].allSatisfy(present.contains)
         let foreign = present.filter { !isDemos($0) }.sorted()
@@ -199,11 +199,11 @@ enum DemoCommand {
         }
         // Inside its folders too: a file the last run did not list is the
         // user's (their own meeting's log in logs/, notes in reports/), and
-        // was removed with the folder, exit 0. An empty marker (an older
-        // demo's, or a first run killed before its list) has nothing to
-        // compare with: its folders go whole, as before.
+        // was removed with the folder, exit 0. A marker without a list (an
+        // older demo's, or a run's that was killed while it wrote) has
+        // nothing to compare with: its folders go whole, as before.
         let listed = (try? String(contentsOfFile: dir + "/" + marker, encoding: .utf8))
-            .map { Set($0.split(separator: "\n").map(String.init)) } ?? []
+            .map { Set($0.split(separator: "\n").map(String.init)).subtracting([runningMark]) } ?? []
         if !listed.isEmpty {
             let unlisted = try demoFiles(in: dir).filter { !listed.contains($0) && !entries.contains($0) && !isTemporary($0) }
             if !unlisted.isEmpty {
@@ -214,7 +214,6 @@ enum DemoCommand {
         for entry in present where isDemos(entry) {
             try fm.removeItem(atPath: dir + "/" + entry)
         }
-        return listed.sorted()
     }
 
     /// Every file below `dir` (links not followed), as a path below it, sorted.

@@ -226,13 +226,26 @@ struct RTCStatsImporter {
                     reason += " (its time is lost too: the times of the lines after it may be early)"
                 }
             }
-            // A JSON array's opening: `[` then a value's first byte (`["…`,
-            // `[1`, `[{`): an error page's `[error] 502` is no such line.
-            let opening = Array(line.lazy.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }.prefix(2))
-            if opening.first == UInt8(ascii: "["),
-               opening.count == 1 || Array("\"{[]-0123456789".utf8).contains(opening[1]) { p.brokenArrays += 1 }
+            if RTCStatsImporter.looksLikeDumpLine(line, scanner) { p.brokenArrays += 1 }
             p.conversion.rejects.append(ImportReject(line: p.lineNumber, reason: reason, raw: WebRTCImport.rawBytes(line), size: line.count))
         }
+    }
+
+    /// Whether a rejected line is a dump's own: a whole JSON array (`[1]`,
+    /// `[{…}]`: the wrong form, but arrays), or one that opens with a
+    /// method name (`["getstats", …` cut off). An error page's lines, its
+    /// `[error] 502` or `[2026-12-06 10:00:01] upstream timed out`, are not.
+    static func looksLikeDumpLine(_ line: UnsafeBufferPointer<UInt8>, _ scanner: JSONWalker) -> Bool {
+        var p = 0
+        scanner.skipSpace(line, &p)
+        guard p < line.count, line[p] == UInt8(ascii: "[") else { return false }
+        var q = p + 1
+        scanner.skipSpace(line, &q)
+        if q < line.count && line[q] == UInt8(ascii: "\"") { return true }
+        var r = p
+        guard (try? scanner.skipValue(line, &r, depth: 0)) != nil else { return false }
+        scanner.skipSpace(line, &r)
+        return r == line.count
     }
 
     /// The number a line ends with (`…, 1000.5]`), if it does.
