@@ -75,17 +75,17 @@ enum DemoCommand {
             if code != ExitCode.success && incomplete == nil { incomplete = code }
         }
 
-        // Marked as a run under way until this run's list is written: a run
-        // killed before that (Ctrl-C) left files no list holds, which the
-        // next run would refuse as the user's; it removes the folders whole.
-        try onDisk(dir + "/" + marker) {
-            try Data((runningMark + "\n").utf8).write(to: URL(fileURLWithPath: dir + "/" + marker), options: .atomic)
-        }
+        // Marked as a run under way (written before anything was removed,
+        // in `clearEarlierDemo`, or here in a new folder) until this run's
+        // list is written: a run killed before that (Ctrl-C) left files no
+        // list holds, which the next run would refuse as the user's; it
+        // removes the folders whole.
+        try writeMarker(in: dir, [runningLine])
         // What this run wrote, listed however it ends (a failed step, a
         // usage error), so that the next run removes that and no other file.
         defer {
-            if let written = try? demoFiles(in: dir).filter({ $0 != marker }) {
-                try? Data(written.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: dir + "/" + marker), options: .atomic)
+            if let written = try? demoFiles(in: dir).filter({ $0 != marker && !isTemporary($0) }) {
+                try? writeMarker(in: dir, written)
             }
         }
 
@@ -158,8 +158,18 @@ enum DemoCommand {
     /// a line each).
     static let marker = ".mqa-demo"
 
-    /// The marker's only line while a run writes the folder.
-    static let runningMark = "# a demo run is writing this folder"
+    /// The start of the marker's only line while a run writes the folder;
+    /// the process id follows.
+    static let runningMark = "# a demo run is writing this folder: pid "
+    static var runningLine: String { runningMark + String(getpid()) }
+
+    /// Replaces the marker with `lines`, whole or not at all.
+    static func writeMarker(in dir: String, _ lines: [String]) throws {
+        let file = try AtomicFile(path: dir + "/" + marker)
+        let text = lines.map { $0 + "\n" }.joined()
+        try text.utf8CString.dropLast().withUnsafeBytes { try file.write($0) }
+        try file.commit()
+    }
 
     /// What the demo writes into its folder, all of it removed before a run.
     static let entries = [marker, "logs", "site", "reports", "tuning", "ingest-summary.txt",
@@ -202,8 +212,14 @@ enum DemoCommand {
         // was removed with the folder, exit 0. A marker without a list (an
         // older demo's, or a run's that was killed while it wrote) has
         // nothing to compare with: its folders go whole, as before.
-        let listed = (try? String(contentsOfFile: dir + "/" + marker, encoding: .utf8))
-            .map { Set($0.split(separator: "\n").map(String.init)).subtracting([runningMark]) } ?? []
+        let lines = (try? String(contentsOfFile: dir + "/" + marker, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+        // A run under way, still running: two demos in one folder would
+        // remove each other's files.
+        if let running = lines.first(where: { $0.hasPrefix(runningMark) }), let pid = pid_t(running.dropFirst(runningMark.count)),
+           pid != getpid(), kill(pid, 0) == 0 || errno == EPERM {
+            throw UsageError("'--out' folder '\(dir)' is being written by another demo (pid \(pid)); wait for it, or name another folder")
+        }
+        let listed = Set(lines.filter { !$0.hasPrefix(runningMark) })
         if !listed.isEmpty {
             let unlisted = try demoFiles(in: dir).filter { !listed.contains($0) && !entries.contains($0) && !isTemporary($0) }
             if !unlisted.isEmpty {
@@ -211,7 +227,14 @@ enum DemoCommand {
                     + "move them out, or name a new or empty folder")
             }
         }
-        for entry in present where isDemos(entry) {
+        // Marked as this run's before anything is removed, so a kill from
+        // here on leaves the mark that says so, never a folder whose list
+        // is gone; the marker is replaced, never removed.
+        try writeMarker(in: dir, [runningLine])
+        for entry in present where isDemos(entry) && entry != marker {
+            // A dead run's temporary file may be gone already (the marker's
+            // write clears those of its folder).
+            guard (try? fm.attributesOfItem(atPath: dir + "/" + entry)) != nil else { continue }
             try fm.removeItem(atPath: dir + "/" + entry)
         }
     }

@@ -112,7 +112,10 @@ public enum WebRTCImport {
             guard let hit = memchr(base + p, 0x0A, rest) else { break }
             let newline = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
             switch prefix[p] {
-            case UInt8(ascii: "["): arrays += 1
+            case UInt8(ascii: "["):
+                // A JSON array or a cut method line; random bytes that open
+                // with `[`, or a `[2026-…]` text line, are no vote for a dump.
+                if RTCStatsImporter.looksLikeDumpLine(UnsafeBufferPointer(rebasing: prefix[p..<newline]), JSONWalker()) { arrays += 1 }
             case UInt8(ascii: "{"):
                 objects += 1
                 if firstObjectIsEvent == nil { firstObjectIsEvent = topLevelKeys(of: prefix, from: p).eventLine }

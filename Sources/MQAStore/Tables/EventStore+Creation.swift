@@ -76,9 +76,10 @@ extension EventStore {
     /// (`.NAME.creating-lock`), removed by its holder, so it is there only
     /// while a store is being made (or after a kill, until the next
     /// creation). Not the folder: a job that `flock`s its data folder would
-    /// wait forever on itself. Where the file cannot be made (a folder
-    /// this user may not write), the store cannot be either, and that error
-    /// says so; creation goes on unlocked.
+    /// wait forever on itself. Another user's lock file is locked read-only;
+    /// a link planted at its name is refused. Where no lock file can be made
+    /// (a folder this user may not write), the store cannot be either, and
+    /// that error says so.
     final class CreationLock {
         private var fd: Int32 = -1
         private let path: String
@@ -89,7 +90,20 @@ extension EventStore {
             // so a minute without it is a hung process, not a wait.
             let deadline = DispatchTime.now().uptimeNanoseconds + 60_000_000_000
             while true {
-                let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+                var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+                if fd < 0 && errno == ELOOP {
+                    throw StoreError.cannotCreate(store, "\(path) is a symbolic link, not the lock file mqa makes there")
+                }
+                if fd < 0 && (errno == EACCES || errno == EPERM) {
+                    // Another user's lock file (a shared folder): locked
+                    // through a read-only descriptor, as flock allows.
+                    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+                    if fd < 0 && errno != ENOENT {
+                        throw StoreError.cannotCreate(store, "\(path) cannot be opened (\(String(cString: strerror(errno))))")
+                    }
+                }
+                // No lock file can be made (a folder this user may not
+                // write, a read-only disk): nor can the store, which says so.
                 guard fd >= 0 else { return }
                 if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                     // Still the file at that name, not one its last holder

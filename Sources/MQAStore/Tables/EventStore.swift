@@ -78,6 +78,10 @@ public final class EventStore {
             // now): open anew.
             do {
                 db = try Database(path: path, access: .readWrite)
+                // Again, now under this connection: the look above may not
+                // have seen the file (a -shm it could not make).
+                try refuseForeignTables()
+                try refuseNewerSchema()
                 try migrate()
                 try db.execute(Queries.schema)
                 try redoSummariesOfOlderRules()
@@ -194,9 +198,13 @@ public final class EventStore {
             try probe.refuseNewerSchema()
         } catch let error as DatabaseError where error.primaryCode == DatabaseError.notADatabase {
             throw StoreError.notAStore(path, "the file is not a SQLite database")
-        } catch let error as DatabaseError where EventStore.cannotShareMemory(error) || error.primaryCode == DatabaseError.busy {
-            // A WAL store whose -shm cannot be made here, or a lock held for
-            // the whole wait: the read-write open says why, as before.
+        } catch let error as DatabaseError where error.primaryCode == DatabaseError.busy {
+            // Another program held its lock for the whole wait: nothing is
+            // known of the file, so nothing is written to it.
+            throw StoreError.busy(path)
+        } catch let error as DatabaseError where EventStore.cannotShareMemory(error) {
+            // A WAL store whose -shm cannot be made here: the read-write open
+            // says why, and checks the tables again before writing.
         }
     }
 
