@@ -75,9 +75,7 @@ struct CommandContext {
         }
         // The output's place, resolved through its folder, whether or not
         // it exists yet: a first run must be refused as its rerun is.
-        let slash = path.lastIndex(of: "/")
-        let parent = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let outPlace = resolved(parent).map { $0 + "/" + (slash.map { String(path[path.index(after: $0)...]) } ?? path) }
+        let outPlace = FilePaths.absolute(path)
         var out = stat()
         let outExists = stat(path, &out) == 0 && (out.st_mode & S_IFMT) == S_IFREG
         for word in words {
@@ -87,7 +85,7 @@ struct CommandContext {
                 let what = word == path ? "" : word == "-" ? " (standard input)" : " ('\(word)')"
                 throw UsageError("--out '\(path)' is a file this command reads\(what); writing there would destroy it")
             }
-            if word != "-", (st.st_mode & S_IFMT) == S_IFDIR, let outPlace, let folder = resolved(word),
+            if word != "-", (st.st_mode & S_IFMT) == S_IFDIR, let folder = resolved(word),
                outPlace.hasPrefix(folder == "/" ? "/" : folder + "/") {
                 throw UsageError("--out '\(path)' is inside '\(word)', a folder this command reads; give a place outside it")
             }

@@ -153,9 +153,9 @@ enum DemoCommand {
         return incomplete ?? ExitCode.success
     }
 
-    /// The file that marks a folder as the demo's own: empty while a run
-    /// writes it, then the files that run wrote (paths below the folder,
-    /// a line each).
+    /// The file that marks a folder as the demo's own: while a run writes
+    /// the folder, `runningMark` and its pid; then the files that run wrote
+    /// (paths below the folder, a line each). Older demos left it empty.
     static let marker = ".mqa-demo"
 
     /// The start of the marker's only line while a run writes the folder;
@@ -167,7 +167,7 @@ enum DemoCommand {
     static func writeMarker(in dir: String, _ lines: [String]) throws {
         let file = try AtomicFile(path: dir + "/" + marker)
         let text = lines.map { $0 + "\n" }.joined()
-        try text.utf8CString.dropLast().withUnsafeBytes { try file.write($0) }
+        try Array(text.utf8).withUnsafeBytes { try file.write($0) }
         try file.commit()
     }
 

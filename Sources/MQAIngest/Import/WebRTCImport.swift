@@ -124,10 +124,10 @@ public enum WebRTCImport {
             p = newline + 1
             skipSpace()
         }
-        // A prefix without a complete line: how it opens, as a method line
-        // does (`["…`; random bytes' cut line opening with `[` is none).
-        if arrays + objects == 0 && p < prefix.count && prefix[p] == UInt8(ascii: "["),
-           prefix[(p + 1)...].first(where: { !(0x20 == $0 || 0x09 == $0 || 0x0D == $0) }) == UInt8(ascii: "\"") { return .rtcstats }
+        // A prefix without a complete line: its one line, by the same test
+        // (random bytes' cut line opening with `[` is none).
+        if arrays + objects == 0 && p < prefix.count,
+           RTCStatsImporter.looksLikeDumpLine(UnsafeBufferPointer(rebasing: prefix[p...]), JSONWalker()) { return .rtcstats }
         if arrays == objects && arrays > 0 { return firstObjectIsEvent == true ? .events : .rtcstats }
         return arrays > objects ? .rtcstats : .events
     }
