@@ -15,7 +15,8 @@
 # every thread) is printed beside it: on this 2-core machine the engines
 # that keep both cores busy show it there.
 # The peers run in a virtual environment, ~/.cache/mqa/bench-venv (made on
-# the first run: chdb and duckdb from PyPI, the versions pinned below).
+# the first run: chdb, duckdb and zstandard (for storage.py) from PyPI, the
+# versions pinned below).
 #
 # The corpus is, by default, a simulated fleet rewritten to be as messy as
 # uploaded logs (Benchmarks/vary_corpus.py: ~100 KB files, field order per
@@ -60,10 +61,11 @@ export LC_ALL=C  # file order: a client's pieces sort in order
 
 venv="$HOME/.cache/mqa/bench-venv"
 py="$venv/bin/python"
-if ((peers)) && ! "$py" -c 'import chdb, duckdb' 2>/dev/null; then
-    echo "making $venv (chdb, duckdb)…" >&2
+if ((peers)) && ! "$py" -c 'import chdb, duckdb, zstandard' 2>/dev/null; then
+    echo "making $venv (chdb, duckdb, zstandard)…" >&2
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q 'chdb==4.4.0' 'duckdb==2.0.1' >&2
+    # zstandard is for Benchmarks/storage.py, run in this venv.
+    "$venv/bin/pip" install -q 'chdb==4.4.0' 'duckdb==2.0.1' 'zstandard==0.25.0' >&2
 fi
 
 reference=""
