@@ -1,4 +1,5 @@
 import Foundation
+import MQAStore
 import Testing
 
 /// WAL: reports read while an ingest writes; two ingests on one store wait
@@ -15,11 +16,9 @@ import Testing
         var duringIngest = 0
         var reads = 0
         while ingest.isRunning || reads < 3 {
-            let started = Date()
             let r = MQA.run(["report", "meeting", "m-first", "--db", db, "--format", "json"], timeout: 30)
             #expect(r.status == 0, "\(r)")
             #expect(r.stdout.contains("\"meeting\": \"m-first\""))
-            #expect(Date().timeIntervalSince(started) < 5, "a report waited for the writer")
             let check = MQA.run(["check", "--db", db], timeout: 30)
             #expect(check.status == 0, "\(check)")
             reads += 1
@@ -30,6 +29,27 @@ import Testing
         #expect(done.status == 0, "\(done)")
         #expect(duringIngest >= 1, "no report ran while the ingest was writing")
         print("concurrency: \(duringIngest) report+check pairs ran during one ingest")
+    }
+
+    /// Reading commands never wait for a writer: with another connection
+    /// holding the write lock in an open transaction, each answers within
+    /// 30 s, half the minute a command waiting for the lock would take
+    /// before giving up. (Timing the reads against a live ingest instead
+    /// failed whenever the shared machine was slow.)
+    @Test func readingCommandsDoNotWaitForTheWriteLock() throws {
+        let dir = Scratch()
+        let db = dir.file("store.sqlite")
+        #expect(MQA.run(["ingest", "--db", db, dir.write("a.ndjson", Lines.meeting("m-first", reports: 50))]).status == 0)
+        let writer = try Database(path: db, access: .readWrite, create: false)
+        try writer.beginImmediate()
+        try writer.execute("UPDATE files SET path = path")
+        defer { try? writer.execute("ROLLBACK") }
+        for command in [["report", "meeting", "m-first", "-f", "json"], ["report", "fleet"], ["meetings"],
+                        ["export"], ["check"], ["query", "meetings"]] {
+            let r = MQA.run(command + ["--db", db], timeout: 30)
+            #expect(r.status == 0, "\(command): \(r)")
+            if command != ["check"] { #expect(r.stdout.contains("m-first"), "\(command): \(r)") }
+        }
     }
 
     @Test func twoIngestsAtOnceBothFinish() {

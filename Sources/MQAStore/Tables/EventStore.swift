@@ -378,12 +378,16 @@ extension EventStore {
     public static func refreshStaleSummaries(path: String) throws {
         // nil when nothing is stale; a throw when the store cannot be
         // written here (a read-only file, or a folder where its -shm
-        // cannot be made): then what is stale is counted below.
+        // cannot be made): then what is stale is counted below. Any other
+        // failure is the answer: a store held by an ingest past the busy
+        // timeout had been reported as one this user cannot write.
         var writable: EventStore?
         do {
             writable = try openForMaintenance(path: path)
             if writable == nil && access(path, W_OK) == 0 { return }  // nothing is stale
-        } catch {}
+        } catch let error as DatabaseError where cannotShareMemory(error) {
+        } catch StoreError.walNeedsSharedMemory {
+        }
         if let writable {
             try writable.refreshSummaries()
             return
