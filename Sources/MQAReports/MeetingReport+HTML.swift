@@ -30,6 +30,7 @@ extension MeetingReport {
             b += "<p class=\"notice\">\(MeetingReport.noQualityData.capitalizedFirst): this meeting ran on the CDN engine, which has no quality feed. "
             b += "MOS, loss, RTT, jitter, bitrate and tiers are not shown; the stalls come from the track status events.</p>\n"
         }
+        if let sampling { b += "<p class=\"notice\">Warning: \(sampling.text.capitalizedFirst.html)</p>\n" }
         b += focusHTML(t0)
         b += verdictHTML(t0)
         b += incidentsHTML(t0)

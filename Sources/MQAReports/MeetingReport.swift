@@ -32,6 +32,9 @@ public struct MeetingReport: Sendable, RenderedReport {
     /// (`EventStore.connectionContexts`): context, never counted. Set by
     /// the caller that holds the store; empty for event logs.
     public var connections: [String: [ConnectionContext]] = [:]
+    /// Reports too seldom for the config's `gapMs` (most intervals are
+    /// gaps); nil otherwise.
+    public var sampling: SamplingNotice?
 
     /// The JSON's `schema`.
     public static let schema = "mqa.meeting/1"
@@ -48,6 +51,7 @@ public struct MeetingReport: Sendable, RenderedReport {
         impacts = ParticipantImpact.rank(analysis)
         // A CDN meeting has no quality feed: nothing to chart.
         series = analysis.isCDN ? [] : log.clients.map { QualitySeries($0, config: config) }
+        sampling = SamplingNotice(series: series, gapMs: config.gapMs)
         placeIssues()
     }
 
@@ -105,6 +109,8 @@ public struct MeetingReport: Sendable, RenderedReport {
         ]
         if let focus { fields.insert(("focus", focusJSON(focus)), at: 2) }
         // Only on damaged data, so that reports on sound data keep their shape.
+        // Only when reports come too seldom, likewise.
+        if let sampling { fields.append(("samplingNotice", sampling.json)) }
         if !damage.isEmpty {
             fields.append(("damage", .object([("notice", .string(damageNotice)), ("chunks", .array(damage.map { .string($0) }))])))
         }

@@ -27,6 +27,9 @@ public struct QualitySeries: Sendable, Equatable {
     public var sdkTiers: [TierHold]
     /// When the client reconnected (`reconnect` events), for markers.
     public var reconnects: [Int64]
+    /// The intervals between consecutive points of one connection, in
+    /// order (`SamplingNotice` weighs them against `gapMs`).
+    public var intervals: [Int64] = []
 
     /// The warm reports of `client`: inside a connection, not in its cold
     /// start, `rtt != 0` (spec "Cold start").
@@ -44,6 +47,7 @@ public struct QualitySeries: Sendable, Equatable {
                 let mos = ReportMOS.mos(sdkMOS: r.mos[i], rtt: r.rtt[i], loss: r.loss[i], jitter: r.jitter[i],
                                         source: config.mos, emodel: config.emodel)
                 let breaks = previous.map { TierParams.isGap(from: $0, to: r.ts[i], gapMs: config.gapMs) } ?? true
+                if let previous { intervals.append(r.ts[i] - previous) }
                 points.append(Point(ts: r.ts[i], mos: mos, loss: r.loss[i], rtt: r.rtt[i], jitter: r.jitter[i],
                                     bitrate: r.bitrate[i], breaksLine: breaks))
                 previous = r.ts[i]
