@@ -76,8 +76,17 @@ enum IncidentText {
         var parts: [String] = []
         switch i.cause {
         case .disconnect:
-            var s = "disconnected" + (e.disconnectError.map { " (\($0))" } ?? "")
-            s += e.awayMs.map { ", back after \(ReportText.duration($0))" } ?? ", did not come back"
+            var s = "disconnected" + (e.disconnects > 1 ? " \(e.disconnects) times" : "") + (e.disconnectError.map { " (\($0))" } ?? "")
+            if e.awayEach.count > 1 {
+                // Each drop told: "back after 10 s" of the first alone hid
+                // a second drop 3 s later.
+                s += e.awayEach.enumerated().map { k, away in
+                    away.map { (k == 0 ? ", back after " : ", then after ") + ReportText.duration($0) }
+                        ?? (k == 0 ? ", did not come back" : ", then did not come back")
+                }.joined()
+            } else {
+                s += e.awayMs.map { ", back after \(ReportText.duration($0))" } ?? ", did not come back"
+            }
             parts.append(s)
         case .publisher:
             if i.track != nil { parts.append("\(list(e.subscribers, limit: 4)) stalled together") }

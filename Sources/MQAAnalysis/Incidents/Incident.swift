@@ -89,6 +89,9 @@ public struct IncidentEvidence: Sendable, Equatable {
     public var abnormalDisconnects = 0
     public var disconnectError: String?
     public var awayMs: Int64?
+    /// How long each disconnect of the incident lasted, in order (nil:
+    /// did not come back); `awayMs` is the first.
+    public var awayEach: [Int64?] = []
     /// Publisher side: the publisher(s), and what their own signals showed
     /// within 2 s (for a participant's stalls, the reason for the blame).
     public var publishers: [String] = []

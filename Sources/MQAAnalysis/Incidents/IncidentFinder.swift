@@ -205,6 +205,7 @@ public enum IncidentFinder {
             case .rtt: e.maxRttMs = max(e.maxRttMs ?? 0, s.peak ?? 0)
             case .disconnect:
                 if e.disconnects == 0 { e.disconnectError = s.error; e.awayMs = s.awayMs }
+                e.awayEach.append(s.awayMs)
                 e.disconnects += 1
                 if s.error != nil { e.abnormalDisconnects += 1 }
             case .jitter: break  // rises never join a group (`CauseContext.rises`)
