@@ -4,10 +4,12 @@ SELECT m.meeting,
        p.uid,
        p.warm_reports,
        round(p.mos_mean, 2) AS mos_mean,
-       round(p.mos_p5, 2) AS mos_p5,
-       round(p.loss_p95, 1) AS loss_pct_p95,
-       round(p.rtt_p95) AS rtt_ms_p95,
-       round(p.jitter_p95) AS jitter_ms_p95,
+       -- Percentiles are one report's value: exact, but for an E-model MOS
+       -- (rounded to 0.0001, as the reports do).
+       round(p.mos_p5, 4) AS mos_p5,
+       p.loss_p95 AS loss_pct_p95,
+       p.rtt_p95 AS rtt_ms_p95,
+       p.jitter_p95 AS jitter_ms_p95,
        p.poor_ms + p.bad_ms AS low_tier_ms,
        p.disconnects
 FROM participant_summary p

@@ -6,7 +6,8 @@ SELECT m.meeting,
        t.track,
        sum(t.stall_count) AS stalls,
        sum(t.stalled_ms) AS stalled_ms,
-       sum(t.stall_count > 0) AS subscribers_with_stalls,
+       -- Distinct subscribers: one who resubscribed has several rows.
+       count(DISTINCT CASE WHEN t.stall_count > 0 THEN t.subscriber END) AS subscribers_with_stalls,
        count(*) AS subscriptions,
        sum(t.stalls_under_good_tier) AS under_good_tier,
        sum(t.open_stalls) AS still_open_at_end

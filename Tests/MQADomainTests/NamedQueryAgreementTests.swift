@@ -19,9 +19,10 @@ import Testing
         _ = try! Simulator(seed: 5, meetings: 6).writeFiles(to: logs)
         let files = try! FileManager.default.subpathsOfDirectory(atPath: logs.path)
             .filter { $0.hasSuffix(".ndjson") || $0.hasSuffix(".ndjson.zst") }.sorted().map { logs.path + "/" + $0 }
-        // Simulated participants rarely average below 3.5: one who does.
+        // Simulated participants rarely average below 3.5: one who does
+        // (a loss of two decimals, which a rounded percentile would change).
         let join = #"{"ts":\#(t0),"event":"meeting_join","meeting":"m-low","uid":"alice","engine":"sfu"}"#
-        let low = s.write("low.ndjson", [join] + (1...20).map { qr(t0 + Int64($0) * 2000, meeting: "m-low", mos: "2.9") })
+        let low = s.write("low.ndjson", [join] + (1...20).map { qr(t0 + Int64($0) * 2000, meeting: "m-low", loss: "12.25", mos: "2.9") })
         let store = try! EventStore(path: s.db)
         _ = try! Ingester(store: store).ingest(paths: files + [low])
         try! store.refreshSummaries()
@@ -67,6 +68,59 @@ import Testing
         }
         #expect(!fromSwift.isEmpty, "the fleet should have low-MOS participants to compare")
         #expect(fromSQL == fromSwift)
+    }
+
+    /// `subscribers_with_stalls` counts people: a subscriber who stalled
+    /// on a track in several subscriptions (resubscribing after a drop) is
+    /// one (it summed rows: 29 on a track of a meeting of 11 people).
+    @Test func stallsByTrackCountsDistinctSubscribers() throws {
+        let store = NamedQueryAgreementTests.store
+        let result = try store.runQuery("stalls-by-track", parameters: ["limit": .int(-1)])
+        try #require(!result.rows.isEmpty)
+        var logs: [String: MeetingAnalysis] = [:]
+        var severalSubscriptions = 0
+        for row in result.rows {
+            guard case .text(let meeting) = Self.column(result, "meeting", row),
+                  case .text(let publisher) = Self.column(result, "publisher", row),
+                  case .text(let track) = Self.column(result, "track", row),
+                  case .int(let sql) = Self.column(result, "subscribers_with_stalls", row),
+                  case .int(let rows) = Self.column(result, "subscriptions", row) else {
+                Issue.record("unexpected row \(row)")
+                continue
+            }
+            if logs[meeting] == nil {
+                logs[meeting] = MeetingAnalysis.analyze(try #require(try store.meetingLog(meeting)), config: TierConfig())
+            }
+            let subs = logs[meeting]!.subscriptions.filter { $0.publisher == publisher && $0.track == track }
+            let stalled = Set(subs.filter { $0.stallCount > 0 }.map(\.subscriber))
+            #expect(Int(sql) == stalled.count, "\(meeting) \(track)")
+            if Int(rows) > Set(subs.map(\.subscriber)).count { severalSubscriptions += 1 }
+        }
+        // The fleet has resubscriptions, so summing rows would differ.
+        #expect(severalSubscriptions > 0)
+    }
+
+    /// The query's percentiles are the report's: one report's value, exact.
+    @Test func lowMOSParticipantsPercentilesAreExact() throws {
+        let store = NamedQueryAgreementTests.store
+        let result = try store.runQuery("low-mos-participants")
+        try #require(!result.rows.isEmpty)
+        for row in result.rows {
+            guard case .text(let meeting) = Self.column(result, "meeting", row),
+                  case .text(let uid) = Self.column(result, "uid", row) else { continue }
+            let analysis = MeetingAnalysis.analyze(try #require(try store.meetingLog(meeting)), config: TierConfig())
+            let p = try #require(analysis.participants.first { $0.uid == uid })
+            func number(_ name: String) -> Double? {
+                switch Self.column(result, name, row) {
+                case .double(let d): d
+                case .int(let i): Double(i)
+                default: nil
+                }
+            }
+            #expect(number("loss_pct_p95") == p.lossPct?.p95, "\(meeting)/\(uid)")
+            #expect(number("rtt_ms_p95") == p.rttMs?.p95, "\(meeting)/\(uid)")
+            #expect(number("jitter_ms_p95") == p.jitterMs?.p95, "\(meeting)/\(uid)")
+        }
     }
 
     @Test func timeWindowParametersAreOptional() throws {
