@@ -10,11 +10,16 @@ extension MeetingReport {
     var qualityTable: ReportTable {
         var t = ReportTable(headers: ["uid", "MOS mean", "p5", "p50", "p95", "loss % mean", "p95", "RTT ms mean", "p95",
                                       "jitter ms mean", "p95", "kbps mean", "p5"], numeric: Set(1...12))
+        // Rounded as the JSON and CSV round them (`JSON.Places`): a mean of
+        // ms read 104.68 here and 104.7 there. A percentile is one report's
+        // value: exact, but for an E-model MOS.
+        typealias P = JSON.Places
+        func n(_ x: Double?, _ places: Int) -> String { ReportText.number(x, places: places) }
+        func exact(_ x: Double?) -> String { x.map { $0.isFinite ? JSON.number($0) : "—" } ?? "—" }
         for p in analysis.participants {
-            func n(_ x: Double?) -> String { ReportText.number(x) }
-            t.add(text: [p.uid, n(p.mos?.mean), n(p.mos?.p5), n(p.mos?.p50), n(p.mos?.p95),
-                         n(p.lossPct?.mean), n(p.lossPct?.p95), n(p.rttMs?.mean), n(p.rttMs?.p95),
-                         n(p.jitterMs?.mean), n(p.jitterMs?.p95), n(p.bitrateKbps?.mean), n(p.bitrateKbps?.p5)])
+            t.add(text: [p.uid, n(p.mos?.mean, P.mos), n(p.mos?.p5, P.mosValue), n(p.mos?.p50, P.mosValue), n(p.mos?.p95, P.mosValue),
+                         n(p.lossPct?.mean, P.percent), exact(p.lossPct?.p95), n(p.rttMs?.mean, P.ms), exact(p.rttMs?.p95),
+                         n(p.jitterMs?.mean, P.ms), exact(p.jitterMs?.p95), n(p.bitrateKbps?.mean, P.kbps), exact(p.bitrateKbps?.p5)])
         }
         return t
     }
