@@ -8,8 +8,9 @@ import MQAModel
 ///    or RTT > 400 ms (the issue thresholds), each disconnect with an error
 ///    or followed by a reconnect (to the reconnect).
 /// 2. **Publisher-side stalls.** A stall is *shared* by the one rule the
-///    track report uses too (`SharedStalls`): another subscriber's stall of
-///    the same track overlaps it within ±2 s. Shared stalls are taken from
+///    track report uses too (`SharedStalls`): every other subscriber
+///    rendering the track at its start had a stall of it overlapping within
+///    ±2 s. Shared stalls are taken from
 ///    their subscribers' signals and clustered per track (a stall joins the
 ///    cluster when it starts before the cluster's end + 2 s): they belong
 ///    to the track.

@@ -205,9 +205,11 @@ enum ReportTrackCommand {
         name: "report track",
         abstract: "One published track as each subscriber received it, and whose fault its stalls are.",
         discussion: """
-            A stall is shared when another subscriber's stall of the same track overlaps
-            it within ±2 s. The track is sender-side when more than half of all its
-            stalls are shared, subscriber-side otherwise.
+            A stall is shared when every other subscriber rendering the track at its
+            start (at least one; one whose quality reports had stopped counts neither
+            way) had a stall of the track overlapping it within ±2 s. The track is
+            sender-side when more than half of all its stalls are shared,
+            subscriber-side otherwise.
             """,
         arguments: [("TRACK", "The track id, as in stream_subscribe.")],
         minPositionals: 1, maxPositionals: 1,
