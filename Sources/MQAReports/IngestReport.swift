@@ -7,8 +7,16 @@ import MQAStore
 /// `lines = events + rejected + duplicates + ignored`.
 public struct IngestReport: Sendable {
     public var summary: IngestSummary
+    /// Inputs (files, or folders of `-r`) that could not be read whole:
+    /// what they hold is not all stored, and the run exits 1. Counted here
+    /// so that a pipeline reading only the JSON or CSV sees the failure
+    /// (the counts cover what was stored, which a failed input may not be).
+    public var failedFiles: Int
 
-    public init(_ summary: IngestSummary) { self.summary = summary }
+    public init(_ summary: IngestSummary, failedFiles: Int = 0) {
+        self.summary = summary
+        self.failedFiles = failedFiles
+    }
 
     /// The report in `format`: json, or the text form for any other.
     public func render(_ format: ReportFormat) -> String {
@@ -22,7 +30,7 @@ public struct IngestReport: Sendable {
     /// The counts of the JSON as one CSV row under its keys.
     public var csv: String {
         let s = summary
-        let counts = [("files", s.files), ("skippedFiles", s.skippedFiles), ("lines", s.lines), ("events", s.events),
+        let counts = [("files", s.files), ("skippedFiles", s.skippedFiles), ("failedFiles", failedFiles), ("lines", s.lines), ("events", s.events),
                       ("reports", s.reports), ("rejected", s.rejected), ("duplicates", s.duplicates), ("ignored", s.ignored)]
         return counts.map(\.0).joined(separator: ",") + "\n" + counts.map { String($0.1) }.joined(separator: ",") + "\n"
     }
@@ -36,6 +44,7 @@ public struct IngestReport: Sendable {
         return .object([
             ("schema", .string(IngestReport.schema)),
             ("files", .int(Int64(s.files))), ("skippedFiles", .int(Int64(s.skippedFiles))),
+            ("failedFiles", .int(Int64(failedFiles))),
             ("lines", .int(Int64(s.lines))), ("events", .int(Int64(s.events))), ("reports", .int(Int64(s.reports))),
             ("rejected", .int(Int64(s.rejected))), ("duplicates", .int(Int64(s.duplicates))),
             ("ignored", .int(Int64(s.ignored))),
@@ -58,7 +67,7 @@ public struct IngestReport: Sendable {
     public var text: String {
         let s = summary
         return """
-            files       \(s.files) (\(s.skippedFiles) skipped: content already ingested)
+            files       \(s.files) (\(s.skippedFiles) skipped: content already ingested)\(failedFiles > 0 ? "; \(failedFiles) failed (see the errors)" : "")
             lines       \(s.lines)
             events      \(s.events) stored (\(s.reports) quality reports)
             rejected    \(s.rejected)\(s.rejected > 0 ? "  (see `mqa query rejects`)" : "")

@@ -45,7 +45,7 @@ import Testing
         let f = dir.write("log.ndjson", Lines.meeting("m-1") + "not json\n")
         let ingest = MQA.run(["ingest", "--db", db, "-f", "csv", f])
         #expect(ingest.status == 3, "\(ingest)")
-        #expect(ingest.stdout == "files,skippedFiles,lines,events,reports,rejected,duplicates,ignored\n1,0,11,10,8,1,0,0\n")
+        #expect(ingest.stdout == "files,skippedFiles,failedFiles,lines,events,reports,rejected,duplicates,ignored\n1,0,0,11,10,8,1,0,0\n")
         let check = MQA.run(["check", "--db", db, "-o", dir.file("check.csv")])
         #expect(check.status == 0, "\(check)")
         #expect(try String(contentsOfFile: dir.file("check.csv"), encoding: .utf8) == "meeting,uid,table,chunk,reason\n")

@@ -278,7 +278,7 @@ enum IngestCommand {
             // The store failed: say what its commits hold, never more, and
             // fail. The summaries are left stale for the next run to redo.
             progress?.finish()
-            out.write(IngestReport(failure.committed).render(ReportFormat(rawValue: format) ?? .md))
+            out.write(IngestReport(failure.committed, failedFiles: ingester.failedInputs + unreadable.count).render(ReportFormat(rawValue: format) ?? .md))
             out.flush()
             context.stderr.write("Error: \(TerminalText.escaped(failure.description))\n")
             return ExitCode.failure
@@ -309,7 +309,7 @@ enum IngestCommand {
             // store, never a bare COMMIT error. Other failures (the store
             // removed meanwhile) say what they are, below.
             progress?.finish()
-            out.write(IngestReport(summary).render(ReportFormat(rawValue: format) ?? .md))
+            out.write(IngestReport(summary, failedFiles: ingester.failedInputs + unreadable.count).render(ReportFormat(rawValue: format) ?? .md))
             out.flush()
             context.stderr.write("Error: \(TerminalText.escaped(dbPath)): the inputs above are stored, but the meetings' summaries "
                 + "could not be (\(error)); the next command that may write the store computes them\n")
@@ -351,7 +351,7 @@ enum IngestCommand {
         if rejectsTotal > shownRejects {
             context.stderr.write("… and \(rejectsTotal - shownRejects) more rejected lines (`mqa query rejects` lists them all)\n")
         }
-        out.write(IngestReport(summary).render(ReportFormat(rawValue: format) ?? .md))
+        out.write(IngestReport(summary, failedFiles: ingester.failedInputs + unreadable.count).render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
         if ingester.failedInputs > 0 || !unreadable.isEmpty { return ExitCode.failure }
         return summary.rejected > 0 ? ExitCode.rejectedLines : ExitCode.success
