@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MQABase
 
@@ -14,5 +15,38 @@ import Testing
             #expect(!TerminalText.needsEscape(Unicode.Scalar(v)!), "U+\(String(v, radix: 16))")
         }
         #expect(TerminalText.escaped("a\u{200B}b") == "a\\u200bb")
+    }
+}
+
+/// CSV cells name one text each: random texts over the characters that
+/// escapes and the formula guard produce never share a cell (a newline and
+/// the two characters `\n`, or `=x` and `'=x`, did).
+@Suite struct CSVCellInjectivityTests {
+    @Test func differentTextsNeverMakeTheSameCell() {
+        let alphabet: [String] = ["\\", "n", "u", "0", "1", "b", "'", "=", "+", "\n", "\t", "\u{1b}", "\u{202e}", ",", "\"", "x"]
+        var rng = SplitMix64(seed: 25)
+        var seen: [String: String] = [:]
+        for _ in 0..<20_000 {
+            let length = Int(rng.next() % 6)
+            let text = (0..<length).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }.joined()
+            let cell = CSV.cell(text)
+            if let other = seen[cell] { #expect(other == text, "\(other.debugDescription) and \(text.debugDescription) both read \(cell)") }
+            seen[cell] = text
+        }
+        #expect(CSV.cell("m\nx") == "m\\nx")
+        #expect(CSV.cell("m\\nx") == "m\\\\nx")
+        #expect(CSV.cell("=x") == "'=x")
+        #expect(CSV.cell("'=x") == "''=x")
+    }
+
+    @Test func aJSONCellStaysJSONOfTheSameValue() throws {
+        let json = #"{"title":"a\"b\\c \#u{202e}d"}"#
+        let cell = CSV.jsonCell(json)
+        // RFC 4180 unquoting, then JSON.
+        let unquoted = String(cell.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
+        let a = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: String]
+        let b = try JSONSerialization.jsonObject(with: Data(unquoted.utf8)) as? [String: String]
+        #expect(a != nil && a == b)
+        #expect(!unquoted.unicodeScalars.contains("\u{202e}"))
     }
 }

@@ -105,7 +105,7 @@ public struct Exporter {
         case .csv:
             out.write(
                 ([String(event.ts), event.payload.kind.name, CSV.cell(meeting), CSV.cell(uid)]
-                    + ReportColumn.allCases.map { _ in "" } + [CSV.cell(payload)]).joined(separator: ",") + "\n")
+                    + ReportColumn.allCases.map { _ in "" } + [CSV.jsonCell(payload)]).joined(separator: ",") + "\n")
         }
     }
 
