@@ -2,6 +2,7 @@
 -- The score is FleetScore's (Sources/MQADomain, the fleet report's); this file is its only SQL form.
 -- param: :since integer optional  ms since the epoch: only meetings that started at or after it
 -- param: :until integer optional  ms since the epoch: only meetings that started before it
+-- param: :limit integer optional  at most this many meetings (default 50; a negative number: all)
 -- Reads the summaries ingest keeps (default tier config).
 SELECT m.meeting,
        s.title,
@@ -20,4 +21,4 @@ FROM meeting_summary s
 JOIN meetings m ON m.id = s.meeting_id
 WHERE (:since IS NULL OR s.start_ts >= :since) AND (:until IS NULL OR s.start_ts < :until)
 ORDER BY score DESC, m.meeting
-LIMIT 50;
+LIMIT coalesce(:limit, 50);

@@ -52,6 +52,10 @@ import Testing
         }
         // Not every meeting scores 0: the check compares real figures.
         #expect(result.rows.contains { if case .double(let s) = Self.column(result, "score", $0) { s > 0 } else { false } })
+        // At most 50 unless told (it stopped at 50 with no word of it).
+        #expect(try store.parameters(ofQuery: "worst-meetings") == ["since", "until", "limit"])
+        #expect(try store.runQuery("worst-meetings", parameters: ["limit": .int(3)]).rows.count == 3)
+        #expect(try store.runQuery("worst-meetings", parameters: ["limit": .int(-1)]).rows.count == 7)
     }
 
     @Test func lowMOSParticipantsAreTheLowMOSIssues() throws {
