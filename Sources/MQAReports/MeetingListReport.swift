@@ -61,13 +61,14 @@ public struct MeetingListReport: Sendable {
         ])
     }
 
-    /// Times and durations in ms, the score to 0.1 (as the fleet shows it).
+    /// Times and durations in ms, the score to 0.1 (as the fleet shows it);
+    /// every key of the JSON's list, `engine` last (added after the rest).
     public var csv: String {
-        var t = ReportTable(headers: ["meeting", "start", "end", "durationMs", "participants", "score", "title"])
+        var t = ReportTable(headers: ["meeting", "start", "end", "durationMs", "participants", "score", "title", "engine"])
         for e in entries {
             t.add([.text(e.header.meeting), .int(e.header.start, none: ""), .int(e.header.end, none: ""), .int(e.header.durationMs, none: ""),
                    .int(e.header.participants), .number(.double(FleetReport.rounded(e.score)), shown: CSV.number(FleetReport.rounded(e.score))),
-                   .text(e.header.title ?? "")])
+                   .text(e.header.title ?? ""), .text(e.header.engine ?? "")])
         }
         return t.csv
     }

@@ -57,6 +57,13 @@ import Testing
             let snake = header.split(separator: ",").map(String.init).filter { $0.contains("_") && !codes.contains($0) }
             #expect(snake.isEmpty, "\(args): \(snake)")
         }
+        // The list's CSV has every key of its JSON entries (it had no engine).
+        let csv = MQA.run(["meetings", "--db", db, "--format", "csv"]).stdout
+        let json = MQA.run(["meetings", "--db", db, "--format", "json"]).stdout
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let entry = try #require((object["list"] as? [[String: Any]])?.first)
+        let header = Set((csv.split(separator: "\n").first ?? "").split(separator: ",").map(String.init))
+        #expect(Set(entry.keys).subtracting(header).isEmpty, "CSV lacks \(Set(entry.keys).subtracting(header))")
     }
 
     /// CSV numbers are rounded as the JSON's are (cli.md: no
