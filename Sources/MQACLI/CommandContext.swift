@@ -103,8 +103,6 @@ struct CommandContext {
         return store
     }
 
-    /// `--config FILE` parsed over the defaults; a bad file is a usage error
-    /// (exit 64) naming the key.
     /// A small input file given by an option (a config, a grid, partials),
     /// whole; a usage error that says why it cannot be read.
     /// Read with the system's calls, so that a pipe (`--config <(…)`) is
@@ -133,6 +131,8 @@ struct CommandContext {
         }
     }
 
+    /// `--config FILE` parsed over the defaults; a bad file is a usage error
+    /// (exit 64) naming the key.
     func tierConfig(_ args: ParsedArguments) throws -> TierConfig {
         guard let path = args.value(Options.config) else { return TierConfig() }
         let data = try CommandContext.readFile(path, what: "config file")

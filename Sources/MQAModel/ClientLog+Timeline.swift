@@ -1,12 +1,5 @@
 import MQABase
 
-/// One step of a client's merged timeline: the event or the report at that
-/// index of `ClientLog.events` / `ClientLog.reports`.
-public enum TimelineItem: Equatable, Sendable {
-    case event(Int)
-    case report(Int)
-}
-
 extension ClientLog {
     /// The ordering rule of `ClientLog` between an event and a report:
     /// whether `event` comes before a report logged at `reportTs` that is
@@ -16,17 +9,16 @@ extension ClientLog {
     /// a `meeting_join`/`reconnect` does, so that the reports of that
     /// millisecond belong to the new connection, and every other event of
     /// it comes after them.
+    ///
+    /// The one rule of a client's time order: the connection spans are cut
+    /// along it (`ConnectionSpanner`) and export writes stored chunks in it,
+    /// each walking events and reports with a `SameTimeRank`.
     @inline(__always)
     public static func eventComesFirst(_ event: TimedEvent, reportTs: Int64, reportRank: Int) -> Bool {
         guard event.ts == reportTs else { return event.ts < reportTs }
         if event.reportsBefore == TimedEvent.byKind { return event.payload.kind.opensConnection }
         return Int(event.reportsBefore) <= reportRank
     }
-
-    /// The client's events and reports in one time order, by
-    /// `eventComesFirst`. The connection spans are cut along it; export
-    /// writes stored chunks in the same order with the same rule.
-    public func mergedTimeline() -> MergedTimeline { MergedTimeline(self) }
 }
 
 extension EventKind {
@@ -49,31 +41,5 @@ public struct SameTimeRank: Sendable {
     public mutating func take(_ ts: Int64) {
         taken = ts == lastTs ? taken + 1 : 1
         lastTs = ts
-    }
-}
-
-/// See `ClientLog.mergedTimeline()`.
-public struct MergedTimeline: Sequence, IteratorProtocol {
-    private let events: [TimedEvent]
-    private let reportTs: [Int64]
-    private var e = 0
-    private var r = 0
-    private var rank = SameTimeRank()
-
-    init(_ client: ClientLog) {
-        events = client.events
-        reportTs = client.reports.ts
-    }
-
-    public mutating func next() -> TimelineItem? {
-        if e < events.count,
-           r == reportTs.count || ClientLog.eventComesFirst(events[e], reportTs: reportTs[r], reportRank: rank.rank(of: reportTs[r])) {
-            e += 1
-            return .event(e - 1)
-        }
-        guard r < reportTs.count else { return nil }
-        rank.take(reportTs[r])
-        r += 1
-        return .report(r - 1)
     }
 }

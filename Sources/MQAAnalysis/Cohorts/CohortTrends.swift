@@ -5,8 +5,6 @@ import MQABase
 public enum TrendPeriod: String, Sendable, CaseIterable {
     case day, week
 
-    static let dayMs: Int64 = 86_400_000
-
     /// The first instant of the period holding `ms`: midnight, or Monday
     /// midnight (ISO weeks), on the wall clock of `zone`.
     public func start(of ms: Int64, in zone: ClockZone = .utc) -> Int64 {

@@ -40,8 +40,8 @@ extension ClientLog {
 /// Finds a client's connections while its reports go past in time order,
 /// so that a stored series can be split chunk by chunk.
 ///
-/// Cut along the merged timeline of `ClientLog.mergedTimeline()` (its rule
-/// at equal `ts`, `ClientLog.eventComesFirst`: input order, or by kind
+/// Cut along the client's time order (its rule at equal `ts`,
+/// `ClientLog.eventComesFirst`: input order, or by kind
 /// join/reconnect before that millisecond's reports, every other event
 /// after them). Reports met while
 /// no connection is open belong to none and fall outside every span's

@@ -33,16 +33,6 @@ extension LineReader {
         return try out.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[0..<produced])) }
     }
 
-    /// Calls `body` with the whole decompressed content, read once through
-    /// this reader's descriptor and hashed like streamed lines are
-    /// (`finalDigest`). Not mapped: a file truncated under a mapping would
-    /// kill the process (SIGBUS), and reopening it by name could read
-    /// other bytes than the ones sniffed.
-    public func withContent<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R {
-        let content = try readAll()
-        return try content.withUnsafeBufferPointer { try body($0) }
-    }
-
     /// The whole decompressed content (hashed as it is read). A
     /// webrtc-internals dump is one JSON document, so it is held whole:
     /// memory is its decompressed size plus one read buffer, within

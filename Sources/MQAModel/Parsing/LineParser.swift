@@ -104,7 +104,6 @@ public struct LineParser: ~Copyable {
     }
 
     func field(_ key: FieldKey) -> FieldValue { scanner[slot: key.rawValue] }
-    func scannedField(_ slot: Int) -> FieldValue { scanner[slot: slot] }
 
     // MARK: Envelope
 

@@ -150,7 +150,6 @@ public final class Database {
         }
     }
 
-    /// Starts a write transaction, waiting for other writers.
     /// Whether no transaction is open.
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
@@ -162,6 +161,7 @@ public final class Database {
         return try body()
     }
 
+    /// Starts a write transaction, waiting for other writers.
     public func beginImmediate() throws {
         try retryingWhenBusy { try execute("BEGIN IMMEDIATE") }
     }

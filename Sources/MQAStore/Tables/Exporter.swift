@@ -47,8 +47,8 @@ public struct Exporter {
                 let chunks = try store.reportChunks(client: id, meeting: meeting, uid: uid)
                 var reports = SeriesBlock(ts: [], columns: [])
                 var more = true
-                // The order of `ClientLog.mergedTimeline()`, with the
-                // reports arriving chunk by chunk.
+                // The client's time order (`ClientLog.eventComesFirst`),
+                // with the reports arriving chunk by chunk.
                 var e = 0
                 var r = 0
                 var rank = SameTimeRank()
