@@ -51,7 +51,7 @@ struct CommandContext {
         // No usable store path, no store to destroy: a command that needs
         // one says so when it opens it, and `tune --merge` reads none.
         guard let db = try? databasePath(args) else { return }
-        for suffix in ["", "-wal", "-shm", "-journal"] where FilePaths.same(path, db + suffix) {
+        for suffix in EventStore.fileSuffixes where FilePaths.same(path, db + suffix) {
             throw UsageError("--out '\(path)' is the store\(suffix.isEmpty ? "" : " (its \(suffix.dropFirst()) file)"); writing there would destroy it")
         }
     }

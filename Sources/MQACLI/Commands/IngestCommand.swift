@@ -64,7 +64,7 @@ enum IngestCommand {
         if arguments.filter({ $0 == "-" }).count > 1 {
             throw UsageError("'-' (standard input) given twice: it can be read only once")
         }
-        let storeNames = ["", "-wal", "-shm", "-journal"].map { store + $0 }
+        let storeNames = EventStore.fileSuffixes.map { store + $0 }
         let storeFiles = Set(storeNames.compactMap { FileIdentity(path: $0) })
         /// Whether `path` (`id`: what it is, nil when it is not there) is one
         /// of the store's files; by name where it is not there yet (the

@@ -24,8 +24,8 @@ extension EventStore {
         }
         let temporary = directory + ".\(TemporaryFiles.nameStem(name)).creating-\(getpid())"
         removeAbandonedCreations(directory: directory, name: name)
-        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
-        defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
+        for suffix in EventStore.fileSuffixes { unlink(temporary + suffix) }
+        defer { for suffix in EventStore.fileSuffixes { unlink(temporary + suffix) } }
         do {
             // The file is named in any failure: a message about the temporary
             // name, or none, would not say which store could not be made.
@@ -179,7 +179,7 @@ extension EventStore {
             let rest = entry.dropFirst(prefix.count)
             let digits = rest.prefix { $0.isNumber }
             guard let pid = pid_t(digits), pid != getpid(),
-                  ["", "-wal", "-shm", "-journal"].contains(String(rest.dropFirst(digits.count))) else { continue }
+                  EventStore.fileSuffixes.contains(String(rest.dropFirst(digits.count))) else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + entry) }
         }
     }

@@ -37,7 +37,7 @@ extension EventStore {
             guard (try? db.execute("BEGIN EXCLUSIVE")) != nil else { return false }
             defer { try? db.execute("ROLLBACK") }
             guard (try? journalMode(set: nil)) == "delete", !hasInputs(), FileIdentity(path: db.path) == identity else { return false }
-            for suffix in ["-wal", "-shm", "-journal"] { unlink(db.path + suffix) }
+            for suffix in EventStore.companionSuffixes { unlink(db.path + suffix) }
             return unlink(db.path) == 0
         }
     }

@@ -167,6 +167,12 @@ public final class EventStore {
     /// ingest CPU and report latency. Stores made before keep their size.
     static let pageSize = 1024
 
+    /// The suffixes of a store's files: the store itself, then the files
+    /// SQLite keeps beside it (`NAME-wal`, `NAME-shm`, `NAME-journal`).
+    public static let fileSuffixes = ["", "-wal", "-shm", "-journal"]
+    /// The files SQLite keeps beside a store, without the store.
+    public static let companionSuffixes = Array(fileSuffixes.dropFirst())
+
     static func refuseDirectory(_ path: String) throws {
         var st = stat()
         if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
