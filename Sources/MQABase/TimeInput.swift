@@ -88,9 +88,9 @@ public enum TimeInput: Sendable, Equatable {
     static func localDateTime(_ t: String) -> Int64? {
         let b = Array(t.utf8)
         guard b.count >= 10, let y = number(b, 0, 4), b[4] == 0x2D, let m = number(b, 5, 2), b[7] == 0x2D,
-            let d = number(b, 8, 2), (1...12).contains(m), d >= 1, d <= daysIn(month: m, year: y)
+            let d = number(b, 8, 2), (1...12).contains(m), d >= 1, d <= RFC3339.daysIn(month: m, year: y)
         else { return nil }
-        var ms = (daysFromCivil(y, m, d)) * 86_400_000
+        var ms = Int64(RFC3339.daysFromCivil(year: y, month: m, day: d)) * 86_400_000
         if b.count == 10 { return ms }
         guard b[10] == 0x54 || b[10] == 0x74 || b[10] == 0x20, let tod = timeOfDay(String(decoding: b[11...], as: UTF8.self))
         else { return nil }
@@ -150,26 +150,6 @@ public enum TimeInput: Sendable, Equatable {
             v = v * 10 + Int(c - 0x30)
         }
         return v
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (the inverse of
-    /// `Time.civil(fromDays:)`).
-    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int64 {
-        let y = Int64(m <= 2 ? y0 - 1 : y0)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = Int64(m > 2 ? m - 3 : m + 9)
-        let doy = (153 * mp + 2) / 5 + Int64(d) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }
 
