@@ -10,6 +10,12 @@ public enum NearestRank {
         max(1, (percent * n + 99) / 100)
     }
 
+    /// The 1-based rank ⌈perMille·n/1000⌉, at least 1, for quantiles
+    /// between whole percents (2.5 %: 25).
+    public static func rank(perMille: Int, count n: Int) -> Int {
+        max(1, (perMille * n + 999) / 1000)
+    }
+
     /// The nearest-rank percentile of ascending `sorted`; `nil` when empty.
     public static func value<T>(_ sorted: [T], percent: Int) -> T? {
         sorted.isEmpty ? nil : sorted[rank(percent: percent, count: sorted.count) - 1]

@@ -69,8 +69,7 @@ public struct BootstrapOptions: Sendable, Equatable {
         var v = values.filter { !$0.isNaN }
         guard !v.isEmpty, v.count * 10 >= values.count * 9 else { return nil }
         v.sort()
-        // Ranks in tenths of a percent, in integers (see `NearestRank`).
-        let lo = max(1, (25 * v.count + 999) / 1000), hi = max(1, (975 * v.count + 999) / 1000)
+        let lo = NearestRank.rank(perMille: 25, count: v.count), hi = NearestRank.rank(perMille: 975, count: v.count)
         return ConfidenceInterval(lower: v[lo - 1], upper: v[hi - 1])
     }
 
