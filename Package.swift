@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "MQABase", dependencies: ["CZstd", "CZlib", "CCrypto"], swiftSettings: hotLoops),
         .target(name: "MQAModel", dependencies: ["MQABase"], swiftSettings: hotLoops),
         .target(name: "MQAAnalysis", dependencies: ["MQABase", "MQAModel"], swiftSettings: hotLoops),
-        .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd", "MQABase", "MQAModel", "MQAAnalysis", "MQAQueries"], swiftSettings: hotLoops),
+        .target(name: "MQAStore", dependencies: ["CSQLite", "CZstd", "CZlib", "MQABase", "MQAModel", "MQAAnalysis", "MQAQueries"], swiftSettings: hotLoops),
         .target(name: "MQAIngest", dependencies: ["MQABase", "MQAModel", "MQAStore"], swiftSettings: hotLoops),
         .target(name: "MQASimulator", dependencies: ["MQABase", "MQAModel", "MQAAnalysis"]),
         .target(name: "MQAReports", dependencies: ["MQABase", "MQAModel", "MQAAnalysis", "MQAStore"]),

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// Packs values of any width up to 64 bits, least significant bit first,
 /// into bytes: the raw low bits of bucketed integers (`BucketCoding`) and

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// Integers as a byte "bucket" symbol plus raw low bits, so that zstd's
 /// Huffman stage sees a small alphabet whose statistics it can exploit, and

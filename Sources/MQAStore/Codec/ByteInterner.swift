@@ -3,7 +3,6 @@ import Glibc
 #endif
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// Gives each distinct byte string a small index, in order of first
 /// appearance: the per-chunk dictionaries of `EventColumnarEncoding`.

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// Appends little-endian and LEB128 varint encodings to a byte array.
 public struct ByteWriter {

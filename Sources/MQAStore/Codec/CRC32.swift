@@ -1,7 +1,6 @@
 import CZlib
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// CRC-32 (IEEE 802.3, the zlib/PNG polynomial), to detect damaged chunks.
 /// zlib's: it reads a word at a time, where a byte-wise table loop was a

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// A strict reader of the canonical payload JSON the domain stores: an
 /// object with no whitespace whose values are strings, `true`, `false` or

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// A block of one time series: timestamps and value columns of equal length.
 public struct SeriesBlock: Equatable, Sendable {

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// How a chunk blob is laid out: its first byte. Every encoding ever
 /// written stays readable, so a store made by an older mqa keeps working;

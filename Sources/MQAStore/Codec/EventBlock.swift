@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// A block of timestamped records with a kind byte and an opaque payload:
 /// the non-numeric events of one client.

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// Event chunks (`ChunkEncoding.eventsColumnar`): each payload split into
 /// its fields, the fields stored as columns of dictionary indexes.

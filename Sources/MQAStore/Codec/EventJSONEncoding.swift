@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// Event chunks until schema 2 (`ChunkEncoding.eventsJSON`), still read.
 ///

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// Words of the event-log spec (Docs/event-log.md, format 1.1) that every
 /// event chunk may name without storing them: payload keys, the closed

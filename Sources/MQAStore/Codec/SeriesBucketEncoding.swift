@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// Report chunks (`ChunkEncoding.seriesBucketed`): the columns of
 /// `SeriesVarintEncoding`, with the integers bucket-coded (`BucketCoding`)

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// Report chunks until schema 2 (`ChunkEncoding.seriesVarint`), still read;
 /// its column coding (decimal scale, the three modes, nulls) is shared by

@@ -4,7 +4,6 @@ import Glibc
 #endif
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// One SQLite connection. Not thread-safe: use one per thread.
 ///

@@ -4,7 +4,6 @@ import Glibc
 import CSQLite
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// A failed SQLite call: the result code, SQLite's message, the operating
 /// system's error behind an I/O failure and, when a statement was

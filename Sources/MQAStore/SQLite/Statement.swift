@@ -1,7 +1,6 @@
 import CSQLite
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// A value that can be bound to a statement parameter.
 public enum SQLValue: Sendable, Equatable {

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 extension EventStore {
     /// Stores a client's non-report events (any order, may repeat stored

@@ -1,7 +1,6 @@
 import Foundation
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// Where an ingested input stands (`files.status`).
 public enum FileStatus: String, Sendable {

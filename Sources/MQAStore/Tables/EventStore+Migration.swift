@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// Upgrading stores made by older versions of mqa, in place.
 extension EventStore {

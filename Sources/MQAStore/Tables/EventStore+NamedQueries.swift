@@ -1,7 +1,6 @@
 import MQAQueries
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// What a named query returned: its column names and its rows, as SQLite
 /// typed the values.

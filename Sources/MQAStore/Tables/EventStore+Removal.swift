@@ -3,7 +3,6 @@ import Glibc
 #endif
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// A file by device and inode: what a path named when it was looked at.
 struct FileIdentity: Equatable {

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// One client's quality reports in exact decimal form, the unit of chunk
 /// encoding and of merging.

@@ -5,7 +5,6 @@ import Glibc
 import MQAQueries
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// The mqa store: a SQLite database with the schema of `Queries/schema.sql`.
 ///

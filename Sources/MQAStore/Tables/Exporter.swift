@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// Writes stored events back as event-log lines, ordered by meeting, uid and
 /// ts, quality reports decoded from their chunks with their logged decimals.

@@ -1,7 +1,6 @@
 import Foundation
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// What an ingest did, in the spec's terms:
 /// `lines = events + rejected + duplicates + ignored`.

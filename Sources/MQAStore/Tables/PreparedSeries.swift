@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// A report chunk row as `INSERT` takes it: time range, count, per value
 /// column the values counted (the MOS counts only those in 1–5), their

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// The value columns of a stored quality report, in the order the report
 /// chunk codec holds them (`SeriesBlock.columns`). The codec only knows

@@ -1,6 +1,5 @@
 import MQABase
 import MQAModel
-import MQAAnalysis
 
 /// A client's time series as the store chunks it: reports, or other events.
 /// One merge serves both, so both follow the same rules.
