@@ -155,3 +155,12 @@ extension Option {
         return single(spec, default: `default`, defaultText: defaultText)
     }
 }
+
+extension Option {
+    /// The same option, which the command line must give.
+    var required: Option {
+        var o = self
+        o.spec.isRequired = true
+        return o
+    }
+}

@@ -6,41 +6,6 @@ import MQAAnalysis
 import MQAStore
 import MQAIngest
 
-/// What the three `report` subcommands share: options and format (the
-/// config is `CommandContext.tierConfig`, as for `tiers`).
-enum ReportOptions {
-    static let format = Option<ReportFormat>.choice(
-        "-f", "--format", help: "The output format (html: one self-contained page).",
-        ReportFormat.allCases.map { ($0.rawValue, $0) }, default: .md, defaultText: "md", followsOut: true)
-
-    /// One meeting's report, or the store's "no such meeting" error; its
-    /// times written in the command's zone (`--tz`, `MQA_TZ`).
-    static func meetingReport(_ store: EventStore, _ id: String, config: TierConfig, display: TimeDisplay,
-                              _ context: CommandContext) throws -> MeetingReport {
-        let log = try meetingLog(store, id, context)
-        var report = MeetingReport(log: log, config: config)
-        report.display = display
-        report.connections = try store.connectionFigures(meeting: log.meeting)
-        return report
-    }
-
-    /// A meeting's log, read leniently: a damaged chunk is left out, named
-    /// on stderr and in the report (`MeetingReport.damage`), and the rest is
-    /// shown. `mqa check` lists every damaged chunk; `mqa export` stays strict.
-    static func meetingLog(_ store: EventStore, _ id: String, _ context: CommandContext) throws -> MeetingLog {
-        let id = try store.resolveMeeting(id)
-        guard let log = try store.meetingLog(id, lenient: true) else { throw StoreError.noMeeting(id) }
-        for d in log.damage { context.stderr.write("Warning: \(TerminalText.escaped(d.description)); left out of the report\n") }
-        return log
-    }
-
-    static func emit(_ text: String, _ args: ParsedArguments, _ context: CommandContext) throws {
-        let out = try context.output(args)
-        out.write(text)
-        out.flush()
-    }
-}
-
 /// `mqa report meeting ID` / `mqa report meeting --all --out DIR`
 enum ReportMeetingCommand {
     static let spec = CommandSpec(
@@ -196,85 +161,5 @@ enum ReportMeetingCommand {
         let written = writer.files.count
         context.stderr.write("wrote \(written) of \(ids.count) reports\(tracks) and \(index) to \(TerminalText.escaped(dir))\n")
         return failures == 0 ? ExitCode.success : ExitCode.failure
-    }
-}
-
-/// `mqa report track TRACK --meeting ID`
-enum ReportTrackCommand {
-    static let spec = CommandSpec(
-        name: "report track",
-        abstract: "One published track as each subscriber received it, and whose fault its stalls are.",
-        discussion: """
-            A stall is shared when every other subscriber rendering the track at its
-            start (at least one; one whose quality reports had stopped counts neither
-            way) had a stall of the track overlapping it within ±2 s. The track is
-            sender-side when more than half of all its stalls are shared,
-            subscriber-side otherwise.
-            """,
-        arguments: [("TRACK", "The track id, as in stream_subscribe.")],
-        minPositionals: 1, maxPositionals: 1,
-        options: [Options.db, Options.config, meeting, Options.tz, ReportOptions.format, Options.out])
-
-    static let meeting = Option<String>.string("--meeting", value: "ID", help: "The meeting.", required: true,
-                                               validate: Options.nonEmptyId)
-
-    static let command = Subcommand(spec: spec, run: run)
-
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format: ReportFormat = try args.get(ReportOptions.format)
-        let config = try context.tierConfig(args)
-        let meeting: String = try args.get(Self.meeting)
-        let display = TimeDisplay(zone: try context.zone(args))
-        let store = try context.openStore(args)
-        let report = try ReportOptions.meetingReport(store, meeting, config: config, display: display, context)
-        // A browser dump's own id of a track is the sender's id in the
-        // report (Docs/import.md, "One call, several dumps"): either finds it.
-        var id = args.positionals[0]
-        if !report.analysis.subscriptions.contains(where: { $0.track == id }),
-           let sender = try store.senderTracks(meeting: meeting).values.lazy.compactMap({ $0[id] }).first {
-            id = sender
-        }
-        let track = try TrackReport(meeting: report, track: id)
-        try ReportOptions.emit(track.render(format), args, context)
-        return ExitCode.success
-    }
-}
-
-/// `mqa report fleet [--top N]`
-enum ReportFleetCommand {
-    static let spec = CommandSpec(
-        name: "report fleet",
-        abstract: "All meetings ranked worst first, with counts of each issue code.",
-        discussion: "Score = " + FleetReport.scoreRule + ".",
-        options: [Options.db, Options.config, top, Options.since, Options.until, Options.tz, ReportOptions.format, Options.out])
-
-    static let top = Option<Int>.integer(
-        "-n", "--top", value: "N", help: "Show only the N worst meetings.", range: 1...Int(Int32.max), defaultText: "all")
-
-    static let command = Subcommand(spec: spec, run: run)
-
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format: ReportFormat = try args.get(ReportOptions.format)
-        let top = args.value(Self.top)
-        let config = try context.tierConfig(args)
-        let display = TimeDisplay(zone: try context.zone(args))
-        let window = try context.timeWindow(args)
-        let store = try context.openStore(args, requireMeetings: true)
-        var entries: [FleetEntry] = []
-        let ids = try store.meetings(startingIn: window)
-        // As every report with a window: an empty one is said, not printed.
-        if ids.isEmpty && (window.since != nil || window.until != nil) {
-            throw StoreError.noMeetingInWindow(since: window.since, until: window.until)
-        }
-        for id in ids {
-            // The ranking needs the header and the analysis only.
-            let log = try ReportOptions.meetingLog(store, id, context)
-            entries.append(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config),
-                                      clients: FleetClientMix(log)))
-        }
-        var report = FleetReport(entries: entries, top: top)
-        report.display = display
-        try ReportOptions.emit(report.render(format), args, context)
-        return ExitCode.success
     }
 }

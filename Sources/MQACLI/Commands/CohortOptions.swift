@@ -1,0 +1,147 @@
+import Foundation
+import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+
+/// What `report cohorts`, `compare` and `report trends` share: the field,
+/// the bootstrap's options, and reading the stored cohort figures.
+enum CohortOptions {
+    static let by = Option<CohortField>.choice(
+        "--by", value: "FIELD", help: "Group participants by this client field (format 1.2) or the meeting's engine.",
+        CohortField.allCases.map { ($0.rawValue, $0) })
+    static let seed = Option<UInt64>.integer(
+        "--seed", value: "N", help: "Seed of the bootstrap's resampling.", range: 0...UInt64(Int64.max),
+        default: BootstrapOptions.defaultSeed)
+    static let replicates = Option<Int>.integer(
+        "--replicates", value: "N", help: "Bootstrap resamples per interval.", range: 100...100_000,
+        default: BootstrapOptions().replicates)
+
+    static let methodHelp = """
+        Figures come from the summary tables ingest keeps (default tier config) and the
+        clients' meeting_join fields; quality reports are decoded only for the clients
+        whose value of the field changed (a network, or a rejoin as another client), to
+        split their figures by value. Intervals are 95 % percentile bootstrap intervals
+        that resample whole meetings (participants of one meeting share its network and
+        server, so they are not independent); the same store, --seed and --replicates
+        give the same intervals. See Docs/cohorts.md.
+        """
+
+    static func bootstrap(_ args: ParsedArguments) throws -> BootstrapOptions {
+        BootstrapOptions(replicates: try args.get(replicates), seed: try args.get(seed))
+    }
+
+    /// The store's cohort figures in the `--since`/`--until` window, stale
+    /// summaries redone first (as for `mqa meetings`).
+    /// `splitting`: the fields by which participants whose value changed
+    /// are split (`CohortParticipant.split`); only a grouping by that field
+    /// and the partials read the pieces, and making them reanalyses those
+    /// clients.
+    static func meetings(_ args: ParsedArguments, _ context: CommandContext,
+                         splitting: [CohortField]) throws -> [CohortMeeting] {
+        let window = try context.timeWindow(args)
+        try EventStore.refreshStaleSummaries(path: try context.databasePath(args))
+        let store = try context.openStore(args, requireMeetings: true)
+        let meetings = try store.cohortMeetings(startingIn: window, splitting: splitting) { damage in
+            context.stderr.write("Warning: \(TerminalText.escaped(damage.description)); left out\n")
+        }
+        if meetings.isEmpty, window.since != nil || window.until != nil {
+            throw StoreError.noMeetingInWindow(since: window.since, until: window.until)
+        }
+        return meetings
+    }
+}
+
+extension CohortOptions {
+    /// `--by` where it may be left out (trends: the whole fleet).
+    static let optionalBy = Option<CohortField>.choice(
+        "--by", value: "FIELD", help: "Split each period by this client field (format 1.2) or the engine.",
+        CohortField.allCases.map { ($0.rawValue, $0) }, defaultText: "the whole fleet")
+
+    /// `report cohorts --by`: required, except with --partials (a partials
+    /// file holds every field).
+    static let partialsBy = Option<CohortField>.choice(
+        "--by", value: "FIELD",
+        help: "Group participants by this client field (format 1.2) or the meeting's engine (required, except with --partials).",
+        CohortField.allCases.map { ($0.rawValue, $0) })
+
+    static let partials = Option<Bool>.flag(
+        "--partials", help: "Print the store's additive figures per meeting (JSON), to be merged with --merge.")
+    static let merge = Option<Bool>.flag(
+        "--merge", help: "Report on the partials files given as arguments (no store is read).")
+
+    static let partialsHelp = """
+        For a fleet kept in several stores (e.g. the shards of a Spark job), run --partials
+        on each: it prints, per meeting and per client profile (engine and client fields),
+        the sums the figures are made of, the participants' median MOS and the first-frame
+        times, as JSON; one file serves every field and period. Then --merge FILE... reports
+        on them exactly as one store of all the meetings would, intervals included (the
+        meetings are put in the store's order before resampling). Each meeting must be in
+        exactly one of the stores. See Docs/cohorts.md.
+        """
+
+    /// With --partials, writes the store's partials and returns the exit
+    /// code; otherwise checks that --merge and the arguments go together
+    /// and returns nil.
+    static func writePartials(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32? {
+        let partials: Bool = try args.get(Self.partials), merging: Bool = try args.get(Self.merge)
+        if partials && merging { throw UsageError("give either --partials or --merge, not both") }
+        if !merging, !args.positionals.isEmpty {
+            throw UsageError("unexpected argument '\(args.positionals[0])' (files are read only with --merge)")
+        }
+        if merging {
+            try checkMerge(args, files: args.positionals)
+            return nil
+        }
+        guard partials else { return nil }
+        for option in [replicates, seed] as [any OptionDeclaration] where args.isGiven(option) {
+            throw UsageError("'\(option.spec.primary)' does not go with --partials: the intervals are made by --merge")
+        }
+        if args.isGiven(ReportOptions.format), try args.get(ReportOptions.format) != ReportFormat.json {
+            throw UsageError("'--format' must be one of json (with --partials), got '\(try args.get(ReportOptions.format).rawValue)'")
+        }
+        let part = try CohortPartials(try meetings(args, context, splitting: CohortField.allCases))
+        try ReportOptions.emit(part.json.rendered() + "\n", args, context)
+        return ExitCode.success
+    }
+
+    /// The meetings a report is on, summed per profile: the store's, or
+    /// with --merge the partials files'.
+    static func summedMeetings(_ args: ParsedArguments, _ context: CommandContext, by field: CohortField?) throws -> [CohortMeetingSums] {
+        guard try args.get(merge) else {
+            return try meetings(args, context, splitting: field.map { [$0] } ?? []).map(CohortMeetingSums.init)
+        }
+        return try merged(args.positionals, context)
+    }
+
+    /// With --merge: no store options, and at least one file.
+    static func checkMerge(_ args: ParsedArguments, files: [String]) throws {
+        for option in [Options.db, Options.since, Options.until] as [any OptionDeclaration] where args.isGiven(option) {
+            throw UsageError("'\(option.spec.primary)' does not go with --merge: the partials carry the meetings")
+        }
+        guard !files.isEmpty else { throw UsageError("--merge needs at least one partials file") }
+    }
+
+    /// The meetings of partials files, merged (in the store's order).
+    static func merged(_ paths: [String], _ context: CommandContext) throws -> [CohortMeetingSums] {
+        var parts: [CohortPartials] = []
+        for path in paths {
+            let data = try CommandContext.readFile(path, what: "partials file")
+            parts.append(try CohortPartials.parse(data, source: path))
+        }
+        let total = try CohortPartials.merge(parts)
+        context.stderr.write("merged \(parts.count) partials: \(total.meetings.count) meetings, \(total.participants) participants\n")
+        if total.readVersion == 1 {
+            // The figures are the old rule's: say so where the method
+            // text cannot (it describes this version's rule).
+            context.stderr.write("Warning: partials of version 1 (an older mqa): by netType, a participant whose network "
+                                 + "changed counts whole on its join's network; remake them to count each network's part\n")
+        } else if total.readVersion == 2 {
+            context.stderr.write("Warning: partials of version 2 (an older mqa): a participant who rejoined with another "
+                                 + "platform, device or version counts whole under its last one; remake them to count each "
+                                 + "one's part\n")
+        }
+        return total.meetings
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+
+/// `mqa compare --by FIELD A B [--fail-if-worse]`
+enum CompareCommand {
+    static let spec = CommandSpec(
+        name: "compare",
+        abstract: "Compare two values of a client field (B against A), with intervals; a release gate.",
+        discussion: """
+            Sets the cohort figures of A and B (values of --by) side by side with the ratio
+            B/A, its 95 % interval, and whether the difference is significant. Five metrics
+            are compared at once, so significance is corrected for that (Holm): the chance
+            that any of them is flagged when A and B do not differ stays at most 5 %.
+            With --fail-if-worse the exit code is 2 when B is significantly worse than A on
+            stall rate, time at poor/bad or abnormal disconnects (a release gate for CI),
+            0 otherwise.
+            With --merge, the values are compared over partials files ('mqa report cohorts
+            --partials' of stores of disjoint meetings), given after A and B: the result is
+            the one store's of all those meetings.
+            """ + "\n\n" + CohortOptions.methodHelp,
+        arguments: [("A", "The baseline value (e.g. 5.2.0)."), ("B", "The value compared with it (e.g. 5.3.0)."),
+                    ("FILE...", "With --merge: partials files written by 'report cohorts --partials'.")],
+        minPositionals: 2, maxPositionals: nil,
+        options: [Options.db, CohortOptions.by.required, Options.since, Options.until, Options.tzForTypedTimes, failIfWorse, ReportOptions.format,
+                  Options.out, CohortOptions.seed, CohortOptions.replicates, CohortOptions.merge])
+
+    static let failIfWorse = Option<Bool>.flag(
+        "--fail-if-worse", help: "Exit 2 when B is significantly worse on a stall, tier or disconnect figure.")
+    /// The release gate's exit code.
+    static let worse: Int32 = 2
+
+    static let command = Subcommand(spec: spec, run: run)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let format: ReportFormat = try args.get(ReportOptions.format)
+        let field: CohortField = try args.get(CohortOptions.by)
+        let (a, b) = (args.positionals[0], args.positionals[1])
+        // No value of a cohort field is empty (1 to 256 characters): a usage
+        // error, as a script whose variable came out empty should learn.
+        for (name, v) in [("A", a), ("B", b)] where v.isEmpty {
+            throw UsageError("\(name) is empty: give a value of \(field.rawValue) (1 to 256 characters)")
+        }
+        if a == b { throw UsageError("A and B are both '\(a)': give two different values") }
+        let merging: Bool = try args.get(CohortOptions.merge)
+        if !merging, args.positionals.count > 2 {
+            throw UsageError("unexpected argument '\(args.positionals[2])' (files are read only with --merge)")
+        }
+        let options = try CohortOptions.bootstrap(args)
+        let meetings: [CohortMeetingSums]
+        if merging {
+            try CohortOptions.checkMerge(args, files: Array(args.positionals.dropFirst(2)))
+            meetings = try CohortOptions.merged(Array(args.positionals.dropFirst(2)), context)
+        } else {
+            meetings = try CohortOptions.meetings(args, context, splitting: [field]).map(CohortMeetingSums.init)
+        }
+        // A value nobody has is a typo far more often than a finding.
+        // The values the field's cohorts have (a participant split by
+        // the field names no cohort by its whole profile).
+        let known = Set(meetings.flatMap { m in
+            m.profiles.compactMap { $0.profile.counts(toward: field) ? field.value(of: $0.profile) : nil }
+        })
+        for v in [a, b] where !known.contains(v) {
+            let list = known.sorted { CohortTable.valueLess($0, $1, field: field) }
+            let hint = Suggestion.closest(to: v, among: list).map { "; did you mean '\($0)'?" } ?? ""
+            throw CohortError.noSuchValue(field: field.rawValue, value: v, known: list, hint: hint)
+        }
+        let comparison = CohortComparison(meetings, by: field, a: a, b: b, options: options)
+        try ReportOptions.emit(CompareReport(comparison).render(format), args, context)
+        return try args.get(failIfWorse) && comparison.failsGate ? worse : ExitCode.success
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
+import MQAStore
+import MQAIngest
+
+/// `mqa report fleet [--top N]`
+enum ReportFleetCommand {
+    static let spec = CommandSpec(
+        name: "report fleet",
+        abstract: "All meetings ranked worst first, with counts of each issue code.",
+        discussion: "Score = " + FleetReport.scoreRule + ".",
+        options: [Options.db, Options.config, top, Options.since, Options.until, Options.tz, ReportOptions.format, Options.out])
+
+    static let top = Option<Int>.integer(
+        "-n", "--top", value: "N", help: "Show only the N worst meetings.", range: 1...Int(Int32.max), defaultText: "all")
+
+    static let command = Subcommand(spec: spec, run: run)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let format: ReportFormat = try args.get(ReportOptions.format)
+        let top = args.value(Self.top)
+        let config = try context.tierConfig(args)
+        let display = TimeDisplay(zone: try context.zone(args))
+        let window = try context.timeWindow(args)
+        let store = try context.openStore(args, requireMeetings: true)
+        var entries: [FleetEntry] = []
+        let ids = try store.meetings(startingIn: window)
+        // As every report with a window: an empty one is said, not printed.
+        if ids.isEmpty && (window.since != nil || window.until != nil) {
+            throw StoreError.noMeetingInWindow(since: window.since, until: window.until)
+        }
+        for id in ids {
+            // The ranking needs the header and the analysis only.
+            let log = try ReportOptions.meetingLog(store, id, context)
+            entries.append(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config),
+                                      clients: FleetClientMix(log)))
+        }
+        var report = FleetReport(entries: entries, top: top)
+        report.display = display
+        try ReportOptions.emit(report.render(format), args, context)
+        return ExitCode.success
+    }
+}
