@@ -24,7 +24,8 @@ public struct MeetingReport: Sendable, RenderedReport {
     /// Participants, most affected first (the verdict's ranking).
     public var impacts: [ParticipantImpact]
     /// How instants are written in md and html (`--tz`); JSON keeps ms.
-    public var display = TimeDisplay()
+    /// Its clocks are dated when the meeting spans more than one day there.
+    public var display = TimeDisplay() { didSet { display.dated = spansDays(in: display) } }
     /// `--uid U [--at T]`: the report opens with that participant's
     /// incidents (nearest to T first), and the JSON has a `focus` object.
     public var focus: ReportFocus?
@@ -52,6 +53,7 @@ public struct MeetingReport: Sendable, RenderedReport {
         // A CDN meeting has no quality feed: nothing to chart.
         series = analysis.isCDN ? [] : log.clients.map { QualitySeries($0, config: config) }
         sampling = SamplingNotice(series: series, gapMs: config.gapMs)
+        display.dated = spansDays(in: display)
         placeIssues()
     }
 
@@ -72,6 +74,15 @@ public struct MeetingReport: Sendable, RenderedReport {
             return (b.impactMs, b.durationMs, a.startTs, $0.number) < (a.impactMs, a.durationMs, b.startTs, $1.number)
         }
         issuePlacement = IssuePlacement(issues: analysis.issues, ranked: rankedIncidents)
+    }
+
+    /// Whether the meeting starts and ends on different days on the wall
+    /// clock of `display` (a day-long call, or one room's calls over months
+    /// merged into one meeting): then an incident's `00:31:21` could be
+    /// any of them.
+    func spansDays(in display: TimeDisplay) -> Bool {
+        guard let start = header.start, let end = header.end else { return false }
+        return display.clockZone.day(of: start) != display.clockZone.day(of: end)
     }
 
     /// Whether the meeting has a quality feed (it does not on the CDN engine).

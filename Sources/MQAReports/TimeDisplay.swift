@@ -11,6 +11,10 @@ import MQAStore
 public struct TimeDisplay: Sendable, Equatable {
     /// The local zone; nil shows UTC only.
     public var zone: ClockZone?
+    /// Wall clocks carry their date (`2022-01-11 00:31:21`): set for a
+    /// meeting that spans more than one day, where `00:31:21` alone names
+    /// an instant on any of them.
+    public var dated = false
 
     /// `zone` UTC counts as none: UTC is shown anyway.
     public init(zone: ClockZone? = nil) { self.zone = zone.flatMap { $0.isUTC ? nil : $0 } }
@@ -40,8 +44,9 @@ public struct TimeDisplay: Sendable, Equatable {
         return " (\(local) \(zone.identifier), \(zone.offsetText(at: ms)))"
     }
 
-    /// `14:31:05`: the wall clock in the zone (UTC without one).
-    public func clock(_ ms: Int64) -> String { clockZone.clock(ms) }
+    /// `14:31:05`: the wall clock in the zone (UTC without one);
+    /// `2022-01-11 14:31:05` when `dated`.
+    public func clock(_ ms: Int64) -> String { dated ? clockZone.dateTime(ms) : clockZone.clock(ms) }
 
     /// `14:31:05 (+11:03)`: the wall clock and the offset from the
     /// meeting's start, what incidents are written as; with a zone, UTC
@@ -59,7 +64,9 @@ public struct TimeDisplay: Sendable, Equatable {
     /// Empty without a zone, where the wall clock is UTC already.
     func utcNote(_ ms: Int64, to end: Int64? = nil) -> String {
         guard zone != nil else { return "" }
-        return ClockZone.utc.clock(ms) + (end.map { "–" + ClockZone.utc.clock($0) } ?? "") + " UTC, "
+        let dated = self.dated
+        func utc(_ t: Int64) -> String { dated ? ClockZone.utc.dateTime(t) : ClockZone.utc.clock(t) }
+        return utc(ms) + (end.map { "–" + utc($0) } ?? "") + " UTC, "
     }
 
     /// ` -05:00` where the zone's offset at `ms` is not the one at `origin`
