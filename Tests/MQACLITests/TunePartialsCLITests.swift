@@ -84,4 +84,39 @@ import Testing
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.contains("not a tuning partials file"), "\(r)")
     }
+
+    /// A shard whose store has no meeting in the window writes partials of
+    /// nothing (it failed "no meeting … started", so a sharded job had to
+    /// tell empty shards apart); two such files are no duplicate, they add
+    /// nothing to a merge, and a merge of nothing but them is refused.
+    @Test func aShardWithoutMeetingsInTheWindowWritesZeros() throws {
+        let dir = Scratch()
+        let grid = dir.write("grid.json", Self.grid)
+        let db = dir.file("one.sqlite")
+        #expect(MQA.run(["ingest", "--db", db, dir.simulated("all.ndjson", meetings: 3, seed: 4)]).status == 0)
+        let full = dir.write("full.json", MQA.run(["tune", "--db", db, "--grid", grid, "--partials"]).stdout)
+        let empty = MQA.run(["tune", "--db", db, "--grid", grid, "--partials", "--since", "2099-01-01"])
+        #expect(empty.status == 0, "\(empty)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(empty.stdout.utf8)) as? [String: Any])
+        #expect(object["meetings"] as? Int == 0)
+        let e1 = dir.write("e1.json", empty.stdout), e2 = dir.write("e2.json", empty.stdout)
+        let single = MQA.run(["tune", "--db", db, "--grid", grid, "--format", "json"])
+        let merged = MQA.run(["tune", "--merge", e1, full, e2, "--format", "json"])
+        #expect(merged.status == 0, "\(merged)")
+        #expect(merged.stdout == single.stdout)
+        let nothing = MQA.run(["tune", "--merge", e1, e2])
+        #expect(nothing.status == 1 && nothing.stderr.contains("the partials hold no meeting"), "\(nothing)")
+        // Without --partials an empty window stays an error.
+        #expect(MQA.run(["tune", "--db", db, "--grid", grid, "--since", "2099-01-01"]).status == 1)
+        // The cohort partials likewise.
+        let cohortsEmpty = MQA.run(["report", "cohorts", "--db", db, "--partials", "--since", "2099-01-01"])
+        #expect(cohortsEmpty.status == 0, "\(cohortsEmpty)")
+        let c0 = dir.write("c0.json", cohortsEmpty.stdout)
+        let cFull = dir.write("cfull.json", MQA.run(["report", "cohorts", "--db", db, "--partials"]).stdout)
+        let cSingle = MQA.run(["report", "cohorts", "--db", db, "--by", "platform", "-f", "json"])
+        let cMerged = MQA.run(["report", "cohorts", "--merge", c0, cFull, "--by", "platform", "-f", "json"])
+        #expect(cMerged.status == 0 && cMerged.stdout == cSingle.stdout, "\(cMerged)")
+        let cNothing = MQA.run(["report", "cohorts", "--merge", c0, "--by", "platform"])
+        #expect(cNothing.status == 1 && cNothing.stderr.contains("the partials hold no meeting"), "\(cNothing)")
+    }
 }

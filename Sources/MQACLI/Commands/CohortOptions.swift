@@ -38,15 +38,17 @@ enum CohortOptions {
     /// are split (`CohortParticipant.split`); only a grouping by that field
     /// and the partials read the pieces, and making them reanalyses those
     /// clients.
+    /// `allowingNone`: a window without meetings is an answer (partials: a
+    /// shard's zeros, which add nothing when merged), not an error.
     static func meetings(_ args: ParsedArguments, _ context: CommandContext,
-                         splitting: [CohortField]) throws -> [CohortMeeting] {
+                         splitting: [CohortField], allowingNone: Bool = false) throws -> [CohortMeeting] {
         let window = try context.timeWindow(args)
         try EventStore.refreshStaleSummaries(path: try context.databasePath(args))
         let store = try context.openStore(args, requireMeetings: true)
         let meetings = try store.cohortMeetings(startingIn: window, splitting: splitting) { damage in
             context.stderr.write("Warning: \(TerminalText.escaped(damage.description)); left out\n")
         }
-        if meetings.isEmpty, window.since != nil || window.until != nil {
+        if meetings.isEmpty, !allowingNone, window.since != nil || window.until != nil {
             throw StoreError.noMeetingInWindow(since: window.since, until: window.until)
         }
         return meetings
@@ -101,7 +103,7 @@ extension CohortOptions {
         if args.isGiven(ReportOptions.format), try args.get(ReportOptions.format) != ReportFormat.json {
             throw UsageError("'--format' must be one of json (with --partials), got '\(try args.get(ReportOptions.format).rawValue)'")
         }
-        let part = try CohortPartials(try meetings(args, context, splitting: CohortField.allCases))
+        let part = try CohortPartials(try meetings(args, context, splitting: CohortField.allCases, allowingNone: true))
         try ReportOptions.emit(part.json.rendered() + "\n", args, context)
         return ExitCode.success
     }
@@ -131,6 +133,8 @@ extension CohortOptions {
             parts.append(try CohortPartials.parse(data, source: path))
         }
         let total = try CohortPartials.merge(parts)
+        // Figures of nothing would read as a fleet without trouble.
+        if total.meetings.isEmpty { throw CohortPartialsError("the partials hold no meeting: nothing to report") }
         context.stderr.write("merged \(parts.count) partials: \(total.meetings.count) meetings, \(total.participants) participants\n")
         if total.readVersion == 1 {
             // The figures are the old rule's: say so where the method

@@ -86,8 +86,10 @@ enum TuneCommand {
         let window = try context.timeWindow(args)
         let store = try context.openStore(args, requireMeetings: true)
         let meetings = try store.meetings(startingIn: window)
-        // A sweep over nothing would rank every config at F1 0.
-        if meetings.isEmpty { throw StoreError.noMeetingInWindow(since: window.since, until: window.until) }
+        // A sweep over nothing would rank every config at F1 0. Partials
+        // of nothing are a shard's true answer (a window another shard's
+        // meetings fill): zeros that add nothing when merged.
+        if meetings.isEmpty && !partials { throw StoreError.noMeetingInWindow(since: window.since, until: window.until) }
 
         let started = Date()
         let progress = context.stderr.isTerminal
@@ -159,15 +161,20 @@ enum TuneCommand {
         var seen: [Data: String] = [:]
         for path in args.positionals {
             let data = try CommandContext.readFile(path, what: "partials file")
-            if let first = seen[data] {
+            let part = try TuningPartials.parse(data, source: path)
+            // Two shards without meetings write the same zeros: no meeting
+            // to count twice.
+            if part.meetings > 0, let first = seen[data] {
                 // Bad data, not a bad command line (exit 1, as a meeting in
                 // two cohort partials files is).
                 throw TuningPartialsError("'\(path)' holds the same partials as '\(first)': its meetings would be counted twice")
             }
             seen[data] = path
-            parts.append(try TuningPartials.parse(data, source: path))
+            parts.append(part)
         }
         let total = try TuningPartials.merge(parts, names: args.positionals)
+        // A ranking of nothing would put every config at F1 0.
+        if total.meetings == 0 { throw TuningPartialsError("the partials hold no meeting: nothing to rank") }
         let grid = try TuningGrid.parse(Data(total.grid.utf8))
         let results = try total.results()
         context.stderr.write("tune: merged \(parts.count) partials: \(total.meetings) meetings, \(total.reports) reports\n")
