@@ -49,19 +49,8 @@ extension ConnectionConverter {
         out.append(contentsOf: s.utf8)
     }
 
-    /// A JSON string literal (control characters, quotes and backslashes escaped).
+    /// A JSON string literal: `JSON.appendQuoted`, the one rule.
     static func appendString(_ s: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += Array("\\u00".utf8) + [hex[Int(b >> 4)], hex[Int(b & 15)]]
-            default: out.append(b)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        JSON.appendQuoted(s.utf8, to: &out)
     }
 }
