@@ -31,11 +31,13 @@ import Testing
         print("concurrency: \(duringIngest) report+check pairs ran during one ingest")
     }
 
-    /// Reading commands never wait for a writer: with another connection
-    /// holding the write lock in an open transaction, each answers within
-    /// 30 s, half the minute a command waiting for the lock would take
-    /// before giving up. (Timing the reads against a live ingest instead
-    /// failed whenever the shared machine was slow.)
+    /// Reading commands on a store whose summaries are up to date never
+    /// wait for a writer: with another connection holding the write lock
+    /// in an open transaction, each answers within 30 s, half the minute a
+    /// command waiting for the lock would take before giving up. (Timing
+    /// the reads against a live ingest instead failed whenever the shared
+    /// machine was slow.) Meetings left stale are another matter: the
+    /// listings wait to redo them rather than answer without them.
     @Test func readingCommandsDoNotWaitForTheWriteLock() throws {
         let dir = Scratch()
         let db = dir.file("store.sqlite")

@@ -37,6 +37,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     public static let full: Int32 = SQLITE_FULL
     public static let cannotOpen: Int32 = SQLITE_CANTOPEN
     public static let readOnly: Int32 = SQLITE_READONLY
+    public static let permission: Int32 = SQLITE_PERM
     public static let notADatabase: Int32 = SQLITE_NOTADB
     /// Extended: the database file was unlinked or replaced while open.
     public static let readOnlyMoved: Int32 = SQLITE_READONLY | (4 << 8)

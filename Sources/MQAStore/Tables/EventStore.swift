@@ -298,16 +298,16 @@ extension EventStore {
     /// redone either, are still whole: they are used as they are.
     public static func refreshStaleSummaries(path: String) throws {
         // nil when nothing is stale; a throw when the store cannot be
-        // written here (a read-only file, or a folder where its -shm
-        // cannot be made): then what is stale is counted below. Any other
-        // failure is the answer: a store held by an ingest past the busy
-        // timeout had been reported as one this user cannot write.
+        // written now: then what is stale is counted below, and with
+        // nothing stale (summaries of older rules only) the answer is read
+        // from them, as for a store this user may only read.
         var writable: EventStore?
+        var failure: Error?
         do {
             writable = try openForMaintenance(path: path)
             if writable == nil && access(path, W_OK) == 0 { return }  // nothing is stale
-        } catch let error as DatabaseError where cannotShareMemory(error) {
-        } catch StoreError.walNeedsSharedMemory {
+        } catch {
+            failure = error
         }
         if let writable {
             try writable.refreshSummaries()
@@ -316,7 +316,21 @@ extension EventStore {
         guard let reader = try? openExisting(path: path) else { return }
         let stale = try reader.db.prepare("SELECT count(*) FROM meetings WHERE stale != 0")
         let missing = try stale.step() ? stale.int(0) : 0
-        if missing > 0 { throw StoreError.staleSummaries(path, missing) }
+        guard missing > 0 else { return }
+        // Stale meetings that could not be redone: say why. Only a store
+        // this user cannot write is `staleSummaries`; one held by an ingest
+        // past the busy timeout, or a full disk, is that (it had been
+        // reported as a store this user cannot write).
+        if let failure, !notWritableHere(failure) { throw failure }
+        throw StoreError.staleSummaries(path, missing)
+    }
+
+    /// Whether `error` says the store cannot be written by this user here
+    /// (a read-only file or folder, a -shm that cannot be made).
+    static func notWritableHere(_ error: Error) -> Bool {
+        if case StoreError.walNeedsSharedMemory = error { return true }
+        guard let e = error as? DatabaseError else { return false }
+        return e.primaryCode == DatabaseError.readOnly || e.primaryCode == DatabaseError.cannotOpen || e.primaryCode == DatabaseError.permission
     }
 
     /// The store opened for writing, when it exists, may be written and has
