@@ -278,7 +278,7 @@ enum IngestCommand {
             // The store failed: say what its commits hold, never more, and
             // fail. The summaries are left stale for the next run to redo.
             progress?.finish()
-            out.write(IngestReport(failure.committed, failedFiles: ingester.failedInputs + unreadable.count).render(ReportFormat(rawValue: format) ?? .md))
+            out.write(IngestReport(failure.committed, failedFiles: paths.count - ingester.committedInputs + unreadable.count).render(ReportFormat(rawValue: format) ?? .md))
             out.flush()
             context.stderr.write("Error: \(TerminalText.escaped(failure.description))\n")
             return ExitCode.failure

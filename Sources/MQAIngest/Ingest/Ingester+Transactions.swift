@@ -65,6 +65,8 @@ extension Ingester {
         committedSummary = committedSummary + uncommitted
         uncommitted = IngestSummary()
         uncommittedInputParts = IngestSummary()
+        committedInputs += wholeSinceCommit
+        wholeSinceCommit = 0
         summaries.committed()
     }
 
@@ -89,6 +91,7 @@ extension Ingester {
         encodingBeforeInput = []
         uncommitted = IngestSummary()
         uncommittedInputParts = IngestSummary()
+        wholeSinceCommit = 0
         // A failed ROLLBACK leaves SQLite to roll back when the connection
         // closes, or the next opener to recover from the WAL: either way
         // nothing past the last commit remains, and the error that brought

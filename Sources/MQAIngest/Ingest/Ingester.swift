@@ -110,6 +110,11 @@ public final class Ingester {
     /// stops early reports), what the open transaction holds on top, and
     /// the part of the current input that its own checkpoints committed.
     public internal(set) var committedSummary = IngestSummary()
+    /// Inputs read whole whose last part a commit holds; those read whole
+    /// since the last commit (`wholeSinceCommit`) are not yet among them.
+    /// After a store failure every other input is told as failed.
+    public internal(set) var committedInputs = 0
+    var wholeSinceCommit = 0
     var uncommitted = IngestSummary()
     var inputCommitted: IngestSummary?
     /// Of the inputs in `uncommitted`, the parts their own checkpoints
@@ -229,6 +234,7 @@ public final class Ingester {
                 // Written first: `write` may commit, and so change `uncommitted`.
                 let written = try write(input)
                 uncommitted = uncommitted + written
+                wholeSinceCommit += 1
                 if let part = inputCommitted { uncommittedInputParts = uncommittedInputParts + part }
                 inputCommitted = nil
                 if linesSinceCommit >= commitEvery || inputsSinceCommit >= Ingester.inputsPerCommit { try commit() }
@@ -259,6 +265,8 @@ public final class Ingester {
         uncommitted = IngestSummary()
         uncommittedInputParts = IngestSummary()
         inputCommitted = nil
+        committedInputs = 0
+        wholeSinceCommit = 0
     }
 
     /// The error that ends an ingest early, with what its commits hold.
