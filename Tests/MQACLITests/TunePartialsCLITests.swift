@@ -118,5 +118,13 @@ import Testing
         #expect(cMerged.status == 0 && cMerged.stdout == cSingle.stdout, "\(cMerged)")
         let cNothing = MQA.run(["report", "cohorts", "--merge", c0, "--by", "platform"])
         #expect(cNothing.status == 1 && cNothing.stderr.contains("the partials hold no meeting"), "\(cNothing)")
+        // A store with no meeting at all (only rejected lines) likewise.
+        let bare = dir.file("bare.sqlite")
+        #expect(MQA.run(["ingest", "--db", bare, dir.write("bad.ndjson", "not json\n")]).status == 3)
+        let bareTune = MQA.run(["tune", "--db", bare, "--grid", grid, "--partials"])
+        #expect(bareTune.status == 0 && bareTune.stdout.contains("\"meetings\":0"), "\(bareTune)")
+        let bareCohorts = MQA.run(["report", "cohorts", "--db", bare, "--partials"])
+        #expect(bareCohorts.status == 0, "\(bareCohorts)")
+        #expect(MQA.run(["tune", "--db", bare, "--grid", grid]).status == 1)
     }
 }

@@ -44,7 +44,7 @@ enum CohortOptions {
                          splitting: [CohortField], allowingNone: Bool = false) throws -> [CohortMeeting] {
         let window = try context.timeWindow(args)
         try EventStore.refreshStaleSummaries(path: try context.databasePath(args))
-        let store = try context.openStore(args, requireMeetings: true)
+        let store = try context.openStore(args, requireMeetings: !allowingNone)
         let meetings = try store.cohortMeetings(startingIn: window, splitting: splitting) { damage in
             context.stderr.write("Warning: \(TerminalText.escaped(damage.description)); left out\n")
         }

@@ -84,7 +84,8 @@ enum TuneCommand {
         }
         let configs = grid.configs()
         let window = try context.timeWindow(args)
-        let store = try context.openStore(args, requireMeetings: true)
+        // Partials of a store without meetings are zeros, as of an empty window.
+        let store = try context.openStore(args, requireMeetings: !partials)
         let meetings = try store.meetings(startingIn: window)
         // A sweep over nothing would rank every config at F1 0. Partials
         // of nothing are a shard's true answer (a window another shard's
