@@ -25,7 +25,14 @@ public struct MeetingReport: Sendable, RenderedReport {
     public var impacts: [ParticipantImpact]
     /// How instants are written in md and html (`--tz`); JSON keeps ms.
     /// Its clocks are dated when the meeting spans more than one day there.
-    public var display = TimeDisplay() { didSet { display.dated = spansDays(in: display) } }
+    public var display = TimeDisplay() {
+        // Set here, in the observer itself: through a method the
+        // observer would run again, without end.
+        didSet {
+            display.dated = spansDays(in: display.clockZone)
+            display.utcDated = spansDays(in: .utc)
+        }
+    }
     /// `--uid U [--at T]`: the report opens with that participant's
     /// incidents (nearest to T first), and the JSON has a `focus` object.
     public var focus: ReportFocus?
@@ -53,7 +60,8 @@ public struct MeetingReport: Sendable, RenderedReport {
         // A CDN meeting has no quality feed: nothing to chart.
         series = analysis.isCDN ? [] : log.clients.map { QualitySeries($0, config: config) }
         sampling = SamplingNotice(series: series, gapMs: config.gapMs)
-        display.dated = spansDays(in: display)
+        display.dated = spansDays(in: display.clockZone)
+        display.utcDated = spansDays(in: .utc)
         placeIssues()
     }
 
@@ -80,9 +88,9 @@ public struct MeetingReport: Sendable, RenderedReport {
     /// clock of `display` (a day-long call, or one room's calls over months
     /// merged into one meeting): then an incident's `00:31:21` could be
     /// any of them.
-    func spansDays(in display: TimeDisplay) -> Bool {
+    func spansDays(in zone: ClockZone) -> Bool {
         guard let start = header.start, let end = header.end else { return false }
-        return display.clockZone.day(of: start) != display.clockZone.day(of: end)
+        return zone.day(of: start) != zone.day(of: end)
     }
 
     /// Whether the meeting has a quality feed (it does not on the CDN engine).

@@ -15,6 +15,9 @@ public struct TimeDisplay: Sendable, Equatable {
     /// meeting that spans more than one day, where `00:31:21` alone names
     /// an instant on any of them.
     public var dated = false
+    /// The UTC beside a zone's clock carries its date: set when the
+    /// meeting spans more than one UTC day, whatever it does locally.
+    public var utcDated = false
 
     /// `zone` UTC counts as none: UTC is shown anyway.
     public init(zone: ClockZone? = nil) { self.zone = zone.flatMap { $0.isUTC ? nil : $0 } }
@@ -64,7 +67,7 @@ public struct TimeDisplay: Sendable, Equatable {
     /// Empty without a zone, where the wall clock is UTC already.
     func utcNote(_ ms: Int64, to end: Int64? = nil) -> String {
         guard zone != nil else { return "" }
-        let dated = self.dated
+        let dated = utcDated
         func utc(_ t: Int64) -> String { dated ? ClockZone.utc.dateTime(t) : ClockZone.utc.clock(t) }
         return utc(ms) + (end.map { "–" + utc($0) } ?? "") + " UTC, "
     }

@@ -54,17 +54,18 @@ import MQATestSupport
         var report = MeetingReport(log: MeetingLog(meeting: "m-night", clients: [alice.build()]), config: TierConfig())
         #expect(report.markdown.contains("2026-11-30 00:05:00–2026-11-30 00:05:10"), "\(report.markdown)")
         // Days are the shown zone's: in Berlin the call is 00:50–01:20 of
-        // one day, so its clocks stand alone there.
+        // one day, so its clocks stand alone there, while the UTC beside
+        // them, over midnight, is dated.
         report.display = TimeDisplay(zone: ClockZone("Europe/Berlin"))
-        #expect(!report.display.dated)
-        #expect(report.markdown.contains("01:05:00–01:05:10 (00:05:00–00:05:10 UTC"), "\(report.markdown)")
-        // And in Tokyo too, while the same instants over a Tokyo midnight
-        // (15:00 UTC) are dated, the UTC beside them as well.
+        #expect(!report.display.dated && report.display.utcDated)
+        #expect(report.markdown.contains("01:05:00–01:05:10 (2026-11-30 00:05:00–2026-11-30 00:05:10 UTC"), "\(report.markdown)")
+        // Over a Tokyo midnight (15:00 UTC) the local clocks are dated,
+        // and the UTC beside them, all on one UTC day, is not.
         var late = MeetingReport(log: MeetingLog(meeting: "m-night", clients: [Self.client(Fixtures.t0 + 4 * 3_600_000 + 50 * 60_000)]),
                                  config: TierConfig())
         late.display = TimeDisplay(zone: ClockZone("Asia/Tokyo"))
-        #expect(late.display.dated)
-        #expect(late.markdown.contains("2026-11-30 00:05:00–2026-11-30 00:05:10 (2026-11-29 15:05:00–2026-11-29 15:05:10 UTC"),
+        #expect(late.display.dated && !late.display.utcDated)
+        #expect(late.markdown.contains("2026-11-30 00:05:00–2026-11-30 00:05:10 (15:05:00–15:05:10 UTC"),
                 "\(late.markdown)")
         // Within one day, clocks alone, as before.
         let day = MeetingReport(log: Fixtures.sfu, config: TierConfig())
