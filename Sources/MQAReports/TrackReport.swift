@@ -9,8 +9,8 @@ import MQAStore
 ///
 /// **Alignment rule** (`SharedStalls`, the incidents' rule too). A stall of
 /// one subscriber is *shared* when every other subscriber rendering the
-/// track at its start (at least one) has a stall that overlaps it once both
-/// are widened by `alignmentToleranceMs` (±2 s) on each side:
+/// track at its start (at least one) has a stall that overlaps it once it
+/// is widened by `alignmentToleranceMs` (2 s) on each side:
 /// `other.start < stall.end + 2 s` and `other.end > stall.start − 2 s`. The
 /// tolerance absorbs client clock skew and the SDK's detection delay.
 ///
