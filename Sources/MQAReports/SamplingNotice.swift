@@ -1,10 +1,11 @@
 import MQABase
 import MQAAnalysis
 
-/// A warning that quality reports come too seldom for the tier config's
-/// `gapMs`: most intervals between a participant's consecutive measured
-/// reports are reporting gaps (tiers.md), so the tier restarts from
-/// `unknown` after nearly every report and smoothing and dwell never act.
+/// A warning that a participant's quality reports come too seldom for the
+/// tier config's `gapMs`: most intervals between their consecutive
+/// measured reports are reporting gaps (tiers.md), so their tier restarts
+/// from `unknown` after nearly every report and smoothing and dwell never
+/// act.
 ///
 /// Jitsi's rtcstats samples every 10.000–10.003 s, just over the default
 /// gap of 10 s: imported as they are, such dumps showed a participant
@@ -12,37 +13,56 @@ import MQAAnalysis
 /// that toggled at every sample, with no word of why. The figures are the
 /// spec's either way; the notice says which config reads them as meant.
 public struct SamplingNotice: Sendable, Equatable {
+    /// The participants whose reports come too seldom, in report order.
+    public var uids: [String]
     /// The median interval between consecutive warm reports of one
-    /// connection, over the meeting's participants.
+    /// connection, over those participants' intervals.
     public var medianIntervalMs: Int64
-    /// Intervals longer than `gapMs`, and all intervals.
+    /// Their intervals longer than `gapMs`, and all their intervals.
     public var gaps: Int
     public var intervals: Int
     public var gapMs: Int64
-    /// Two and a half median intervals, to the nearest whole second.
+    /// Two and a half median intervals, to the nearest whole second (and
+    /// above `gapMs`): the config value that reads such reports as meant.
     public var suggestedGapMs: Int64
 
-    /// A notice when at least half of the meeting's intervals (and at least
-    /// two) are gaps; nil otherwise.
+    /// A participant samples too seldom when at least three of their
+    /// intervals, and at least half, are gaps, and their median interval is
+    /// over half the gap: a slow sampler, not a few outages in a call
+    /// sampled every 2 s. Decided per participant: pooled, a 2 s
+    /// participant hid a 12 s one, or halved the value suggested. Nil when
+    /// nobody does.
     public init?(series: [QualitySeries], gapMs: Int64) {
-        var deltas: [Int64] = []
-        for s in series { deltas += s.intervals }
-        let gaps = deltas.count { $0 > gapMs }
-        guard gaps >= 2, gaps * 2 >= deltas.count else { return nil }
-        deltas.sort()
-        medianIntervalMs = NearestRank.value(deltas, percent: 50)!
+        var uids: [String] = []
+        var pooled: [Int64] = []
+        var gaps = 0
+        for s in series {
+            let g = s.intervals.count { $0 > gapMs }
+            guard g >= 3, g * 2 >= s.intervals.count else { continue }
+            let median = NearestRank.value(s.intervals.sorted(), percent: 50)!
+            guard median * 2 > gapMs else { continue }
+            uids.append(s.uid)
+            pooled += s.intervals
+            gaps += g
+        }
+        guard !uids.isEmpty else { return nil }
+        pooled.sort()
+        self.uids = uids
+        medianIntervalMs = NearestRank.value(pooled, percent: 50)!
         self.gaps = gaps
-        intervals = deltas.count
+        intervals = pooled.count
         self.gapMs = gapMs
-        suggestedGapMs = max(1000, (medianIntervalMs * 5 / 2 + 500) / 1000 * 1000)
+        let suggested = (medianIntervalMs * 5 / 2 + 500) / 1000 * 1000
+        suggestedGapMs = suggested > gapMs ? suggested : (gapMs / 1000 + 1) * 1000
     }
 
     /// One sentence, for md and html.
     public var text: String {
-        "quality reports come every \(seconds) s (median), and \(gaps) of \(intervals) "
-            + "intervals between a participant's measured reports are longer than the tier config's gapMs "
-            + "(\(gapMs) ms): the tier restarts from unknown after nearly every report, so smoothing and dwell never "
-            + "act and the times in poor or bad are not what the calls had. Run again with `--config FILE`, FILE "
+        let shown = uids.prefix(3).joined(separator: ", ") + (uids.count > 3 ? " and \(uids.count - 3) more" : "")
+        return "quality reports of \(shown) come every \(seconds) s (median), and \(gaps) of \(intervals) "
+            + "intervals between \(uids.count == 1 ? "its" : "their") measured reports are longer than the tier config's "
+            + "gapMs (\(gapMs) ms): the tier restarts from unknown after nearly every report, so smoothing and dwell "
+            + "never act and the times in poor or bad are not what the call had. Run again with --config FILE, FILE "
             + "holding {\"gapMs\": \(suggestedGapMs)} (two and a half intervals)."
     }
 
@@ -55,6 +75,7 @@ public struct SamplingNotice: Sendable, Equatable {
     public var json: JSON {
         .object([
             ("text", .string(text)),
+            ("uids", .array(uids.map { .string($0) })),
             ("medianReportIntervalMs", .int(medianIntervalMs)),
             ("intervalsOverGap", .int(Int64(gaps))),
             ("intervals", .int(Int64(intervals))),

@@ -25,9 +25,9 @@ import MQATestSupport
         #expect(notice.gaps == 11)
         #expect(notice.medianIntervalMs == 10_001)
         #expect(notice.suggestedGapMs == 25_000)
-        #expect(report.markdown.contains("> **Warning: Quality reports come every 10.0 s (median), and 11 of 11 intervals"))
+        #expect(report.markdown.contains("> **Warning: Quality reports of alice come every 10.0 s (median), and 11 of 11 intervals"))
         #expect(report.markdown.contains(#"FILE holding {"gapMs": 25000}"#))
-        #expect(report.html.contains("<p class=\"notice\">Warning: Quality reports come every 10.0 s"))
+        #expect(report.html.contains("<p class=\"notice\">Warning: Quality reports of alice come every 10.0 s"))
         let json = report.json.rendered()
         #expect(json.contains(#""samplingNotice":{"#))
         #expect(json.contains(#""suggestedGapMs":25000"#))
@@ -39,10 +39,42 @@ import MQATestSupport
         let slow = MeetingReport(log: Self.meeting(step: 10_001), config: config)
         #expect(slow.sampling == nil)
         #expect(!slow.json.rendered().contains("samplingNotice"))
-        #expect(!slow.markdown.contains("Quality reports come every"))
+        #expect(!slow.markdown.contains("come every"))
         #expect(MeetingReport(log: Self.meeting(step: 2_000), config: TierConfig()).sampling == nil)
         // Reports a few gaps apart in a call otherwise sampled every 2 s
         // are gaps, not a slow sampler.
         #expect(MeetingReport(log: Fixtures.sfu, config: TierConfig()).sampling == nil)
+    }
+
+    /// Decided per participant: alice at 2 s beside bob at 12 s flags bob
+    /// alone, with his interval (pooled, the median was alice's 2 s and the
+    /// value suggested 5000, below the gap).
+    @Test func aSlowParticipantBesideAFastOneIsFlaggedAlone() throws {
+        var alice = ClientBuilder("alice")
+        alice.join(Fixtures.t0)
+        alice.reports(from: Fixtures.t0 + 4000, to: Fixtures.t0 + 28_000, step: 2000, mos: 4.3, rtt: 80)
+        alice.leave(Fixtures.t0 + 150_000)
+        var bob = ClientBuilder("bob")
+        bob.join(Fixtures.t0)
+        bob.reports(from: Fixtures.t0 + 12_000, to: Fixtures.t0 + 150_000, step: 12_000, mos: 4.3, rtt: 80)
+        bob.leave(Fixtures.t0 + 150_000)
+        let report = MeetingReport(log: MeetingLog(meeting: "m-mixed", clients: [alice.build(), bob.build()]), config: TierConfig())
+        let notice = try #require(report.sampling)
+        #expect(notice.uids == ["bob"])
+        #expect(notice.medianIntervalMs == 12_000)
+        #expect(notice.suggestedGapMs == 30_000)
+        #expect(notice.text.hasPrefix("quality reports of bob come every 12.0 s"))
+        #expect(!notice.text.contains("`"))
+    }
+
+    /// A call sampled every 2 s with two long outages is no slow sampler.
+    @Test func twoOutagesAreNoSlowSampler() {
+        var alice = ClientBuilder("alice")
+        alice.join(Fixtures.t0)
+        alice.reports(from: Fixtures.t0 + 4000, to: Fixtures.t0 + 10_000, step: 2000, mos: 4.3, rtt: 80)
+        alice.report(Fixtures.t0 + 40_000, mos: 4.3, rtt: 80)
+        alice.report(Fixtures.t0 + 80_000, mos: 4.3, rtt: 80)
+        alice.leave(Fixtures.t0 + 90_000)
+        #expect(MeetingReport(log: MeetingLog(meeting: "m-gaps", clients: [alice.build()]), config: TierConfig()).sampling == nil)
     }
 }
