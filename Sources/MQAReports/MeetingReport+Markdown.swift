@@ -34,7 +34,7 @@ extension MeetingReport {
             out += "MOS, loss, RTT, jitter, bitrate and tiers are not shown. Stalls below come from the track status events.\n\n"
         }
 
-        if let sampling { out += "> **Warning: \(sampling.text.capitalizedFirst)**\n\n" }
+        if let sampling { out += "> **Warning: \(sampling.text(naming: MarkdownText.inline).capitalizedFirst)**\n\n" }
         out += focusMarkdown(t0)
         out += verdictMarkdown(t0)
 

@@ -56,9 +56,15 @@ public struct SamplingNotice: Sendable, Equatable {
         suggestedGapMs = suggested > gapMs ? suggested : (gapMs / 1000 + 1) * 1000
     }
 
-    /// One sentence, for md and html.
-    public var text: String {
-        let shown = uids.prefix(3).joined(separator: ", ") + (uids.count > 3 ? " and \(uids.count - 3) more" : "")
+    /// One sentence, the uids as they are (JSON, and html, which escapes it
+    /// whole).
+    public var text: String { text(naming: { $0 }) }
+
+    /// The sentence with each uid written by `naming`: md escapes them, as
+    /// every uid on its page (a uid is the log's, and could start a heading
+    /// or a link, or drive a terminal).
+    public func text(naming: (String) -> String) -> String {
+        let shown = uids.prefix(3).map(naming).joined(separator: ", ") + (uids.count > 3 ? " and \(uids.count - 3) more" : "")
         return "quality reports of \(shown) come every \(seconds) s (median), and \(gaps) of \(intervals) "
             + "intervals between \(uids.count == 1 ? "its" : "their") measured reports are longer than the tier config's "
             + "gapMs (\(gapMs) ms): the tier restarts from unknown after nearly every report, so smoothing and dwell "

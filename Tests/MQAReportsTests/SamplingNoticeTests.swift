@@ -77,4 +77,23 @@ import MQATestSupport
         alice.leave(Fixtures.t0 + 90_000)
         #expect(MeetingReport(log: MeetingLog(meeting: "m-gaps", clients: [alice.build()]), config: TierConfig()).sampling == nil)
     }
+
+    /// A uid is the log's: in md it is escaped as everywhere on the page
+    /// (it made a live image, and a newline with ESC started a heading and
+    /// drove the terminal).
+    @Test func aHostileUidIsEscapedInMarkdown() throws {
+        for uid in ["![x](http://e.example/x.png)", "a\n# H \u{1b}[31mred"] {
+            var c = ClientBuilder(uid)
+            c.join(Fixtures.t0)
+            c.reports(from: Fixtures.t0 + 12_000, to: Fixtures.t0 + 150_000, step: 12_000, mos: 4.3, rtt: 80)
+            c.leave(Fixtures.t0 + 150_000)
+            let report = MeetingReport(log: MeetingLog(meeting: "m-x", clients: [c.build()]), config: TierConfig())
+            let notice = try #require(report.sampling)
+            let line = try #require(report.markdown.split(separator: "\n").first { $0.hasPrefix("> **Warning: Quality reports of") })
+            #expect(line.contains(MarkdownText.inline(uid)), "\(line)")
+            #expect(!line.contains("\u{1b}") && !line.contains("![x]("), "\(line)")
+            #expect(!report.markdown.contains("\n# H"))
+            #expect(notice.text.contains(uid))
+        }
+    }
 }
