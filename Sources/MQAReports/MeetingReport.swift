@@ -26,12 +26,9 @@ public struct MeetingReport: Sendable, RenderedReport {
     /// How instants are written in md and html (`--tz`); JSON keeps ms.
     /// Its clocks are dated when the meeting spans more than one day there.
     public var display = TimeDisplay() {
-        // Set here, in the observer itself: through a method the
-        // observer would run again, without end.
-        didSet {
-            display.dated = spansDays(in: display.clockZone)
-            display.utcDated = spansDays(in: .utc)
-        }
+        // Changed here, in the observer itself: through a method of the
+        // report the observer would run again, without end.
+        didSet { if let start = header.start { display.date(forSpan: start, header.end ?? start) } }
     }
     /// `--uid U [--at T]`: the report opens with that participant's
     /// incidents (nearest to T first), and the JSON has a `focus` object.
@@ -60,8 +57,7 @@ public struct MeetingReport: Sendable, RenderedReport {
         // A CDN meeting has no quality feed: nothing to chart.
         series = analysis.isCDN ? [] : log.clients.map { QualitySeries($0, config: config) }
         sampling = SamplingNotice(series: series, gapMs: config.gapMs)
-        display.dated = spansDays(in: display.clockZone)
-        display.utcDated = spansDays(in: .utc)
+        if let start = header.start { display.date(forSpan: start, header.end ?? start) }
         placeIssues()
     }
 
@@ -82,15 +78,6 @@ public struct MeetingReport: Sendable, RenderedReport {
             return (b.impactMs, b.durationMs, a.startTs, $0.number) < (a.impactMs, a.durationMs, b.startTs, $1.number)
         }
         issuePlacement = IssuePlacement(issues: analysis.issues, ranked: rankedIncidents)
-    }
-
-    /// Whether the meeting starts and ends on different days on the wall
-    /// clock of `display` (a day-long call, or one room's calls over months
-    /// merged into one meeting): then an incident's `00:31:21` could be
-    /// any of them.
-    func spansDays(in zone: ClockZone) -> Bool {
-        guard let start = header.start, let end = header.end else { return false }
-        return zone.day(of: start) != zone.day(of: end)
     }
 
     /// Whether the meeting has a quality feed (it does not on the CDN engine).

@@ -51,9 +51,12 @@ extension SVGCharts {
     static func incidentBands(_ incidents: [(number: Int, incident: Incident)], axis: TimeAxis, top: Double, bottom: Double,
                               origin: Int64) -> String {
         var out = "", lastLabel = -Double.infinity
+        // Dated as the page's incident list is (the axis spans the meeting).
+        var display = TimeDisplay(zone: axis.zone)
+        display.date(forSpan: axis.start, axis.end)
         for (n, i) in incidents {
             let x0 = axis.x(i.startTs), x1 = max(axis.x(i.endTs), x0 + 2)
-            let tip = "incident \(n): \(IncidentText.window(i, from: origin, TimeDisplay(zone: axis.zone))), \(IncidentText.kinds(i)) → \(i.cause.words)"
+            let tip = "incident \(n): \(IncidentText.window(i, from: origin, display)), \(IncidentText.kinds(i)) → \(i.cause.words)"
             out += rect(x0, top, x1 - x0, bottom - top, fill: "#7b3294", extra: "fill-opacity=\"0.1\"", tip: tip)
             out += rect(x0, top - 2, x1 - x0, 2, fill: "#7b3294")
             if x0 - lastLabel >= 22 {

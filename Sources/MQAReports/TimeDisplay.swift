@@ -19,6 +19,13 @@ public struct TimeDisplay: Sendable, Equatable {
     /// meeting spans more than one UTC day, whatever it does locally.
     public var utcDated = false
 
+    /// Dates the clocks, and the UTC beside them, where `start` and `end`
+    /// (a meeting's) fall on different days of each.
+    public mutating func date(forSpan start: Int64, _ end: Int64) {
+        dated = clockZone.day(of: start) != clockZone.day(of: end)
+        utcDated = ClockZone.utc.day(of: start) != ClockZone.utc.day(of: end)
+    }
+
     /// `zone` UTC counts as none: UTC is shown anyway.
     public init(zone: ClockZone? = nil) { self.zone = zone.flatMap { $0.isUTC ? nil : $0 } }
 

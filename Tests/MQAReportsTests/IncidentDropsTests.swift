@@ -53,6 +53,8 @@ import MQATestSupport
         alice.leave(t + 1_800_000)
         var report = MeetingReport(log: MeetingLog(meeting: "m-night", clients: [alice.build()]), config: TierConfig())
         #expect(report.markdown.contains("2026-11-30 00:05:00–2026-11-30 00:05:10"), "\(report.markdown)")
+        // The chart's tooltip as the list (it made its own undated clock).
+        #expect(report.html.contains("incident 1: 2026-11-30 00:05:00–2026-11-30 00:05:10"))
         // Days are the shown zone's: in Berlin the call is 00:50–01:20 of
         // one day, so its clocks stand alone there, while the UTC beside
         // them, over midnight, is dated.
