@@ -305,6 +305,36 @@ import MQAIngest
         }
     }
 
+    /// A store marked for summaries of newer rules (stale 1, its older
+    /// rules' summaries whole) that cannot be written: the listings answer
+    /// from those summaries. Before, the mark alone made every reading
+    /// command fail ("no up-to-date summary … an ingest was interrupted"),
+    /// as a full disk after the mark was committed did.
+    @Test(.enabled(if: getuid() == 0, "hands the store to another user: needs root")) func olderRulesSummariesAnswerWhenTheStoreCannotBeWritten() throws {
+        let f = dir.write("log-old.ndjson", Lines.meeting("m-1") + Lines.meeting("m-2", start: Lines.t0 + 60_000))
+        let folder = dir.file("ro-old")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = folder + "/store.sqlite"
+        #expect(MQA.run(["ingest", "--db", store, f]).status == 0)
+        do {
+            let db = try Database(path: store, access: .readWrite, create: false)
+            try db.execute("PRAGMA journal_mode=DELETE")
+            try db.execute("UPDATE meetings SET stale = 1")
+        }
+        chmod(store, 0o444)
+        chmod(folder, 0o555)
+        defer { chmod(folder, 0o755) }
+        chmod(dir.path, 0o755)
+        for command in ["meetings", "query worst-meetings", "report cohorts --by platform"] {
+            let r = MQA.shell("setpriv --reuid=65534 --regid=65534 --clear-groups \"$MQA\" \(command) --db \"$S\"",
+                              environment: ["S": store])
+            #expect(r.status == 0, "\(command): \(r)")
+        }
+        let listed = MQA.shell("setpriv --reuid=65534 --regid=65534 --clear-groups \"$MQA\" meetings -f csv --db \"$S\"",
+                               environment: ["S": store])
+        #expect(listed.stdout.contains("m-1") && listed.stdout.contains("m-2"), "\(listed)")
+    }
+
     /// A read-only store whose summaries a killed ingest left stale: the
     /// listings read from the summary tables left that meeting out, exit
     /// 0. They now fail naming why; the fleet report (computed from the

@@ -314,7 +314,14 @@ extension EventStore {
             return
         }
         guard let reader = try? openExisting(path: path) else { return }
-        let stale = try reader.db.prepare("SELECT count(*) FROM meetings WHERE stale != 0")
+        // Stale 1 is `redoSummariesOfOlderRules`'s mark (an ingest's stamps
+        // are never 1): such a meeting keeps its summary of the older
+        // rules, whole, and is answered from it when it cannot be redone
+        // (a full disk after the mark was committed had failed every read).
+        let stale = try reader.db.prepare("""
+            SELECT count(*) FROM meetings m WHERE m.stale != 0
+              AND (m.stale != 1 OR NOT EXISTS (SELECT 1 FROM meeting_summary s WHERE s.meeting_id = m.id))
+            """)
         let missing = try stale.step() ? stale.int(0) : 0
         guard missing > 0 else { return }
         // Stale meetings that could not be redone: say why. Only a store
