@@ -88,6 +88,25 @@ import Testing
         #expect(export(roomy + "/store.sqlite") == expected)
     }
 
+    /// Inputs skipped as already stored are stored whole: a store failure
+    /// right after them (a disk left with 40 KiB) counted them as failed
+    /// ("failedFiles" 34 with 7 of them stored), as no commit followed.
+    @Test(.enabled(if: getuid() == 0, "mounts a small tmpfs: needs root")) func skippedInputsAreNotFailedWhenTheStoreFails() throws {
+        let mnt = dir.file("small-skip")
+        guard try mountSmallDisk(mnt, kib: 1024) else { return }
+        defer { unmount(mnt) }
+        let logs = simulatedLogs(meetings: 6)
+        try #require(logs.count > 4)
+        let small = mnt + "/store.sqlite"
+        #expect(MQA.run(["ingest", "--db", small] + logs.prefix(2)).status == 0)
+        let fill = MQA.shell(#"dd if=/dev/zero of="$M/fill" bs=1k 2>/dev/null; truncate -s -40K "$M/fill""#, environment: ["M": mnt])
+        #expect(fill.status == 0, "\(fill)")
+        let r = MQA.run(["ingest", "--db", small, "--format", "json"] + logs)
+        #expect(r.status == 1, "\(r)")
+        let failed = summary(r)["failedFiles"] ?? -1
+        #expect(failed >= 1 && failed <= logs.count - 2, "\(r.stdout)")
+    }
+
     /// A disk that fills up while the store is being made (120–147 KiB of
     /// tmpfs for one log): the schema's checkpoint failed unseen on close,
     /// and the half-written file was linked into place without the WAL

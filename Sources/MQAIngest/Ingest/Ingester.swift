@@ -232,9 +232,15 @@ public final class Ingester {
                 inputCommitted = nil
                 defer { board.forget(before: i) }
                 // Written first: `write` may commit, and so change `uncommitted`.
+                let failedBefore = failedInputs
                 let written = try write(input)
                 uncommitted = uncommitted + written
-                wholeSinceCommit += 1
+                // A skipped input (its content stored before) needs no
+                // commit; one that failed inside `write` (it changed while
+                // read) is no whole input.
+                if failedInputs == failedBefore {
+                    if written.skippedFiles > 0 { committedInputs += 1 } else { wholeSinceCommit += 1 }
+                }
                 if let part = inputCommitted { uncommittedInputParts = uncommittedInputParts + part }
                 inputCommitted = nil
                 if linesSinceCommit >= commitEvery || inputsSinceCommit >= Ingester.inputsPerCommit { try commit() }
