@@ -310,13 +310,22 @@ extension EventStore {
             failure = error
         }
         if let writable {
-            try writable.refreshSummaries()
-            return
+            // A redo that fails (a full disk after the mark of older rules
+            // was committed) is counted below like a store that could not
+            // be opened for it: older summaries still answer.
+            do {
+                try writable.refreshSummaries()
+                return
+            } catch {
+                failure = error
+            }
         }
         guard let reader = try? openExisting(path: path) else { return }
-        // Stale 1 is `redoSummariesOfOlderRules`'s mark (an ingest's stamps
-        // are never 1): such a meeting keeps its summary of the older
-        // rules, whole, and is answered from it when it cannot be redone
+        // Stale 1 with a summary is `redoSummariesOfOlderRules`'s mark (an
+        // ingest's stamps are never 1; a new meeting's row starts at 1, but
+        // has no summary yet): such a meeting keeps its summary of the
+        // older rules, whole (a meeting's three tables are replaced in one
+        // transaction), and is answered from it when it cannot be redone
         // (a full disk after the mark was committed had failed every read).
         let stale = try reader.db.prepare("""
             SELECT count(*) FROM meetings m WHERE m.stale != 0
