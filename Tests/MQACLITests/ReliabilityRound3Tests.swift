@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import MQAStore
 import Testing
 
 /// The third round of attacks on "no silent loss", each against the built
@@ -105,6 +106,42 @@ import Testing
         #expect(r.status == 1, "\(r)")
         let failed = summary(r)["failedFiles"] ?? -1
         #expect(failed >= 1 && failed <= logs.count - 2, "\(r.stdout)")
+        // A copy of content first read in the same failed transaction is
+        // not stored either: both inputs fail (counted stored at once, the
+        // copy was told stored when nothing was).
+        let fresh = dir.write("fresh.ndjson", Lines.meeting("m-fresh", reports: 2000))
+        let copy = dir.write("copy.ndjson", try String(contentsOfFile: fresh, encoding: .utf8))
+        let both = MQA.run(["ingest", "--db", small, "--format", "json", fresh, copy])
+        #expect(both.status == 1, "\(both)")
+        #expect(summary(both)["failedFiles"] == 2, "\(both.stdout)")
+    }
+
+    /// A store marked for summaries of newer rules, on a disk too full to
+    /// redo them: the listings answer from the older summaries, whatever
+    /// room is left (with 48 KiB the redo failed at its COMMIT and every
+    /// reading command failed; with 24 KiB the open failed and they
+    /// answered).
+    @Test(.enabled(if: getuid() == 0, "mounts a small tmpfs: needs root")) func olderSummariesAnswerOnAFullDisk() throws {
+        let logs = simulatedLogs(meetings: 3)
+        let reference = dir.file("reference.sqlite")
+        #expect(MQA.run(["ingest", "--db", reference] + logs).status == 0)
+        let expected = MQA.run(["meetings", "--db", reference, "-f", "csv"]).stdout
+        for free in [16, 24, 48, 64, 96] {
+            let mnt = dir.file("full-\(free)")
+            guard try mountSmallDisk(mnt, kib: 4096) else { return }
+            defer { unmount(mnt) }
+            let store = mnt + "/store.sqlite"
+            #expect(MQA.shell(#"cp "$R" "$S""#, environment: ["R": reference, "S": store]).status == 0)
+            do {
+                let db = try Database(path: store, access: .readWrite, create: false)
+                try db.execute("PRAGMA journal_mode=DELETE")
+                try db.execute("UPDATE meetings SET stale = 1")
+            }
+            let fill = MQA.shell(#"dd if=/dev/zero of="$M/fill" bs=1k 2>/dev/null; truncate -s -\#(free)K "$M/fill""#, environment: ["M": mnt])
+            #expect(fill.status == 0, "\(fill)")
+            let r = MQA.run(["meetings", "--db", store, "-f", "csv"])
+            #expect(r.status == 0 && r.stdout == expected, "\(free) KiB free: \(r)")
+        }
     }
 
     /// A disk that fills up while the store is being made (120–147 KiB of

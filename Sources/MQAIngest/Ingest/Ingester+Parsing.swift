@@ -15,6 +15,8 @@ extension Ingester {
         /// Its `files` row: the one being resumed, or a new one; 0 while it
         /// is compared with a finished record (created on `.restart`).
         var fileID: Int64
+        /// The finished record it is compared with (plan `.compare`), else 0.
+        var comparedID: Int64 = 0
         var resumeAfter: Int
         /// The counters so far (restored on resume).
         var summary: IngestSummary
@@ -38,6 +40,7 @@ extension Ingester {
         var summary = IngestSummary()
         summary.files = 1
         var fileID: Int64 = 0
+        var comparedID: Int64 = 0
         var resumeAfter = 0
         let reader = try LineReader(path: path)
         var plan = ReadPlan.fresh
@@ -45,8 +48,10 @@ extension Ingester {
         // the same file at once then queue on the write lock, and the second
         // sees the first one's row.
         try beginIfNeeded()
-        let decision = ReadPlan.decide(reader.isRegularFile && path != "-" ? try store.latestFile(path: path) : nil)
+        let latest = reader.isRegularFile && path != "-" ? try store.latestFile(path: path) : nil
+        let decision = ReadPlan.decide(latest)
         plan = decision.plan
+        if case .compare = plan, let latest { comparedID = latest.id }
         if let r = decision.resuming {
             fileID = r.id
             resumeAfter = r.linesDone
@@ -90,7 +95,7 @@ extension Ingester {
             }
         }
         return PreparedInput(
-            path: path, fileID: fileID, resumeAfter: resumeAfter, summary: summary, queue: queue, size: reader.size,
+            path: path, fileID: fileID, comparedID: comparedID, resumeAfter: resumeAfter, summary: summary, queue: queue, size: reader.size,
             isRegularFile: reader.isRegularFile)
     }
 

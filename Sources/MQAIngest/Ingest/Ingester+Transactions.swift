@@ -67,6 +67,7 @@ extension Ingester {
         uncommittedInputParts = IngestSummary()
         committedInputs += wholeSinceCommit
         wholeSinceCommit = 0
+        finishedSinceCommit = []
         summaries.committed()
     }
 
@@ -92,6 +93,7 @@ extension Ingester {
         uncommitted = IngestSummary()
         uncommittedInputParts = IngestSummary()
         wholeSinceCommit = 0
+        finishedSinceCommit = []
         // A failed ROLLBACK leaves SQLite to roll back when the connection
         // closes, or the next opener to recover from the WAL: either way
         // nothing past the last commit remains, and the error that brought

@@ -79,6 +79,7 @@ extension Ingester {
                     summary.formats[format.rawValue, default: .init()].files += 1
                 case .skip:
                     try transactions.endInput()
+                    skipIsCommitted = !finishedSinceCommit.contains(input.comparedID)
                     var skipped = IngestSummary()
                     skipped.files = 1
                     skipped.skippedFiles = 1
@@ -100,13 +101,14 @@ extension Ingester {
                     // second UPDATE per input was a tenth of the writer's
                     // fixed cost per input.
                     try checkpoint(fileID: fileID, summary: &summary)
-                    if try store.finishedFile(hash: digest, except: fileID) != nil {
+                    if let earlier = try store.finishedFile(hash: digest, except: fileID) {
                         // The same content was ingested before under another
                         // name: this run found only duplicates. Keep the
                         // older record (and its rejects) alone, and say
                         // nothing of rejects this run did not keep.
                         try store.forgetFile(fileID)
                         try endInput()
+                        skipIsCommitted = !finishedSinceCommit.contains(earlier)
                         var skipped = IngestSummary()
                         skipped.files = 1
                         skipped.skippedFiles = 1
@@ -131,6 +133,7 @@ extension Ingester {
                     try store.updateFile(
                         fileID, status: changed == nil ? .done : .changed, linesDone: Int(Int64.max), prefixHash: nil, hash: digest,
                         summary: summary)
+                    finishedSinceCommit.insert(fileID)
                     try endInput()
                     break loop
                 case .failed(let error):
@@ -160,6 +163,7 @@ extension Ingester {
                 // Another process took this content over between two of our
                 // commits and went further: it finishes the file. What we
                 // committed before is a prefix of what it commits.
+                skipIsCommitted = true
                 var skipped = IngestSummary()
                 skipped.files = 1
                 skipped.skippedFiles = 1

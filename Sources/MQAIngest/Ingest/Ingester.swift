@@ -115,6 +115,13 @@ public final class Ingester {
     /// After a store failure every other input is told as failed.
     public internal(set) var committedInputs = 0
     var wholeSinceCommit = 0
+    /// `files` records finished (their hash written) since the last
+    /// commit: an input skipped as the same content as one of them is not
+    /// stored until that commit.
+    var finishedSinceCommit: Set<Int64> = []
+    /// Set by `write` for an input it skipped: whether the record whose
+    /// content it repeats is committed (then the input is stored whole).
+    var skipIsCommitted = false
     var uncommitted = IngestSummary()
     var inputCommitted: IngestSummary?
     /// Of the inputs in `uncommitted`, the parts their own checkpoints
@@ -239,7 +246,7 @@ public final class Ingester {
                 // commit; one that failed inside `write` (it changed while
                 // read) is no whole input.
                 if failedInputs == failedBefore {
-                    if written.skippedFiles > 0 { committedInputs += 1 } else { wholeSinceCommit += 1 }
+                    if written.skippedFiles > 0 && skipIsCommitted { committedInputs += 1 } else { wholeSinceCommit += 1 }
                 }
                 if let part = inputCommitted { uncommittedInputParts = uncommittedInputParts + part }
                 inputCommitted = nil
@@ -273,6 +280,7 @@ public final class Ingester {
         inputCommitted = nil
         committedInputs = 0
         wholeSinceCommit = 0
+        finishedSinceCommit = []
     }
 
     /// The error that ends an ingest early, with what its commits hold.
