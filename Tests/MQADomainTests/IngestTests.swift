@@ -1,25 +1,17 @@
 import Foundation
 import Testing
+import MQATestSupport
 @testable import MQABase
 @testable import MQAModel
 @testable import MQAAnalysis
 @testable import MQAStore
 @testable import MQAIngest
 
-/// A scratch folder per test, removed when the test lets go of it (the
-/// suite used to leave a folder behind per test, thousands per day).
-final class Scratch {
-    let dir: String
-    init() {
-        dir = NSTemporaryDirectory() + "mqa-test-\(UUID().uuidString)"
-        try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: dir) }
-    func write(_ name: String, _ lines: [String]) -> String {
-        let path = dir + "/" + name
-        try! (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
+/// A scratch folder per test (`ScratchFolder`), with the store's place.
+final class Scratch: ScratchFolder {
+    var dir: String { path }
+    @discardableResult
+    func write(_ name: String, _ lines: [String]) -> String { write(name, lines: lines) }
     var db: String { dir + "/mqa.sqlite" }
 }
 

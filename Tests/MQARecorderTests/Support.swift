@@ -2,32 +2,16 @@
 import Glibc
 #endif
 import Foundation
+import MQATestSupport
 import Testing
 
 @testable import MQARecorder
 import MQABase
 import MQAModel
 
-/// A fresh folder per test, removed at the end.
-final class TempDir {
-    let url: URL
-    var path: String { url.path }
-
-    init(_ name: String = #function) {
-        let safe = name.filter { $0.isLetter || $0.isNumber }
-        url = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("mqa-recorder-\(safe)-\(UUID().uuidString.prefix(8))")
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    /// File names in the folder, sorted.
-    var names: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
-
-    func bytes(_ name: String) -> [UInt8] {
-        [UInt8]((try? Data(contentsOf: url.appendingPathComponent(name))) ?? Data())
-    }
+/// A fresh folder per test (`ScratchFolder`).
+final class TempDir: ScratchFolder {
+    init(_ name: String = #function) { super.init(name, prefix: "mqa-recorder") }
 }
 
 /// A clock the test drives: 2026-11-29T10:00:00Z plus one millisecond per call.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import MQATestSupport
 import Testing
 
 /// The built `mqa` binary, run as a child process: these tests check what a
@@ -159,34 +160,9 @@ enum MQA {
     }
 }
 
-/// A fresh temporary folder per test, removed at the end.
-final class Scratch {
-    let path: String
-
-    init(_ name: String = #function) {
-        let safe = name.filter { $0.isLetter || $0.isNumber }
-        path = NSTemporaryDirectory() + "/mqa-test-\(safe)-\(UUID().uuidString.prefix(8))"
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    @discardableResult
-    func write(_ name: String, _ text: String) -> String {
-        let p = file(name)
-        FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
-        return p
-    }
-
-    @discardableResult
-    func write(_ name: String, bytes: [UInt8]) -> String {
-        let p = file(name)
-        FileManager.default.createFile(atPath: p, contents: Data(bytes))
-        return p
-    }
-
+/// A fresh temporary folder per test (`ScratchFolder`), with a simulated
+/// log made by the binary.
+final class Scratch: ScratchFolder {
     /// A deterministic simulated log of `meetings` meetings (`mqa simulate`).
     func simulated(_ name: String, meetings: Int, seed: Int) -> String {
         let r = MQA.run(["simulate", "--meetings", String(meetings), "--seed", String(seed)])
