@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import MQATestSupport
 import Testing
 
 @testable import MQARecorder

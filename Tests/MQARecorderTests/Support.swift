@@ -78,25 +78,6 @@ func recorder(
     return try MeetingRecorder(directory: dir.url, meeting: meeting, uid: uid, configuration: c, clock: clock.clock)
 }
 
-/// A built executable of this package (next to the test bundle in
-/// `.build/debug`, as `swift build --build-tests` leaves them).
-func builtProduct(_ name: String) -> String {
-    var candidates: [URL] = []
-    if let exe = Bundle.main.executableURL { candidates.append(exe.deletingLastPathComponent()) }
-    candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-    for start in candidates {
-        var dir = start
-        for _ in 0..<6 {
-            let path = dir.appendingPathComponent(name).path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-            dir = dir.deletingLastPathComponent()
-        }
-    }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    return root.appendingPathComponent(".build/debug/\(name)").path
-}
-
 /// A child process with stdout/stderr in temporary files.
 final class Child {
     let pid: pid_t

@@ -12,26 +12,7 @@ import Testing
 /// The test command is `swift build --build-tests && swift test --skip-build`,
 /// so the binary sits next to the test bundle (`$MQA_BINARY` overrides).
 enum MQA {
-    static let binary: String = {
-        if let path = ProcessInfo.processInfo.environment["MQA_BINARY"] { return path }
-        var candidates: [URL] = []
-        if let exe = Bundle.main.executableURL { candidates.append(exe.deletingLastPathComponent()) }
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        // Walk up from the bundle to the `debug` folder (the bundle may be a
-        // directory with the executable a few levels inside).
-        for start in candidates {
-            var dir = start
-            for _ in 0..<6 {
-                let mqa = dir.appendingPathComponent("mqa").path
-                if FileManager.default.isExecutableFile(atPath: mqa) { return mqa }
-                dir = dir.deletingLastPathComponent()
-            }
-        }
-        // #filePath -> package root -> .build/debug/mqa
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/mqa").path
-    }()
+    static let binary: String = ProcessInfo.processInfo.environment["MQA_BINARY"] ?? builtProduct("mqa")
 
     /// What a finished run left behind.
     struct Result: CustomStringConvertible {
