@@ -117,6 +117,8 @@ public struct MeetingReport: Sendable, RenderedReport {
         // Only on damaged data, so that reports on sound data keep their shape.
         // Only when reports come too seldom, likewise.
         if let sampling { fields.append(("samplingNotice", sampling.json)) }
+        // Only under a config other than the defaults: the figures are its.
+        if analysis.config != TierConfig() { fields.append(("config", analysis.config.json)) }
         if !damage.isEmpty {
             fields.append(("damage", .object([("notice", .string(damageNotice)), ("chunks", .array(damage.map { .string($0) }))])))
         }

@@ -147,6 +147,13 @@ extension TierConfig {
     /// The full config as JSON, every key in the spec's order.
     public var json: JSON { .object(TierConfig.fields.map { ($0.name, $0.json(self)) }) }
 
+    /// The keys whose values differ from the defaults, in the spec's order,
+    /// with their values as JSON (empty for the defaults).
+    public var changedKeys: [(name: String, value: JSON)] {
+        let defaults = TierConfig()
+        return TierConfig.fields.compactMap { f in f.json(self) == f.json(defaults) ? nil : (f.name, f.json(self)) }
+    }
+
     /// Checks every field, as `parse` does, for a config built in code.
     public func validate() throws(TierConfigError) {
         for field in TierConfig.fields {

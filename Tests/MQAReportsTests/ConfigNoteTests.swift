@@ -1,0 +1,26 @@
+import Testing
+@testable import MQAReports
+import MQABase
+import MQAModel
+import MQAAnalysis
+
+/// A report made under a tuned `--config` says so (the same meeting gave
+/// 35 incidents under one and 36 under the defaults, and nothing told the
+/// two reports apart); under the defaults it keeps its shape.
+@Suite struct ConfigNoteTests {
+    @Test func aReportUnderAnotherConfigNamesIt() throws {
+        var config = TierConfig()
+        config.hysteresis = 0.2
+        config.upDwell = 3
+        let report = MeetingReport(log: Fixtures.sfu, config: config)
+        #expect(report.markdown.contains("Tier config (--config): hysteresis 0.2, upDwell 3; the other keys at their defaults."))
+        #expect(report.html.contains("<p>Tier config (--config): hysteresis 0.2, upDwell 3;"))
+        #expect(report.json.rendered().contains(#""config":{"thresholds":[4,3.6,3.1,2.6],"hysteresis":0.2,"#))
+        let tiers = TiersReport(MeetingAnalysis.analyze(Fixtures.sfu, config: config)).markdown
+        #expect(tiers.contains("Tier config (--config): hysteresis 0.2, upDwell 3;"))
+
+        let plain = MeetingReport(log: Fixtures.sfu, config: TierConfig())
+        #expect(!plain.markdown.contains("Tier config"))
+        #expect(!plain.json.rendered().contains(#""config":"#))
+    }
+}
