@@ -106,6 +106,12 @@ import Testing
         #expect(merged.stdout == single.stdout)
         let nothing = MQA.run(["tune", "--merge", e1, e2])
         #expect(nothing.status == 1 && nothing.stderr.contains("the partials hold no meeting"), "\(nothing)")
+        // --top ranks, which partials do not: said, not ignored; --by at a
+        // merge is told for what it is (partials hold no cohorts).
+        let top = MQA.run(["tune", "--db", db, "--grid", grid, "--partials", "--top", "3"])
+        #expect(top.status == 64 && top.stderr.contains("'--top' does not go with --partials"), "\(top)")
+        let by = MQA.run(["tune", "--merge", full, "--by", "netType"])
+        #expect(by.status == 64 && by.stderr.contains("partials hold no cohorts"), "\(by)")
         // Without --partials an empty window stays an error.
         #expect(MQA.run(["tune", "--db", db, "--grid", grid, "--since", "2099-01-01"]).status == 1)
         // The cohort partials likewise.

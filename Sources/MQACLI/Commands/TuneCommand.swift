@@ -71,6 +71,8 @@ enum TuneCommand {
         if partials && args.isGiven(Self.format) && format != "json" {
             throw UsageError("'--format' must be one of json (with --partials), got '\(format)'")
         }
+        // Partials carry every config, to be ranked at the merge.
+        if partials && args.isGiven(Self.top) { throw UsageError("'--top' does not go with --partials: give it to --merge") }
         let options = TuningOptions(target: try args.get(Self.target), leadMs: try args.get(Self.leadMs))
         if let problem = options.problem { throw UsageError(problem) }
         let top: Int = try args.get(Self.top)
@@ -147,9 +149,12 @@ enum TuneCommand {
 
     /// `mqa tune --merge FILE...`: no store, only the partials.
     static func merge(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let storeOptions: [any OptionDeclaration] = [grid, target, leadMs, by, Options.db, Options.since, Options.until]
+        let storeOptions: [any OptionDeclaration] = [grid, target, leadMs, Options.db, Options.since, Options.until]
         for option in storeOptions where args.isGiven(option) {
             throw UsageError("'\(option.spec.primary)' does not go with --merge: the partials carry it")
+        }
+        if args.isGiven(by) {
+            throw UsageError("'--by' does not go with --merge: partials hold no cohorts; give --by to a tune of one store")
         }
         if try args.get(Self.partials) { throw UsageError("give either --partials or --merge, not both") }
         guard !args.positionals.isEmpty else { throw UsageError("--merge needs at least one partials file") }
