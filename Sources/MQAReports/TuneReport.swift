@@ -86,7 +86,24 @@ public struct TuneReport: Sendable {
             t.add([.int(rank + 1), .literal(r.pareto ? "*" : "")] + keys.map { .literal(TuneReport.value(of: $0, in: r.config)) }
                   + TuneReport.cells(r, rounded: true))
         }
-        return out + t.markdown
+        return out + t.markdown + silentFrontNote
+    }
+
+    /// Front configs that cover stalls without a single alarm: their tier
+    /// is at or below the target from its first warm report (or returns
+    /// there after every gap), and a change from `unknown` is no alarm
+    /// (tiers.md), so they sit on the front at 0 alarms/hour while holding
+    /// the downgrade nearly all the time. Said under the table (thresholds
+    /// of [10, 9, 8, 7] were the front's only config in a review).
+    var silentFrontNote: String {
+        let silent = results.enumerated().filter { $0.element.pareto && $0.element.score.alarms == 0 && $0.element.score.covered > 0 }
+        guard !silent.isEmpty else { return "" }
+        let ranks = silent.prefix(5).map { "#\($0.offset + 1)" }.joined(separator: ", ") + (silent.count > 5 ? ", …" : "")
+        return "\n\(silent.count == 1 ? "1 config" : "\(silent.count) configs") on the front (\(ranks)) "
+            + "\(silent.count == 1 ? "covers" : "cover") stalls without raising one alarm: the tier is at or below the "
+            + "target from the first warm report, or returns there after every reporting gap, and a change from unknown is no "
+            + "alarm. Such a config holds the downgrade nearly all the time rather than foresee a stall; it is on the front "
+            + "only because 0 alarms/hour cannot be beaten.\n"
     }
 
     /// The score's figures: exact, or rounded for reading.

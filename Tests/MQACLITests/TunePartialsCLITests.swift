@@ -133,4 +133,20 @@ import Testing
         #expect(bareCohorts.status == 0, "\(bareCohorts)")
         #expect(MQA.run(["tune", "--db", bare, "--grid", grid]).status == 1)
     }
+
+    /// A config whose tier is bad from the first report covers every stall
+    /// without one alarm and is alone on the Pareto front: the md says
+    /// what such a config is (the front was sold as "no other config
+    /// beats" with no word of it).
+    @Test func aFrontConfigWithoutAlarmsIsExplained() throws {
+        let dir = Scratch()
+        let db = dir.file("s.sqlite")
+        #expect(MQA.run(["ingest", "--db", db, dir.simulated("all.ndjson", meetings: 4, seed: 3)]).status == 0)
+        let silent = dir.write("silent.json", #"{"thresholds": [[4, 3.6, 3.1, 2.6], [10, 9, 8, 7]]}"#)
+        let r = MQA.run(["tune", "--db", db, "--grid", silent])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("1 config on the front (#2) covers stalls without raising one alarm"), "\(r.stdout)")
+        let plain = MQA.run(["tune", "--db", db, "--grid", dir.write("plain.json", Self.grid)])
+        #expect(plain.status == 0 && !plain.stdout.contains("without raising one alarm"), "\(plain.stdout)")
+    }
 }
