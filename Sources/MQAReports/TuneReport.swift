@@ -66,7 +66,7 @@ public struct TuneReport: Sendable {
                                          "alarmsPerHour", "flapsPerHour", "medianLeadMs", "pareto"]
         var t = ReportTable(headers: columns)
         for (rank, r) in results.prefix(top).enumerated() {
-            t.add([.int(rank + 1)] + keys.map { .literal(TuneReport.value(of: $0, in: r.config)) } + TuneReport.cells(r)
+            t.add([.int(rank + 1)] + keys.map { .literal(TuneReport.value(of: $0, in: r.config, bareStrings: true)) } + TuneReport.cells(r)
                   + [.literal(r.pareto ? "true" : "false")])
         }
         return t.csv
@@ -131,8 +131,12 @@ public struct TuneReport: Sendable {
     }
 
     /// A config key's value as compact JSON text, for the table columns.
-    static func value(of key: String, in config: TierConfig) -> String {
+    /// A config value as JSON text (`[4,3.6,3.1,2.6]`, `0.2`); with
+    /// `bareStrings` a string as itself (CSV: `emodel`, not `"emodel"`,
+    /// which a spreadsheet showed with its quotes).
+    static func value(of key: String, in config: TierConfig, bareStrings: Bool = false) -> String {
         guard case .object(let fields) = config.json, let v = fields.first(where: { $0.0 == key })?.1 else { return "" }
+        if bareStrings, case .string(let text) = v { return text }
         return v.rendered()
     }
 }

@@ -148,5 +148,8 @@ import Testing
         #expect(r.stdout.contains("1 config on the front (#2) covers stalls without raising one alarm"), "\(r.stdout)")
         let plain = MQA.run(["tune", "--db", db, "--grid", dir.write("plain.json", Self.grid)])
         #expect(plain.status == 0 && !plain.stdout.contains("without raising one alarm"), "\(plain.stdout)")
+        // In CSV a string value is itself (it read as a quoted JSON string).
+        let csv = MQA.run(["tune", "--db", db, "--grid", dir.file("plain.json"), "-f", "csv"])
+        #expect(csv.stdout.contains(",emodel,") && !csv.stdout.contains("\"emodel\""), "\(csv.stdout)")
     }
 }
