@@ -186,11 +186,12 @@ public final class BatchWriter: @unchecked Sendable {
     /// each file: `index.html`/`index.md`, or `index.json`/`index.csv`
     /// with a `file` field.
     @discardableResult
-    public func writeIndex(_ entries: [FleetEntry], display: TimeDisplay = TimeDisplay(),
+    public func writeIndex(_ entries: [FleetEntry], display: TimeDisplay = TimeDisplay(), config: TierConfig = TierConfig(),
                            participants: ParticipantIndex? = nil, sitePages: [(title: String, file: String)] = []) throws -> String {
         let map = Dictionary(files.map { ($0.meeting, $0.file) }, uniquingKeysWith: { a, _ in a })
         var fleet = FleetReport(entries: entries, files: map)
         fleet.display = display
+        fleet.config = config
         fleet.sitePages = sitePages
         if let participants, format == .html {
             try writeFile(ParticipantIndex.fileName, participants.html)

@@ -5,16 +5,38 @@ import MQAAnalysis
 /// the same meeting read 35 incidents under a tuned `--config` and 36
 /// under the defaults, and nothing on a shared report told them apart.
 enum ConfigNote {
-    /// `hysteresis 0.2, upDwell 3`: the keys that differ from the
-    /// defaults, in the spec's order; nil for the defaults.
+    /// `hysteresis 0.2, upDwell 3, emodel.bpl 30, mos emodel`: the keys
+    /// that differ from the defaults, in the spec's order (an object's own
+    /// keys by name, a string bare, as the tune CSV writes it); nil for
+    /// the defaults.
     static func differences(_ config: TierConfig) -> String? {
         let changed = config.changedKeys
         guard !changed.isEmpty else { return nil }
-        return changed.map { "\($0.name) \($0.value.rendered())" }.joined(separator: ", ")
+        let defaults: [String: JSON]
+        if case .object(let fields) = TierConfig().json { defaults = Dictionary(fields, uniquingKeysWith: { a, _ in a }) } else { defaults = [:] }
+        func shown(_ v: JSON) -> String { if case .string(let s) = v { s } else { v.rendered() } }
+        var parts: [String] = []
+        for (name, value) in changed {
+            if case .object(let inner) = value, case .object(let old)? = defaults[name] {
+                let was = Dictionary(old, uniquingKeysWith: { a, _ in a })
+                parts += inner.filter { was[$0.0] != $0.1 }.map { "\(name).\($0.0) \(shown($0.1))" }
+            } else {
+                parts.append("\(name) \(shown(value))")
+            }
+        }
+        return parts.joined(separator: ", ")
     }
 
     /// One sentence for md and html; nil under the defaults.
     static func sentence(_ config: TierConfig) -> String? {
-        differences(config).map { "Tier config (--config): \($0); the other keys at their defaults." }
+        guard let text = differences(config) else { return nil }
+        let all = config.changedKeys.count == TierConfig.keyCount
+        return "Tier config (--config): \(text)" + (all ? "." : "; the other keys at their defaults.")
+    }
+
+    /// The report's `config` field: the whole config, only when it is not
+    /// the defaults (reports under the defaults keep their shape).
+    static func field(_ config: TierConfig) -> [(String, JSON)] {
+        config == TierConfig() ? [] : [("config", config.json)]
     }
 }

@@ -80,6 +80,9 @@ public struct FleetReport: Sendable, RenderedReport {
     public var files: [String: String]?
     /// How start times are written in md and html (`--tz`: a local column).
     public var display = TimeDisplay()
+    /// The tier config the entries were analysed under (`--config`): named
+    /// by every format when it is not the defaults.
+    public var config = TierConfig()
     /// A site's participant page (`participants.html`), linked from the
     /// html page: each participant's meetings.
     public var participantsPage: String?

@@ -8,6 +8,7 @@ extension TrackReport {
     public var json: JSON {
         .object([
             ("schema", .string(TrackReport.schema)),
+        ] + ConfigNote.field(config) + [
             ("meeting", .string(header.meeting)),
             ("title", .optional(header.title)),
             ("engine", .optional(header.engine)),
@@ -52,6 +53,7 @@ extension TrackReport {
         out += " · start \(header.start.map(display.timestamp) ?? "—")\n\n"
         out += "**Verdict: \(verdict.rawValue)**: \(verdict.explanation) (\(sharedStallCount) of \(stallCount) stalls shared).\n\n"
         out += "Rule: \(TrackReport.ruleText)\n\n"
+        if let note = ConfigNote.sentence(config) { out += note + "\n\n" }
         out += subscriptionsTable.markdown
         let stalls = stallsTable
         if !stalls.rows.isEmpty { out += "\n## Stalls\n\n" + stalls.markdown }
@@ -89,6 +91,7 @@ extension TrackReport {
         b += "<p class=\"sub\">Meeting <span class=\"code\">\(header.meeting.html)</span>"
         if let title = header.title { b += " · \(title.html)" }
         b += " · published by \(publishers.joined(separator: ", ").html)</p>\n</header>\n"
+        if let note = ConfigNote.sentence(config) { b += "<p>\(note.html)</p>\n" }
         b += "<p class=\"notice\">Verdict: \(verdict.rawValue.html). \(verdict.explanation.capitalizedFirst.html) "
         b += "(\(sharedStallCount) of \(stallCount) stalls shared).</p>\n"
         b += "<p class=\"legend\">\(TrackReport.ruleText.html)</p>\n"

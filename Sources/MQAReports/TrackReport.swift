@@ -64,6 +64,9 @@ public struct TrackReport: Sendable, RenderedReport {
     }
 
     public var header: MeetingHeader
+    /// The tier config of the meeting report it came from (the stalls'
+    /// tiers are its): named when it is not the defaults.
+    public var config = TierConfig()
     public var track: String
     /// The publishers of subscriptions named `track`, sorted (normally one).
     public var publishers: [String]
@@ -83,6 +86,7 @@ public struct TrackReport: Sendable, RenderedReport {
         guard !subs.isEmpty else { throw ReportError.noTrack(track: track, meeting: report.header.meeting) }
         self.init(header: report.header, track: track, subscriptions: subs, silences: report.analysis.silences)
         display = report.display
+        config = report.analysis.config
     }
 
     /// The report of every track of a meeting, by track id: the
@@ -94,6 +98,7 @@ public struct TrackReport: Sendable, RenderedReport {
             .mapValues {
                 var t = TrackReport(header: report.header, track: $0[0].track, subscriptions: $0, silences: silences)
                 t.display = report.display
+                t.config = report.analysis.config
                 return t
             }
     }

@@ -24,3 +24,26 @@ import MQAAnalysis
         #expect(!plain.json.rendered().contains(#""config":"#))
     }
 }
+
+/// The fleet ranking and the track reports, whose figures a config moves
+/// too, name it as the meeting report does.
+@Suite struct ConfigNoteFleetTrackTests {
+    @Test func fleetAndTrackNameTheConfig() throws {
+        var config = TierConfig()
+        config.emodel.bpl = 30
+        config.mos = .emodel
+        let report = MeetingReport(log: Fixtures.sfu, config: config)
+        var fleet = FleetReport(entries: [FleetEntry(report)])
+        fleet.config = config
+        #expect(fleet.markdown.contains("Tier config (--config): mos emodel, emodel.bpl 30; the other keys at their defaults."))
+        #expect(fleet.html.contains("<p>Tier config (--config): mos emodel, emodel.bpl 30;"))
+        #expect(fleet.json.rendered().contains(#""config":{"#))
+        let track = try TrackReport(meeting: report, track: "carol-cam")
+        #expect(track.markdown.contains("Tier config (--config): mos emodel, emodel.bpl 30;"))
+        #expect(track.json.rendered().contains(#""config":{"#))
+        // Under the defaults, nothing.
+        let plain = try TrackReport(meeting: MeetingReport(log: Fixtures.sfu, config: TierConfig()), track: "carol-cam")
+        #expect(!plain.markdown.contains("Tier config") && !plain.json.rendered().contains(#""config":"#))
+        #expect(!FleetReport(entries: [FleetEntry(report)]).markdown.contains("Tier config"))
+    }
+}

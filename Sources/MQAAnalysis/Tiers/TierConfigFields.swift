@@ -147,6 +147,9 @@ extension TierConfig {
     /// The full config as JSON, every key in the spec's order.
     public var json: JSON { .object(TierConfig.fields.map { ($0.name, $0.json(self)) }) }
 
+    /// How many keys a config has.
+    public static var keyCount: Int { fields.count }
+
     /// The keys whose values differ from the defaults, in the spec's order,
     /// with their values as JSON (empty for the defaults).
     public var changedKeys: [(name: String, value: JSON)] {

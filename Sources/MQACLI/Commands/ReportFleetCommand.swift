@@ -40,6 +40,7 @@ enum ReportFleetCommand {
         }
         var report = FleetReport(entries: entries, top: top)
         report.display = display
+        report.config = config
         try ReportOptions.emit(report.render(format), args, context)
         return ExitCode.success
     }

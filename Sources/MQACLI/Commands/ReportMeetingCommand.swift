@@ -156,7 +156,8 @@ enum ReportMeetingCommand {
                 context.stderr.write("Error: \(TerminalText.escaped("\(error)"))\n")
             }
         }
-        let index = try writer.writeIndex(entries, display: display, participants: format == .html ? participants : nil, sitePages: sitePages)
+        let index = try writer.writeIndex(entries, display: display, config: config, participants: format == .html ? participants : nil,
+                                          sitePages: sitePages)
         let tracks = trackPages > 0 ? ", \(trackPages) track pages" : ""
         let written = writer.files.count
         context.stderr.write("wrote \(written) of \(ids.count) reports\(tracks) and \(index) to \(TerminalText.escaped(dir))\n")
