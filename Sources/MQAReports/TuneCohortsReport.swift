@@ -124,7 +124,7 @@ public struct TuneCohortsReport: Sendable {
         for c in tuning.cohorts {
             for (i, r) in c.ranking.prefix(top).enumerated() {
                 t.add([c.value.map(ReportCell.text) ?? .empty(shown: ""), .int(i + 1)]
-                      + keys.map { .literal(TuneReport.value(of: $0, in: r.config)) }
+                      + keys.map { .literal(TuneReport.value(of: $0, in: r.config, bareStrings: true)) }
                       + [.number(.double(r.score.f1), shown: TuneReport.csvNumber(r.score.f1, places: JSON.Places.ratio)),
                          .number(.double(r.score.precision), shown: TuneReport.csvNumber(r.score.precision, places: JSON.Places.ratio)),
                          .number(.double(r.score.recall), shown: TuneReport.csvNumber(r.score.recall, places: JSON.Places.ratio)),

@@ -89,21 +89,24 @@ public struct TuneReport: Sendable {
         return out + t.markdown + silentFrontNote
     }
 
-    /// Front configs that cover stalls without a single alarm: their tier
-    /// is at or below the target from its first warm report (or returns
-    /// there after every gap), and a change from `unknown` is no alarm
-    /// (tiers.md), so they sit on the front at 0 alarms/hour while holding
-    /// the downgrade nearly all the time. Said under the table (thresholds
-    /// of [10, 9, 8, 7] were the front's only config in a review).
+    /// Front configs that cover stalls without a single alarm: every
+    /// poor (target) hold they cover with began from `unknown` (a
+    /// connection's first warm report, or after a gap), and a change from
+    /// `unknown` is no alarm (tiers.md), so they sit on the front at 0
+    /// alarms/hour without ever foreseeing a stall. Said under the table,
+    /// for the rows it shows (thresholds of [10, 9, 8, 7] were the front's
+    /// only config in a review).
     var silentFrontNote: String {
-        let silent = results.enumerated().filter { $0.element.pareto && $0.element.score.alarms == 0 && $0.element.score.covered > 0 }
+        let silent = results.prefix(top).enumerated().filter {
+            $0.element.pareto && $0.element.score.alarms == 0 && $0.element.score.covered > 0
+        }
         guard !silent.isEmpty else { return "" }
         let ranks = silent.prefix(5).map { "#\($0.offset + 1)" }.joined(separator: ", ") + (silent.count > 5 ? ", …" : "")
-        return "\n\(silent.count == 1 ? "1 config" : "\(silent.count) configs") on the front (\(ranks)) "
-            + "\(silent.count == 1 ? "covers" : "cover") stalls without raising one alarm: the tier is at or below the "
-            + "target from the first warm report, or returns there after every reporting gap, and a change from unknown is no "
-            + "alarm. Such a config holds the downgrade nearly all the time rather than foresee a stall; it is on the front "
-            + "only because 0 alarms/hour cannot be beaten.\n"
+        let one = silent.count == 1
+        return "\n\(one ? "1 config" : "\(silent.count) configs") on the front (\(ranks)) "
+            + "\(one ? "covers" : "cover") stalls without raising one alarm: only through tiers entered from unknown (a "
+            + "connection's first warm report, or after a reporting gap), and a change from unknown is no alarm. "
+            + "\(one ? "It is" : "They are") on the front because 0 alarms/hour cannot be beaten, not for foreseeing a stall.\n"
     }
 
     /// The score's figures: exact, or rounded for reading.

@@ -146,10 +146,15 @@ import Testing
         let r = MQA.run(["tune", "--db", db, "--grid", silent])
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout.contains("1 config on the front (#2) covers stalls without raising one alarm"), "\(r.stdout)")
+        // Only the rows shown are named.
+        let cut = MQA.run(["tune", "--db", db, "--grid", silent, "--top", "1"])
+        #expect(cut.status == 0 && !cut.stdout.contains("without raising one alarm"), "\(cut.stdout)")
         let plain = MQA.run(["tune", "--db", db, "--grid", dir.write("plain.json", Self.grid)])
         #expect(plain.status == 0 && !plain.stdout.contains("without raising one alarm"), "\(plain.stdout)")
         // In CSV a string value is itself (it read as a quoted JSON string).
         let csv = MQA.run(["tune", "--db", db, "--grid", dir.file("plain.json"), "-f", "csv"])
         #expect(csv.stdout.contains(",emodel,") && !csv.stdout.contains("\"emodel\""), "\(csv.stdout)")
+        let byCSV = MQA.run(["tune", "--db", db, "--grid", dir.file("plain.json"), "--by", "platform", "-f", "csv"])
+        #expect(byCSV.stdout.contains(",emodel,") && !byCSV.stdout.contains("\"emodel\""), "\(byCSV.stdout)")
     }
 }
