@@ -9,8 +9,7 @@ enum ConfigNote {
     /// that differ from the defaults, in the spec's order (an object's own
     /// keys by name, a string bare, as the tune CSV writes it); nil for
     /// the defaults.
-    static func differences(_ config: TierConfig) -> String? {
-        let changed = config.changedKeys
+    static func differences(_ changed: [(name: String, value: JSON)]) -> String? {
         guard !changed.isEmpty else { return nil }
         let defaults: [String: JSON]
         if case .object(let fields) = TierConfig().json { defaults = Dictionary(fields, uniquingKeysWith: { a, _ in a }) } else { defaults = [:] }
@@ -29,14 +28,16 @@ enum ConfigNote {
 
     /// One sentence for md and html; nil under the defaults.
     static func sentence(_ config: TierConfig) -> String? {
-        guard let text = differences(config) else { return nil }
-        let all = config.changedKeys.count == TierConfig.keyCount
+        let changed = config.changedKeys
+        guard let text = differences(changed) else { return nil }
+        let all = changed.count == TierConfig.keyCount
         return "Tier config (--config): \(text)" + (all ? "." : "; the other keys at their defaults.")
     }
 
     /// The report's `config` field: the whole config, only when it is not
     /// the defaults (reports under the defaults keep their shape).
     static func field(_ config: TierConfig) -> [(String, JSON)] {
-        config == TierConfig() ? [] : [("config", config.json)]
+        // The sentence's test, so that the two never disagree.
+        config.changedKeys.isEmpty ? [] : [("config", config.json)]
     }
 }

@@ -79,11 +79,7 @@ extension Ingester {
                     summary.formats[format.rawValue, default: .init()].files += 1
                 case .skip:
                     try transactions.endInput()
-                    skipIsCommitted = !finishedSinceCommit.contains(input.comparedID)
-                    var skipped = IngestSummary()
-                    skipped.files = 1
-                    skipped.skippedFiles = 1
-                    return skipped
+                    return skipped(repeating: input.comparedID)
                 case .restart:
                     if fileID != 0 { try store.setFileStatus(fileID, .superseded) }
                     fileID = try store.insertFile(path: path, emptyDigest: Ingester.emptyDigest)
@@ -108,11 +104,7 @@ extension Ingester {
                         // nothing of rejects this run did not keep.
                         try store.forgetFile(fileID)
                         try endInput()
-                        skipIsCommitted = !finishedSinceCommit.contains(earlier)
-                        var skipped = IngestSummary()
-                        skipped.files = 1
-                        skipped.skippedFiles = 1
-                        return skipped
+                        return skipped(repeating: earlier)
                     }
                     // A killed run of this same stream (its record partial,
                     // its prefix one of this run's) is this run's first part:
@@ -163,11 +155,7 @@ extension Ingester {
                 // Another process took this content over between two of our
                 // commits and went further: it finishes the file. What we
                 // committed before is a prefix of what it commits.
-                skipIsCommitted = true
-                var skipped = IngestSummary()
-                skipped.files = 1
-                skipped.skippedFiles = 1
-                return skipped
+                return skipped(repeating: nil)
             }
             // What the input's own checkpoints stored stays: told as such.
             if fileID != 0 && summary.rejected > 0 { try? tellStoredRejects(fileID: fileID, path: path) }
@@ -188,6 +176,17 @@ extension Ingester {
 
     /// Moves a parsed batch into the per-client buffers and records its
     /// rejects (writer thread).
+    /// The summary of an input skipped as content already stored: that of
+    /// the `files` record `id` (nil: committed by another process). Notes
+    /// whether that record is committed, so the input is stored whole.
+    func skipped(repeating id: Int64?) -> IngestSummary {
+        skipIsCommitted = id.map { !finishedSinceCommit.contains($0) } ?? true
+        var skipped = IngestSummary()
+        skipped.files = 1
+        skipped.skippedFiles = 1
+        return skipped
+    }
+
     func write(_ batch: ParsedBatch, fileID: Int64, path: String, summary: inout IngestSummary) throws {
         if let c = batch.conversion {
             var counts = summary.formats[c.format.rawValue, default: .init()]
