@@ -10,11 +10,6 @@ import MQAIngest
 @Suite(.serialized) struct CrashSafetyTests {
     static let stress = ProcessInfo.processInfo.environment["MQA_STRESS"] == "1"
 
-    func summary(_ r: MQA.Result) -> [String: Int] {
-        let object = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: Any] ?? [:]
-        return object.compactMapValues { $0 as? Int }
-    }
-
     /// The `files` rows: path, status and the file's share of the summary.
     func fileCounters(_ path: String) throws -> [String] {
         let db = try Database(path: path, readOnly: true)
@@ -84,7 +79,7 @@ import MQAIngest
         #expect(export.stdout == referenceExport.stdout, "export after \(landed) kills differs from a clean run's (seed \(seed))")
         // Re-ingesting after completion is a no-op.
         let again = MQA.run(["ingest", "--db", store, "--format", "json"] + logs)
-        #expect(summary(again)["skippedFiles"] == 2, "\(again)")
+        #expect(again.counts["skippedFiles"] == 2, "\(again)")
         print("crash safety: \(landed) SIGKILLs survived (seed \(seed), delays ms \(delays))")
     }
 

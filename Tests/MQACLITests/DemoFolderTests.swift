@@ -63,4 +63,21 @@ import Testing
         #expect(r.status == 64, "\(r)")
         #expect(r.stderr.contains("is a file"), "\(r)")
     }
+
+    /// The demo refused a file of the user's at the top of its folder but
+    /// removed their files inside logs/ and reports/ with exit 0.
+    @Test func theDemoKeepsTheUsersFilesInsideItsFolders() throws {
+        let dir = Scratch()
+        let out = dir.file("demo")
+        #expect(MQA.run(["demo", "--meetings", "2", "--out", out]).status == 0)
+        try FileManager.default.createDirectory(atPath: out + "/logs/mine", withIntermediateDirectories: true)
+        let mine = dir.write("demo/logs/mine/u.ndjson", Lines.meeting("m-mine"))
+        let r = MQA.run(["demo", "--meetings", "2", "--out", out])
+        #expect(r.status == 64 && r.stderr.contains("logs/mine/u.ndjson"), "\(r)")
+        #expect(FileManager.default.fileExists(atPath: mine))
+        try FileManager.default.removeItem(atPath: out + "/logs/mine")
+        // Its own files, whatever the run before wrote, go as before.
+        let again = MQA.run(["demo", "--meetings", "3", "--out", out])
+        #expect(again.status == 0, "\(again)")
+    }
 }

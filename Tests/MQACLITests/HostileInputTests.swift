@@ -17,11 +17,6 @@ import Testing
         #expect(r.status == 0, "store not sound after a hostile input: \(r)")
     }
 
-    func summary(_ r: MQA.Result) -> [String: Int] {
-        let object = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: Any] ?? [:]
-        return object.compactMapValues { $0 as? Int }
-    }
-
     @Test func lineOverOneMiBIsRejectedAndTheRestKept() {
         let long = "{\"ts\":1795946404000,\"event\":\"user_enter\",\"meeting\":\"m\",\"uid\":\"u\",\"target\":\""
             + String(repeating: "x", count: 3 << 20) + "\"}\n"
@@ -31,8 +26,8 @@ import Testing
         #expect(r.status == 3, "\(r)")
         #expect(r.stderr.contains("long.ndjson:11: line longer than 1 MiB (\(long.utf8.count - 1) bytes)"), "\(r)")
         #expect(r.stderr.contains("long.ndjson:22: line longer than 1 MiB (\((1 << 20) + 5) bytes)"), "\(r)")
-        #expect(summary(r)["events"] == 20)
-        #expect(summary(r)["rejected"] == 2)
+        #expect(r.counts["events"] == 20)
+        #expect(r.counts["rejected"] == 2)
         let rejects = MQA.run(["query", "rejects", "--db", db, "--format", "csv"])
         #expect(rejects.stdout.contains("line longer than 1 MiB"), "\(rejects)")
         expectSound()
@@ -49,7 +44,7 @@ import Testing
         #expect(r.status == 3, "\(r)")
         #expect(r.stderr.contains("deep.ndjson:1: not valid JSON: nested deeper than 64 levels"), "\(r)")
         #expect(r.stderr.contains("deep.ndjson:2: not valid JSON: nested deeper than 64 levels"), "\(r)")
-        #expect(summary(r)["ignored"] == 1, "depth 63 is fine: \(r)")
+        #expect(r.counts["ignored"] == 1, "depth 63 is fine: \(r)")
         expectSound()
     }
 
@@ -67,8 +62,8 @@ import Testing
         let r = ingest([path])
         #expect(r.status == 3, "\(r)")
         for line in 1...bad.count { #expect(r.stderr.contains("utf8.ndjson:\(line): invalid UTF-8 at column"), "line \(line): \(r)") }
-        #expect(summary(r)["rejected"] == bad.count + 2)
-        #expect(summary(r)["events"] == 1)
+        #expect(r.counts["rejected"] == bad.count + 2)
+        #expect(r.counts["events"] == 1)
         let export = MQA.run(["export", "--db", db])
         #expect(export.stdout.contains("m-ok-é"))
         expectSound()
@@ -85,7 +80,7 @@ import Testing
         let r = ingest([path])
         #expect(r.status == 3, "\(r)")
         #expect(r.stderr.contains("bomb.ndjson.zst:11: line longer than 1 MiB (\(expanded) bytes)"), "\(r)")
-        #expect(summary(r)["events"] == 20, "\(r)")
+        #expect(r.counts["events"] == 20, "\(r)")
         #expect(r.maxRSSKiB > 0 && r.maxRSSKiB < 150_000, "peak memory \(r.maxRSSKiB) KiB for a 1 GiB expansion")
         expectSound()
     }
@@ -122,7 +117,7 @@ import Testing
         try? handle.close()
         let r = ingest([path], environment: ["MQA_COMMIT_EVERY": "10000"])
         #expect(r.status == 0, "\(r)")
-        #expect(summary(r)["events"] == n)
+        #expect(r.counts["events"] == n)
         #expect(r.maxRSSKiB > 0 && r.maxRSSKiB < 150_000, "peak memory \(r.maxRSSKiB) KiB for \(n) meetings")
         let last = MQA.run(["export", "--db", db, "--meeting", "m-\(n - 1)"])
         #expect(last.status == 0 && last.stdout.contains("\"m-\(n - 1)\""), "\(last)")
@@ -135,8 +130,8 @@ import Testing
         let path = dir.write("bad.ndjson", text)
         let r = ingest([path])
         #expect(r.status == 3, "\(r)")
-        #expect(summary(r)["rejected"] == 500)
-        #expect(summary(r)["events"] == 0)
+        #expect(r.counts["rejected"] == 500)
+        #expect(r.counts["events"] == 0)
         #expect(r.stderr.split(separator: "\n").filter { $0.hasPrefix("\(path):") }.count == 20, "the first 20 shown")
         #expect(r.stderr.contains("… and 480 more rejected lines"), "\(r)")
         let rejects = MQA.run(["query", "rejects", "--db", db, "--format", "json"])
@@ -151,8 +146,8 @@ import Testing
         let emptyZst = dir.write("empty.ndjson.zst", "")
         let r = ingest([empty, blank, emptyZst])
         #expect(r.status == 0, "\(r)")
-        #expect(summary(r)["lines"] == 0)
-        #expect(summary(r)["files"] == 3)
+        #expect(r.counts["lines"] == 0)
+        #expect(r.counts["files"] == 3)
         expectSound()
     }
 
@@ -165,7 +160,7 @@ import Testing
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.contains("Error: \(folder): is a directory (give the log files inside it"), "\(r)")
         #expect(r.stderr.contains("Error: \(missing): cannot open: No such file or directory"), "\(r)")
-        #expect(summary(r)["events"] == 10, "the good file is still ingested")
+        #expect(r.counts["events"] == 10, "the good file is still ingested")
         expectSound()
         // A directory as the store: a clear error, not a crash.
         let asStore = MQA.run(["export", "--db", folder])
@@ -203,11 +198,11 @@ import Testing
         let r = ingest(paths, stdin: stdin)
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.contains("Error: \(missing): cannot open"), "\(r)")
-        #expect(summary(r)["events"] == 61 * 10, "\(r)")
-        #expect(summary(r)["files"] == 61, "\(r)")
+        #expect(r.counts["events"] == 61 * 10, "\(r)")
+        #expect(r.counts["files"] == 61, "\(r)")
         let again = ingest(paths.filter { $0 != "-" && $0 != missing })
         #expect(again.status == 0, "\(again)")
-        #expect(summary(again)["skippedFiles"] == 60, "\(again)")
+        #expect(again.counts["skippedFiles"] == 60, "\(again)")
         expectSound()
     }
 
@@ -240,5 +235,18 @@ import Testing
         #expect((doc["participants"] as? [Any])?.count == 2)
         let site = MQA.run(["report", "meeting", "--all", "--db", db, "-f", "html", "-o", dir.file("site")])
         #expect(site.status == 0 && site.signal == 0, "\(site)")
+    }
+
+    /// A BOM that starts a file is skipped, as the docs say; one that
+    /// starts a later line is data, and that line is rejected.
+    @Test func aByteOrderMarkStartingTheFileIsSkipped() {
+        let db = dir.file("store.sqlite")
+        let lines = Lines.meeting("m-bom", reports: 3).split(separator: "\n").map(String.init)
+        let text = "\u{FEFF}" + lines[0] + "\n" + lines[1] + "\n\u{FEFF}" + lines[2] + "\n"
+        let r = MQA.run(["ingest", "--db", db, "--format", "json", dir.write("bom.ndjson", text)])
+        #expect(r.status == 3, "\(r)")
+        #expect(r.counts["events"] == 2, "\(r)")
+        #expect(r.stderr.contains("bom.ndjson:3: not valid JSON: expected '{' at column 1"), "\(r)")
+        #expect(!r.stderr.contains("bom.ndjson:1:"), "\(r)")
     }
 }

@@ -16,11 +16,6 @@ import MQAIngest
     let dir = Scratch()
     var db: String { dir.file("store.sqlite") }
 
-    func summary(_ r: MQA.Result) -> [String: Int] {
-        let object = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: Any] ?? [:]
-        return object.compactMapValues { $0 as? Int }
-    }
-
     func exportedLines(_ db: String) -> Int {
         let r = MQA.run(["export", "--db", db])
         #expect(r.status == 0, "\(r)")
@@ -70,11 +65,11 @@ import MQAIngest
         let env = ["F": f, "DB": db, "D": dir.path]
         let r = MQA.shell(script, environment: env, timeout: 60)
         #expect(r.status == 0, "\(r)")
-        #expect(summary(r)["events"] == 20, "\(r)")
+        #expect(r.counts["events"] == 20, "\(r)")
         // The same content from the real file is recognised as ingested.
         let again = MQA.run(["ingest", "--db", db, "--format", "json", f])
         #expect(again.status == 0)
-        #expect(summary(again)["skippedFiles"] == 1, "\(again)")
+        #expect(again.counts["skippedFiles"] == 1, "\(again)")
         #expect(exportedLines(db) == 20)
     }
 
@@ -84,7 +79,7 @@ import MQAIngest
         let b = dir.write("b.ndjson", text)
         #expect(MQA.run(["ingest", "--db", db, a]).status == 3)
         let r = MQA.run(["ingest", "--db", db, "--format", "json", b])
-        #expect(summary(r)["skippedFiles"] == 1, "\(r)")
+        #expect(r.counts["skippedFiles"] == 1, "\(r)")
         // One reject row, not two: the copy added nothing.
         let rejects = MQA.run(["query", "rejects", "--db", db, "--format", "csv"])
         #expect(rejects.stdout.split(separator: "\n").count == 2, "\(rejects)")
@@ -477,11 +472,11 @@ import MQAIngest
             """)
         let again = MQA.run(["ingest", "--db", db, "--format", "json", done, growing])
         #expect(again.status == 0, "\(again)")
-        #expect(summary(again)["skippedFiles"] == 1, "\(again)")
+        #expect(again.counts["skippedFiles"] == 1, "\(again)")
         // Resumed: the row's counters go on from its 5 lines (read anew,
         // they would be 5 events and 5 duplicates).
-        #expect(summary(again)["events"] == 10, "\(again)")
-        #expect(summary(again)["duplicates"] == 0, "\(again)")
+        #expect(again.counts["events"] == 10, "\(again)")
+        #expect(again.counts["duplicates"] == 0, "\(again)")
         #expect(MQA.run(["check", "--db", db]).status == 0)
         #expect(exportedLines(db) == 20)
         let upgraded = try Database(path: db, readOnly: true)
@@ -521,7 +516,7 @@ import MQAIngest
             """)
         let again = MQA.run(["ingest", "--db", db, "--format", "json", f])
         #expect(again.status == 0, "\(again)")
-        #expect(summary(again)["skippedFiles"] == 1, "\(again)")
+        #expect(again.counts["skippedFiles"] == 1, "\(again)")
         let rejects = MQA.run(["query", "rejects", "--db", db, "--format", "csv"])
         #expect(rejects.stdout.contains("bad line"), "\(rejects)")
         #expect(MQA.run(["check", "--db", db]).status == 0)
@@ -546,7 +541,7 @@ import MQAIngest
         let f = dir.write("bad.ndjson", bytes: bytes)
         let r = MQA.run(["ingest", "--db", db, "--format", "json", f], timeout: 300)
         #expect(r.status == 3, "\(r)")
-        #expect(summary(r)["rejected"] == count)
+        #expect(r.counts["rejected"] == count)
         let size = (try FileManager.default.attributesOfItem(atPath: db)[.size] as? Int ?? 0)
             + ((try? FileManager.default.attributesOfItem(atPath: db + "-wal")[.size] as? Int) ?? 0)
         #expect(size < 2 << 20, "store \(size) bytes for \(count) identical bad lines")
@@ -636,7 +631,7 @@ import MQAIngest
         let f = dir.write("mixed.ndjson", "[1]\n[2]\n" + event + "\n")
         let r = MQA.run(["ingest", "--db", db, "--format", "json", f])
         #expect(r.status == 3, "\(r)")
-        let counts = summary(r)
+        let counts = r.counts
         #expect(counts["lines"] == 3 && counts["rejected"] == 3, "\(r.stdout)")
         let rejects = MQA.run(["query", "rejects", "--db", db, "--format", "csv"])
         #expect(rejects.stdout.contains("an event-log line") && rejects.stdout.contains("--input-format events"), "\(rejects)")
@@ -685,7 +680,7 @@ import MQAIngest
         let f = dir.write("brace.ndjson", "{\n" + lines.joined(separator: "\n") + "\n")
         let r = MQA.run(["ingest", "--db", db, "--format", "json", f])
         #expect(r.status == 3, "\(r)")
-        #expect(summary(r)["events"] == 2 && summary(r)["rejected"] == 1, "\(r.stdout)")
+        #expect(r.counts["events"] == 2 && r.counts["rejected"] == 1, "\(r.stdout)")
         #expect(exportedLines(db) == 2)
     }
 }

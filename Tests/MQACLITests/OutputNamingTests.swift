@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Testing
 
@@ -113,5 +116,95 @@ import Testing
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let issue = try #require((doc["issues"] as? [[String: Any]])?.first { $0["code"] as? String == "no_quality_data" })
         #expect(issue["ts"] as? Int == Int(Lines.t0) && issue["count"] as? Int == 2, "\(issue)")
+    }
+
+    /// `-o /dev/stdout` with stdout sent to a file: followed as a link, the
+    /// target was a regular file, and the rename replaced the link itself
+    /// (as root: /dev/stdout became a file for the whole machine; else
+    /// "Permission denied"). `/dev/fd/1` is the same stream without the
+    /// risk: the rename inside /proc failed, exit 1.
+    @Test func anOutputThroughTheProcesssOwnStreamIsWrittenThere() {
+        let log = dir.write("log.ndjson", Lines.meeting("m-1"))
+        #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+        let target = dir.file("fleet.md")
+        let r = MQA.shell(#"echo first > "$T"; "$MQA" report fleet --db "$D" -o /dev/fd/1 >> "$T""#,
+                          environment: ["T": target, "D": db])
+        #expect(r.status == 0, "\(r)")
+        let text = (try? String(contentsOfFile: target, encoding: .utf8)) ?? ""
+        #expect(text.hasPrefix("first\n") && text.contains("m-1"), "appended after what the shell wrote: \(text)")
+    }
+
+    /// Other spellings of the streams, and a link to one: the same.
+    @Test func theStreamsUnderOtherNamesAreWrittenThrough() {
+        let log = dir.write("log.ndjson", Lines.meeting("m-1"))
+        #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+        let link = dir.file("to-stdout")
+        #expect(symlink("/proc/self/fd/1", link) == 0)
+        for name in ["/dev//fd/1", "/dev/./fd/1", link] {
+            let target = dir.file("out.md")
+            let r = MQA.shell(#""$MQA" report fleet --db "$D" -o "$N" > "$T""#, environment: ["D": db, "N": name, "T": target])
+            let text = (try? String(contentsOfFile: target, encoding: .utf8)) ?? ""
+            #expect(r.status == 0 && text.contains("m-1"), "\(name): \(r)")
+        }
+        var st = stat()
+        #expect(lstat(link, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK, "the link is still a link")
+        // Standard input is no output: said before the work.
+        let input = MQA.run(["report", "fleet", "--db", db, "-o", "/dev/stdin"], stdin: log)
+        #expect(input.status == 1 && input.stderr.contains("/dev/stdin: is not open for writing"), "\(input)")
+        // A closed standard input under its device names is closed too.
+        let closed = MQA.shell(#""$MQA" ingest --db "$D.2" /dev/stdin <&-"#, environment: ["D": db])
+        #expect(closed.status == 1 && closed.stderr.contains("standard input is closed"), "\(closed)")
+    }
+
+    /// `ingest client.log -o client.log` replaced the log with its summary;
+    /// `tune --grid g -o g` the grid with its results.
+    @Test func anOutputNamingAnInputIsRefused() {
+        let log = dir.write("client.log", Lines.meeting("m-1"))
+        let r = MQA.run(["ingest", "--db", db, log, "-o", log])
+        #expect(r.status == 64 && r.stderr.contains("is a file this command reads"), "\(r)")
+        #expect((try? String(contentsOfFile: log, encoding: .utf8)) == Lines.meeting("m-1"))
+        #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+        let grid = dir.write("grid.json", #"{"upDwell": [1, 2]}"#)
+        let link = dir.file("grid-link.json")
+        #expect(symlink(grid, link) == 0)
+        let t = MQA.run(["tune", "--db", db, "--grid", grid, "-o", link])
+        #expect(t.status == 64 && t.stderr.contains("('\(grid)')"), "the same file under another name: \(t)")
+        // A word that is no path (a meeting id, a query name) is no input,
+        // even where an earlier run's output bears its name.
+        for _ in 0..<2 {
+            let m = MQA.shell(#"cd "$W" && "$MQA" report meeting m-1 --db "$D" -o m-1 && "$MQA" query meetings --db "$D" -o meetings"#,
+                              environment: ["W": dir.path, "D": db])
+            #expect(m.status == 0, "\(m)")
+        }
+        // A file in a folder the ingest reads, and the file on standard input.
+        try? FileManager.default.createDirectory(atPath: dir.file("logs"), withIntermediateDirectories: true)
+        let inFolder = dir.write("logs/a.ndjson", Lines.meeting("m-2"))
+        let walked = MQA.run(["ingest", "--db", db, "-f", "json", "-r", dir.file("logs"), "-o", inFolder])
+        #expect(walked.status == 64 && walked.stderr.contains("a folder this command reads"), "\(walked)")
+        // Not there yet: a file the next `-r` would read all the same.
+        let first = MQA.run(["ingest", "--db", db, "-f", "json", "-r", dir.file("logs"), "-o", dir.file("logs/summary.json")])
+        #expect(first.status == 64 && first.stderr.contains("a folder this command reads"), "\(first)")
+        let piped = MQA.run(["ingest", "--db", db, "-f", "json", "-", "-o", inFolder], stdin: inFolder)
+        #expect(piped.status == 64 && piped.stderr.contains("(standard input)"), "\(piped)")
+        #expect((try? String(contentsOfFile: inFolder, encoding: .utf8)) == Lines.meeting("m-2"))
+    }
+
+    /// A name that is not UTF-8 reached the commands with U+FFFD in its
+    /// place: two names became one file, and an output went to neither.
+    @Test func aNameThatIsNotUTF8IsRefused() {
+        let r = MQA.shell(#""$MQA" export --db "$D" -o "$(printf 'f\377.ndjson')""#, environment: ["D": db])
+        #expect(r.status == 64 && r.stderr.contains("is not UTF-8 text"), "\(r)")
+    }
+
+    /// `--config <(…)` was "not readable" (only regular files were read);
+    /// `-o file/` "is a directory".
+    @Test func aConfigFromAPipeIsReadAndAFileIsNoFolder() {
+        let log = dir.write("log.ndjson", Lines.meeting("m-1"))
+        #expect(MQA.run(["ingest", "--db", db, log]).status == 0)
+        let piped = MQA.shell(#""$MQA" tiers --db "$D" --meeting m-1 --format json --config <(echo '{"hysteresis": 0.2}')"#,
+                              environment: ["D": db])
+        #expect(piped.status == 0 && piped.stdout.contains("\"hysteresis\": 0.2"), "\(piped)")
+        let slash = MQA.run(["report", "fleet", "--db", db, "-o", log + "/"])
+        #expect(slash.status == 1 && slash.stderr.contains("Not a directory"), "\(slash)")
     }
 }

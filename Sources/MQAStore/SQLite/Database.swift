@@ -51,7 +51,7 @@ public final class Database {
             flags = SQLITE_OPEN_READONLY
         case .immutable:
             flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
-            name = "file:" + Database.uriEscaped(Database.absolute(path)) + "?immutable=1"
+            name = "file:" + Database.uriEscaped(Database.joinedToWorkingDirectory(path)) + "?immutable=1"
         }
         flags |= SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(name, &db, flags, nil)
@@ -77,7 +77,12 @@ public final class Database {
         try execute("PRAGMA foreign_keys=ON")
     }
 
-    static func absolute(_ path: String) -> String {
+    /// `path` as SQLite's URI needs it, absolute: the working directory and
+    /// the name, joined and nothing else. Unlike `FilePaths.absolute`,
+    /// which settles `..` by text, this keeps every component, so a `..`
+    /// after a symbolic link goes where the kernel takes it and the store
+    /// opened is the one the user named.
+    static func joinedToWorkingDirectory(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return path }

@@ -23,6 +23,13 @@ enum MQA {
         var maxRSSKiB: Int
         var seconds: Double
 
+        /// The integer fields of a JSON summary on stdout (an ingest's
+        /// counters), or none when stdout is no JSON object.
+        var counts: [String: Int] {
+            let object = (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any] ?? [:]
+            return object.compactMapValues { $0 as? Int }
+        }
+
         var description: String {
             "exit \(status) signal \(signal)\n--- stdout:\n\(stdout.prefix(2000))\n--- stderr:\n\(stderr.prefix(2000))"
         }
