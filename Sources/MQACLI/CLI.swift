@@ -172,6 +172,13 @@ public enum CLI {
             return usageError(unknownSubcommand(arguments, usage: "mqa <subcommand> [options]"), context)
         }
         let consumed = command.spec.name.split(separator: " ").count
+        // `mqa CMD --version` is the tool's version, as after `mqa` (help
+        // still wins); only words before a `--` are flags.
+        let words = arguments.dropFirst(consumed).prefix { $0 != "--" }
+        if words.contains("--version") && !words.contains(where: { $0 == "-h" || $0 == "--help" }) {
+            context.stdout.write("mqa \(version)\n")
+            return ExitCode.success
+        }
         do {
             let parsed = try command.spec.parse(Array(arguments.dropFirst(consumed)))
             if parsed.wantsHelp {

@@ -34,6 +34,28 @@ struct ParsedArguments {
     func isGiven(_ option: any OptionDeclaration) -> Bool {
         !(given[option.spec.primary]?.isEmpty ?? true)
     }
+
+    /// A usage error when `format` is given, or told by the extension of
+    /// `--out`, as anything but json: for outputs that are JSON only
+    /// (`--partials`). Told by `-o p.csv`, the file would hold JSON under
+    /// a name that says CSV.
+    func requireJSON(_ format: Option<String>, with flag: String) throws {
+        try requireJSON(value(format), format, with: flag)
+    }
+
+    func requireJSON<F: RawRepresentable<String>>(_ format: Option<F>, with flag: String) throws {
+        try requireJSON(value(format)?.rawValue, format, with: flag)
+    }
+
+    private func requireJSON(_ word: String?, _ format: any OptionDeclaration, with flag: String) throws {
+        guard let word, word != "json" else { return }
+        if isGiven(format) {
+            throw UsageError("'--format' must be one of json (with \(flag)), got '\(word)'")
+        }
+        if inferred[format.spec.primary] != nil, let out = given["--out"]?.last as? String {
+            throw UsageError("'--out' \(out) names the format \(word), but \(flag) writes JSON only: name the file .json, or give '--format json'")
+        }
+    }
 }
 
 extension CommandSpec {

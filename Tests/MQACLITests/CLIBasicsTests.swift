@@ -53,6 +53,21 @@ import Testing
         }
     }
 
+    /// After a subcommand, as swift-argument-parser does: the version
+    /// (it was "unknown option '--version'", exit 64); help still wins,
+    /// and after `--` it is a word like any other.
+    @Test func versionAfterASubcommand() {
+        for words in [["meetings", "--version"], ["report", "fleet", "--db", "x.sqlite", "--version"], ["ls", "--version"]] {
+            let r = MQA.run(words)
+            #expect(r.status == 0 && r.stdout == MQA.run(["--version"]).stdout && r.stderr.isEmpty, "\(words): \(r)")
+        }
+        let help = MQA.run(["export", "--version", "--help"])
+        #expect(help.status == 0 && help.stdout.hasPrefix("OVERVIEW: "), "\(help)")
+        let dir = Scratch()
+        let literal = MQA.run(["ingest", "--db", dir.file("s.sqlite"), "--", "--version"])
+        #expect(literal.status == 1 && literal.stderr.contains("--version: cannot open"), "a file named --version: \(literal)")
+    }
+
     /// A grid, config or partials file that cannot be used is named, with
     /// the reason.
     @Test func unreadableInputFilesSayWhichAndWhy() {

@@ -19,6 +19,27 @@ import Testing
         return order.map { ($0, groups[$0]!) }
     }
 
+    /// Partials are JSON: `-o p.csv` wrote JSON under a CSV name, exit 0.
+    /// Now refused before any work, as `-f csv` was; `-f json` says the
+    /// user means it, and `.json` is the plain case.
+    @Test func partialsUnderAnotherFormatsNameAreRefused() throws {
+        let dir = Scratch()
+        let db = dir.file("s.sqlite")
+        #expect(MQA.run(["ingest", "--db", db, dir.simulated("a.ndjson", meetings: 2, seed: 1)]).status == 0)
+        let grid = dir.write("grid.json", Self.grid)
+        for (command, name) in [(["tune", "--grid", grid], "t.csv"), (["report", "cohorts"], "c.md"), (["report", "trends"], "r.html")] {
+            let r = MQA.run(command + ["--db", db, "--partials", "-o", dir.file(name)])
+            #expect(r.status == 64 && r.stderr.contains("writes JSON only"), "\(command): \(r)")
+            #expect(!FileManager.default.fileExists(atPath: dir.file(name)))
+            let meant = MQA.run(command + ["--db", db, "--partials", "-o", dir.file(name), "-f", "json"])
+            #expect(meant.status == 0 && FileManager.default.fileExists(atPath: dir.file(name)), "\(command): \(meant)")
+            let plain = MQA.run(command + ["--db", db, "--partials", "-o", dir.file(name + ".json")])
+            #expect(plain.status == 0, "\(command): \(plain)")
+            let given = MQA.run(command + ["--db", db, "--partials", "-f", "csv"])
+            #expect(given.status == 64 && given.stderr.contains("must be one of json (with --partials), got 'csv'"), "\(command): \(given)")
+        }
+    }
+
     @Test func mergedShardsEqualOneStore() throws {
         let dir = Scratch()
         let all = dir.simulated("all.ndjson", meetings: 9, seed: 4)

@@ -100,9 +100,7 @@ extension CohortOptions {
         for option in [replicates, seed] as [any OptionDeclaration] where args.isGiven(option) {
             throw UsageError("'\(option.spec.primary)' does not go with --partials: the intervals are made by --merge")
         }
-        if args.isGiven(ReportOptions.format), try args.get(ReportOptions.format) != ReportFormat.json {
-            throw UsageError("'--format' must be one of json (with --partials), got '\(try args.get(ReportOptions.format).rawValue)'")
-        }
+        try args.requireJSON(ReportOptions.format, with: "--partials")
         let part = try CohortPartials(try meetings(args, context, splitting: CohortField.allCases, allowingNone: true))
         try ReportOptions.emit(part.json.rendered() + "\n", args, context)
         return ExitCode.success

@@ -67,10 +67,9 @@ enum TuneCommand {
         let gridPath: String = try args.get(Self.grid)
         let partials: Bool = try args.get(Self.partials)
         let format: String = try args.get(Self.format)
-        // Partials are JSON only; an explicit other format is a mistake.
-        if partials && args.isGiven(Self.format) && format != "json" {
-            throw UsageError("'--format' must be one of json (with --partials), got '\(format)'")
-        }
+        // Partials are JSON only: another format, given or told by the
+        // extension of --out, is a mistake.
+        if partials { try args.requireJSON(Self.format, with: "--partials") }
         // Partials carry every config, to be ranked at the merge.
         if partials && args.isGiven(Self.top) { throw UsageError("'--top' does not go with --partials: give it to --merge") }
         let options = TuningOptions(target: try args.get(Self.target), leadMs: try args.get(Self.leadMs))
