@@ -30,6 +30,38 @@ public struct DecimalNumber: Hashable, Sendable {
         exponent = DecimalNumber.binaryExponent
     }
 
+    /// The decimal of the shortest digits that read back as `value`
+    /// (Swift's `description`: at most 17 significant digits); nil for an
+    /// infinity or NaN.
+    public init?(shortestDigitsOf value: Double) {
+        guard value.isFinite else { return nil }
+        var mantissa: Int64 = 0
+        var exponent = 0
+        var fraction = false
+        var negativeExponent = false
+        var exponentDigits = 0
+        var inExponent = false
+        for c in value.magnitude.description.utf8 {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let digit = Int(c - UInt8(ascii: "0"))
+                if inExponent {
+                    exponentDigits = exponentDigits * 10 + digit
+                } else {
+                    mantissa = mantissa * 10 + Int64(digit)
+                    if fraction { exponent -= 1 }
+                }
+            case UInt8(ascii: "."): fraction = true
+            case UInt8(ascii: "e"), UInt8(ascii: "E"): inExponent = true
+            case UInt8(ascii: "-"): negativeExponent = true
+            case UInt8(ascii: "+"): break
+            default: return nil
+            }
+        }
+        exponent += negativeExponent ? -exponentDigits : exponentDigits
+        self.init(mantissa: value < 0 ? -mantissa : mantissa, exponent: Int16(exponent))
+    }
+
     public var isNull: Bool { exponent == DecimalNumber.nullExponent }
     public var isBinary: Bool { exponent == DecimalNumber.binaryExponent }
 
@@ -122,8 +154,11 @@ public struct DecimalNumber: Hashable, Sendable {
     public var jsonText: String {
         if isNull { return "null" }
         if isBinary {
+            // The shortest digits that read back as this double, written as
+            // a decimal is: exported, then ingested again (as a decimal of
+            // those digits), the value exports as the same text.
             let d = doubleValue!
-            return d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : "\(d)"
+            return DecimalNumber(shortestDigitsOf: d)?.jsonText ?? "\(d)"
         }
         let n = normalized
         let negative = n.mantissa < 0

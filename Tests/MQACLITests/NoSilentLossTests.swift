@@ -624,21 +624,28 @@ import MQAIngest
     // MARK: 17. The format told by content loses no event line
 
     @Test func anEventLineInAFileReadAsADumpIsRejectedWhereItShows() throws {
-        // Two array lines outvote one event line: the file is read as an
+        // Two method lines outvote one event line: the file is read as an
         // rtcstats dump, whose object lines are metadata. The event line
         // was counted nowhere (lines 2, rejected 2, exit 3, export empty).
         let event = #"{"ts":1795946400000,"event":"user_enter","meeting":"m","uid":"u","target":"bob"}"#
-        let f = dir.write("mixed.ndjson", "[1]\n[2]\n" + event + "\n")
+        let f = dir.write("mixed.ndjson", "[\"a\"]\n[\"b\"]\n" + event + "\n")
         let r = MQA.run(["ingest", "--db", db, "--format", "json", f])
         #expect(r.status == 3, "\(r)")
         let counts = r.counts
-        #expect(counts["lines"] == 3 && counts["rejected"] == 3, "\(r.stdout)")
+        #expect(counts["events"] == 0 && counts["rejected"] == 1, "\(r.stdout)")
         let rejects = MQA.run(["query", "rejects", "--db", db, "--format", "csv"])
         #expect(rejects.stdout.contains("an event-log line") && rejects.stdout.contains("--input-format events"), "\(rejects)")
         // Named as events, the same file keeps its event line.
         let events = dir.file("events.sqlite")
         #expect(MQA.run(["ingest", "--db", events, "--input-format", "events", f]).status == 3)
         #expect(exportedLines(events) == 1)
+        // Arrays that are no method lines do not vote: the file is an event
+        // log with two bad lines (it was read as a dump, and lost the event).
+        let stray = dir.file("stray.sqlite")
+        let numbers = MQA.run(["ingest", "--db", stray, "--format", "json", dir.write("stray.ndjson", "[1,2]\n[3,4]\n" + event + "\n")])
+        #expect(numbers.status == 3 && numbers.counts["rejected"] == 2 && numbers.counts["events"] == 1, "\(numbers)")
+        #expect(numbers.stderr.contains("stray.ndjson:1: not a JSON object"), "\(numbers)")
+        #expect(exportedLines(stray) == 1)
         // A file of event lines only, forced to rtcstats, is still refused
         // whole (not marked ingested as a dump of nothing).
         let forced = MQA.run(["ingest", "--db", dir.file("forced.sqlite"), "--input-format", "rtcstats", dir.write("log.ndjson", event + "\n")])

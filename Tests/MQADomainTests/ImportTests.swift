@@ -369,6 +369,11 @@ enum Dump {
         let arrays = (1...10).map { "[\"getstats\",\"pc\",{},\($0)]" }.joined(separator: "\n") + "\n"
         #expect(sniff(metadata + arrays) == .rtcstats)
         #expect(sniff("[\"stray\"]\n" + qr(t0) + "\n") == .events, "a tie: the object line is an event line")
+        // Arrays that open with no method name are no dump's lines: two
+        // of them before an event line took it as rtcstats, and rejected it.
+        #expect(sniff("[1,2]\n[3,4]\n" + qr(t0) + "\n") == .events)
+        #expect(sniff("[{\"ts\":1}]\n[null]\n[]\n" + qr(t0) + "\n") == .events)
+        #expect(sniff(" [ \"getstats\",\"pc\",{},1]\n[\"getstats\",\"pc\",{},2]\n" + qr(t0) + "\n") == .rtcstats)
         // A lone `{` is a pretty-printed dump's first line only when a key
         // (or its end) follows; before object lines it is a log's bad line.
         #expect(sniff("{\n" + qr(t0) + "\n" + qr(t0 + 1) + "\n") == .events)

@@ -11,8 +11,10 @@ enum ExportCommand {
         abstract: "Write the stored events back as event-log lines.",
         discussion: """
             Lines are ordered by meeting, uid and ts; quality reports are decoded from
-            their compressed chunks with the decimals they were logged with. Ingesting
-            the export into an empty store gives the same store (and the same export).
+            their compressed chunks with the values they were logged with, in normalized
+            spelling (0.40 as 0.4, 1e3 as 1000; a value of more digits than a 64-bit
+            decimal as its double's shortest digits). Ingesting the export into an empty
+            store gives the same store (and the same export).
             """,
         options: [Options.db, meeting, format, Options.out])
 

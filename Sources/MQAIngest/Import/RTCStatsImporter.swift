@@ -236,16 +236,28 @@ struct RTCStatsImporter {
     /// method name (`["getstats", …` cut off). An error page's lines, its
     /// `[error] 502` or `[2026-12-06 10:00:01] upstream timed out`, are not.
     static func looksLikeDumpLine(_ line: UnsafeBufferPointer<UInt8>, _ scanner: JSONWalker) -> Bool {
+        if opensWithMethodName(line, scanner) { return true }
         var p = 0
         scanner.skipSpace(line, &p)
         guard p < line.count, line[p] == UInt8(ascii: "[") else { return false }
-        var q = p + 1
-        scanner.skipSpace(line, &q)
-        if q < line.count && line[q] == UInt8(ascii: "\"") { return true }
         var r = p
         guard (try? scanner.skipValue(line, &r, depth: 0)) != nil else { return false }
         scanner.skipSpace(line, &r)
         return r == line.count
+    }
+
+    /// Whether a line opens as every rtcstats line does, with `[` and a
+    /// method name (`["getstats", …`), whole or cut off. Only such lines
+    /// vote for a dump when a file's format is told from its first lines:
+    /// an event log's stray `[1,2]` lines are its own bad lines, and read
+    /// as a dump they took its good lines with them.
+    static func opensWithMethodName(_ line: UnsafeBufferPointer<UInt8>, _ scanner: JSONWalker) -> Bool {
+        var p = 0
+        scanner.skipSpace(line, &p)
+        guard p < line.count, line[p] == UInt8(ascii: "[") else { return false }
+        p += 1
+        scanner.skipSpace(line, &p)
+        return p < line.count && line[p] == UInt8(ascii: "\"")
     }
 
     /// The number a line ends with (`…, 1000.5]`), if it does.

@@ -113,9 +113,10 @@ public enum WebRTCImport {
             let newline = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
             switch prefix[p] {
             case UInt8(ascii: "["):
-                // A JSON array or a cut method line; random bytes that open
-                // with `[`, or a `[2026-…]` text line, are no vote for a dump.
-                if RTCStatsImporter.looksLikeDumpLine(UnsafeBufferPointer(rebasing: prefix[p..<newline]), JSONWalker()) { arrays += 1 }
+                // A method line, whole or cut; other arrays (`[1,2]`), random
+                // bytes that open with `[`, or a `[2026-…]` text line, are
+                // no vote for a dump.
+                if RTCStatsImporter.opensWithMethodName(UnsafeBufferPointer(rebasing: prefix[p..<newline]), JSONWalker()) { arrays += 1 }
             case UInt8(ascii: "{"):
                 objects += 1
                 if firstObjectIsEvent == nil { firstObjectIsEvent = topLevelKeys(of: prefix, from: p).eventLine }
@@ -127,7 +128,7 @@ public enum WebRTCImport {
         // A prefix without a complete line: its one line, by the same test
         // (random bytes' cut line opening with `[` is none).
         if arrays + objects == 0 && p < prefix.count,
-           RTCStatsImporter.looksLikeDumpLine(UnsafeBufferPointer(rebasing: prefix[p...]), JSONWalker()) { return .rtcstats }
+           RTCStatsImporter.opensWithMethodName(UnsafeBufferPointer(rebasing: prefix[p...]), JSONWalker()) { return .rtcstats }
         if arrays == objects && arrays > 0 { return firstObjectIsEvent == true ? .events : .rtcstats }
         return arrays > objects ? .rtcstats : .events
     }

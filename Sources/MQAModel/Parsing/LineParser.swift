@@ -388,14 +388,15 @@ public struct LineParser: ~Copyable {
         return m == b ? 0 : (m < b ? -1 : 1)
     }
 
-    /// The store keeps a report value as a 64-bit decimal (up to 18 (19 when under 2^63)
-    /// significant digits, exponent within ±30000); the scanner marks a
-    /// number beyond that as binary. Rather than store a rounded value,
-    /// such a line is rejected with the limit in the reason.
+    /// A report value in range is stored, as the spec's list of reasons to
+    /// reject a line holds no other. The store keeps it as a 64-bit decimal
+    /// where it can (up to 18 significant digits, 19 when under 2^63;
+    /// exponent within ±30000), else as the scanner's correctly rounded
+    /// `Double` (`3.600000000000000088817841970012523233890533447265625`
+    /// is the double 3.6): only a value no double holds is refused.
     static func storable(_ key: FieldKey, _ n: DecimalNumber, _ text: UnsafeBufferPointer<UInt8>) -> String? {
         if n.isBinary {
-            return "\(key.name): \(clip(Array(text))) cannot be stored exactly "
-                + "(a 64-bit decimal: up to 18 significant digits, 19 when they read below 9223372036854775808; exponent within ±30000)"
+            return (n.doubleValue ?? 0).isFinite ? nil : "\(key.name): not a finite number"
         }
         // Below 10^19 · 10^288 < Double.greatestFiniteMagnitude: no need
         // to convert (that was 3 % of parsing a report).
