@@ -80,11 +80,27 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
 
     @Test("invalid JSON is rejected", arguments: [
         "{", "not json", #"{"ts":1,}"#, #"{"ts":01}"#, #"{"a":"\x"}"#, #"{"a":tru}"#, "{\"a\":\"\u{01}\"}",
-        #"{"a":"\ud800"}"#, #"{"a":"\udc00\ud800"}"#, #"{"a":1.}"#, #"{"a":-}"#, #"{"a":NaN}"#, #"{"a":Infinity}"#,
+        #"{"a":"\ud80"}"#, #"{"a":"\ud80g"}"#, #"{"a":1.}"#, #"{"a":-}"#, #"{"a":NaN}"#, #"{"a":Infinity}"#,
         #"{} {}"#, #"{"a" 1}"#,
     ])
     func invalidJSON(line: String) {
         #expect(reason(line)?.hasPrefix("not valid JSON") == true)
+    }
+
+    /// An unpaired surrogate escape is JSON's grammar (RFC 8259, 8.2), and
+    /// what JavaScript writes for an emoji cut in two: the line is valid
+    /// (it was rejected, and a join with such a title lost its meeting),
+    /// and the lone half reads as U+FFFD; a pair is one scalar.
+    @Test func anUnpairedSurrogateIsTheReplacementCharacter() throws {
+        let join = #"{"ts":1795946400000,"event":"meeting_join","meeting":"m","uid":"a","engine":"sfu","title":"Q4 \ud83c","x":"\udc00\ud800"}"#
+        #expect(reason(join) == nil)
+        var out: [UInt8] = []
+        for (text, decoded) in [(#"a\ud83cb"#, "a\u{FFFD}b"), (#"\udc00\ud83c"#, "\u{FFFD}\u{FFFD}"), (#"\ud83c\udfa7"#, "🎧"),
+                                (#"\ud83c\u0041"#, "\u{FFFD}A"), (#"\ud83c"#, "\u{FFFD}")] {
+            out.removeAll()
+            Array(text.utf8).withUnsafeBufferPointer { JSONScanner.unescape($0, into: &out) }
+            #expect(String(decoding: out, as: UTF8.self) == decoded, "\(text)")
+        }
     }
 
     /// Spaces around separators are optional: a line spaced out parses to

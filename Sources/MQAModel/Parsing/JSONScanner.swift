@@ -402,18 +402,12 @@ extension JSONGrammar where Self: ~Copyable {
                     UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     i += 2
                 case UInt8(ascii: "u"):
-                    guard let unit = JSONScanner.hex4(s, i + 2) else { throw syntax("bad \\u escape", i) }
-                    if unit >= 0xD800 && unit < 0xDC00 {
-                        // A high surrogate must be followed by an escaped low one.
-                        guard i + 12 <= n, s[i + 6] == UInt8(ascii: "\\"), s[i + 7] == UInt8(ascii: "u"),
-                            let low = JSONScanner.hex4(s, i + 8), low >= 0xDC00 && low < 0xE000
-                        else { throw syntax("unpaired surrogate in \\u escape", i) }
-                        i += 12
-                    } else if unit >= 0xDC00 && unit < 0xE000 {
-                        throw syntax("unpaired surrogate in \\u escape", i)
-                    } else {
-                        i += 6
-                    }
+                    guard JSONScanner.hex4(s, i + 2) != nil else { throw syntax("bad \\u escape", i) }
+                    // An unpaired surrogate (`\ud83c` of an emoji cut in
+                    // two, as JavaScript's JSON.stringify writes it) is
+                    // JSON's grammar all the same (RFC 8259, 8.2): the
+                    // string is valid, and decoding gives U+FFFD for it.
+                    i += 6
                 default:
                     throw syntax("bad escape in string", i)
                 }
@@ -623,9 +617,17 @@ extension JSONGrammar where Self: ~Copyable {
                 var scalar = hex4(s, i + 2)!
                 i += 6
                 if scalar >= 0xD800 && scalar < 0xDC00 {
-                    let low = hex4(s, i + 2)!
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    i += 6
+                    // Paired with an escaped low surrogate, one scalar;
+                    // alone, the replacement character.
+                    if i + 6 <= n, s[i] == UInt8(ascii: "\\"), s[i + 1] == UInt8(ascii: "u"),
+                       let low = hex4(s, i + 2), low >= 0xDC00 && low < 0xE000 {
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        i += 6
+                    } else {
+                        scalar = 0xFFFD
+                    }
+                } else if scalar >= 0xDC00 && scalar < 0xE000 {
+                    scalar = 0xFFFD
                 }
                 appendUTF8(scalar, to: &out)
             default: out.append(e); i += 2
