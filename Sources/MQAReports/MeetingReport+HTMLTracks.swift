@@ -79,7 +79,7 @@ extension MeetingReport {
             for (s, x) in stalls {
                 st.add(stallCells(s, x, t0), htmlClass: x.tier == .excellent || x.tier == .good ? "bad" : nil)
             }
-            b += HTMLPage.details("All \(stalls.count) stalls <span class=\"muted\">(red rows began under an excellent/good tier)</span>",
+            b += HTMLPage.details((stalls.count == 1 ? "The 1 stall" : "All \(stalls.count) stalls") + " <span class=\"muted\">(red rows began under an excellent/good tier)</span>",
                                   open: stalls.count <= 8, st.html)
         }
         let notes = contextNotes

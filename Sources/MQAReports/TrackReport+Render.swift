@@ -113,7 +113,7 @@ extension TrackReport {
         let stalls = stallsTable
         if !stalls.rows.isEmpty {
             b += "<h2>Stalls</h2>\n"
-            b += HTMLPage.details("All \(stalls.rows.count) stalls", open: stalls.rows.count <= 10, stalls.html)
+            b += HTMLPage.details(stalls.rows.count == 1 ? "The 1 stall" : "All \(stalls.rows.count) stalls", open: stalls.rows.count <= 10, stalls.html)
         }
         b += "<footer>Times are offsets from the meeting's start (\(header.start.map(display.timestamp) ?? "—")); chart clocks are \(display.clockName(at: start)).</footer>"
         return HTMLPage.document(title: "Track \(track) — meeting \(header.meeting)", body: b)

@@ -34,6 +34,24 @@ struct TiersStallTests {
         #expect(codes.contains(.videoStalls))
     }
 
+    /// A value past its threshold reads as past it, in words and in JSON:
+    /// a stall ratio of 0.050031 read "stalled 5% (> 5%)", and its JSON
+    /// `value` 0.05 equalled `threshold`.
+    @Test func aValuePastItsThresholdIsShownPastIt() throws {
+        #expect(IssueFinder.short(5.0031, beside: 5) == "5.003")
+        #expect(IssueFinder.short(7.5, beside: 5) == "7.5")
+        #expect(IssueFinder.short(3.49996, beside: 3.5) == "3.49996", "below a low-MOS threshold")
+        #expect(IssueFinder.short(5.0031) == "5")
+        let issue = Issue(code: .videoStalls, uid: "a", value: 0.050031, threshold: 0.05, detail: "")
+        guard case .object(let fields) = issue.json, case .double(let v)? = fields.first(where: { $0.0 == "value" })?.1 else {
+            Testing.Issue.record("no value"); return
+        }
+        #expect(v == 0.05003)
+        let plain = Issue(code: .videoStalls, uid: "a", value: 0.123456, threshold: 0.05, detail: "")
+        guard case .object(let f2) = plain.json, case .double(let w)? = f2.first(where: { $0.0 == "value" })?.1 else { return }
+        #expect(w == 0.1235, "four places where they suffice")
+    }
+
     @Test("a track that never rendered has no first frame and no stall")
     func neverRendered() {
         var alice = ClientBuilder("alice", defaults: .tiers)

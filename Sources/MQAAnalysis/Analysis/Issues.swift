@@ -68,7 +68,9 @@ public struct Issue: Sendable, Equatable {
             fields.append(("publisher", .optional(publisher)))
             fields.append(("track", .string(track)))
         }
-        if let value { fields.append(("value", .rounded(value, places: JSON.Places.ratio))) }
+        if let value {
+            fields.append(("value", .rounded(value, places: IssueFinder.places(value, from: JSON.Places.ratio, beside: threshold))))
+        }
         if let threshold { fields.append(("threshold", .double(threshold))) }
         if let ts { fields.append(("ts", .int(ts))) }
         if let count { fields.append(("count", .int(Int64(count)))) }
@@ -94,7 +96,7 @@ struct ThresholdRule: Sendable {
     /// `p95 loss 7.5% (> 5%)` when `p` crosses the threshold.
     func issue(_ p: ParticipantAnalysis) -> Issue? {
         guard let v = value(p), below ? v < threshold : v > threshold else { return nil }
-        let detail = "\(measure) \(IssueFinder.short(v))\(unit) (\(below ? "<" : ">") \(IssueFinder.short(threshold))\(unit))"
+        let detail = "\(measure) \(IssueFinder.short(v, beside: threshold))\(unit) (\(below ? "<" : ">") \(IssueFinder.short(threshold))\(unit))"
         return Issue(code: code, uid: p.uid, value: v, threshold: threshold, detail: detail)
     }
 }
@@ -139,8 +141,33 @@ enum IssueFinder {
         return out
     }
 
-    /// At most two decimals, no trailing zeros: `7.5`, `3.21`, `450`.
-    static func short(_ x: Double) -> String { JSON.number((x * 100).rounded() / 100) }
+    /// At most two decimals, no trailing zeros: `7.5`, `3.21`, `450`;
+    /// more where two would read as `threshold` or past it the other way.
+    static func short(_ x: Double, beside threshold: Double? = nil) -> String {
+        JSON.number(rounded(x, places: places(x, from: 2, beside: threshold)))
+    }
+
+    static func rounded(_ x: Double, places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        let scaled = x * scale
+        return scaled.isFinite ? scaled.rounded() / scale : x
+    }
+
+    /// `places`, or as many more (up to 15) as a value past its threshold
+    /// needs to read as past it: a stall ratio of 0.05003 against 0.05
+    /// read "stalled 5% (> 5%)", and its JSON `value` equalled its
+    /// `threshold`, so a script testing `value > threshold` missed it.
+    static func places(_ x: Double, from places: Int, beside threshold: Double?) -> Int {
+        guard let t = threshold, x != t, x.isFinite else { return places }
+        var p = places
+        while p < 15 {
+            let r = rounded(x, places: p)
+            if r != t && (r > t) == (x > t) { return p }
+            p += 1
+        }
+        return p
+    }
 }
 
 extension Subscription {
@@ -158,7 +185,7 @@ extension Subscription {
         typealias T = IssueThresholds
         if stallRatio > T.stallRatio {
             add(.videoStalls, value: stallRatio, threshold: T.stallRatio, count: stallCount,
-                "stalled \(IssueFinder.short(stallRatio * 100))% of the time (\(stallCount) stalls, > \(IssueFinder.short(T.stallRatio * 100))%)")
+                "stalled \(IssueFinder.short(stallRatio * 100, beside: T.stallRatio * 100))% of the time (\(stallCount) stall\(stallCount == 1 ? "" : "s"), > \(IssueFinder.short(T.stallRatio * 100))%)")
         }
         let unseen = stallsUnderGoodTier
         if unseen > 0 {
