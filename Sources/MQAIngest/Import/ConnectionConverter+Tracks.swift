@@ -10,16 +10,44 @@ extension ConnectionConverter {
     /// first frames the decoder, freezes the browser's freeze counters
     /// where it keeps them, else decoding that stops while packets arrive.
     mutating func videoTracks(_ sample: StatsSample, _ report: (String) -> StatsReport?) {
-        let ts = sample.ts
-        let sampleIndex = samples - 1
-        // The event inside (previous, ts] is known only to the interval:
-        // its midpoint (rounded down) stands for it.
-        let mid = previousTs.map { $0 + (ts - $0) / 2 } ?? ts
-        // Subscriptions and first frames found in an interval in which the
-        // connection came back: not before it did (a 6 s sampling gap over
-        // a drop put a track's return 2 s before its connection's).
-        let back = previousTs.flatMap { p in returns.last { $0 > p && $0 <= ts } }
-        let arrived = max(mid, back ?? mid)
+        let clock = SampleClock(ts: sample.ts, index: samples - 1, previous: previousTs, returns: returns)
+        indexVideoTracks(sample, report)
+        endGoneSubscriptions(sample, clock)
+        endPausedSubscriptions(sample, clock)
+        for k in tracks.indices where presentScratch[k] >= 0 {
+            stepTrack(k, sample.reports[presentScratch[k]].report, clock)
+        }
+    }
+
+    /// The times of one sample, as the track steps place events.
+    struct SampleClock {
+        /// The sample's time, and its index among the connection's samples.
+        var ts: Int64
+        var index: Int
+        /// The sample before's time, if any.
+        var previous: Int64?
+        /// The event inside (previous, ts] is known only to the interval:
+        /// its midpoint (rounded down) stands for it.
+        var mid: Int64
+        /// Where subscriptions and first frames go: the midpoint, but not
+        /// before the connection came back in this interval (a 6 s
+        /// sampling gap over a drop put a track's return 2 s before its
+        /// connection's).
+        var arrived: Int64
+
+        init(ts: Int64, index: Int, previous: Int64?, returns: [Int64]) {
+            self.ts = ts
+            self.index = index
+            self.previous = previous
+            mid = previous.map { $0 + (ts - $0) / 2 } ?? ts
+            let back = previous.flatMap { p in returns.last { $0 > p && $0 <= ts } }
+            arrived = max(mid, back ?? mid)
+        }
+    }
+
+    /// Finds each track of the sample (new ones get their publisher), and
+    /// marks in `presentScratch` the report that carries it, or -1.
+    mutating func indexVideoTracks(_ sample: StatsSample, _ report: (String) -> StatsReport?) {
         for k in presentScratch.indices { presentScratch[k] = -1 }
         for (n, (id, r)) in sample.reports.enumerated() where r.isLocalInbound && r.isKind("video") {
             var key = r.text(.trackIdentifier)
@@ -41,17 +69,25 @@ extension ConnectionConverter {
                 tracks[k].report = id
             }
         }
+    }
+
+    /// Ends the subscriptions of tracks the sample no longer holds.
+    mutating func endGoneSubscriptions(_ sample: StatsSample, _ clock: SampleClock) {
         for k in tracks.indices where tracks[k].subscribed && presentScratch[k] < 0 {
             // Its report now carries another track (Chrome names a new track
             // on the same SSRC when the sender swaps it): one tile handed on
             // at the midpoint where the next begins, not two overlapping.
             let handedOn = sample.reports.contains { $0.id == tracks[k].report && $0.report.isLocalInbound }
-            endSubscription(k, at: handedOn ? mid : ts)
+            endSubscription(k, at: handedOn ? clock.mid : clock.ts)
         }
-        // Packets first, for every track: a pause ends its subscription
-        // among the sample's unsubscribes, before any track's subscribe or
-        // status (webrtc-import.md: "the quality report first, then
-        // unsubscribes, then per track its subscribe and status").
+    }
+
+    /// Packets first, for every track: a pause ends its subscription among
+    /// the sample's unsubscribes, before any track's subscribe or status
+    /// (webrtc-import.md: "the quality report first, then unsubscribes,
+    /// then per track its subscribe and status"). Records in `grewScratch`
+    /// whether each present track's packets grew.
+    mutating func endPausedSubscriptions(_ sample: StatsSample, _ clock: SampleClock) {
         while grewScratch.count < tracks.count { grewScratch.append(false) }
         for k in tracks.indices {
             guard presentScratch[k] >= 0 else { continue }
@@ -67,21 +103,33 @@ extension ConnectionConverter {
                     tracks[k].lastFreezesDuration = r.number(.totalFreezesDuration)
                 }
                 let showing = tracks[k].shownFrame && !tracks[k].stalled
-                if let piece = endSubscription(k, at: mid), receivedNothing {
+                if let piece = endSubscription(k, at: clock.mid), receivedNothing {
                     darkPauses.append((piece, k, showing))
                 }
                 presentScratch[k] = -1
             }
         }
-        for k in tracks.indices {
-            guard presentScratch[k] >= 0 else { continue }
-            let r = sample.reports[presentScratch[k]].report
-            var t = tracks[k]
-            let key = t.key
-            let grew = grewScratch[k]
-            var newFrame = false
+    }
+
+    /// What a track's counters say of the interval.
+    struct TrackCounters {
+        /// A frame decoded since the sample before (any, after a restart).
+        var newFrame = false
+        /// The track had decoded frames before this sample.
+        var hadFrames = false
+        /// The report keeps freeze counters (then they, not the frames, tell freezes).
+        var hasFreezeCount = false
+        var freezeGrew = false
+        /// The growth of `totalFreezesDuration`, where it grew.
+        var freezeMs: Int64 = 0
+        /// Packets lost by the dozen: a gap in the sequence numbers, not
+        /// the odd packet a lossy network drops after a real resume.
+        var lostGrew = false
+
+        /// Reads `r`'s counters against `t`'s last ones, and records them.
+        init(_ r: StatsReport, _ t: inout Track) {
             let frames = r.number(.framesDecoded)
-            let hadFrames = t.lastFrames?.isPositive == true
+            hadFrames = t.lastFrames?.isPositive == true
             if let frames {
                 // A counter that went backwards restarted: any frame is new.
                 if let last = t.lastFrames, frames >= last { newFrame = frames > last } else { newFrame = frames.isPositive }
@@ -89,9 +137,8 @@ extension ConnectionConverter {
             }
             let freezes = r.number(.freezeCount)
             let freezesDuration = r.number(.totalFreezesDuration)
-            var freezeGrew = false
-            var freezeMs: Int64 = 0
             if let freezes {
+                hasFreezeCount = true
                 if let last = t.lastFreezes, freezes >= last {
                     freezeGrew = freezes > last
                     if freezeGrew, let d = freezesDuration, let lastD = t.lastFreezesDuration, d >= lastD {
@@ -101,125 +148,157 @@ extension ConnectionConverter {
                 t.lastFreezes = freezes
                 t.lastFreezesDuration = freezesDuration
             }
-            // The track is written back once, on every path out of this body
-            // (the dictionary holds hundreds of thousands of these updates).
-            // Lost by the dozen: a gap in the sequence numbers, not the
-            // odd packet a lossy network drops after a real resume.
             let lost = r.number(.packetsLost)
-            let lostGrew = lost.map { now in t.lastLost.map { now - $0 >= Fixed(raw: 10 * Fixed.one) } ?? false } ?? false
+            lostGrew = lost.map { now in t.lastLost.map { now - $0 >= Fixed(raw: 10 * Fixed.one) } ?? false } ?? false
             if lost != nil { t.lastLost = lost }
-            // Back after going dark with packets lost on the way (counted
-            // in the sample they came back in, or the next): they were
-            // sent, so nobody paused. The network dropped them for a while
-            // too short for ICE to call a drop (3 s in a recorded call):
-            // the video froze from the stop until it came back, and the
-            // subscription never ended.
-            if !t.subscribed, grew, lostGrew, let d = openDarkPause(of: k, through: ts), case let dark = darkPauses[d] {
-                darkPauses.remove(at: d)
-                pieces[dark.piece].dropped = true
-                t.subscribed = true
-                t.packetIntervals = 2
-                if dark.showing {
-                    status(pieces[dark.piece].ts, k, t.publisher, key, timedOut: true)
-                    if newFrame {
-                        // Frames came back in this interval, as a first
-                        // frame would be placed.
-                        status(arrived, k, t.publisher, key, timedOut: false)
-                        t.lastStallEnd = arrived
-                    } else {
-                        t.stalled = true
-                    }
-                }
-            } else if let back = t.backFromDark, back.sample == sampleIndex - 1, lostGrew, t.subscribed, t.subscribePiece >= 0,
-                      let d = darkPauses.firstIndex(where: { $0.piece == back.pause })
-            {
-                let dark = darkPauses.remove(at: d)
-                pieces[dark.piece].dropped = true
-                pieces[t.subscribePiece].dropped = true
-                t.pending = nil
-                if dark.showing {
-                    // The first frame of the dropped subscription ends it.
-                    status(pieces[dark.piece].ts, k, t.publisher, key, timedOut: true)
+        }
+    }
+
+    /// One present track through one sample. The track is copied out and
+    /// written back once (the array holds hundreds of thousands of these
+    /// updates in a long dump).
+    mutating func stepTrack(_ k: Int, _ r: StatsReport, _ clock: SampleClock) {
+        var t = tracks[k]
+        let grew = grewScratch[k]
+        let counters = TrackCounters(r, &t)
+        undoDarkPause(k, &t, grew: grew, counters, clock)
+        t.backFromDark = nil
+        guard subscribeOrGoOn(k, &t, grew: grew, counters, clock) else {
+            tracks[k] = t  // never sent yet, or still paused
+            return
+        }
+        let firstFrameNow = showFrames(k, &t, counters, clock)
+        if counters.freezeGrew && t.shownFrame && !(firstFrameNow && t.afterPause) {
+            countedFreeze(k, &t, counters, clock)
+        }
+        tracks[k] = t
+    }
+
+    /// Back after going dark with packets lost on the way (counted in the
+    /// sample they came back in, or the next): they were sent, so nobody
+    /// paused. The network dropped them for a while too short for ICE to
+    /// call a drop (3 s in a recorded call): the video froze from the stop
+    /// until it came back, and the subscription never ended.
+    mutating func undoDarkPause(_ k: Int, _ t: inout Track, grew: Bool, _ c: TrackCounters, _ clock: SampleClock) {
+        if !t.subscribed, grew, c.lostGrew, let d = openDarkPause(of: k, through: clock.ts), case let dark = darkPauses[d] {
+            darkPauses.remove(at: d)
+            pieces[dark.piece].dropped = true
+            t.subscribed = true
+            t.packetIntervals = 2
+            if dark.showing {
+                status(pieces[dark.piece].ts, k, t.publisher, t.key, timedOut: true)
+                if c.newFrame {
+                    // Frames came back in this interval, as a first
+                    // frame would be placed.
+                    status(clock.arrived, k, t.publisher, t.key, timedOut: false)
+                    t.lastStallEnd = clock.arrived
+                } else {
+                    t.stalled = true
                 }
             }
-            t.backFromDark = nil
-            if !t.subscribed {
-                guard grew else { tracks[k] = t; continue }  // never sent yet, or still paused
-                t.subscribed = true
-                t.pending = begin(arrived, .streamSubscribe, .track)
-                pieces[t.pending!].track = Int32(k)
-                trackFields(t.publisher, key)
-                text(",\"kind\":\"camera\"}\n")
-                t.subscribeTs = arrived
-                t.subscribeSample = sampleIndex
-                t.subscribeSampleTs = ts
-                t.afterPause = hadFrames
-                t.subscribePiece = t.pending!
-                if let d = openDarkPause(of: k, through: ts) { t.backFromDark = (darkPauses[d].piece, sampleIndex) }
-                t.packetIntervals = 1
-                t.shownFrame = false
-                t.stalled = false
-                t.samplesWithoutFrame = 0
-            } else {
-                t.packetIntervals += 1
-                if t.packetIntervals >= 2 { t.pending = nil }
+        } else if let back = t.backFromDark, back.sample == clock.index - 1, c.lostGrew, t.subscribed, t.subscribePiece >= 0,
+                  let d = darkPauses.firstIndex(where: { $0.piece == back.pause })
+        {
+            let dark = darkPauses.remove(at: d)
+            pieces[dark.piece].dropped = true
+            pieces[t.subscribePiece].dropped = true
+            t.pending = nil
+            if dark.showing {
+                // The first frame of the dropped subscription ends it.
+                status(pieces[dark.piece].ts, k, t.publisher, t.key, timedOut: true)
             }
-            var firstFrameNow = false
-            if newFrame {
-                t.samplesWithoutFrame = 0
-                if !t.shownFrame {
-                    t.shownFrame = true
-                    firstFrameNow = true
-                    t.stalled = false
-                    t.pending = nil
-                    // The first frame came in (previous, ts], the first
-                    // packets in the subscription's sample: only the time
-                    // between those two samples is a delay the samples
-                    // prove, and only that is claimed (webrtc-import.md:
-                    // never slow to start from sampling granularity alone):
-                    // the subscription moves to the end of its interval,
-                    // the frame to the start of its own. Within one
-                    // interval of the first packets, no delay is claimed.
-                    var at = t.subscribeTs
-                    if sampleIndex - t.subscribeSample > 1, let previous = previousTs, previous > t.subscribeSampleTs {
-                        if t.subscribePiece >= 0 { pieces[t.subscribePiece].ts = t.subscribeSampleTs }
-                        t.subscribeTs = t.subscribeSampleTs
-                        at = previous
-                    }
-                    t.firstFrameTs = at
-                    status(at, k, t.publisher, key, timedOut: false)
-                } else if t.stalled {
-                    t.stalled = false
-                    t.lastStallEnd = ts
-                    status(ts, k, t.publisher, key, timedOut: false)
-                }
-            } else if t.shownFrame && !t.stalled && freezes == nil {
+        }
+    }
+
+    /// Subscribes a track whose packets arrive, or counts one more interval
+    /// of a subscription; false for a track not subscribed (never sent
+    /// yet, or still paused).
+    mutating func subscribeOrGoOn(_ k: Int, _ t: inout Track, grew: Bool, _ c: TrackCounters, _ clock: SampleClock) -> Bool {
+        guard !t.subscribed else {
+            t.packetIntervals += 1
+            if t.packetIntervals >= 2 { t.pending = nil }
+            return true
+        }
+        guard grew else { return false }
+        t.subscribed = true
+        let piece = begin(clock.arrived, .streamSubscribe, .track)
+        t.pending = piece
+        pieces[piece].track = Int32(k)
+        trackFields(t.publisher, t.key)
+        text(",\"kind\":\"camera\"}\n")
+        t.subscribeTs = clock.arrived
+        t.subscribeSample = clock.index
+        t.subscribeSampleTs = clock.ts
+        t.afterPause = c.hadFrames
+        t.subscribePiece = piece
+        if let d = openDarkPause(of: k, through: clock.ts) { t.backFromDark = (darkPauses[d].piece, clock.index) }
+        t.packetIntervals = 1
+        t.shownFrame = false
+        t.stalled = false
+        t.samplesWithoutFrame = 0
+        return true
+    }
+
+    /// First frames, frames after a stall, and (without freeze counters)
+    /// a stall from 2 samples without a new frame. Returns whether this
+    /// sample showed the track's first frame.
+    mutating func showFrames(_ k: Int, _ t: inout Track, _ c: TrackCounters, _ clock: SampleClock) -> Bool {
+        guard c.newFrame else {
+            if t.shownFrame && !t.stalled && !c.hasFreezeCount {
                 t.samplesWithoutFrame += 1
                 if t.samplesWithoutFrame >= 2 {
                     t.stalled = true
-                    status(ts, k, t.publisher, key, timedOut: true)
+                    status(clock.ts, k, t.publisher, t.key, timedOut: true)
                 }
             }
-            if freezeGrew && t.shownFrame && !(firstFrameNow && t.afterPause) {
-                // Browsers count a freeze once frames resume: it ended by
-                // this sample and lasted the duration's growth (never
-                // before the first frame: nothing was shown to freeze).
-                // The freeze the first frame after a pause ends is that
-                // pause (Chrome counts the gap of a stopped stream as one
-                // freeze when it resumes): no media came, so no stall.
-                let lasted = freezeMs > 0 ? freezeMs : (ts - (previousTs ?? ts)) / 2
-                // Several freezes in one interval are one stall of their
-                // summed duration; dated back, it may reach into the stall
-                // before, which it then follows (overlapping, it was lost
-                // as a repeat of a stall already open).
-                let start = max(t.firstFrameTs, ts - lasted, t.lastStallEnd)
-                if start < ts {
-                    status(start, k, t.publisher, key, timedOut: true)
-                    status(ts, k, t.publisher, key, timedOut: false)
-                    t.lastStallEnd = ts
-                }
+            return false
+        }
+        t.samplesWithoutFrame = 0
+        if t.shownFrame {
+            if t.stalled {
+                t.stalled = false
+                t.lastStallEnd = clock.ts
+                status(clock.ts, k, t.publisher, t.key, timedOut: false)
             }
-            tracks[k] = t
+            return false
+        }
+        t.shownFrame = true
+        t.stalled = false
+        t.pending = nil
+        // The first frame came in (previous, ts], the first packets in the
+        // subscription's sample: only the time between those two samples
+        // is a delay the samples prove, and only that is claimed
+        // (webrtc-import.md: never slow to start from sampling granularity
+        // alone): the subscription moves to the end of its interval, the
+        // frame to the start of its own. Within one interval of the first
+        // packets, no delay is claimed.
+        var at = t.subscribeTs
+        if clock.index - t.subscribeSample > 1, let previous = clock.previous, previous > t.subscribeSampleTs {
+            if t.subscribePiece >= 0 { pieces[t.subscribePiece].ts = t.subscribeSampleTs }
+            t.subscribeTs = t.subscribeSampleTs
+            at = previous
+        }
+        t.firstFrameTs = at
+        status(at, k, t.publisher, t.key, timedOut: false)
+        return true
+    }
+
+    /// A freeze the browser counted: it ended by this sample and lasted
+    /// the duration's growth (never before the first frame: nothing was
+    /// shown to freeze). The freeze the first frame after a pause ends is
+    /// that pause (Chrome counts the gap of a stopped stream as one freeze
+    /// when it resumes): no media came, so the caller makes no stall of it.
+    mutating func countedFreeze(_ k: Int, _ t: inout Track, _ c: TrackCounters, _ clock: SampleClock) {
+        let lasted = c.freezeMs > 0 ? c.freezeMs : (clock.ts - (clock.previous ?? clock.ts)) / 2
+        // Several freezes in one interval are one stall of their summed
+        // duration; dated back, it may reach into the stall before, which
+        // it then follows (overlapping, it was lost as a repeat of a stall
+        // already open).
+        let start = max(t.firstFrameTs, clock.ts - lasted, t.lastStallEnd)
+        if start < clock.ts {
+            status(start, k, t.publisher, t.key, timedOut: true)
+            status(clock.ts, k, t.publisher, t.key, timedOut: false)
+            t.lastStallEnd = clock.ts
         }
     }
 
@@ -252,10 +331,9 @@ extension ConnectionConverter {
         return grew
     }
 
-    /// Ends a track's subscription; one that never got past one interval
-    /// of packets without a frame is taken back whole.
     /// Ends track `k`'s subscription; the unsubscribe's piece, or nil when
-    /// the subscription was taken back whole.
+    /// the subscription was taken back whole (one that never got past one
+    /// interval of packets without a frame).
     @discardableResult
     mutating func endSubscription(_ k: Int, at ts: Int64) -> Int? {
         var t = tracks[k]
