@@ -20,10 +20,6 @@ extension Ingester {
             try beginIfNeeded()
             try transactions.beginInput()
         }
-        func endInput() throws {
-            try transactions.endInput()
-            inputsSinceCommit += 1
-        }
         // The last batch written since this input's last checkpoint, if any.
         var unsaved: ParsedBatch? = nil
         // Standard input cannot be resumed (nor read again): its batches'
@@ -93,40 +89,10 @@ extension Ingester {
                 case .end(let digest, let changedHow):
                     try claim(fileID: fileID, written: writtenLines)
                     changed = changedHow
-                    // The row is written once, below, with the hash: a
-                    // second UPDATE per input was a tenth of the writer's
-                    // fixed cost per input.
-                    try checkpoint(fileID: fileID, summary: &summary)
-                    if let earlier = try store.finishedFile(hash: digest, except: fileID) {
-                        // The same content was ingested before under another
-                        // name: this run found only duplicates. Keep the
-                        // older record (and its rejects) alone, and say
-                        // nothing of rejects this run did not keep.
-                        try store.forgetFile(fileID)
-                        try endInput()
+                    if let earlier = try finish(fileID: fileID, path: path, digest: digest, changed: changedHow != nil,
+                                                boundaries: boundaries, summary: &summary) {
                         return skipped(repeating: earlier)
                     }
-                    // A killed run of this same stream (its record partial,
-                    // its prefix one of this run's) is this run's first part:
-                    // its record and rejects go, or `query rejects` would list
-                    // those lines twice. Its events were stored by it, and
-                    // this run found each again as a duplicate: counted as
-                    // the killed run's, the record is a clean run's.
-                    for partial in try boundaries.isEmpty ? [] : store.partialFiles(path: path) where partial.id != fileID {
-                        guard let prefix = partial.prefixHash, boundaries[partial.linesDone] == prefix else { continue }
-                        try store.forgetFile(partial.id)
-                        summary.events += partial.summary.events
-                        summary.reports += partial.summary.reports
-                        summary.duplicates -= partial.summary.events
-                    }
-                    // A finished row keeps no prefix digest: its hash is
-                    // the whole content's, and 71 bytes a row (with ~100 KB
-                    // inputs, 3 % of a store) held it a second time.
-                    try store.updateFile(
-                        fileID, status: changed == nil ? .done : .changed, linesDone: Int(Int64.max), prefixHash: nil, hash: digest,
-                        summary: summary)
-                    finishedSinceCommit.insert(fileID)
-                    try endInput()
                     break loop
                 case .failed(let error):
                     throw error
@@ -134,29 +100,7 @@ extension Ingester {
             }
         } catch {
             queue.cancel()
-            clearBuffers()
-            // What the input joined or stored of the series held back is
-            // undone with it (unless a commit stored it before).
-            carried = carriedBeforeInput
-            encoding = encodingBeforeInput
-            store.forgetCachedIDs()
-            forgetStaleMarks()
-            // Undo this input only: the inputs before it in the shared
-            // transaction stay (SQLite may have rolled back the whole
-            // transaction itself, on a full disk: then nothing is open, and
-            // the error, not an input's, stops the ingest).
-            if transactions.isOpen && !transactions.undoInput() {
-                // The inputs before this one in the transaction go with it:
-                // never go on as if they were stored.
-                transactions.rollback()
-                throw StoreError.inconsistent("could not undo the failed input \(path) alone (\(error)); nothing since the last commit was stored")
-            }
-            if error is IngestedElsewhere {
-                // Another process took this content over between two of our
-                // commits and went further: it finishes the file. What we
-                // committed before is a prefix of what it commits.
-                return skipped(repeating: nil)
-            }
+            if try undoFailedInput(path: path, error) { return skipped(repeating: nil) }
             // What the input's own checkpoints stored stays: told as such.
             if fileID != 0 && summary.rejected > 0 { try? tellStoredRejects(fileID: fileID, path: path) }
             throw error
@@ -174,8 +118,82 @@ extension Ingester {
         return summary
     }
 
-    /// Moves a parsed batch into the per-client buffers and records its
-    /// rejects (writer thread).
+    /// The input's end: its `files` row written once, with the hash.
+    /// Returns the record of the same content ingested before under
+    /// another name, when that is what this run found (this input's row
+    /// then goes), else nil.
+    func finish(fileID: Int64, path: String, digest: String, changed: Bool, boundaries: [Int: String],
+                summary: inout IngestSummary) throws -> Int64? {
+        // The row is written once, below, with the hash: a second UPDATE
+        // per input was a tenth of the writer's fixed cost per input.
+        try checkpoint(fileID: fileID, summary: &summary)
+        if let earlier = try store.finishedFile(hash: digest, except: fileID) {
+            // This run found only duplicates. Keep the older record (and
+            // its rejects) alone, and say nothing of rejects this run did
+            // not keep.
+            try store.forgetFile(fileID)
+            try endInput()
+            return earlier
+        }
+        // A killed run of this same stream (its record partial, its prefix
+        // one of this run's `boundaries`) is this run's first part: its
+        // record and rejects go, or `query rejects` would list those lines
+        // twice. Its events were stored by it, and this run found each
+        // again as a duplicate: counted as the killed run's, the record is
+        // a clean run's.
+        for partial in try boundaries.isEmpty ? [] : store.partialFiles(path: path) where partial.id != fileID {
+            guard let prefix = partial.prefixHash, boundaries[partial.linesDone] == prefix else { continue }
+            try store.forgetFile(partial.id)
+            summary.events += partial.summary.events
+            summary.reports += partial.summary.reports
+            summary.duplicates -= partial.summary.events
+        }
+        // A finished row keeps no prefix digest: its hash is the whole
+        // content's, and 71 bytes a row (with ~100 KB inputs, 3 % of a
+        // store) held it a second time.
+        try store.updateFile(
+            fileID, status: changed ? .changed : .done, linesDone: Int(Int64.max), prefixHash: nil, hash: digest,
+            summary: summary)
+        finishedSinceCommit.insert(fileID)
+        try endInput()
+        return nil
+    }
+
+    /// Releases a written input's savepoint; the input counts toward the
+    /// next commit.
+    func endInput() throws {
+        try transactions.endInput()
+        inputsSinceCommit += 1
+    }
+
+    /// Undoes a failed input: its buffers, what it joined or stored of the
+    /// series held back, and its savepoint. True when the failure is that
+    /// another process took the content over (the input is then skipped);
+    /// throws when the input cannot be undone alone.
+    func undoFailedInput(path: String, _ error: Error) throws -> Bool {
+        clearBuffers()
+        // What the input joined or stored of the series held back is
+        // undone with it (unless a commit stored it before).
+        carried = carriedBeforeInput
+        encoding = encodingBeforeInput
+        store.forgetCachedIDs()
+        forgetStaleMarks()
+        // Undo this input only: the inputs before it in the shared
+        // transaction stay (SQLite may have rolled back the whole
+        // transaction itself, on a full disk: then nothing is open, and
+        // the error, not an input's, stops the ingest).
+        if transactions.isOpen && !transactions.undoInput() {
+            // The inputs before this one in the transaction go with it:
+            // never go on as if they were stored.
+            transactions.rollback()
+            throw StoreError.inconsistent("could not undo the failed input \(path) alone (\(error)); nothing since the last commit was stored")
+        }
+        // Another process took this content over between two of our
+        // commits and went further: it finishes the file. What we
+        // committed before is a prefix of what it commits.
+        return error is IngestedElsewhere
+    }
+
     /// The summary of an input skipped as content already stored: that of
     /// the `files` record `id` (nil: committed by another process). Notes
     /// whether that record is committed, so the input is stored whole.
@@ -187,6 +205,8 @@ extension Ingester {
         return skipped
     }
 
+    /// Moves a parsed batch into the per-client buffers and records its
+    /// rejects (writer thread).
     func write(_ batch: ParsedBatch, fileID: Int64, path: String, summary: inout IngestSummary) throws {
         if let c = batch.conversion {
             var counts = summary.formats[c.format.rawValue, default: .init()]
