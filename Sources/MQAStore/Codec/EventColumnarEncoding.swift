@@ -370,52 +370,72 @@ enum EventColumnarEncoding {
                 return (ts, places)
             }
         }
+        let fragments = FragmentTable(d)
+        let columns = try valueSection.withUnsafeBytes { try ValueColumns($0, d, events: n, fragments) }
+        block.kinds = columns.shapeOf.map { d.kinds[$0] }
+        render(columns, fragments, d, events: n, into: &block)
+        return block
+    }
 
-        // Fragment ids: strings 0..<S, arrays S..<S+A, then true and false.
+    /// Every fragment a chunk's payloads are made of (`Fragments`), and
+    /// where each shape's literal pieces begin.
+    private struct FragmentTable {
         var f = Fragments()
-        f.bytes.reserveCapacity(d.stringBytes.count * 2 + 64)
-        func string(_ i: Int) -> ArraySlice<UInt8> { d.stringBytes[d.stringStarts[i]..<d.stringStarts[i + 1]] }
-        for i in 0..<d.stringCount {
-            f.quoted(string(i))
-            _ = f.close()
-        }
-        for a in 0..<d.arrayCount {
-            f.bytes.append(UInt8(ascii: "["))
-            for e in d.arrayStarts[a]..<d.arrayStarts[a + 1] {
-                if e > d.arrayStarts[a] { f.bytes.append(UInt8(ascii: ",")) }
-                f.quoted(string(d.arrayItems[e]))
-            }
-            f.bytes.append(UInt8(ascii: "]"))
-            _ = f.close()
-        }
-        f.bytes += "true".utf8
-        let trueFragment = f.close()
-        f.bytes += "false".utf8
-        let falseFragment = f.close()
-        // Shape s's literal pieces are fragments pieceStart[s] ... + its field count.
+        /// Shape s's literal pieces are fragments pieceStart[s] ... + its field count.
         var pieceStart: [Int] = []
-        for s in 0..<d.shapeCount {
-            pieceStart.append(f.starts.count - 1)
-            guard !d.raw[s] else { continue }
-            let fields = d.fieldStart[s]..<d.fieldStart[s + 1]
-            for field in fields {
-                f.bytes.append(field == fields.lowerBound ? UInt8(ascii: "{") : UInt8(ascii: ","))
-                f.quoted(string(d.fieldKeys[field]))
-                f.bytes.append(UInt8(ascii: ":"))
+        var trueFragment = 0
+        var falseFragment = 0
+
+        init(_ d: Dictionaries) {
+            // Fragment ids: strings 0..<S, arrays S..<S+A, then true and false.
+            f.bytes.reserveCapacity(d.stringBytes.count * 2 + 64)
+            func string(_ i: Int) -> ArraySlice<UInt8> { d.stringBytes[d.stringStarts[i]..<d.stringStarts[i + 1]] }
+            for i in 0..<d.stringCount {
+                f.quoted(string(i))
                 _ = f.close()
             }
-            if fields.isEmpty { f.bytes.append(UInt8(ascii: "{")) }
-            f.bytes.append(UInt8(ascii: "}"))
-            _ = f.close()
+            for a in 0..<d.arrayCount {
+                f.bytes.append(UInt8(ascii: "["))
+                for e in d.arrayStarts[a]..<d.arrayStarts[a + 1] {
+                    if e > d.arrayStarts[a] { f.bytes.append(UInt8(ascii: ",")) }
+                    f.quoted(string(d.arrayItems[e]))
+                }
+                f.bytes.append(UInt8(ascii: "]"))
+                _ = f.close()
+            }
+            f.bytes += "true".utf8
+            trueFragment = f.close()
+            f.bytes += "false".utf8
+            falseFragment = f.close()
+            for s in 0..<d.shapeCount {
+                pieceStart.append(f.starts.count - 1)
+                guard !d.raw[s] else { continue }
+                let fields = d.fieldStart[s]..<d.fieldStart[s + 1]
+                for field in fields {
+                    f.bytes.append(field == fields.lowerBound ? UInt8(ascii: "{") : UInt8(ascii: ","))
+                    f.quoted(string(d.fieldKeys[field]))
+                    f.bytes.append(UInt8(ascii: ":"))
+                    _ = f.close()
+                }
+                if fields.isEmpty { f.bytes.append(UInt8(ascii: "{")) }
+                f.bytes.append(UInt8(ascii: "}"))
+                _ = f.close()
+            }
         }
+    }
 
-        // Shape of each event, then every field's column as fragment ids:
-        // the k-th value of field `field` is values[columnStart[field] + k].
+    /// The value section read: each event's shape, and every field's
+    /// column as fragment ids (the k-th value of field `field` is
+    /// values[columnStart[field] + k]; a raw shape's, an index into raws).
+    private struct ValueColumns {
         var shapeOf: [Int] = []
         var values: [Int] = []
-        var columnStart = [Int](repeating: 0, count: d.fieldKeys.count)
+        var columnStart: [Int]
         var raws: [[UInt8]] = []
-        try valueSection.withUnsafeBytes { bytes in
+
+        init(_ bytes: UnsafeRawBufferPointer, _ d: Dictionaries, events n: Int, _ fragments: FragmentTable) throws {
+            columnStart = [Int](repeating: 0, count: d.fieldKeys.count)
+            let (trueFragment, falseFragment) = (fragments.trueFragment, fragments.falseFragment)
             var v = ByteReader(bytes)
             shapeOf.reserveCapacity(n)
             var perShape = [Int](repeating: 0, count: d.shapeCount)
@@ -465,8 +485,14 @@ enum EventColumnarEncoding {
             }
             guard v.isAtEnd else { throw CorruptData("trailing bytes after the columns") }
         }
+    }
 
-        block.kinds = shapeOf.map { d.kinds[$0] }
+    /// Renders each event's payload from its fragments into `block`:
+    /// each distinct (kind, payload) once, events pointing at it.
+    private static func render(_ columns: ValueColumns, _ fragments: FragmentTable, _ d: Dictionaries, events n: Int,
+                               into block: inout SharedEventBlock) {
+        let (shapeOf, values, columnStart, raws) = (columns.shapeOf, columns.values, columns.columnStart, columns.raws)
+        let (f, pieceStart) = (fragments.f, fragments.pieceStart)
         block.payloadIndex.reserveCapacity(n)
         // Each payload is rendered after its kind byte into `scratch` and
         // looked up there: only a (kind, payload) not seen before becomes
@@ -555,7 +581,6 @@ enum EventColumnarEncoding {
                 }
             }
         }
-        return block
     }
 
     /// Payload indexes by (shape, up to four fragment ids, each plus one so
