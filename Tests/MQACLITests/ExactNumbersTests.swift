@@ -39,4 +39,30 @@ import Testing
         #expect(MQA.run(["export", "--db", again]).stdout == export.stdout)
         #expect(MQA.run(["check", "--db", db]).status == 0)
     }
+
+    /// A value of more digits than a decimal holds is stored as its
+    /// double's shortest decimal, so duplicates stay an equivalence: with
+    /// the double kept, 0.1 ≈ double ≈ 0.10000000000000001 made one file
+    /// keep one report and three runs two.
+    @Test func longDigitsRepeatTheirShortestDecimalWhateverTheSplit() {
+        let dir = Scratch()
+        let t = Lines.t0 + 2000
+        func line(_ rtt: String) -> String {
+            "{\"ts\":\(t),\"event\":\"quality_report\",\"meeting\":\"m\",\"uid\":\"a\",\"loss\":0,\"rtt\":\(rtt),\"jitter\":0,\"bitrate\":0,\"mos\":null}\n"
+        }
+        let join = "{\"ts\":\(Lines.t0),\"event\":\"meeting_join\",\"meeting\":\"m\",\"uid\":\"a\",\"engine\":\"sfu\"}\n"
+        let values = ["0.1", "0.1000000000000000000001", "0.10000000000000001"]
+        for order in [values, values.reversed()] {
+            let one = dir.file("one-\(order[0]).sqlite")
+            #expect(MQA.run(["ingest", "--db", one, dir.write("all-\(order[0]).ndjson", join + order.map(line).joined())]).status == 0)
+            let three = dir.file("three-\(order[0]).sqlite")
+            for (i, v) in order.enumerated() {
+                #expect(MQA.run(["ingest", "--db", three, dir.write("part\(i)-\(order[0]).ndjson", (i == 0 ? join : "") + line(v))]).status == 0)
+            }
+            let whole = MQA.run(["export", "--db", one]).stdout
+            #expect(whole == MQA.run(["export", "--db", three]).stdout, "\(order)")
+            #expect(whole.contains(#""rtt":0.1,"#) && whole.contains(#""rtt":0.10000000000000001,"#), "\(whole)")
+            #expect(whole.components(separatedBy: "quality_report").count - 1 == 2, "\(whole)")
+        }
+    }
 }

@@ -17,8 +17,7 @@ extension SplitMix64 {
 /// Equal as numbers: decimals compared normalized, binaries by bits.
 func sameNumber(_ a: DecimalNumber, _ b: DecimalNumber) -> Bool {
     if a.isNull || b.isNull { return a.isNull == b.isNull }
-    // A decimal comes back a decimal, every digit: not the nearest double.
-    if a.isBinary || b.isBinary { return a.isBinary == b.isBinary && a.doubleValue?.bitPattern == b.doubleValue?.bitPattern }
+    if a.isBinary || b.isBinary { return a.doubleValue?.bitPattern == b.doubleValue?.bitPattern }
     return a.normalized == b.normalized
 }
 

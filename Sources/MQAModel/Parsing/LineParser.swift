@@ -338,7 +338,7 @@ public struct LineParser: ~Copyable {
             let inRange = (zeroToo && isZero) || (compare(lo) >= 0 && (hi.map { compare($0) <= 0 } ?? true))
             if !inRange { return "\(key.name): \(LineParser.clip(Array(text))) \(rule)" }
             if let reason = LineParser.storable(key, n, text) { return reason }
-            out = n.normalized
+            out = LineParser.storedValue(n)
             return nil
         }
         var value = DecimalNumber(mantissa: 0, exponent: 0)
@@ -389,11 +389,11 @@ public struct LineParser: ~Copyable {
     }
 
     /// A report value in range is stored, as the spec's list of reasons to
-    /// reject a line holds no other. The store keeps it as a 64-bit decimal
-    /// where it can (up to 18 significant digits, 19 when under 2^63;
-    /// exponent within ±30000), else as the scanner's correctly rounded
-    /// `Double` (`3.600000000000000088817841970012523233890533447265625`
-    /// is the double 3.6): only a value no double holds is refused.
+    /// reject a line holds no other: a 64-bit decimal where it fits (up to
+    /// 18 significant digits, 19 when under 2^63; exponent within ±30000),
+    /// else (`storedValue`) the decimal of the shortest digits of the
+    /// scanner's correctly rounded `Double`. Only a value no double holds
+    /// is refused.
     static func storable(_ key: FieldKey, _ n: DecimalNumber, _ text: UnsafeBufferPointer<UInt8>) -> String? {
         if n.isBinary {
             return (n.doubleValue ?? 0).isFinite ? nil : "\(key.name): not a finite number"
@@ -402,6 +402,20 @@ public struct LineParser: ~Copyable {
         // to convert (that was 3 % of parsing a report).
         if n.exponent > 288 && !(n.doubleValue ?? 0).isFinite { return "\(key.name): not a finite number" }
         return nil
+    }
+
+    /// The value stored for a report field: the decimal as logged, or for
+    /// a number of more digits than a decimal holds (kept by the scanner
+    /// as its double), the decimal of that double's shortest digits:
+    /// `3.600000000000000088817841970012523233890533447265625` is 3.6,
+    /// `1e-40000` is 0. Every stored value is then a decimal, compared
+    /// exactly as duplicates, so equality stays transitive (a double
+    /// beside decimals made 0.1 equal 0.1000000000000000000001 equal
+    /// 0.10000000000000001, though 0.1 is not the last), and chunks keep
+    /// the layout earlier releases read.
+    static func storedValue(_ n: DecimalNumber) -> DecimalNumber {
+        guard n.isBinary, let d = n.doubleValue, let shortest = DecimalNumber(shortestDigitsOf: d) else { return n.normalized }
+        return shortest.normalized
     }
 
     /// Visits the elements of an already validated array field.

@@ -15,10 +15,8 @@ import MQAModel
 ///             carries a byte "has nulls" and, when set, a bitmap.
 ///             Decimal values: zigzag first, then zigzag deltas.
 ///             Mode 2 (exact decimals that share no 64-bit scale, such as
-///             123456789.123456789 next to 1e-12, or decimals beside a
-///             double): each value as zigzag mantissa and zigzag exponent,
-///             a double as its bits and the exponent 32767. Mode 1 holds
-///             columns of doubles only.
+///             123456789.123456789 next to 1e-12): each value as zigzag
+///             mantissa and zigzag exponent.
 enum SeriesVarintEncoding {
     static func payload(_ block: SeriesBlock) -> [UInt8] {
         var w = ByteWriter(capacity: 1 << 14)
@@ -56,10 +54,8 @@ enum SeriesVarintEncoding {
                 w.signed(i == 0 ? v : v &- previous)
                 previous = v
             }
-        } else if values.contains(where: { !$0.isNull && !$0.isBinary }) {
-            // Binary mode would round these to Double: keep them exact, one
-            // by one. A double among them (a value of more digits than a
-            // decimal holds) keeps its marker exponent and its bits.
+        } else if !values.contains(where: { $0.isBinary }) {
+            // Binary mode would round these to Double: keep them exact.
             w.byte(2)
             encodeNulls(values, hasNulls, into: &w)
             for v in values where !v.isNull {
@@ -170,9 +166,8 @@ enum SeriesVarintEncoding {
                 if nulls[i] { out.append(.null); continue }
                 let mantissa = try r.signed()
                 let exponent = try r.signed()
-                // The null marker is told by the bitmap, never here; the
-                // binary one is a double's bits among decimals.
-                guard exponent > Int64(Int16.min), exponent <= Int64(Int16.max) else {
+                // The two marker exponents are not decimals: refuse them.
+                guard exponent > Int64(Int16.min), exponent < Int64(Int16.max) else {
                     throw CorruptData("decimal exponent \(exponent) out of range")
                 }
                 out.append(DecimalNumber(mantissa: mantissa, exponent: Int16(exponent)))
