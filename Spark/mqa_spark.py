@@ -83,8 +83,14 @@ def meeting_of(line):
     if isinstance(obj, dict):
         value = obj.get('meeting')
         if isinstance(value, str):
-            return value
+            return LONE_SURROGATE.sub('\ufffd', value)
     return None
+
+
+# json.loads keeps an unpaired surrogate escape ("\ud83c", half an emoji)
+# as a lone surrogate (a pair it joins); mqa reads it as U+FFFD, so that
+# "m\ud83c" and "m\ufffd" are one meeting, which must be routed as one.
+LONE_SURROGATE = re.compile('[\ud800-\udfff]')
 
 
 def stable_hash(text):

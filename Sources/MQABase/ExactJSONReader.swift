@@ -164,16 +164,19 @@ public enum ExactJSONReader {
                 case UInt8(ascii: "t"): out.append(0x09)
                 case UInt8(ascii: "u"):
                     var scalar = try hex4(&p)
+                    // An unpaired surrogate is JSON's grammar (RFC 8259,
+                    // 8.2): U+FFFD, as the line scanner reads it.
                     if (0xD800..<0xDC00).contains(scalar) {
-                        guard p + 1 < b.count, b[p] == UInt8(ascii: "\\"), b[p + 1] == UInt8(ascii: "u") else {
-                            throw fail("unpaired surrogate in \\u escape", p)
+                        var q = p + 2
+                        if p + 1 < b.count, b[p] == UInt8(ascii: "\\"), b[p + 1] == UInt8(ascii: "u"),
+                           let low = try? hex4(&q), (0xDC00..<0xE000).contains(low) {
+                            p = q
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            scalar = 0xFFFD
                         }
-                        p += 2
-                        let low = try hex4(&p)
-                        guard (0xDC00..<0xE000).contains(low) else { throw fail("unpaired surrogate in \\u escape", p) }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     } else if (0xDC00..<0xE000).contains(scalar) {
-                        throw fail("unpaired surrogate in \\u escape", p)
+                        scalar = 0xFFFD
                     }
                     out += Array(String(Character(Unicode.Scalar(scalar)!)).utf8)
                 default: throw fail("bad escape in string", p - 1)

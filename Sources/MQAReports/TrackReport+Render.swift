@@ -51,7 +51,7 @@ extension TrackReport {
         var out = "# Track \(MarkdownText.inline(track)) in meeting \(MarkdownText.inline(header.meeting))\n\n"
         out += "Publisher: \(MarkdownText.inline(publishers.joined(separator: ", "))) · title: \(MarkdownText.inline(header.title ?? "—"))"
         out += " · start \(header.start.map(display.timestamp) ?? "—")\n\n"
-        out += "**Verdict: \(verdict.rawValue)**: \(verdict.explanation) (\(sharedStallCount) of \(stallCount) stalls shared).\n\n"
+        out += "**Verdict: \(verdict.rawValue)**: \(verdict.explanation) (\(sharedStallCount) of \(stallCount.counted("stall")) shared).\n\n"
         out += "Rule: \(TrackReport.ruleText)\n\n"
         if let note = ConfigNote.sentence(config) { out += note + "\n\n" }
         out += subscriptionsTable.markdown
@@ -93,7 +93,7 @@ extension TrackReport {
         b += " · published by \(publishers.joined(separator: ", ").html)</p>\n</header>\n"
         if let note = ConfigNote.sentence(config) { b += "<p>\(note.html)</p>\n" }
         b += "<p class=\"notice\">Verdict: \(verdict.rawValue.html). \(verdict.explanation.capitalizedFirst.html) "
-        b += "(\(sharedStallCount) of \(stallCount) stalls shared).</p>\n"
+        b += "(\(sharedStallCount) of \(stallCount.counted("stall")) shared).</p>\n"
         b += "<p class=\"legend\">\(TrackReport.ruleText.html)</p>\n"
         let start = header.start ?? 0
         let axis = SVGCharts.TimeAxis(start: start, end: max(header.end ?? start, start + 1), x0: 0, x1: 1, zone: display.clockZone)

@@ -75,7 +75,7 @@ public struct TuneReport: Sendable {
     /// Rounded figures; `*` marks the Pareto front.
     public var markdown: String {
         let options = figures.options
-        var out = "# Tuning: \(figures.configs) configs against \(figures.stalls) stalls\n\n"
+        var out = "# Tuning: \(figures.configs.counted("config")) against \(figures.stalls.counted("stall"))\n\n"
         out += "Target tier \(options.target.name), lead \(options.leadMs) ms, \(figures.reports) reports in \(figures.connections) connections. `*` marks the Pareto front (recall vs alarms/hour).\n\n"
         var t = ReportTable(
             headers: ["#", ""] + keys + ["alarms", "stalls", "covered", "useful", "precision", "recall", "F1",

@@ -608,3 +608,16 @@ def test_parquet_rows_flatten_the_cohort_objects():
     assert rows[0][3:] == [3, 2, 10, 1, 0.1, 0.05, None, None, None, None, 4.2, 0.0, 0.0, 0.5, None, True]
     trend = {'every': 'day', 'by': None, 'periods': [dict(figures, period='2026-11-02', start=1)]}
     assert mqa_spark.trend_rows([trend])[0][:5] == ['day', None, '2026-11-02', 1, None]
+
+
+def test_a_lone_surrogate_in_a_meeting_id_routes_as_mqa_reads_it():
+    # mqa reads "m\ud83c" (half an emoji) and "m\udc00" as "m\ufffd": one
+    # meeting, in one shard (json.loads kept three ids, and the merge
+    # stopped on "meeting 'm…' is in two shards").
+    lines = [b'{"ts":1,"event":"meeting_join","meeting":"m\\ud83c","uid":"a","engine":"sfu"}',
+             b'{"ts":1,"event":"meeting_join","meeting":"m\\udc00","uid":"b","engine":"sfu"}',
+             b'{"ts":1,"event":"meeting_join","meeting":"m\\ufffd","uid":"c","engine":"sfu"}']
+    assert {mqa_spark.meeting_of(line) for line in lines} == {'m\ufffd'}
+    # A pair stays the one character it is.
+    assert mqa_spark.meeting_of(b'{"meeting":"m\\ud83c\\udfa7"}') == 'm\U0001F3A7'
+    assert mqa_spark.safe_file_name('m\ufffd', 'html').endswith('.html')

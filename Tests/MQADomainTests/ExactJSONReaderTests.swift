@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MQABase
 @testable import MQAAnalysis
+@testable import MQAIngest
 
 /// Configs, grids and partials are read with `ExactJSONReader`: every
 /// number the nearest double to its text (tiers.md is exact to the bit).
@@ -36,7 +37,29 @@ import Testing
         #expect(((object["b"] as? [String: Any])?["c"] as? NSNumber)?.int64Value == 9_007_199_254_740_993)
     }
 
-    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "1e", "\"\\x\"", "\"\\ud800\"", "[1] 2", "tru", "1e400"])
+    /// An unpaired surrogate escape is JSON (RFC 8259, 8.2): U+FFFD, as
+    /// the line scanner reads it (a context line holding one was rejected
+    /// as "not a JSON object").
+    @Test func anUnpairedSurrogateIsTheReplacementCharacter() throws {
+        let object = try #require(ExactJSONReader.parse(Data(#"{"a": "x\ud83c", "b": "\udc00\ud83c\udf89", "c": "\ud83cA"}"#.utf8)) as? [String: Any])
+        #expect(object["a"] as? String == "x\u{FFFD}" && object["b"] as? String == "\u{FFFD}🎉" && object["c"] as? String == "\u{FFFD}A")
+        #expect(throws: ExactJSONReader.Failure.self) { try ExactJSONReader.parse(Data(#""\ud83c\uZZZZ""#.utf8)) }
+    }
+
+    /// Foundation's parser refuses such an escape: the rtcstats metadata
+    /// lines it reads get `\ufffd` in its place (the identity line of a
+    /// name cut mid-emoji lost the participant's meeting and uid).
+    @Test func metadataForFoundationHasNoUnpairedSurrogate() throws {
+        let text = #"{"displayName":"Ann \ud83c","confName":"standup","x":"\\ud83c","pair":"\ud83c\udf89","low":"\udc00"}"#
+        let data = Array(text.utf8).withUnsafeBufferPointer { RTCStatsImporter.foundationJSON($0) }
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["displayName"] as? String == "Ann \u{FFFD}" && object["confName"] as? String == "standup")
+        #expect(object["x"] as? String == "\\ud83c" && object["pair"] as? String == "🎉" && object["low"] as? String == "\u{FFFD}")
+        let plain = Array(#"{"a":"b"}"#.utf8)
+        #expect(plain.withUnsafeBufferPointer { RTCStatsImporter.foundationJSON($0) } == Data(plain))
+    }
+
+    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "1e", "\"\\x\"", "\"\\ud8\"", "[1] 2", "tru", "1e400"])
     func badDocumentsAreRefused(_ text: String) {
         #expect(throws: ExactJSONReader.Failure.self) { try ExactJSONReader.parse(Data(text.utf8)) }
     }

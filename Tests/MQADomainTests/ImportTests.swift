@@ -372,6 +372,11 @@ enum Dump {
         // Arrays that open with no method name are no dump's lines: two
         // of them before an event line took it as rtcstats, and rejected it.
         #expect(sniff("[1,2]\n[3,4]\n" + qr(t0) + "\n") == .events)
+        // A metadata line, then a getstats line longer than the prefix
+        // read: the cut line votes (the dump was read as an event log).
+        let long = "[\"getstats\",\"pc\",{\"timestamp\":1,\"pad\":\"" + String(repeating: "x", count: 70_000)
+        #expect(sniff("{\"clientMeta\":1}\n" + String(long.prefix(65_536 - 17))) == .rtcstats)
+        #expect(sniff(qr(t0) + "\n" + qr(t0 + 1) + "\n{\"cut\":\"" + String(repeating: "x", count: 100)) == .events)
         #expect(sniff("[{\"ts\":1}]\n[null]\n[]\n" + qr(t0) + "\n") == .events)
         #expect(sniff(" [ \"getstats\",\"pc\",{},1]\n[\"getstats\",\"pc\",{},2]\n" + qr(t0) + "\n") == .rtcstats)
         // A lone `{` is a pretty-printed dump's first line only when a key

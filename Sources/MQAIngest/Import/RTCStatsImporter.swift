@@ -571,7 +571,7 @@ struct RTCStatsImporter {
                 }
                 if let metaValue, line[metaValue.lowerBound] == UInt8(ascii: "[") {
                     let bytes = UnsafeBufferPointer(rebasing: line[metaValue])
-                    let array = bytes.count <= 1 << 16 ? (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [Any] : nil
+                    let array = bytes.count <= 1 << 16 ? (try? JSONSerialization.jsonObject(with: RTCStatsImporter.foundationJSON(bytes))) as? [Any] : nil
                     return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: nil, object: nil, array: array))
                 }
                 if let metaValue {
@@ -612,7 +612,35 @@ struct RTCStatsImporter {
     /// and short; the samples never come here). nil when it is not one.
     static func object(_ bytes: UnsafeBufferPointer<UInt8>) -> [String: Any]? {
         guard bytes.count <= 1 << 20 else { return nil }
-        return (try? JSONSerialization.jsonObject(with: Data(buffer: bytes), options: [])) as? [String: Any]
+        return (try? JSONSerialization.jsonObject(with: foundationJSON(bytes), options: [])) as? [String: Any]
+    }
+
+    /// `bytes` for Foundation's parser, which refuses an unpaired surrogate
+    /// escape that JSON's grammar admits (and the line scanner reads as
+    /// U+FFFD): each such escape becomes `\ufffd`, of the same length. A
+    /// participant whose `identity` line held a cut emoji lost its meeting
+    /// and uid to the file name, without a word.
+    static func foundationJSON(_ bytes: UnsafeBufferPointer<UInt8>) -> Data {
+        var out: [UInt8]? = nil
+        var i = 0
+        let n = bytes.count
+        func surrogate(at j: Int) -> UInt32? {
+            guard j + 6 <= n, bytes[j] == UInt8(ascii: "\\"), bytes[j + 1] == UInt8(ascii: "u"),
+                  let v = JSONScanner.hex4(bytes, j + 2), v >= 0xD800 && v < 0xE000 else { return nil }
+            return v
+        }
+        while i < n {
+            guard bytes[i] == UInt8(ascii: "\\"), i + 1 < n else { i += 1; continue }
+            guard let unit = surrogate(at: i) else { i += 2; continue }  // any other escape, whole
+            if unit < 0xDC00, let low = surrogate(at: i + 6), low >= 0xDC00 {
+                i += 12  // a pair
+                continue
+            }
+            if out == nil { out = Array(bytes) }
+            out!.replaceSubrange(i + 2..<i + 6, with: Array("fffd".utf8))
+            i += 6
+        }
+        return out.map { Data($0) } ?? Data(buffer: bytes)
     }
 
     /// A getstats object: `timestamp` and the reports keyed by id.

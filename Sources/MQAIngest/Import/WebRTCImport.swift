@@ -107,9 +107,11 @@ public enum WebRTCImport {
         var arrays = 0
         var objects = 0
         guard let base = prefix.baseAddress else { return .events }
+        // The line the prefix cuts off, where it starts (no newline after it).
+        var cut: Int? = nil
         while p < prefix.count && arrays + objects < 64 {
             let rest = prefix.count - p
-            guard let hit = memchr(base + p, 0x0A, rest) else { break }
+            guard let hit = memchr(base + p, 0x0A, rest) else { cut = p; break }
             let newline = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
             switch prefix[p] {
             case UInt8(ascii: "["):
@@ -125,10 +127,15 @@ public enum WebRTCImport {
             p = newline + 1
             skipSpace()
         }
-        // A prefix without a complete line: its one line, by the same test
-        // (random bytes' cut line opening with `[` is none).
-        if arrays + objects == 0 && p < prefix.count,
-           RTCStatsImporter.opensWithMethodName(UnsafeBufferPointer(rebasing: prefix[p...]), JSONWalker()) { return .rtcstats }
+        // The line cut off votes too, by the same test (random bytes' cut
+        // line opening with `[` is none): a dump's first `getstats` line
+        // is often longer than the whole prefix, and after one metadata
+        // object line the dump was taken for an event log, every line
+        // rejected.
+        if let cut, RTCStatsImporter.opensWithMethodName(UnsafeBufferPointer(rebasing: prefix[cut...]), JSONWalker()) {
+            if arrays + objects == 0 { return .rtcstats }
+            arrays += 1
+        }
         if arrays == objects && arrays > 0 { return firstObjectIsEvent == true ? .events : .rtcstats }
         return arrays > objects ? .rtcstats : .events
     }

@@ -446,7 +446,7 @@ extension JSONGrammar where Self: ~Copyable {
         throw SyntaxError(message: "invalid UTF-8", column: i + 1)
     }
 
-    static func hex4(_ s: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32? {
+    package static func hex4(_ s: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32? {
         guard i + 4 <= s.count else { return nil }
         var v: UInt32 = 0
         for j in i..<i + 4 {
