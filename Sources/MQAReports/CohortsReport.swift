@@ -139,23 +139,26 @@ public struct CohortsReport: RenderedReport, Sendable {
     }
 
     public var csv: String {
-        CohortsReport.csvTable((table.cohorts + [table.unknown]).map { ([], $0) }, leading: [], value: true).csv
+        CohortsReport.csvTable((table.cohorts + [table.unknown]).map { ([], $0, []) }, leading: [], value: true).csv
     }
 
     /// The CSV rows of `rows`' figures, each after its `leading` cells
     /// (under the `leading` headers); `value`: with the value column.
-    static func csvTable(_ rows: [(leading: [ReportCell], figures: CohortFigures)], leading: [String], value: Bool) -> ReportTable {
+    /// The figures' columns between a report's `leading` and `trailing`
+    /// ones (added last, so that the columns before keep their places).
+    static func csvTable(_ rows: [(leading: [ReportCell], figures: CohortFigures, trailing: [ReportCell])], leading: [String],
+                         value: Bool, trailing: [String] = []) -> ReportTable {
         var t = ReportTable(headers: leading + (value ? ["value"] : []) + [
             "participants", "meetings", "watchedMs", "stalledMs", "stallRate", "stallRateLow", "stallRateHigh",
             "lowTierShare", "lowTierShareLow", "lowTierShareHigh", "mosP50", "abnormalDisconnectRate",
             "abnormalDisconnectRateLow", "abnormalDisconnectRateHigh", "firstFrameP90Ms", "insufficient",
-        ])
+        ] + trailing)
         func n(_ j: JSON) -> ReportCell { j == .null ? .empty(shown: "") : .number(j, shown: j.rendered()) }
         func ends(_ ci: ConfidenceInterval?) -> [ReportCell] {
             guard let ci else { return [.empty(shown: ""), .empty(shown: "")] }
             return [n(CohortsReport.rate(ci.lower)), n(CohortsReport.rate(ci.upper))]
         }
-        for (cells, f) in rows {
+        for (cells, f, after) in rows {
             var row = cells
             if value { row.append(f.value.map(ReportCell.text) ?? .empty(shown: "")) }
             row += [.int(f.participants), .int(f.meetings), .int(f.watchedMs), .int(f.stalledMs)]
@@ -164,7 +167,7 @@ public struct CohortsReport: RenderedReport, Sendable {
             row += [n(f.mosP50.map { .double(CohortsReport.rounded($0, 100)) } ?? .null)]
             row += [n(CohortsReport.rate(f.abnormalDisconnectRate))] + ends(f.abnormalDisconnectRateCI)
             row += [n(.optional(f.firstFrameP90Ms)), .literal(f.insufficient ? "true" : "false")]
-            t.add(row)
+            t.add(row + after)
         }
         return t
     }

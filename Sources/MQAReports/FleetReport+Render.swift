@@ -112,6 +112,8 @@ extension FleetReport {
                     "score", "scorePerParticipantHour",
                     "stalledMs", "lowTierMs", "abnormalDisconnects"] + IssueCode.allCases.map(\.rawValue)
         if files != nil { head.append("file") }
+        // Added last, so that the columns before keep their places.
+        head.append("qualityData")
         var out = head.joined(separator: ",") + "\n"
         for (i, e) in ranked.enumerated() {
             var row = [String(i + 1), CSV.cell(e.header.meeting), CSV.cell(e.header.title ?? ""), CSV.cell(e.header.engine ?? ""),
@@ -121,6 +123,7 @@ extension FleetReport {
                        String(e.abnormalDisconnects)]
             row += IssueCode.allCases.map { String(e.issueCounts[$0] ?? 0) }
             if let files { row.append(CSV.cell(files[e.header.meeting] ?? "")) }
+            row.append(e.lowTierMs != nil ? "true" : "false")
             out += row.joined(separator: ",") + "\n"
         }
         return out

@@ -64,8 +64,8 @@ public struct TrendsReport: RenderedReport, Sendable {
     }
 
     public var csv: String {
-        CohortsReport.csvTable(table.rows.map { ([.literal(label($0.periodStart))], $0.figures) },
-                               leading: ["period"], value: table.field != nil).csv
+        CohortsReport.csvTable(table.rows.map { ([.literal(label($0.periodStart))], $0.figures, [.int(Int($0.periodStart))]) },
+                               leading: ["period"], value: table.field != nil, trailing: ["start"]).csv
     }
 
     public var html: String {

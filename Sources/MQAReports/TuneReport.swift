@@ -60,14 +60,16 @@ public struct TuneReport: Sendable {
         }
     }
 
-    /// One row per config, figures rounded as in the JSON.
+    /// One row per config, figures rounded as in the JSON. The counts the
+    /// JSON has beside them (`flaps`, `warmMs`, `gridIndex`) come last, so
+    /// that the columns before keep their places.
     public var csv: String {
         let columns = ["rank"] + keys + ["alarms", "stalls", "covered", "useful", "precision", "recall", "f1",
-                                         "alarmsPerHour", "flapsPerHour", "medianLeadMs", "pareto"]
+                                         "alarmsPerHour", "flapsPerHour", "medianLeadMs", "pareto", "flaps", "warmMs", "gridIndex"]
         var t = ReportTable(headers: columns)
         for (rank, r) in results.prefix(top).enumerated() {
             t.add([.int(rank + 1)] + keys.map { .literal(TuneReport.value(of: $0, in: r.config, bareStrings: true)) } + TuneReport.cells(r)
-                  + [.literal(r.pareto ? "true" : "false")])
+                  + [.literal(r.pareto ? "true" : "false"), .int(r.score.flaps), .int(Int(r.score.warmMs)), .int(r.gridIndex)])
         }
         return t.csv
     }

@@ -64,6 +64,29 @@ import Testing
         let entry = try #require((object["list"] as? [[String: Any]])?.first)
         let header = Set((csv.split(separator: "\n").first ?? "").split(separator: ",").map(String.init))
         #expect(Set(entry.keys).subtracting(header).isEmpty, "CSV lacks \(Set(entry.keys).subtracting(header))")
+        // So has tune's, but for the config object (its keys are columns):
+        // it had no flaps, warmMs or gridIndex.
+        let grid = dir.write("grid.json", #"{"upDwell": [1, 2]}"#)
+        let tuneCSV = MQA.run(["tune", "--grid", grid, "--db", db, "--format", "csv"]).stdout
+        let tuneJSON = MQA.run(["tune", "--grid", grid, "--db", db, "--format", "json"]).stdout
+        let tuned = try #require(try JSONSerialization.jsonObject(with: Data(tuneJSON.utf8)) as? [String: Any])
+        let row = try #require((tuned["configs"] as? [[String: Any]])?.first)
+        let tuneHeader = Set((tuneCSV.split(separator: "\n").first ?? "").split(separator: ",").map(String.init))
+        let missing = Set(row.keys).subtracting(["config"]).subtracting(tuneHeader)
+        #expect(missing.isEmpty, "tune CSV lacks \(missing)")
+        // The fleet's ranked rows (qualityData) and the trends' periods
+        // (start), but for objects and pairs (flattened into columns).
+        for (args, list) in [(["report", "fleet"], "ranked"), (["report", "trends"], "periods")] {
+            let csv = MQA.run(args + ["--db", db, "--format", "csv"]).stdout
+            let json = MQA.run(args + ["--db", db, "--format", "json"]).stdout
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            let entry = try #require((object[list] as? [[String: Any]])?.first, "\(args)")
+            let header = Set((csv.split(separator: "\n").first ?? "").split(separator: ",").map(String.init))
+            // A CI pair (or its null) is the columns …Low and …High.
+            let scalars = entry.filter { !($0.value is [String: Any]) && !($0.value is [Any]) && !$0.key.hasSuffix("CI") }.keys
+            let lacking = Set(scalars).subtracting(header)
+            #expect(lacking.isEmpty, "\(args) CSV lacks \(lacking)")
+        }
     }
 
     /// CSV numbers are rounded as the JSON's are (cli.md: no
