@@ -495,19 +495,7 @@ struct RTCStatsImporter {
                         (sample, statsTime) = try parseSample(line, &q)
                     } else if case .string(let s, let e, let esc) = try scanner.scanScalar(line, &q, depth: 1) {
                         // Older clients send the sample as a JSON string.
-                        let inner = JSONScanner.stringBytes(line, s, e, esc)
-                        try inner.withUnsafeBufferPointer { b in
-                            var r = 0
-                            scanner.skipSpace(b, &r)
-                            guard r < b.count, b[r] == UInt8(ascii: "{") else { problem = "getstats: the value string is not a JSON object"; return }
-                            do {
-                                (sample, statsTime) = try parseSample(b, &r)
-                                scanner.skipSpace(b, &r)
-                                if r != b.count { problem = "getstats: text after the object in the value string" }
-                            } catch let e as SyntaxError {
-                                problem = "getstats: the value string is not valid JSON (\(e.message) at column \(e.column))"
-                            }
-                        }
+                        (sample, statsTime, problem) = try parseSampleString(JSONScanner.stringBytes(line, s, e, esc))
                     } else {
                         problem = "getstats without an object"
                     }
@@ -560,27 +548,8 @@ struct RTCStatsImporter {
                     // page's id in the connection's place: no connection.
                     return .other(pcID: method.hasPrefix("navigator.") ? nil : pcID)
                 }
-                var object: [String: Any]? = nil
-                // A meta line's time, where it has a usable one.
                 let ts = lineTime.map(\.roundedHalfUp).flatMap { context.isSampleTime($0) ? $0 : nil }
-                if method == "setRemoteDescription" || ConnectionMeta.setsLocalDescription(method) {
-                    // Kept as text, read once if it decides the engine: a
-                    // dump renegotiating thousands of times paid a parse each.
-                    let text = metaValue.map { String(decoding: UnsafeBufferPointer(rebasing: line[$0]), as: UTF8.self) } ?? metaText
-                    return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: text, object: nil))
-                }
-                if let metaValue, line[metaValue.lowerBound] == UInt8(ascii: "[") {
-                    let bytes = UnsafeBufferPointer(rebasing: line[metaValue])
-                    let array = bytes.count <= 1 << 16 ? (try? JSONSerialization.jsonObject(with: RTCStatsImporter.foundationJSON(bytes))) as? [Any] : nil
-                    return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: nil, object: nil, array: array))
-                }
-                if let metaValue {
-                    object = RTCStatsImporter.object(UnsafeBufferPointer(rebasing: line[metaValue]))
-                } else if let text = metaText, text.hasPrefix("{") {
-                    // Older clients send the value as a JSON string.
-                    object = Array(text.utf8).withUnsafeBufferPointer { RTCStatsImporter.object($0) }
-                }
-                return .meta(MetaLine(method: method, pcID: pcID, ts: ts, text: object == nil ? metaText : nil, object: object, pageURL: pageURL))
+                return .meta(metaLine(line, method: method, pcID: pcID, ts: ts, value: metaValue, text: metaText, pageURL: pageURL))
             }
             if let problem { throw LineReject(reason: problem) }
             guard var sample else { throw LineReject(reason: "getstats without an object") }
@@ -605,6 +574,49 @@ struct RTCStatsImporter {
             throw e
         } catch {
             throw LineReject(reason: "\(error)")
+        }
+    }
+
+    /// A meta line's content, at the line's usable time `ts`: a
+    /// description kept as text, an array or object value decoded (they
+    /// are few and short), or an older client's value as a JSON string.
+    private func metaLine(_ line: UnsafeBufferPointer<UInt8>, method: String, pcID: String?, ts: Int64?, value: Range<Int>?,
+                          text: String?, pageURL: String?) -> MetaLine {
+        var object: [String: Any]? = nil
+        if method == "setRemoteDescription" || ConnectionMeta.setsLocalDescription(method) {
+            // Kept as text, read once if it decides the engine: a
+            // dump renegotiating thousands of times paid a parse each.
+            let description = value.map { String(decoding: UnsafeBufferPointer(rebasing: line[$0]), as: UTF8.self) } ?? text
+            return MetaLine(method: method, pcID: pcID, ts: ts, text: description, object: nil)
+        }
+        if let value, line[value.lowerBound] == UInt8(ascii: "[") {
+            let bytes = UnsafeBufferPointer(rebasing: line[value])
+            let array = bytes.count <= 1 << 16 ? (try? JSONSerialization.jsonObject(with: RTCStatsImporter.foundationJSON(bytes))) as? [Any] : nil
+            return MetaLine(method: method, pcID: pcID, ts: ts, text: nil, object: nil, array: array)
+        }
+        if let value {
+            object = RTCStatsImporter.object(UnsafeBufferPointer(rebasing: line[value]))
+        } else if let text, text.hasPrefix("{") {
+            // Older clients send the value as a JSON string.
+            object = Array(text.utf8).withUnsafeBufferPointer { RTCStatsImporter.object($0) }
+        }
+        return MetaLine(method: method, pcID: pcID, ts: ts, text: object == nil ? text : nil, object: object, pageURL: pageURL)
+    }
+
+    /// A getstats sample sent as a JSON string (older clients): the
+    /// sample and its time, or the problem that makes the line a reject.
+    private func parseSampleString(_ inner: [UInt8]) throws -> (Sample?, Fixed?, String?) {
+        try inner.withUnsafeBufferPointer { b in
+            var r = 0
+            scanner.skipSpace(b, &r)
+            guard r < b.count, b[r] == UInt8(ascii: "{") else { return (nil, nil, "getstats: the value string is not a JSON object") }
+            do {
+                let (sample, time) = try parseSample(b, &r)
+                scanner.skipSpace(b, &r)
+                return (sample, time, r != b.count ? "getstats: text after the object in the value string" : nil)
+            } catch let e as SyntaxError {
+                return (nil, nil, "getstats: the value string is not valid JSON (\(e.message) at column \(e.column))")
+            }
         }
     }
 
