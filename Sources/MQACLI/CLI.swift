@@ -173,9 +173,9 @@ public enum CLI {
         }
         let consumed = command.spec.name.split(separator: " ").count
         // `mqa CMD --version` is the tool's version, as after `mqa` (help
-        // still wins); only words before a `--` are flags.
+        // still wins).
         let words = arguments.dropFirst(consumed).prefix { $0 != "--" }
-        if words.contains("--version") && !words.contains(where: { $0 == "-h" || $0 == "--help" }) {
+        if command.spec.asksVersion(Array(arguments.dropFirst(consumed))) && !words.contains(where: { $0 == "-h" || $0 == "--help" }) {
             context.stdout.write("mqa \(version)\n")
             return ExitCode.success
         }

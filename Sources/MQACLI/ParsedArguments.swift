@@ -136,6 +136,26 @@ extension CommandSpec {
         return parsed
     }
 
+    /// Whether `--version` stands among `args` as a flag: before any `--`,
+    /// and not as the value of an option that takes one (`--meeting
+    /// --version` names a meeting, as the parser reads it).
+    func asksVersion(_ args: [String]) -> Bool {
+        let specs = allOptions
+        var i = 0
+        while i < args.count, args[i] != "--" {
+            let arg = args[i]
+            i += 1
+            if arg == "--version" { return true }
+            guard arg.hasPrefix("-"), arg != "-" else { continue }
+            let (name, attached) = split(arg, among: specs)
+            if attached == nil, let spec = specs.first(where: { $0.names.contains(name) }), !spec.isFlag,
+               i < args.count, !isOptionWord(args[i], among: specs) {
+                i += 1  // its value
+            }
+        }
+        return false
+    }
+
     /// `--db` or `--db=x` for one of `specs`: a word that is an option,
     /// not a value (`-nightly.db` is a value, though `-n` is an option).
     private func isOptionWord(_ word: String, among specs: [OptionSpec]) -> Bool {

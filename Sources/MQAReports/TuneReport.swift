@@ -78,7 +78,7 @@ public struct TuneReport: Sendable {
     public var markdown: String {
         let options = figures.options
         var out = "# Tuning: \(figures.configs.counted("config")) against \(figures.stalls.counted("stall"))\n\n"
-        out += "Target tier \(options.target.name), lead \(options.leadMs) ms, \(figures.reports) reports in \(figures.connections) connections. `*` marks the Pareto front (recall vs alarms/hour).\n\n"
+        out += "Target tier \(options.target.name), lead \(options.leadMs) ms, \(figures.reports.counted("report")) in \(figures.connections.counted("connection")). `*` marks the Pareto front (recall vs alarms/hour).\n\n"
         var t = ReportTable(
             headers: ["#", ""] + keys + ["alarms", "stalls", "covered", "useful", "precision", "recall", "F1",
                                         "alarms/h", "flaps/h", "median lead"],

@@ -64,6 +64,10 @@ import Testing
         let help = MQA.run(["export", "--version", "--help"])
         #expect(help.status == 0 && help.stdout.hasPrefix("OVERVIEW: "), "\(help)")
         let dir = Scratch()
+        // As an option's value it is that value, as the parser reads it (a
+        // meeting named --version), not the version.
+        let value = MQA.run(["tiers", "--db", dir.file("none.sqlite"), "--meeting", "--version"])
+        #expect(value.status == 1 && value.stderr.contains("no store"), "\(value)")
         let literal = MQA.run(["ingest", "--db", dir.file("s.sqlite"), "--", "--version"])
         #expect(literal.status == 1 && literal.stderr.contains("--version: cannot open"), "a file named --version: \(literal)")
     }

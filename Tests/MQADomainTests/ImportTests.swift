@@ -377,6 +377,13 @@ enum Dump {
         let long = "[\"getstats\",\"pc\",{\"timestamp\":1,\"pad\":\"" + String(repeating: "x", count: 70_000)
         #expect(sniff("{\"clientMeta\":1}\n" + String(long.prefix(65_536 - 17))) == .rtcstats)
         #expect(sniff(qr(t0) + "\n" + qr(t0 + 1) + "\n{\"cut\":\"" + String(repeating: "x", count: 100)) == .events)
+        // Two metadata lines before it: the same (the vote was 2 to 1).
+        #expect(sniff("{\"clientId\":1}\n{\"statsSessionIdX\":2}\n" + String(long.prefix(65_536 - 40))) == .rtcstats)
+        // An event log's long `["debug", …]` line is no dump's, and a cut
+        // getstats line after an event line decides nothing.
+        let debug = "[\"debug\",\"" + String(repeating: "x", count: 70_000)
+        #expect(sniff("{\"log\":\"client\",\"version\":3}\n" + String(debug.prefix(65_536 - 30))) == .events)
+        #expect(sniff(qr(t0) + "\n" + String(long.prefix(60_000))) == .events)
         #expect(sniff("[{\"ts\":1}]\n[null]\n[]\n" + qr(t0) + "\n") == .events)
         #expect(sniff(" [ \"getstats\",\"pc\",{},1]\n[\"getstats\",\"pc\",{},2]\n" + qr(t0) + "\n") == .rtcstats)
         // A lone `{` is a pretty-printed dump's first line only when a key

@@ -42,6 +42,9 @@ struct TiersStallTests {
         #expect(IssueFinder.short(7.5, beside: 5) == "7.5")
         #expect(IssueFinder.short(3.49996, beside: 3.5) == "3.49996", "below a low-MOS threshold")
         #expect(IssueFinder.short(5.0031) == "5")
+        // One double below the threshold: no rounding keeps it below, so
+        // it is shown whole (it read "mean MOS 3.5 (< 3.5)").
+        #expect(IssueFinder.short(3.5.nextDown, beside: 3.5) == "3.4999999999999996")
         let issue = Issue(code: .videoStalls, uid: "a", value: 0.050031, threshold: 0.05, detail: "")
         guard case .object(let fields) = issue.json, case .double(let v)? = fields.first(where: { $0.0 == "value" })?.1 else {
             Testing.Issue.record("no value"); return

@@ -69,7 +69,8 @@ public struct Issue: Sendable, Equatable {
             fields.append(("track", .string(track)))
         }
         if let value {
-            fields.append(("value", .rounded(value, places: IssueFinder.places(value, from: JSON.Places.ratio, beside: threshold))))
+            let places = IssueFinder.places(value, from: JSON.Places.ratio, beside: threshold)
+            fields.append(("value", places.map { .rounded(value, places: $0) } ?? .double(value)))
         }
         if let threshold { fields.append(("threshold", .double(threshold))) }
         if let ts { fields.append(("ts", .int(ts))) }
@@ -144,7 +145,7 @@ enum IssueFinder {
     /// At most two decimals, no trailing zeros: `7.5`, `3.21`, `450`;
     /// more where two would read as `threshold` or past it the other way.
     static func short(_ x: Double, beside threshold: Double? = nil) -> String {
-        JSON.number(rounded(x, places: places(x, from: 2, beside: threshold)))
+        JSON.number(places(x, from: 2, beside: threshold).map { rounded(x, places: $0) } ?? x)
     }
 
     static func rounded(_ x: Double, places: Int) -> Double {
@@ -158,15 +159,15 @@ enum IssueFinder {
     /// needs to read as past it: a stall ratio of 0.05003 against 0.05
     /// read "stalled 5% (> 5%)", and its JSON `value` equalled its
     /// `threshold`, so a script testing `value > threshold` missed it.
-    static func places(_ x: Double, from places: Int, beside threshold: Double?) -> Int {
+    /// nil where no rounding keeps it past (a mean MOS of
+    /// 3.4999999999999996 against 3.5): the value is shown unrounded.
+    static func places(_ x: Double, from places: Int, beside threshold: Double?) -> Int? {
         guard let t = threshold, x != t, x.isFinite else { return places }
-        var p = places
-        while p < 15 {
+        for p in places...15 {
             let r = rounded(x, places: p)
             if r != t && (r > t) == (x > t) { return p }
-            p += 1
         }
-        return p
+        return nil
     }
 }
 

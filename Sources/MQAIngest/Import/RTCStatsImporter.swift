@@ -260,6 +260,24 @@ struct RTCStatsImporter {
         return p < line.count && line[p] == UInt8(ascii: "\"")
     }
 
+    /// Whether a line opens as a `getstats` sample does: `["getstats"` (or
+    /// `getStats`), whole or cut off.
+    static func opensWithGetStats(_ line: UnsafeBufferPointer<UInt8>, _ scanner: JSONWalker) -> Bool {
+        var p = 0
+        scanner.skipSpace(line, &p)
+        guard p < line.count, line[p] == UInt8(ascii: "[") else { return false }
+        p += 1
+        scanner.skipSpace(line, &p)
+        let word = "\"getstats\"".utf8
+        guard p + word.count <= line.count else { return false }
+        for (i, c) in word.enumerated() {
+            let b = line[p + i]
+            // Only the S may be upper case (`getStats`).
+            guard b == c || (i == 4 && b == UInt8(ascii: "S")) else { return false }
+        }
+        return true
+    }
+
     /// The number a line ends with (`…, 1000.5]`), if it does.
     private func trailingNumber(_ line: UnsafeBufferPointer<UInt8>) -> Fixed? {
         var end = line.count

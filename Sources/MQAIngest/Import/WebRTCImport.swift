@@ -127,14 +127,16 @@ public enum WebRTCImport {
             p = newline + 1
             skipSpace()
         }
-        // The line cut off votes too, by the same test (random bytes' cut
-        // line opening with `[` is none): a dump's first `getstats` line
-        // is often longer than the whole prefix, and after one metadata
-        // object line the dump was taken for an event log, every line
-        // rejected.
-        if let cut, RTCStatsImporter.opensWithMethodName(UnsafeBufferPointer(rebasing: prefix[cut...]), JSONWalker()) {
-            if arrays + objects == 0 { return .rtcstats }
-            arrays += 1
+        // The line cut off: a dump's first `getstats` line is often longer
+        // than the whole prefix, after a few metadata object lines (the
+        // dump was taken for an event log, every line rejected). A cut
+        // `["getstats"` line before which no event line came decides;
+        // another cut method line only where nothing else voted (an event
+        // log's 70 KB `["debug", …]` line is no dump's).
+        if let cut {
+            let line = UnsafeBufferPointer(rebasing: prefix[cut...])
+            if firstObjectIsEvent != true && RTCStatsImporter.opensWithGetStats(line, JSONWalker()) { return .rtcstats }
+            if arrays + objects == 0 && RTCStatsImporter.opensWithMethodName(line, JSONWalker()) { return .rtcstats }
         }
         if arrays == objects && arrays > 0 { return firstObjectIsEvent == true ? .events : .rtcstats }
         return arrays > objects ? .rtcstats : .events
