@@ -159,6 +159,9 @@ extension CommandSpec {
     /// `--db` or `--db=x` for one of `specs`: a word that is an option,
     /// not a value (`-nightly.db` is a value, though `-n` is an option).
     private func isOptionWord(_ word: String, among specs: [OptionSpec]) -> Bool {
+        // `--` ends the options: never a value (`--meeting -- --help FILE`
+        // ingested FILE under the meeting `--`, where help looked no further).
+        if word == "--" { return true }
         let name = word.hasPrefix("--") ? String(word.prefix { $0 != "=" }) : word
         return specs.contains { $0.names.contains(name) }
     }

@@ -68,6 +68,13 @@ import Testing
         // meeting named --version), not the version.
         let value = MQA.run(["tiers", "--db", dir.file("none.sqlite"), "--meeting", "--version"])
         #expect(value.status == 1 && value.stderr.contains("no store"), "\(value)")
+        // `--` is never an option's value: `--meeting -- …` lacks one (it
+        // ingested FILE under the meeting `--`, and printed the version
+        // where help stood after it).
+        for words in [["--meeting", "--", "--version", "--help"], ["--meeting", "--", "--help", "x.ndjson"]] {
+            let r = MQA.run(["ingest", "--db", dir.file("t.sqlite")] + words)
+            #expect(r.status == 64 && r.stderr.contains("missing value for '--meeting"), "\(words): \(r)")
+        }
         let literal = MQA.run(["ingest", "--db", dir.file("s.sqlite"), "--", "--version"])
         #expect(literal.status == 1 && literal.stderr.contains("--version: cannot open"), "a file named --version: \(literal)")
     }

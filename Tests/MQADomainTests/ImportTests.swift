@@ -384,6 +384,16 @@ enum Dump {
         let debug = "[\"debug\",\"" + String(repeating: "x", count: 70_000)
         #expect(sniff("{\"log\":\"client\",\"version\":3}\n" + String(debug.prefix(65_536 - 30))) == .events)
         #expect(sniff(qr(t0) + "\n" + String(long.prefix(60_000))) == .events)
+        // Nor after event lines that follow the app's own first line (the
+        // first object line alone was asked, and 200 events were rejected).
+        let twenty = (0..<20).map { qr(t0 + Int64($0) * 2000) }.joined(separator: "\n") + "\n"
+        #expect(sniff("{\"log\":\"client\",\"version\":3}\n" + twenty + String(long.prefix(30_000))) == .events)
+        #expect(sniff("{\"log\":\"client\"}\n" + twenty + "[\"getstats\",\"pc\",{},1]") == .events, "a last line without its newline")
+        // A long first line: a description (a known method) decides, an
+        // app's debug line does not.
+        let sdp = "[\"setLocalDescription\",\"pc\",{\"sdp\":\"" + String(repeating: "a=x\\r\\n", count: 20_000)
+        #expect(sniff("{\"clientId\":1}\n" + String(sdp.prefix(60_000))) == .rtcstats)
+        #expect(sniff(String(debug.prefix(65_536))) == .events)
         #expect(sniff("[{\"ts\":1}]\n[null]\n[]\n" + qr(t0) + "\n") == .events)
         #expect(sniff(" [ \"getstats\",\"pc\",{},1]\n[\"getstats\",\"pc\",{},2]\n" + qr(t0) + "\n") == .rtcstats)
         // A lone `{` is a pretty-printed dump's first line only when a key

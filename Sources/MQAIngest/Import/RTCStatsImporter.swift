@@ -260,23 +260,31 @@ struct RTCStatsImporter {
         return p < line.count && line[p] == UInt8(ascii: "\"")
     }
 
-    /// Whether a line opens as a `getstats` sample does: `["getstats"` (or
-    /// `getStats`), whole or cut off.
-    static func opensWithGetStats(_ line: UnsafeBufferPointer<UInt8>, _ scanner: JSONWalker) -> Bool {
+    /// Whether a line opens with a method an rtcstats client writes
+    /// (`["getstats"`, `["create"`, `["setRemoteDescription"`, …), whole
+    /// or cut off: what a line cut by the 64 KiB read to tell a format can
+    /// still say (an app's `["debug", …` line says nothing).
+    static func opensWithDumpMethod(_ line: UnsafeBufferPointer<UInt8>, _ scanner: JSONWalker) -> Bool {
         var p = 0
         scanner.skipSpace(line, &p)
         guard p < line.count, line[p] == UInt8(ascii: "[") else { return false }
         p += 1
         scanner.skipSpace(line, &p)
-        let word = "\"getstats\"".utf8
-        guard p + word.count <= line.count else { return false }
-        for (i, c) in word.enumerated() {
-            let b = line[p + i]
-            // Only the S may be upper case (`getStats`).
-            guard b == c || (i == 4 && b == UInt8(ascii: "S")) else { return false }
-        }
-        return true
+        guard p < line.count, line[p] == UInt8(ascii: "\"") else { return false }
+        let start = p + 1
+        guard let end = line[start..<min(line.count, start + 64)].firstIndex(of: UInt8(ascii: "\"")) else { return false }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+        return dumpMethods.contains(name)
     }
+
+    /// Methods rtcstats clients write, besides the meta methods read.
+    static let dumpMethods: Set<String> = metaMethods.union([
+        "getstats", "getStats", "createOffer", "createOfferOnSuccess", "createAnswer", "createAnswerOnSuccess",
+        "setRemoteDescriptionOnSuccess", "onicecandidate", "addIceCandidate", "addIceCandidateOnSuccess",
+        "onnegotiationneeded", "onsignalingstatechange", "onicegatheringstatechange", "getUserMedia",
+        "getUserMediaOnSuccess", "navigator.mediaDevices.getUserMedia", "navigator.mediaDevices.getUserMediaOnSuccess",
+        "navigator.mediaDevices.getDisplayMedia", "navigator.mediaDevices.getDisplayMediaOnSuccess",
+    ])
 
     /// The number a line ends with (`…, 1000.5]`), if it does.
     private func trailingNumber(_ line: UnsafeBufferPointer<UInt8>) -> Fixed? {

@@ -127,19 +127,33 @@ public enum WebRTCImport {
             p = newline + 1
             skipSpace()
         }
-        // The line cut off: a dump's first `getstats` line is often longer
-        // than the whole prefix, after a few metadata object lines (the
-        // dump was taken for an event log, every line rejected). A cut
-        // `["getstats"` line before which no event line came decides;
-        // another cut method line only where nothing else voted (an event
-        // log's 70 KB `["debug", …]` line is no dump's).
-        if let cut {
-            let line = UnsafeBufferPointer(rebasing: prefix[cut...])
-            if firstObjectIsEvent != true && RTCStatsImporter.opensWithGetStats(line, JSONWalker()) { return .rtcstats }
-            if arrays + objects == 0 && RTCStatsImporter.opensWithMethodName(line, JSONWalker()) { return .rtcstats }
+        // The line cut off: a dump's first `getstats` line (or one with a
+        // description) is often longer than the whole prefix, after a few
+        // metadata object lines (the dump was taken for an event log,
+        // every line rejected). A cut line of a method rtcstats clients
+        // write, before which no event line came, decides; any other (an
+        // app's 70 KB `["debug", …]` line) says nothing.
+        if let cut, RTCStatsImporter.opensWithDumpMethod(UnsafeBufferPointer(rebasing: prefix[cut...]), JSONWalker()),
+           !hasEventLine(prefix, before: cut) {
+            return .rtcstats
         }
         if arrays == objects && arrays > 0 { return firstObjectIsEvent == true ? .events : .rtcstats }
         return arrays > objects ? .rtcstats : .events
+    }
+
+    /// Whether any whole line of `prefix` before `end` is an event-log
+    /// line. Asked only of a prefix cut in a getstats line, so the vote's
+    /// lines are not scanned twice for every file.
+    static func hasEventLine(_ prefix: UnsafeBufferPointer<UInt8>, before end: Int) -> Bool {
+        var p = 0
+        while p < end {
+            let newline = prefix[p..<end].firstIndex(of: 0x0A) ?? end
+            var q = p
+            while q < newline, [0x20, 0x09, 0x0D, 0xEF, 0xBB, 0xBF].contains(prefix[q]) { q += 1 }
+            if q < newline && prefix[q] == UInt8(ascii: "{") && topLevelKeys(of: prefix, from: q).eventLine { return true }
+            p = newline + 1
+        }
+        return false
     }
 
     /// The first line of rtcstats' file format 3.
