@@ -122,6 +122,34 @@ import Testing
     }
 
     /// An export of dumps carries their connections' context as
+    /// A dump whose first sample is longer than the 64 KiB read to tell
+    /// the format, after metadata lines, and an app's log that mirrors a
+    /// long sample before its events: each read as what it is, plain and
+    /// compressed (the first was read as an event log, the second, for a
+    /// while, as a dump: every line rejected either way).
+    @Test func aLongFirstLineIsJudgedByTheLinesAfterIt() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../MQADomainTests/Fixtures/rtcstats-single-connection.log").standardized.path
+        let lines = try String(contentsOfFile: fixture, encoding: .utf8).split(separator: "\n").map(String.init)
+        let sampleAt = try #require(lines.firstIndex { $0.hasPrefix("[\"getstats\"") })
+        // The first sample padded past 64 KiB with a report nobody reads.
+        let padded = lines[sampleAt].replacingOccurrences(
+            of: "{\"timestamp\"", with: "{\"PAD\":{\"type\":\"x\",\"v\":\"\(String(repeating: "p", count: 80_000))\"},\"timestamp\"")
+        #expect(padded.utf8.count > 80_000)
+        let dump = "{\"clientId\":\"c1\"}\n{\"app\":\"x\"}\n" + lines[..<sampleAt].joined(separator: "\n") + "\n" + padded + "\n"
+            + lines[(sampleAt + 1)...].joined(separator: "\n") + "\n"
+        let app = "{\"type\":\"app_start\"}\n{\"type\":\"devices\"}\n" + padded + "\n" + Lines.meeting("m-app")
+        for (name, text, format) in [("dump.log", dump, "rtcstats"), ("app.ndjson", app, "events")] {
+            let plain = dir.write(name, text)
+            #expect(MQA.shell("gzip -k \"$F\"", environment: ["F": plain]).status == 0)
+            for file in [plain, plain + ".gz"] {
+                let r = MQA.run(["ingest", "--db", file + ".sqlite", "--format", "json", file])
+                let formats = (json(r)["formats"] as? [String: Any])?.keys.sorted() ?? []
+                #expect(formats == [format] && (json(r)["events"] as? Int ?? 0) > 0, "\(file): \(r)")
+            }
+        }
+    }
+
     /// `mqa_connection_context` lines: an event name outside the log
     /// format, counted as ignored (the spec's identity), yet stored, and
     /// the summary says so rather than "unknown event names" alone.

@@ -394,6 +394,21 @@ enum Dump {
         let sdp = "[\"setLocalDescription\",\"pc\",{\"sdp\":\"" + String(repeating: "a=x\\r\\n", count: 20_000)
         #expect(sniff("{\"clientId\":1}\n" + String(sdp.prefix(60_000))) == .rtcstats)
         #expect(sniff(String(debug.prefix(65_536))) == .events)
+        // Such a cut line asks for a wider look, where the lines after it
+        // vote: an app that mirrors its samples into its event log stays an
+        // event log (its events came only after the long line, and 200
+        // were rejected), a dump stays a dump.
+        func verdict(_ s: String) -> WebRTCImport.Verdict {
+            Array(s.utf8).withUnsafeBufferPointer { WebRTCImport.verdict($0, cutLineDecides: false) }
+        }
+        let sample = String(long.prefix(90_000)) + "\"},1]\n"
+        let app = "{\"type\":\"app_start\"}\n{\"type\":\"devices\"}\n" + sample
+            + (0..<40).map { qr(t0 + Int64($0) * 2000) + ($0 % 5 == 4 ? "\n[\"getstats\",\"pc\",{},\($0)]" : "") }.joined(separator: "\n") + "\n"
+        #expect(verdict(String(app.utf8.prefix(65_536))!) == .lookWider)
+        #expect(sniff(app) == .events)
+        let dump = "{\"clientId\":1}\n{\"meta\":2}\n" + sample + (1...10).map { "[\"getstats\",\"pc\",{},\($0)]" }.joined(separator: "\n") + "\n"
+        #expect(verdict(String(dump.utf8.prefix(65_536))!) == .lookWider)
+        #expect(sniff(dump) == .rtcstats)
         #expect(sniff("[{\"ts\":1}]\n[null]\n[]\n" + qr(t0) + "\n") == .events)
         #expect(sniff(" [ \"getstats\",\"pc\",{},1]\n[\"getstats\",\"pc\",{},2]\n" + qr(t0) + "\n") == .rtcstats)
         // A lone `{` is a pretty-printed dump's first line only when a key

@@ -67,12 +67,43 @@ public enum WebRTCImport {
     /// event log into a dump (whose reading then failed, or found no
     /// samples and stored nothing).
     public static func sniff(_ prefix: UnsafeBufferPointer<UInt8>) -> InputFormat {
+        switch verdict(prefix, cutLineDecides: true) {
+        case .format(let format): return format
+        case .lookWider: return .rtcstats  // not reached: the cut line decides
+        }
+    }
+
+    /// The format of `reader`'s content: told by its first 64 KiB, or by
+    /// a wider look where those end in a line that would decide it.
+    static func sniff(_ reader: LineReader) throws -> InputFormat {
+        if case .format(let format) = try reader.withPeekedContent({ verdict($0, cutLineDecides: false) }) { return format }
+        return try reader.withPeekedContent(limit: widerLook) { sniff($0) }
+    }
+
+    /// What a prefix says: a format, or that its last line, cut off, would
+    /// decide it and a wider look should (`Ingester` then reads
+    /// `widerLook` bytes and asks again with `cutLineDecides`).
+    enum Verdict: Equatable {
+        case format(InputFormat)
+        case lookWider
+    }
+
+    /// How much a second look reads: the read buffer, which holds a line
+    /// of the longest kind (a dump's first sample runs to a megabyte).
+    static let widerLook = LineReader.bufferCapacity
+
+    /// `sniff`'s reading of `prefix`. Without `cutLineDecides`, a cut line
+    /// that would decide asks for a wider look instead: in 64 KiB the
+    /// line of a dump's first sample after its metadata lines and an app
+    /// log's mirrored sample before its events look alike, and only the
+    /// lines after it tell them apart.
+    static func verdict(_ prefix: UnsafeBufferPointer<UInt8>, cutLineDecides: Bool) -> Verdict {
         var p = 0
         if prefix.count >= 3 && prefix[0] == 0xEF && prefix[1] == 0xBB && prefix[2] == 0xBF { p = 3 }
         func skipSpace() { while p < prefix.count, [0x20, 0x09, 0x0A, 0x0D].contains(prefix[p]) { p += 1 } }
         skipSpace()
-        guard p < prefix.count else { return .events }
-        if prefix[p...].starts(with: rtcstatsFormat3) { return .rtcstats }
+        guard p < prefix.count else { return .format(.events) }
+        if prefix[p...].starts(with: rtcstatsFormat3) { return .format(.rtcstats) }
         // Whether the first object line is an event-log line: it breaks a
         // tie of the vote below (an rtcstats header object and one array
         // line; one event line and a stray array).
@@ -80,10 +111,10 @@ public enum WebRTCImport {
         if prefix[p] == UInt8(ascii: "{") {
             let keys = topLevelKeys(of: prefix, from: p)
             firstObjectIsEvent = keys.eventLine
-            if keys.peerConnections && !keys.event { return .webrtcInternals }
+            if keys.peerConnections && !keys.event { return .format(.webrtcInternals) }
             // rtcstats-server's own lines (a bridge's or a focus's dump):
             // rtcstats that carries no client's stats, not a bad event log.
-            if keys.statsSession && !keys.event { return .rtcstats }
+            if keys.statsSession && !keys.event { return .format(.rtcstats) }
             if !keys.closed && !keys.event {
                 // An event-log line is one object on one line: a document
                 // that opens with a lone `{` (pretty-printed) is a dump whose
@@ -94,19 +125,19 @@ public enum WebRTCImport {
                 if let newline = prefix[p...].firstIndex(of: 0x0A),
                    prefix[(p + 1)..<newline].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
                     let next = prefix[(newline + 1)...].first { !(0x20 == $0 || 0x09 == $0 || 0x0A == $0 || 0x0D == $0) }
-                    if next == nil || next == UInt8(ascii: "\"") || next == UInt8(ascii: "}") { return .webrtcInternals }
+                    if next == nil || next == UInt8(ascii: "\"") || next == UInt8(ascii: "}") { return .format(.webrtcInternals) }
                 }
                 // A one-line document past the whole prefix with one of the
                 // page's other top-level keys (`getUserMedia`, `UserAgent`,
                 // whichever the page wrote first) is a dump too.
-                if keys.pageKey && prefix.count >= 1 << 16 { return .webrtcInternals }
+                if keys.pageKey && prefix.count >= 1 << 16 { return .format(.webrtcInternals) }
             }
         }
         // The vote of the first 64 complete lines (all of them cost 0.5 %
         // of an ingest of small logs): a line's first byte says which.
         var arrays = 0
         var objects = 0
-        guard let base = prefix.baseAddress else { return .events }
+        guard let base = prefix.baseAddress else { return .format(.events) }
         // The line the prefix cuts off, where it starts (no newline after it).
         var cut: Int? = nil
         while p < prefix.count && arrays + objects < 64 {
@@ -135,10 +166,10 @@ public enum WebRTCImport {
         // app's 70 KB `["debug", …]` line) says nothing.
         if let cut, RTCStatsImporter.opensWithDumpMethod(UnsafeBufferPointer(rebasing: prefix[cut...]), JSONWalker()),
            !hasEventLine(prefix, before: cut) {
-            return .rtcstats
+            return cutLineDecides ? .format(.rtcstats) : .lookWider
         }
-        if arrays == objects && arrays > 0 { return firstObjectIsEvent == true ? .events : .rtcstats }
-        return arrays > objects ? .rtcstats : .events
+        if arrays == objects && arrays > 0 { return .format(firstObjectIsEvent == true ? .events : .rtcstats) }
+        return .format(arrays > objects ? .rtcstats : .events)
     }
 
     /// Whether any whole line of `prefix` before `end` is an event-log
@@ -150,7 +181,10 @@ public enum WebRTCImport {
             let newline = prefix[p..<end].firstIndex(of: 0x0A) ?? end
             var q = p
             while q < newline, [0x20, 0x09, 0x0D, 0xEF, 0xBB, 0xBF].contains(prefix[q]) { q += 1 }
-            if q < newline && prefix[q] == UInt8(ascii: "{") && topLevelKeys(of: prefix, from: q).eventLine { return true }
+            // The line alone: its object may be cut, and a scan to the
+            // prefix's end for each of thousands of lines was quadratic.
+            if q < newline && prefix[q] == UInt8(ascii: "{")
+                && topLevelKeys(of: UnsafeBufferPointer(rebasing: prefix[q..<newline]), from: 0).eventLine { return true }
             p = newline + 1
         }
         return false

@@ -81,7 +81,7 @@ extension Ingester {
                 slot?.standAside()
             }
             do {
-                let format = try forced ?? reader.withPeekedContent { WebRTCImport.sniff($0) }
+                let format = try forced ?? WebRTCImport.sniff(reader)
                 guard queue.put(.format(format)) else { throw Cancelled() }
                 if format.isDump {
                     slot?.standAside()
