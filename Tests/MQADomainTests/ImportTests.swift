@@ -409,6 +409,16 @@ enum Dump {
         let dump = "{\"clientId\":1}\n{\"meta\":2}\n" + sample + (1...10).map { "[\"getstats\",\"pc\",{},\($0)]" }.joined(separator: "\n") + "\n"
         #expect(verdict(String(dump.utf8.prefix(65_536))!) == .lookWider)
         #expect(sniff(dump) == .rtcstats)
+        // The wider look: metadata objects do not vote (40 of them
+        // outvoted a dump's 22 samples); nothing whole after the long
+        // line is an event log, as 64 KiB read; a line cut there still,
+        // alone, is a dump's.
+        func wider(_ s: String) -> InputFormat { Array(s.utf8).withUnsafeBufferPointer { WebRTCImport.widerVerdict($0) } }
+        let meta40 = String(repeating: "{\"meta\":1}\n", count: 40)
+        #expect(wider(meta40 + sample + (1...22).map { "[\"getstats\",\"pc\",{},\($0)]" }.joined(separator: "\n") + "\n") == .rtcstats)
+        #expect(wider("{\"type\":\"devices\"}\n" + sample + String(qr(t0).prefix(60))) == .events)
+        #expect(wider("{\"type\":\"devices\"}\n" + String(long.prefix(60_000))) == .rtcstats)
+        #expect(wider(app) == .events && wider(dump) == .rtcstats)
         #expect(sniff("[{\"ts\":1}]\n[null]\n[]\n" + qr(t0) + "\n") == .events)
         #expect(sniff(" [ \"getstats\",\"pc\",{},1]\n[\"getstats\",\"pc\",{},2]\n" + qr(t0) + "\n") == .rtcstats)
         // A lone `{` is a pretty-printed dump's first line only when a key

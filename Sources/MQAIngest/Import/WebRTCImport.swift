@@ -77,7 +77,37 @@ public enum WebRTCImport {
     /// a wider look where those end in a line that would decide it.
     static func sniff(_ reader: LineReader) throws -> InputFormat {
         if case .format(let format) = try reader.withPeekedContent({ verdict($0, cutLineDecides: false) }) { return format }
-        return try reader.withPeekedContent(limit: widerLook) { sniff($0) }
+        return try reader.withPeekedContent(limit: widerLook) { widerVerdict($0) }
+    }
+
+    /// The wider look's vote, over its first 64 lines (the last one cut
+    /// off included): event lines against lines of methods rtcstats
+    /// clients write. Other objects do not vote: both kinds of file may
+    /// open with their metadata (a dump with 40 metadata lines before its
+    /// long first sample was outvoted by them). A tie, such as nothing
+    /// whole after the long line, is an event log, as 64 KiB read before;
+    /// a line still cut at 2 MiB, alone, is a dump's.
+    static func widerVerdict(_ prefix: UnsafeBufferPointer<UInt8>) -> InputFormat {
+        var events = 0
+        var dumpLines = 0
+        var lines = 0
+        var p = 0
+        while p < prefix.count && lines < 64 {
+            let end = prefix[p...].firstIndex(of: 0x0A) ?? prefix.count
+            var q = p
+            while q < end, [0x20, 0x09, 0x0D, 0xEF, 0xBB, 0xBF].contains(prefix[q]) { q += 1 }
+            if q < end {
+                let line = UnsafeBufferPointer(rebasing: prefix[q..<end])
+                if line[0] == UInt8(ascii: "{") {
+                    if topLevelKeys(of: line, from: 0).eventLine { events += 1 }
+                } else if RTCStatsImporter.opensWithDumpMethod(line, JSONWalker()) {
+                    dumpLines += 1
+                }
+                lines += 1
+            }
+            p = end + 1
+        }
+        return dumpLines > events ? .rtcstats : .events
     }
 
     /// What a prefix says: a format, or that its last line, cut off, would
