@@ -399,7 +399,7 @@ enum Dump {
         // event log (its events came only after the long line, and 200
         // were rejected), a dump stays a dump.
         func verdict(_ s: String) -> WebRTCImport.Verdict {
-            Array(s.utf8).withUnsafeBufferPointer { WebRTCImport.verdict($0, cutLineDecides: false) }
+            Array(s.utf8).withUnsafeBufferPointer { WebRTCImport.verdict($0, wide: false) }
         }
         let sample = String(long.prefix(90_000)) + "\"},1]\n"
         let app = "{\"type\":\"app_start\"}\n{\"type\":\"devices\"}\n" + sample
@@ -409,16 +409,22 @@ enum Dump {
         let dump = "{\"clientId\":1}\n{\"meta\":2}\n" + sample + (1...10).map { "[\"getstats\",\"pc\",{},\($0)]" }.joined(separator: "\n") + "\n"
         #expect(verdict(String(dump.utf8.prefix(65_536))!) == .lookWider)
         #expect(sniff(dump) == .rtcstats)
-        // The wider look: metadata objects do not vote (40 of them
-        // outvoted a dump's 22 samples); nothing whole after the long
-        // line is an event log, as 64 KiB read; a line cut there still,
-        // alone, is a dump's.
-        func wider(_ s: String) -> InputFormat { Array(s.utf8).withUnsafeBufferPointer { WebRTCImport.widerVerdict($0) } }
-        let meta40 = String(repeating: "{\"meta\":1}\n", count: 40)
-        #expect(wider(meta40 + sample + (1...22).map { "[\"getstats\",\"pc\",{},\($0)]" }.joined(separator: "\n") + "\n") == .rtcstats)
+        // The wider look is the same vote on more lines (one in which the
+        // app's objects did not vote made an app log a dump). An object
+        // line cut at its end votes there: an app log whose long line
+        // ended just before the end tied 1-1 and became a dump. A line
+        // still cut at the end, alone, is a dump's.
+        func wider(_ s: String) -> InputFormat { sniff(s) }
+        let rounds = (0..<30).map { i in
+            qr(t0 + Int64(i) * 2000) + "\n{\"level\":\"info\",\"rtt\":\(i)}\n{\"level\":\"info\"}\n[\"getstats\",\"pc\",{},\(i)]\n[\"onicecandidate\",\"pc\",{},\(i)]"
+        }.joined(separator: "\n") + "\n"
+        #expect(wider("{\"type\":\"app_start\"}\n" + sample + rounds) == .events)
         #expect(wider("{\"type\":\"devices\"}\n" + sample + String(qr(t0).prefix(60))) == .events)
         #expect(wider("{\"type\":\"devices\"}\n" + String(long.prefix(60_000))) == .rtcstats)
         #expect(wider(app) == .events && wider(dump) == .rtcstats)
+        // rtcstats-server's lines after a long first sample are a dump's.
+        let session = (1...20).map { "{\"statsSessionId\":\"s\",\"type\":\"stats-entry\",\"data\":\($0)}" }.joined(separator: "\n") + "\n"
+        #expect(wider(sample + session) == .rtcstats)
         #expect(sniff("[{\"ts\":1}]\n[null]\n[]\n" + qr(t0) + "\n") == .events)
         #expect(sniff(" [ \"getstats\",\"pc\",{},1]\n[\"getstats\",\"pc\",{},2]\n" + qr(t0) + "\n") == .rtcstats)
         // A lone `{` is a pretty-printed dump's first line only when a key

@@ -67,7 +67,7 @@ public enum WebRTCImport {
     /// event log into a dump (whose reading then failed, or found no
     /// samples and stored nothing).
     public static func sniff(_ prefix: UnsafeBufferPointer<UInt8>) -> InputFormat {
-        switch verdict(prefix, cutLineDecides: true) {
+        switch verdict(prefix, wide: true) {
         case .format(let format): return format
         case .lookWider: return .rtcstats  // not reached: the cut line decides
         }
@@ -76,43 +76,14 @@ public enum WebRTCImport {
     /// The format of `reader`'s content: told by its first 64 KiB, or by
     /// a wider look where those end in a line that would decide it.
     static func sniff(_ reader: LineReader) throws -> InputFormat {
-        if case .format(let format) = try reader.withPeekedContent({ verdict($0, cutLineDecides: false) }) { return format }
-        return try reader.withPeekedContent(limit: widerLook) { widerVerdict($0) }
+        if case .format(let format) = try reader.withPeekedContent({ verdict($0, wide: false) }) { return format }
+        return try reader.withPeekedContent(limit: widerLook) { sniff($0) }
     }
 
-    /// The wider look's vote, over its first 64 lines (the last one cut
-    /// off included): event lines against lines of methods rtcstats
-    /// clients write. Other objects do not vote: both kinds of file may
-    /// open with their metadata (a dump with 40 metadata lines before its
-    /// long first sample was outvoted by them). A tie, such as nothing
-    /// whole after the long line, is an event log, as 64 KiB read before;
-    /// a line still cut at 2 MiB, alone, is a dump's.
-    static func widerVerdict(_ prefix: UnsafeBufferPointer<UInt8>) -> InputFormat {
-        var events = 0
-        var dumpLines = 0
-        var lines = 0
-        var p = 0
-        while p < prefix.count && lines < 64 {
-            let end = prefix[p...].firstIndex(of: 0x0A) ?? prefix.count
-            var q = p
-            while q < end, [0x20, 0x09, 0x0D, 0xEF, 0xBB, 0xBF].contains(prefix[q]) { q += 1 }
-            if q < end {
-                let line = UnsafeBufferPointer(rebasing: prefix[q..<end])
-                if line[0] == UInt8(ascii: "{") {
-                    if topLevelKeys(of: line, from: 0).eventLine { events += 1 }
-                } else if RTCStatsImporter.opensWithDumpMethod(line, JSONWalker()) {
-                    dumpLines += 1
-                }
-                lines += 1
-            }
-            p = end + 1
-        }
-        return dumpLines > events ? .rtcstats : .events
-    }
 
     /// What a prefix says: a format, or that its last line, cut off, would
     /// decide it and a wider look should (`Ingester` then reads
-    /// `widerLook` bytes and asks again with `cutLineDecides`).
+    /// `widerLook` bytes and asks again, `wide`).
     enum Verdict: Equatable {
         case format(InputFormat)
         case lookWider
@@ -122,12 +93,14 @@ public enum WebRTCImport {
     /// of the longest kind (a dump's first sample runs to a megabyte).
     static let widerLook = LineReader.bufferCapacity
 
-    /// `sniff`'s reading of `prefix`. Without `cutLineDecides`, a cut line
+    /// `sniff`'s reading of `prefix`. Not `wide` (the first 64 KiB), a cut line
     /// that would decide asks for a wider look instead: in 64 KiB the
     /// line of a dump's first sample after its metadata lines and an app
     /// log's mirrored sample before its events look alike, and only the
-    /// lines after it tell them apart.
-    static func verdict(_ prefix: UnsafeBufferPointer<UInt8>, cutLineDecides: Bool) -> Verdict {
+    /// lines after it tell them apart. The wider look is the same vote on
+    /// more lines (a vote of its own, in which the app's objects did not
+    /// count, made such an app log a dump that 64 KiB read right).
+    static func verdict(_ prefix: UnsafeBufferPointer<UInt8>, wide: Bool) -> Verdict {
         var p = 0
         if prefix.count >= 3 && prefix[0] == 0xEF && prefix[1] == 0xBB && prefix[2] == 0xBF { p = 3 }
         func skipSpace() { while p < prefix.count, [0x20, 0x09, 0x0A, 0x0D].contains(prefix[p]) { p += 1 } }
@@ -181,6 +154,14 @@ public enum WebRTCImport {
                 // no vote for a dump.
                 if RTCStatsImporter.opensWithMethodName(UnsafeBufferPointer(rebasing: prefix[p..<newline]), JSONWalker()) { arrays += 1 }
             case UInt8(ascii: "{"):
+                // In the wider look, rtcstats-server's own lines (a top-level
+                // `statsSessionId`, as the importer reads them) are a dump's:
+                // after a long first sample, they outvoted it. (Asked only
+                // there: keys of every object line cost the first look.)
+                if wide && topLevelKeys(of: UnsafeBufferPointer(rebasing: prefix[p..<newline]), from: 0).statsSession {
+                    arrays += 1
+                    break
+                }
                 objects += 1
                 if firstObjectIsEvent == nil { firstObjectIsEvent = topLevelKeys(of: prefix, from: p).eventLine }
             default: break
@@ -196,7 +177,15 @@ public enum WebRTCImport {
         // app's 70 KB `["debug", …]` line) says nothing.
         if let cut, RTCStatsImporter.opensWithDumpMethod(UnsafeBufferPointer(rebasing: prefix[cut...]), JSONWalker()),
            !hasEventLine(prefix, before: cut) {
-            return cutLineDecides ? .format(.rtcstats) : .lookWider
+            return wide ? .format(.rtcstats) : .lookWider
+        }
+        // In the wider look (the same vote as the first, on more lines), an
+        // object line cut at its end votes as a whole one would: an app
+        // log whose long line ended just before 2 MiB had only its
+        // header's vote against that line's, and the tie made it a dump.
+        if wide, let cut, prefix[cut] == UInt8(ascii: "{") {
+            objects += 1
+            if firstObjectIsEvent == nil { firstObjectIsEvent = topLevelKeys(of: prefix, from: cut).eventLine }
         }
         if arrays == objects && arrays > 0 { return .format(firstObjectIsEvent == true ? .events : .rtcstats) }
         return .format(arrays > objects ? .rtcstats : .events)
