@@ -252,12 +252,18 @@ struct RTCStatsImporter {
     /// an event log's stray `[1,2]` lines are its own bad lines, and read
     /// as a dump they took its good lines with them.
     static func opensWithMethodName(_ line: UnsafeBufferPointer<UInt8>, _ scanner: JSONWalker) -> Bool {
+        methodNameQuote(line, scanner) != nil
+    }
+
+    /// Where the opening quote of a line's first element stands when the
+    /// line opens as `[` and a string (spaces allowed), else nil.
+    private static func methodNameQuote(_ line: UnsafeBufferPointer<UInt8>, _ scanner: JSONWalker) -> Int? {
         var p = 0
         scanner.skipSpace(line, &p)
-        guard p < line.count, line[p] == UInt8(ascii: "[") else { return false }
+        guard p < line.count, line[p] == UInt8(ascii: "[") else { return nil }
         p += 1
         scanner.skipSpace(line, &p)
-        return p < line.count && line[p] == UInt8(ascii: "\"")
+        return p < line.count && line[p] == UInt8(ascii: "\"") ? p : nil
     }
 
     /// Whether a line opens with a method an rtcstats client writes
@@ -265,13 +271,8 @@ struct RTCStatsImporter {
     /// or cut off: what a line cut by the 64 KiB read to tell a format can
     /// still say (an app's `["debug", …` line says nothing).
     static func opensWithDumpMethod(_ line: UnsafeBufferPointer<UInt8>, _ scanner: JSONWalker) -> Bool {
-        var p = 0
-        scanner.skipSpace(line, &p)
-        guard p < line.count, line[p] == UInt8(ascii: "[") else { return false }
-        p += 1
-        scanner.skipSpace(line, &p)
-        guard p < line.count, line[p] == UInt8(ascii: "\"") else { return false }
-        let start = p + 1
+        guard let quote = methodNameQuote(line, scanner) else { return false }
+        let start = quote + 1
         guard let end = line[start..<min(line.count, start + 64)].firstIndex(of: UInt8(ascii: "\"")) else { return false }
         let name = String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
         return dumpMethods.contains(name)
