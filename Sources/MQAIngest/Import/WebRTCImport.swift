@@ -80,7 +80,6 @@ public enum WebRTCImport {
         return try reader.withPeekedContent(limit: widerLook) { sniff($0) }
     }
 
-
     /// What a prefix says: a format, or that its last line, cut off, would
     /// decide it and a wider look should (`Ingester` then reads
     /// `widerLook` bytes and asks again, `wide`).
