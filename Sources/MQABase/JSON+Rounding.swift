@@ -4,13 +4,17 @@ extension JSON {
     /// 0.0001. JSON then reads `3.81`, not `3.8130434782608686`. Exact
     /// figures (counts, ms, logged values) are never rounded.
     public static func rounded(_ x: Double, places: Int) -> JSON {
-        guard x.isFinite else { return .null }
+        x.isFinite ? .double(roundedValue(x, places: places)) : .null
+    }
+
+    /// The number `rounded` writes: `x` to `places` decimals.
+    public static func roundedValue(_ x: Double, places: Int) -> Double {
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
         // Past 2⁵³ a double is whole already, and scaling it may overflow
         // to infinity (written as null, "no value": a mean of 1.7e308 ms).
         let scaled = x * scale
-        return .double(scaled.isFinite ? scaled.rounded() / scale : x)
+        return scaled.isFinite ? scaled.rounded() / scale : x
     }
 
     /// `rounded`, or null.

@@ -145,14 +145,7 @@ enum IssueFinder {
     /// At most two decimals, no trailing zeros: `7.5`, `3.21`, `450`;
     /// more where two would read as `threshold` or past it the other way.
     static func short(_ x: Double, beside threshold: Double? = nil) -> String {
-        JSON.number(places(x, from: 2, beside: threshold).map { rounded(x, places: $0) } ?? x)
-    }
-
-    static func rounded(_ x: Double, places: Int) -> Double {
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        let scaled = x * scale
-        return scaled.isFinite ? scaled.rounded() / scale : x
+        JSON.number(places(x, from: 2, beside: threshold).map { JSON.roundedValue(x, places: $0) } ?? x)
     }
 
     /// `places`, or as many more (up to 15) as a value past its threshold
@@ -164,7 +157,7 @@ enum IssueFinder {
     static func places(_ x: Double, from places: Int, beside threshold: Double?) -> Int? {
         guard let t = threshold, x != t, x.isFinite else { return places }
         for p in places...15 {
-            let r = rounded(x, places: p)
+            let r = JSON.roundedValue(x, places: p)
             if r != t && (r > t) == (x > t) { return p }
         }
         return nil
