@@ -481,7 +481,7 @@ def merge_fleet(parts, top=None):
     for part in parts:
         doc = load_json(part) if isinstance(part, str) else part
         score_text = doc['score']
-        head = {k: doc[k] for k in ('schema', 'rankedBy', 'scorePerParticipantHour') if k in doc}
+        head = {k: doc[k] for k in ('schema', 'config', 'rankedBy', 'scorePerParticipantHour') if k in doc}
         meetings += doc['meetings']
         if doc['shown'] != doc['meetings']:
             raise ValueError('a shard fleet report must show every meeting (no --top)')
@@ -503,8 +503,10 @@ def merge_fleet(parts, top=None):
     for i, e in enumerate(entries):
         e['rank'] = i + 1
     result = {}
-    if 'schema' in head:
-        result['schema'] = head['schema']
+    # In mqa's order: the config (under --config only) after the schema.
+    for k in ('schema', 'config'):
+        if k in head:
+            result[k] = head[k]
     result['score'] = score_text
     for k in ('rankedBy', 'scorePerParticipantHour'):
         if k in head:
@@ -792,9 +794,10 @@ def run_shard(shard, records, settings):
         timings['fleet'] = time.time() - t
         if not settings.get('noCohorts'):
             # Per meeting and client profile, the sums the cohort and trend
-            # figures are made of: the driver merges them exactly.
+            # figures are made of: the driver merges them exactly. Under the
+            # job's config, as the fleet: the partials carry it to the merge.
             t = time.time()
-            text = run_mqa(binary, ['report', 'cohorts', '--db', store, '--partials'])
+            text = run_mqa(binary, ['report', 'cohorts', '--db', store, '--partials'] + config)
             result['cohorts'] = zlib.compress(text.encode('utf-8'), 6)
             timings['cohorts'] = time.time() - t
         t = time.time()

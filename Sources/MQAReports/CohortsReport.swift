@@ -7,6 +7,9 @@ import MQAAnalysis
 /// intervals, worst stall rate first (`Docs/cohorts.md`).
 public struct CohortsReport: RenderedReport, Sendable {
     public var table: CohortTable
+    /// The tier config the time at poor/bad and MOS were made under;
+    /// shown, and in the JSON, only where it is not the defaults.
+    public var config = TierConfig()
 
     public init(_ table: CohortTable) { self.table = table }
 
@@ -15,6 +18,7 @@ public struct CohortsReport: RenderedReport, Sendable {
     public var json: JSON {
         .object([
             ("schema", .string("mqa.cohorts/1")),
+        ] + ConfigNote.field(config) + [
             ("by", .string(table.field.rawValue)),
             ("meetings", .int(Int64(table.meetings))),
             // People once each; the cohorts' participants add up to more,
@@ -133,7 +137,7 @@ public struct CohortsReport: RenderedReport, Sendable {
 
 
     public var markdown: String {
-        var out = "# \(heading)\n\nWorst stall rate first.\n\n"
+        var out = "# \(heading)\n\n" + ConfigNote.paragraph(config) + "Worst stall rate first.\n\n"
         out += rowsTable.markdown
         return out + "\n" + CohortsReport.methodText(table.options, splits: table.field.changesInCall) + "\n"
     }
@@ -173,7 +177,7 @@ public struct CohortsReport: RenderedReport, Sendable {
     }
 
     public var html: String {
-        var body = "<h1>\(heading.html)</h1>\n<p>Worst stall rate first.</p>\n"
+        var body = "<h1>\(heading.html)</h1>\n" + ConfigNote.htmlParagraph(config) + "<p>Worst stall rate first.</p>\n"
         body += CohortChart.stallRates(table.cohorts + (table.unknown.participants > 0 ? [table.unknown] : []))
         body += rowsTable.html
         body += "<p>\(CohortsReport.methodText(table.options, splits: table.field.changesInCall).html)</p>\n"

@@ -9,6 +9,9 @@ import MQAAnalysis
 public struct CompareReport: RenderedReport, Sendable {
     public var comparison: CohortComparison
 
+    /// As `CohortsReport.config`.
+    public var config = TierConfig()
+
     public init(_ comparison: CohortComparison) { self.comparison = comparison }
 
     /// The spec's shape (`{"by", "a", "b", "metrics": {NAME: {"a", "b",
@@ -18,6 +21,7 @@ public struct CompareReport: RenderedReport, Sendable {
         let c = comparison
         return .object([
             ("schema", .string("mqa.compare/1")),
+        ] + ConfigNote.field(config) + [
             ("by", .string(c.field.rawValue)),
             ("a", .optional(c.a.value)),
             ("b", .optional(c.b.value)),
@@ -114,7 +118,7 @@ public struct CompareReport: RenderedReport, Sendable {
 
     public var markdown: String {
         var out = "# \(Markdown.escape(heading))\n\n**\(Markdown.escape(comparison.verdict)).**\n\n"
-        out += Markdown.escape(sizes) + "\n\n"
+        out += ConfigNote.paragraph(config) + Markdown.escape(sizes) + "\n\n"
         out += metricsTable.markdown
         return out + "\n" + CompareReport.methodText(comparison.options, splits: comparison.field.changesInCall) + "\n"
     }
@@ -134,6 +138,7 @@ public struct CompareReport: RenderedReport, Sendable {
 
     public var html: String {
         var body = "<h1>\(heading.html)</h1>\n<p><strong>\(comparison.verdict.html).</strong></p>\n<p>\(sizes.html)</p>\n"
+        body += ConfigNote.htmlParagraph(config)
         body += CohortChart.stallRates([comparison.a, comparison.b])
         body += metricsTable.html
         body += "<p>\(CompareReport.methodText(comparison.options, splits: comparison.field.changesInCall).html)</p>\n"

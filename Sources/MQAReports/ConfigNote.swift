@@ -34,6 +34,23 @@ enum ConfigNote {
         return "Tier config (--config): \(text)" + (all ? "." : "; the other keys at their defaults.")
     }
 
+    /// A sweep's `--config`: the values it gives the keys the grid leaves
+    /// out (`gridKeys` aside); empty where those are the defaults.
+    static func baseParagraph(_ base: TierConfig, gridKeys: [String]) -> String {
+        differences(base.changedKeys.filter { !gridKeys.contains($0.name) })
+            .map { "The keys the grid leaves out are --config's: \($0).\n\n" } ?? ""
+    }
+
+    /// The sentence as a markdown paragraph; empty under the defaults.
+    static func paragraph(_ config: TierConfig) -> String {
+        sentence(config).map { $0 + "\n\n" } ?? ""
+    }
+
+    /// The sentence as an html paragraph; empty under the defaults.
+    static func htmlParagraph(_ config: TierConfig) -> String {
+        sentence(config).map { "<p>\($0.html)</p>\n" } ?? ""
+    }
+
     /// The report's `config` field: the whole config, only when it is not
     /// the defaults (reports under the defaults keep their shape).
     static func field(_ config: TierConfig) -> [(String, JSON)] {

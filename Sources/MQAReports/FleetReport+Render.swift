@@ -66,7 +66,7 @@ extension FleetReport {
         var out = "# Fleet: \(meetingCount) meetings, worst first\n\n"
         out += "Score = \(FleetReport.scoreRule); ranked by the score. \(FleetReport.normalizedNote)\n\n"
         out += FleetReport.stalledNote + "\n\n"
-        if let note = ConfigNote.sentence(config) { out += note + "\n\n" }
+        out += ConfigNote.paragraph(config)
         if ranked.count < meetingCount { out += "Showing the worst \(ranked.count).\n\n" }
         var t = rankingTable(issues: false)
         for (i, e) in ranked.enumerated() {
@@ -135,7 +135,7 @@ extension FleetReport {
     public var html: String {
         var b = "<header>\n<h1>Fleet: \(meetingCount) meetings, worst first</h1>\n"
         b += "<p class=\"sub\">Score = \(FleetReport.scoreRule.html); ranked by the score. \(FleetReport.normalizedNote.html)</p>\n</header>\n"
-        if let note = ConfigNote.sentence(config) { b += "<p>\(note.html)</p>\n" }
+        b += ConfigNote.htmlParagraph(config)
         if !sitePages.isEmpty {
             b += "<nav><p>" + sitePages.map { HTMLPage.link($0.file, $0.title.html) }.joined(separator: " · ") + "</p></nav>\n"
         }

@@ -14,6 +14,8 @@ public struct MeetingListReport: Sendable {
     public var display = TimeDisplay()
     /// What the list was narrowed to, said above it (and in JSON).
     public var filter = Filter()
+    /// The tier config the scores were made under (as `FleetReport.config`).
+    public var config = TierConfig()
 
     /// `mqa meetings --uid U --at T`: the uid resolved, the instant, or
     /// the time of day (`14:05:00`) matched on each meeting's date.
@@ -47,6 +49,7 @@ public struct MeetingListReport: Sendable {
     public var json: JSON {
         .object([
             ("schema", .string(MeetingListReport.schema)),
+        ] + ConfigNote.field(config) + [
             ("uid", .optional(filter.uid)),
             ("at", .optional(filter.at)),
         ] + (filter.timeOfDay.map { [("atTimeOfDay", JSON.string($0))] } ?? []) + [
@@ -91,7 +94,7 @@ public struct MeetingListReport: Sendable {
                       .text(e.header.title ?? "—")]
             t.add(cells)
         }
-        var out = ""
+        var out = ConfigNote.paragraph(config)
         if filter.uid != nil || filter.at != nil || filter.timeOfDay != nil {
             var what: [String] = []
             if let uid = filter.uid { what.append("with \(Markdown.escape(uid))") }

@@ -31,7 +31,7 @@ extension MeetingReport {
             b += "MOS, loss, RTT, jitter, bitrate and tiers are not shown; the stalls come from the track status events.</p>\n"
         }
         if let sampling { b += "<p class=\"notice\">Warning: \(sampling.text.capitalizedFirst.html)</p>\n" }
-        if let note = ConfigNote.sentence(analysis.config) { b += "<p>\(note.html)</p>\n" }
+        b += ConfigNote.htmlParagraph(analysis.config)
         b += focusHTML(t0)
         b += verdictHTML(t0)
         b += incidentsHTML(t0)

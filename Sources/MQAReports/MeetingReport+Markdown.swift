@@ -24,7 +24,7 @@ extension MeetingReport {
         out += head.markdown + "\n"
         out += "Times below are offsets from the start (+m:ss.mmm); incidents also show the wall clock, \(display.clockName(at: t0)); "
         out += "statistics are over warm reports.\n\n"
-        if let note = ConfigNote.sentence(analysis.config) { out += note + "\n\n" }
+        out += ConfigNote.paragraph(analysis.config)
         if !damage.isEmpty {
             out += "> **Warning: \(damageNotice)**\n"
             for d in damage { out += ">\n> - \(MarkdownText.inline(d))\n" }

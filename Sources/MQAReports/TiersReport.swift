@@ -46,7 +46,7 @@ public struct TiersReport: Sendable {
     public var markdown: String {
         var out = "# Tiers of meeting \(Markdown.escape(analysis.meeting))\n\n"
         if analysis.isCDN { out += "No quality data (CDN engine): the CDN engine has no quality feed, so no tier can be computed.\n\n" }
-        if let note = ConfigNote.sentence(analysis.config) { out += note + "\n\n" }
+        out += ConfigNote.paragraph(analysis.config)
         for c in connections {
             out += "## \(Markdown.escape(c.uid)), connection \(c.index): \(display.timestamp(c.start)) – \(display.timestamp(c.end)) (\(Time.duration(c.end - c.start)))\n\n"
             var time = ReportTable(headers: Tier.reportOrder.map(\.name), numeric: Set(0..<6))

@@ -53,7 +53,7 @@ extension TrackReport {
         out += " · start \(header.start.map(display.timestamp) ?? "—")\n\n"
         out += "**Verdict: \(verdict.rawValue)**: \(verdict.explanation) (\(sharedStallCount) of \(stallCount.counted("stall")) shared).\n\n"
         out += "Rule: \(TrackReport.ruleText)\n\n"
-        if let note = ConfigNote.sentence(config) { out += note + "\n\n" }
+        out += ConfigNote.paragraph(config)
         out += subscriptionsTable.markdown
         let stalls = stallsTable
         if !stalls.rows.isEmpty { out += "\n## Stalls\n\n" + stalls.markdown }
@@ -91,7 +91,7 @@ extension TrackReport {
         b += "<p class=\"sub\">Meeting <span class=\"code\">\(header.meeting.html)</span>"
         if let title = header.title { b += " · \(title.html)" }
         b += " · published by \(publishers.joined(separator: ", ").html)</p>\n</header>\n"
-        if let note = ConfigNote.sentence(config) { b += "<p>\(note.html)</p>\n" }
+        b += ConfigNote.htmlParagraph(config)
         b += "<p class=\"notice\">Verdict: \(verdict.rawValue.html). \(verdict.explanation.capitalizedFirst.html) "
         b += "(\(sharedStallCount) of \(stallCount.counted("stall")) shared).</p>\n"
         b += "<p class=\"legend\">\(TrackReport.ruleText.html)</p>\n"

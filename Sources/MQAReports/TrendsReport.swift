@@ -8,6 +8,9 @@ import MQAAnalysis
 public struct TrendsReport: RenderedReport, Sendable {
     public var table: TrendTable
 
+    /// As `CohortsReport.config`.
+    public var config = TierConfig()
+
     public init(_ table: TrendTable) { self.table = table }
 
     /// `2026-11-02` (a week is named by its Monday), the date on the
@@ -21,6 +24,7 @@ public struct TrendsReport: RenderedReport, Sendable {
     public var json: JSON {
         .object([
             ("schema", .string("mqa.trends/1")),
+        ] + ConfigNote.field(config) + [
             ("every", .string(table.every.rawValue)),
             ("zone", .string(calendar)),
             ("by", table.field.map { .string($0.rawValue) } ?? .null),
@@ -59,7 +63,7 @@ public struct TrendsReport: RenderedReport, Sendable {
     }
 
     public var markdown: String {
-        "# \(heading)\n\nPeriods by meeting start (\(calendar) days\(table.every == .week ? "; weeks from Monday" : "")).\n\n"
+        "# \(heading)\n\n" + ConfigNote.paragraph(config) + "Periods by meeting start (\(calendar) days\(table.every == .week ? "; weeks from Monday" : "")).\n\n"
             + rowsTable.markdown + "\n" + CohortsReport.methodText(table.options, splits: table.field?.changesInCall ?? false) + "\n"
     }
 
@@ -69,7 +73,8 @@ public struct TrendsReport: RenderedReport, Sendable {
     }
 
     public var html: String {
-        var body = "<h1>\(heading.html)</h1>\n<p>Periods by meeting start (\(calendar.html) days).</p>\n"
+        var body = "<h1>\(heading.html)</h1>\n" + ConfigNote.htmlParagraph(config)
+            + "<p>Periods by meeting start (\(calendar.html) days).</p>\n"
         body += TrendChart.stallRates(table)
         body += rowsTable.html
         body += "<p>\(CohortsReport.methodText(table.options, splits: table.field?.changesInCall ?? false).html)</p>\n"

@@ -9,6 +9,8 @@ public struct TuneCohortsReport: Sendable {
     /// The grid's keys: the configs differ only there.
     public var keys: [String]
     public var top: Int
+    /// The values of the keys the grid leaves out (`--config`).
+    public var base = TierConfig()
 
     public init(_ tuning: CohortTuning, keys: [String], top: Int = 5) {
         self.tuning = tuning
@@ -73,9 +75,9 @@ public struct TuneCohortsReport: Sendable {
     }
 
     public var json: JSON {
-        .object([
-            ("schema", .string("mqa.tune-cohorts/1")),
-            ("by", .string(tuning.field.rawValue)),
+        let head: [(String, JSON)] = [("schema", .string("mqa.tune-cohorts/1")), ("by", .string(tuning.field.rawValue))]
+            + (base.changedKeys.isEmpty ? [] : [("base", base.json)])
+        return .object(head + [
             ("fleetBest", tuning.fleet.first?.json ?? .null),
             ("cohorts", .array(tuning.cohorts.map { c in
                 .object([
@@ -97,6 +99,7 @@ public struct TuneCohortsReport: Sendable {
 
     public var markdown: String {
         var out = "# Tuning by \(tuning.field.rawValue): \(tuning.fleet.count) configs, \(tuning.cohorts.count) cohorts\n\n"
+        out += ConfigNote.baseParagraph(base, gridKeys: keys)
         if let best = tuning.fleet.first {
             out += "Fleet-wide best: \(configText(best.config)) (F1 \(f3(best.score.f1))).\n\n"
         }

@@ -14,6 +14,8 @@ public struct TuneReport: Sendable {
     public var figures: Figures
     /// Rows shown in md and csv (json has them all).
     public var top: Int
+    /// The values of the keys the grid leaves out (`--config`).
+    public var base = TierConfig()
 
     /// The JSON's `schema`.
     public static let schema = "mqa.tune/1"
@@ -23,7 +25,9 @@ public struct TuneReport: Sendable {
     public var json: JSON {
         .object([
             ("schema", .string(TuneReport.schema)), ("target", .string(figures.options.target.name)),
-            ("leadMs", .int(figures.options.leadMs)), ("configs", results.json),
+            ("leadMs", .int(figures.options.leadMs)),
+        ] + (base.changedKeys.isEmpty ? [] : [("base", base.json)]) + [
+            ("configs", results.json),
         ])
     }
 
@@ -79,6 +83,7 @@ public struct TuneReport: Sendable {
         let options = figures.options
         var out = "# Tuning: \(figures.configs.counted("config")) against \(figures.stalls.counted("stall"))\n\n"
         out += "Target tier \(options.target.name), lead \(options.leadMs) ms, \(figures.reports.counted("report")) in \(figures.connections.counted("connection")). `*` marks the Pareto front (recall vs alarms/hour).\n\n"
+        out += ConfigNote.baseParagraph(base, gridKeys: keys)
         var t = ReportTable(
             headers: ["#", ""] + keys + ["alarms", "stalls", "covered", "useful", "precision", "recall", "F1",
                                         "alarms/h", "flaps/h", "median lead"],

@@ -69,7 +69,7 @@ def fleet(tmp_path_factory):
     summary = json.loads(mqa('ingest', '--db', one, '--format', 'json', *input_files(logs), ok=(0, 3)))
     summary = {k: summary[k] for k in totals}
     return {
-        'base': base, 'logs': logs, 'summary': summary,
+        'base': base, 'logs': logs, 'summary': summary, 'one': one,
         'fleet': mqa('report', 'fleet', '--db', one, '--format', 'json'),
         'tune': mqa('tune', '--db', one, '--grid', str(base / 'grid.json'), '--format', 'json'),
         'meetings': len(meetings),
@@ -179,6 +179,22 @@ def test_one_shard_equals_one_store(fleet):
     assert (out / 'tune.json').read_text() == fleet['tune']
     assert_cohorts_equal_one_store(out, fleet)
     assert_pages_are_one_stores(out, fleet)
+
+
+def test_the_jobs_config_reaches_the_cohorts(fleet):
+    """--config: the fleet and the cohorts are one store's under it (the
+    shards' partials carry it to the merge); the reports say so."""
+    config = fleet['base'] / 'strict.json'
+    config.write_text('{"thresholds": [4.4, 4.2, 4.0, 3.8], "coldStartMs": 8000}')
+    out = fleet['base'] / 'out-config'
+    run_job(fleet, out, 2, extra=['--config', str(config)])
+    one = ['--db', fleet['one'], '--config', str(config), '--format', 'json']
+    assert (out / 'fleet.json').read_text() == mqa('report', 'fleet', *one)
+    strict = mqa('report', 'cohorts', '--by', 'sdkVersion', *one)
+    assert (out / 'cohorts' / 'sdkVersion.json').read_text() == strict
+    assert json.loads(strict)['config']['coldStartMs'] == 8000
+    assert strict != fleet['cohorts']['sdkVersion']
+    assert (out / 'trends.json').read_text() == mqa('report', 'trends', *one)
 
 
 def test_read_through_hadoop_equals_one_store(fleet):

@@ -32,6 +32,11 @@ public struct CohortPartials: Sendable, Equatable {
     /// network, version 2 one that rejoined with another client field
     /// whole under its last value, so a merge refuses to mix versions.
     public private(set) var readVersion = Int64(CohortPartials.version)
+    /// The tier config the low-tier times and MOS were made under
+    /// (`--config`); a file without one was made under the defaults. Parts
+    /// made under different configs do not merge: their time at poor/bad
+    /// would add up to a figure of no config.
+    public var config = TierConfig()
 
     /// Meetings in any order, each once.
     public init(_ meetings: [CohortMeetingSums]) throws {
@@ -61,8 +66,14 @@ public struct CohortPartials: Sendable, Equatable {
                 + "network it used but one that rejoined with another platform, device or version under its last one, "
                 + "version 3 under each value it had; make them all again with this mqa ('mqa report cohorts --partials')")
         }
+        let configs = parts.map(\.config).reduce(into: [TierConfig]()) { if !$0.contains($1) { $0.append($1) } }
+        guard configs.count == 1 else {
+            throw CohortPartialsError("the partials were made under \(configs.count) different tier configs: their time at "
+                + "poor/bad and MOS do not add up; make them all again with the same --config (or none)")
+        }
         var merged = try CohortPartials(parts.flatMap(\.meetings))
         merged.readVersion = parts[0].readVersion
+        merged.config = configs[0]
         return merged
     }
 
@@ -77,6 +88,7 @@ public struct CohortPartials: Sendable, Equatable {
             ("mqaCohortPartials", .int(Int64(CohortPartials.version))),
             ("meetings", .int(Int64(meetings.count))),
             ("participants", .int(Int64(participants))),
+        ] + (config.changedKeys.isEmpty ? [] : [("config", config.json)]) + [
             ("perMeeting", .array(meetings.map { m in
                 .object([
                     ("meeting", .string(m.meeting)),
@@ -153,10 +165,16 @@ public struct CohortPartials: Sendable, Equatable {
         if let n = TuningPartials.integer(object["meetings"]), n != Int64(meetings.count) {
             throw fail("it says \(n) meetings but lists \(meetings.count)")
         }
+        var config = TierConfig()
+        if let given = object["config"] {
+            guard let fields = given as? [String: Any] else { throw fail("\"config\" is not an object") }
+            do { config = try TierConfig.parse(object: fields, source: "config") } catch { throw fail("\(error)") }
+        }
         let partials: CohortPartials
         do {
             var read = try CohortPartials(meetings)
             read.readVersion = v
+            read.config = config
             partials = read
         } catch { throw fail("\(error)") }
         // Like `meetings`: the count it states is the one its lists give.

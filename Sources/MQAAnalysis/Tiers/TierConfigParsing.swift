@@ -12,11 +12,16 @@ extension TierConfig {
     /// must not silently leave the default in place), as is every invalid
     /// value, with an error naming the key.
     public static func parse(_ data: Data) throws(TierConfigError) -> TierConfig {
-        let object = try jsonObject(data, source: "config")
+        try parse(object: try jsonObject(data, source: "config"), source: "config")
+    }
+
+    /// A config given as a JSON object inside another file (partials
+    /// carry the config they were made under), checked as a config file.
+    static func parse(object: [String: Any], source: String) throws(TierConfigError) -> TierConfig {
         var config = TierConfig()
         // Sorted so that, with several bad keys, the same one is reported every run.
         for key in object.keys.sorted() {
-            try config.set(key, to: object[key]!, source: "config")
+            try config.set(key, to: object[key]!, source: source)
         }
         return config
     }

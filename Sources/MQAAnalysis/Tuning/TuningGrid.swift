@@ -64,10 +64,11 @@ public struct TuningGrid: Sendable {
     public init(axes: [Axis]) { self.axes = axes }
 
     /// The cartesian product, in "grid order": keys in the spec's order, the
-    /// last key varying fastest, each key's candidates in file order. An
-    /// empty grid gives the defaults alone.
-    public func configs() -> [TierConfig] {
-        var out = [TierConfig()]
+    /// last key varying fastest, each key's candidates in file order; the
+    /// keys the grid leaves out are `base`'s (`--config`, else the
+    /// defaults). An empty grid gives `base` alone.
+    public func configs(base: TierConfig = TierConfig()) -> [TierConfig] {
+        var out = [base]
         for axis in axes {
             var next: [TierConfig] = []
             next.reserveCapacity(out.count * axis.candidates.count)

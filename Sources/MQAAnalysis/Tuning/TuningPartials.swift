@@ -18,8 +18,12 @@ import MQAModel
 /// same bytes, so its configs are the single run's configs, not a
 /// round-trip through printed numbers.
 public struct TuningPartials: Sendable, Equatable {
-    /// The `"mqaTunePartials"` version; a merge refuses any other.
+    /// The `"mqaTunePartials"` version written under the defaults; a
+    /// sweep on a `--config` base writes version 2 with its `"base"`, so
+    /// that an mqa which knows no base refuses it rather than rank the
+    /// grid on the defaults. A merge reads both.
     public static let version = 1
+    static let versionWithBase = 2
 
     /// The grid file's text, byte for byte.
     public var grid: String
@@ -35,6 +39,9 @@ public struct TuningPartials: Sendable, Equatable {
     /// `meetings` of them), so that a merge can refuse a meeting counted by
     /// two parts; `nil` for a file of an mqa that did not write them.
     public var meetingIDs: [String]?
+    /// The config whose values the keys the grid leaves out take
+    /// (`tune --config`); the defaults otherwise.
+    public var base = TierConfig()
 
     public init(grid: String, target: Tier, leadMs: Int64, meetings: Int, reports: Int, connections: Int,
                 counts: [TuningCounts], meetingIDs: [String]? = nil) {
@@ -53,7 +60,7 @@ public struct TuningPartials: Sendable, Equatable {
 
     /// The configs, re-parsed from `grid`.
     public func configs() throws(TierConfigError) -> [TierConfig] {
-        try TuningGrid.parse(Data(grid.utf8)).configs()
+        try TuningGrid.parse(Data(grid.utf8)).configs(base: base)
     }
 
     /// The ranked results, as `Tuning.sweep` over all the meetings would give.
@@ -68,9 +75,12 @@ public struct TuningPartials: Sendable, Equatable {
     /// The file `mqa tune --partials` writes. `config` is there for people
     /// reading the file; a merge goes by `grid`.
     public func json(configs: [TierConfig]) -> JSON {
-        .object([
-            ("schema", .string("mqa.tunePartials/\(TuningPartials.version)")),
-            ("mqaTunePartials", .int(Int64(TuningPartials.version))),
+        let based = !base.changedKeys.isEmpty
+        let version = based ? TuningPartials.versionWithBase : TuningPartials.version
+        return .object([
+            ("schema", .string("mqa.tunePartials/\(version)")),
+            ("mqaTunePartials", .int(Int64(version))),
+        ] + (based ? [("base", base.json)] : []) + [
             ("target", .string(target.name)),
             ("leadMs", .int(leadMs)),
             ("meetings", .int(Int64(meetings))),
@@ -101,9 +111,16 @@ public struct TuningPartials: Sendable, Equatable {
         guard let object = (try? ExactJSONReader.parse(data, uniqueKeys: true)) as? [String: Any] else {
             throw fail("not a JSON object")
         }
-        guard let v = integer(object["mqaTunePartials"]), v == version,
-              object["schema"] == nil || object["schema"] as? String == "mqa.tunePartials/\(version)" else {
-            throw fail("not a tuning partials file of version \(version) (see 'mqa tune --partials')")
+        guard let v = integer(object["mqaTunePartials"]), (Int64(version)...Int64(versionWithBase)).contains(v),
+              object["schema"] == nil || object["schema"] as? String == "mqa.tunePartials/\(v)" else {
+            throw fail("not a tuning partials file of version \(version) or \(versionWithBase) (see 'mqa tune --partials')")
+        }
+        var base = TierConfig()
+        if v == versionWithBase {
+            guard let fields = object["base"] as? [String: Any] else { throw fail("missing \"base\" (version 2)") }
+            do { base = try TierConfig.parse(object: fields, source: "base") } catch { throw fail("\(error)") }
+        } else if object["base"] != nil {
+            throw fail("\"base\" in a file of version 1")
         }
         guard let grid = object["grid"] as? String else { throw fail("missing \"grid\"") }
         guard let name = object["target"] as? String, let target = Tier(name: name), target.isKnown else {
@@ -158,8 +175,9 @@ public struct TuningPartials: Sendable, Equatable {
             }
             counts.append(c)
         }
-        let partials = TuningPartials(grid: grid, target: target, leadMs: leadMs, meetings: sizes[0], reports: sizes[1],
+        var partials = TuningPartials(grid: grid, target: target, leadMs: leadMs, meetings: sizes[0], reports: sizes[1],
                                       connections: sizes[2], counts: counts, meetingIDs: ids)
+        partials.base = base
         // The grid is what a merge ranks by: it must parse and give as many
         // configs as the file holds. (`config` is for people and is not read.)
         let configs: [TierConfig]
@@ -189,6 +207,10 @@ public struct TuningPartials: Sendable, Equatable {
         }
         for (i, p) in parts.enumerated().dropFirst() {
             guard p.grid == total.grid else { throw TuningPartialsError("\(part(i)) was made with another grid than \(part(0))") }
+            guard p.base == total.base else {
+                throw TuningPartialsError("\(part(i)) was made with another --config than \(part(0)): the keys its grid leaves "
+                                          + "out differ, so its configs are not theirs")
+            }
             guard p.target == total.target, p.leadMs == total.leadMs else {
                 throw TuningPartialsError("\(part(i)) was made with another --target or --lead-ms than \(part(0))")
             }

@@ -22,7 +22,9 @@ enum CohortOptions {
         Figures come from the summary tables ingest keeps (default tier config) and the
         clients' meeting_join fields; quality reports are decoded only for the clients
         whose value of the field changed (a network, or a rejoin as another client), to
-        split their figures by value. Intervals are 95 % percentile bootstrap intervals
+        split their figures by value. Under a --config other than the defaults, every
+        meeting is analysed again with it (slower: all reports are decoded), and the
+        time at poor/bad and the MOS are that config's. Intervals are 95 % percentile bootstrap intervals
         that resample whole meetings (participants of one meeting share its network and
         server, so they are not independent); the same store, --seed and --replicates
         give the same intervals. See Docs/cohorts.md.
@@ -40,19 +42,37 @@ enum CohortOptions {
     /// clients.
     /// `allowingNone`: a window without meetings is an answer (partials: a
     /// shard's zeros, which add nothing when merged), not an error.
-    static func meetings(_ args: ParsedArguments, _ context: CommandContext,
+    static func meetings(_ args: ParsedArguments, _ context: CommandContext, config: TierConfig,
                          splitting: [CohortField], allowingNone: Bool = false) throws -> [CohortMeeting] {
         let window = try context.timeWindow(args)
         try EventStore.refreshStaleSummaries(path: try context.databasePath(args))
         let store = try context.openStore(args, requireMeetings: !allowingNone)
-        let meetings = try store.cohortMeetings(startingIn: window, splitting: splitting) { damage in
-            context.stderr.write("Warning: \(TerminalText.escaped(damage.description)); left out\n")
+        let meetings: [CohortMeeting]
+        if config.changedKeys.isEmpty {
+            meetings = try store.cohortMeetings(startingIn: window, splitting: splitting) { damage in
+                context.stderr.write("Warning: \(TerminalText.escaped(damage.description)); left out\n")
+            }
+        } else {
+            // The summaries hold the default config's tiers and MOS, so
+            // under another one every meeting is analysed again, as
+            // `report fleet --config` does; the figures are then what
+            // the summaries would hold had ingest used that config.
+            meetings = try store.meetings(startingIn: window).map { id in
+                try CohortMeeting(log: ReportOptions.meetingLog(store, id, context), config: config)
+            }
         }
         if meetings.isEmpty, !allowingNone, window.since != nil || window.until != nil {
             throw StoreError.noMeetingInWindow(since: window.since, until: window.until)
         }
         return meetings
     }
+}
+
+/// What a cohort report is made of: each meeting's sums per profile, and
+/// the tier config their time at poor/bad and MOS were made under.
+struct CohortSource {
+    var meetings: [CohortMeetingSums]
+    var config: TierConfig
 }
 
 extension CohortOptions {
@@ -101,16 +121,21 @@ extension CohortOptions {
             throw UsageError("'\(option.spec.primary)' does not go with --partials: the intervals are made by --merge")
         }
         try args.requireJSON(ReportOptions.format, with: "--partials")
-        let part = try CohortPartials(try meetings(args, context, splitting: CohortField.allCases, allowingNone: true))
+        let config = try context.tierConfig(args)
+        var part = try CohortPartials(try meetings(args, context, config: config, splitting: CohortField.allCases,
+                                                   allowingNone: true))
+        part.config = config
         try ReportOptions.emit(part.json.rendered() + "\n", args, context)
         return ExitCode.success
     }
 
     /// The meetings a report is on, summed per profile: the store's, or
     /// with --merge the partials files'.
-    static func summedMeetings(_ args: ParsedArguments, _ context: CommandContext, by field: CohortField?) throws -> [CohortMeetingSums] {
+    static func summedMeetings(_ args: ParsedArguments, _ context: CommandContext, by field: CohortField?) throws -> CohortSource {
         guard try args.get(merge) else {
-            return try meetings(args, context, splitting: field.map { [$0] } ?? []).map(CohortMeetingSums.init)
+            let config = try context.tierConfig(args)
+            return CohortSource(meetings: try meetings(args, context, config: config, splitting: field.map { [$0] } ?? [])
+                .map(CohortMeetingSums.init), config: config)
         }
         return try merged(args.positionals, context)
     }
@@ -120,11 +145,14 @@ extension CohortOptions {
         for option in [Options.db, Options.since, Options.until] as [any OptionDeclaration] where args.isGiven(option) {
             throw UsageError("'\(option.spec.primary)' does not go with --merge: the partials carry the meetings")
         }
+        if args.isGiven(Options.config) {
+            throw UsageError("'--config' does not go with --merge: the partials carry the config they were made under")
+        }
         guard !files.isEmpty else { throw UsageError("--merge needs at least one partials file") }
     }
 
     /// The meetings of partials files, merged (in the store's order).
-    static func merged(_ paths: [String], _ context: CommandContext) throws -> [CohortMeetingSums] {
+    static func merged(_ paths: [String], _ context: CommandContext) throws -> CohortSource {
         var parts: [CohortPartials] = []
         for path in paths {
             let data = try CommandContext.readFile(path, what: "partials file")
@@ -144,6 +172,6 @@ extension CohortOptions {
                                  + "platform, device or version counts whole under its last one; remake them to count each "
                                  + "one's part\n")
         }
-        return total.meetings
+        return CohortSource(meetings: total.meetings, config: total.config)
     }
 }

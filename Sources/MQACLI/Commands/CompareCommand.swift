@@ -25,7 +25,7 @@ enum CompareCommand {
         arguments: [("A", "The baseline value (e.g. 5.2.0)."), ("B", "The value compared with it (e.g. 5.3.0)."),
                     ("FILE...", "With --merge: partials files written by 'report cohorts --partials'.")],
         minPositionals: 2, maxPositionals: nil,
-        options: [Options.db, CohortOptions.by.required, Options.since, Options.until, Options.tzForTypedTimes, failIfWorse, ReportOptions.format,
+        options: [Options.db, Options.config, CohortOptions.by.required, Options.since, Options.until, Options.tzForTypedTimes, failIfWorse, ReportOptions.format,
                   Options.out, CohortOptions.seed, CohortOptions.replicates, CohortOptions.merge])
 
     static let failIfWorse = Option<Bool>.flag(
@@ -50,13 +50,16 @@ enum CompareCommand {
             throw UsageError("unexpected argument '\(args.positionals[2])' (files are read only with --merge)")
         }
         let options = try CohortOptions.bootstrap(args)
-        let meetings: [CohortMeetingSums]
+        let source: CohortSource
         if merging {
             try CohortOptions.checkMerge(args, files: Array(args.positionals.dropFirst(2)))
-            meetings = try CohortOptions.merged(Array(args.positionals.dropFirst(2)), context)
+            source = try CohortOptions.merged(Array(args.positionals.dropFirst(2)), context)
         } else {
-            meetings = try CohortOptions.meetings(args, context, splitting: [field]).map(CohortMeetingSums.init)
+            let config = try context.tierConfig(args)
+            source = CohortSource(meetings: try CohortOptions.meetings(args, context, config: config, splitting: [field])
+                .map(CohortMeetingSums.init), config: config)
         }
+        let meetings = source.meetings
         // A value nobody has is a typo far more often than a finding.
         // The values the field's cohorts have (a participant split by
         // the field names no cohort by its whole profile).
@@ -69,7 +72,9 @@ enum CompareCommand {
             throw CohortError.noSuchValue(field: field.rawValue, value: v, known: list, hint: hint)
         }
         let comparison = CohortComparison(meetings, by: field, a: a, b: b, options: options)
-        try ReportOptions.emit(CompareReport(comparison).render(format), args, context)
+        var report = CompareReport(comparison)
+        report.config = source.config
+        try ReportOptions.emit(report.render(format), args, context)
         return try args.get(failIfWorse) && comparison.failsGate ? worse : ExitCode.success
     }
 }

@@ -13,7 +13,8 @@ enum MeetingsCommand {
         discussion: """
             Reads the summary tables that ingest keeps (nothing is decoded), so it is
             instant on any store. The score is the fleet ranking's (see `mqa report
-            fleet`): higher is worse. Any unique prefix of an id works wherever a
+            fleet`): higher is worse. Under a --config other than the defaults, each
+            meeting listed is analysed again for its score, as the fleet ranking does. Any unique prefix of an id works wherever a
             meeting id is expected (`mqa report meeting 3f2a`).
 
             Find a person's bad moment: `mqa meetings --uid alice --at 14:05 --tz
@@ -24,7 +25,7 @@ enum MeetingsCommand {
             with her incidents, the nearest to 14:05 first. A full time
             (2026-11-29T14:05) or a relative one (-2h) is one instant.
             """,
-        options: [Options.db, uid, at, Options.since, Options.until, Options.tz, top, format, Options.out])
+        options: [Options.db, Options.config, uid, at, Options.since, Options.until, Options.tz, top, format, Options.out])
 
     static let top = Option<Int>.integer(
         "-n", "--top", value: "N", help: "Only the N newest meetings.", range: 1...Int(Int32.max), defaultText: "all")
@@ -39,6 +40,7 @@ enum MeetingsCommand {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format: String = try args.get(Self.format)
+        let config = try context.tierConfig(args)
         let top = args.value(Self.top) ?? Int.max
         let window = try context.timeWindow(args)
         let zone = try context.zone(args)
@@ -70,9 +72,18 @@ enum MeetingsCommand {
         }
         entries.sort { ($0.header.start ?? Int64.min, $1.header.meeting) > ($1.header.start ?? Int64.min, $0.header.meeting) }
         if entries.count > top { entries.removeLast(entries.count - top) }
+        if !config.changedKeys.isEmpty {
+            // The summaries' figures are the defaults'; the order is by
+            // start, so only the listed meetings need their analysis.
+            entries = try entries.map { e in
+                let log = try ReportOptions.meetingLog(store, e.header.meeting, context)
+                return FleetEntry(header: e.header, analysis: MeetingAnalysis.analyze(log, config: config))
+            }
+        }
         var report = MeetingListReport(entries)
         report.display = TimeDisplay(zone: zone)
         report.filter = MeetingListReport.Filter(uid: uid, at: at, timeOfDay: atInput?.clockText)
+        report.config = config
         let out = try context.output(args)
         out.write(report.render(ReportFormat(rawValue: format) ?? .md))
         return ExitCode.success

@@ -25,7 +25,7 @@ enum ReportCohortsCommand {
             """ + "\n\n" + CohortOptions.methodHelp + "\n\n" + CohortOptions.partialsHelp,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
-        options: [Options.db, CohortOptions.partialsBy, Options.since, Options.until, Options.tzForTypedTimes, ReportOptions.format, Options.out,
+        options: [Options.db, Options.config, CohortOptions.partialsBy, Options.since, Options.until, Options.tzForTypedTimes, ReportOptions.format, Options.out,
                   CohortOptions.seed, CohortOptions.replicates, CohortOptions.partials, CohortOptions.merge])
 
     static let command = Subcommand(spec: spec, run: run)
@@ -37,8 +37,10 @@ enum ReportCohortsCommand {
             throw UsageError("missing '\(CohortOptions.partialsBy.spec.synopsis)'")
         }
         let options = try CohortOptions.bootstrap(args)
-        let table = CohortTable(try CohortOptions.summedMeetings(args, context, by: field), by: field, options: options)
-        try ReportOptions.emit(CohortsReport(table).render(format), args, context)
+        let source = try CohortOptions.summedMeetings(args, context, by: field)
+        var report = CohortsReport(CohortTable(source.meetings, by: field, options: options))
+        report.config = source.config
+        try ReportOptions.emit(report.render(format), args, context)
         return ExitCode.success
     }
 }

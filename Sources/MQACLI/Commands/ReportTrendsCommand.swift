@@ -19,7 +19,7 @@ enum ReportTrendsCommand {
             """ + "\n\n" + CohortOptions.methodHelp + "\n\n" + CohortOptions.partialsHelp,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
-        options: [Options.db, CohortOptions.optionalBy, every, Options.since, Options.until, Options.tzForPeriods, ReportOptions.format, Options.out,
+        options: [Options.db, Options.config, CohortOptions.optionalBy, every, Options.since, Options.until, Options.tzForPeriods, ReportOptions.format, Options.out,
                   CohortOptions.seed, CohortOptions.replicates, CohortOptions.partials, CohortOptions.merge])
 
     static let every = Option<TrendPeriod>.choice(
@@ -35,9 +35,11 @@ enum ReportTrendsCommand {
         if let written = try CohortOptions.writePartials(args, context) { return written }
         let format: ReportFormat = try args.get(ReportOptions.format)
         let field = args.value(CohortOptions.optionalBy)
-        let table = TrendTable(try CohortOptions.summedMeetings(args, context, by: field), every: try args.get(every), by: field,
-                               options: try CohortOptions.bootstrap(args), zone: try context.zone(args))
-        try ReportOptions.emit(TrendsReport(table).render(format), args, context)
+        let source = try CohortOptions.summedMeetings(args, context, by: field)
+        var report = TrendsReport(TrendTable(source.meetings, every: try args.get(every), by: field,
+                                             options: try CohortOptions.bootstrap(args), zone: try context.zone(args)))
+        report.config = source.config
+        try ReportOptions.emit(report.render(format), args, context)
         return ExitCode.success
     }
 }

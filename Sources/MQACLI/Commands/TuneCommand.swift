@@ -16,7 +16,8 @@ enum TuneCommand {
             The grid file gives, for any config key, a list of candidate values, e.g.
               {"hysteresis": [0, 0.1, 0.2], "upDwell": [1, 2, 3],
                "thresholds": [[4.0, 3.6, 3.1, 2.6], [4.2, 3.8, 3.3, 2.8]]}
-            Every combination (other keys at their defaults) is run over every meeting
+            Every combination (the keys the grid leaves out at their defaults, or at
+            --config's values when given) is run over every meeting
             in the store (with --since/--until, those that started in that window). An alarm is a change from above --target to --target or
             worse; a stall is covered when its subscriber's tier was --target or worse
             in the --lead-ms before it; an alarm is useful when a stall of that client
@@ -34,7 +35,7 @@ enum TuneCommand {
             """,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
-        options: [Options.db, Options.since, Options.until, Options.tz, grid, target, leadMs, top, format, partials, merge, by, Options.out])
+        options: [Options.db, Options.config, Options.since, Options.until, Options.tz, grid, target, leadMs, top, format, partials, merge, by, Options.out])
 
     /// `--by FIELD`: the sweep per cohort (`TuneCohortsReport`).
     static let by = Option<CohortField>.choice(
@@ -83,7 +84,8 @@ enum TuneCommand {
             // The file named, as for --config.
             throw UsageError("\(gridPath): \(error)")
         }
-        let configs = grid.configs()
+        let base = try context.tierConfig(args)
+        let configs = grid.configs(base: base)
         let window = try context.timeWindow(args)
         // Partials of a store without meetings are zeros, as of an empty window.
         let store = try context.openStore(args, requireMeetings: !partials)
@@ -106,8 +108,10 @@ enum TuneCommand {
         if let field = args.value(Self.by) {
             if partials { throw UsageError("give either --by or --partials, not both") }
             let tuning = CohortTuning(logs, by: field, configs: configs, options: options)
+            var report = TuneCohortsReport(tuning, keys: grid.axes.map(\.key), top: min(top, 10))
+            report.base = base
             let out = try context.output(args)
-            out.write(TuneCohortsReport(tuning, keys: grid.axes.map(\.key), top: min(top, 10)).render(ReportFormat(rawValue: format) ?? .md))
+            out.write(report.render(ReportFormat(rawValue: format) ?? .md))
             out.flush()
             return ExitCode.success
         }
@@ -131,9 +135,10 @@ enum TuneCommand {
             // The grid's bytes travel inside the file, so that a merge ranks
             // exactly these configs.
             guard let gridText = String(data: data, encoding: .utf8) else { throw UsageError("the grid file is not UTF-8") }
-            let part = TuningPartials(grid: gridText, target: options.target, leadMs: options.leadMs,
+            var part = TuningPartials(grid: gridText, target: options.target, leadMs: options.leadMs,
                                       meetings: meetingIDs.count, reports: corpus.reportCount,
                                       connections: corpus.connectionCount, counts: counts, meetingIDs: meetingIDs)
+            part.base = base
             out.write(part.json(configs: configs).rendered() + "\n")
             out.flush()
             return ExitCode.success
@@ -142,13 +147,13 @@ enum TuneCommand {
         let results = Tuning.rank(configs: configs, scores: counts.map(TuningScore.init))
         let figures = TuneReport.Figures(configs: configs.count, stalls: corpus.stallCount, reports: corpus.reportCount,
                               connections: corpus.connectionCount, options: options)
-        write(results, keys: grid.axes.map(\.key), figures: figures, format: format, top: top, to: out)
+        write(results, keys: grid.axes.map(\.key), figures: figures, base: base, format: format, top: top, to: out)
         return ExitCode.success
     }
 
     /// `mqa tune --merge FILE...`: no store, only the partials.
     static func merge(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let storeOptions: [any OptionDeclaration] = [grid, target, leadMs, Options.db, Options.since, Options.until]
+        let storeOptions: [any OptionDeclaration] = [grid, target, leadMs, Options.config, Options.db, Options.since, Options.until]
         for option in storeOptions where args.isGiven(option) {
             throw UsageError("'\(option.spec.primary)' does not go with --merge: the partials carry it")
         }
@@ -186,13 +191,16 @@ enum TuneCommand {
         let figures = TuneReport.Figures(configs: results.count, stalls: total.stalls, reports: total.reports,
                               connections: total.connections,
                               options: TuningOptions(target: total.target, leadMs: total.leadMs))
-        write(results, keys: grid.axes.map(\.key), figures: figures, format: format, top: top, to: try context.output(args))
+        write(results, keys: grid.axes.map(\.key), figures: figures, base: total.base, format: format, top: top,
+              to: try context.output(args))
         return ExitCode.success
     }
     /// The ranked results in md, json or csv.
-    static func write(_ results: [TuningResult], keys: [String], figures: TuneReport.Figures, format: String, top: Int,
-                      to out: OutputSink) {
-        out.write(TuneReport(results, keys: keys, figures: figures, top: top).render(ReportFormat(rawValue: format) ?? .md))
+    static func write(_ results: [TuningResult], keys: [String], figures: TuneReport.Figures, base: TierConfig, format: String,
+                      top: Int, to out: OutputSink) {
+        var report = TuneReport(results, keys: keys, figures: figures, top: top)
+        report.base = base
+        out.write(report.render(ReportFormat(rawValue: format) ?? .md))
         out.flush()
     }
 }
