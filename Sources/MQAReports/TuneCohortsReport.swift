@@ -122,17 +122,22 @@ public struct TuneCohortsReport: Sendable {
         return out
     }
 
+    /// One row per cohort and ranked config: the first columns as they
+    /// were, then the rest of a ranking row's JSON keys (added last, so
+    /// that the columns before keep their places).
     public var csv: String {
-        var t = ReportTable(headers: ["value", "rank"] + keys + ["f1", "precision", "recall", "alarmsPerHour", "fleetBest"])
+        var t = ReportTable(headers: ["value", "rank"] + keys + ["f1", "precision", "recall", "alarmsPerHour", "fleetBest",
+                                                                 "alarms", "stalls", "covered", "useful", "flapsPerHour",
+                                                                 "medianLeadMs", "pareto", "flaps", "warmMs", "gridIndex"])
         for c in tuning.cohorts {
             for (i, r) in c.ranking.prefix(top).enumerated() {
+                // alarms, stalls, covered, useful, …, alarmsPerHour, flapsPerHour, medianLeadMs
+                let score = TuneReport.cells(r)
                 t.add([c.value.map(ReportCell.text) ?? .empty(shown: ""), .int(i + 1)]
                       + keys.map { .literal(TuneReport.value(of: $0, in: r.config, bareStrings: true)) }
-                      + [.number(.double(r.score.f1), shown: TuneReport.csvNumber(r.score.f1, places: JSON.Places.ratio)),
-                         .number(.double(r.score.precision), shown: TuneReport.csvNumber(r.score.precision, places: JSON.Places.ratio)),
-                         .number(.double(r.score.recall), shown: TuneReport.csvNumber(r.score.recall, places: JSON.Places.ratio)),
-                         TuneReport.csvCell(r.score.alarmsPerHour, places: JSON.Places.perHour),
-                         .literal(r.gridIndex == c.fleetBest.gridIndex ? "true" : "false")])
+                      + [score[6], score[4], score[5], score[7], .literal(r.gridIndex == c.fleetBest.gridIndex ? "true" : "false")]
+                      + score[0..<4] + score[8..<10]
+                      + [.literal(r.pareto ? "true" : "false"), .int(r.score.flaps), .int(Int(r.score.warmMs)), .int(r.gridIndex)])
             }
         }
         return t.csv

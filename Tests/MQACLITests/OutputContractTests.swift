@@ -74,6 +74,14 @@ import Testing
         let tuneHeader = Set((tuneCSV.split(separator: "\n").first ?? "").split(separator: ",").map(String.init))
         let missing = Set(row.keys).subtracting(["config"]).subtracting(tuneHeader)
         #expect(missing.isEmpty, "tune CSV lacks \(missing)")
+        // And per cohort: a ranking row's keys (it had only the F1 and its parts).
+        let byCSV = MQA.run(["tune", "--grid", grid, "--db", db, "--by", "platform", "--format", "csv"]).stdout
+        let byJSON = MQA.run(["tune", "--grid", grid, "--db", db, "--by", "platform", "--format", "json"]).stdout
+        let byObject = try #require(try JSONSerialization.jsonObject(with: Data(byJSON.utf8)) as? [String: Any])
+        let ranked = try #require(((byObject["cohorts"] as? [[String: Any]])?.first?["ranking"] as? [[String: Any]])?.first)
+        let byHeader = Set((byCSV.split(separator: "\n").first ?? "").split(separator: ",").map(String.init))
+        let byMissing = Set(ranked.keys).subtracting(["config"]).subtracting(byHeader)
+        #expect(byMissing.isEmpty, "tune --by CSV lacks \(byMissing)")
         // The fleet's ranked rows (qualityData) and the trends' periods
         // (start), but for objects and pairs (flattened into columns).
         for (args, list) in [(["report", "fleet"], "ranked"), (["report", "trends"], "periods")] {
