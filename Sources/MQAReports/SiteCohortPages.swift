@@ -18,9 +18,12 @@ public enum SiteCohortPages {
     static let back = "<p><a href=\"\(SitePages.index)\">← all meetings</a></p>\n"
 
     /// `cohorts.html` of the fleet `meetings`.
-    public static func cohortsPage(_ meetings: [CohortMeeting], options: BootstrapOptions = .default) -> String {
+    /// `config`: the one the meetings were analysed under, said where it
+    /// is not the defaults.
+    public static func cohortsPage(_ meetings: [CohortMeeting], options: BootstrapOptions = .default,
+                                   config: TierConfig = TierConfig()) -> String {
         let tables = fields.map { CohortTable(meetings, by: $0, options: options) }
-        var body = back + "<h1>Cohorts: \(meetings.count) meetings</h1>\n"
+        var body = back + "<h1>Cohorts: \(meetings.count) meetings</h1>\n" + ConfigNote.htmlParagraph(config)
         body += "<p>" + fields.map { HTMLPage.link("#by-\($0.rawValue)", "by \($0.rawValue)") }.joined(separator: " · ") + "</p>\n"
         for t in tables {
             let report = CohortsReport(t)
@@ -37,8 +40,9 @@ public enum SiteCohortPages {
     /// `trends.html`: the fleet per period, then per period by network
     /// (each figure on the network it was measured on). Per day over two weeks or less, else per week: a fleet spread
     /// over many days has too few meetings a day for an interval.
-    public static func trendsPage(_ meetings: [CohortMeeting], options: BootstrapOptions = .default) -> String {
-        var body = back
+    public static func trendsPage(_ meetings: [CohortMeeting], options: BootstrapOptions = .default,
+                                  config: TierConfig = TierConfig()) -> String {
+        var body = back + ConfigNote.htmlParagraph(config)
         let starts = meetings.compactMap(\.start)
         let spanDays = (starts.max() ?? 0) - (starts.min() ?? 0)
         let every: TrendPeriod = spanDays > 14 * 86_400_000 ? .week : .day

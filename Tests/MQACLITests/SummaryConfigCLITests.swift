@@ -138,4 +138,27 @@ import Testing
         let md = MQA.run(["meetings", "--db", fleet.one, "--config", path, "-n", "2"])
         #expect(md.stdout.hasPrefix("Tier config (--config): thresholds"), "\(md)")
     }
+
+    /// A site made under a config has its cohort and trend pages under
+    /// it too (they read the default-config summaries before).
+    @Test func aSitesCohortPagesAreUnderItsConfig() throws {
+        let path = config(Self.strict, "strict.json")
+        let site = fleet.dir.file("site-strict")
+        let r = MQA.run(["report", "meeting", "--all", "--db", fleet.one, "--config", path, "-f", "html", "--out", site],
+                        timeout: 300)
+        #expect(r.status == 0, "\(r)")
+        let page = try String(contentsOfFile: site + "/cohorts.html", encoding: .utf8)
+        let trends = try String(contentsOfFile: site + "/trends.html", encoding: .utf8)
+        #expect(page.contains("Tier config (--config): thresholds") && trends.contains("Tier config (--config): thresholds"))
+        // The poor/bad cells of the md table, as the page writes them.
+        func shares(_ args: [String]) -> [String] {
+            let md = MQA.run(["report", "cohorts", "--by", "sdkVersion", "--db", fleet.one] + args).stdout
+            return md.split(separator: "\n").filter { $0.hasPrefix("| 5.") }.map {
+                $0.split(separator: "|")[5].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        let strict = shares(["--config", path]), plain = shares([])
+        #expect(!strict.isEmpty && strict.allSatisfy(page.contains), "\(strict)")
+        #expect(!plain.filter { !strict.contains($0) }.contains(where: page.contains))
+    }
 }

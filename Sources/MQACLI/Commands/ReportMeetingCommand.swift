@@ -92,6 +92,11 @@ enum ReportMeetingCommand {
         let writer = try BatchWriter(directory: dir, format: format)
         var entries: [FleetEntry] = []
         var participants = ParticipantIndex(display: display)
+        // The site's cohort and trend pages: from the summaries (the
+        // defaults' tiers), or under another config from the analyses
+        // made here for the meeting pages.
+        let cohortsFromAnalyses = format == .html && !config.changedKeys.isEmpty
+        var analysedCohorts: [CohortMeeting] = []
         var failures = 0, trackPages = 0
         entries.reserveCapacity(ids.count)
         let group = 32
@@ -101,12 +106,17 @@ enum ReportMeetingCommand {
             let logs = try slice.map { id in try ReportOptions.meetingLog(store, id, context) }
             let connections = try logs.map { try store.connectionFigures(meeting: $0.meeting) }
             let reports = ConcurrentSlots<MeetingReport>(count: logs.count)
+            let cohorts = ConcurrentSlots<Result<CohortMeeting, any Error>>(count: logs.count)
             DispatchQueue.concurrentPerform(iterations: logs.count) { k in
                 var report = MeetingReport(log: logs[k], config: config)
                 report.display = display
                 report.connections = connections[k]
                 reports.set(k, report)
+                if cohortsFromAnalyses {
+                    cohorts.set(k, Result { try CohortMeeting(analysis: report.analysis, context: report.context, log: logs[k]) })
+                }
             }
+            if cohortsFromAnalyses { analysedCohorts += try (0..<logs.count).map { try cohorts.get($0)!.get() } }
             let names = slice.map { writer.reserve($0) }
             let trackNames: [[String: String]] = (0..<slice.count).map { k in
                 format == .html ? Dictionary(reports.get(k)!.trackIDs.map { ($0, writer.reserveTrack(meeting: slice[k], track: $0)) }, uniquingKeysWith: { a, _ in a }) : [:]
@@ -146,10 +156,10 @@ enum ReportMeetingCommand {
         // from its index (Docs/cohorts.md).
         var sitePages: [(title: String, file: String)] = []
         if format == .html {
-            let cohorts = try store.cohortMeetings(startingIn: window)
+            let cohorts = cohortsFromAnalyses ? analysedCohorts : try store.cohortMeetings(startingIn: window)
             do {
-                try writer.writeSitePage(SiteCohortPages.cohorts, SiteCohortPages.cohortsPage(cohorts))
-                try writer.writeSitePage(SiteCohortPages.trends, SiteCohortPages.trendsPage(cohorts))
+                try writer.writeSitePage(SiteCohortPages.cohorts, SiteCohortPages.cohortsPage(cohorts, config: config))
+                try writer.writeSitePage(SiteCohortPages.trends, SiteCohortPages.trendsPage(cohorts, config: config))
                 sitePages = SiteCohortPages.links
             } catch {
                 failures += 1
