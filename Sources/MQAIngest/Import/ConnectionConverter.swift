@@ -212,18 +212,7 @@ struct ConnectionConverter {
     /// Converts the next sample (its time must not be before the last one's).
     mutating func feed(_ sample: StatsSample) {
         let ts = sample.ts
-        if samples == 0 {
-            firstTs = ts
-            // No pair yet: not even checking. Pairs without the counter
-            // tell nothing, and nothing unsure is placed.
-            var responses: Fixed? = nil
-            var pairs = false
-            for (_, r) in sample.reports where r.category == .candidatePair {
-                pairs = true
-                if let n = r.number(.responsesReceived), n > (responses ?? Fixed(integer: -1)) { responses = n }
-            }
-            firstSampleFresh = !pairs || responses.map { !($0 > Fixed(integer: 10)) } ?? false
-        }
+        if samples == 0 { noteFirstSample(sample) }
         samples += 1
         let carriedBefore = carriedMedia
         defer { if !carriedBefore && carriedMedia && samples > 1 && mediaBeganAt == nil { mediaBeganAt = ts } }
@@ -238,15 +227,82 @@ struct ConnectionConverter {
             return index![id].map { sample.reports[$0].report }
         }
 
-        // Counters, loss, bitrate, jitter over the local inbound-rtp reports;
-        // what was sent over the outbound ones.
+        var rtp = countRTP(sample)
+        var interval: Int128 = 0
+        if let previous = previousStatsTime { interval = sample.statsTime.raw &-? previous.raw }
+        previousStatsTime = sample.statsTime
+        /// kbps = bytes·8 / ms; both in 10⁻¹⁸ units, which cancel.
+        func kbps(_ b: Fixed) -> Int128 {
+            guard interval > 0 else { return 0 }
+            return Fixed.floorDiv((16 &*? max(0, b.raw)) &+? interval, 2 &*? interval)
+        }
+        let media = max(0, rtp.bytes.raw) &+? max(0, rtp.sentBytes.raw)
+        mediaBytes = mediaBytes &+? media
+        let receivedAny = (rtp.received.raw &+? rtp.lost.raw) != 0
+        noteFarEnd(sample, ts: ts, receivedAny: receivedAny)
+        let sentAny = rtp.packetsSentKnown ? rtp.sentPackets.isPositive : rtp.sentBytes.isPositive
+        // No RTP either way: no report (no data is not perfect quality).
+        // Nor when it only sent and no word came back from the far end
+        // (no remote-inbound report with a loss in the sample, or none
+        // new since the last): the mean loss of no reports is no figure,
+        // and 0 % would be "perfect".
+        let heardBack = noteRemoteReports(sample)
+        let senderView = receivedAny || !heardBack ? nil : ConnectionConverter.senderSide(sample)
+        if receivedAny || (sentAny && senderView?.loss != nil) {
+            var lossHundredths: Int128 = 0
+            var bitrate: Int128 = 0
+            let rtt = ConnectionConverter.roundTrip(sample, report)
+            if receivedAny {
+                let expected = rtp.received.raw &+? rtp.lost.raw
+                if expected > 0 && rtp.lost.raw > 0 {
+                    lossHundredths = min(10_000, Fixed.floorDiv((20_000 &*? rtp.lost.raw) &+? expected, 2 &*? expected))
+                }
+                bitrate = kbps(rtp.bytes)
+                noteReceived(ts, lossHundredths: lossHundredths, rttMs: rtt)
+            } else {
+                // Only sending: the far end's view of this side's streams.
+                lossHundredths = senderView?.loss ?? 0
+                rtp.jitter = senderView?.jitter
+                bitrate = kbps(rtp.sentBytes)
+            }
+            appendQualityReport(ts, media: media, lossHundredths: lossHundredths, rtt: rtt, jitter: rtp.jitter ?? 0, bitrate: bitrate)
+        }
+        videoTracks(sample, report)
+        noteContext(sample, report)
+        previousTs = ts
+    }
+
+    /// The first sample: whether the connection was fresh then. No pair
+    /// yet: not even checking. Pairs without the counter tell nothing,
+    /// and nothing unsure is placed.
+    private mutating func noteFirstSample(_ sample: StatsSample) {
+        firstTs = sample.ts
+        var responses: Fixed? = nil
+        var pairs = false
+        for (_, r) in sample.reports where r.category == .candidatePair {
+            pairs = true
+            if let n = r.number(.responsesReceived), n > (responses ?? Fixed(integer: -1)) { responses = n }
+        }
+        firstSampleFresh = !pairs || responses.map { !($0 > Fixed(integer: 10)) } ?? false
+    }
+
+    /// What a sample's RTP counters moved by since the last one.
+    private struct RTPDeltas {
         var lost = Fixed.zero
         var received = Fixed.zero
         var bytes = Fixed.zero
+        /// The largest audio jitter of a stream that received, ms.
         var jitter: Int64? = nil
         var sentPackets = Fixed.zero
         var sentBytes = Fixed.zero
         var packetsSentKnown = false
+    }
+
+    /// Counters, loss, bitrate, jitter over the local inbound-rtp reports;
+    /// what was sent over the outbound ones. A counter that went back
+    /// means its report restarted: it counts from zero.
+    private mutating func countRTP(_ sample: StatsSample) -> RTPDeltas {
+        var d = RTPDeltas()
         for (id, r) in sample.reports {
             switch r.category {
             case .inbound, .remoteInbound, .candidatePair: hasStandardStats = true
@@ -257,15 +313,15 @@ struct ConnectionConverter {
                 hasRTPStreams = true
                 let nowPackets = r.number(.packetsSent)
                 let nowBytes = r.number(.bytesSent)
-                if nowPackets != nil { packetsSentKnown = true }
+                if nowPackets != nil { d.packetsSentKnown = true }
                 let last = sent[id]
                 var base = last ?? (.zero, .zero)
                 if let last, (nowPackets.map { $0 < last.packets } ?? false) || (nowBytes.map { $0 < last.bytes } ?? false) {
                     base = (.zero, .zero)
                 }
                 let current = (packets: nowPackets ?? base.packets, bytes: nowBytes ?? base.bytes)
-                sentPackets = sentPackets + (current.packets - base.packets)
-                sentBytes = sentBytes + (current.bytes - base.bytes)
+                d.sentPackets = d.sentPackets + (current.packets - base.packets)
+                d.sentBytes = d.sentBytes + (current.bytes - base.bytes)
                 sent[id] = current
                 if current.packets.isPositive || current.bytes.isPositive { carriedMedia = true; sentMedia = true }
                 continue
@@ -278,35 +334,29 @@ struct ConnectionConverter {
             let last = counters[id]
             var base = last ?? (.zero, .zero, .zero)
             if let last, (nowReceived.map { $0 < last.received } ?? false) || (nowBytes.map { $0 < last.bytes } ?? false) {
-                base = (.zero, .zero, .zero)  // the report restarted: count from zero
+                base = (.zero, .zero, .zero)
             }
             let current = (lost: nowLost ?? base.lost, received: nowReceived ?? base.received, bytes: nowBytes ?? base.bytes)
             let dReceived = current.received - base.received
-            lost = lost + (current.lost - base.lost)
-            received = received + dReceived
-            bytes = bytes + (current.bytes - base.bytes)
+            d.lost = d.lost + (current.lost - base.lost)
+            d.received = d.received + dReceived
+            d.bytes = d.bytes + (current.bytes - base.bytes)
             counters[id] = current
             if current.received.isPositive || current.bytes.isPositive {
                 carriedMedia = true
                 if r.isKind("audio") { receivedAudioStreams.insert(id) } else if r.isKind("video") { receivedVideoStreams.insert(id) }
             }
             if dReceived.isPositive && r.isKind("audio"), let j = r.number(.jitter) {
-                jitter = max(jitter ?? 0, j.millisecondsHalfUp)
+                d.jitter = max(d.jitter ?? 0, j.millisecondsHalfUp)
             }
         }
-        var interval: Int128 = 0
-        if let previous = previousStatsTime { interval = sample.statsTime.raw &-? previous.raw }
-        previousStatsTime = sample.statsTime
-        /// kbps = bytes·8 / ms; both in 10⁻¹⁸ units, which cancel.
-        func kbps(_ b: Fixed) -> Int128 {
-            guard interval > 0 else { return 0 }
-            return Fixed.floorDiv((16 &*? max(0, b.raw)) &+? interval, 2 &*? interval)
-        }
-        let media = max(0, bytes.raw) &+? max(0, sentBytes.raw)
-        mediaBytes = mediaBytes &+? media
-        let receivedAny = (received.raw &+? lost.raw) != 0
-        // Dark: no RTP, and the pair in use heard nothing either (no RTCP,
-        // no ICE answer). A peer that muted everything still sends reports.
+        return d
+    }
+
+    /// Whether the far end went dark (no RTP, and the pair in use heard
+    /// nothing either: no RTCP, no ICE answer; a peer that muted
+    /// everything still sends reports), and when it closed DTLS.
+    private mutating func noteFarEnd(_ sample: StatsSample, ts: Int64, receivedAny: Bool) {
         var pairHeard = true
         if let pair = ConnectionConverter.selectedPair(sample), let bytes = pair.number(.bytesReceived) {
             pairHeard = lastPairBytes.map { bytes != $0 } ?? true  // another pair: other bytes
@@ -317,50 +367,32 @@ struct ConnectionConverter {
            sample.reports.contains(where: { $0.report.category == .transport && $0.report.text(.dtlsState) == "closed" }) {
             farEndClosedAt = previousTs.map { $0 + (ts - $0) / 2 } ?? ts
         }
-        let sentAny = packetsSentKnown ? sentPackets.isPositive : sentBytes.isPositive
-        // No RTP either way: no report (no data is not perfect quality).
-        // Nor when it only sent and no word came back from the far end
-        // (no remote-inbound report with a loss in the sample, or none
-        // new since the last): the mean loss of no reports is no figure,
-        // and 0 % would be "perfect".
-        // An rtcstats sample repeats the far end's last report until a new
-        // one comes (webrtc-internals holds it only in the second it came).
+    }
+
+    /// Whether a remote-inbound report is new in this sample: an rtcstats
+    /// sample repeats the far end's last report until a new one comes
+    /// (webrtc-internals holds it only in the second it came).
+    private mutating func noteRemoteReports(_ sample: StatsSample) -> Bool {
         var heardBack = false
         for (id, r) in sample.reports where r.category == .remoteInbound {
             let stamp = r.number(.timestamp)
             if stamp == nil || remoteStamps[id] != stamp { heardBack = true }
             if let stamp { remoteStamps[id] = stamp }
         }
-        let senderView = receivedAny || !heardBack ? nil : ConnectionConverter.senderSide(sample)
-        if receivedAny || (sentAny && senderView?.loss != nil) {
-            var lossHundredths: Int128 = 0
-            var bitrate: Int128 = 0
-            let rtt = ConnectionConverter.roundTrip(sample, report)
-            if receivedAny {
-                let expected = received.raw &+? lost.raw
-                if expected > 0 && lost.raw > 0 {
-                    lossHundredths = min(10_000, Fixed.floorDiv((20_000 &*? lost.raw) &+? expected, 2 &*? expected))
-                }
-                bitrate = kbps(bytes)
-                noteReceived(ts, lossHundredths: lossHundredths, rttMs: rtt)
-            } else {
-                // Only sending: the far end's view of this side's streams.
-                lossHundredths = senderView?.loss ?? 0
-                jitter = senderView?.jitter
-                bitrate = kbps(sentBytes)
-            }
-            begin(ts, .qualityReport, .report(media: media, from: previousTs))
-            text(",\"loss\":")
-            ConnectionConverter.appendHundredths(lossHundredths, to: &out)
-            // Absurd counters can make numbers no 64-bit decimal holds exactly
-            // (18 digits); the validator would reject the whole report, so
-            // they are capped there (found by the rtcstats fuzz target).
-            let cap: Int128 = 999_999_999_999_999_999
-            text(",\"rtt\":\(min(Int128(rtt), cap)),\"jitter\":\(min(Int128(jitter ?? 0), cap)),\"bitrate\":\(min(bitrate, cap)),\"mos\":null}\n")
-        }
-        videoTracks(sample, report)
-        noteContext(sample, report)
-        previousTs = ts
+        return heardBack
+    }
+
+    /// The `quality_report` line. Absurd counters can make numbers no
+    /// 64-bit decimal holds exactly (18 digits); the validator would
+    /// reject the whole report, so they are capped here (found by the
+    /// rtcstats fuzz target).
+    private mutating func appendQualityReport(_ ts: Int64, media: Int128, lossHundredths: Int128, rtt: Int64, jitter: Int64,
+                                              bitrate: Int128) {
+        begin(ts, .qualityReport, .report(media: media, from: previousTs))
+        text(",\"loss\":")
+        ConnectionConverter.appendHundredths(lossHundredths, to: &out)
+        let cap: Int128 = 999_999_999_999_999_999
+        text(",\"rtt\":\(min(Int128(rtt), cap)),\"jitter\":\(min(Int128(jitter), cap)),\"bitrate\":\(min(bitrate, cap)),\"mos\":null}\n")
     }
 
     /// Ends the samples, with the connection's whole state log: pauses

@@ -482,106 +482,35 @@ struct RTCStatsImporter {
                 try scanner.skipValue(line, &q, depth: 0)
                 throw LineReject(reason: "not a JSON array")
             }
-            var method: String? = nil
-            var pcID: String? = nil
-            var sample: Sample? = nil
-            var problem: String? = nil
-            var statsTime: Fixed? = nil
-            var lineTime: Fixed? = nil
-            var metaText: String? = nil
-            var metaValue: Range<Int>? = nil
-            // Format 3's time: the last element, when a number.
-            var last: (index: Int, time: Fixed?) = (-1, nil)
-            var pageURL: String? = nil
-            try scanner.forEachElement(line, &p, depth: 0) { index, q in
-                last = (index, nil)
-                switch index {
-                case 0:
-                    let scalar = try scanner.scanScalar(line, &q, depth: 1)
-                    if case .string(let s, let e, let esc) = scalar {
-                        method = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
-                    } else if format3 && firstArray, case .number = scalar {
-                        // rtcstats.com's format 3 numbers its methods and
-                        // properties by tables its client sends: read as
-                        // names, it would give nothing.
-                        throw ImportError("rtcstats file format 3 with numbered methods (as rtcstats.com writes it): not read by this version, which reads format 3 as Chrome's webrtc-internals page writes it (method names as text)")
-                    }
-                case 1:
-                    let start = q
-                    switch try scanner.scanScalar(line, &q, depth: 1) {
-                    case .string(let s, let e, let esc):
-                        pcID = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
-                    case .number:
-                        // A client that numbers its connections: the id as written.
-                        pcID = String(decoding: UnsafeBufferPointer(rebasing: line[start..<q]), as: UTF8.self)
-                    default:
-                        break
-                    }
-                case 2 where method == "getstats" || method == "getStats":
-                    if line[q] == UInt8(ascii: "{") {
-                        (sample, statsTime) = try parseSample(line, &q)
-                    } else if case .string(let s, let e, let esc) = try scanner.scanScalar(line, &q, depth: 1) {
-                        // Older clients send the sample as a JSON string.
-                        (sample, statsTime, problem) = try parseSampleString(JSONScanner.stringBytes(line, s, e, esc))
-                    } else {
-                        problem = "getstats without an object"
-                    }
-                case 2 where method.map(RTCStatsImporter.metaMethods.contains) == true:
-                    let from = q
-                    if line[q] == UInt8(ascii: "\""), case .string(let s, let e, let esc) = try scanner.scanScalar(line, &q, depth: 1) {
-                        metaText = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
-                    } else {
-                        try scanner.skipValue(line, &q, depth: 1)
-                        if line[from] == UInt8(ascii: "{") || (line[from] == UInt8(ascii: "[") && method == "ontrack") { metaValue = from..<q }
-                    }
-                case 3 where !format3:
-                    if case .number(let d) = try scanner.scanScalar(line, &q, depth: 1) { lineTime = Fixed(d) }
-                case 3... where format3:
-                    if line[q] == UInt8(ascii: "{") || line[q] == UInt8(ascii: "[") {
-                        try scanner.skipValue(line, &q, depth: 1)
-                    } else {
-                        switch try scanner.scanScalar(line, &q, depth: 1) {
-                        case .number(let d):
-                            last.time = Fixed(d)
-                        case .string(let s, let e, let esc) where index == 3 && method == "create":
-                            // Chrome writes the page's address after a connection's configuration.
-                            pageURL = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
-                        default:
-                            break
-                        }
-                    }
-                default:
-                    try scanner.skipValue(line, &q, depth: 1)
-                }
-            }
-            if format3, last.index >= 3, let delta = last.time {
+            var e = try elements(line, &p, format3: format3, firstArray: firstArray)
+            if format3, e.last.index >= 3, let delta = e.last.time {
                 if clock == nil, delta.roundedHalfUp < LineParser.earliestTs {
                     // Every later time is counted from this one.
                     throw ImportError("rtcstats file format 3 whose first timed line has no absolute time (\(delta.roundedHalfUp) is no epoch ms): every later line's time is counted from it, so none can be placed")
                 }
                 clock = clock.map { $0 + delta } ?? delta
-                lineTime = clock
+                e.lineTime = clock
             }
             scanner.skipSpace(line, &p)
             guard p == line.count else { throw SyntaxError(message: "not valid JSON: unexpected text after the array", column: p + 1) }
-            guard method == "getstats" || method == "getStats" else {
+            guard e.method == "getstats" || e.method == "getStats" else {
                 // `[1,2]` or `[{…}]` (events wrapped in an array) is no
                 // rtcstats line: a reject, not a line of a method not read.
-                guard let method else {
+                guard let method = e.method else {
                     throw LineReject(reason: "not an rtcstats line: its first element is not a method name ([method, pcId, value, ts])")
                 }
                 guard RTCStatsImporter.metaMethods.contains(method) else {
                     // Chrome's format 3 tags a getUserMedia call with the
                     // page's id in the connection's place: no connection.
-                    return .other(pcID: method.hasPrefix("navigator.") ? nil : pcID)
+                    return .other(pcID: method.hasPrefix("navigator.") ? nil : e.pcID)
                 }
-                let ts = lineTime.map(\.roundedHalfUp).flatMap { context.isSampleTime($0) ? $0 : nil }
-                return .meta(metaLine(line, method: method, pcID: pcID, ts: ts, value: metaValue, text: metaText, pageURL: pageURL))
+                let ts = e.lineTime.map(\.roundedHalfUp).flatMap { context.isSampleTime($0) ? $0 : nil }
+                return .meta(metaLine(line, method: method, pcID: e.pcID, ts: ts, value: e.metaValue, text: e.metaText, pageURL: e.pageURL))
             }
-            if let problem { throw LineReject(reason: problem) }
-            guard var sample else { throw LineReject(reason: "getstats without an object") }
-            guard let pcID else { throw LineReject(reason: "getstats without a peer connection id (2nd element)") }
-            guard let time = lineTime ?? statsTime else { throw LineReject(reason: "getstats without a usable time (ts and timestamp missing or out of range)") }
+            if let problem = e.problem { throw LineReject(reason: problem) }
+            guard var sample = e.sample else { throw LineReject(reason: "getstats without an object") }
+            guard let pcID = e.pcID else { throw LineReject(reason: "getstats without a peer connection id (2nd element)") }
+            guard let time = e.lineTime ?? e.statsTime else { throw LineReject(reason: "getstats without a usable time (ts and timestamp missing or out of range)") }
             let ts = time.roundedHalfUp
             // A sample far in the future would be the clock every later
             // sample is held to (each must come after the one before). A
@@ -591,7 +520,7 @@ struct RTCStatsImporter {
                 throw LineReject(reason: "getstats: time \(said) out of range (before 2000-01-01 or more than a day in the future)")
             }
             sample.ts = ts
-            sample.statsTime = statsTime ?? time
+            sample.statsTime = e.statsTime ?? time
             return .sample(pcID, sample)
         } catch let e as SyntaxError {
             throw LineReject(reason: e.message + " at column \(e.column)")
@@ -602,6 +531,90 @@ struct RTCStatsImporter {
         } catch {
             throw LineReject(reason: "\(error)")
         }
+    }
+
+    /// What an rtcstats array line holds, element by element.
+    private struct LineElements {
+        var method: String? = nil
+        var pcID: String? = nil
+        var sample: Sample? = nil
+        /// Why a getstats value could not be read (a reject).
+        var problem: String? = nil
+        var statsTime: Fixed? = nil
+        var lineTime: Fixed? = nil
+        var metaText: String? = nil
+        var metaValue: Range<Int>? = nil
+        /// Format 3's time: the last element, when a number.
+        var last: (index: Int, time: Fixed?) = (-1, nil)
+        var pageURL: String? = nil
+    }
+
+    /// Reads the elements of the array opening at `p`: the method, the
+    /// connection, the value as its method needs it, and the time.
+    private func elements(_ line: UnsafeBufferPointer<UInt8>, _ p: inout Int, format3: Bool, firstArray: Bool) throws -> LineElements {
+        var got = LineElements()
+        try scanner.forEachElement(line, &p, depth: 0) { index, q in
+            got.last = (index, nil)
+            switch index {
+            case 0:
+                let scalar = try scanner.scanScalar(line, &q, depth: 1)
+                if case .string(let s, let e, let esc) = scalar {
+                    got.method = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
+                } else if format3 && firstArray, case .number = scalar {
+                    // rtcstats.com's format 3 numbers its methods and
+                    // properties by tables its client sends: read as
+                    // names, it would give nothing.
+                    throw ImportError("rtcstats file format 3 with numbered methods (as rtcstats.com writes it): not read by this version, which reads format 3 as Chrome's webrtc-internals page writes it (method names as text)")
+                }
+            case 1:
+                let start = q
+                switch try scanner.scanScalar(line, &q, depth: 1) {
+                case .string(let s, let e, let esc):
+                    got.pcID = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
+                case .number:
+                    // A client that numbers its connections: the id as written.
+                    got.pcID = String(decoding: UnsafeBufferPointer(rebasing: line[start..<q]), as: UTF8.self)
+                default:
+                    break
+                }
+            case 2 where got.method == "getstats" || got.method == "getStats":
+                if line[q] == UInt8(ascii: "{") {
+                    (got.sample, got.statsTime) = try parseSample(line, &q)
+                } else if case .string(let s, let e, let esc) = try scanner.scanScalar(line, &q, depth: 1) {
+                    // Older clients send the sample as a JSON string.
+                    (got.sample, got.statsTime, got.problem) = try parseSampleString(JSONScanner.stringBytes(line, s, e, esc))
+                } else {
+                    got.problem = "getstats without an object"
+                }
+            case 2 where got.method.map(RTCStatsImporter.metaMethods.contains) == true:
+                let from = q
+                if line[q] == UInt8(ascii: "\""), case .string(let s, let e, let esc) = try scanner.scanScalar(line, &q, depth: 1) {
+                    got.metaText = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
+                } else {
+                    try scanner.skipValue(line, &q, depth: 1)
+                    if line[from] == UInt8(ascii: "{") || (line[from] == UInt8(ascii: "[") && got.method == "ontrack") { got.metaValue = from..<q }
+                }
+            case 3 where !format3:
+                if case .number(let d) = try scanner.scanScalar(line, &q, depth: 1) { got.lineTime = Fixed(d) }
+            case 3... where format3:
+                if line[q] == UInt8(ascii: "{") || line[q] == UInt8(ascii: "[") {
+                    try scanner.skipValue(line, &q, depth: 1)
+                } else {
+                    switch try scanner.scanScalar(line, &q, depth: 1) {
+                    case .number(let d):
+                        got.last.time = Fixed(d)
+                    case .string(let s, let e, let esc) where index == 3 && got.method == "create":
+                        // Chrome writes the page's address after a connection's configuration.
+                        got.pageURL = String(decoding: JSONScanner.stringBytes(line, s, e, esc), as: UTF8.self)
+                    default:
+                        break
+                    }
+                }
+            default:
+                try scanner.skipValue(line, &q, depth: 1)
+            }
+        }
+        return got
     }
 
     /// A meta line's content, at the line's usable time `ts`: a
