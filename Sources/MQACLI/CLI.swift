@@ -97,80 +97,95 @@ public enum CLI {
             context.stdout.write(overview)
             return ExitCode.success
         }
-        if first == "--version" {
-            // Help wins in either order, as `--help --version` shows help.
-            if arguments.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) {
-                context.stdout.write(overview)
-                return ExitCode.success
-            }
-            if arguments.count > 1 {
-                context.stderr.write("Error: unexpected argument '\(arguments[1])' after --version\n\n" + overview)
-                return ExitCode.usage
-            }
-            context.stdout.write("mqa \(version)\n")
-            return ExitCode.success
-        }
-        if first == "help" {
-            // `mqa help --help` asks for this command's own help, and
-            // `mqa help ingest -h` for ingest's: the flag adds nothing.
-            // Help wins over `--version`, as it does after `mqa`.
-            let flags: Set<String> = ["-h", "--help", "--version"]
-            let asked = arguments.dropFirst().contains(where: flags.contains)
-            var rest = arguments.dropFirst().filter { !flags.contains($0) }
-            if let option = rest.first(where: { $0.hasPrefix("-") }) {
-                return usageError(UsageError("unknown option '\(option)' for 'mqa help' (it takes a subcommand's name)",
-                                             usage: "mqa help [<subcommand>]"), context)
-            }
-            if rest.isEmpty && asked { rest = ["help"] }
-            guard !rest.isEmpty else {
-                context.stdout.write(overview)
-                return ExitCode.success
-            }
-            if rest == ["report"] {
-                context.stdout.write(reportGroupHelp)
-                return ExitCode.success
-            }
-            if rest == ["help"] {
-                context.stdout.write("""
-                    OVERVIEW: Show a subcommand's help: what it does, its options, examples.
-
-                    USAGE: mqa help [<subcommand>]
-
-                    ARGUMENTS:
-                      <subcommand>            A subcommand, e.g. ingest, or report meeting. Without one:
-                                              the list of subcommands.
-
-                    """)
-                return ExitCode.success
-            }
-            guard let command = subcommand(rest) else {
-                return usageError(unknownSubcommand(rest, usage: "mqa help <subcommand>"), context)
-            }
-            // `mqa help ingest meeting`: a word no help is about is a typo.
-            let named = rest.first == "ls" ? 1 : command.spec.name.split(separator: " ").count
-            if rest.count > named {
-                return usageError(UsageError("unexpected argument '\(rest[named])' after '\(rest.prefix(named).joined(separator: " "))'",
-                                             usage: "mqa help [<subcommand>]"), context)
-            }
-            context.stdout.write(command.spec.helpText)
-            return ExitCode.success
-        }
-        if first == "report" && (arguments.count == 1 || arguments[1].hasPrefix("-")) {
-            let rest = arguments.dropFirst()
-            if rest.contains("-h") || rest.contains("--help") {
-                context.stdout.write(reportGroupHelp)
-                return ExitCode.success
-            }
-            // Like bare `mqa`: a missing kind is an error, shown with the kinds.
-            if rest.isEmpty {
-                context.stderr.write("Error: missing subcommand: 'report' needs a kind: meeting, track, fleet, cohorts or trends\n\n" + reportGroupHelp)
-                return ExitCode.usage
-            }
-            return usageError(UsageError("'report' needs a kind: meeting, track, fleet, cohorts or trends", usage: "mqa report <meeting|track|fleet|cohorts|trends> [options]"), context)
-        }
+        if first == "--version" { return versionFlag(arguments, context) }
+        if first == "help" { return helpCommand(arguments, context) }
+        if first == "report" && (arguments.count == 1 || arguments[1].hasPrefix("-")) { return reportGroup(arguments, context) }
         guard let command = subcommand(arguments) else {
             return usageError(unknownSubcommand(arguments, usage: "mqa <subcommand> [options]"), context)
         }
+        return run(command, arguments, context)
+    }
+
+    /// `mqa --version [...]`.
+    static func versionFlag(_ arguments: [String], _ context: CommandContext) -> Int32 {
+        // Help wins in either order, as `--help --version` shows help.
+        if arguments.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) {
+            context.stdout.write(overview)
+            return ExitCode.success
+        }
+        if arguments.count > 1 {
+            context.stderr.write("Error: unexpected argument '\(arguments[1])' after --version\n\n" + overview)
+            return ExitCode.usage
+        }
+        context.stdout.write("mqa \(version)\n")
+        return ExitCode.success
+    }
+
+    /// `mqa help [<subcommand>]`.
+    static func helpCommand(_ arguments: [String], _ context: CommandContext) -> Int32 {
+        // `mqa help --help` asks for this command's own help, and
+        // `mqa help ingest -h` for ingest's: the flag adds nothing.
+        // Help wins over `--version`, as it does after `mqa`.
+        let flags: Set<String> = ["-h", "--help", "--version"]
+        let asked = arguments.dropFirst().contains(where: flags.contains)
+        var rest = arguments.dropFirst().filter { !flags.contains($0) }
+        if let option = rest.first(where: { $0.hasPrefix("-") }) {
+            return usageError(UsageError("unknown option '\(option)' for 'mqa help' (it takes a subcommand's name)",
+                                         usage: "mqa help [<subcommand>]"), context)
+        }
+        if rest.isEmpty && asked { rest = ["help"] }
+        guard !rest.isEmpty else {
+            context.stdout.write(overview)
+            return ExitCode.success
+        }
+        if rest == ["report"] {
+            context.stdout.write(reportGroupHelp)
+            return ExitCode.success
+        }
+        if rest == ["help"] {
+            context.stdout.write("""
+                OVERVIEW: Show a subcommand's help: what it does, its options, examples.
+
+                USAGE: mqa help [<subcommand>]
+
+                ARGUMENTS:
+                  <subcommand>            A subcommand, e.g. ingest, or report meeting. Without one:
+                                          the list of subcommands.
+
+                """)
+            return ExitCode.success
+        }
+        guard let command = subcommand(rest) else {
+            return usageError(unknownSubcommand(rest, usage: "mqa help <subcommand>"), context)
+        }
+        // `mqa help ingest meeting`: a word no help is about is a typo.
+        let named = rest.first == "ls" ? 1 : command.spec.name.split(separator: " ").count
+        if rest.count > named {
+            return usageError(UsageError("unexpected argument '\(rest[named])' after '\(rest.prefix(named).joined(separator: " "))'",
+                                         usage: "mqa help [<subcommand>]"), context)
+        }
+        context.stdout.write(command.spec.helpText)
+        return ExitCode.success
+    }
+
+    /// `mqa report` without a kind, or with an option first.
+    static func reportGroup(_ arguments: [String], _ context: CommandContext) -> Int32 {
+        let rest = arguments.dropFirst()
+        if rest.contains("-h") || rest.contains("--help") {
+            context.stdout.write(reportGroupHelp)
+            return ExitCode.success
+        }
+        // Like bare `mqa`: a missing kind is an error, shown with the kinds.
+        if rest.isEmpty {
+            context.stderr.write("Error: missing subcommand: 'report' needs a kind: meeting, track, fleet, cohorts or trends\n\n" + reportGroupHelp)
+            return ExitCode.usage
+        }
+        return usageError(UsageError("'report' needs a kind: meeting, track, fleet, cohorts or trends", usage: "mqa report <meeting|track|fleet|cohorts|trends> [options]"), context)
+    }
+
+    /// Parses `arguments` for `command` and runs it; every output checked
+    /// before the exit code is returned.
+    static func run(_ command: Subcommand, _ arguments: [String], _ context: CommandContext) -> Int32 {
         let consumed = command.spec.name.split(separator: " ").count
         // `mqa CMD --version` is the tool's version, as after `mqa` (help
         // still wins).

@@ -238,33 +238,10 @@ enum IngestCommand {
         // Advanced, for crash tests and slow disks: lines per commit (the
         // resume granularity after a kill). Not a documented option.
         if let text = context.environment["MQA_COMMIT_EVERY"], let n = Int(text), n > 0 { ingester.commitEvery = n }
-        var rejectsShown = 0
-        var rejectsTotal = 0
-        ingester.onReject = { reject in
-            rejectsTotal += 1
-            if rejectsShown < shownRejects {
-                rejectsShown += 1
-                context.stderr.write("\(TerminalText.escaped(reject.file)):\(reject.line): \(TerminalText.escaped(reject.reason))\n")
-            }
-        }
+        let rejects = RejectTally()
+        ingester.onReject = { reject in rejects.tell(reject, context) }
         ingester.onInputError = { error in context.stderr.write("Error: \(TerminalText.escaped("\(error)"))\n") }
-        let progress = context.stderr.isTerminal ? ProgressBar(sink: context.stderr) : nil
-        if let progress {
-            var finishedBytes = 0
-            var currentPath = ""
-            var lastBytes = 0
-            let totalBytes = paths.reduce(0) { sum, p in
-                sum + ((try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0)
-            }
-            ingester.onProgress = { bytes, _, path in
-                if path != currentPath {
-                    finishedBytes += lastBytes
-                    currentPath = path
-                }
-                lastBytes = bytes
-                progress.update(done: finishedBytes + bytes, total: totalBytes, label: path)
-            }
-        }
+        let progress = showProgress(of: ingester, over: paths, context)
         // Said before the files are read, and the run fails at the end:
         // what such a folder holds was asked for and is not stored.
         for (folder, why) in unreadable {
@@ -316,6 +293,54 @@ enum IngestCommand {
             return ExitCode.failure
         }
         progress?.finish()
+        try warnAboutDumps(summary, store, context)
+        debugFigures(context, started: started, ingested: ingested)
+        if rejects.total > shownRejects {
+            context.stderr.write("… and \(rejects.total - shownRejects) more rejected lines (`mqa query rejects` lists them all)\n")
+        }
+        out.write(IngestReport(summary, failedFiles: ingester.failedInputs + unreadable.count).render(ReportFormat(rawValue: format) ?? .md))
+        out.flush()
+        if ingester.failedInputs > 0 || !unreadable.isEmpty { return ExitCode.failure }
+        return summary.rejected > 0 ? ExitCode.rejectedLines : ExitCode.success
+    }
+
+    /// The first `shownRejects` rejected lines, said as they come, and
+    /// how many there were.
+    final class RejectTally {
+        private(set) var total = 0
+
+        func tell(_ reject: RejectedLine, _ context: CommandContext) {
+            total += 1
+            if total <= IngestCommand.shownRejects {
+                context.stderr.write("\(TerminalText.escaped(reject.file)):\(reject.line): \(TerminalText.escaped(reject.reason))\n")
+            }
+        }
+    }
+
+    /// A progress bar over the inputs' bytes, on a terminal only.
+    static func showProgress(of ingester: Ingester, over paths: [String], _ context: CommandContext) -> ProgressBar? {
+        guard context.stderr.isTerminal else { return nil }
+        let progress = ProgressBar(sink: context.stderr)
+        var finishedBytes = 0
+        var currentPath = ""
+        var lastBytes = 0
+        let totalBytes = paths.reduce(0) { sum, p in
+            sum + ((try? FileManager.default.attributesOfItem(atPath: p)[.size] as? Int) ?? 0)
+        }
+        ingester.onProgress = { bytes, _, path in
+            if path != currentPath {
+                finishedBytes += lastBytes
+                currentPath = path
+            }
+            lastBytes = bytes
+            progress.update(done: finishedBytes + bytes, total: totalBytes, label: path)
+        }
+        return progress
+    }
+
+    /// Warnings about dumps that count wrong: one browser's two downloads
+    /// as two people, several dumps under one name as one.
+    static func warnAboutDumps(_ summary: IngestSummary, _ store: EventStore, _ context: CommandContext) throws {
         // One browser's two downloads make two people who send the same
         // media: said once per pair of meeting and people, naming one name
         // only one sender could have (an SSRC, or a stream id as long as
@@ -338,8 +363,11 @@ enum IngestCommand {
                     + "(\(names)) and count as one participant, named after the file: if they are different people's, "
                     + "give each dump a file name of its own (ann.txt, ben.txt) and ingest them into a new store\n")
         }
-        // For benchmarks: how the wall time splits between reading the
-        // inputs and the summaries left for after them.
+    }
+
+    /// For benchmarks: how the wall time splits between reading the
+    /// inputs and the summaries left for after them, and SQLite's memory.
+    static func debugFigures(_ context: CommandContext, started: UInt64, ingested: UInt64) {
         if context.environment["MQA_DEBUG_TIMING"] != nil {
             let now = DispatchTime.now().uptimeNanoseconds
             context.stderr.write("timing: inputs \((ingested - started) / 1_000_000) ms, summaries \((now - ingested) / 1_000_000) ms\n")
@@ -348,12 +376,5 @@ enum IngestCommand {
             let m = Database.sqliteMemory
             context.stderr.write("sqlite memory: \(m.current / 1024) KiB now, \(m.peak / 1024) KiB peak\n")
         }
-        if rejectsTotal > shownRejects {
-            context.stderr.write("… and \(rejectsTotal - shownRejects) more rejected lines (`mqa query rejects` lists them all)\n")
-        }
-        out.write(IngestReport(summary, failedFiles: ingester.failedInputs + unreadable.count).render(ReportFormat(rawValue: format) ?? .md))
-        out.flush()
-        if ingester.failedInputs > 0 || !unreadable.isEmpty { return ExitCode.failure }
-        return summary.rejected > 0 ? ExitCode.rejectedLines : ExitCode.success
     }
 }
