@@ -831,7 +831,8 @@ def run_shard(shard, records, settings):
             grid = os.path.join(work, 'grid.json')
             with open(grid, 'wb') as f:
                 f.write(settings['grid'])
-            args = ['tune', '--db', store, '--grid', grid, '--partials']
+            # The job's config is the sweep's base, as for `mqa tune --config`.
+            args = ['tune', '--db', store, '--grid', grid, '--partials'] + config
             if settings.get('target'):
                 args += ['--target', settings['target']]
             if settings.get('leadMs') is not None:
@@ -869,7 +870,7 @@ def parse_args(argv):
     p.add_argument('--grid', help='tuning grid JSON: also writes tune.json')
     p.add_argument('--target')
     p.add_argument('--lead-ms', type=int)
-    p.add_argument('--config', help='tier config JSON for the reports')
+    p.add_argument('--config', help='tier config JSON for the reports (and the values of the keys --grid leaves out)')
     p.add_argument('--top', type=int, help='fleet.json: only the N worst (default: every meeting)')
     p.add_argument('--keep-stores', action='store_true', help='keep the shard stores under OUT/stores/')
     p.add_argument('--mqa', default='mqa', help='the mqa binary (a path, or the name of a file shipped with --files)')

@@ -137,8 +137,8 @@ public struct CompareReport: RenderedReport, Sendable {
     }
 
     public var html: String {
-        var body = "<h1>\(heading.html)</h1>\n<p><strong>\(comparison.verdict.html).</strong></p>\n<p>\(sizes.html)</p>\n"
-        body += ConfigNote.htmlParagraph(config)
+        var body = "<h1>\(heading.html)</h1>\n<p><strong>\(comparison.verdict.html).</strong></p>\n"
+            + ConfigNote.htmlParagraph(config) + "<p>\(sizes.html)</p>\n"
         body += CohortChart.stallRates([comparison.a, comparison.b])
         body += metricsTable.html
         body += "<p>\(CompareReport.methodText(comparison.options, splits: comparison.field.changesInCall).html)</p>\n"

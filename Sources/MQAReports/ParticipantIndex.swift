@@ -27,6 +27,9 @@ public struct ParticipantIndex: Sendable {
 
     public var visits: [Visit] = []
     public var display = TimeDisplay()
+    /// The config the impacts and incidents were found under, said on
+    /// the page where it is not the defaults.
+    public var config = TierConfig()
 
     public init(display: TimeDisplay = TimeDisplay()) { self.display = display }
 
@@ -50,7 +53,8 @@ public struct ParticipantIndex: Sendable {
         var b = "<nav class=\"crumbs\">" + HTMLPage.link(SitePages.index, "← All meetings (fleet)") + "</nav>\n"
         b += "<header>\n<h1>Participants</h1>\n<p class=\"sub\">\(uids.count) participant\(uids.count == 1 ? "" : "s") in "
         b += "\(meetings) meeting\(meetings == 1 ? "" : "s"); each meeting links the participant's charts on its page. "
-        b += "Start times are \(display.zone.map { "UTC and \($0.identifier)" } ?? "UTC").</p>\n</header>\n"
+        b += "Start times are \(display.zone.map { "UTC and \($0.identifier)" } ?? "UTC").</p>\n"
+        b += ConfigNote.htmlParagraph(config) + "</header>\n"
         var t = ReportTable(headers: ["participant", "meeting", "start", "title", "impact", "incidents"], numeric: [5])
         for uid in uids {
             let mine = byUid[uid]!.sorted { ($0.header.start ?? .min, $1.header.meeting) > ($1.header.start ?? .min, $0.header.meeting) }

@@ -42,13 +42,13 @@ public enum SiteCohortPages {
     /// over many days has too few meetings a day for an interval.
     public static func trendsPage(_ meetings: [CohortMeeting], options: BootstrapOptions = .default,
                                   config: TierConfig = TierConfig()) -> String {
-        var body = back + ConfigNote.htmlParagraph(config)
+        var body = back
         let starts = meetings.compactMap(\.start)
         let spanDays = (starts.max() ?? 0) - (starts.min() ?? 0)
         let every: TrendPeriod = spanDays > 14 * 86_400_000 ? .week : .day
         for field in [nil, CohortField.netType] {
             let report = TrendsReport(TrendTable(meetings, every: every, by: field, options: options))
-            body += "<h1>\(report.heading.html)</h1>\n<div class=\"chart\">" + TrendChart.stallRates(report.table) + "</div>\n"
+            body += "<h1>\(report.heading.html)</h1>\n" + (field == nil ? ConfigNote.htmlParagraph(config) : "") + "<div class=\"chart\">" + TrendChart.stallRates(report.table) + "</div>\n"
                 + report.rowsTable.html
         }
         body += "<p>\(CohortsReport.methodText(options, splits: true).html)</p>\n"

@@ -24,9 +24,9 @@ public struct TuneReport: Sendable {
     /// best first.
     public var json: JSON {
         .object([
-            ("schema", .string(TuneReport.schema)), ("target", .string(figures.options.target.name)),
-            ("leadMs", .int(figures.options.leadMs)),
+            ("schema", .string(TuneReport.schema)),
         ] + (base.changedKeys.isEmpty ? [] : [("base", base.json)]) + [
+            ("target", .string(figures.options.target.name)), ("leadMs", .int(figures.options.leadMs)),
             ("configs", results.json),
         ])
     }

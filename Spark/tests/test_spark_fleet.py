@@ -195,6 +195,8 @@ def test_the_jobs_config_reaches_the_cohorts(fleet):
     assert json.loads(strict)['config']['coldStartMs'] == 8000
     assert strict != fleet['cohorts']['sdkVersion']
     assert (out / 'trends.json').read_text() == mqa('report', 'trends', *one)
+    # The config is the sweep's base, as for one store's `mqa tune --config`.
+    assert (out / 'tune.json').read_text() == mqa('tune', '--grid', str(fleet['base'] / 'grid.json'), *one)
 
 
 def test_read_through_hadoop_equals_one_store(fleet):

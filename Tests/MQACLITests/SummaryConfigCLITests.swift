@@ -96,7 +96,7 @@ import Testing
         for shard in 0..<2 {
             let p = MQA.run(["report", "cohorts", "--db", fleet.dir.file("shard\(shard).sqlite"), "--config", path, "--partials"])
             #expect(p.status == 0, "\(p)")
-            #expect(p.stdout.contains("\"coldStartMs\":8000") || p.stdout.contains("\"coldStartMs\": 8000"))
+            #expect(p.stdout.contains("\"coldStartMs\":8000") && p.stdout.hasPrefix("{\"schema\":\"mqa.cohortPartials/4\""), "\(p)")
             parts.append(fleet.dir.write("strict\(shard).json", p.stdout))
         }
         for command in [["report", "cohorts", "--by", "platform"], ["report", "trends", "--by", "sdkVersion"],
@@ -108,7 +108,15 @@ import Testing
         }
         // A default shard and a strict one add up to no config at all.
         let mixed = MQA.run(["report", "cohorts", "--by", "platform", "--merge", parts[0], fleet.partials[1]])
-        #expect(mixed.status == 1 && mixed.stderr.contains("made under 2 different tier configs"), "\(mixed)")
+        #expect(mixed.status == 1 && mixed.stderr.contains("were made under different tier configs")
+                && mixed.stderr.contains("strict0.json"), "\(mixed)")
+        // An mqa that reads no config must refuse version 4, not merge it
+        // as the defaults'; one that does refuses a config in version 3.
+        let text = try String(contentsOfFile: parts[0], encoding: .utf8)
+        let v3 = fleet.dir.write("strict-v3.json", text.replacingOccurrences(of: "cohortPartials/4\",\"mqaCohortPartials\":4",
+                                                                               with: "cohortPartials/3\",\"mqaCohortPartials\":3"))
+        let old = MQA.run(["report", "cohorts", "--by", "platform", "--merge", v3])
+        #expect(old.status == 1 && old.stderr.contains("\"config\" in a file of version 3"), "\(old)")
         let both = MQA.run(["report", "cohorts", "--by", "platform", "--merge", parts[0], "--config", path])
         #expect(both.status == 64 && both.stderr.contains("'--config' does not go with --merge"), "\(both)")
     }
@@ -149,7 +157,10 @@ import Testing
         #expect(r.status == 0, "\(r)")
         let page = try String(contentsOfFile: site + "/cohorts.html", encoding: .utf8)
         let trends = try String(contentsOfFile: site + "/trends.html", encoding: .utf8)
-        #expect(page.contains("Tier config (--config): thresholds") && trends.contains("Tier config (--config): thresholds"))
+        let people = try String(contentsOfFile: site + "/participants.html", encoding: .utf8)
+        for (name, text) in [("cohorts", page), ("trends", trends), ("participants", people)] {
+            #expect(text.contains("Tier config (--config): thresholds"), "\(name).html says no config")
+        }
         // The poor/bad cells of the md table, as the page writes them.
         func shares(_ args: [String]) -> [String] {
             let md = MQA.run(["report", "cohorts", "--by", "sdkVersion", "--db", fleet.one] + args).stdout

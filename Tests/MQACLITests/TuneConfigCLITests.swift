@@ -40,6 +40,22 @@ import Testing
         #expect(byCohort.status == 0 && byCohort.stdout.contains("\"downDwell\": 2"), "\(byCohort)")
     }
 
+    /// A base's value of a key the grid sweeps is not used: it is left
+    /// out of `base`, and bases differing only there are one base.
+    @Test func aBaseKeyTheGridSweepsIsNotPartOfTheBase() throws {
+        let grid = fleet.dir.write("tc-grid.json", Self.grid)
+        let swept = fleet.dir.write("tc-swept.json", #"{"hysteresis": 0.3}"#)
+        let plain = MQA.run(["tune", "--db", fleet.one, "--grid", grid, "-f", "json"])
+        let given = MQA.run(["tune", "--db", fleet.one, "--grid", grid, "--config", swept, "-f", "json"])
+        #expect(given.status == 0 && given.stdout == plain.stdout, "\(given)")
+        let p = MQA.run(["tune", "--db", fleet.dir.file("shard0.sqlite"), "--grid", grid, "--config", swept, "--partials"])
+        #expect(p.status == 0 && p.stdout.contains("\"mqaTunePartials\":1") && !p.stdout.contains("\"base\""), "\(p)")
+        // The order of a report's keys: the base right after the schema.
+        let based = MQA.run(["tune", "--db", fleet.one, "--grid", grid, "--config", fleet.dir.write("tc-base.json", Self.base),
+                             "-f", "json"])
+        #expect(based.stdout.hasPrefix("{\n  \"schema\": \"mqa.tune/1\",\n  \"base\": {"), "\(based.stdout.prefix(80))")
+    }
+
     @Test func partialsCarryTheBaseToTheMerge() throws {
         let grid = fleet.dir.write("tc-grid.json", Self.grid), base = fleet.dir.write("tc-base.json", Self.base)
         var parts: [String] = [], plainParts: [String] = []

@@ -23,7 +23,11 @@ public struct CohortPartials: Sendable, Equatable {
     /// `"splitBy"`, `piece` with `"pieceOf"`). A merge reads versions 1 and
     /// 2 too (version 1: every profile of scope `all`) and refuses any other.
     public static let version = 3
-    static let readable: ClosedRange<Int64> = 1...3
+    /// Version 3 made under a `--config` other than the defaults, with
+    /// that `"config"`: an mqa that reads no config refuses the file
+    /// rather than merge its figures as the defaults'.
+    static let versionWithConfig = 4
+    static let readable: ClosedRange<Int64> = 1...4
 
     /// Meetings in id order (UTF-8 bytes, the store's `ORDER BY meeting`).
     public private(set) var meetings: [CohortMeetingSums]
@@ -57,23 +61,25 @@ public struct CohortPartials: Sendable, Equatable {
 
     /// The parts as one; a meeting in two parts is an error (it would be
     /// counted twice).
-    public static func merge(_ parts: [CohortPartials]) throws -> CohortPartials {
+    /// `names`: the parts' files, to say which disagree.
+    public static func merge(_ parts: [CohortPartials], names: [String] = []) throws -> CohortPartials {
         guard !parts.isEmpty else { throw CohortPartialsError("nothing to merge") }
-        let versions = Set(parts.map(\.readVersion))
+        if let i = parts.firstIndex(where: { $0.config != parts[0].config }) {
+            func name(_ k: Int) -> String { k < names.count ? "'\(names[k])'" : "part \(k + 1)" }
+            throw CohortPartialsError("\(name(i)) and \(name(0)) were made under different tier configs: their time at "
+                + "poor/bad and MOS do not add up; make them all again with the same --config (or none)")
+        }
+        // Version 4 is version 3 with a config: the same counting.
+        let versions = Set(parts.map { min($0.readVersion, Int64(CohortPartials.version)) })
         guard versions.count == 1 else {
             throw CohortPartialsError("partials of versions \(versions.sorted().map(String.init).joined(separator: " and ")) do not "
                 + "merge: version 1 counted a participant whose network changed on its join's network, version 2 on each "
                 + "network it used but one that rejoined with another platform, device or version under its last one, "
                 + "version 3 under each value it had; make them all again with this mqa ('mqa report cohorts --partials')")
         }
-        let configs = parts.map(\.config).reduce(into: [TierConfig]()) { if !$0.contains($1) { $0.append($1) } }
-        guard configs.count == 1 else {
-            throw CohortPartialsError("the partials were made under \(configs.count) different tier configs: their time at "
-                + "poor/bad and MOS do not add up; make them all again with the same --config (or none)")
-        }
         var merged = try CohortPartials(parts.flatMap(\.meetings))
         merged.readVersion = parts[0].readVersion
-        merged.config = configs[0]
+        merged.config = parts[0].config
         return merged
     }
 
@@ -83,9 +89,10 @@ public struct CohortPartials: Sendable, Equatable {
     /// The file: per meeting its id, start and profiles; per profile the
     /// seven field values and the additive figures.
     public var json: JSON {
-        .object([
-            ("schema", .string("mqa.cohortPartials/\(CohortPartials.version)")),
-            ("mqaCohortPartials", .int(Int64(CohortPartials.version))),
+        let version = config.changedKeys.isEmpty ? CohortPartials.version : CohortPartials.versionWithConfig
+        return .object([
+            ("schema", .string("mqa.cohortPartials/\(version)")),
+            ("mqaCohortPartials", .int(Int64(version))),
             ("meetings", .int(Int64(meetings.count))),
             ("participants", .int(Int64(participants))),
         ] + (config.changedKeys.isEmpty ? [] : [("config", config.json)]) + [
@@ -166,9 +173,12 @@ public struct CohortPartials: Sendable, Equatable {
             throw fail("it says \(n) meetings but lists \(meetings.count)")
         }
         var config = TierConfig()
-        if let given = object["config"] {
+        if v == versionWithConfig {
+            guard let given = object["config"] else { throw fail("missing \"config\" (version 4)") }
             guard let fields = given as? [String: Any] else { throw fail("\"config\" is not an object") }
             do { config = try TierConfig.parse(object: fields, source: "config") } catch { throw fail("\(error)") }
+        } else if object["config"] != nil {
+            throw fail("\"config\" in a file of version \(v) (partials made under a config are version 4)")
         }
         let partials: CohortPartials
         do {

@@ -63,6 +63,17 @@ public struct TuningGrid: Sendable {
     /// A grid built in code.
     public init(axes: [Axis]) { self.axes = axes }
 
+    /// What of `config` a sweep on it as base uses: the config with the
+    /// keys the grid names at their defaults, since a key the grid names
+    /// takes its candidates whole (an `emodel` candidate's missing
+    /// sub-keys are the defaults', as in a config file). Two bases that
+    /// differ only there give the same configs.
+    public func leftOut(of config: TierConfig) -> TierConfig {
+        var c = config
+        for axis in axes { c.copy(axis.key, from: TierConfig()) }
+        return c
+    }
+
     /// The cartesian product, in "grid order": keys in the spec's order, the
     /// last key varying fastest, each key's candidates in file order; the
     /// keys the grid leaves out are `base`'s (`--config`, else the

@@ -117,7 +117,8 @@ public struct TuningPartials: Sendable, Equatable {
         }
         var base = TierConfig()
         if v == versionWithBase {
-            guard let fields = object["base"] as? [String: Any] else { throw fail("missing \"base\" (version 2)") }
+            guard let given = object["base"] else { throw fail("missing \"base\" (version 2)") }
+            guard let fields = given as? [String: Any] else { throw fail("\"base\" is not an object") }
             do { base = try TierConfig.parse(object: fields, source: "base") } catch { throw fail("\(error)") }
         } else if object["base"] != nil {
             throw fail("\"base\" in a file of version 1")

@@ -158,7 +158,7 @@ extension CohortOptions {
             let data = try CommandContext.readFile(path, what: "partials file")
             parts.append(try CohortPartials.parse(data, source: path))
         }
-        let total = try CohortPartials.merge(parts)
+        let total = try CohortPartials.merge(parts, names: paths)
         // Figures of nothing would read as a fleet without trouble.
         if total.meetings.isEmpty { throw CohortPartialsError("the partials hold no meeting: nothing to report") }
         context.stderr.write("merged \(parts.count) partials: \(total.meetings.count) meetings, \(total.participants) participants\n")

@@ -92,6 +92,7 @@ enum ReportMeetingCommand {
         let writer = try BatchWriter(directory: dir, format: format)
         var entries: [FleetEntry] = []
         var participants = ParticipantIndex(display: display)
+        participants.config = config
         // The site's cohort and trend pages: from the summaries (the
         // defaults' tiers), or under another config from the analyses
         // made here for the meeting pages.

@@ -84,7 +84,7 @@ enum TuneCommand {
             // The file named, as for --config.
             throw UsageError("\(gridPath): \(error)")
         }
-        let base = try context.tierConfig(args)
+        let base = grid.leftOut(of: try context.tierConfig(args))
         let configs = grid.configs(base: base)
         let window = try context.timeWindow(args)
         // Partials of a store without meetings are zeros, as of an empty window.
