@@ -57,9 +57,13 @@ enum CohortOptions {
             // under another one every meeting is analysed again, as
             // `report fleet --config` does; the figures are then what
             // the summaries would hold had ingest used that config.
-            meetings = try store.meetings(startingIn: window).map { id in
-                try CohortMeeting(log: ReportOptions.meetingLog(store, id, context), config: config)
+            let ids = try store.meetings(startingIn: window)
+            let progress = ProgressBar.onTerminal(context)
+            meetings = try ids.enumerated().map { i, id in
+                progress?.update(count: i, total: ids.count, noun: "meetings analysed under --config")
+                return try CohortMeeting(log: ReportOptions.meetingLog(store, id, context), config: config)
             }
+            progress?.finish()
         }
         if meetings.isEmpty, !allowingNone, window.since != nil || window.until != nil {
             throw StoreError.noMeetingInWindow(since: window.since, until: window.until)

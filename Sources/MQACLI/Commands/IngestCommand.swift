@@ -319,8 +319,7 @@ enum IngestCommand {
 
     /// A progress bar over the inputs' bytes, on a terminal only.
     static func showProgress(of ingester: Ingester, over paths: [String], _ context: CommandContext) -> ProgressBar? {
-        guard context.stderr.isTerminal else { return nil }
-        let progress = ProgressBar(sink: context.stderr)
+        guard let progress = ProgressBar.onTerminal(context) else { return nil }
         var finishedBytes = 0
         var currentPath = ""
         var lastBytes = 0

@@ -75,10 +75,13 @@ enum MeetingsCommand {
         if !config.changedKeys.isEmpty {
             // The summaries' figures are the defaults'; the order is by
             // start, so only the listed meetings need their analysis.
-            entries = try entries.map { e in
+            let progress = ProgressBar.onTerminal(context)
+            entries = try entries.enumerated().map { i, e in
+                progress?.update(count: i, total: entries.count, noun: "meetings analysed under --config")
                 let log = try ReportOptions.meetingLog(store, e.header.meeting, context)
                 return FleetEntry(header: e.header, analysis: MeetingAnalysis.analyze(log, config: config))
             }
+            progress?.finish()
         }
         var report = MeetingListReport(entries)
         report.display = TimeDisplay(zone: zone)

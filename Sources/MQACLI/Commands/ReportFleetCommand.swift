@@ -32,12 +32,15 @@ enum ReportFleetCommand {
         if ids.isEmpty && (window.since != nil || window.until != nil) {
             throw StoreError.noMeetingInWindow(since: window.since, until: window.until)
         }
-        for id in ids {
+        let progress = ProgressBar.onTerminal(context)
+        for (i, id) in ids.enumerated() {
+            progress?.update(count: i, total: ids.count, noun: "meetings")
             // The ranking needs the header and the analysis only.
             let log = try ReportOptions.meetingLog(store, id, context)
             entries.append(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config),
                                       clients: FleetClientMix(log)))
         }
+        progress?.finish()
         var report = FleetReport(entries: entries, top: top)
         report.display = display
         report.config = config

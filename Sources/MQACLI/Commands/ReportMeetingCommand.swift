@@ -101,6 +101,7 @@ enum ReportMeetingCommand {
         var failures = 0, trackPages = 0
         entries.reserveCapacity(ids.count)
         let group = 32
+        let progress = ProgressBar.onTerminal(context)
         var i = 0
         while i < ids.count {
             let slice = Array(ids[i..<min(i + group, ids.count)])
@@ -146,13 +147,16 @@ enum ReportMeetingCommand {
             for (page, error) in zip(batch, writer.write(pages: batch)) {
                 if let error {
                     failures += 1
+                    progress?.finish()
                     context.stderr.write("Error: \(TerminalText.escaped("\(error)"))\n")
                 } else if page.meeting == nil {
                     trackPages += 1
                 }
             }
             i += group
+            progress?.update(count: min(i, ids.count), total: ids.count, noun: "meetings")
         }
+        progress?.finish()
         // A site also gets the fleet-wide cohort and trend pages, linked
         // from its index (Docs/cohorts.md).
         var sitePages: [(title: String, file: String)] = []
