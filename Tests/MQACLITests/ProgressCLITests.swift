@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import MQAStore
 import Testing
 
 /// Long work draws a progress bar when standard error is a terminal, and
@@ -53,6 +54,30 @@ import Testing
         let piped = MQA.run(args.map { $0.contains("progress-site-") ? fleet.dir.file("progress-site-\(UUID())") : $0 })
         #expect(piped.status == 0 && !piped.stderr.contains("█") && !piped.stderr.contains("░") && !piped.stderr.contains("\u{1B}["),
                 "\(piped)")
+    }
+}
+
+extension ProgressCLITests {
+    /// A warning (a damaged chunk, left out) or an error while the bar is
+    /// up gets a line of its own: the bar is cleared first.
+    @Test func aWarningUnderTheBarHasALineOfItsOwn() throws {
+        let damaged = fleet.dir.file("progress-damaged-\(UUID()).sqlite")
+        try FileManager.default.copyItem(atPath: fleet.one, toPath: damaged)
+        do {
+            let db = try Database(path: damaged)
+            try db.execute("UPDATE event_chunks SET data = x'00112233' WHERE id = (SELECT max(id) FROM event_chunks)")
+            try db.execute("INSERT INTO meetings(meeting, stale) VALUES ('zz-no-events', 0)")
+        }
+        let config = fleet.dir.write("progress-config.json", #"{"coldStartMs": 6000}"#)
+        for command in [["report", "fleet"], ["meetings", "--config", config]] {
+            let (status, terminal) = try onTerminal(command + ["--db", damaged])
+            #expect(terminal.contains("\r\u{1B}[KWarning: damaged"), "\(command): \(terminal)")
+            #expect(!terminal.contains("meetingsWarning") && !terminal.contains("--configWarning"), "\(command): \(terminal)")
+            if command[0] == "report" {
+                // The empty meeting stops the fleet: its error on a clean line.
+                #expect(status == 1 && terminal.contains("\r\u{1B}[KError: "), "\(terminal)")
+            }
+        }
     }
 }
 

@@ -64,11 +64,6 @@ public struct CohortPartials: Sendable, Equatable {
     /// `names`: the parts' files, to say which disagree.
     public static func merge(_ parts: [CohortPartials], names: [String] = []) throws -> CohortPartials {
         guard !parts.isEmpty else { throw CohortPartialsError("nothing to merge") }
-        if let i = parts.firstIndex(where: { $0.config != parts[0].config }) {
-            func name(_ k: Int) -> String { k < names.count ? "'\(names[k])'" : "part \(k + 1)" }
-            throw CohortPartialsError("\(name(i)) and \(name(0)) were made under different tier configs: their time at "
-                + "poor/bad and MOS do not add up; make them all again with the same --config (or none)")
-        }
         // Version 4 is version 3 with a config: the same counting.
         let versions = Set(parts.map { min($0.readVersion, Int64(CohortPartials.version)) })
         guard versions.count == 1 else {
@@ -76,6 +71,11 @@ public struct CohortPartials: Sendable, Equatable {
                 + "merge: version 1 counted a participant whose network changed on its join's network, version 2 on each "
                 + "network it used but one that rejoined with another platform, device or version under its last one, "
                 + "version 3 under each value it had; make them all again with this mqa ('mqa report cohorts --partials')")
+        }
+        if let i = parts.firstIndex(where: { $0.config != parts[0].config }) {
+            func name(_ k: Int) -> String { k < names.count ? "'\(names[k])'" : "part \(k + 1)" }
+            throw CohortPartialsError("\(name(i)) and \(name(0)) were made under different tier configs: their time at "
+                + "poor/bad and MOS do not add up; make them all again with the same --config (or none)")
         }
         var merged = try CohortPartials(parts.flatMap(\.meetings))
         merged.readVersion = parts[0].readVersion

@@ -59,11 +59,12 @@ enum CohortOptions {
             // the summaries would hold had ingest used that config.
             let ids = try store.meetings(startingIn: window)
             let progress = ProgressBar.onTerminal(context)
+            // Cleared however the loop ends: an error gets a line of its own.
+            defer { progress?.finish() }
             meetings = try ids.enumerated().map { i, id in
                 progress?.update(count: i, total: ids.count, noun: "meetings analysed under --config")
-                return try CohortMeeting(log: ReportOptions.meetingLog(store, id, context), config: config)
+                return try CohortMeeting(log: ReportOptions.meetingLog(store, id, context, progress: progress), config: config)
             }
-            progress?.finish()
         }
         if meetings.isEmpty, !allowingNone, window.since != nil || window.until != nil {
             throw StoreError.noMeetingInWindow(since: window.since, until: window.until)

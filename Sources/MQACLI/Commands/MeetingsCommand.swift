@@ -76,12 +76,13 @@ enum MeetingsCommand {
             // The summaries' figures are the defaults'; the order is by
             // start, so only the listed meetings need their analysis.
             let progress = ProgressBar.onTerminal(context)
+            // Cleared however the loop ends: an error gets a line of its own.
+            defer { progress?.finish() }
             entries = try entries.enumerated().map { i, e in
                 progress?.update(count: i, total: entries.count, noun: "meetings analysed under --config")
-                let log = try ReportOptions.meetingLog(store, e.header.meeting, context)
+                let log = try ReportOptions.meetingLog(store, e.header.meeting, context, progress: progress)
                 return FleetEntry(header: e.header, analysis: MeetingAnalysis.analyze(log, config: config))
             }
-            progress?.finish()
         }
         var report = MeetingListReport(entries)
         report.display = TimeDisplay(zone: zone)

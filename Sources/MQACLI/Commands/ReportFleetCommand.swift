@@ -33,10 +33,12 @@ enum ReportFleetCommand {
             throw StoreError.noMeetingInWindow(since: window.since, until: window.until)
         }
         let progress = ProgressBar.onTerminal(context)
+        // Cleared however the loop ends: an error gets a line of its own.
+        defer { progress?.finish() }
         for (i, id) in ids.enumerated() {
             progress?.update(count: i, total: ids.count, noun: "meetings")
             // The ranking needs the header and the analysis only.
-            let log = try ReportOptions.meetingLog(store, id, context)
+            let log = try ReportOptions.meetingLog(store, id, context, progress: progress)
             entries.append(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config),
                                       clients: FleetClientMix(log)))
         }

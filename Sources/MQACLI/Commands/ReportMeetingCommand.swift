@@ -102,10 +102,12 @@ enum ReportMeetingCommand {
         entries.reserveCapacity(ids.count)
         let group = 32
         let progress = ProgressBar.onTerminal(context)
+        // Cleared however the loop ends: an error gets a line of its own.
+        defer { progress?.finish() }
         var i = 0
         while i < ids.count {
             let slice = Array(ids[i..<min(i + group, ids.count)])
-            let logs = try slice.map { id in try ReportOptions.meetingLog(store, id, context) }
+            let logs = try slice.map { id in try ReportOptions.meetingLog(store, id, context, progress: progress) }
             let connections = try logs.map { try store.connectionFigures(meeting: $0.meeting) }
             let reports = ConcurrentSlots<MeetingReport>(count: logs.count)
             let cohorts = ConcurrentSlots<Result<CohortMeeting, any Error>>(count: logs.count)

@@ -27,9 +27,13 @@ enum ReportOptions {
     /// A meeting's log, read leniently: a damaged chunk is left out, named
     /// on stderr and in the report (`MeetingReport.damage`), and the rest is
     /// shown. `mqa check` lists every damaged chunk; `mqa export` stays strict.
-    static func meetingLog(_ store: EventStore, _ id: String, _ context: CommandContext) throws -> MeetingLog {
+    /// `progress`: a bar on the terminal, cleared before a warning so
+    /// that the warning has a line of its own (the next update redraws it).
+    static func meetingLog(_ store: EventStore, _ id: String, _ context: CommandContext,
+                           progress: ProgressBar? = nil) throws -> MeetingLog {
         let id = try store.resolveMeeting(id)
         guard let log = try store.meetingLog(id, lenient: true) else { throw StoreError.noMeeting(id) }
+        if !log.damage.isEmpty { progress?.finish() }
         for d in log.damage { context.stderr.write("Warning: \(TerminalText.escaped(d.description)); left out of the report\n") }
         return log
     }
