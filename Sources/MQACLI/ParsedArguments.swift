@@ -84,7 +84,12 @@ extension CommandSpec {
             if arg == "--" { onlyPositionals = true; continue }
             let (name, attached) = split(arg, among: specs)
             guard let spec = specs.first(where: { $0.names.contains(name) }) else {
-                let hint = Suggestion.closest(to: name, among: specs.flatMap(\.names)).map { "; did you mean '\($0)'?" } ?? ""
+                // cli.md's --config is global; the commands that refuse it
+                // say why, rather than leave it to look like a typo.
+                let hint = name == Options.config.spec.primary
+                    ? ": this command shows nothing it could work out again under a tier config (tiers, report, meetings, "
+                        + "compare and tune take it)"
+                    : Suggestion.closest(to: name, among: specs.flatMap(\.names)).map { "; did you mean '\($0)'?" } ?? ""
                 throw UsageError("unknown option '\(name)'\(hint)", usage: usage)
             }
             var text = attached

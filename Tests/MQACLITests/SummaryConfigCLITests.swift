@@ -121,6 +121,16 @@ import Testing
         #expect(both.status == 64 && both.stderr.contains("'--config' does not go with --merge"), "\(both)")
     }
 
+    /// The commands with nothing to work out again under a config refuse
+    /// it, saying why and which commands take it.
+    @Test(arguments: [["export"], ["query", "--list"], ["check"], ["demo"], ["simulate"]])
+    func commandsWithoutTiersSayWhyTheyRefuseAConfig(command: [String]) {
+        let r = MQA.run(command + ["--config", config(Self.strict, "strict.json")])
+        #expect(r.status == 64 && r.stderr.contains("unknown option '--config': this command shows nothing it could work out "
+                                                     + "again under a tier config (tiers, report, meetings, compare and tune take it)"),
+                "\(r)")
+    }
+
     @Test func aBadConfigIsAUsageErrorNamingTheFile() {
         let path = config(#"{"thresholds": [1, 2, 3, 4]}"#, "bad.json")
         for command in [["report", "cohorts", "--by", "platform"], ["report", "trends"], ["compare", "--by", "platform", "ios", "web"]] {
