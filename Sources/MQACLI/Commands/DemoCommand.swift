@@ -100,6 +100,22 @@ enum DemoCommand {
         guard ingest == ExitCode.success || ingest == ExitCode.rejectedLines else { return ingest }
 
         say("3/5 writing reports…")
+        try writeReports(db: db, dir: dir, step: step)
+
+        say("4/5 tuning tier thresholds against the stalls…")
+        try onDisk(dir + "/tuning/grid.json") { try grid.write(toFile: dir + "/tuning/grid.json", atomically: true, encoding: .utf8) }
+        try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--out", dir + "/tuning/tune.md"])
+        try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--format", "json", "--out", dir + "/tuning/tune.json"])
+
+        say("5/5 done.")
+        context.stdout.write(guide(dir: dir, db: db))
+        context.stdout.flush()
+        return incomplete ?? ExitCode.success
+    }
+
+    /// Step 3: every kind of report on the demo's store, each written by
+    /// its own subcommand as a user would run it.
+    static func writeReports(db: String, dir: String, step: (Subcommand, [String]) throws -> Void) throws {
         try step(ReportFleetCommand.command, ["--db", db, "--format", "md", "--out", dir + "/reports/fleet.md"])
         try step(ReportFleetCommand.command, ["--db", db, "--format", "html", "--out", dir + "/reports/fleet.html"])
         try step(ReportMeetingCommand.command, ["--db", db, "--all", "--format", "html", "--out", dir + "/site"])
@@ -124,15 +140,11 @@ enum DemoCommand {
         if versions.isSuperset(of: ["5.2.3", "5.3.0"]) {
             try step(CompareCommand.command, ["--db", db, "--by", "sdkVersion", "5.2.3", "5.3.0", "--out", dir + "/reports/compare.md"])
         }
+    }
 
-        say("4/5 tuning tier thresholds against the stalls…")
-        try onDisk(dir + "/tuning/grid.json") { try grid.write(toFile: dir + "/tuning/grid.json", atomically: true, encoding: .utf8) }
-        try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--out", dir + "/tuning/tune.md"])
-        try step(TuneCommand.command, ["--db", db, "--grid", dir + "/tuning/grid.json", "--format", "json", "--out", dir + "/tuning/tune.json"])
-
-        say("5/5 done.")
-        let out = context.stdout
-        out.write("""
+    /// What the demo wrote, and where to start.
+    static func guide(dir: String, db: String) -> String {
+        """
             Demo written to \(dir)/:
               ingest-summary.txt          what ingest stored, rejected and dropped
               site/index.html             start here: every meeting ranked, worst first, each linking
@@ -148,9 +160,7 @@ enum DemoCommand {
               tuning/tune.md (.json)      tier configs scored against the video stalls
               mqa.sqlite                  the store: try `mqa query --list --db \(db)`
 
-            """)
-        out.flush()
-        return incomplete ?? ExitCode.success
+            """
     }
 
     /// The file that marks a folder as the demo's own: while a run writes
