@@ -175,60 +175,72 @@ struct RTCStatsImporter {
                 if let pcID = m.pcID { p.connection(pcID) }
                 note(m, &p.identity, &p.connections)
             case .sample(let pcID, let sample):
-                p.arrays += 1
-                p.connection(pcID)
-                var c = p.connections[pcID]!
-                p.connections[pcID] = nil  // unique, so the state is changed in place
-                var next: [(id: String, report: StatsReport)] = []
-                next.reserveCapacity(sample.deltas.count)
-                var reports: [String: StatsReport] = [:]
-                reports.reserveCapacity(sample.deltas.count)
-                for delta in sample.deltas {
-                    // A known id carries what changed; a new (or returning) one the
-                    // whole report. The last sample's report is taken out of its
-                    // map, so that it is changed in place, not copied. An id twice
-                    // in one sample (no browser writes that) merges its changes.
-                    let earlier = reports.removeValue(forKey: delta.id)
-                    let again = earlier != nil
-                    var report = earlier ?? c.reports.removeValue(forKey: delta.id) ?? StatsReport(type: delta.type ?? "")
-                    if let type = delta.type { report.type = type }
-                    for (property, value) in delta.changes { report[property] = value }
-                    if again, let k = next.lastIndex(where: { $0.id == delta.id }) {
-                        next[k].report = report
-                    } else {
-                        next.append((delta.id, report))
-                    }
-                    reports[delta.id] = report
-                }
-                c.reports = reports
-                let last = c.lastFed
-                let taken = c.take(StatsSample(ts: sample.ts, statsTime: sample.statsTime, reports: next))
-                p.connections[pcID] = c
-                if !taken, let last {
-                    let what = sample.ts == last ? "a second getstats sample of \(pcID) at \(sample.ts)"
-                        : "a getstats sample of \(pcID) at \(sample.ts), earlier than the one before it (\(last))"
-                    p.conversion.rejects.append(ImportReject(
-                        line: p.lineNumber, reason: "\(what): left out (its counters are in the next sample's interval)",
-                        raw: WebRTCImport.rawBytes(line), size: line.count))
-                }
+                feed(sample, of: pcID, line: line, into: &p)
             }
         } catch let error as ImportError {
             throw error
         } catch {
-            var reason = (error as? LineReject)?.reason ?? "\(error)"
-            // Format 3's later times count from this line's: a line that
-            // fails before its time was read still gives it when it ends
-            // in one, else the times after it are early by its delta.
-            if p.format3, p.clock != nil, p.lastTimedLine != p.lineNumber {
-                if let delta = trailingNumber(line) {
-                    p.clock = p.clock.map { $0 + delta }
-                } else {
-                    reason += " (its time is lost too: the times of the lines after it may be early)"
-                }
-            }
-            if RTCStatsImporter.looksLikeDumpLine(line, scanner) { p.brokenArrays += 1 }
-            p.conversion.rejects.append(ImportReject(line: p.lineNumber, reason: reason, raw: WebRTCImport.rawBytes(line), size: line.count))
+            reject(line, for: error, into: &p)
         }
+    }
+
+    /// A getstats sample: its deltas applied to the connection's reports,
+    /// then fed to its converter; one the converter cannot take (a
+    /// second sample at one time, or an earlier one) is a reject.
+    private func feed(_ sample: Sample, of pcID: String, line: UnsafeBufferPointer<UInt8>, into p: inout Progress) {
+        p.arrays += 1
+        p.connection(pcID)
+        var c = p.connections[pcID]!
+        p.connections[pcID] = nil  // unique, so the state is changed in place
+        var next: [(id: String, report: StatsReport)] = []
+        next.reserveCapacity(sample.deltas.count)
+        var reports: [String: StatsReport] = [:]
+        reports.reserveCapacity(sample.deltas.count)
+        for delta in sample.deltas {
+            // A known id carries what changed; a new (or returning) one the
+            // whole report. The last sample's report is taken out of its
+            // map, so that it is changed in place, not copied. An id twice
+            // in one sample (no browser writes that) merges its changes.
+            let earlier = reports.removeValue(forKey: delta.id)
+            let again = earlier != nil
+            var report = earlier ?? c.reports.removeValue(forKey: delta.id) ?? StatsReport(type: delta.type ?? "")
+            if let type = delta.type { report.type = type }
+            for (property, value) in delta.changes { report[property] = value }
+            if again, let k = next.lastIndex(where: { $0.id == delta.id }) {
+                next[k].report = report
+            } else {
+                next.append((delta.id, report))
+            }
+            reports[delta.id] = report
+        }
+        c.reports = reports
+        let last = c.lastFed
+        let taken = c.take(StatsSample(ts: sample.ts, statsTime: sample.statsTime, reports: next))
+        p.connections[pcID] = c
+        if !taken, let last {
+            let what = sample.ts == last ? "a second getstats sample of \(pcID) at \(sample.ts)"
+                : "a getstats sample of \(pcID) at \(sample.ts), earlier than the one before it (\(last))"
+            p.conversion.rejects.append(ImportReject(
+                line: p.lineNumber, reason: "\(what): left out (its counters are in the next sample's interval)",
+                raw: WebRTCImport.rawBytes(line), size: line.count))
+        }
+    }
+
+    /// A line that cannot be used: stored as a reject with its reason.
+    private func reject(_ line: UnsafeBufferPointer<UInt8>, for error: any Error, into p: inout Progress) {
+        var reason = (error as? LineReject)?.reason ?? "\(error)"
+        // Format 3's later times count from this line's: a line that
+        // fails before its time was read still gives it when it ends
+        // in one, else the times after it are early by its delta.
+        if p.format3, p.clock != nil, p.lastTimedLine != p.lineNumber {
+            if let delta = trailingNumber(line) {
+                p.clock = p.clock.map { $0 + delta }
+            } else {
+                reason += " (its time is lost too: the times of the lines after it may be early)"
+            }
+        }
+        if RTCStatsImporter.looksLikeDumpLine(line, scanner) { p.brokenArrays += 1 }
+        p.conversion.rejects.append(ImportReject(line: p.lineNumber, reason: reason, raw: WebRTCImport.rawBytes(line), size: line.count))
     }
 
     /// Whether a rejected line is a dump's own: a whole JSON array (`[1]`,
