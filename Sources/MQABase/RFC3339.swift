@@ -2,7 +2,8 @@
 /// `2026-11-29t10:00:02+01:00`, and the space separator RFC 3339 allows)
 /// into milliseconds since the Unix epoch. Fractions finer than a
 /// millisecond are truncated; a leap second (`:60`) counts as the next
-/// second, as POSIX time does.
+/// second, as POSIX time does, and is a time only where RFC 3339 §5.7
+/// puts one: 23:59:60 UTC at the end of June or December.
 package enum RFC3339 {
     /// The first 13 bytes of the last time parsed through it
     /// (`2026-11-29T10`) and the hours since the epoch they name: a log's
@@ -85,8 +86,24 @@ package enum RFC3339 {
             return nil
         }
         guard i == s.count, minute <= 59, second <= 60 else { return nil }
-        let seconds = (hours * 60 + minute - offsetMinutes) * 60 + second
+        let utcMinutes = hours * 60 + minute - offsetMinutes
+        if second == 60 && !isLeapSecondMinute(utcMinutes) { return nil }
+        let seconds = utcMinutes * 60 + second
         return Int64(seconds) * 1000 + Int64(millis)
+    }
+
+    /// Whether the UTC minute `minutes` since the epoch is 23:59 of June
+    /// 30 or December 31: "at all other times the maximum value of
+    /// time-second is 59" (RFC 3339 §5.7; a zone's offset shifts the
+    /// point, which happens at one instant around the globe). Without a
+    /// table of the leap seconds there were, every such minute is allowed:
+    /// `10:00:60Z` is the mistake Python, JavaScript and Go refuse, while
+    /// `2016-12-31T23:59:60Z` was a real leap second.
+    private static func isLeapSecondMinute(_ minutes: Int) -> Bool {
+        let days = minutes >= 0 ? minutes / 1440 : (minutes - 1439) / 1440
+        guard minutes - days * 1440 == 1439 else { return false }
+        let (_, month, day) = Time.civil(fromDays: Int64(days))
+        return (month == 6 && day == 30) || (month == 12 && day == 31)
     }
 
     @inline(__always)

@@ -191,7 +191,7 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
     }
 
     /// What RFC 3339 does not allow is refused, each part checked; a leap
-    /// second is the next second.
+    /// second is the next second, and only where one can be (§5.7).
     @Test func rfc3339Refusals() {
         func ms(_ text: String) -> Int64? { Array(text.utf8).withUnsafeBufferPointer { RFC3339.milliseconds($0) } }
         for bad in ["2026-11-29T10:60:00Z", "2026-11-29T10:00:61Z", "2026-11-29T24:00:00Z", "2023-02-29T00:00:00Z",
@@ -200,7 +200,15 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
                     "2026-11-29x10:00:00Z", "2026-11-29T10:00Z", "2026-11-29T1:00:00Z", "2026-11-29T10:00:00+0100"] {
             #expect(ms(bad) == nil, "\(bad)")
         }
-        #expect(ms("2026-11-29T10:00:60Z") == ms("2026-11-29T10:01:00Z"))
+        for bad in ["2026-11-29T10:00:60Z", "2026-11-30T23:59:60Z", "2016-12-31T22:59:60Z", "2016-12-31T23:59:60+01:00",
+                    "2016-06-30T23:58:60Z", "2016-07-01T00:00:60Z"] {
+            #expect(ms(bad) == nil, "\(bad)")
+        }
+        // The real leap seconds of 2016 and 2015, also in another zone.
+        #expect(ms("2016-12-31T23:59:60Z") == ms("2017-01-01T00:00:00Z"))
+        #expect(ms("2016-12-31T23:59:60.5Z") == ms("2017-01-01T00:00:00.5Z"))
+        #expect(ms("2017-01-01T00:59:60+01:00") == ms("2017-01-01T00:00:00Z"))
+        #expect(ms("2015-06-30T19:59:60-04:00") == ms("2015-07-01T00:00:00Z"))
         #expect(ms("2026-11-29T10:59:59.9999Z") == ms("2026-11-29T10:59:59.999Z"))
     }
 
