@@ -86,7 +86,7 @@ package struct JSONWalker: JSONGrammar {
 package struct JSONScanner: ~Copyable, JSONGrammar {
     /// Nesting deeper than this is refused, so hostile input cannot exhaust
     /// the stack.
-    static let maxDepth = 64
+    static let maxDepth = 512
 
     /// The known top-level fields of the last line, by `FieldKey` slot, in
     /// memory this scanner allocates and frees: written through a pointer,
