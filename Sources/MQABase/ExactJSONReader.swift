@@ -18,7 +18,10 @@ public enum ExactJSONReader {
         public var description: String { "\(message) at byte \(offset + 1)" }
     }
 
-    /// Nesting deeper than this is refused (the reader recurses).
+    /// Nesting deeper than this is refused (the reader recurses). Counted
+    /// as the line scanner counts (`JSONScanner.maxDepth`): the document
+    /// at 0, a value in it at 1, so that a line the scanner takes (a
+    /// context line, whose fields this reader then reads) is taken here.
     static let maxDepth = 512
 
     /// The document's value; any JSON value is accepted at the top.
@@ -62,7 +65,7 @@ public enum ExactJSONReader {
         }
 
         func value(_ p: inout Int, depth: Int) throws(Failure) -> Any {
-            guard depth < ExactJSONReader.maxDepth else { throw fail("nested too deep", p) }
+            guard depth <= ExactJSONReader.maxDepth else { throw fail("nested deeper than \(ExactJSONReader.maxDepth) levels", p) }
             space(&p)
             guard p < b.count else { throw fail("unexpected end", p) }
             switch b[p] {

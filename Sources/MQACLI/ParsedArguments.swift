@@ -59,6 +59,15 @@ struct ParsedArguments {
 }
 
 extension CommandSpec {
+    /// Why a command without `--config` has none (cli.md makes it global).
+    var configRefusal: String {
+        switch name {
+        case "demo": "the demo shows the default tier config; run the reports on its store with --config"
+        case "query": "named queries read the summaries ingest keeps, which are of the default tier config"
+        default: "this command shows nothing that depends on the tier config"
+        }
+    }
+
     /// Parses `args` (after the subcommand name): converts and checks every
     /// value, then the required options and the positional count.
     func parse(_ args: [String]) throws -> ParsedArguments {
@@ -87,8 +96,7 @@ extension CommandSpec {
                 // cli.md's --config is global; the commands that refuse it
                 // say why, rather than leave it to look like a typo.
                 let hint = name == Options.config.spec.primary
-                    ? ": this command shows nothing it could work out again under a tier config (tiers, report, meetings, "
-                        + "compare and tune take it)"
+                    ? ": \(configRefusal) (tiers, report, meetings, compare and tune take it)"
                     : Suggestion.closest(to: name, among: specs.flatMap(\.names)).map { "; did you mean '\($0)'?" } ?? ""
                 throw UsageError("unknown option '\(name)'\(hint)", usage: usage)
             }

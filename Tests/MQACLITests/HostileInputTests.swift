@@ -33,6 +33,23 @@ import Testing
         expectSound()
     }
 
+    /// A context line is read twice (the line scanner, then the exact
+    /// reader for its fields): both take the same depth, so a line one
+    /// takes the other does not refuse as "not a JSON object".
+    @Test func aDeepContextLineIsReadAsDeepAsAnEventLine() {
+        func context(_ depth: Int) -> String {
+            #"{"ts":1795946399998,"event":"mqa_connection_context","meeting":"m","uid":"u","connection":"PC_0","paths":[],"#
+                + #""limitedMs":{},"concealment":null,"zz":"# + String(repeating: "[", count: depth) + "1"
+                + String(repeating: "]", count: depth) + "}\n"
+        }
+        let join = #"{"ts":1795946399000,"event":"meeting_join","meeting":"m","uid":"u","engine":"sfu"}"# + "\n"
+        let path = dir.write("deep-context.ndjson", join + context(511) + context(512))
+        let r = ingest([path])
+        #expect(r.status == 3 && r.counts["rejected"] == 1, "\(r)")
+        #expect(r.stderr.contains("deep-context.ndjson:3: not valid JSON: nested deeper than 512 levels"), "\(r)")
+        #expect(!r.stderr.contains("deep-context.ndjson:2"), "\(r)")
+    }
+
     @Test func deeplyNestedJSONHitsTheDepthLimit() {
         let deep = "{\"ts\":1795946404000,\"event\":\"x\",\"meeting\":\"m\",\"uid\":\"u\",\"a\":"
             + String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000) + "}\n"

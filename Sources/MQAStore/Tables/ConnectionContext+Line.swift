@@ -62,7 +62,9 @@ extension ConnectionContext {
     public static func parseLine(_ line: UnsafeBufferPointer<UInt8>, meeting: [UInt8], uid: [UInt8])
         -> Result<ConnectionContext, LineError> {
         let fail = { (reason: String) in Result<ConnectionContext, LineError>.failure(LineError(reason: "mqa_connection_context: " + reason)) }
-        guard let object = try? ExactJSONReader.parse(Data(buffer: line)) as? [String: Any] else { return fail("not a JSON object") }
+        let parsed: Any
+        do { parsed = try ExactJSONReader.parse(Data(buffer: line)) } catch { return fail("not valid JSON: \(error)") }
+        guard let object = parsed as? [String: Any] else { return fail("not a JSON object") }
         guard let connection = object["connection"] as? String, !connection.isEmpty else {
             return fail("connection: must be a non-empty string")
         }
