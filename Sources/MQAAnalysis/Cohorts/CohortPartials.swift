@@ -172,14 +172,10 @@ public struct CohortPartials: Sendable, Equatable {
         if let n = TuningPartials.integer(object["meetings"]), n != Int64(meetings.count) {
             throw fail("it says \(n) meetings but lists \(meetings.count)")
         }
-        var config = TierConfig()
-        if v == versionWithConfig {
-            guard let given = object["config"] else { throw fail("missing \"config\" (version 4)") }
-            guard let fields = given as? [String: Any] else { throw fail("\"config\" is not an object") }
-            do { config = try TierConfig.parse(object: fields, source: "config") } catch { throw fail("\(error)") }
-        } else if object["config"] != nil {
-            throw fail("\"config\" in a file of version \(v) (partials made under a config are version 4)")
-        }
+        let config: TierConfig
+        do {
+            config = try TierConfig.carried(in: object, key: "config", version: v, withKey: Int64(versionWithConfig))
+        } catch { throw fail(error.message) }
         let partials: CohortPartials
         do {
             var read = try CohortPartials(meetings)

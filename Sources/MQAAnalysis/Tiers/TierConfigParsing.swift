@@ -31,6 +31,20 @@ extension TierConfig {
         try parse(Data(bytes))
     }
 
+    /// The config a partials file carries under `key`: present exactly in
+    /// its version `withKey` (an older mqa refuses that version rather
+    /// than read the file as the defaults'), the defaults otherwise.
+    /// Throws the problem in words, for the file's own error.
+    static func carried(in object: [String: Any], key: String, version: Int64, withKey: Int64) throws(CarriedConfigProblem) -> TierConfig {
+        guard version == withKey else {
+            if object[key] != nil { throw CarriedConfigProblem("\"\(key)\" in a file of version \(version) (only version \(withKey) has one)") }
+            return TierConfig()
+        }
+        guard let given = object[key] else { throw CarriedConfigProblem("missing \"\(key)\" (version \(withKey))") }
+        guard let fields = given as? [String: Any] else { throw CarriedConfigProblem("\"\(key)\" is not an object") }
+        do { return try parse(object: fields, source: key) } catch { throw CarriedConfigProblem("\(error)") }
+    }
+
     // One check per kind of value, returning the message or `nil` when fine.
     // Shared by parsing and `validate` (through `fields`) so both say the same thing.
 
@@ -115,4 +129,10 @@ enum JSONValue {
         if v is NSNull { return "null" }
         return "\(v)"
     }
+}
+
+/// What is wrong with the config a partials file carries.
+struct CarriedConfigProblem: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
 }

@@ -115,13 +115,9 @@ public struct TuningPartials: Sendable, Equatable {
               object["schema"] == nil || object["schema"] as? String == "mqa.tunePartials/\(v)" else {
             throw fail("not a tuning partials file of version \(version) or \(versionWithBase) (see 'mqa tune --partials')")
         }
-        var base = TierConfig()
-        if v == versionWithBase {
-            guard let given = object["base"] else { throw fail("missing \"base\" (version 2)") }
-            guard let fields = given as? [String: Any] else { throw fail("\"base\" is not an object") }
-            do { base = try TierConfig.parse(object: fields, source: "base") } catch { throw fail("\(error)") }
-        } else if object["base"] != nil {
-            throw fail("\"base\" in a file of version 1")
+        let base: TierConfig
+        do { base = try TierConfig.carried(in: object, key: "base", version: v, withKey: Int64(versionWithBase)) } catch {
+            throw fail(error.message)
         }
         guard let grid = object["grid"] as? String else { throw fail("missing \"grid\"") }
         guard let name = object["target"] as? String, let target = Tier(name: name), target.isKnown else {
