@@ -17,13 +17,14 @@ enum TuneCommand {
               {"hysteresis": [0, 0.1, 0.2], "upDwell": [1, 2, 3],
                "thresholds": [[4.0, 3.6, 3.1, 2.6], [4.2, 3.8, 3.3, 2.8]]}
             Every combination (the keys the grid leaves out at their defaults, or at
-            --config's values when given) is run over every meeting
-            in the store (with --since/--until, those that started in that window). An alarm is a change from above --target to --target or
-            worse; a stall is covered when its subscriber's tier was --target or worse
-            in the --lead-ms before it; an alarm is useful when a stall of that client
-            follows within --lead-ms. Results are ranked by F1 (then recall, then fewer
-            alarms per hour); in md output '*' marks the Pareto front of recall
-            against alarms per hour: the configs no other config beats on both.
+            --config's values when given) is run over every meeting in the store (with
+            --since/--until, those that started in that window). An alarm is a change
+            from above --target to --target or worse; a stall is covered when its
+            subscriber's tier was --target or worse in the --lead-ms before it; an
+            alarm is useful when a stall of that client follows within --lead-ms.
+            Results are ranked by F1 (then recall, then fewer alarms per hour); in md
+            output '*' marks the Pareto front of recall against alarms per hour: the
+            configs no other config beats on both.
 
             To tune over a fleet kept in several stores (e.g. the shards of a Spark job),
             run --partials on each: it prints, per config, the counts the score is made
@@ -35,12 +36,18 @@ enum TuneCommand {
             """,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
-        options: [Options.db, Options.config, Options.since, Options.until, Options.tz, grid, target, leadMs, top, format, partials, merge, by, Options.out])
+        options: [Options.db, base, Options.since, Options.until, Options.tz, grid, target, leadMs, top, format, partials, merge, by, Options.out])
 
     /// `--by FIELD`: the sweep per cohort (`TuneCohortsReport`).
     static let by = Option<CohortField>.choice(
         "--by", value: "FIELD", help: "Rank the configs per value of this client field (format 1.2) or the engine; a client whose value changed (its network, or a rejoin as another client) counts under each, for its time there.",
         CohortField.allCases.map { ($0.rawValue, $0) }, defaultText: "the whole fleet")
+
+    /// `--config` as a sweep reads it (read through `Options.config`,
+    /// whose name it has).
+    static let base = Option<String>.path(
+        "--config", value: "FILE", help: "The values of the keys the grid leaves out: a tier config JSON (any subset of keys; "
+            + "see Docs/tiers.md).", defaultText: "the spec's defaults")
 
     static let grid = Option<String>.path("--grid", value: "FILE", help: "The grid JSON (required, except with --merge).")
     // No tier is above excellent, so it could never raise an alarm.
