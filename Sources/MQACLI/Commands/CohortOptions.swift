@@ -24,10 +24,10 @@ enum CohortOptions {
         whose value of the field changed (a network, or a rejoin as another client), to
         split their figures by value. Under a --config other than the defaults, every
         meeting is analysed again with it (slower: all reports are decoded), and the
-        time at poor/bad and the MOS are that config's. Intervals are 95 % percentile bootstrap intervals
-        that resample whole meetings (participants of one meeting share its network and
-        server, so they are not independent); the same store, --seed and --replicates
-        give the same intervals. See Docs/cohorts.md.
+        time at poor/bad and the MOS are that config's. Intervals are 95 % percentile
+        bootstrap intervals that resample whole meetings (participants of one meeting
+        share its network and server, so they are not independent); the same store,
+        --seed and --replicates give the same intervals. See Docs/cohorts.md.
         """
 
     static func bootstrap(_ args: ParsedArguments) throws -> BootstrapOptions {

@@ -14,8 +14,9 @@ enum MeetingsCommand {
             Reads the summary tables that ingest keeps (nothing is decoded), so it is
             instant on any store. The score is the fleet ranking's (see `mqa report
             fleet`): higher is worse. Under a --config other than the defaults, each
-            meeting listed is analysed again for its score, as the fleet ranking does. Any unique prefix of an id works wherever a
-            meeting id is expected (`mqa report meeting 3f2a`).
+            meeting listed is analysed again for its score, as the fleet ranking does.
+            Any unique prefix of an id works wherever a meeting id is expected (`mqa
+            report meeting 3f2a`).
 
             Find a person's bad moment: `mqa meetings --uid alice --at 14:05 --tz
             Europe/Berlin` lists alice's meetings that were running at 14:05 Berlin
