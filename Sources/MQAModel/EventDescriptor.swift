@@ -32,19 +32,21 @@ public enum EventCatalog {
             .number("bitrate", .nonNegative), .number("mos", .mos),
         ]),
         .init(6, "connection_quality_change", [.string("tier")]),
+        // A field the spec types "uid" (`publisher`, `target`, `opUid`,
+        // the speakers) is a uid as the envelope's is: 1–256 characters.
         .init(7, "active_speakers_change", [.strings("speakers")]),
-        .init(8, "stream_subscribe", [.string("publisher"), .string("track"), .oneOf("kind", ["camera", "screen"])]),
-        .init(9, "stream_unsubscribe", [.string("publisher"), .string("track")]),
-        .init(10, "receive_stream_status", [.string("publisher"), .string("track"), .bool("timedOut")]),
-        .init(11, "user_enter", [.string("target")]),
-        .init(12, "user_leave", [.string("target")]),
+        .init(8, "stream_subscribe", [.text("publisher"), .string("track"), .oneOf("kind", ["camera", "screen"])]),
+        .init(9, "stream_unsubscribe", [.text("publisher"), .string("track")]),
+        .init(10, "receive_stream_status", [.text("publisher"), .string("track"), .bool("timedOut")]),
+        .init(11, "user_enter", [.text("target")]),
+        .init(12, "user_leave", [.text("target")]),
         .init(13, "member_media_state", [
-            .string("target"), .oneOf("media", ["mic", "camera"]), .bool("on"), .bool("byAdmin"),
-            .string("opUid", optional: true),
+            .text("target"), .oneOf("media", ["mic", "camera"]), .bool("on"), .bool("byAdmin"),
+            .text("opUid", optional: true),
         ]),
         .init(14, "room_title_change", [.string("title"), .string("previousTitle")]),
-        .init(15, "room_share_start", [.string("publisher")]),
-        .init(16, "room_share_stop", [.string("publisher")]),
+        .init(15, "room_share_start", [.text("publisher")]),
+        .init(16, "room_share_stop", [.text("publisher")]),
         // Context events, format version 1.1: shown in reports, used by no figure.
         .init(17, "audio_route_change", [.string("route"), .string("reason")], context: true),
         .init(18, "audio_interruption", [.oneOf("phase", ["began", "ended"])], context: true),
@@ -52,7 +54,7 @@ public enum EventCatalog {
             .oneOf("kind", ["camera", "mic", "speaker"]), .oneOf("change", ["added", "removed", "default"]),
             .string("device", optional: true),
         ], context: true),
-        .init(20, "sub_meeting_move", [.string("target"), .string("reason", optional: true)], context: true),
+        .init(20, "sub_meeting_move", [.text("target"), .string("reason", optional: true)], context: true),
         .init(21, "user_handup", [.oneOf("step", ["request", "cancel", "confirmOpen", "rejectOpen"])], context: true),
         .init(22, "share_broadcast_start", [], context: true),
         .init(23, "share_broadcast_stop", [], context: true),
@@ -201,12 +203,13 @@ public struct PayloadField: Sendable {
         /// Any string.
         case string
         /// A string of 1–256 characters (Unicode code points, escapes
-        /// decoded): the client fields of format 1.2.
+        /// decoded), as the envelope's ids: a uid or meeting id in the
+        /// payload, and the client fields of format 1.2.
         case text
         /// A string from a closed list; anything else is rejected.
         case oneOf([String])
         case bool
-        /// An array of strings (`speakers`).
+        /// An array of uids (`speakers`), each of 1–256 characters.
         case strings
         /// A quality report value (stored as an exact decimal in report chunks).
         case number(NumberRule)

@@ -60,35 +60,35 @@ struct LineFormatter {
             Self.text("tier", r.s0, &out)
         case .activeSpeakersChange:
             out.append(contentsOf: #","speakers":["#.utf8)
-            for (i, speaker) in r.list.prefix(Self.speakersLimit).enumerated() {
+            for (i, speaker) in r.list.lazy.filter({ !$0.isEmpty }).prefix(Self.speakersLimit).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 Self.string(speaker, limit: Self.envelopeLimit, to: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .streamSubscribe:
-            Self.text("publisher", r.s0, &out)
+            Self.uid("publisher", r.s0, &out)
             Self.text("track", r.s1, &out)
             Self.raw("kind", (StreamKind(rawValue: r.code) ?? .camera).name, &out)
         case .streamUnsubscribe:
-            Self.text("publisher", r.s0, &out)
+            Self.uid("publisher", r.s0, &out)
             Self.text("track", r.s1, &out)
         case .receiveStreamStatus:
-            Self.text("publisher", r.s0, &out)
+            Self.uid("publisher", r.s0, &out)
             Self.text("track", r.s1, &out)
             Self.bool("timedOut", r.flags & Record.flagA != 0, &out)
         case .userEnter, .userLeave:
-            Self.text("target", r.s0, &out)
+            Self.uid("target", r.s0, &out)
         case .memberMediaState:
-            Self.text("target", r.s0, &out)
+            Self.uid("target", r.s0, &out)
             Self.raw("media", (MemberMedia(rawValue: r.code) ?? .mic).name, &out)
             Self.bool("on", r.flags & Record.flagA != 0, &out)
             Self.bool("byAdmin", r.flags & Record.flagB != 0, &out)
-            if optional { Self.text("opUid", r.s1, &out) }
+            if optional { Self.uid("opUid", r.s1, &out) }
         case .roomTitleChange:
             Self.text("title", r.s0, &out)
             Self.text("previousTitle", r.s1, &out)
         case .roomShareStart, .roomShareStop:
-            Self.text("publisher", r.s0, &out)
+            Self.uid("publisher", r.s0, &out)
         case .audioRouteChange:
             Self.text("route", r.s0, &out)
             Self.text("reason", r.s1, &out)
@@ -157,6 +157,15 @@ struct LineFormatter {
         out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
         out.append(contentsOf: #"":"#.utf8)
         string(value, limit: payloadLimit, to: &out)
+    }
+
+    /// A uid in the payload (`publisher`, `target`, `opUid`): cut like the
+    /// envelope's. The recorder drops a call whose uid is empty.
+    private static func uid(_ key: StaticString, _ value: String, _ out: inout [UInt8]) {
+        out.append(contentsOf: #",""#.utf8)
+        out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        out.append(contentsOf: #"":"#.utf8)
+        string(value, limit: envelopeLimit, to: &out)
     }
 
     /// A 1.2 client field: 1–256 characters, so an empty value is left out.

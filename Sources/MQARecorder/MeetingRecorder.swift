@@ -195,26 +195,34 @@ public final class MeetingRecorder: @unchecked Sendable {
     }
 
     /// `active_speakers_change`: the full list, loudest first (`[]` for
-    /// silence). At most 256 are written.
+    /// silence). At most 256 are written, each cut to 256 characters; an
+    /// empty uid names no one and is left out.
     public func activeSpeakersChanged(_ speakers: [String]) {
         buffer.append(Record(ts: clock(), event: .activeSpeakersChange, list: speakers))
     }
 
     // MARK: Streams
+    //
+    // A publisher or target is a uid, cut to 256 characters like the
+    // envelope's; an empty one names no one, so the call is ignored (the
+    // log format would reject the line).
 
     /// `stream_subscribe`: the local user subscribed to a remote video track.
     public func streamSubscribed(publisher: String, track: String, kind: StreamKind) {
+        guard !publisher.isEmpty else { return }
         buffer.append(Record(ts: clock(), event: .streamSubscribe, code: kind.rawValue, s0: publisher, s1: track))
     }
 
     /// `stream_unsubscribe`: that subscription ended.
     public func streamUnsubscribed(publisher: String, track: String) {
+        guard !publisher.isEmpty else { return }
         buffer.append(Record(ts: clock(), event: .streamUnsubscribe, s0: publisher, s1: track))
     }
 
     /// `receive_stream_status` (`ReceiveStreamStatus`): `timedOut` true when
     /// the track stopped producing frames, false when frames (re)started.
     public func receiveStreamStatus(publisher: String, track: String, timedOut: Bool) {
+        guard !publisher.isEmpty else { return }
         buffer.append(Record(ts: clock(), event: .receiveStreamStatus, flags: timedOut ? Record.flagA : 0, s0: publisher, s1: track))
     }
 
@@ -222,18 +230,22 @@ public final class MeetingRecorder: @unchecked Sendable {
 
     /// `user_enter`: a remote member entered.
     public func userEntered(_ target: String) {
+        guard !target.isEmpty else { return }
         buffer.append(Record(ts: clock(), event: .userEnter, s0: target))
     }
 
     /// `user_leave`: a remote member left.
     public func userLeft(_ target: String) {
+        guard !target.isEmpty else { return }
         buffer.append(Record(ts: clock(), event: .userLeave, s0: target))
     }
 
     /// `member_media_state`: a member's mic or camera went on or off;
-    /// `opUid` is the host who did it, when it was done by an admin.
+    /// `opUid` is the host who did it, when it was done by an admin (an
+    /// empty one is left out).
     public func memberMediaState(target: String, media: MemberMedia, on: Bool, byAdmin: Bool, opUid: String? = nil) {
-        let flags = (on ? Record.flagA : 0) | (byAdmin ? Record.flagB : 0) | (opUid == nil ? 0 : Record.hasOptional)
+        guard !target.isEmpty else { return }
+        let flags = (on ? Record.flagA : 0) | (byAdmin ? Record.flagB : 0) | (opUid?.isEmpty ?? true ? 0 : Record.hasOptional)
         buffer.append(Record(ts: clock(), event: .memberMediaState, code: media.rawValue, flags: flags, s0: target, s1: opUid ?? ""))
     }
 
@@ -244,11 +256,13 @@ public final class MeetingRecorder: @unchecked Sendable {
 
     /// `room_share_start`, from `roomShareDidStart`.
     public func roomShareStarted(publisher: String) {
+        guard !publisher.isEmpty else { return }
         buffer.append(Record(ts: clock(), event: .roomShareStart, s0: publisher))
     }
 
     /// `room_share_stop`.
     public func roomShareStopped(publisher: String) {
+        guard !publisher.isEmpty else { return }
         buffer.append(Record(ts: clock(), event: .roomShareStop, s0: publisher))
     }
 

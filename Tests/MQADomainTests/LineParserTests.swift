@@ -184,6 +184,39 @@ func report(_ fields: String) -> String { "{\(envelope),\"event\":\"quality_repo
         #expect(reason(#"{"ts":1795946400000,"event":"x","meeting":"m","uid":"\#(long)"}"#)?.contains("257 characters") == true)
     }
 
+    /// A payload field the spec types "uid" (or a meeting id) is one as the
+    /// envelope's are: 1–256 characters, counted in code points after the
+    /// escapes are decoded; every speaker too.
+    @Test func payloadUidsAreUidsOf1To256Characters() {
+        let e = #""ts":1795946400000,"meeting":"m","uid":"u""#
+        let ok = String(repeating: "é", count: 256), long = String(repeating: "a", count: 257)
+        for (event, rest) in [("stream_subscribe", #","track":"t","kind":"camera""#), ("stream_unsubscribe", #","track":"t""#),
+                              ("receive_stream_status", #","track":"t","timedOut":false"#), ("room_share_start", ""),
+                              ("room_share_stop", "")] {
+            for (value, expected) in [("", "publisher: empty"), (long, "publisher: 257 characters, at most 256 allowed")] {
+                let line = "{\(e),\"event\":\"\(event)\",\"publisher\":\"\(value)\"\(rest)}"
+                #expect(reason(line) == expected, "\(event)")
+            }
+            #expect(reason("{\(e),\"event\":\"\(event)\",\"publisher\":\"\(ok)\"\(rest)}") == nil, "\(event)")
+        }
+        for (event, rest) in [("user_enter", ""), ("user_leave", ""), ("sub_meeting_move", ""),
+                              ("member_media_state", #","media":"mic","on":true,"byAdmin":false"#)] {
+            #expect(reason("{\(e),\"event\":\"\(event)\",\"target\":\"\"\(rest)}") == "target: empty", "\(event)")
+            #expect(reason("{\(e),\"event\":\"\(event)\",\"target\":\"\(ok)\"\(rest)}") == nil, "\(event)")
+        }
+        let media = #","event":"member_media_state","target":"b","media":"mic","on":true,"byAdmin":false"#
+        #expect(reason("{\(e)\(media),\"opUid\":\"\"}") == "opUid: empty")
+        #expect(reason("{\(e)\(media),\"opUid\":null}") == nil)
+        // An escape is one character: 256 of them are a uid.
+        let escaped = String(repeating: #"\u00e9"#, count: 256)
+        #expect(reason("{\(e),\"event\":\"user_enter\",\"target\":\"\(escaped)\"}") == nil)
+        let speakers = #","event":"active_speakers_change","speakers":"#
+        #expect(reason("{\(e)\(speakers)[\"a\",\"\"]}") == "speakers: uid 2: empty")
+        #expect(reason("{\(e)\(speakers)[\"\(long)\"]}") == "speakers: uid 1: 257 characters, at most 256 allowed")
+        #expect(reason("{\(e)\(speakers)[\"a\",\"\\u0062\",\"\(ok)\"]}") == nil)
+        #expect(reason("{\(e)\(speakers)[]}") == nil)
+    }
+
     @Test func rfc3339Forms() {
         for (text, ms) in [("2026-11-29T10:00:02.125Z", Int64(1_795_946_402_125)), ("2026-11-29t10:00:02z", 1_795_946_402_000),
                            ("2026-11-29T11:00:02.1259+01:00", 1_795_946_402_125), ("2026-11-29 10:00:02Z", 1_795_946_402_000),

@@ -266,8 +266,22 @@ public struct LineParser: ~Copyable {
                 if tags[i] == 5, let reason = textLength(line, v, i) { return reason }
                 if tags[i] == 3 {
                     var ok = true
-                    forEachArrayElement(line, v) { element in if element.type != .string { ok = false } }
+                    var problem: String? = nil
+                    var n = 0
+                    // Decoded into only for an escaped uid: empty, it holds no memory.
+                    var decoded: [UInt8] = []
+                    forEachArrayElement(line, v) { element in
+                        n += 1
+                        if element.type != .string {
+                            ok = false
+                        } else if UInt(bitPattern: element.end - element.start &- 1) >= 256, problem == nil,
+                                  let p = LineParser.uidLength(line, element, scratch: &decoded) {
+                            // (1 to 256 bytes are a uid: only 0 or more are counted.)
+                            problem = "uid \(n): \(p)"
+                        }
+                    }
                     if !ok { return "\(field(i).name): must be an array of uid strings" }
+                    if let problem { return "\(field(i).name): \(problem)" }
                 }
             }
             return nil
@@ -277,23 +291,34 @@ public struct LineParser: ~Copyable {
     /// The last line's kind's field `i`, for messages and closed lists.
     private func field(_ i: Int) -> PayloadField { plan.descriptors[Int(kind.rawValue)]!.fields[i] }
 
-    /// A string of 1–256 characters (format 1.2), counted as the envelope's
-    /// ids are: code points after escapes are decoded. Without escapes, up
-    /// to 256 bytes is within bounds whatever they hold, so most values are
-    /// checked by their length alone; nothing is allocated either way
-    /// (an escaped value is decoded into the reused scratch buffer).
+    /// A string of 1–256 characters (a payload uid, a format 1.2 client
+    /// field), counted as the envelope's ids are: code points after
+    /// escapes are decoded. Up to 256 bytes as written is within bounds
+    /// whatever they hold, so most values are checked by their length
+    /// alone; nothing is allocated either way (a longer escaped value is
+    /// decoded into the reused scratch buffer).
     private mutating func textLength(_ line: UnsafeBufferPointer<UInt8>, _ v: FieldValue, _ i: Int) -> String? {
+        LineParser.uidLength(line, v, scratch: &scratch).map { "\(field(i).name): \($0)" }
+    }
+
+    /// What is wrong with the length of string `v` (`empty`, `300
+    /// characters, at most 256 allowed`), or nil; an escaped value is
+    /// decoded into `scratch`.
+    private static func uidLength(_ line: UnsafeBufferPointer<UInt8>, _ v: FieldValue, scratch: inout [UInt8]) -> String? {
+        // Every character takes a byte at least, escaped or not, and an
+        // escape is one at least: 1 to 256 bytes as written are 1 to 256
+        // characters, whatever they hold, with no decoding.
+        let bytes = v.end - v.start
+        if bytes > 0 && bytes <= 256 { return nil }
         var characters = 0
         if v.hasEscapes {
             LineParser.decode(line, v, into: &scratch)
             for b in scratch where b & 0xC0 != 0x80 { characters += 1 }
         } else {
-            let bytes = v.end - v.start
-            if bytes > 0 && bytes <= 256 { return nil }
             for p in v.start..<v.end where line[p] & 0xC0 != 0x80 { characters += 1 }
         }
-        if characters == 0 { return "\(field(i).name): empty" }
-        if characters > 256 { return "\(field(i).name): \(characters) characters, at most 256 allowed" }
+        if characters == 0 { return "empty" }
+        if characters > 256 { return "\(characters) characters, at most 256 allowed" }
         return nil
     }
 
