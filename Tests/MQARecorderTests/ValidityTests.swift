@@ -55,6 +55,27 @@ import MQAModel
         (.infinity, .infinity, -.infinity, .infinity, .infinity), (0.0700000001, 0.0004, 0.0005, 1e-9, 4.999),
     ]
 
+    /// Payload uids are uids (1–256 characters): an empty speaker or
+    /// `opUid` is left out, a call whose publisher or target is empty is
+    /// ignored (the clock not read), a long one is cut to 256.
+    @Test func payloadUidsAreWrittenAsUids() throws {
+        let dir = TempDir()
+        let r = try recorder(dir, clock: StepClock(start: 1_795_946_400_000))
+        r.activeSpeakersChanged(["", "bob", ""])
+        r.memberMediaState(target: "bob", media: .mic, on: false, byAdmin: true, opUid: "")
+        r.streamSubscribed(publisher: "", track: "t", kind: .camera)
+        r.userEntered("")
+        r.roomShareStarted(publisher: String(repeating: "é", count: 300))
+        r.close()
+        let all = lines(in: dir)
+        #expect(all.map(\.text) == [
+            #"{"ts":1795946400000,"event":"active_speakers_change","meeting":"m-42","uid":"alice","speakers":["bob"]}"#,
+            #"{"ts":1795946400001,"event":"member_media_state","meeting":"m-42","uid":"alice","target":"bob","media":"mic","on":false,"byAdmin":true}"#,
+            #"{"ts":1795946400002,"event":"room_share_start","meeting":"m-42","uid":"alice","publisher":""# + String(repeating: "é", count: 256) + #""}"#,
+        ])
+        #expect(all.allSatisfy { $0.outcome == .event })
+    }
+
     @Test func everyLinePassesTheValidator() throws {
         let dir = TempDir()
         let r = try recorder(dir)

@@ -58,7 +58,7 @@ extension ConnectionConverter {
             if let known = trackIndex[track] {
                 k = known
             } else {
-                let publisher = key.flatMap { publishers[$0] } ?? "remote-" + (ConnectionConverter.ssrcText(r[.ssrc]) ?? id)
+                let publisher = key.flatMap { publishers[$0] } ?? ConnectionConverter.unnamedPublisher(ConnectionConverter.ssrcText(r[.ssrc]) ?? id)
                 k = tracks.count
                 tracks.append(Track(key: track, publisher: publisher, ssrc: ConnectionConverter.ssrcText(r[.ssrc])))
                 trackIndex[track] = k
@@ -360,5 +360,23 @@ extension ConnectionConverter {
             pieces[p].dropped = true
             tracks[k].pending = nil
         }
+    }
+}
+
+extension ConnectionConverter {
+    /// The publisher of a track whose sender no description names:
+    /// `remote-<ssrc>`, or `remote-<report id>` without an SSRC, held to a
+    /// uid's 256 characters (ingest rejects a longer one, and the store's
+    /// peers must read back). No browser writes a report id that long; a
+    /// longer one keeps its start and gets a digest of the whole, so that
+    /// two such ids stay two publishers.
+    static func unnamedPublisher(_ name: String) -> String {
+        let whole = "remote-" + name
+        if whole.unicodeScalars.count <= 256 { return whole }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+        for b in name.utf8 { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
+        let digest = String(hash, radix: 16)
+        let keep = 256 - "remote-".count - 1 - digest.count
+        return "remote-" + String(String.UnicodeScalarView(name.unicodeScalars.prefix(keep))) + "-" + digest
     }
 }
