@@ -30,7 +30,26 @@ struct CommandContext {
         if path == ":memory:" {
             throw UsageError("\(source) ':memory:' would keep nothing: give the store's file path")
         }
+        // cli.md: a file path, no SQLite URIs. Taken as a path, `file:///x`
+        // named a folder `file:` and was "no store", or a store was made
+        // there; a folder really named so is reached as `./file:…`.
+        if path.lowercased().hasPrefix("file:") {
+            throw UsageError("\(source) '\(path)' is an SQLite URI; mqa takes the store's file path: '\(Self.pathOfURI(path))'")
+        }
         return path
+    }
+
+    /// The file path an SQLite `file:` URI names, for the message that
+    /// refuses it: without the scheme, an empty or local authority and
+    /// the `?` parameters.
+    static func pathOfURI(_ uri: String) -> String {
+        var rest = Substring(uri.dropFirst("file:".count))
+        if let q = rest.firstIndex(of: "?") { rest = rest[..<q] }
+        if rest.hasPrefix("//") {
+            rest = rest.dropFirst(2)
+            rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? ""
+        }
+        return rest.removingPercentEncoding ?? String(rest)
     }
 
     /// Where results go: `--out FILE`, else (or with `--out -`) stdout. The

@@ -206,13 +206,33 @@ import MQAIngest
         }
     }
 
-    @Test func aURIStyleNameIsAPlainFile() {
+    /// cli.md: `--db` is a file path, no SQLite URIs. A `file:` value is
+    /// refused, naming the path it means (before, `file:x?mode=memory`
+    /// made a file of that name, and `file:///x` was "no store"); a folder
+    /// really named `file:` is reached as `./file:…`.
+    @Test(arguments: [["ingest", "LOG"], ["export"], ["meetings"], ["report", "fleet"], ["check"], ["query", "meetings"],
+                      ["report", "cohorts", "--by", "platform"], ["tune", "--grid", "GRID"]])
+    func sqliteURIsAreRefused(command: [String]) {
         let f = dir.write("log.ndjson", Lines.meeting("m-1"))
-        let r = MQA.shell("cd \"$D\" && \"$MQA\" ingest --db 'file:x?mode=memory' --format json \"$F\" && \"$MQA\" export --db 'file:x?mode=memory' | wc -l",
-                          environment: ["D": dir.path, "F": f])
+        let grid = dir.write("grid.json", #"{"upDwell": [1, 2]}"#)
+        let args = command.map { $0 == "LOG" ? f : $0 == "GRID" ? grid : $0 }
+        for (uri, path) in [("file:x?mode=memory", "x"), ("file:///tmp/a%20b.sqlite?mode=ro", "/tmp/a b.sqlite")] {
+            let r = MQA.run(in: dir.path, args + ["--db", uri])
+            #expect(r.status == 64 && r.stderr.contains("--db '\(uri)' is an SQLite URI; mqa takes the store's file path: '\(path)'"),
+                    "\(command): \(r)")
+        }
+        let env = MQA.run(in: dir.path, args, environment: ["MQA_DB": "file:x.sqlite"])
+        #expect(env.status == 64 && env.stderr.contains("MQA_DB 'file:x.sqlite' is an SQLite URI"), "\(env)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("file:x?mode=memory")))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("file:x.sqlite")))
+    }
+
+    @Test func aFolderNamedLikeTheSchemeIsReachedAsARelativePath() throws {
+        let f = dir.write("log.ndjson", Lines.meeting("m-1"))
+        try FileManager.default.createDirectory(atPath: dir.file("file:"), withIntermediateDirectories: true)
+        let r = MQA.run(in: dir.path, ["ingest", "--db", "./file:/s.sqlite", f])
         #expect(r.status == 0, "\(r)")
-        #expect(r.stdout.contains("\n10\n") || r.stdout.hasSuffix("10\n"), "\(r)")
-        #expect(FileManager.default.fileExists(atPath: dir.file("file:x?mode=memory")))
+        #expect(FileManager.default.fileExists(atPath: dir.file("file:/s.sqlite")))
     }
 
     // MARK: 5. --out naming the store

@@ -107,6 +107,14 @@ enum MQA {
     /// Runs a bash `script` to the end, with `$MQA` naming the binary: for
     /// what a user types in a shell (pipes, FIFOs, process substitution).
     @discardableResult
+    /// `mqa args...` run in `directory` (relative paths resolve there).
+    static func run(in directory: String, _ args: [String], environment: [String: String] = [:], timeout: Double = 120) -> Result {
+        var env = environment
+        env["MQA"] = binary
+        env["D"] = directory
+        return start(["-c", #"cd "$D" && exec "$MQA" "$@""#, "mqa"] + args, environment: env, program: "/bin/bash").wait(timeout: timeout)
+    }
+
     static func shell(_ script: String, environment: [String: String] = [:], timeout: Double = 120) -> Result {
         var env = environment
         env["MQA"] = binary
