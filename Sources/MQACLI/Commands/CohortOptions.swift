@@ -137,12 +137,15 @@ extension CohortOptions {
     /// The meetings a report is on, summed per profile: the store's, or
     /// with --merge the partials files'.
     static func summedMeetings(_ args: ParsedArguments, _ context: CommandContext, by field: CohortField?) throws -> CohortSource {
-        guard try args.get(merge) else {
-            let config = try context.tierConfig(args)
-            return CohortSource(meetings: try meetings(args, context, config: config, splitting: field.map { [$0] } ?? [])
-                .map(CohortMeetingSums.init), config: config)
-        }
+        guard try args.get(merge) else { return try stored(args, context, splitting: field.map { [$0] } ?? []) }
         return try merged(args.positionals, context)
+    }
+
+    /// The store's meetings summed per profile, under `--config`.
+    static func stored(_ args: ParsedArguments, _ context: CommandContext, splitting: [CohortField]) throws -> CohortSource {
+        let config = try context.tierConfig(args)
+        return CohortSource(meetings: try meetings(args, context, config: config, splitting: splitting).map(CohortMeetingSums.init),
+                            config: config)
     }
 
     /// With --merge: no store options, and at least one file.

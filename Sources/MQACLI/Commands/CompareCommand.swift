@@ -55,9 +55,7 @@ enum CompareCommand {
             try CohortOptions.checkMerge(args, files: Array(args.positionals.dropFirst(2)))
             source = try CohortOptions.merged(Array(args.positionals.dropFirst(2)), context)
         } else {
-            let config = try context.tierConfig(args)
-            source = CohortSource(meetings: try CohortOptions.meetings(args, context, config: config, splitting: [field])
-                .map(CohortMeetingSums.init), config: config)
+            source = try CohortOptions.stored(args, context, splitting: [field])
         }
         let meetings = source.meetings
         // A value nobody has is a typo far more often than a finding.
