@@ -18,7 +18,7 @@ public struct CohortsReport: RenderedReport, Sendable {
     public var json: JSON {
         .object([
             ("schema", .string("mqa.cohorts/1")),
-        ] + ConfigNote.field(config) + [
+        ] + config.jsonMember("config") + [
             ("by", .string(table.field.rawValue)),
             ("meetings", .int(Int64(table.meetings))),
             // People once each; the cohorts' participants add up to more,

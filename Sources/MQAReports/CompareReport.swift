@@ -21,7 +21,7 @@ public struct CompareReport: RenderedReport, Sendable {
         let c = comparison
         return .object([
             ("schema", .string("mqa.compare/1")),
-        ] + ConfigNote.field(config) + [
+        ] + config.jsonMember("config") + [
             ("by", .string(c.field.rawValue)),
             ("a", .optional(c.a.value)),
             ("b", .optional(c.b.value)),

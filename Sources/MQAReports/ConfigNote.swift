@@ -50,11 +50,4 @@ enum ConfigNote {
     static func htmlParagraph(_ config: TierConfig) -> String {
         sentence(config).map { "<p>\($0.html)</p>\n" } ?? ""
     }
-
-    /// The report's `config` field: the whole config, only when it is not
-    /// the defaults (reports under the defaults keep their shape).
-    static func field(_ config: TierConfig) -> [(String, JSON)] {
-        // The sentence's test, so that the two never disagree.
-        config.changedKeys.isEmpty ? [] : [("config", config.json)]
-    }
 }

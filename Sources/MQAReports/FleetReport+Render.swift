@@ -24,7 +24,7 @@ extension FleetReport {
     public var json: JSON {
         .object([
             ("schema", .string(FleetReport.schema)),
-        ] + ConfigNote.field(config) + [
+        ] + config.jsonMember("config") + [
             ("score", .string(FleetReport.scoreRule)),
             ("rankedBy", .string("score")),
             ("scorePerParticipantHour", .string(FleetScore.perParticipantHourRule)),

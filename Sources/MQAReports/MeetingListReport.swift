@@ -49,7 +49,7 @@ public struct MeetingListReport: Sendable {
     public var json: JSON {
         .object([
             ("schema", .string(MeetingListReport.schema)),
-        ] + ConfigNote.field(config) + [
+        ] + config.jsonMember("config") + [
             ("uid", .optional(filter.uid)),
             ("at", .optional(filter.at)),
         ] + (filter.timeOfDay.map { [("atTimeOfDay", JSON.string($0))] } ?? []) + [

@@ -118,7 +118,7 @@ public struct MeetingReport: Sendable, RenderedReport {
         // Only when reports come too seldom, likewise.
         if let sampling { fields.append(("samplingNotice", sampling.json)) }
         // Only under a config other than the defaults: the figures are its.
-        fields += ConfigNote.field(analysis.config)
+        fields += analysis.config.jsonMember("config")
         if !damage.isEmpty {
             fields.append(("damage", .object([("notice", .string(damageNotice)), ("chunks", .array(damage.map { .string($0) }))])))
         }

@@ -8,7 +8,7 @@ extension TrackReport {
     public var json: JSON {
         .object([
             ("schema", .string(TrackReport.schema)),
-        ] + ConfigNote.field(config) + [
+        ] + config.jsonMember("config") + [
             ("meeting", .string(header.meeting)),
             ("title", .optional(header.title)),
             ("engine", .optional(header.engine)),

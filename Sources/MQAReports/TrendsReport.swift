@@ -24,7 +24,7 @@ public struct TrendsReport: RenderedReport, Sendable {
     public var json: JSON {
         .object([
             ("schema", .string("mqa.trends/1")),
-        ] + ConfigNote.field(config) + [
+        ] + config.jsonMember("config") + [
             ("every", .string(table.every.rawValue)),
             ("zone", .string(calendar)),
             ("by", table.field.map { .string($0.rawValue) } ?? .null),

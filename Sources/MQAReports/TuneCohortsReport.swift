@@ -76,7 +76,7 @@ public struct TuneCohortsReport: Sendable {
 
     public var json: JSON {
         let head: [(String, JSON)] = [("schema", .string("mqa.tune-cohorts/1"))]
-            + (base.changedKeys.isEmpty ? [] : [("base", base.json)]) + [("by", .string(tuning.field.rawValue))]
+            + base.jsonMember("base") + [("by", .string(tuning.field.rawValue))]
         return .object(head + [
             ("fleetBest", tuning.fleet.first?.json ?? .null),
             ("cohorts", .array(tuning.cohorts.map { c in

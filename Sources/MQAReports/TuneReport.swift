@@ -25,7 +25,7 @@ public struct TuneReport: Sendable {
     public var json: JSON {
         .object([
             ("schema", .string(TuneReport.schema)),
-        ] + (base.changedKeys.isEmpty ? [] : [("base", base.json)]) + [
+        ] + base.jsonMember("base") + [
             ("target", .string(figures.options.target.name)), ("leadMs", .int(figures.options.leadMs)),
             ("configs", results.json),
         ])

@@ -95,7 +95,7 @@ public struct CohortPartials: Sendable, Equatable {
             ("mqaCohortPartials", .int(Int64(version))),
             ("meetings", .int(Int64(meetings.count))),
             ("participants", .int(Int64(participants))),
-        ] + (config.changedKeys.isEmpty ? [] : [("config", config.json)]) + [
+        ] + config.jsonMember("config") + [
             ("perMeeting", .array(meetings.map { m in
                 .object([
                     ("meeting", .string(m.meeting)),

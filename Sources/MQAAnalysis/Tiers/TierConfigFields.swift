@@ -157,6 +157,13 @@ extension TierConfig {
         return TierConfig.fields.compactMap { f in f.json(self) == f.json(defaults) ? nil : (f.name, f.json(self)) }
     }
 
+    /// The whole config as one JSON member named `key`, only where it is
+    /// not the defaults (outputs made under the defaults keep their
+    /// shape): a report's `config`, a sweep's `base`, a partials file's.
+    public func jsonMember(_ key: String) -> [(String, JSON)] {
+        changedKeys.isEmpty ? [] : [(key, json)]
+    }
+
     /// Checks every field, as `parse` does, for a config built in code.
     public func validate() throws(TierConfigError) {
         for field in TierConfig.fields {

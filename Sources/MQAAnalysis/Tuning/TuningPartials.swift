@@ -80,7 +80,7 @@ public struct TuningPartials: Sendable, Equatable {
         return .object([
             ("schema", .string("mqa.tunePartials/\(version)")),
             ("mqaTunePartials", .int(Int64(version))),
-        ] + (based ? [("base", base.json)] : []) + [
+        ] + base.jsonMember("base") + [
             ("target", .string(target.name)),
             ("leadMs", .int(leadMs)),
             ("meetings", .int(Int64(meetings))),
