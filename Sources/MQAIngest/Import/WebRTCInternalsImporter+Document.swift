@@ -128,27 +128,7 @@ extension WebRTCInternalsImporter {
                     extent = ValueExtent()
                     state = .inValue(depth: depth)
                 case .inValue(let depth):
-                    // The value's bytes go over in one copy per piece.
-                    let from = i
-                    var end: Int? = nil
-                    while i < n {
-                        switch extent.take(piece[i]) {
-                        case .more:
-                            i += 1
-                            continue
-                        case .endsAfter:
-                            i += 1
-                            end = i
-                        case .endedBefore:
-                            end = i
-                        }
-                        break
-                    }
-                    value.append(contentsOf: UnsafeBufferPointer(rebasing: piece[from..<(end ?? i)]))
-                    if end != nil {
-                        try valueDone(depth)
-                        state = .next(depth: depth)
-                    }
+                    i = try takeValue(piece, from: i, depth: depth)
                 case .next(let depth):
                     i += 1
                     if DocumentReader.isSpace(b) { continue }
@@ -165,6 +145,32 @@ extension WebRTCInternalsImporter {
                 }
             }
             offset += n
+        }
+
+        /// Takes the value's bytes from `i` on, in one copy per piece; once
+        /// the value ends, hands it on. Returns where the piece goes on.
+        private func takeValue(_ piece: UnsafeBufferPointer<UInt8>, from start: Int, depth: Int) throws -> Int {
+            var i = start
+            var end: Int? = nil
+            while i < piece.count {
+                switch extent.take(piece[i]) {
+                case .more:
+                    i += 1
+                    continue
+                case .endsAfter:
+                    i += 1
+                    end = i
+                case .endedBefore:
+                    end = i
+                }
+                break
+            }
+            value.append(contentsOf: UnsafeBufferPointer(rebasing: piece[start..<(end ?? i)]))
+            if end != nil {
+                try valueDone(depth)
+                state = .next(depth: depth)
+            }
+            return i
         }
 
         /// The events of the whole document, once every piece is in.

@@ -5,92 +5,58 @@ import MQAStore
 // The writer side: a prepared input's batches moved into per-client
 // buffers, its rejects recorded, its progress claimed.
 extension Ingester {
+    /// Where the writer stands with the input it is storing.
+    struct InputWrite {
+        let input: PreparedInput
+        var fileID: Int64
+        var summary: IngestSummary
+        /// This input's progress as last written to its row (committed or
+        /// not): another process that took the file over changed it.
+        var writtenLines: Int
+        /// The last batch written since this input's last checkpoint, if any.
+        var unsaved: ParsedBatch? = nil
+        /// Standard input cannot be resumed (nor read again): its batches'
+        /// (last line, prefix digest), to find a killed run of the same
+        /// content once it is done.
+        var boundaries: [Int: String] = [:]
+        var lastProgress = 0
+        /// How the file changed while it was read, if it did.
+        var changed: String? = nil
+
+        init(_ input: PreparedInput) {
+            self.input = input
+            fileID = input.fileID
+            summary = input.summary
+            writtenLines = input.resumeAfter
+        }
+    }
+
     /// Stores a prepared input's batches as they come, committing every
     /// `commitEvery` lines with the file's progress.
     func write(_ input: PreparedInput) throws -> IngestSummary {
-        let (path, queue) = (input.path, input.queue)
-        var fileID = input.fileID
-        var summary = input.summary
-        var lastProgress = 0
-        // This input's progress as last written to its row (committed or
-        // not): another process that took the file over changed it.
-        var writtenLines = input.resumeAfter
-        var changed: String? = nil
-        func beginInput() throws {
-            try beginIfNeeded()
-            try transactions.beginInput()
-        }
-        // The last batch written since this input's last checkpoint, if any.
-        var unsaved: ParsedBatch? = nil
-        // Standard input cannot be resumed (nor read again): its batches'
-        // (last line, prefix digest), to find a killed run of the same
-        // content once it is done.
-        var boundaries: [Int: String] = [:]
+        var w = InputWrite(input)
         carriedBeforeInput = carried
         encodingBeforeInput = encoding
-        // No batch is ready: commit what the transaction holds and let go of
-        // the write lock while the input is awaited. Not while a batch
-        // holds the commit (a dump's connections, valid only as a whole),
-        // and, for a regular file (read at the disk's pace, so never for
-        // long), not while its own batches are unsaved: a file that fails
-        // half-way is then undone whole, whatever the machine's load.
-        func idle() throws {
-            guard transactions.isOpen, unsaved?.holdsCommit != true, unsaved == nil || !input.isRegularFile else { return }
-            if let batch = unsaved { try commitCheckpoint(after: batch) } else { try commit() }
-        }
-        // Stores the buffered events and the file's progress through `batch`,
-        // and commits (ending the savepoint too): a kill after it resumes there.
-        func commitCheckpoint(after batch: ParsedBatch) throws {
-            try claim(fileID: fileID, written: writtenLines)
-            try checkpoint(fileID: fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &summary)
-            writtenLines = batch.lastLine
-            unsaved = nil
-            try commit()
-            inputCommitted = summary
-        }
         do {
             try beginInput()
             loop: while true {
-                let item = try queue.take(idleAfter: idleCommitAfter, whileWaiting: idle)
+                let item = try input.queue.take(idleAfter: idleCommitAfter, whileWaiting: { try idle(&w) })
                 if !transactions.isOpen { try beginInput() }
                 switch item {
                 case .batch(let batch):
-                    try write(batch, fileID: fileID, path: path, summary: &summary)
-                    if path == "-" || !input.isRegularFile { boundaries[batch.lastLine] = batch.prefixDigest }
-                    unsaved = batch
-                    linesSinceCommit += batch.lines
-                    if !batch.holdsCommit
-                        && (linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery
-                            || series.count + preparedSeries.count >= Ingester.maxBufferedClients)
-                    {
-                        try commitCheckpoint(after: batch)
-                        try beginInput()
-                    }
-                    try summaries.storeReady(into: store)
-                    if let onProgress, batch.lastLine - lastProgress >= 16_384 {
-                        lastProgress = batch.lastLine
-                        onProgress(batch.bytesRead, input.size, path)
-                    }
+                    try take(batch, &w)
                 case .format(let format):
-                    summary.formats[format.rawValue, default: .init()].files += 1
+                    w.summary.formats[format.rawValue, default: .init()].files += 1
                 case .skip:
                     try transactions.endInput()
                     return skipped(repeating: input.comparedID)
                 case .restart:
-                    if fileID != 0 { try store.setFileStatus(fileID, .superseded) }
-                    fileID = try store.insertFile(path: path, emptyDigest: Ingester.emptyDigest)
-                    let formats = summary.formats  // which format this input is: still true
-                    summary = IngestSummary()
-                    summary.files = 1
-                    summary.formats = formats
-                    writtenLines = 0
-                    unsaved = nil
-                    inputCommitted = nil
+                    try restart(&w)
                 case .end(let digest, let changedHow):
-                    try claim(fileID: fileID, written: writtenLines)
-                    changed = changedHow
-                    if let earlier = try finish(fileID: fileID, path: path, digest: digest, changed: changedHow != nil,
-                                                boundaries: boundaries, summary: &summary) {
+                    try claim(fileID: w.fileID, written: w.writtenLines)
+                    w.changed = changedHow
+                    if let earlier = try finish(fileID: w.fileID, path: input.path, digest: digest, changed: changedHow != nil,
+                                                boundaries: w.boundaries, summary: &w.summary) {
                         return skipped(repeating: earlier)
                     }
                     break loop
@@ -99,23 +65,87 @@ extension Ingester {
                 }
             }
         } catch {
-            queue.cancel()
-            if try undoFailedInput(path: path, error) { return skipped(repeating: nil) }
+            input.queue.cancel()
+            if try undoFailedInput(path: input.path, error) { return skipped(repeating: nil) }
             // What the input's own checkpoints stored stays: told as such.
-            if fileID != 0 && summary.rejected > 0 { try? tellStoredRejects(fileID: fileID, path: path) }
+            if w.fileID != 0 && w.summary.rejected > 0 { try? tellStoredRejects(fileID: w.fileID, path: input.path) }
             throw error
         }
         // Told once the input is written, outside the input's savepoint: a
         // failure to read them back cannot undo what was stored.
-        if summary.rejected > 0 { try tellStoredRejects(fileID: fileID, path: path) }
-        onProgress?(input.size ?? 0, input.size, path)
-        if let changed {
+        if w.summary.rejected > 0 { try tellStoredRejects(fileID: w.fileID, path: input.path) }
+        onProgress?(input.size ?? 0, input.size, input.path)
+        if let changed = w.changed {
             // Stored and counted, but not the file as it is now: a failure
             // for this input (exit 1), never a silent success.
             failedInputs += 1
-            onInputError(InputError.changedWhileRead(path, changed))
+            onInputError(InputError.changedWhileRead(input.path, changed))
         }
-        return summary
+        return w.summary
+    }
+
+    /// Opens the transaction if none is, and the input's savepoint.
+    private func beginInput() throws {
+        try beginIfNeeded()
+        try transactions.beginInput()
+    }
+
+    /// One parsed batch of the input: buffered, and committed with the
+    /// file's progress when enough is buffered.
+    private func take(_ batch: ParsedBatch, _ w: inout InputWrite) throws {
+        let input = w.input
+        try write(batch, fileID: w.fileID, path: input.path, summary: &w.summary)
+        if input.path == "-" || !input.isRegularFile { w.boundaries[batch.lastLine] = batch.prefixDigest }
+        w.unsaved = batch
+        linesSinceCommit += batch.lines
+        if !batch.holdsCommit
+            && (linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery
+                || series.count + preparedSeries.count >= Ingester.maxBufferedClients)
+        {
+            try commitCheckpoint(&w, after: batch)
+            try beginInput()
+        }
+        try summaries.storeReady(into: store)
+        if let onProgress, batch.lastLine - w.lastProgress >= 16_384 {
+            w.lastProgress = batch.lastLine
+            onProgress(batch.bytesRead, input.size, input.path)
+        }
+    }
+
+    /// No batch is ready: commit what the transaction holds and let go of
+    /// the write lock while the input is awaited. Not while a batch holds
+    /// the commit (a dump's connections, valid only as a whole), and, for a
+    /// regular file (read at the disk's pace, so never for long), not while
+    /// its own batches are unsaved: a file that fails half-way is then
+    /// undone whole, whatever the machine's load.
+    private func idle(_ w: inout InputWrite) throws {
+        guard transactions.isOpen, w.unsaved?.holdsCommit != true, w.unsaved == nil || !w.input.isRegularFile else { return }
+        if let batch = w.unsaved { try commitCheckpoint(&w, after: batch) } else { try commit() }
+    }
+
+    /// Stores the buffered events and the file's progress through `batch`,
+    /// and commits (ending the savepoint too): a kill after it resumes there.
+    private func commitCheckpoint(_ w: inout InputWrite, after batch: ParsedBatch) throws {
+        try claim(fileID: w.fileID, written: w.writtenLines)
+        try checkpoint(fileID: w.fileID, linesDone: batch.lastLine, prefix: batch.prefixDigest, status: .partial, summary: &w.summary)
+        w.writtenLines = batch.lastLine
+        w.unsaved = nil
+        try commit()
+        inputCommitted = w.summary
+    }
+
+    /// The input is not the content its record was compared with: read
+    /// afresh under a new `files` row, the old one superseded.
+    private func restart(_ w: inout InputWrite) throws {
+        if w.fileID != 0 { try store.setFileStatus(w.fileID, .superseded) }
+        w.fileID = try store.insertFile(path: w.input.path, emptyDigest: Ingester.emptyDigest)
+        let formats = w.summary.formats  // which format this input is: still true
+        w.summary = IngestSummary()
+        w.summary.files = 1
+        w.summary.formats = formats
+        w.writtenLines = 0
+        w.unsaved = nil
+        inputCommitted = nil
     }
 
     /// The input's end: its `files` row written once, with the hash.
