@@ -120,7 +120,10 @@ def run_job(fleet, out, shards, env=None, extra=()):
 
 def test_three_shards_with_a_killed_attempt_equal_one_store(fleet):
     out = fleet['base'] / 'out3'
-    r = run_job(fleet, out, 3, env={'MQA_SPARK_FAULT': 'kill:1'}, extra=['--keep-stores'])
+    # The killed attempt cannot clean up after itself: its folder goes in
+    # the test's own (--work), not the machine's temp dir.
+    r = run_job(fleet, out, 3, env={'MQA_SPARK_FAULT': 'kill:1'},
+                extra=['--keep-stores', '--work', str(fleet['base'] / 'work3')])
     assert (out / 'fleet.json').read_text() == fleet['fleet']
     assert (out / 'tune.json').read_text() == fleet['tune']
     # The job's totals are one ingest's, the killed attempt counted nowhere.

@@ -14,6 +14,7 @@ open class ScratchFolder {
         let safe = name.filter { $0.isLetter || $0.isNumber }
         path = NSTemporaryDirectory() + "/\(prefix)-\(safe)-\(UUID().uuidString.prefix(8))"
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        ExitSweep.shared.add(path)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
@@ -47,5 +48,31 @@ open class ScratchFolder {
     /// The bytes of `name` (empty when it cannot be read).
     public func bytes(_ name: String) -> [UInt8] {
         [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: file(name)))) ?? Data())
+    }
+}
+
+/// Removes every scratch folder when the test process exits. A fixture
+/// held in a `static let` (a store built once for a whole suite) is never
+/// deinitialised, so without this each run left its folder behind.
+private final class ExitSweep: @unchecked Sendable {
+    static let shared = ExitSweep()
+    private let lock = NSLock()
+    private var paths: [String] = []
+
+    private init() { atexit { ExitSweep.shared.sweep() } }
+
+    func add(_ path: String) {
+        lock.lock()
+        paths.append(path)
+        lock.unlock()
+    }
+
+    private func sweep() {
+        lock.lock()
+        let left = paths
+        lock.unlock()
+        for path in left where FileManager.default.fileExists(atPath: path) {
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 }
