@@ -93,6 +93,14 @@ import Testing
         let c = try Dump.convert(#"{"getUserMedia":[],"PeerConnections":{},"UserAgent":"Chrome/156"}"#, .webrtcInternals, file: "/d/empty.json")
         #expect(c.connections.isEmpty && c.lines.isEmpty)
         #expect(c.skipped.count == 1 && c.skipped[0].connection == "" && c.skipped[0].reason.contains("keepRemovedConnections"), "\(c.skipped)")
+
+        // rtcstats-server's JSON of 2016 keeps its connections under a
+        // lowercase `peerConnections`: that is what is said, not the page.
+        let legacy = #"{"PeerConnections":{},"peerConnections":{"PC_0":[{"time":"2016-01-28T18:24:20.210Z","type":"create"}]}}"#
+        let old = try Dump.convert(legacy, .webrtcInternals, file: "/d/clienttest.json")
+        #expect(old.skipped.map(\.reason) == [WebRTCInternalsImporter.legacyConnections], "\(old.skipped)")
+        let none = try Dump.convert(#"{"PeerConnections":{},"peerConnections":{ }}"#, .webrtcInternals, file: "/d/e.json")
+        #expect(none.skipped.map(\.reason) == [WebRTCInternalsImporter.noConnections], "\(none.skipped)")
     }
 
     /// The receiver set `sendonly` for 13 s: packets stopped (a pause, the
@@ -208,6 +216,30 @@ import Testing
         let subscribe = try #require(Dump.events(c).first { $0["event"] as? String == "stream_subscribe" })
         #expect(subscribe["publisher"] as? String == "peer-stream")
         #expect(Dump.reports(c).map { ($0["ts"] as! NSNumber).int64Value - t0 } == [0, 1000, 4000])
+    }
+
+    /// Chrome 144's format 3 writes no `ontrack` lines: the sender of a
+    /// received track is named by the page's transceiver entries, as in the
+    /// same browser's webrtc-internals dump (a public two-tab recording
+    /// gave `remote-<ssrc>` in one file and the stream id in the other).
+    @Test func format3NamesTheSenderFromItsTransceiverEntries() throws {
+        let video = #""IV":{"type":"inbound-rtp","kind":"video","id":"IV","ssrc":7,"trackIdentifier":"tv","packetsReceived":10,"bytesReceived":10000,"framesDecoded":5}"#
+        func transceiver(_ method: String, streams: String, _ delta: String) -> String {
+            #"["\#(method)","8-1",{"mid":"1","kind":"video","sender":{"track":"mine","streams":["s-own"]},"receiver":{"track":"tv","streams":[\#(streams)]},"direction":"sendrecv"},\#(delta)]"#
+        }
+        let lines = [
+            "RTCStatsDump",
+            #"{"fileFormat":3}"#,
+            #"["create","8-1",{},"https://meet.example.com/room/Retro/",\#(t0 - 1000)]"#,
+            transceiver("transceiverAdded", streams: "", "0.5"),
+            transceiver("transceiverModified", streams: #""3ed34b94-0a53""#, "0.5"),
+            #"["onconnectionstatechange","8-1","\"connected\"",0.125]"#,
+            #"["getStats","8-1",{\#(video)},998.875]"#,
+        ]
+        let c = try Dump.convert(lines.joined(separator: "\n"), .rtcstats, file: "/d/rtcstats_dump.txt")
+        #expect(c.rejects.isEmpty, "\(c.rejects)")
+        let subscribe = try #require(Dump.events(c).first { $0["event"] as? String == "stream_subscribe" })
+        #expect(subscribe["publisher"] as? String == "3ed34b94-0a53", "\(subscribe)")
     }
 
     /// Format 3 as it goes wrong: a first timed line without an absolute

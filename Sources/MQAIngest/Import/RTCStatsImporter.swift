@@ -62,7 +62,7 @@ struct RTCStatsImporter {
     /// Methods whose lines say who, where, and what became of a connection.
     static let metaMethods: Set<String> = [
         "connectionInfo", "identity", "constraints", "create", "createDataChannel", "ondatachannel", "close",
-        "onconnectionstatechange", "oniceconnectionstatechange", "ontrack",
+        "onconnectionstatechange", "oniceconnectionstatechange", "ontrack", "transceiverAdded", "transceiverModified",
         "addTrack", "addStream", "addTransceiver", "onaddstream", "setRemoteDescription",
         "setLocalDescription", "setLocalDescriptionOnSuccess",
     ]
@@ -420,6 +420,16 @@ struct RTCStatsImporter {
                 named = m.text.flatMap(RTCStatsImporter.trackAndStream)
             }
             if let (track, stream) = named, let publisher = RTCStatsImporter.publisher(stream: stream) {
+                c.converter.publishers[track] = publisher
+            }
+        case "transceiverAdded", "transceiverModified":
+            c.meta.mediaSetUp = true
+            // Chrome's format 3 writes the page's transceiver entries (and,
+            // from Chrome 144 at least, no `ontrack`): the receiver's track
+            // and the stream it came in name the sender, as they do in the
+            // same browser's webrtc-internals dump.
+            if let (track, stream) = m.object.flatMap(WebRTCInternalsImporter.receiverTrackAndStream),
+               let publisher = RTCStatsImporter.publisher(stream: stream) {
                 c.converter.publishers[track] = publisher
             }
         default:

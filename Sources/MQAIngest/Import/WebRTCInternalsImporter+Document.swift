@@ -17,6 +17,9 @@ extension WebRTCInternalsImporter {
         private let pipeline = Pipeline()
         private var identity = DumpIdentity()
         private var sawPeerConnections = false
+        /// A non-empty top-level `peerConnections` (rtcstats-server's
+        /// JSON of 2016): connections the dump holds but mqa does not read.
+        private var sawLegacyConnections = false
 
         private enum State {
             /// Before the document's `{` (spaces and a byte order mark allowed).
@@ -63,6 +66,7 @@ extension WebRTCInternalsImporter {
         private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
         private static let peerConnections = Array("PeerConnections".utf8)
         private static let userAgent = Array("UserAgent".utf8)
+        private static let legacyPeerConnections = Array("peerConnections".utf8)
 
         private func syntax(_ message: String, at position: Int) -> ImportError {
             ImportError("not valid JSON: \(message) at byte \(position + 1)")
@@ -191,7 +195,8 @@ extension WebRTCInternalsImporter {
             if results.isEmpty {
                 // Valid, and nothing in it: worth a word, since the usual
                 // cause is the page itself, not the call.
-                conversion.skipped.append(SkippedConnection(file: importer.context.file, connection: "", reason: WebRTCInternalsImporter.noConnections))
+                let reason = sawLegacyConnections ? WebRTCInternalsImporter.legacyConnections : WebRTCInternalsImporter.noConnections
+                conversion.skipped.append(SkippedConnection(file: importer.context.file, connection: "", reason: reason))
             }
             return conversion
         }
@@ -230,6 +235,10 @@ extension WebRTCInternalsImporter {
                     } else {
                         p = 0
                         try walker.skipValue(v, &p, depth: 1)
+                        // An object with a member (a valid object holds a ':' only then).
+                        if topKey == DocumentReader.legacyPeerConnections && v.first == UInt8(ascii: "{") {
+                            sawLegacyConnections = v.contains(UInt8(ascii: ":"))
+                        }
                     }
                 } catch let e as SyntaxError {
                     throw ImportError(e.message + " at byte \(start + e.column)")

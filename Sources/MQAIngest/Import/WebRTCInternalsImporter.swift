@@ -213,6 +213,11 @@ struct WebRTCInternalsImporter {
         + "as it does soon after a connection is closed; for a dump of a call, download it during the call, "
         + "or open the page as chrome://webrtc-internals/?keepRemovedConnections before the call"
 
+    /// Why a dump whose connections are all under `peerConnections` has
+    /// none that mqa reads.
+    static let legacyConnections = "the dump's connections are under `peerConnections`, as rtcstats-server's JSON of 2016 "
+        + "wrote them (event lists with legacy goog* stats), not under the page's `PeerConnections`: not read"
+
     /// Whether a log entry's member holds its time: `time` (Chrome before
     /// 156: epoch ms, RFC 3339 or a locale text) or `timestamp` (Chrome
     /// 156: epoch ms as a number with a fraction).
@@ -249,11 +254,7 @@ struct WebRTCInternalsImporter {
     /// streams:['<id>', …] } … }`.
     static func receiverTrackAndStream(_ text: String) -> (String, String)? {
         if text.hasPrefix("{") {
-            guard let object = (try? ExactJSONReader.parse(Data(text.utf8))) as? [String: Any],
-                  let receiver = object["receiver"] as? [String: Any],
-                  let track = receiver["track"] as? String, !track.isEmpty,
-                  let stream = (receiver["streams"] as? [Any])?.first as? String, !stream.isEmpty else { return nil }
-            return (track, stream)
+            return (try? ExactJSONReader.parse(Data(text.utf8))).flatMap { $0 as? [String: Any] }.flatMap(receiverTrackAndStream)
         }
         guard let receiver = text.range(of: "receiver:{") else { return nil }
         let rest = text[receiver.upperBound...]
@@ -268,6 +269,15 @@ struct WebRTCInternalsImporter {
         }
         guard let track = quoted(after: "track:"), let stream = quoted(after: "streams:["),
               !track.isEmpty, !stream.isEmpty else { return nil }
+        return (track, stream)
+    }
+
+    /// The receiver's track and first stream id of a transceiver entry
+    /// read as JSON (Chrome 156's page, and its rtcstats format 3).
+    static func receiverTrackAndStream(_ entry: [String: Any]) -> (String, String)? {
+        guard let receiver = entry["receiver"] as? [String: Any],
+              let track = receiver["track"] as? String, !track.isEmpty,
+              let stream = (receiver["streams"] as? [Any])?.first as? String, !stream.isEmpty else { return nil }
         return (track, stream)
     }
 
