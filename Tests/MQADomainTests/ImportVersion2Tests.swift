@@ -661,6 +661,20 @@ enum RTC {
         #expect(c.contexts.first?.concealment == 60.0 / 3000.0, "\(c.contexts)")
     }
 
+    /// A sender's limit holds for the intervals it was there for: a video
+    /// stream that starts in the third sample, limited from its first,
+    /// counts one interval, not the one before it existed (a public
+    /// recording read 17 s where Chrome's own durations say 16.1 s).
+    @Test func aLimitCountsFromTheSendersSecondSample() throws {
+        var lines = RTC.header()
+        for i in 0..<4 {
+            let video = i < 2 ? [] : [("OV", #""type":"outbound-rtp","kind":"video","packetsSent":\#(10 * i),"bytesSent":\#(9000 * i),"qualityLimitationReason":"bandwidth""#)]
+            lines.append(RTC.stats("PC_0", Int64(1000 * (i + 1)), [RTC.audioOut(10 * (i + 1)), RTC.pair] + video))
+        }
+        let c = try RTC.convert(lines)
+        #expect(c.contexts.first?.limitedMs == ["bandwidth": 1000], "\(c.contexts)")
+    }
+
     /// Standard stats add context beside the figures: the path the
     /// selected pair took, why outgoing video was held back, concealed audio.
     @Test func contextFromStandardStats() throws {

@@ -19,10 +19,18 @@ extension ConnectionConverter {
         // Per interval once, whatever the number of simulcast layers: the
         // encoder's CPU limit first, then the network's.
         var limit: Int? = nil
+        var sending = 0
         for (id, r) in sample.reports {
-            if r.isLocalOutbound && r.isKind("video"), let reason = r.text(.qualityLimitationReason), reason != "none" {
-                let rank = ConnectionContext.limitReasons.firstIndex(of: reason) ?? 2
-                limit = min(limit ?? rank, rank)
+            if r.isLocalOutbound && r.isKind("video") {
+                sending += 1
+                // The reason holds for the interval a sample ends, and only
+                // for a sender there at its start: a stream's first sample
+                // says nothing of the time before it (counted, a public
+                // recording's 16.1 s, by Chrome's own durations, read 17 s).
+                if sendingVideo.contains(id), let reason = r.text(.qualityLimitationReason), reason != "none" {
+                    let rank = ConnectionContext.limitReasons.firstIndex(of: reason) ?? 2
+                    limit = min(limit ?? rank, rank)
+                }
             }
             // Audible concealment: samples made up while packets were
             // missing, not the silence played where nothing was sent (a
@@ -42,6 +50,10 @@ extension ConnectionConverter {
             }
         }
         if let limit, interval > 0 { limitedMs[ConnectionContext.limitReasons[limit], default: 0] &+= interval }
+        if sending > 0 || !sendingVideo.isEmpty {
+            sendingVideo.removeAll(keepingCapacity: true)
+            for (id, r) in sample.reports where r.isLocalOutbound && r.isKind("video") { sendingVideo.insert(id) }
+        }
     }
 
     /// Concealed over received audio samples, 0–1.

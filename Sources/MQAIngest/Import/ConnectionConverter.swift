@@ -111,6 +111,8 @@ struct ConnectionConverter {
     /// Context from standard stats (the summary's, never the figures).
     var paths: [String] = []
     var limitedMs: [String: Int64] = [:]
+    /// The local outbound video reports of the previous sample.
+    var sendingVideo: Set<String> = []
     var concealed: (samples: Fixed, received: Fixed) = (.zero, .zero)
     var concealmentCounters: [String: (samples: Fixed, received: Fixed)] = [:]
     var sawConcealment = false
