@@ -45,9 +45,10 @@ enum SimulateCommand {
             out.flush()
         }
         let seconds = Date().timeIntervalSince(started)
-        context.stderr.write(String(
-            format: "simulated %d meetings, %d clients: %d lines, %d quality reports, %.1f MB in %.2f s\n",
-            summary.meetings, summary.clients, summary.lines, summary.qualityReports, Double(summary.bytes) / 1e6, seconds))
+        let count = summary.meetings == 1 ? "1 meeting" : "\(summary.meetings) meetings"
+        context.stderr.write("simulated \(count), " + String(
+            format: "%d clients: %d lines, %d quality reports, %.1f MB in %.2f s\n",
+            summary.clients, summary.lines, summary.qualityReports, Double(summary.bytes) / 1e6, seconds))
         return ExitCode.success
     }
 }
