@@ -7,6 +7,11 @@
 # as on a cluster (plain local[2] gives a task one attempt only).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+for arg in "$@"; do
+    # Help needs neither Spark nor a build (the options are read before
+    # pyspark is imported).
+    if [ "$arg" = "-h" ] || [ "$arg" = "--help" ]; then exec python3 "$ROOT/Spark/mqa_spark.py" --help; fi
+done
 source "$ROOT/Scripts/spark-env.sh"
 if [ -z "${MQA_BIN:-}" ]; then
     (cd "$ROOT" && bash Scripts/deps.sh >&2 && swift build -c release --product mqa >&2)

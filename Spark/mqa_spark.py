@@ -14,8 +14,10 @@ What it does (Docs/scale.md has the why):
 2. Assigns each file to a shard by its meeting, read decompressed from a
    gzip or zstd file (told by its first bytes). A file holding several
    meetings is split line by line; a line naming no meeting stays with the
-   file's first meeting; a file naming none goes by its path. So every event
-   of a meeting lands in one shard, in the order one ingest would read it.
+   file's first meeting; a file naming none (a stats dump, whose meeting is
+   a room only mqa reads) goes to shard 0. So every event of a meeting
+   lands in one shard, in the order one ingest would read it. A file mqa
+   would read as a stats dump (it tells by the first lines) is never cut.
 3. On each executor, per shard: `mqa ingest` into a store on local disk named
    after the task attempt, then `mqa report fleet --format json`, `mqa report
    meeting --all --format html` and `mqa tune --partials`.
@@ -25,7 +27,10 @@ What it does (Docs/scale.md has the why):
    committed stores under stores/.
 
 Exits 0 when all is done, 3 when all is done but lines were rejected
-(rejects.json lists them, as `mqa ingest` exits 3), 1 on a failure.
+(rejects.json lists them, as `mqa ingest` exits 3), 1 on a failure (an
+input that could not be read: every other one is stored and reported, and
+ingest.json counts it in failedFiles), 64 on bad arguments, a bad --config
+or --grid (checked before anything runs).
 """
 
 import argparse
@@ -61,10 +66,14 @@ def meeting_of(line):
     A line with no backslash and one occurrence of the key is read with a
     regex (the key can only be the top-level one or a nested one, and a line
     whose only "meeting" is nested has no meeting for mqa either: it is
-    rejected wherever it goes). Anything else is parsed as JSON.
+    rejected wherever it goes). A line that opens as an array is a stats
+    dump's: a "meeting" in it never names the line's meeting. Anything else
+    is parsed as JSON.
     """
     if b'meeting' not in line and b'\\' not in line:
         return None  # (an escaped key such as "me\u0065ting" has a backslash)
+    if line.lstrip(b' \t\r\xef\xbb\xbf')[:1] == b'[':
+        return None  # a stats dump's line: a "meeting" in it is nested
     if b'\\' not in line and line.count(b'"meeting"') == 1:
         m = MEETING_FAST.search(line)
         if m:
@@ -294,10 +303,47 @@ def group_by_meeting(text):
     return groups, first
 
 
-def split_file(path, data, order, shards, whole=None):
+# A line that opens as a JSON array (after a byte order mark and blanks):
+# what makes mqa's content sniff vote for a stats dump.
+ARRAY_LINE = re.compile(rb'(?m)^(?:\xef\xbb\xbf)?[ \t\r]*\[')
+# How much of a text mqa's sniff may read (its wider look: the longest
+# line, 1 MiB, and as much again).
+SNIFF_BYTES = 4 << 20
+# A piece's folder ends so when it must be read as an event log.
+EVENTS_PIECE = '-events'
+
+
+def sniff_format(binary, text):
+    """The format mqa reads `text` as ('events', 'rtcstats',
+    'webrtc-internals'), asked of mqa itself: an ingest of the text's
+    first SNIFF_BYTES into a store of its own."""
+    work = tempfile.mkdtemp(prefix='mqa-sniff-')
+    try:
+        head = os.path.join(work, 'head')
+        with open(head, 'wb') as f:
+            f.write(text[:SNIFF_BYTES])
+        status, out, err = run_mqa_status(binary, ['ingest', '--db', os.path.join(work, 's.sqlite'), '--format', 'json', head])
+        try:
+            formats = json.loads(out)['formats']
+        except (ValueError, KeyError, TypeError):
+            raise RuntimeError('mqa could not tell a file\'s format (%d): %s' % (status, err[-2000:]))
+        return next(iter(formats), 'events')
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def split_file(path, data, order, shards, whole=None, sniff=None):
     """[(shard, name, bytes)] for one input file; a file that goes whole
     carries `whole` instead of its bytes when one is given (a reference the
     shard reads the file by, `LocalFile`).
+
+    mqa tells a stats dump from an event log by a file's first lines, and
+    the first piece of a cut file holds every line that names no meeting:
+    stray dump lines among an app's events could make that piece vote for
+    a dump (its events lost), or a dump's event lines make another piece an
+    event log (a meeting invented). So a file with array lines is asked of
+    mqa whole (`sniff`, the text -> its format): a dump goes whole, to
+    shard 0 as dumps go; an event log's pieces are read as an event log.
 
     Compressed files (gzip or zstd, told by their first bytes) are read
     decompressed, so they go by meeting like plain ones. A file of one
@@ -332,13 +378,18 @@ def split_file(path, data, order, shards, whole=None):
         return [(0, whole_name, body)]
     if len(groups) == 1 or not complete:
         return [(shard_of_meeting(first, shards), whole_name, body)]
+    mark = ''
+    if sniff is not None and ARRAY_LINE.search(text):
+        if sniff(text) != 'events':
+            return [(0, whole_name, body)]
+        mark = EVENTS_PIECE
     stem = base
     if kind is not None:  # the pieces are plain: no name that says otherwise
         stem = re.sub(r'\.(gz|gzip|zst|zstd)$', '', base) or base
     out = []
     for piece, (m, group) in enumerate(groups.items()):
         body = b'\n'.join(group) + b'\n' + piece_marker(order, piece) + b'\n'
-        out.append((shard_of_meeting(m, shards), '%09d-%03d/%s' % (order, piece, stem), body))
+        out.append((shard_of_meeting(m, shards), '%09d-%03d%s/%s' % (order, piece, mark, stem), body))
     return out
 
 
@@ -655,12 +706,17 @@ def dies_with_parent():
 
 
 def run_mqa(binary, args, ok=(0,)):
+    status, out, err = run_mqa_status(binary, args)
+    if status not in ok:
+        raise RuntimeError('mqa %s failed (%d): %s' % (' '.join(args[:2]), status, err[-2000:]))
+    return out
+
+
+def run_mqa_status(binary, args):
+    """(exit status, stdout, stderr) of one mqa run."""
     r = subprocess.run([binary] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=mqa_env(binary),
                        preexec_fn=dies_with_parent())
-    if r.returncode not in ok:
-        raise RuntimeError('mqa %s failed (%d): %s' % (' '.join(args[:2]), r.returncode,
-                                                        r.stderr.decode('utf-8', 'replace')[-2000:]))
-    return r.stdout.decode('utf-8')
+    return r.returncode, r.stdout.decode('utf-8'), r.stderr.decode('utf-8', 'replace')
 
 
 def maybe_fault(shard, attempt, stage):
@@ -717,6 +773,12 @@ def move_page(source, dest):
         os.replace(dest + '.part', dest)
 
 
+def place_of(folder):
+    """(order, piece) of an input's folder name, NNNNNNNNN-PPP[-events]."""
+    order, piece = folder.split('-')[:2]
+    return int(order), int(piece)
+
+
 def shard_rejects(binary, store, inputs):
     """[(order, piece, line, reason, raw)] of a shard store's rejected
     lines: its input names (NNNNNNNNN-PPP/NAME) give each one's place in the
@@ -725,9 +787,40 @@ def shard_rejects(binary, store, inputs):
     out = []
     for r in rows:
         rel = os.path.relpath(r['file'], inputs)
-        folder = rel.split(os.sep)[0]
-        order, piece = folder.split('-')
-        out.append((int(order), int(piece), r['line'], r['reason'], r['raw']))
+        order, piece = place_of(rel.split(os.sep)[0])
+        out.append((order, piece, r['line'], r['reason'], r['raw']))
+    return out
+
+
+def work_prefix(settings):
+    """The start of this job's scratch folders' names."""
+    return 'mqa-%s-' % settings['htmlToken'][:12]
+
+
+def ingest_runs(names):
+    """The shard's sorted input names as runs for one `mqa ingest` each:
+    (forced input format or None, names), at most 1,000 names a run (to
+    keep command lines short), in order, so that the runs store what one
+    ingest of them all would."""
+    runs = []
+    for n in names:
+        forced = 'events' if n.split('/', 1)[0].endswith(EVENTS_PIECE) else None
+        if not runs or runs[-1][0] != forced or len(runs[-1][1]) == 1000:
+            runs.append((forced, []))
+        runs[-1][1].append(n)
+    return runs
+
+
+def failed_inputs(err, inputs):
+    """[(order, piece, reason)] of the inputs an ingest could not read, from
+    its `Error: PATH: reason` lines."""
+    out = []
+    prefix = 'Error: ' + inputs + os.sep
+    for line in err.splitlines():
+        if line.startswith(prefix):
+            rel, _, reason = line[len(prefix):].partition(': ')
+            order, piece = place_of(rel.split(os.sep)[0])
+            out.append((order, piece, reason))
     return out
 
 
@@ -741,8 +834,9 @@ def run_shard(shard, records, settings):
     base = settings.get('work') or None
     if base:
         os.makedirs(base, exist_ok=True)
-    # Named after the attempt: a retry never reuses a failed attempt's store.
-    work = tempfile.mkdtemp(prefix='mqa-shard%d-attempt%d-%d-' % (shard, attempt, attempt_id), dir=base)
+    # Named after the job and the attempt: a retry never reuses a failed
+    # attempt's store, and the driver finds what a killed one left.
+    work = tempfile.mkdtemp(prefix=work_prefix(settings) + 'shard%d-attempt%d-%d-' % (shard, attempt, attempt_id), dir=base)
     timings = {}
     staged = None
     try:
@@ -760,19 +854,27 @@ def run_shard(shard, records, settings):
             names.append(name)
         names.sort()  # global path order, then piece order: one ingest's order
         timings['write'] = time.time() - t
-        result = {'shard': shard, 'attempt': attempt, 'attemptId': attempt_id, 'files': len(names), 'rejects': [],
-                  'summary': {k: 0 for k in SUMMARY_KEYS}, 'fleet': None, 'partials': None, 'cohorts': None, 'html': [],
+        result = {'shard': shard, 'attempt': attempt, 'attemptId': attempt_id, 'files': len(names), 'rejects': [], 'failed': [],
+                  'summary': {k: 0 for k in SUMMARY_KEYS + ['failedFiles']}, 'fleet': None, 'partials': None, 'cohorts': None, 'html': [],
                   'store': None, 'timings': timings}
         if not names:
             return result
         store = os.path.join(work, 'shard-%d-attempt-%d-%d.sqlite' % (shard, attempt, attempt_id))
         t = time.time()
-        for i in range(0, len(names), 1000):  # keep command lines short
-            batch = [os.path.join(inputs, n) for n in names[i:i + 1000]]
-            text = run_mqa(binary, ['ingest', '--db', store, '--format', 'json'] + batch, ok=(0, 3))
-            summary = json.loads(text)
-            for k in SUMMARY_KEYS:
-                result['summary'][k] += summary[k]
+        for forced, batch in ingest_runs(names):
+            args = ['ingest', '--db', store, '--format', 'json'] + (['--input-format', forced] if forced else [])
+            status, text, err = run_mqa_status(binary, args + [os.path.join(inputs, n) for n in batch])
+            try:
+                summary = json.loads(text) if status in (0, 1, 3) else None
+            except ValueError:
+                summary = None
+            # Exit 1 with a summary that counts failed inputs: the others
+            # are stored, as on one box; any other failure is the shard's.
+            if summary is None or (status == 1 and not summary.get('failedFiles')):
+                raise RuntimeError('mqa ingest failed (%d): %s' % (status, err[-2000:]))
+            for k in SUMMARY_KEYS + ['failedFiles']:
+                result['summary'][k] += summary.get(k, 0)
+            result['failed'] += failed_inputs(err, inputs)
         timings['ingest'] = time.time() - t
         if result['summary']['rejected']:
             result['rejects'] = shard_rejects(binary, store, inputs)
@@ -862,14 +964,98 @@ def run_shard(shard, records, settings):
 # ---------------------------------------------------------------------------
 # Driver
 
+def check_options(binary, settings, args):
+    """Checks --config, --grid, --target, --lead-ms, --seed and --replicates
+    with mqa itself, on a store of one simulated meeting, before anything
+    runs or an earlier output is removed: a bad value is a usage error in a
+    second, not every shard's failure (retried) after the fleet's ingest."""
+    work = tempfile.mkdtemp(prefix='mqa-check-')
+    try:
+        logs, store = os.path.join(work, 'logs'), os.path.join(work, 'check.sqlite')
+        run_mqa(binary, ['simulate', '--meetings', '1', '--seed', '1', '--out', logs])
+        run_mqa(binary, ['ingest', '--db', store, '--format', 'json', '-r', logs], ok=(0, 3))
+        config = []
+        if settings['config'] is not None:
+            config = ['--config', os.path.join(work, 'config.json')]
+            with open(config[1], 'wb') as f:
+                f.write(settings['config'])
+        checks = [('report fleet', ['report', 'fleet', '--db', store, '--format', 'json'] + config)]
+        # Messages name the user's files, not the copies checked here.
+        names = {}
+        if config:
+            names[config[1]] = args.config
+        if settings['grid'] is not None:
+            grid = os.path.join(work, 'grid.json')
+            with open(grid, 'wb') as f:
+                f.write(settings['grid'])
+            tune = ['tune', '--db', store, '--grid', grid, '--partials'] + config
+            if args.target:
+                tune += ['--target', args.target]
+            if args.lead_ms is not None:
+                tune += ['--lead-ms', str(args.lead_ms)]
+            checks.append(('tune', tune))
+            names[grid] = args.grid
+        if not args.no_cohorts:
+            checks.append(('report cohorts', ['report', 'cohorts', '--db', store, '--by', 'platform', '--format', 'json']
+                           + (['--seed', str(args.seed)] if args.seed is not None else [])
+                           + (['--replicates', str(args.replicates)] if args.replicates is not None else [])))
+        for label, check in checks:
+            status, _, err = run_mqa_status(binary, check)
+            for copy, given in names.items():
+                err = err.replace(copy, given)
+            if status == 64:
+                first = err.strip().splitlines()[0] if err.strip() else 'usage error'
+                if first.startswith('Error: '):
+                    first = first[len('Error: '):]
+                usage_error('%s (as mqa %s would run it on the shards)' % (first, label))
+            if status != 0:
+                raise RuntimeError('mqa %s failed (%d) on a one-meeting store: %s' % (label, status, err[-2000:]))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def sweep_scratch(settings):
+    """Removes what this job's attempts left in the scratch folder the
+    driver sees (--work, else the temp dir: local mode, or a shared one): a
+    killed attempt cannot clean up after itself. On a cluster, an executor's
+    own temp dir goes with its container."""
+    base = settings.get('work') or tempfile.gettempdir()
+    prefix = work_prefix(settings)
+    try:
+        names = [n for n in os.listdir(base) if n.startswith(prefix)]
+    except OSError:
+        return
+    for name in names:
+        shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+
+
+class Usage(argparse.ArgumentParser):
+    """argparse, with mqa's exit status for a usage error (64, not 2)."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(64, '%s: error: %s\n' % (self.prog, message))
+
+
+def usage_error(message):
+    """Stops the job as a usage error (exit 64), saying why."""
+    log('error: %s' % message)
+    raise SystemExit(64)
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog='mqa_spark.py', description='mqa over a fleet of logs, on Spark.')
+    p = Usage(prog='mqa_spark.py', description='mqa over a fleet of logs, on Spark: one store per shard, merged into '
+              'what one store would report (Docs/scale.md).',
+              epilog='exit status: 0 done; 3 done, but lines were rejected (rejects.json); 1 failed, or an input '
+                     'could not be read (everything else is done; ingest.json lists it); 64 bad arguments, --config '
+                     'or --grid (checked with mqa before anything runs).')
     p.add_argument('--logs', required=True, help='folder or URI of logs (file:, hdfs:, s3a:, ...)')
     p.add_argument('--out', required=True, help='output folder (local or shared by the driver)')
-    p.add_argument('--shards', type=int, default=2)
+    p.add_argument('--shards', type=int, default=2,
+                   help='stores to split the fleet into, by meeting (default 2; one task each)')
     p.add_argument('--grid', help='tuning grid JSON: also writes tune.json')
-    p.add_argument('--target')
-    p.add_argument('--lead-ms', type=int)
+    p.add_argument('--target', help='tune: the tier an alarm is raised at (mqa tune --target; default mqa\'s)')
+    p.add_argument('--lead-ms', type=int, help='tune: how long before a stall an alarm counts (mqa tune --lead-ms)')
     p.add_argument('--config', help='tier config JSON for the reports (and the values of the keys --grid leaves out)')
     p.add_argument('--top', type=int, help='fleet.json: only the N worst (default: every meeting)')
     p.add_argument('--keep-stores', action='store_true', help='keep the shard stores under OUT/stores/')
@@ -927,6 +1113,15 @@ def list_local(root, left_out=None):
     return sorted(out)
 
 
+def is_utf8(path):
+    """Whether a listed path (undecodable bytes kept as surrogates) is UTF-8."""
+    try:
+        path.encode('utf-8')
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def file_digest(path):
     h = hashlib.sha256()
     with open(path, 'rb') as f:
@@ -969,22 +1164,37 @@ def main(argv=None):
     from pyspark.sql import SparkSession
     from pyspark.sql import types as T
 
-    spark = SparkSession.builder.appName('mqa-fleet').getOrCreate()
-    sc = spark.sparkContext
-    sc.setLogLevel('WARN')
-    sc._jsc.hadoopConfiguration().set('mapreduce.input.fileinputformat.input.dir.recursive', 'true')
     out = os.path.abspath(args.out) if '://' not in args.out else args.out
-    os.makedirs(out, exist_ok=True)
-    clear_earlier_outputs(out)
     logs = args.logs if '://' in args.logs else os.path.abspath(args.logs)
     shards = args.shards
     driver_mqa = find_mqa(args.mqa)
 
-    def read_opt(path):
+    def read_opt(path, flag):
         if path is None:
             return None
-        with open(path, 'rb') as f:
-            return f.read()
+        try:
+            with open(path, 'rb') as f:
+                return f.read()
+        except OSError as e:
+            usage_error('%s %s: cannot read it (%s)' % (flag, path, e.strerror or e))
+
+    grid, config = read_opt(args.grid, '--grid'), read_opt(args.config, '--config')
+    token = os.urandom(16).hex()
+    settings = {
+        'htmlToken': token,
+        'mqa': args.mqa, 'work': args.work, 'out': out, 'keepStores': args.keep_stores, 'noHtml': args.no_html,
+        'noCohorts': args.no_cohorts, 'grid': grid, 'config': config,
+        'target': args.target, 'leadMs': args.lead_ms,
+    }
+    check_options(driver_mqa, settings, args)
+    os.makedirs(out, exist_ok=True)
+    clear_earlier_outputs(out)
+    # However the job ends: what its attempts left where the driver sees.
+    atexit.register(sweep_scratch, settings)
+    spark = SparkSession.builder.appName('mqa-fleet').getOrCreate()
+    sc = spark.sparkContext
+    sc.setLogLevel('WARN')
+    sc._jsc.hadoopConfiguration().set('mapreduce.input.fileinputformat.input.dir.recursive', 'true')
 
     # Meeting pages are written here by executors that see this folder
     # (html_stage); a folder left by a job that died is cleared first.
@@ -994,19 +1204,13 @@ def main(argv=None):
     # Gone however the driver ends (a failed job included), not only after
     # the pages are moved.
     atexit.register(shutil.rmtree, stage, True)
-    token = os.urandom(16).hex()
     with open(os.path.join(stage, 'job'), 'w', encoding='ascii') as f:
         f.write(token)
-    settings = {
-        'htmlStage': stage, 'htmlToken': token,
-        'mqa': args.mqa, 'work': args.work, 'out': out, 'keepStores': args.keep_stores, 'noHtml': args.no_html,
-        'noCohorts': args.no_cohorts,
-        'grid': read_opt(args.grid), 'config': read_opt(args.config),
-        'target': args.target, 'leadMs': args.lead_ms,
-    }
+    settings['htmlStage'] = stage
 
     # Pass 1: every file's fingerprint, for path order and repeated content.
     t = time.time()
+    unreadable = []  # (path, reason): inputs that could not be read
     parallelism = max(sc.defaultParallelism, shards)
     local = None if args.hadoop_read else local_dir(logs)
     if local is not None:
@@ -1017,7 +1221,18 @@ def main(argv=None):
         # first file, and one per 64 files (34 on 2,199 files) made the
         # routing stage 3.5-3.9 s where 2 tasks take 0.7 s.
         left_out = []
-        fingerprints = [('file:' + path, file_digest(path)) for path in list_local(local, left_out)]
+        fingerprints = []
+        for path in list_local(local, left_out):
+            if not is_utf8(path):
+                unreadable.append((path, 'cannot read it (its name is not UTF-8, which mqa cannot open; rename it); '
+                                         'what it holds is not ingested'))
+                continue
+            try:
+                fingerprints.append(('file:' + path, file_digest(path)))
+            except OSError as e:
+                # As `mqa ingest` says of an input it cannot read (a
+                # dangling link, no permission): the others go on.
+                unreadable.append((path, 'cannot read it (%s); what it holds is not ingested' % (e.strerror or e)))
         # Compressed files are hashed decompressed: ~2 ms a zstd file (the
         # zstd command). A few here; many by tasks, in parallel, which costs
         # ~1 s of Spark before the first.
@@ -1050,7 +1265,9 @@ def main(argv=None):
             skipped.add(path)
         seen.add(contents[path])
     if not order:
-        raise SystemExit('no files under %s' % logs)
+        for path, reason in unreadable:
+            log('%s: %s' % (path, reason))
+        raise SystemExit('no files under %s' % logs if not unreadable else 'no file under %s could be read' % logs)
     log('%d files (%d with content seen before) listed in %.1f s' % (len(order), len(skipped), time.time() - t))
     order_b = sc.broadcast(order)
     skipped_b = sc.broadcast(skipped)
@@ -1067,7 +1284,11 @@ def main(argv=None):
             return []
         digests = digests_b.value
         whole = LocalFile(path[len('file:'):], digests[path]) if digests is not None else None
-        return [(s, (name, body)) for s, name, body in split_file(path, data, order_b.value[path], shards, whole)]
+        return [(s, (name, body))
+                for s, name, body in split_file(path, data, order_b.value[path], shards, whole, sniff=sniff)]
+
+    def sniff(text):
+        return sniff_format(find_mqa(settings['mqa']), text)
 
     shard_results = (files.flatMap(pieces)
                      .partitionBy(shards, lambda k: k)
@@ -1079,9 +1300,18 @@ def main(argv=None):
 
     # Merge.
     t = time.time()
-    summary = {'files': len(order), 'skippedFiles': len(skipped)}
+    path_of = {i: p for p, i in order.items()}
+    failed = unreadable + [(plain_path(path_of[o]), reason) for r in shard_results for o, _, reason in r['failed']]
+    # As one ingest counts: `files` are those read (skipped ones included),
+    # `failedFiles` those that could not be.
+    summary = {'files': len(order) - sum(r['summary']['failedFiles'] for r in shard_results),
+               'skippedFiles': len(skipped), 'failedFiles': len(failed)}
     for k in SUMMARY_KEYS:
         summary[k] = sum(r['summary'][k] for r in shard_results)
+    if failed:
+        summary['failed'] = [{'file': p, 'reason': reason} for p, reason in failed]
+        for p, reason in failed:
+            log('%s: %s' % (p, reason))
     fleet_parts = [r['fleet'] for r in shard_results if r['fleet'] is not None]
     if not fleet_parts:
         # Only rejected or ignored lines: the totals say what was read, and
@@ -1091,8 +1321,9 @@ def main(argv=None):
         write_rejects(out, shard_results, order)
         print(json.dumps(summary))
         spark.stop()
-        raise SystemExit('no meeting in the logs under %s: %d lines, %d rejected, %d ignored (%s)'
-                         % (logs, summary['lines'], summary['rejected'], summary['ignored'], os.path.join(out, 'ingest.json')))
+        raise SystemExit('no meeting in the logs under %s: %d lines, %d rejected, %d ignored, %d files not read (%s)'
+                         % (logs, summary['lines'], summary['rejected'], summary['ignored'], len(failed),
+                            os.path.join(out, 'ingest.json')))
     fleet = merge_fleet(fleet_parts, top=args.top)
     with open(os.path.join(out, 'fleet.json'), 'w', encoding='utf-8') as f:
         f.write(render(fleet) + '\n')
@@ -1179,6 +1410,11 @@ def main(argv=None):
     print(json.dumps(summary))
     log('%d meetings in %d shards; wrote %s in %.1f s' % (fleet['meetings'], shards, out, time.time() - started))
     spark.stop()
+    if failed:
+        # As `mqa ingest`: everything else is stored and reported, but an
+        # input was not read; a batch pipeline must see it.
+        raise SystemExit('%d input%s could not be read (listed above and in %s); everything else is done'
+                         % (len(failed), '' if len(failed) == 1 else 's', os.path.join(out, 'ingest.json')))
     if summary['rejected']:
         # As `mqa ingest` (cli.md): every valid line is stored and every
         # report written, but lines were rejected; a batch pipeline must see it.
@@ -1260,6 +1496,11 @@ def write_cohorts(spark, driver_mqa, shard_results, out, args):
     log('cohorts.parquet and trends.parquet written in %.1f s' % (time.time() - merged))
 
 
+def plain_path(uri):
+    """A listed file's path as the user gave it: a local one without `file:`."""
+    return uri[len('file:'):] if uri.startswith('file:') else uri
+
+
 def write_rejects(out, shard_results, order):
     """rejects.json: every rejected line of every shard, by its original
     file (in path order), as `mqa query rejects` lists them on one store.
@@ -1267,7 +1508,7 @@ def write_rejects(out, shard_results, order):
     it, and its line numbers are the piece's (Docs/scale.md)."""
     path_of = {i: p for p, i in order.items()}
     rows = sorted(r for result in shard_results for r in result.get('rejects', []))
-    listing = [{'file': path_of[o][len('file:'):] if path_of[o].startswith('file:') else path_of[o],
+    listing = [{'file': plain_path(path_of[o]),
                 'piece': piece, 'line': line, 'reason': reason, 'raw': raw}
                for o, piece, line, reason, raw in rows]
     with open(os.path.join(out, 'rejects.json'), 'w', encoding='utf-8') as f:
@@ -1301,11 +1542,14 @@ def mix_text(counts):
 
 
 def write_index(directory, fleet, written):
-    """index.html: every meeting, worst first, linked to its report."""
+    """index.html: every meeting, worst first, linked to its report (with
+    --top, the worst N ranked, then links to the other meetings' pages)."""
     import html as h
     rows = []
+    ranked = set()
     for e in fleet['ranked']:
         name = safe_file_name(e['meeting'], 'html')
+        ranked.add(name)
         cell = h.escape(e['meeting'])
         if name in written:
             cell = '<a href="%s">%s</a>' % (h.escape(name), cell)
@@ -1315,13 +1559,19 @@ def write_index(directory, fleet, written):
                        h.escape(mix_text(e.get('sdkVersions'))), h.escape(str(e['score'])),
                        e['stalledMs'], 'no quality data' if e['lowTierMs'] is None else e['lowTierMs'],
                        e['abnormalDisconnects']))
+    rest = sorted(n for n in written if n not in ranked and not n.startswith('tracks/'))
+    others = ''
+    if rest:
+        others = ('<p>The %d worst are ranked above (--top); the other meetings\' reports:</p>\n<ul>\n%s\n</ul>\n'
+                  % (len(fleet['ranked']), '\n'.join('<li><a href="%s">%s</a></li>' % (h.escape(n), h.escape(n[:-len('.html')]))
+                                                     for n in rest)))
     page = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>mqa fleet</title>\n'
             '<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}'
             'td,th{padding:.2em .6em;border-bottom:1px solid #ddd}.n{text-align:right}</style></head><body>\n'
             '<h1>Fleet: %d meetings, worst first</h1>\n<p>Score = %s.</p>\n<table>\n'
             '<tr><th>#</th><th>meeting</th><th>title</th><th>platforms</th><th>SDK</th><th>score</th><th>stalled ms</th><th>poor/bad ms</th>'
-            '<th>abnormal disc.</th></tr>\n%s\n</table>\n</body></html>\n'
-            % (fleet['meetings'], h.escape(fleet['score']), '\n'.join(rows)))
+            '<th>abnormal disc.</th></tr>\n%s\n</table>\n%s</body></html>\n'
+            % (fleet['meetings'], h.escape(fleet['score']), '\n'.join(rows), others))
     with open(os.path.join(directory, 'index.html'), 'w', encoding='utf-8') as f:
         f.write(page)
 

@@ -65,7 +65,7 @@ def fleet(tmp_path_factory):
     one = str(base / 'one.sqlite')
     # The spec's totals (cli.md); the per-format breakdown of dumps is not
     # part of the job's summary.
-    totals = ('files', 'skippedFiles', 'lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored')
+    totals = ('files', 'skippedFiles', 'failedFiles', 'lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored')
     summary = json.loads(mqa('ingest', '--db', one, '--format', 'json', *input_files(logs), ok=(0, 3)))
     summary = {k: summary[k] for k in totals}
     return {
@@ -549,7 +549,7 @@ def compressed_fleet(tmp_path_factory):
                   if {shard_of_name('file:' + str(p), n) for p in (gz, zst)}
                   != {mqa_spark.shard_of_meeting(shared, n)})
     one = str(base / 'one.sqlite')
-    totals = ('files', 'skippedFiles', 'lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored')
+    totals = ('files', 'skippedFiles', 'failedFiles', 'lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored')
     summary = json.loads(mqa('ingest', '--db', one, '--format', 'json', *input_files(logs), ok=(0, 3)))
     return {
         'base': base, 'logs': logs, 'shards': shards, 'shared': shared,
@@ -585,7 +585,7 @@ def test_a_shard_of_garbage_alone_equals_one_store(tmp_path):
     shards = next(n for n in range(2, 40) if 0 not in {mqa_spark.shard_of_meeting(m, n) for m in meetings})
     (tmp_path / 'grid.json').write_text(GRID)
     one = str(tmp_path / 'one.sqlite')
-    totals = ('files', 'skippedFiles', 'lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored')
+    totals = ('files', 'skippedFiles', 'failedFiles', 'lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored')
     summary = json.loads(mqa('ingest', '--db', one, '--format', 'json', *input_files(logs), ok=(0, 3)))
     case = {'base': tmp_path, 'logs': logs}
     out = tmp_path / 'out'
@@ -642,3 +642,101 @@ def test_a_lone_surrogate_in_a_meeting_id_routes_as_mqa_reads_it():
     # A pair stays the one character it is.
     assert mqa_spark.meeting_of(b'{"meeting":"m\\ud83c\\udfa7"}') == 'm\U0001F3A7'
     assert mqa_spark.safe_file_name('m\ufffd', 'html').endswith('.html')
+
+
+def test_a_dump_line_names_no_meeting_and_a_file_with_them_is_cut_as_mqa_reads_it():
+    """mqa tells a dump from an event log by a file's first lines; the first
+    piece of a cut file gets every line that names no meeting, so stray dump
+    lines could make it vote otherwise than the whole file (a meeting lost,
+    or one invented). Such a file is asked of mqa whole."""
+    dump = b'["getstats","PC_0",{"meeting":"nested"},1]'
+    assert mqa_spark.meeting_of(dump) is None
+    assert mqa_spark.meeting_of(b'\xef\xbb\xbf  ' + dump) is None
+    events = [b'{"ts":1,"event":"meeting_join","meeting":"a","uid":"u"}',
+              b'{"ts":2,"event":"meeting_join","meeting":"b","uid":"v"}'] * 3
+    app_log = b'\n'.join(events[:2] + [dump] * 3 + events[2:]) + b'\n'
+    assert mqa_spark.sniff_format(MQA, app_log) == 'events'
+    asked = []
+
+    def sniff(text):
+        asked.append(text)
+        return mqa_spark.sniff_format(MQA, text)
+    parts = mqa_spark.split_file('app.ndjson', app_log, order=5, shards=8, sniff=sniff)
+    assert [p[1] for p in parts] == ['000000005-000-events/app.ndjson', '000000005-001-events/app.ndjson']
+    assert mqa_spark.ingest_runs(sorted(['000000004-000/x', '000000005-000-events/app.ndjson',
+                                         '000000005-001-events/app.ndjson', '000000006-000/y'])) == [
+        (None, ['000000004-000/x']), ('events', ['000000005-000-events/app.ndjson', '000000005-001-events/app.ndjson']),
+        (None, ['000000006-000/y'])]
+    # A dump whose app also logged two meetings' event lines: mqa reads it
+    # as a dump (its event lines rejected), so it goes whole, as dumps go.
+    dump_file = b'\n'.join([dump] * 3 + events[:2]) + b'\n'
+    assert mqa_spark.sniff_format(MQA, dump_file) == 'rtcstats'
+    assert mqa_spark.split_file('d.log', dump_file, 7, 8, sniff=sniff) == [(0, '000000007-000/d.log', dump_file)]
+    # A file of event lines only is never asked.
+    asked.clear()
+    plain = b'\n'.join(events) + b'\n'
+    assert len(mqa_spark.split_file('p.ndjson', plain, 8, 8, sniff=sniff)) == 2 and not asked
+    assert mqa_spark.place_of('000000005-001-events') == (5, 1)
+
+
+def test_unreadable_inputs_fail_the_job_as_one_ingest_but_all_else_is_done(tmp_path):
+    """An input mqa cannot read (a truncated gzip, a dangling link, a name
+    that is not UTF-8) fails it with exit 1 after storing the others; the
+    job did not read past it before (each shard failed four times)."""
+    logs = tmp_path / 'logs'
+    mqa('simulate', '--meetings', '2', '--seed', '5', '--out', str(logs))
+    meetings = sorted(p.name for p in logs.iterdir() if p.is_dir())
+    first = sorted((logs / meetings[0]).iterdir())[0]
+    (logs / 'cut.ndjson.gz').write_bytes(gzip.compress(first.read_bytes())[:-40])
+    (logs / 'gone.ndjson').symlink_to(tmp_path / 'nowhere')
+    (logs / b'caf\xe9.ndjson'.decode('utf-8', 'surrogateescape')).write_bytes(first.read_bytes())
+    readable = [p for p in input_files(logs) if os.path.exists(p) and mqa_spark.is_utf8(p)]
+    one = str(tmp_path / 'one.sqlite')
+    summary = json.loads(mqa('ingest', '--db', one, '--format', 'json', *readable, ok=(1,)))
+    (tmp_path / 'grid.json').write_text(GRID)
+    out = tmp_path / 'out'
+    e = dict(os.environ, MQA_BIN=MQA)
+    r = subprocess.run(['bash', os.path.join(ROOT, 'Scripts', 'spark-fleet.sh'), '--logs', str(logs), '--out', str(out),
+                        '--shards', '2'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, timeout=600)
+    printed = r.stdout.decode(errors='replace') + r.stderr.decode(errors='replace')
+    assert r.returncode == 1, printed[-3000:]
+    assert '3 inputs could not be read' in printed
+    got = json.loads((out / 'ingest.json').read_text())
+    totals = ('skippedFiles', 'lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored')
+    assert {k: got[k] for k in totals} == {k: summary[k] for k in totals}
+    assert got['files'] == summary['files'] and got['failedFiles'] == summary['failedFiles'] + 2
+    assert sorted(os.path.basename(f['file']) for f in got['failed']) == ['caf\udce9.ndjson', 'cut.ndjson.gz', 'gone.ndjson']
+    assert (out / 'fleet.json').read_text() == mqa('report', 'fleet', '--db', one, '--format', 'json')
+
+
+def test_a_bad_config_stops_the_job_before_anything_runs(tmp_path):
+    """A config, grid or bootstrap option mqa refuses is a usage error
+    (64), found on the driver in seconds; an earlier run's outputs stay."""
+    logs = tmp_path / 'logs'
+    mqa('simulate', '--meetings', '1', '--seed', '5', '--out', str(logs))
+    out = tmp_path / 'out'
+    out.mkdir()
+    (out / 'fleet.json').write_text('{"earlier": true}\n')
+    (tmp_path / 'bad.json').write_text('{"alphaUp": 0}')
+    e = dict(os.environ, MQA_BIN=MQA)
+    for extra, said in [(['--config', str(tmp_path / 'bad.json')], 'bad.json: config key "alphaUp"'),
+                        (['--grid', str(tmp_path / 'none.json')], 'none.json: cannot read it'),
+                        (['--replicates', '50'], "'--replicates' must be")]:
+        r = subprocess.run(['bash', os.path.join(ROOT, 'Scripts', 'spark-fleet.sh'), '--logs', str(logs),
+                            '--out', str(out), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, timeout=600)
+        printed = r.stdout.decode() + r.stderr.decode()
+        assert r.returncode == 64 and said in printed, printed[-3000:]
+        assert 'Traceback' not in printed
+    assert (out / 'fleet.json').read_text() == '{"earlier": true}\n'
+
+
+def test_the_index_links_every_page_when_top_ranks_fewer(tmp_path):
+    fleet = {'meetings': 3, 'score': 's', 'ranked': [
+        {'rank': 1, 'meeting': 'm1', 'title': None, 'platforms': {}, 'sdkVersions': {}, 'score': 1.0,
+         'stalledMs': 0, 'lowTierMs': 0, 'abnormalDisconnects': 0}]}
+    written = {mqa_spark.safe_file_name(m, 'html') for m in ('m1', 'm2', 'm3')} | {'tracks/t.html'}
+    mqa_spark.write_index(str(tmp_path), fleet, written)
+    page = (tmp_path / 'index.html').read_text()
+    for m in ('m1', 'm2', 'm3'):
+        assert 'href="%s"' % mqa_spark.safe_file_name(m, 'html') in page
+    assert 'tracks/t.html' not in page
