@@ -313,23 +313,35 @@ SNIFF_BYTES = 4 << 20
 EVENTS_PIECE = '-events'
 
 
-def sniff_format(binary, text):
+def sniff_format(binary, text, prefix='mqa-', base=None):
     """The format mqa reads `text` as ('events', 'rtcstats',
     'webrtc-internals'), asked of mqa itself: an ingest of the text's
-    first SNIFF_BYTES into a store of its own."""
-    work = tempfile.mkdtemp(prefix='mqa-sniff-')
+    first SNIFF_BYTES into a store of its own. None when that ingest reads
+    nothing: an event log's head always gives a summary (bad lines are
+    rejects), so the file is a dump mqa fails on, or one longer than the
+    head (a webrtc-internals document): either way not an event log."""
+    if base:
+        os.makedirs(base, exist_ok=True)
+    work = tempfile.mkdtemp(prefix=prefix + 'sniff-', dir=base)
     try:
         head = os.path.join(work, 'head')
         with open(head, 'wb') as f:
             f.write(text[:SNIFF_BYTES])
-        status, out, err = run_mqa_status(binary, ['ingest', '--db', os.path.join(work, 's.sqlite'), '--format', 'json', head])
+        _, out, _ = run_mqa_status(binary, ['ingest', '--db', os.path.join(work, 's.sqlite'), '--format', 'json', head])
         try:
-            formats = json.loads(out)['formats']
-        except (ValueError, KeyError, TypeError):
-            raise RuntimeError('mqa could not tell a file\'s format (%d): %s' % (status, err[-2000:]))
-        return next(iter(formats), 'events')
+            return next(iter(json.loads(out)['formats']), 'events')
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def may_be_dump(text):
+    """Whether mqa could read `text`, or a piece of it, as a stats dump:
+    array lines, Chrome's format 3 header, rtcstats-server's object lines,
+    a webrtc-internals document (mqa's sniff, Docs/import.md)."""
+    return (ARRAY_LINE.search(text) is not None or b'statsSessionId' in text or b'PeerConnections' in text
+            or text.lstrip(b'\xef\xbb\xbf \t\r\n').startswith(b'RTCStatsDump'))
 
 
 def split_file(path, data, order, shards, whole=None, sniff=None):
@@ -379,7 +391,7 @@ def split_file(path, data, order, shards, whole=None, sniff=None):
     if len(groups) == 1 or not complete:
         return [(shard_of_meeting(first, shards), whole_name, body)]
     mark = ''
-    if sniff is not None and ARRAY_LINE.search(text):
+    if sniff is not None and may_be_dump(text):
         if sniff(text) != 'events':
             return [(0, whole_name, body)]
         mark = EVENTS_PIECE
@@ -811,16 +823,20 @@ def ingest_runs(names):
     return runs
 
 
-def failed_inputs(err, inputs):
-    """[(order, piece, reason)] of the inputs an ingest could not read, from
-    its `Error: PATH: reason` lines."""
+def failed_inputs(err, inputs, batch):
+    """[(order, piece, reason)] of the inputs of `batch` (names under
+    `inputs`) an ingest could not read, from its `Error: PATH: reason`
+    lines (a name may hold ': ' itself)."""
     out = []
     prefix = 'Error: ' + inputs + os.sep
     for line in err.splitlines():
-        if line.startswith(prefix):
-            rel, _, reason = line[len(prefix):].partition(': ')
-            order, piece = place_of(rel.split(os.sep)[0])
-            out.append((order, piece, reason))
+        if not line.startswith(prefix):
+            continue
+        rest = line[len(prefix):]
+        name = next((n for n in batch if rest.startswith(n + ': ')), None)
+        if name is not None:
+            order, piece = place_of(name.split('/', 1)[0])
+            out.append((order, piece, rest[len(name) + 2:]))
     return out
 
 
@@ -855,7 +871,7 @@ def run_shard(shard, records, settings):
         names.sort()  # global path order, then piece order: one ingest's order
         timings['write'] = time.time() - t
         result = {'shard': shard, 'attempt': attempt, 'attemptId': attempt_id, 'files': len(names), 'rejects': [], 'failed': [],
-                  'summary': {k: 0 for k in SUMMARY_KEYS + ['failedFiles']}, 'fleet': None, 'partials': None, 'cohorts': None, 'html': [],
+                  'summary': {k: 0 for k in SUMMARY_KEYS + ['failedFiles', 'uncounted']}, 'fleet': None, 'partials': None, 'cohorts': None, 'html': [],
                   'store': None, 'timings': timings}
         if not names:
             return result
@@ -868,13 +884,23 @@ def run_shard(shard, records, settings):
                 summary = json.loads(text) if status in (0, 1, 3) else None
             except ValueError:
                 summary = None
-            # Exit 1 with a summary that counts failed inputs: the others
-            # are stored, as on one box; any other failure is the shard's.
-            if summary is None or (status == 1 and not summary.get('failedFiles')):
+            failed = failed_inputs(err, inputs, batch) if status == 1 else []
+            if summary is None and status == 1 and failed and len(failed) == len(batch):
+                # No input of the run could be read (mqa then makes no
+                # store and prints no summary): as one ingest counts them.
+                summary = {'files': 0, 'failedFiles': len(failed)}
+            # Exit 1 where every failure is an input's, named: the others
+            # are stored, as on one box. Anything else (the store's own
+            # failure, a full disk, counts every input as failed and names
+            # none) is the shard's, and Spark retries it.
+            if summary is None or (status == 1 and (not failed or len(failed) != summary.get('failedFiles'))):
                 raise RuntimeError('mqa ingest failed (%d): %s' % (status, err[-2000:]))
             for k in SUMMARY_KEYS + ['failedFiles']:
                 result['summary'][k] += summary.get(k, 0)
-            result['failed'] += failed_inputs(err, inputs)
+            # Inputs mqa left out of `files` (a damaged file whose
+            # checkpoints stored part of it counts in both).
+            result['summary']['uncounted'] += len(batch) - summary['files']
+            result['failed'] += failed
         timings['ingest'] = time.time() - t
         if result['summary']['rejected']:
             result['rejects'] = shard_rejects(binary, store, inputs)
@@ -969,7 +995,7 @@ def check_options(binary, settings, args):
     with mqa itself, on a store of one simulated meeting, before anything
     runs or an earlier output is removed: a bad value is a usage error in a
     second, not every shard's failure (retried) after the fleet's ingest."""
-    work = tempfile.mkdtemp(prefix='mqa-check-')
+    work = tempfile.mkdtemp(prefix=work_prefix(settings) + 'check-')
     try:
         logs, store = os.path.join(work, 'logs'), os.path.join(work, 'check.sqlite')
         run_mqa(binary, ['simulate', '--meetings', '1', '--seed', '1', '--out', logs])
@@ -1076,6 +1102,12 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.shards < 1:
         p.error('--shards must be >= 1')
+    if a.top is not None and a.top < 1:
+        p.error('--top must be >= 1')
+    if a.grid is None and (a.target is not None or a.lead_ms is not None):
+        p.error('--target and --lead-ms tune: they need --grid')
+    if a.no_cohorts and (a.seed is not None or a.replicates is not None):
+        p.error('--seed and --replicates are the cohort intervals\' bootstrap: not with --no-cohorts')
     try:
         a.cohort_fields = parse_fields(a.cohorts, '--cohorts')
         a.trend_fields = parse_fields(a.trends_by, '--trends-by')
@@ -1132,13 +1164,13 @@ def file_digest(path):
 
 def content_key(path, data):
     """SHA-256 hex of what mqa reads of a file: the decompressed content of
-    a whole gzip or zstd file, else its bytes (a damaged one included, which
-    mqa does not take for a repeat of anything)."""
+    a whole gzip or zstd file, else its bytes; None for a damaged gzip or
+    zstd file, which mqa never takes for a repeat (its record of the first
+    copy is not complete: a byte copy is read, and fails, again)."""
     kind = compression_of(data)
     if kind is not None:
         text, complete = gunzip(data) if kind == 'gzip' else unzstd(path, data)
-        if complete:
-            return hashlib.sha256(text).hexdigest()
+        return hashlib.sha256(text).hexdigest() if complete else None
     return hashlib.sha256(data).hexdigest()
 
 
@@ -1261,6 +1293,8 @@ def main(argv=None):
         order[path] = i
         # By decompressed content, as mqa skips a file: a .gz copy of a
         # plain log is a repeat too (and would count all its lines again).
+        if contents[path] is None:
+            continue  # damaged: read (and failed) each time, as by mqa
         if contents[path] in seen:
             skipped.add(path)
         seen.add(contents[path])
@@ -1288,7 +1322,7 @@ def main(argv=None):
                 for s, name, body in split_file(path, data, order_b.value[path], shards, whole, sniff=sniff)]
 
     def sniff(text):
-        return sniff_format(find_mqa(settings['mqa']), text)
+        return sniff_format(find_mqa(settings['mqa']), text, work_prefix(settings), settings.get('work'))
 
     shard_results = (files.flatMap(pieces)
                      .partitionBy(shards, lambda k: k)
@@ -1304,7 +1338,7 @@ def main(argv=None):
     failed = unreadable + [(plain_path(path_of[o]), reason) for r in shard_results for o, _, reason in r['failed']]
     # As one ingest counts: `files` are those read (skipped ones included),
     # `failedFiles` those that could not be.
-    summary = {'files': len(order) - sum(r['summary']['failedFiles'] for r in shard_results),
+    summary = {'files': len(order) - sum(r['summary']['uncounted'] for r in shard_results),
                'skippedFiles': len(skipped), 'failedFiles': len(failed)}
     for k in SUMMARY_KEYS:
         summary[k] = sum(r['summary'][k] for r in shard_results)

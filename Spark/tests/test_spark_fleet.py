@@ -688,6 +688,9 @@ def test_unreadable_inputs_fail_the_job_as_one_ingest_but_all_else_is_done(tmp_p
     meetings = sorted(p.name for p in logs.iterdir() if p.is_dir())
     first = sorted((logs / meetings[0]).iterdir())[0]
     (logs / 'cut.ndjson.gz').write_bytes(gzip.compress(first.read_bytes())[:-40])
+    # A byte copy of a damaged file is read (and fails) again: mqa keeps no
+    # complete record of the first to skip it by.
+    (logs / 'cut2.ndjson.gz').write_bytes((logs / 'cut.ndjson.gz').read_bytes())
     (logs / 'gone.ndjson').symlink_to(tmp_path / 'nowhere')
     (logs / b'caf\xe9.ndjson'.decode('utf-8', 'surrogateescape')).write_bytes(first.read_bytes())
     readable = [p for p in input_files(logs) if os.path.exists(p) and mqa_spark.is_utf8(p)]
@@ -700,12 +703,41 @@ def test_unreadable_inputs_fail_the_job_as_one_ingest_but_all_else_is_done(tmp_p
                         '--shards', '2'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, timeout=600)
     printed = r.stdout.decode(errors='replace') + r.stderr.decode(errors='replace')
     assert r.returncode == 1, printed[-3000:]
-    assert '3 inputs could not be read' in printed
+    assert '4 inputs could not be read' in printed
     got = json.loads((out / 'ingest.json').read_text())
     totals = ('skippedFiles', 'lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored')
     assert {k: got[k] for k in totals} == {k: summary[k] for k in totals}
     assert got['files'] == summary['files'] and got['failedFiles'] == summary['failedFiles'] + 2
-    assert sorted(os.path.basename(f['file']) for f in got['failed']) == ['caf\udce9.ndjson', 'cut.ndjson.gz', 'gone.ndjson']
+    assert sorted(os.path.basename(f['file']) for f in got['failed']) == \
+        ['caf\udce9.ndjson', 'cut.ndjson.gz', 'cut2.ndjson.gz', 'gone.ndjson']
+    assert (out / 'fleet.json').read_text() == mqa('report', 'fleet', '--db', one, '--format', 'json')
+
+
+def test_a_shard_of_unreadable_inputs_alone_is_counted_not_fatal(tmp_path):
+    """When no input of a shard's ingest can be read, mqa makes no store and
+    prints no summary: the job counts the inputs as failed and goes on
+    (before: the shard failed four times and the job with it)."""
+    logs = tmp_path / 'logs'
+    mqa('simulate', '--meetings', '3', '--seed', '21', '--out', str(logs))
+    meetings = sorted(p.name for p in logs.iterdir() if p.is_dir())
+    alone = next(m for m in meetings if {mqa_spark.shard_of_meeting(x, 2) for x in meetings if x != m}
+                 == {1 - mqa_spark.shard_of_meeting(m, 2)})
+    first = sorted((logs / alone).iterdir())[0]
+    data = first.read_bytes()
+    for f in (logs / alone).iterdir():
+        f.unlink()
+    packed = gzip.compress(data)
+    (logs / alone / 'cut.ndjson.gz').write_bytes(packed[:len(packed) // 2])
+    one = str(tmp_path / 'one.sqlite')
+    summary = json.loads(mqa('ingest', '--db', one, '--format', 'json', *input_files(logs), ok=(1,)))
+    out = tmp_path / 'out'
+    r = subprocess.run(['bash', os.path.join(ROOT, 'Scripts', 'spark-fleet.sh'), '--logs', str(logs), '--out', str(out),
+                        '--shards', '2'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(os.environ, MQA_BIN=MQA), timeout=600)
+    assert r.returncode == 1, (r.stdout.decode() + r.stderr.decode())[-3000:]
+    got = json.loads((out / 'ingest.json').read_text())
+    totals = ('files', 'skippedFiles', 'failedFiles', 'lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored')
+    assert {k: got[k] for k in totals} == {k: summary[k] for k in totals}
     assert (out / 'fleet.json').read_text() == mqa('report', 'fleet', '--db', one, '--format', 'json')
 
 
@@ -721,7 +753,9 @@ def test_a_bad_config_stops_the_job_before_anything_runs(tmp_path):
     e = dict(os.environ, MQA_BIN=MQA)
     for extra, said in [(['--config', str(tmp_path / 'bad.json')], 'bad.json: config key "alphaUp"'),
                         (['--grid', str(tmp_path / 'none.json')], 'none.json: cannot read it'),
-                        (['--replicates', '50'], "'--replicates' must be")]:
+                        (['--replicates', '50'], "'--replicates' must be"),
+                        (['--top', '0'], '--top must be >= 1'),
+                        (['--lead-ms', '5000'], 'they need --grid')]:
         r = subprocess.run(['bash', os.path.join(ROOT, 'Scripts', 'spark-fleet.sh'), '--logs', str(logs),
                             '--out', str(out), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, timeout=600)
         printed = r.stdout.decode() + r.stderr.decode()
