@@ -36,6 +36,7 @@ or --grid (checked before anything runs).
 import argparse
 import atexit
 import concurrent.futures
+import contextlib
 import ctypes
 import gzip
 import hashlib
@@ -1350,8 +1351,7 @@ def main(argv=None):
     if not fleet_parts:
         # Only rejected or ignored lines: the totals say what was read, and
         # the job fails as one store's `report fleet` does ("holds no meetings").
-        with open(os.path.join(out, 'ingest.json'), 'w', encoding='utf-8') as f:
-            f.write(json.dumps(summary) + '\n')
+        write_whole(os.path.join(out, 'ingest.json'), json.dumps(summary) + '\n')
         write_rejects(out, shard_results, order)
         print(json.dumps(summary))
         spark.stop()
@@ -1359,8 +1359,7 @@ def main(argv=None):
                          % (logs, summary['lines'], summary['rejected'], summary['ignored'], len(failed),
                             os.path.join(out, 'ingest.json')))
     fleet = merge_fleet(fleet_parts, top=args.top)
-    with open(os.path.join(out, 'fleet.json'), 'w', encoding='utf-8') as f:
-        f.write(render(fleet) + '\n')
+    write_whole(os.path.join(out, 'fleet.json'), render(fleet) + '\n')
 
     if args.grid:
         parts_dir = tempfile.mkdtemp(prefix='mqa-partials-')
@@ -1391,8 +1390,7 @@ def main(argv=None):
                 written.add(name)
             continue
         for name, blob in r['html']:
-            with open(os.path.join(meetings_dir, name), 'wb') as f:
-                f.write(zlib.decompress(blob))
+            write_whole(os.path.join(meetings_dir, name), zlib.decompress(blob))
             written.add(name)
     # Other attempts' pages, and what a shard left out, go with the stage.
     shutil.rmtree(stage, ignore_errors=True)
@@ -1436,11 +1434,9 @@ def main(argv=None):
     timing = {'totalS': round(time.time() - started, 2), 'mergeS': round(time.time() - t, 2),
               'shards': [{'shard': r['shard'], 'attempt': r['attempt'], 'files': r['files'], 'pages': r.get('pages'),
                           **{k: round(v, 2) for k, v in r['timings'].items()}} for r in shard_results]}
-    with open(os.path.join(out, 'ingest.json'), 'w', encoding='utf-8') as f:
-        f.write(json.dumps(summary) + '\n')
+    write_whole(os.path.join(out, 'ingest.json'), json.dumps(summary) + '\n')
     write_rejects(out, shard_results, order)
-    with open(os.path.join(out, 'timings.json'), 'w', encoding='utf-8') as f:
-        f.write(json.dumps(timing, indent=2) + '\n')
+    write_whole(os.path.join(out, 'timings.json'), json.dumps(timing, indent=2) + '\n')
     print(json.dumps(summary))
     log('%d meetings in %d shards; wrote %s in %.1f s' % (fleet['meetings'], shards, out, time.time() - started))
     spark.stop()
@@ -1530,6 +1526,23 @@ def write_cohorts(spark, driver_mqa, shard_results, out, args):
     log('cohorts.parquet and trends.parquet written in %.1f s' % (time.time() - merged))
 
 
+def write_whole(path, content):
+    """Writes `content` (text as UTF-8, or bytes) to `path` whole or not at
+    all: a temporary file beside it, flushed to disk, then renamed."""
+    data = content.encode('utf-8', 'surrogateescape') if isinstance(content, str) else content
+    part = path + '.part'
+    try:
+        with open(part, 'wb') as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(part, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(part)
+        raise
+
+
 def plain_path(uri):
     """A listed file's path as the user gave it: a local one without `file:`."""
     return uri[len('file:'):] if uri.startswith('file:') else uri
@@ -1545,8 +1558,8 @@ def write_rejects(out, shard_results, order):
     listing = [{'file': plain_path(path_of[o]),
                 'piece': piece, 'line': line, 'reason': reason, 'raw': raw}
                for o, piece, line, reason, raw in rows]
-    with open(os.path.join(out, 'rejects.json'), 'w', encoding='utf-8') as f:
-        f.write(json.dumps({'schema': 'mqa.spark-rejects/1', 'rejected': len(listing), 'rows': listing},
+    write_whole(os.path.join(out, 'rejects.json'),
+                json.dumps({'schema': 'mqa.spark-rejects/1', 'rejected': len(listing), 'rows': listing},
                            ensure_ascii=False, indent=1) + '\n')
 
 
@@ -1606,8 +1619,7 @@ def write_index(directory, fleet, written):
             '<tr><th>#</th><th>meeting</th><th>title</th><th>platforms</th><th>SDK</th><th>score</th><th>stalled ms</th><th>poor/bad ms</th>'
             '<th>abnormal disc.</th></tr>\n%s\n</table>\n%s</body></html>\n'
             % (fleet['meetings'], h.escape(fleet['score']), '\n'.join(rows), others))
-    with open(os.path.join(directory, 'index.html'), 'w', encoding='utf-8') as f:
-        f.write(page)
+    write_whole(os.path.join(directory, 'index.html'), page)
 
 
 if __name__ == '__main__':
