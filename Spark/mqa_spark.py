@@ -354,8 +354,8 @@ def split_file(path, data, order, shards, whole=None, sniff=None):
     the first piece of a cut file holds every line that names no meeting:
     stray dump lines among an app's events could make that piece vote for
     a dump (its events lost), or a dump's event lines make another piece an
-    event log (a meeting invented). So a file with array lines is asked of
-    mqa whole (`sniff`, the text -> its format): a dump goes whole, to
+    event log (a meeting invented). So a file with any sign of a dump
+    (`may_be_dump`) is asked of mqa whole (`sniff`, the text -> its format): a dump goes whole, to
     shard 0 as dumps go; an event log's pieces are read as an event log.
 
     Compressed files (gzip or zstd, told by their first bytes) are read
@@ -805,6 +805,24 @@ def shard_rejects(binary, store, inputs):
     return out
 
 
+def tune_args(store, grid, config, settings):
+    """The `mqa tune --partials` of a store: the job's config (`config`,
+    its `--config` arguments) is the sweep's base, as for `mqa tune
+    --config`; --target and --lead-ms as given."""
+    args = ['tune', '--db', store, '--grid', grid, '--partials'] + config
+    if settings.get('target'):
+        args += ['--target', settings['target']]
+    if settings.get('leadMs') is not None:
+        args += ['--lead-ms', str(settings['leadMs'])]
+    return args
+
+
+def bootstrap_args(args):
+    """The cohort intervals' --seed and --replicates, where given."""
+    return ((['--seed', str(args.seed)] if args.seed is not None else [])
+            + (['--replicates', str(args.replicates)] if args.replicates is not None else []))
+
+
 def work_prefix(settings):
     """The start of this job's scratch folders' names."""
     return 'mqa-%s-' % settings['htmlToken'][:12]
@@ -834,7 +852,8 @@ def failed_inputs(err, inputs, batch):
         if not line.startswith(prefix):
             continue
         rest = line[len(prefix):]
-        name = next((n for n in batch if rest.startswith(n + ': ')), None)
+        # The longest that fits: of `a` and `a: b`, the line may name either.
+        name = max((n for n in batch if rest.startswith(n + ': ')), key=len, default=None)
         if name is not None:
             order, piece = place_of(name.split('/', 1)[0])
             out.append((order, piece, rest[len(name) + 2:]))
@@ -960,13 +979,7 @@ def run_shard(shard, records, settings):
             grid = os.path.join(work, 'grid.json')
             with open(grid, 'wb') as f:
                 f.write(settings['grid'])
-            # The job's config is the sweep's base, as for `mqa tune --config`.
-            args = ['tune', '--db', store, '--grid', grid, '--partials'] + config
-            if settings.get('target'):
-                args += ['--target', settings['target']]
-            if settings.get('leadMs') is not None:
-                args += ['--lead-ms', str(settings['leadMs'])]
-            result['partials'] = run_mqa(binary, args)
+            result['partials'] = run_mqa(binary, tune_args(store, grid, config, settings))
             timings['tune'] = time.time() - t
         if settings.get('keepStores'):
             # Copied under the attempt's name; the driver keeps only the
@@ -1015,17 +1028,11 @@ def check_options(binary, settings, args):
             grid = os.path.join(work, 'grid.json')
             with open(grid, 'wb') as f:
                 f.write(settings['grid'])
-            tune = ['tune', '--db', store, '--grid', grid, '--partials'] + config
-            if args.target:
-                tune += ['--target', args.target]
-            if args.lead_ms is not None:
-                tune += ['--lead-ms', str(args.lead_ms)]
-            checks.append(('tune', tune))
+            checks.append(('tune', tune_args(store, grid, config, settings)))
             names[grid] = args.grid
         if not args.no_cohorts:
             checks.append(('report cohorts', ['report', 'cohorts', '--db', store, '--by', 'platform', '--format', 'json']
-                           + (['--seed', str(args.seed)] if args.seed is not None else [])
-                           + (['--replicates', str(args.replicates)] if args.replicates is not None else [])))
+                           + bootstrap_args(args)))
         for label, check in checks:
             status, _, err = run_mqa_status(binary, check)
             for copy, given in names.items():
@@ -1468,17 +1475,11 @@ def write_cohorts(spark, driver_mqa, shard_results, out, args):
         if r['cohorts'] is not None:
             p = os.path.join(parts_dir, 'shard-%d.json' % r['shard'])
             # Whole or not at all: a later `compare --merge` reads these.
-            with open(p + '.part', 'wb') as f:
-                f.write(zlib.decompress(r['cohorts']))
-            os.replace(p + '.part', p)
+            write_whole(p, zlib.decompress(r['cohorts']))
             paths.append(p)
     if not paths:
         return
-    bootstrap = []
-    if args.seed is not None:
-        bootstrap += ['--seed', str(args.seed)]
-    if args.replicates is not None:
-        bootstrap += ['--replicates', str(args.replicates)]
+    bootstrap = bootstrap_args(args)
 
     def run(command, extra, path, fmt):
         run_mqa(driver_mqa, ['report', command, '--merge'] + paths + extra + bootstrap

@@ -25,8 +25,9 @@ extension ConnectionConverter {
                 sending += 1
                 // The reason holds for the interval a sample ends, and only
                 // for a sender there at its start: a stream's first sample
-                // says nothing of the time before it (counted, a public
-                // recording's 16.1 s, by Chrome's own durations, read 17 s).
+                // says nothing of the time before it (counting that interval
+                // read 17 s on a public recording where Chrome's own
+                // durations say 16.1 s).
                 if sendingVideo.contains(id), let reason = r.text(.qualityLimitationReason), reason != "none" {
                     let rank = ConnectionContext.limitReasons.firstIndex(of: reason) ?? 2
                     limit = min(limit ?? rank, rank)
