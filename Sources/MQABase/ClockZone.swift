@@ -51,15 +51,20 @@ public struct ClockZone: Sendable, Equatable {
     /// and it never happens, the instant it would have been by the offset
     /// before the change (02:30 in a spring-forward gap is 03:30 after it),
     /// as `date`(1) and Foundation's calendar do.
-    public func instant(local localMs: Int64) -> Int64 {
-        guard zone != nil else { return localMs }
+    public func instant(local localMs: Int64) -> Int64 { instants(local: localMs)[0] }
+
+    /// Every instant whose wall clock reads `localMs`, earliest first: two
+    /// in the hour repeated when clocks go back, one in a gap (the instant
+    /// the clock would read it at on its earlier offset), else one.
+    public func instants(local localMs: Int64) -> [Int64] {
+        guard zone != nil else { return [localMs] }
         // Zones change their offset at most once in any two days, so the
         // offsets a day either side hold every candidate.
         let day: Int64 = 86_400_000
         let before = Int64(offsetSeconds(at: localMs - day)) * 1000
         let after = Int64(offsetSeconds(at: localMs + day)) * 1000
-        let valid = [localMs - before, localMs - after].filter { local($0) == localMs }
-        return valid.min() ?? (localMs - before)
+        let valid = Set([localMs - before, localMs - after].filter { local($0) == localMs }).sorted()
+        return valid.isEmpty ? [localMs - before] : valid
     }
 
     /// `+11:00`, `-03:30`, `+00:00` at the instant `ms`.

@@ -53,9 +53,12 @@ public enum TimeInput: Sendable, Equatable {
     /// The instant meant, given the zone, the time now, and for a time of
     /// day the span it should fall in (a meeting's start and end).
     ///
-    /// A time of day with `near` is taken on the local date of the span's
-    /// start, or of its end when that puts it inside the span (a meeting
-    /// running past midnight); without `near`, today.
+    /// A time of day with `near` is the first instant inside the span
+    /// whose wall clock reads it: on any local date the span touches (a
+    /// meeting running past midnight, or for days), and either pass of an
+    /// hour the clocks repeat. When none is inside, it is taken on the
+    /// date of the span's start (to say how far before or after it is);
+    /// without `near`, today.
     public func resolve(zone: ClockZone, now: Int64, near span: (start: Int64, end: Int64)? = nil) -> Int64 {
         switch self {
         case .instant(let ms): return ms
@@ -64,10 +67,15 @@ public enum TimeInput: Sendable, Equatable {
         case .dayFromToday(let days): return zone.midnight(day: zone.day(of: now) + days)
         case .timeOfDay(let ms):
             guard let span else { return zone.instant(local: zone.day(of: now) * 86_400_000 + ms) }
-            let first = zone.instant(local: zone.day(of: span.start) * 86_400_000 + ms)
-            if first >= span.start && first <= span.end { return first }
-            let last = zone.instant(local: zone.day(of: span.end) * 86_400_000 + ms)
-            return last >= span.start && last <= span.end ? last : first
+            let firstDay = zone.day(of: span.start)
+            // Readings grow with the date: the first at or after the start
+            // is the only one to test against the end, a day or two on.
+            for day in firstDay...max(firstDay, zone.day(of: span.end)) {
+                for t in zone.instants(local: day * 86_400_000 + ms) where t >= span.start {
+                    return t <= span.end ? t : zone.instant(local: firstDay * 86_400_000 + ms)
+                }
+            }
+            return zone.instant(local: firstDay * 86_400_000 + ms)
         }
     }
 

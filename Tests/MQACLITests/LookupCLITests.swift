@@ -107,6 +107,33 @@ import Testing
         #expect(some.stdout.hasPrefix("Meetings with bob, running at 10:00:00 UTC on their date:"), "\(some)")
     }
 
+    /// A time of day finds a meeting on a date between its first and last
+    /// (one room's calls merged over days), and one held in the second pass
+    /// of the hour New York repeats when its clocks go back.
+    @Test func timeOfDayOnAnyDateAndEitherPassOfARepeatedHour() throws {
+        let d = Scratch("lookup-days")
+        // m-days: 20:00 on the 29th to 08:00 on the 1st (UTC), two rejoins.
+        let long = Lines.meeting("m-days", uid: "alice", start: t0 + 10 * hour)
+            + Lines.meeting("m-days", uid: "alice", start: t0 + 46 * hour - 18_000)
+        // 2026-11-01T06:05Z: 01:05 EST, after New York's clocks went back at 06:00Z.
+        let repeated = Lines.meeting("m-second", uid: "bob", start: 1_793_513_100_000)
+        let f = d.write("log.ndjson", long + repeated)
+        let db = d.file("s.sqlite")
+        #expect(MQA.run(["ingest", "--db", db, f]).status == 0)
+        func listed(_ args: [String]) throws -> [String] {
+            let r = MQA.run(["meetings", "--db", db, "-f", "json"] + args, environment: ["MQA_TZ": ""])
+            #expect(r.status == 0, "\(r)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            return (object["list"] as? [[String: Any]] ?? []).compactMap { $0["meeting"] as? String }
+        }
+        // 14:05 is in m-days on the 30th only: neither its first date nor its last.
+        #expect(try listed(["--at", "14:05"]) == ["m-days"])
+        // 01:05:10 in New York: the 30th's in m-days, the repeated hour's second pass in m-second.
+        #expect(try listed(["--at", "01:05:10", "--tz", "America/New_York"]) == ["m-days", "m-second"])
+        let report = MQA.run(["report", "meeting", "m-second", "--db", db, "--uid", "bob", "--at", "01:05:10", "--tz", "America/New_York"])
+        #expect(report.status == 0 && !report.stdout.contains("before the meeting's start"), "\(report)")
+    }
+
     @Test func relativeTimes() throws {
         store()
         let now = ["MQA_NOW": iso(t0 + 2 * hour + 5000)]

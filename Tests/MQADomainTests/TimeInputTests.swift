@@ -59,6 +59,35 @@ import Testing
         #expect(resolve("23:50", near: late) == ms("2026-11-15T23:50:00Z"))
     }
 
+    @Test func aTimeOfDayFindsAMeetingOfSeveralDays() {
+        // 20:00 on the 10th to 08:00 on the 12th: 14:05 is only on the 11th,
+        // a date that is neither the start's nor the end's.
+        let long = (start: ms("2026-11-10T20:00:00Z"), end: ms("2026-11-12T08:00:00Z"))
+        #expect(resolve("14:05", near: long) == ms("2026-11-11T14:05:00Z"))
+        // Every day holds 21:00: the first inside the meeting is meant.
+        #expect(resolve("21:00", near: long) == ms("2026-11-10T21:00:00Z"))
+        #expect(resolve("15:05", berlin, near: long) == ms("2026-11-11T14:05:00Z"))
+        // A meeting of a thousand days is found as fast.
+        let years = (start: ms("2024-01-01T10:00:00Z"), end: ms("2026-09-27T10:00:00Z"))
+        #expect(resolve("09:00", near: years) == ms("2024-01-02T09:00:00Z"))
+    }
+
+    @Test func aTimeOfDayFindsAMeetingInTheRepeatedHour() {
+        // New York went back from EDT to EST at 06:00Z on 2026-11-01: 01:30
+        // happened twice, at 05:30Z and at 06:30Z. A meeting of the second
+        // pass (01:05–01:50 EST) is found at its own 01:30.
+        let second = (start: ms("2026-11-01T06:05:00Z"), end: ms("2026-11-01T06:50:00Z"))
+        #expect(resolve("01:30", newYork, near: second) == ms("2026-11-01T06:30:00Z"))
+        // One of the first pass keeps the first.
+        let first = (start: ms("2026-11-01T05:05:00Z"), end: ms("2026-11-01T05:50:00Z"))
+        #expect(resolve("01:30", newYork, near: first) == ms("2026-11-01T05:30:00Z"))
+        // Outside either: the first reading, on the start's date (cli.md's rule for a repeated hour).
+        #expect(resolve("01:55", newYork, near: first) == ms("2026-11-01T05:55:00Z"))
+        #expect(newYork.instants(local: ms("2026-11-01T01:30:00Z")) == [ms("2026-11-01T05:30:00Z"), ms("2026-11-01T06:30:00Z")])
+        // In the spring gap, one instant: the clock's earlier offset.
+        #expect(newYork.instants(local: ms("2026-03-08T02:30:00Z")) == [ms("2026-03-08T07:30:00Z")])
+    }
+
     @Test func relativeTimesCountFromNow() {
         #expect(resolve("-2h") == now - 2 * hour)
         #expect(resolve("-90m") == now - 90 * 60_000)
