@@ -12,7 +12,7 @@ public enum SiteCohortPages {
 
     /// The links the index shows.
     public static let links: [(title: String, file: String)] = [
-        ("Cohorts: SDK, platform, network, engine", cohorts), ("Trends per day", trends),
+        ("Cohorts: SDK, platform, network, engine, app, OS", cohorts), ("Trends per day or week", trends),
     ]
 
     static let back = "<p><a href=\"\(SitePages.index)\">← all meetings</a></p>\n"
@@ -39,16 +39,19 @@ public enum SiteCohortPages {
 
     /// `trends.html`: the fleet per period, then per period by network
     /// (each figure on the network it was measured on). Per day over two weeks or less, else per week: a fleet spread
-    /// over many days has too few meetings a day for an interval.
+    /// over many days has too few meetings a day for an interval. Days and
+    /// weeks are those of `zone`'s calendar, as `report trends --tz` counts.
     public static func trendsPage(_ meetings: [CohortMeeting], options: BootstrapOptions = .default,
-                                  config: TierConfig = TierConfig()) -> String {
+                                  config: TierConfig = TierConfig(), zone: ClockZone = .utc) -> String {
         var body = back
         let starts = meetings.compactMap(\.start)
         let spanDays = (starts.max() ?? 0) - (starts.min() ?? 0)
         let every: TrendPeriod = spanDays > 14 * 86_400_000 ? .week : .day
         for field in [nil, CohortField.netType] {
-            let report = TrendsReport(TrendTable(meetings, every: every, by: field, options: options))
-            body += "<h1>\(report.heading.html)</h1>\n" + (field == nil ? ConfigNote.htmlParagraph(config) : "") + "<div class=\"chart\">" + TrendChart.stallRates(report.table) + "</div>\n"
+            let report = TrendsReport(TrendTable(meetings, every: every, by: field, options: options, zone: zone))
+            body += "<h1>\(report.heading.html)</h1>\n"
+                + (field == nil ? ConfigNote.htmlParagraph(config) + "<p>\(report.periodsNote.html)</p>\n" : "")
+                + "<div class=\"chart\">" + TrendChart.stallRates(report.table) + "</div>\n"
                 + report.rowsTable.html
         }
         body += "<p>\(CohortsReport.methodText(options, splits: true).html)</p>\n"

@@ -62,8 +62,13 @@ public struct TrendsReport: RenderedReport, Sendable {
         return t
     }
 
+    /// Which calendar the periods are of: the zone's days (and weeks).
+    public var periodsNote: String {
+        "Periods by meeting start (\(calendar) days\(table.every == .week ? "; weeks from Monday" : ""))."
+    }
+
     public var markdown: String {
-        "# \(heading)\n\n" + ConfigNote.paragraph(config) + "Periods by meeting start (\(calendar) days\(table.every == .week ? "; weeks from Monday" : "")).\n\n"
+        "# \(heading)\n\n" + ConfigNote.paragraph(config) + periodsNote + "\n\n"
             + rowsTable.markdown + "\n" + CohortsReport.methodText(table.options, splits: table.field?.changesInCall ?? false) + "\n"
     }
 
@@ -74,7 +79,7 @@ public struct TrendsReport: RenderedReport, Sendable {
 
     public var html: String {
         var body = "<h1>\(heading.html)</h1>\n" + ConfigNote.htmlParagraph(config)
-            + "<p>Periods by meeting start (\(calendar.html) days).</p>\n"
+            + "<p>\(periodsNote.html)</p>\n"
         body += TrendChart.stallRates(table)
         body += rowsTable.html
         body += "<p>\(CohortsReport.methodText(table.options, splits: table.field?.changesInCall ?? false).html)</p>\n"

@@ -236,6 +236,12 @@ import MQAStore
         #expect(try periods(["--tz", "Europe/Berlin"]) == ["2026-11-29", "2026-11-30"], "23:30Z is 00:30 the next Berlin day")
         let md = MQA.run(["report", "trends", "--db", db, "--tz", "Europe/Berlin"])
         #expect(md.stdout.contains("Periods by meeting start (Europe/Berlin days)."), "\(md)")
+        // A report site's trends page counts in the same calendar.
+        let site = dir.file("site")
+        let html = MQA.run(["report", "meeting", "--all", "--db", db, "--format", "html", "--out", site, "--tz", "Europe/Berlin"])
+        #expect(html.status == 0, "\(html)")
+        let page = try String(contentsOfFile: site + "/trends.html", encoding: .utf8)
+        #expect(page.contains("Europe/Berlin days") && page.contains("2026-11-30"), "\(page)")
     }
 }
 

@@ -154,7 +154,7 @@ enum DemoCommand {
               reports/meetings/index.md   one Markdown report per meeting, for a terminal
               reports/track.html (.md)    the busiest video track, per subscriber
               reports/cohorts.md          per SDK version: stall rate, poor/bad, MOS, with 95 % intervals
-                                          (site/cohorts.html: every client field but device; site/trends.html: per day)
+                                          (site/cohorts.html: every client field but device; site/trends.html: per day or week)
               reports/compare.md          SDK 5.3.0 against 5.2.3: ratios, intervals, a verdict
               reports/trends.md           the fleet per day
               tuning/tune.md (.json)      tier configs scored against the video stalls

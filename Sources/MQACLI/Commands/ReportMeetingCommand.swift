@@ -166,7 +166,7 @@ enum ReportMeetingCommand {
             let cohorts = cohortsFromAnalyses ? analysedCohorts : try store.cohortMeetings(startingIn: window)
             do {
                 try writer.writeSitePage(SiteCohortPages.cohorts, SiteCohortPages.cohortsPage(cohorts, config: config))
-                try writer.writeSitePage(SiteCohortPages.trends, SiteCohortPages.trendsPage(cohorts, config: config))
+                try writer.writeSitePage(SiteCohortPages.trends, SiteCohortPages.trendsPage(cohorts, config: config, zone: display.zone ?? .utc))
                 sitePages = SiteCohortPages.links
             } catch {
                 failures += 1
