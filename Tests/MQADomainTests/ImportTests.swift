@@ -271,9 +271,13 @@ enum Dump {
             #"["getstats","pc2",{"timestamp":1795946404000,"S":{"type":"ssrc","googRtt":"5"}},1795946404000]"#,
             "42",
             #"[{"ts":1795946404000,"event":"meeting_join","meeting":"m","uid":"u","engine":"sfu"}]"#,
+            "__ping__",
         ].joined(separator: "\n")
         let c = try Dump.convert(lines, .rtcstats)
-        #expect(c.rejects.map(\.line) == [4, 6, 11, 12])
+        #expect(c.rejects.map(\.line) == [4, 6, 11, 12, 13])
+        #expect(c.rejects[0].reason.hasPrefix("not valid JSON"))
+        // rtcstats-server's keepalive: a reject as any line that is not JSON, named as what it is.
+        #expect(c.rejects[4].reason.hasPrefix("rtcstats-server's keepalive (__ping__)"))
         #expect(c.rejects[1].reason == "getstats without an object" && c.rejects[2].reason == "not a JSON array")
         // An array whose first element names no method is no rtcstats line.
         #expect(c.rejects[3].reason.hasPrefix("not an rtcstats line: its first element is not a method name"))

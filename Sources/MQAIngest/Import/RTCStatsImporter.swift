@@ -469,6 +469,16 @@ struct RTCStatsImporter {
 
     struct LineReject: Error { var reason: String }
 
+    /// `__ping__`, the keepalive line rtcstats-server's older dumps hold,
+    /// blanks around it allowed.
+    static func isKeepalive(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        let word = Array("__ping__".utf8)
+        var lo = 0, hi = line.count
+        while lo < hi, line[lo] <= 0x20 { lo += 1 }
+        while hi > lo, line[hi - 1] <= 0x20 { hi -= 1 }
+        return hi - lo == word.count && zip(line[lo..<hi], word).allSatisfy { $0 == $1 }
+    }
+
     struct Sample {
         var ts: Int64
         var statsTime: Fixed
@@ -500,6 +510,12 @@ struct RTCStatsImporter {
                 return .object
             }
             guard line[p] == UInt8(ascii: "[") else {
+                // rtcstats-server wrote its websocket's keepalives into the
+                // dump between the samples: still a line that is not JSON
+                // (webrtc-import.md: a reject), but said as what it is.
+                if RTCStatsImporter.isKeepalive(line) {
+                    throw LineReject(reason: "rtcstats-server's keepalive (__ping__), not a stats line: no sample is in it")
+                }
                 var q = p
                 try scanner.skipValue(line, &q, depth: 0)
                 throw LineReject(reason: "not a JSON array")
