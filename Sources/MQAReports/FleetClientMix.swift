@@ -50,6 +50,14 @@ public struct FleetClientMix: Sendable, Equatable {
         counts.isEmpty ? "—" : counts.map { "\($0.value) ×\($0.participants)" }.joined(separator: ", ")
     }
 
+    /// `text` as a table cell: each value stays on one line with its
+    /// count, so that a narrow column breaks between values.
+    static func cell(_ counts: [Count]) -> ReportCell {
+        guard !counts.isEmpty else { return .text(text(counts)) }
+        let html = counts.map { "<span class=\"nowrap\">\("\($0.value) ×\($0.participants)".html)</span>" }.joined(separator: ", ")
+        return .markup(html: html, text: text(counts))
+    }
+
     /// `{"ios": 3, "android": 2}` in the order shown.
     static func json(_ counts: [Count]) -> JSON {
         .object(counts.map { ($0.value, .int(Int64($0.participants))) })

@@ -97,6 +97,15 @@ extension FleetReport {
         start.map { String(ReportText.dateTime($0).prefix(16)) } ?? "—"
     }
 
+    /// `startText` as a table cell that breaks, if it must, between the
+    /// date and the time, never inside the date.
+    static func startCell(_ start: Int64?) -> ReportCell {
+        let text = startText(start)
+        let parts = text.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2 else { return .text(text) }
+        return .markup(html: parts.map { "<span class=\"nowrap\">\(String($0).html)</span>" }.joined(separator: " "), text: text)
+    }
+
     /// `ios:3;android:2` (empty when none is known): one cell a script splits.
     static func csvMix(_ counts: [FleetClientMix.Count]) -> String {
         counts.map { "\($0.value):\($0.participants)" }.joined(separator: ";")
@@ -193,8 +202,8 @@ extension FleetReport {
     func rankingCells(_ e: FleetEntry) -> [ReportCell] {
         let count = e.issueCounts.values.reduce(0, +)
         let local: [ReportCell] = display.zone.map { z in [.text(e.header.start.map { z.dateTime($0).prefix(16) + " " + z.offsetText(at: $0) } ?? "—")] } ?? []
-        return [.text(FleetReport.startText(e.header.start))] + local + [.text(e.header.title ?? "—"), .text(e.header.engine ?? "—"),
-                .text(FleetClientMix.text(e.clients.platforms)), .text(FleetClientMix.text(e.clients.sdkVersions)), .int(e.header.participants),
+        return [FleetReport.startCell(e.header.start)] + local + [.text(e.header.title ?? "—"), .text(e.header.engine ?? "—"),
+                FleetClientMix.cell(e.clients.platforms), FleetClientMix.cell(e.clients.sdkVersions), .int(e.header.participants),
                 .text(e.header.durationMs.map(ReportText.duration) ?? "—"), .text(ReportText.number(FleetReport.rounded(e.score), places: 1)),
                 .text(FleetReport.perParticipantHour(e).map { ReportText.number($0, places: 1) } ?? "—"),
                 .text(ReportText.duration(e.stalledMs)), .text(FleetReport.lowTierText(e.lowTierMs)), .int(e.abnormalDisconnects),

@@ -50,7 +50,14 @@ enum HTMLPage {
     }
 
     /// A link to `href` (a file name or fragment we made safe) around markup.
-    static func link(_ href: String, _ markup: String) -> String { "<a href=\"\(href.html)\">\(markup)</a>" }
+    /// A link around `markup`. A long id (40 characters or more, plain
+    /// text with no space) also gets itself as a tooltip: a table cell
+    /// shows its start and an ellipsis (the `td > a` style).
+    static func link(_ href: String, _ markup: String) -> String {
+        let id = markup.count >= 40 && !markup.contains(where: { $0 == "<" || $0 == " " })
+        let title = id ? " title=\"\(markup)\"" : ""
+        return "<a href=\"\(href.html)\"\(title)>\(markup)</a>"
+    }
 
     /// A row of coloured keys for the tier colours.
     static var tierLegend: String {
@@ -66,7 +73,7 @@ enum HTMLPage {
         :root { --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg-alt: #f6f8fa; }
         * { -webkit-print-color-adjust: exact; print-color-adjust: exact; box-sizing: border-box; }
         body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
-               color: var(--ink); margin: 0 auto; padding: 20px 32px; max-width: 1180px; }
+               color: var(--ink); margin: 0 auto; padding: 20px 32px; max-width: 1440px; overflow-wrap: anywhere; }
         h1 { font-size: 22px; margin: 0 0 4px; overflow-wrap: anywhere; }
         h2 { font-size: 17px; margin: 26px 0 8px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
         h3 { font-size: 14px; margin: 16px 0 6px; }
@@ -85,6 +92,7 @@ enum HTMLPage {
         .cols { display: grid; grid-template-columns: minmax(0, 1.2fr) minmax(0, 1fr); gap: 8px 28px; }
         .cols th, .cols th.n { white-space: normal; }
         .verdict td, .verdict th { padding: 3px 6px; }
+        .verdict td { max-width: 240px; }
         ol.incidents { margin: 0; padding: 0; list-style: none; }
         ol.incidents li { margin: 0 0 8px; }
         ol.incidents .when { white-space: nowrap; }
@@ -99,10 +107,11 @@ enum HTMLPage {
         .scroll, .chart { overflow-x: auto; }
         table { border-collapse: collapse; margin: 6px 0 12px; font-size: 13px; }
         th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
-        th { background: var(--bg-alt); font-weight: 600; white-space: nowrap; }
+        th { background: var(--bg-alt); font-weight: 600; overflow-wrap: normal; }
         td { overflow-wrap: break-word; max-width: 420px; }
-        td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-        td > a, .nowrap { white-space: nowrap; }
+        td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+        td.n, .nowrap { white-space: nowrap; }
+        td > a { white-space: nowrap; display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; vertical-align: top; }
         tr.bad td { background: #fff1f0; }
         tr:target td { background: #fff8c5; }
         code, .code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }

@@ -81,8 +81,12 @@ extension MeetingReport {
         return s
     }
 
-    /// A participant's name linking to their charts (or their row).
-    func uidLink(_ uid: String) -> String { HTMLPage.link("#" + participantAnchor(uid), uid.html) }
+    /// A participant's name linking to their charts (or their row); a
+    /// sender who left no log here has neither, so the name stays text.
+    func uidLink(_ uid: String) -> String {
+        let onPage = hasQualityData && analysis.timelines[uid] != nil || analysis.participants.contains { $0.uid == uid }
+        return onPage ? HTMLPage.link("#" + participantAnchor(uid), uid.html) : uid.html
+    }
 
     /// Where a participant is on the page: their charts, or their row
     /// when there are no charts (no quality data).

@@ -43,7 +43,8 @@ extension MeetingReport {
     }
 
     /// The verdict's last line: how many issues, where they are.
-    /// `53 issues: 40 under an incident, 13 in no incident; 83 tier-tuning diagnostics under Tier tuning.`
+    /// `53 issues: 40 under an incident, 13 in no incident; 83 tier-tuning diagnostics under Tier tuning
+    /// (136 in all, as the fleet ranking counts them).`
     func issuesSummary(_ placement: IssuePlacement, html: Bool) -> String {
         let n = placement.problemCount, tuning = placement.tuning.count
         func link(_ anchor: String, _ text: String) -> String { html ? HTMLPage.link("#" + anchor, text.html) : text }
@@ -52,6 +53,9 @@ extension MeetingReport {
         if tuning > 0 {
             s += "; \(tuning) tier-tuning diagnostic\(tuning == 1 ? "" : "s") (stalls that began under a good tier) under "
                 + link("tuning", "Tier tuning")
+            // The fleet ranking's issue count is of both kinds: say the sum,
+            // so that the two pages' numbers meet.
+            s += " (\(n + tuning) in all, as the fleet ranking counts them)"
         }
         return s + "."
     }

@@ -51,6 +51,8 @@ import MQAAnalysis
         #expect(verdict.contains("<h3>Issues in no incident</h3>"))
         #expect(!verdict.contains("stalls_under_good_tier") && !verdict.contains("Issues by code"))
         #expect(verdict.contains("8 issues</a>: 6 under an incident, 2 in no incident; 3 tier-tuning diagnostics"))
+        // The sum the fleet ranking shows for the meeting.
+        #expect(verdict.contains("Tier tuning</a> (11 in all, as the fleet ranking counts them)."))
         // The diagnostics have their own section, with the share of stalls the tier missed.
         let tuning = try #require(page.range(of: "<section id=\"tuning\">"))
         let issues = try #require(page.range(of: "<section id=\"issues\">"))

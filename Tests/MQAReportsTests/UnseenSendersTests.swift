@@ -72,4 +72,23 @@ import MQATestSupport
         #expect(partly.hasPrefix("Nobody suffered: no stalls, no poor/bad time, no abnormal disconnect (no measured quality report from bob: "
                                  + "nothing to tell of its tiers)."), "\(partly)")
     }
+
+    /// A sender with no log has no row and no charts on the page: its name
+    /// is text, not a link to a place that is not there. A long id links
+    /// with itself as the tooltip (the cell shows its start).
+    @Test func everyLinkOnThePageHasItsPlace() throws {
+        let long = String(repeating: "9f", count: 32)
+        var viewer = Self.viewer(watching: ["bob", "carol"])
+        viewer.stall("bob", "bob-cam-0", from: 10_000, to: 14_000)
+        var them = ClientBuilder(long)
+        them.join(0)
+        them.reports(from: 1000, to: 30_000, mos: 4.3)
+        them.leave(30_000)
+        let html = MeetingReport(log: meeting([viewer, them]), config: TierConfig()).html
+        let ids = Set(html.matches(of: /id="([^"]+)"/).map { String($0.1) })
+        let anchors = html.matches(of: /href="#([^"]+)"/).map { String($0.1) }
+        #expect(!anchors.isEmpty && anchors.allSatisfy(ids.contains), "\(anchors.filter { !ids.contains($0) })")
+        #expect(!html.contains("\">bob</a>") && html.contains("<td>bob</td>"))
+        #expect(html.contains("title=\"\(long)\">\(long)</a>"))
+    }
 }
