@@ -12,6 +12,7 @@
 /// | `14:05`, `14:05:30` | that wall-clock time on the meeting's date (`report meeting`, and each meeting's for `meetings --at`), else today, in the zone |
 /// | `-2h`, `-90m`, `-1h30m`, `-45s`, `-3d`, `-1w`, `+15m` | now plus or minus that much |
 /// | `now`, `today`, `yesterday` | now; midnight starting today or yesterday in the zone |
+/// | `1795946400000` | that instant in epoch ms (13 digits), as every JSON output gives times |
 ///
 /// The zone is `--tz`/`MQA_TZ`, else UTC. A time with an offset or `Z`
 /// never depends on the zone.
@@ -30,7 +31,7 @@ public enum TimeInput: Sendable, Equatable {
 
     /// What `--help` and errors say the forms are.
     public static let forms = "RFC 3339 (2026-11-29T14:05:00Z), a date (2026-11-29), a time of day (14:05), "
-        + "or relative (-2h, -30m, now, today, yesterday)"
+        + "relative (-2h, -30m, now, today, yesterday), or epoch ms (1795946400000)"
 
     /// The form of `text`, or nil when it is none of them.
     public static func parse(_ text: String) -> TimeInput? {
@@ -44,7 +45,8 @@ public enum TimeInput: Sendable, Equatable {
         // A date or date-time without an offset first: `Time.parse` reads a
         // bare date as midnight UTC, which is right only without a zone.
         if let ms = localDateTime(t) { return .local(ms) }
-        if let ms = Time.parse(t) { return .instant(ms) }
+        if let ms = Time.parse(t) ?? Time.parse(secondsAdded(t)) { return .instant(ms) }
+        if let ms = epochMilliseconds(t) { return .instant(ms) }
         if let ms = timeOfDay(t) { return .timeOfDay(ms) }
         if let ms = relative(t) { return .relative(ms) }
         return nil
@@ -104,6 +106,25 @@ public enum TimeInput: Sendable, Equatable {
         else { return nil }
         ms += tod
         return ms
+    }
+
+    /// RFC 3339 with seconds, where `t` is one without them
+    /// (`2026-11-29T14:05Z`, `…14:05+01:00`), as people type an offset;
+    /// `t` itself otherwise.
+    static func secondsAdded(_ t: String) -> String {
+        let b = Array(t.utf8)
+        guard b.count >= 17, b[4] == 0x2D, b[7] == 0x2D, b[13] == 0x3A,
+            [0x5A, 0x7A, 0x2B, 0x2D].contains(b[16])  // Z z + -
+        else { return t }
+        return String(decoding: b[..<16] + Array(":00".utf8) + b[16...], as: UTF8.self)
+    }
+
+    /// Epoch ms of 13 digits (2001 to 2286), the form JSON outputs give a
+    /// time in, so that a `start` pastes back into `--since`. Fewer digits
+    /// are refused: 10 are more likely epoch seconds than 1970.
+    static func epochMilliseconds(_ t: String) -> Int64? {
+        guard t.utf8.count == 13, t.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int64(t)
     }
 
     /// `HH:MM`, `HH:MM:SS`, `HH:MM:SS.fff` (24-hour): ms after midnight.

@@ -45,14 +45,14 @@ public struct MeetingListReport: Sendable {
     /// `{"schema", "uid", "at", "meetings", "list": [...]}`: `meetings`
     /// is the count, as in every JSON of mqa, and `list` the meetings,
     /// newest first; `uid` and `at` are null when not asked for, and a
-    /// time of day asked for is `atTimeOfDay` (`"14:05:00"`, in the zone).
+    /// time of day asked for is `atTimeOfDay` (`"14:05:00"`) in `zone`.
     public var json: JSON {
         .object([
             ("schema", .string(MeetingListReport.schema)),
         ] + config.jsonMember("config") + [
             ("uid", .optional(filter.uid)),
             ("at", .optional(filter.at)),
-        ] + (filter.timeOfDay.map { [("atTimeOfDay", JSON.string($0))] } ?? []) + [
+        ] + (filter.timeOfDay.map { [("atTimeOfDay", JSON.string($0)), ("zone", JSON.string(zoneName))] } ?? []) + [
             ("meetings", .int(Int64(entries.count))),
             ("list", .array(entries.map { e in
                 .object([
@@ -63,6 +63,9 @@ public struct MeetingListReport: Sendable {
             })),
         ])
     }
+
+    /// The zone a time of day was read in (`UTC` without one).
+    var zoneName: String { display.zone.map { $0.isUTC ? "UTC" : $0.identifier } ?? "UTC" }
 
     /// Times and durations in ms, the score to 0.1 (as the fleet shows it);
     /// every key of the JSON's list, `engine` last (added after the rest).

@@ -23,6 +23,16 @@ import Testing
         #expect(resolve("2026-11-29T14:05:00.250Z", sydney) == ms("2026-11-29T14:05:00.250Z"))
     }
 
+    @Test func epochMillisecondsAndMinutesWithAnOffsetAreInstants() {
+        #expect(resolve("1795946400000", berlin) == ms("2026-11-29T10:00:00Z"))
+        #expect(resolve("2026-11-29T14:05Z", sydney) == ms("2026-11-29T14:05:00Z"))
+        #expect(resolve("2026-11-29T14:05+01:00") == ms("2026-11-29T13:05:00Z"))
+        #expect(resolve("2026-11-29 14:05-03:30") == ms("2026-11-29T17:35:00Z"))
+        // Epoch seconds, or a short number, are no time: refused, not 1970.
+        #expect(resolve("1795946400") == nil && resolve("12345") == nil && resolve("17959464000001") == nil)
+        #expect(resolve("2026-11-29T14:5Z") == nil && resolve("2026-11-29T14:05+1") == nil)
+    }
+
     @Test func aDateIsMidnightInTheZone() {
         #expect(resolve("2026-11-29") == ms("2026-11-29T00:00:00Z"))
         #expect(resolve("2026-11-29", sydney) == ms("2026-11-28T13:00:00Z"))  // +11:00 in summer
