@@ -143,8 +143,8 @@ enum HTMLPage {
         @media print {
           body { padding: 0; max-width: none; font-size: 11px; }
           nav.crumbs { display: none; }
-          h2 { break-after: avoid; }
-          figure, .notice, .verdict, tr { break-inside: avoid; }
+          h2, h3, summary, figcaption { break-after: avoid; }
+          figure, .notice, .verdict, tr, .chart { break-inside: avoid; }
           a { color: inherit; text-decoration: none; }
           .scroll, .chart { overflow: visible; }
           .chart svg { min-width: 0; }

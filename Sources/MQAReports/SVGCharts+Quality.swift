@@ -50,7 +50,10 @@ extension SVGCharts {
     /// Translucent bands for the participant's incidents, numbered at the top.
     static func incidentBands(_ incidents: [(number: Int, incident: Incident)], axis: TimeAxis, top: Double, bottom: Double,
                               origin: Int64) -> String {
-        var out = "", lastLabel = -Double.infinity
+        // Where the last number shown ends: a number closer than a space
+        // after it is left out (its band keeps the tooltip), so that 146
+        // and 153 never read as 146153.
+        var out = "", lastEnd = -Double.infinity
         // Dated as the page's incident list is (the axis spans the meeting).
         var display = TimeDisplay(zone: axis.zone)
         display.date(forSpan: axis.start, axis.end)
@@ -59,9 +62,9 @@ extension SVGCharts {
             let tip = "incident \(n): \(IncidentText.window(i, from: origin, display)), \(IncidentText.kinds(i)) → \(i.cause.words)"
             out += rect(x0, top, x1 - x0, bottom - top, fill: "#7b3294", extra: "fill-opacity=\"0.1\"", tip: tip)
             out += rect(x0, top - 2, x1 - x0, 2, fill: "#7b3294")
-            if x0 - lastLabel >= 22 {
+            if x0 >= lastEnd + 6 {
                 out += text(x0, top - 3, "\(n)")
-                lastLabel = x0
+                lastEnd = x0 + 7.5 * Double(String(n).count)
             }
         }
         return out + "\n"

@@ -116,6 +116,8 @@ func xmlError(_ page: String) -> String? {
         #expect(!page.contains("\u{1}"))
         #expect(HTMLEscaping.escape("a\u{0}b\u{FFFF}") == "a\u{FFFD}b\u{FFFD}")
         #expect(HTMLEscaping.escape("<&>\"'") == "&lt;&amp;&gt;&quot;&#39;")
+        // Bidi overrides and isolates show as md shows them; other U+2xxx stay.
+        #expect(HTMLEscaping.escape("evil\u{202E}gpj.exe \u{2066}x\u{2069} — …") == "evil\\u202egpj.exe \\u2066x\\u2069 — …")
     }
 
     @Test func longMeetingsAreBucketed() {
