@@ -10,6 +10,10 @@ struct CommandSpec: Sendable {
     var minPositionals = 0
     var maxPositionals: Int? = 0
     var options: [any OptionDeclaration] = []
+    /// `--help`'s EXAMPLES: (what it does, the command line). Each one is
+    /// parsed by this spec in a test, so none can name an option that is
+    /// not there.
+    var examples: [(String, String)] = []
 
     static let help = Option<Bool>.flag("-h", "--help", help: "Show help information.")
 

@@ -31,6 +31,10 @@ extension CommandSpec {
             let label = option.names.joined(separator: ", ") + (option.valueName.map { " <\($0.lowercased())>" } ?? "")
             text += CommandSpec.row(label, option.help + CommandSpec.facts(option))
         }
+        if !examples.isEmpty {
+            text += "\nEXAMPLES:\n"
+            for (what, line) in examples { text += "  # \(what)\n  \(line)\n" }
+        }
         return text
     }
 

@@ -150,6 +150,24 @@ import Testing
         #expect(help.contains("  -h, --help              Show help information.\n"), "\(help)")
     }
 
+    /// Every command's help teaches with examples, and each example is a
+    /// command line its own parser takes: an option renamed or removed
+    /// fails here, not in a reader's terminal.
+    @Test func everyExampleParses() throws {
+        for command in CLI.subcommands {
+            let spec = command.spec
+            #expect(!spec.examples.isEmpty, "\(spec.name) has no example")
+            #expect(spec.helpText.contains("\nEXAMPLES:\n  # "), "\(spec.name)")
+            for (_, line) in spec.examples {
+                let words = line.split(separator: " ").map(String.init)
+                let head = ["mqa"] + spec.name.split(separator: " ").map(String.init)
+                #expect(Array(words.prefix(head.count)) == head, "\(line)")
+                let parsed = try spec.parse(Array(words.dropFirst(head.count)))
+                #expect(!parsed.wantsHelp, "\(line)")
+            }
+        }
+    }
+
     /// Every command's help and parser come from its declarations: each
     /// option name is declared once per command, and required ones are marked.
     @Test func everyCommandDeclaresEachNameOnce() {

@@ -19,7 +19,10 @@ enum CheckCommand {
 
             Exit status: 0 the store is sound, 1 damage found (or no store), 64 usage.
             """,
-        options: [Options.db, format, Options.out])
+        options: [Options.db, format, Options.out],
+        examples: [
+            ("Verify the SQLite file and every compressed chunk", "mqa check --db calls.sqlite"),
+        ])
 
     static let format = Options.format(["md", "json", "csv"])
 

@@ -26,7 +26,10 @@ enum CompareCommand {
                     ("FILE...", "With --merge: partials files written by 'report cohorts --partials'.")],
         minPositionals: 2, maxPositionals: nil,
         options: [Options.db, Options.config, CohortOptions.by.required, Options.since, Options.until, Options.tzForTypedTimes, failIfWorse, ReportOptions.format,
-                  Options.out, CohortOptions.seed, CohortOptions.replicates, CohortOptions.merge])
+                  Options.out, CohortOptions.seed, CohortOptions.replicates, CohortOptions.merge],
+        examples: [
+            ("Is SDK 5.3.0 worse than 5.2.3? Exit 2 if so (a release gate)", "mqa compare --by sdkVersion 5.2.3 5.3.0 --fail-if-worse"),
+        ])
 
     static let failIfWorse = Option<Bool>.flag(
         "--fail-if-worse", help: "Exit 2 when B is significantly worse on a stall, tier or disconnect figure.")

@@ -22,7 +22,10 @@ enum DemoCommand {
             DIR must be new, empty, or an earlier demo's folder, whose files are replaced.
             Deterministic: the same --seed gives the same files.
             """,
-        options: [out, meetings, seed])
+        options: [out, meetings, seed],
+        examples: [
+            ("Everything on 24 simulated meetings, in one folder", "mqa demo --out demo"),
+        ])
 
     static let out = Option<String>.path("-o", "--out", value: "DIR", help: "Where to write.", default: "demo", defaultText: "./demo")
     static let meetings = Option<Int>.integer(

@@ -16,7 +16,10 @@ enum ExportCommand {
             decimal as its double's shortest digits). Ingesting the export into an empty
             store gives the same store (and the same export).
             """,
-        options: [Options.db, meeting, format, Options.out])
+        options: [Options.db, meeting, format, Options.out],
+        examples: [
+            ("One meeting's events back as event-log lines", "mqa export --meeting m-7476 -o m-7476.ndjson"),
+        ])
 
     static let meeting = Option<String>.string("--meeting", value: "ID", help: "Only this meeting.", validate: Options.nonEmptyId)
     static let format = Options.format(["ndjson", "csv"], default: "ndjson")

@@ -31,7 +31,12 @@ enum IngestCommand {
             """,
         arguments: [("FILE...", "Event logs or stats dumps: plain, gzip or zstd compressed, or - for standard input; with -r, folders too.")],
         minPositionals: 1, maxPositionals: nil,
-        options: [Options.db, format, inputFormat, meeting, recursive, Options.out])
+        options: [Options.db, format, inputFormat, meeting, recursive, Options.out],
+        examples: [
+            ("Ingest a folder of logs (plain, .gz or .zst) into ./mqa.sqlite", "mqa ingest -r logs/"),
+            ("Ingest Chrome's webrtc-internals download as one person of a named meeting", "mqa ingest --db calls.sqlite --meeting standup-0412 webrtc_internals_dump.txt"),
+            ("The summary as JSON, for a script", "mqa ingest --db calls.sqlite -f json day-12.ndjson.gz"),
+        ])
 
     static let format = Options.format(["text", "json", "md", "csv"], default: "text", help: "Summary format (md is the same as text; csv: the counts as one row).")
     static let inputFormat = Option<String>.choice(

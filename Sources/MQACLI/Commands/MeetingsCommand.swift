@@ -26,7 +26,11 @@ enum MeetingsCommand {
             with her incidents, the nearest to 14:05 first. A full time
             (2026-11-29T14:05) or a relative one (-2h) is one instant.
             """,
-        options: [Options.db, Options.config, uid, at, Options.since, Options.until, Options.tz, top, format, Options.out])
+        options: [Options.db, Options.config, uid, at, Options.since, Options.until, Options.tz, top, format, Options.out],
+        examples: [
+            ("alice's meetings, newest first", "mqa meetings --uid alice"),
+            ("Meetings running at 14:05 local time, whatever the day", "mqa meetings --at 14:05 --tz America/New_York"),
+        ])
 
     static let top = Option<Int>.integer(
         "-n", "--top", value: "N", help: "Only the N newest meetings.", range: 1...Int(Int32.max), defaultText: "all")

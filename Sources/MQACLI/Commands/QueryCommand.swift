@@ -23,7 +23,12 @@ enum QueryCommand {
             """,
         arguments: [("NAME", "The query (see --list).")],
         maxPositionals: 1,
-        options: [Options.db, list, param, Options.since, Options.until, Options.tz, format, Options.out])
+        options: [Options.db, list, param, Options.since, Options.until, Options.tz, format, Options.out],
+        examples: [
+            ("List the named queries", "mqa query --list"),
+            ("Rejected lines with their file, line and reason", "mqa query rejects -f csv"),
+            ("The 10 worst meetings since a date", "mqa query worst-meetings --param limit=10 --since 2026-11-01"),
+        ])
 
     static let list = Option<Bool>.flag("--list", help: "List the named queries and what they return.")
     static let param = Option<[String]>.repeatable(

@@ -26,7 +26,11 @@ enum ReportCohortsCommand {
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
         options: [Options.db, Options.config, CohortOptions.partialsBy, Options.since, Options.until, Options.tzForTypedTimes, ReportOptions.format, Options.out,
-                  CohortOptions.seed, CohortOptions.replicates, CohortOptions.partials, CohortOptions.merge])
+                  CohortOptions.seed, CohortOptions.replicates, CohortOptions.partials, CohortOptions.merge],
+        examples: [
+            ("Stall rate, poor/bad time and MOS per SDK version", "mqa report cohorts --by sdkVersion"),
+            ("Per network type, over November", "mqa report cohorts --by netType --since 2026-11-01 --until 2026-12-01 -f json"),
+        ])
 
     static let command = Subcommand(spec: spec, run: run)
 

@@ -12,7 +12,11 @@ enum ReportFleetCommand {
         name: "report fleet",
         abstract: "All meetings ranked worst first, with counts of each issue code.",
         discussion: "Score = " + FleetReport.scoreRule + ".",
-        options: [Options.db, Options.config, top, Options.since, Options.until, Options.tz, ReportOptions.format, Options.out])
+        options: [Options.db, Options.config, top, Options.since, Options.until, Options.tz, ReportOptions.format, Options.out],
+        examples: [
+            ("The ten worst meetings of the last 24 hours", "mqa report fleet --since -1d -n 10"),
+            ("The whole ranking as CSV", "mqa report fleet -o fleet.csv"),
+        ])
 
     static let top = Option<Int>.integer(
         "-n", "--top", value: "N", help: "Show only the N worst meetings.", range: 1...Int(Int32.max), defaultText: "all")

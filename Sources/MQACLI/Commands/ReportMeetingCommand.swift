@@ -25,7 +25,12 @@ enum ReportMeetingCommand {
             """,
         arguments: [("ID", "The meeting id (omit with --all).")],
         maxPositionals: 1,
-        options: [Options.db, Options.config, ReportOptions.format, out, uid, at, Options.tz, all, Options.since, Options.until])
+        options: [Options.db, Options.config, ReportOptions.format, out, uid, at, Options.tz, all, Options.since, Options.until],
+        examples: [
+            ("Find alice's bad moment: her incidents around 14:05 first", "mqa report meeting m-7476 --uid alice --at 14:05 --tz Europe/Berlin"),
+            ("One meeting as a page to open in a browser", "mqa report meeting m-7476 -o m-7476.html"),
+            ("Every meeting of a day as a linked site", "mqa report meeting --all --since 2026-11-29 --until 2026-11-30 -f html -o site"),
+        ])
 
     static let out = Option<String>.path(
         "-o", "--out", value: "PATH", help: "Write to this file (with --all: into this directory); - is standard output.")

@@ -20,7 +20,10 @@ enum ReportTrackCommand {
             """,
         arguments: [("TRACK", "The track id, as in stream_subscribe.")],
         minPositionals: 1, maxPositionals: 1,
-        options: [Options.db, Options.config, meeting, Options.tz, ReportOptions.format, Options.out])
+        options: [Options.db, Options.config, meeting, Options.tz, ReportOptions.format, Options.out],
+        examples: [
+            ("One published track as each subscriber received it", "mqa report track --meeting m-7476 u-21f6-cam"),
+        ])
 
     static let meeting = Option<String>.string("--meeting", value: "ID", help: "The meeting.", required: true,
                                                validate: Options.nonEmptyId)

@@ -20,7 +20,11 @@ enum ReportTrendsCommand {
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
         options: [Options.db, Options.config, CohortOptions.optionalBy, every, Options.since, Options.until, Options.tzForPeriods, ReportOptions.format, Options.out,
-                  CohortOptions.seed, CohortOptions.replicates, CohortOptions.partials, CohortOptions.merge])
+                  CohortOptions.seed, CohortOptions.replicates, CohortOptions.partials, CohortOptions.merge],
+        examples: [
+            ("The fleet's figures per week, as a page with a chart", "mqa report trends --every week -o trends.html"),
+            ("Per day and network type, in the zone's calendar", "mqa report trends --by netType --tz Asia/Kolkata"),
+        ])
 
     static let every = Option<TrendPeriod>.choice(
         "--every", value: "PERIOD", help: "The period.", TrendPeriod.allCases.map { ($0.rawValue, $0) },

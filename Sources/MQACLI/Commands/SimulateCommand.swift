@@ -20,7 +20,10 @@ enum SimulateCommand {
             duplicate lines, RFC 3339 times, unknown events). Docs/simulator.md lists
             the model's parameters.
             """,
-        options: [meetings, seed, out])
+        options: [meetings, seed, out],
+        examples: [
+            ("Write 20 meetings' logs, the same for the same seed", "mqa simulate --meetings 20 --seed 7 --out logs"),
+        ])
 
     static let meetings = Option<Int>.integer(
         "--meetings", value: "N", help: "How many meetings.", range: 1...1_000_000, default: Simulator.defaultMeetings)

@@ -17,7 +17,11 @@ enum TiersCommand {
             under the defaults or --config. Lists every tier change, the time spent in
             each tier and the flaps (changes between two known tiers).
             """,
-        options: [Options.db, meeting, uid, Options.config, Options.tz, format, Options.out])
+        options: [Options.db, meeting, uid, Options.config, Options.tz, format, Options.out],
+        examples: [
+            ("A participant's recomputed tiers, with local times beside UTC", "mqa tiers --meeting m-7476 --uid alice --tz Europe/Berlin"),
+            ("The same under another tier config", "mqa tiers --meeting m-7476 --config strict.json -f csv"),
+        ])
 
     static let meeting = Option<String>.string("--meeting", value: "ID", help: "The meeting.", required: true,
                                                validate: Options.nonEmptyId)

@@ -36,7 +36,11 @@ enum TuneCommand {
             """,
         arguments: [("FILE...", "With --merge: partials files written by --partials.")],
         maxPositionals: nil,
-        options: [Options.db, base, Options.since, Options.until, Options.tz, grid, target, leadMs, top, format, partials, merge, by, Options.out])
+        options: [Options.db, base, Options.since, Options.until, Options.tz, grid, target, leadMs, top, format, partials, merge, by, Options.out],
+        examples: [
+            ("Score the configs of a grid against the stalls, best first", "mqa tune --grid grid.json -n 5"),
+            ("Rank per network type, over last week's meetings", "mqa tune --grid grid.json --by netType --since -1w"),
+        ])
 
     /// `--by FIELD`: the sweep per cohort (`TuneCohortsReport`).
     static let by = Option<CohortField>.choice(
