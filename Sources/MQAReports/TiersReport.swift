@@ -42,6 +42,14 @@ public struct TiersReport: Sendable {
         return t.csv
     }
 
+    /// Local clocks carry their date when the meeting spans more than one
+    /// day of the zone (as the meeting report's do): `00:10:02` after
+    /// `23:50:02` would read as earlier.
+    var localDated: Bool {
+        guard let zone = display.zone, let span = analysis.span else { return false }
+        return zone.day(of: span.first) != zone.day(of: span.last)
+    }
+
     /// Per connection: its span, the time in each tier and every change.
     public var markdown: String {
         var out = "# Tiers of meeting \(Markdown.escape(analysis.meeting))\n\n"
@@ -57,7 +65,7 @@ public struct TiersReport: Sendable {
                 let local = display.zone.map { ["time (\($0.identifier))"] } ?? []
                 var table = ReportTable(headers: ["time"] + local + ["+offset", "from", "to"], numeric: [1 + local.count])
                 for change in c.changes {
-                    let clock = display.zone.map { [$0.clock(change.ts) + " " + $0.offsetText(at: change.ts)] } ?? []
+                    let clock = display.zone.map { z in [(localDated ? z.dateTime(change.ts) : z.clock(change.ts)) + " " + z.offsetText(at: change.ts)] } ?? []
                     table.add(text: [Time.iso(change.ts)] + clock + [Time.duration(change.ts - c.start), change.from.name, change.to.name])
                 }
                 out += table.markdown + "\n"

@@ -46,6 +46,25 @@ import MQATestSupport
         #expect(report.render(.json).contains("\"uid\": \"a|b\\u001b[2J\\nc,\\\"d\\\"\""))
     }
 
+    /// A meeting over the zone's midnight dates its local clocks, as the
+    /// meeting report does; one within a day keeps them bare.
+    @Test func tiersDateLocalClocksOverMidnight() {
+        func markdown(start t: Int64) -> String {
+            var a = ClientBuilder("ann")
+            a.join(t)
+            a.reports(from: t + 2000, to: t + 40000, mos: 4.4)
+            a.reports(from: t + 42000, to: t + 80000, mos: 2.0)
+            a.leave(t + 81000)
+            var report = TiersReport(MeetingAnalysis.analyze(meeting([a]), config: TierConfig()))
+            report.display = TimeDisplay(zone: ClockZone("Europe/London"))
+            return report.markdown
+        }
+        let late = markdown(start: Time.parse("2026-11-29T23:59:00Z")!)
+        #expect(late.contains("| 2026-11-29 23:59:42 +00:00 |"), "\(late)")
+        let noon = markdown(start: Time.parse("2026-11-29T12:00:00Z")!)
+        #expect(noon.contains("| 12:00:42 +00:00 ") && !noon.contains("| 2026-11-29 12:"), "\(noon)")
+    }
+
     @Test func checkListsTheFirstThousandDamagesInMarkdownAndAllInJSON() {
         var result = StoreCheckResult()
         result.integrity = ["ok"]
