@@ -111,14 +111,17 @@ extension MeetingReport {
         return b + "</section>\n"
     }
 
-    /// `{"uid", "at", "incidents": [{"number", "distanceMs", …incident}]}`,
-    /// in the section's order; `distanceMs` is null without `at`.
+    /// `{"uid", "at", "incidents": [{"number", "distanceMs", "offsetMs", …incident}]}`,
+    /// in the section's order; `distanceMs` (how far from T, never
+    /// negative) and `offsetMs` (the same, negative for an incident over
+    /// before T) are null without `at`.
     func focusJSON(_ focus: ReportFocus) -> JSON {
         .object([
             ("uid", .string(focus.uid)), ("at", .optional(focus.at)),
             ("incidents", .array(focusIncidents(focus).map { f in
                 guard case .object(let fields) = f.incident.json else { return f.incident.json }
-                return .object([("number", .int(Int64(f.number))), ("distanceMs", .optional(f.distanceMs))] + fields)
+                let offset = f.distanceMs.map { d in focus.at.map { f.incident.startTs > $0 ? d : -d } ?? d }
+                return .object([("number", .int(Int64(f.number))), ("distanceMs", .optional(f.distanceMs)), ("offsetMs", .optional(offset))] + fields)
             })),
         ])
     }

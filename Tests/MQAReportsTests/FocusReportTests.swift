@@ -122,6 +122,9 @@ import MQATestSupport
         #expect(incidents.count == 4)
         #expect((incidents[0]["startTs"] as? NSNumber)?.int64Value == t0 + 60_000)
         #expect((incidents[0]["distanceMs"] as? NSNumber)?.intValue == 0)
+        // distanceMs is how far; offsetMs says which side: the one 40 s away ended before T.
+        #expect(incidents.map { ($0["offsetMs"] as? NSNumber)?.intValue } == [0, 19_000, 39_000, -40_000])
+        #expect(incidents.map { ($0["distanceMs"] as? NSNumber)?.intValue } == [0, 19_000, 39_000, 40_000])
         #expect(incidents[0]["number"] is NSNumber)
         // Without a focus there is no key: reports keep their shape.
         #expect(!report.json.rendered().contains("\"focus\""))
