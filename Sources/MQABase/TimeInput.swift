@@ -6,10 +6,10 @@
 ///
 /// | typed | means |
 /// |---|---|
-/// | `2026-11-29T14:05:00Z`, `…+11:00` | that instant (RFC 3339, any offset) |
+/// | `2026-11-29T14:05:00Z`, `…+11:00`, `2026-11-29T14:05Z` | that instant (RFC 3339, any offset; seconds may be left out) |
 /// | `2026-11-29T14:05`, `2026-11-29 14:05:30` | that wall-clock time in the zone |
 /// | `2026-11-29` | midnight starting that day in the zone |
-/// | `14:05`, `14:05:30` | that wall-clock time on the meeting's date (`report meeting`, and each meeting's for `meetings --at`), else today, in the zone |
+/// | `14:05`, `14:05:30` | that wall-clock time inside the meeting, on any of its dates (`report meeting`, and each meeting's for `meetings --at`), else today, in the zone |
 /// | `-2h`, `-90m`, `-1h30m`, `-45s`, `-3d`, `-1w`, `+15m` | now plus or minus that much |
 /// | `now`, `today`, `yesterday` | now; midnight starting today or yesterday in the zone |
 /// | `1795946400000` | that instant in epoch ms (13 digits), as every JSON output gives times |
@@ -58,9 +58,9 @@ public enum TimeInput: Sendable, Equatable {
     /// A time of day with `near` is the first instant inside the span
     /// whose wall clock reads it: on any local date the span touches (a
     /// meeting running past midnight, or for days), and either pass of an
-    /// hour the clocks repeat. When none is inside, it is taken on the
-    /// date of the span's start (to say how far before or after it is);
-    /// without `near`, today.
+    /// hour the clocks repeat. When none is inside, the reading nearest the
+    /// span (to say how far before or after it T is); without `near`,
+    /// today.
     public func resolve(zone: ClockZone, now: Int64, near span: (start: Int64, end: Int64)? = nil) -> Int64 {
         switch self {
         case .instant(let ms): return ms
@@ -70,14 +70,28 @@ public enum TimeInput: Sendable, Equatable {
         case .timeOfDay(let ms):
             guard let span else { return zone.instant(local: zone.day(of: now) * 86_400_000 + ms) }
             let firstDay = zone.day(of: span.start)
-            // Readings grow with the date: the first at or after the start
-            // is the only one to test against the end, a day or two on.
-            for day in firstDay...max(firstDay, zone.day(of: span.end)) {
+            let lastDay = max(firstDay, zone.day(of: span.end))
+            // Readings grow with the date, so the search stops at the first
+            // one past the end (a day or two on, however long the span). A
+            // time the clock skipped (a spring gap) counts only when no real
+            // reading is inside.
+            var skipped: Int64?
+            search: for day in firstDay...lastDay {
                 for t in zone.instants(local: day * 86_400_000 + ms) where t >= span.start {
-                    return t <= span.end ? t : zone.instant(local: firstDay * 86_400_000 + ms)
+                    if t > span.end { break search }
+                    if zone.local(t) == day * 86_400_000 + ms { return t }
+                    skipped = skipped ?? t
                 }
             }
-            return zone.instant(local: firstDay * 86_400_000 + ms)
+            if let skipped { return skipped }
+            // In none: the reading nearest the span, to say how far before
+            // or after it T is (a span with none inside is under a day).
+            func distance(_ t: Int64) -> Int64 { t < span.start ? span.start - t : t > span.end ? t - span.end : 0 }
+            var nearest = zone.instant(local: firstDay * 86_400_000 + ms)
+            for day in (firstDay - 1)...min(lastDay, firstDay + 2) + 1 {
+                for t in zone.instants(local: day * 86_400_000 + ms) where distance(t) < distance(nearest) { nearest = t }
+            }
+            return nearest
         }
     }
 
@@ -123,7 +137,8 @@ public enum TimeInput: Sendable, Equatable {
     /// time in, so that a `start` pastes back into `--since`. Fewer digits
     /// are refused: 10 are more likely epoch seconds than 1970.
     static func epochMilliseconds(_ t: String) -> Int64? {
-        guard t.utf8.count == 13, t.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        // A leading 0 would be 1970 again (`0001795946400`, seconds padded).
+        guard t.utf8.count == 13, t.utf8.first != 0x30, t.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         return Int64(t)
     }
 

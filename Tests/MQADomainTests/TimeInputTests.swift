@@ -30,6 +30,7 @@ import Testing
         #expect(resolve("2026-11-29 14:05-03:30") == ms("2026-11-29T17:35:00Z"))
         // Epoch seconds, or a short number, are no time: refused, not 1970.
         #expect(resolve("1795946400") == nil && resolve("12345") == nil && resolve("17959464000001") == nil)
+        #expect(resolve("0001795946400") == nil)
         #expect(resolve("2026-11-29T14:5Z") == nil && resolve("2026-11-29T14:05+1") == nil)
     }
 
@@ -96,6 +97,24 @@ import Testing
         #expect(newYork.instants(local: ms("2026-11-01T01:30:00Z")) == [ms("2026-11-01T05:30:00Z"), ms("2026-11-01T06:30:00Z")])
         // In the spring gap, one instant: the clock's earlier offset.
         #expect(newYork.instants(local: ms("2026-03-08T02:30:00Z")) == [ms("2026-03-08T07:30:00Z")])
+        // A meeting from 01:30 EST on the gap day to the next day: the 02:52
+        // the clock really showed (on the 9th) wins over the one it skipped.
+        let overGap = (start: ms("2026-03-08T06:30:00Z"), end: ms("2026-03-09T12:00:00Z"))
+        #expect(resolve("02:52", newYork, near: overGap) == ms("2026-03-09T06:52:00Z"))
+        // Only the skipped one inside: it is taken (the earlier offset's).
+        let inGap = (start: ms("2026-03-08T06:30:00Z"), end: ms("2026-03-08T08:00:00Z"))
+        #expect(resolve("02:52", newYork, near: inGap) == ms("2026-03-08T07:52:00Z"))
+    }
+
+    @Test func aTimeOfDayOutsideTheMeetingIsTheNearestReading() {
+        // 01:05-01:50 EST (second pass): 01:55 EST, 5 min after its end, not
+        // 01:55 EDT, an hour before its start.
+        let second = (start: ms("2026-11-01T06:05:00Z"), end: ms("2026-11-01T06:50:00Z"))
+        #expect(resolve("01:55", newYork, near: second) == ms("2026-11-01T06:55:00Z"))
+        // 23:00-23:30: 00:10 is 40 min after it, on the next date.
+        let late = (start: ms("2026-11-15T23:00:00Z"), end: ms("2026-11-15T23:30:00Z"))
+        #expect(resolve("00:10", near: late) == ms("2026-11-16T00:10:00Z"))
+        #expect(resolve("22:00", near: late) == ms("2026-11-15T22:00:00Z"))
     }
 
     @Test func relativeTimesCountFromNow() {
