@@ -99,10 +99,13 @@ extension FleetReport {
 
     /// `startText` as a table cell that breaks, if it must, between the
     /// date and the time, never inside the date.
-    static func startCell(_ start: Int64?) -> ReportCell {
-        let text = startText(start)
-        let parts = text.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2 else { return .text(text) }
+    static func startCell(_ start: Int64?) -> ReportCell { nowrapParts(startText(start)) }
+
+    /// `text` as a cell that may break at its spaces only (a date, a
+    /// clock, an offset each stay whole).
+    static func nowrapParts(_ text: String) -> ReportCell {
+        let parts = text.split(separator: " ")
+        guard parts.count > 1 else { return .text(text) }
         return .markup(html: parts.map { "<span class=\"nowrap\">\(String($0).html)</span>" }.joined(separator: " "), text: text)
     }
 
@@ -201,7 +204,7 @@ extension FleetReport {
     /// the codes under the table).
     func rankingCells(_ e: FleetEntry) -> [ReportCell] {
         let count = e.issueCounts.values.reduce(0, +)
-        let local: [ReportCell] = display.zone.map { z in [.text(e.header.start.map { z.dateTime($0).prefix(16) + " " + z.offsetText(at: $0) } ?? "—")] } ?? []
+        let local: [ReportCell] = display.zone.map { z in [FleetReport.nowrapParts(e.header.start.map { z.dateTime($0).prefix(16) + " " + z.offsetText(at: $0) } ?? "—")] } ?? []
         return [FleetReport.startCell(e.header.start)] + local + [.text(e.header.title ?? "—"), .text(e.header.engine ?? "—"),
                 FleetClientMix.cell(e.clients.platforms), FleetClientMix.cell(e.clients.sdkVersions), .int(e.header.participants),
                 .text(e.header.durationMs.map(ReportText.duration) ?? "—"), .text(ReportText.number(FleetReport.rounded(e.score), places: 1)),

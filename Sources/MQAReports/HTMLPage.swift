@@ -50,13 +50,24 @@ enum HTMLPage {
     }
 
     /// A link to `href` (a file name or fragment we made safe) around markup.
-    /// A link around `markup`. A long id (40 characters or more, plain
-    /// text with no space) also gets itself as a tooltip: a table cell
-    /// shows its start and an ellipsis (the `td > a` style).
+    /// A link around `markup`. One whose text is long (24 characters or
+    /// more: a UUID, a hashed uid, a name with a department) is of class
+    /// `long`, which a table cell ends in an ellipsis, and carries its whole
+    /// text as the tooltip, so that nothing cut is lost.
     static func link(_ href: String, _ markup: String) -> String {
-        let id = markup.count >= 40 && !markup.contains(where: { $0 == "<" || $0 == " " })
-        let title = id ? " title=\"\(markup)\"" : ""
-        return "<a href=\"\(href.html)\"\(title)>\(markup)</a>"
+        let text = plainText(markup)
+        let long = text.count >= 24 ? " class=\"long\" title=\"\(text)\"" : ""
+        return "<a href=\"\(href.html)\"\(long)>\(markup)</a>"
+    }
+
+    /// `markup` without its tags (its entities kept: still escaped text).
+    static func plainText(_ markup: String) -> String {
+        guard markup.contains("<") else { return markup }
+        var out = "", inTag = false
+        for c in markup {
+            if c == "<" { inTag = true } else if c == ">" { inTag = false } else if !inTag { out.append(c) }
+        }
+        return out
     }
 
     /// A row of coloured keys for the tier colours.
@@ -111,11 +122,13 @@ enum HTMLPage {
         td { overflow-wrap: break-word; max-width: 420px; }
         td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
         td.n, .nowrap { white-space: nowrap; }
-        td > a { white-space: nowrap; display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; vertical-align: top; }
+        td > a { white-space: nowrap; }
+        td > a.long { display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; vertical-align: top; }
         tr.bad td { background: #fff1f0; }
         tr:target td { background: #fff8c5; }
         code, .code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
         .code { background: var(--bg-alt); padding: 1px 5px; border-radius: 4px; white-space: nowrap; }
+        .sub .code { white-space: normal; }
         .muted { color: var(--muted); }
         details { margin: 6px 0 10px; }
         summary { cursor: pointer; font-weight: 600; padding: 3px 0; }
@@ -146,6 +159,7 @@ enum HTMLPage {
           h2, h3, summary, figcaption { break-after: avoid; }
           figure, .notice, .verdict, tr, .chart { break-inside: avoid; }
           a { color: inherit; text-decoration: none; }
+          td > a.long { display: inline; white-space: normal; overflow: visible; }
           .scroll, .chart { overflow: visible; }
           .chart svg { min-width: 0; }
           details::details-content { content-visibility: visible; display: block; }

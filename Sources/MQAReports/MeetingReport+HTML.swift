@@ -83,6 +83,8 @@ extension MeetingReport {
 
     /// A participant's name linking to their charts (or their row); a
     /// sender who left no log here has neither, so the name stays text.
+    /// With quality data every participant has a timeline: a lookup; the
+    /// scan of the list is left for the others (and CDN meetings).
     func uidLink(_ uid: String) -> String {
         let onPage = hasQualityData && analysis.timelines[uid] != nil || analysis.participants.contains { $0.uid == uid }
         return onPage ? HTMLPage.link("#" + participantAnchor(uid), uid.html) : uid.html

@@ -254,7 +254,7 @@ import MQAStore
         let r = MQA.run(["report", "meeting", "--all", "--db", CohortsCLITests.db, "--format", "html", "--out", site], timeout: 300)
         #expect(r.status == 0, "\(r)")
         let index = try String(contentsOfFile: site + "/index.html", encoding: .utf8)
-        #expect(index.contains("<a href=\"cohorts.html\">") && index.contains("<a href=\"trends.html\">"))
+        #expect(index.contains("<a href=\"cohorts.html\"") && index.contains("<a href=\"trends.html\""))
         for page in ["cohorts.html", "trends.html"] {
             let text = try String(contentsOfFile: site + "/" + page, encoding: .utf8)
             #expect(text.contains("<a href=\"index.html\">") && text.contains("<svg") && !text.contains("<script"), "\(page)")

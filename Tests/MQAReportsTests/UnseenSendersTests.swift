@@ -89,6 +89,11 @@ import MQATestSupport
         let anchors = html.matches(of: /href="#([^"]+)"/).map { String($0.1) }
         #expect(!anchors.isEmpty && anchors.allSatisfy(ids.contains), "\(anchors.filter { !ids.contains($0) })")
         #expect(!html.contains("\">bob</a>") && html.contains("<td>bob</td>"))
-        #expect(html.contains("title=\"\(long)\">\(long)</a>"))
+        #expect(html.contains("class=\"long\" title=\"\(long)\">\(long)</a>"))
+        // A link around markup gets its text as the tooltip; a short one none.
+        #expect(HTMLPage.link("#x", "<span class=\"code\">31648822-badf-0fbf-78a6-e8b21a0c55d1</span>")
+                == "<a href=\"#x\" class=\"long\" title=\"31648822-badf-0fbf-78a6-e8b21a0c55d1\"><span class=\"code\">31648822-badf-0fbf-78a6-e8b21a0c55d1</span></a>")
+        #expect(HTMLPage.link("#x", "Jane Doe (Marketing, Berlin office)").contains("title=\"Jane Doe (Marketing, Berlin office)\""))
+        #expect(HTMLPage.link("#x", "u-21f6") == "<a href=\"#x\">u-21f6</a>")
     }
 }
