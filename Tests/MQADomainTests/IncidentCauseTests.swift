@@ -35,6 +35,31 @@ struct IncidentCauseTests {
         #expect(T.find([quiet, T.calm("bob")]).isEmpty)
     }
 
+    /// Two stalls 9 s apart merge into one incident; an RTT rise between
+    /// them, more than 2 s from each, explains neither (rule 4 is of the
+    /// stalls, not of the window). Next to one of them, it does.
+    @Test func aRiseBetweenTwoStallsExplainsNeither() {
+        func incident(riseFrom: Int64, to riseTo: Int64) -> Incident? {
+            var alice = ClientBuilder("alice", defaults: .tiers)
+            alice.join(0)
+            for t in stride(from: Int64(1000), to: 120_000, by: 1000) {
+                alice.report(t, mos: 4.3, rtt: (riseFrom..<riseTo).contains(t) ? 335 : 69)
+            }
+            alice.leave(120_000)
+            T.watch(&alice, "bob", "bob-cam")
+            T.stall(&alice, "bob", "bob-cam", 40_000, 41_000)
+            T.stall(&alice, "bob", "bob-cam", 50_000, 51_000)
+            let found = T.find([alice, T.calm("bob")])
+            return found.count == 1 ? found[0] : nil
+        }
+        // Reports at 45 s (covering 45-46 s): 4 s from each stall.
+        let between = incident(riseFrom: 45_000, to: 46_000)
+        #expect(between != nil && between?.cause != .ownNetwork && between?.evidence.maxRttMs == nil, "\(String(describing: between))")
+        // At 42 s (covering 42-43 s): within 2 s of the first stall's end.
+        let near = incident(riseFrom: 42_000, to: 43_000)
+        #expect(near?.cause == .ownNetwork && near?.evidence.maxRttMs == 335, "\(String(describing: near))")
+    }
+
     /// One viewer stalls on three tracks at once with a clean network: the
     /// viewer's side (decoder or CPU), whatever the senders did.
     @Test func manyTracksAtOnceWithACleanNetworkIsTheViewersDevice() {

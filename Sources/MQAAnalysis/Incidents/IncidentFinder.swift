@@ -249,7 +249,7 @@ public enum IncidentFinder {
             publisherFigures(&e, start, end, context)
         } else if kinds.contains(where: { $0 == .loss || $0 == .rtt || $0 == .lowTier }) {
             cause = .ownNetwork
-        } else if let rise = baselineRise(uid, start, end, context) {
+        } else if let rise = baselineRise(uid, stalls, context) {
             cause = .ownNetwork
             e.maxLossPct = rise.loss
             e.maxRttMs = rise.rtt
@@ -299,12 +299,17 @@ public enum IncidentFinder {
     /// Stalls on this many tracks starting this close: the viewer's device.
     public static let deviceBurstTracks = 3
 
-    /// A rise of the participant's RTT or loss against their own baseline
-    /// within 2 s of the window (the relative line of `IncidentSignal.spikes`).
-    static func baselineRise(_ uid: String, _ start: Int64, _ end: Int64, _ context: CauseContext)
+    /// A rise of the participant's RTT, loss or jitter against their own
+    /// baseline within 2 s of one of the incident's stalls (the relative
+    /// line of `IncidentSignal.spikes`). Of a stall, not of the window: two
+    /// stalls 10 s apart merge into one incident, and a rise between them,
+    /// more than 2 s from each, explains neither.
+    static func baselineRise(_ uid: String, _ stalls: [IncidentSignal], _ context: CauseContext)
         -> (loss: Double?, rtt: Double?, jitter: Double?, baselineLoss: Double?, baselineRtt: Double?, baselineJitter: Double?)?
     {
-        let near = (context.rises[uid] ?? []).filter { $0.start <= end + alignmentMs && $0.end >= start - alignmentMs }
+        let near = (context.rises[uid] ?? []).filter { rise in
+            stalls.contains { rise.start <= $0.end + alignmentMs && rise.end >= $0.start - alignmentMs }
+        }
         guard !near.isEmpty else { return nil }
         let loss = near.filter { $0.kind == .loss }, rtt = near.filter { $0.kind == .rtt }, jitter = near.filter { $0.kind == .jitter }
         return (loss.compactMap(\.peak).max(), rtt.compactMap(\.peak).max(), jitter.compactMap(\.peak).max(),
