@@ -4,6 +4,7 @@
         [--shards N] [--grid FILE] [--target TIER] [--lead-ms N] [--config FILE]
         [--top N] [--keep-stores] [--mqa PATH] [--work DIR]
         [--cohorts FIELDS] [--trends-by FIELDS] [--every day|week] [--seed N] [--replicates N] [--no-cohorts]
+        [--spread-dumps auto|yes|no]
 
 What it does (Docs/scale.md has the why):
 
@@ -14,8 +15,11 @@ What it does (Docs/scale.md has the why):
 2. Assigns each file to a shard by its meeting, read decompressed from a
    gzip or zstd file (told by its first bytes). A file holding several
    meetings is split line by line; a line naming no meeting stays with the
-   file's first meeting; a file naming none (a stats dump, whose meeting is
-   a room only mqa reads) goes to shard 0. So every event of a meeting
+   file's first meeting. A stats dump names its meeting only as mqa reads
+   it (the room of its page, else its file name): with more than 2 cores
+   (--spread-dumps), mqa is asked, by an ingest of the dump alone, and the
+   dump goes to that meeting's shard; else, or when mqa stores nothing of
+   it, to shard 0. So every event of a meeting
    lands in one shard, in the order one ingest would read it. A file mqa
    would read as a stats dump (it tells by the first lines) is never cut.
 3. On each executor, per shard: `mqa ingest` into a store on local disk named
@@ -337,6 +341,32 @@ def sniff_format(binary, text, prefix='mqa-', base=None):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def dump_meeting(binary, name, data, prefix='mqa-', base=None):
+    """The meeting mqa makes of a stats dump read alone: its room, else its
+    file name, asked of mqa itself (an ingest of the dump, under its own
+    file `name`, into a store of its own). A dump is one participant of one
+    meeting, whatever else a fleet holds, so its shard can be that
+    meeting's. None when mqa stores no meeting of it (a dump it fails on,
+    or whose connections all carry no media): such a file goes to shard 0."""
+    if base:
+        os.makedirs(base, exist_ok=True)
+    work = tempfile.mkdtemp(prefix=prefix + 'dump-', dir=base)
+    try:
+        path = os.path.join(work, name)
+        with open(path, 'wb') as f:
+            f.write(data)
+        db = os.path.join(work, 's.sqlite')
+        run_mqa_status(binary, ['ingest', '--db', db, path])
+        code, out, _ = run_mqa_status(binary, ['meetings', '--db', db, '--format', 'json'])
+        try:
+            ids = [m['meeting'] for m in json.loads(out)['list']] if code == 0 else []
+        except (ValueError, KeyError, TypeError):
+            ids = []
+        return ids[0] if len(ids) == 1 else None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def may_be_dump(text):
     """Whether mqa could read `text`, or a piece of it, as a stats dump:
     array lines, Chrome's format 3 header, rtcstats-server's object lines,
@@ -345,18 +375,21 @@ def may_be_dump(text):
             or text.lstrip(b'\xef\xbb\xbf \t\r\n').startswith(b'RTCStatsDump'))
 
 
-def split_file(path, data, order, shards, whole=None, sniff=None):
+def split_file(path, data, order, shards, whole=None, sniff=None, dump_meeting=None):
     """[(shard, name, bytes)] for one input file; a file that goes whole
     carries `whole` instead of its bytes when one is given (a reference the
-    shard reads the file by, `LocalFile`).
+    shard reads the file by, `LocalFile`). `dump_meeting` (the file's name
+    and bytes -> the meeting mqa makes of it, or None) places a stats dump
+    with its meeting; without it, or when it gives none, a dump goes to
+    shard 0.
 
     mqa tells a stats dump from an event log by a file's first lines, and
     the first piece of a cut file holds every line that names no meeting:
     stray dump lines among an app's events could make that piece vote for
     a dump (its events lost), or a dump's event lines make another piece an
     event log (a meeting invented). So a file with any sign of a dump
-    (`may_be_dump`) is asked of mqa whole (`sniff`, the text -> its format): a dump goes whole, to
-    shard 0 as dumps go; an event log's pieces are read as an event log.
+    (`may_be_dump`) is asked of mqa whole (`sniff`, the text -> its format): a dump goes whole,
+    as dumps go; an event log's pieces are read as an event log.
 
     Compressed files (gzip or zstd, told by their first bytes) are read
     decompressed, so they go by meeting like plain ones. A file of one
@@ -380,21 +413,28 @@ def split_file(path, data, order, shards, whole=None, sniff=None):
     # its meeting when the dump names no room, after the file name, and a
     # prefix on the name could push it past the 255-byte limit.
     whole_name = '%09d-000/%s' % (order, base)
+
+    def as_dump():
+        # The meeting mqa makes of the dump decides its shard, so that it
+        # meets the other dumps of its room there, and any event log of
+        # that meeting. A file with no sign of a dump is none: not asked.
+        meeting = dump_meeting(base, data) if dump_meeting is not None and may_be_dump(text) else None
+        return [(shard_of_meeting(meeting, shards) if meeting is not None else 0, whole_name, body)]
+
     only = only_meeting(text)
     if only is not None:
         return [(shard_of_meeting(only, shards), whole_name, body)]
     groups, first = group_by_meeting(text)
     if first is None:
         # No line names a meeting: a stats dump (whose meeting is its room,
-        # which only mqa reads) or a file mqa rejects. All go to one shard,
-        # so that two dumps of one room make one meeting, as on one box.
-        return [(0, whole_name, body)]
+        # which only mqa reads) or a file mqa rejects.
+        return as_dump()
     if len(groups) == 1 or not complete:
         return [(shard_of_meeting(first, shards), whole_name, body)]
     mark = ''
     if sniff is not None and may_be_dump(text):
         if sniff(text) != 'events':
-            return [(0, whole_name, body)]
+            return as_dump()
         mark = EVENTS_PIECE
     stem = base
     if kind is not None:  # the pieces are plain: no name that says otherwise
@@ -1105,6 +1145,9 @@ def parse_args(argv):
     p.add_argument('--seed', type=int, help='seed of the cohort intervals\' bootstrap (mqa\'s default)')
     p.add_argument('--replicates', type=int, help='bootstrap resamples (mqa\'s default)')
     p.add_argument('--no-cohorts', action='store_true', help='skip the cohort and trend reports')
+    p.add_argument('--spread-dumps', choices=['auto', 'yes', 'no'], default='auto',
+                   help='place each stats dump in its meeting\'s shard, asking mqa (which reads the dump once more) '
+                        'its meeting; else every dump goes to shard 0. auto: when the job has more than 2 cores')
     p.add_argument('--hadoop-read', action='store_true',
                    help='read a local folder through Spark (binaryFiles) as a cluster URI is read')
     a = p.parse_args(argv)
@@ -1319,6 +1362,10 @@ def main(argv=None):
 
     # Pass 2: split by meeting, shuffle to shards, run mqa per shard.
     t = time.time()
+    # Asking mqa for a dump's meeting reads the dump once more (its shard
+    # reads it again), so it pays when more than two cores share the dumps:
+    # on two, one shard's core reading them all is as fast.
+    spread = args.spread_dumps == 'yes' or (args.spread_dumps == 'auto' and sc.defaultParallelism > 2)
 
     def pieces(pb):
         path, data = pb
@@ -1327,10 +1374,14 @@ def main(argv=None):
         digests = digests_b.value
         whole = LocalFile(path[len('file:'):], digests[path]) if digests is not None else None
         return [(s, (name, body))
-                for s, name, body in split_file(path, data, order_b.value[path], shards, whole, sniff=sniff)]
+                for s, name, body in split_file(path, data, order_b.value[path], shards, whole, sniff=sniff,
+                                                dump_meeting=meeting_of_dump if spread else None)]
 
     def sniff(text):
         return sniff_format(find_mqa(settings['mqa']), text, work_prefix(settings), settings.get('work'))
+
+    def meeting_of_dump(name, data):
+        return dump_meeting(find_mqa(settings['mqa']), name, data, work_prefix(settings), settings.get('work'))
 
     shard_results = (files.flatMap(pieces)
                      .partitionBy(shards, lambda k: k)

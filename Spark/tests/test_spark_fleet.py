@@ -774,3 +774,76 @@ def test_the_index_links_every_page_when_top_ranks_fewer(tmp_path):
     for m in ('m1', 'm2', 'm3'):
         assert 'href="%s"' % mqa_spark.safe_file_name(m, 'html') in page
     assert 'tracks/t.html' not in page
+
+
+FIXTURE_DUMP = os.path.join(ROOT, 'Tests', 'MQADomainTests', 'Fixtures', 'rtcstats-single-connection.log')
+
+
+def dumps_of_two_rooms(folder):
+    """Three rtcstats dumps: ann and ben in room Fixture (one meeting,
+    rtc-Fixture), cat in room Other. Each differs in its user agent, so no
+    two are one content."""
+    data = open(FIXTURE_DUMP, 'rb').read()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / 'ann.log').write_bytes(data)
+    (folder / 'ben.log.gz').write_bytes(gzip.compress(data.replace(b'Chrome/126', b'Chrome/127')))
+    (folder / 'cat.log').write_bytes(data.replace(b'/Fixture', b'/Other').replace(b'Chrome/126', b'Chrome/128'))
+    return folder
+
+
+def test_a_dump_goes_to_the_shard_of_the_meeting_mqa_makes_of_it(tmp_path):
+    """Every dump once went to shard 0: a fleet of dumps ran on one core.
+    mqa names a dump's meeting (its room, else its file name), so the job
+    asks it, and the dump goes where that meeting's events go."""
+    folder = dumps_of_two_rooms(tmp_path / 'd')
+    data = (folder / 'ann.log').read_bytes()
+    assert mqa_spark.dump_meeting(MQA, 'ann.log', data) == 'rtc-Fixture'
+    assert mqa_spark.dump_meeting(MQA, 'cat.log', (folder / 'cat.log').read_bytes()) == 'rtc-Other'
+    # Compressed as it came: mqa reads it by its bytes, as the shard will.
+    assert mqa_spark.dump_meeting(MQA, 'ben.log.gz', (folder / 'ben.log.gz').read_bytes()) == 'rtc-Fixture'
+    # Nothing mqa can store: no meeting, shard 0 as before.
+    assert mqa_spark.dump_meeting(MQA, 'x.log', b'["getstats"\n') is None
+
+    def ask(name, body):
+        return mqa_spark.dump_meeting(MQA, name, body)
+    shards = next(n for n in range(2, 40) if mqa_spark.shard_of_meeting('rtc-Fixture', n) != 0)
+    assert mqa_spark.split_file('file:/x/ann.log', data, 4, shards, dump_meeting=ask) == \
+        [(mqa_spark.shard_of_meeting('rtc-Fixture', shards), '000000004-000/ann.log', data)]
+    # A file with no sign of a dump is not asked (garbage stays in shard 0).
+    asked = []
+    assert mqa_spark.split_file('g', b'hello\n', 5, shards, dump_meeting=lambda n, b: asked.append(n)) == \
+        [(0, '000000005-000/g', b'hello\n')]
+    assert asked == []
+
+
+def test_a_fleet_with_dumps_spreads_them_and_equals_one_store(tmp_path):
+    logs = tmp_path / 'logs'
+    mqa('simulate', '--meetings', '3', '--seed', '5', '--out', str(logs))
+    dumps_of_two_rooms(logs / 'browser-dumps')
+    shards = next(n for n in range(2, 40)
+                  if len({mqa_spark.shard_of_meeting(m, n) for m in ('rtc-Fixture', 'rtc-Other')}) == 2)
+    (tmp_path / 'grid.json').write_text(GRID)
+    one = str(tmp_path / 'one.sqlite')
+    totals = ('files', 'skippedFiles', 'failedFiles', 'lines', 'events', 'reports', 'rejected', 'duplicates', 'ignored')
+    summary = json.loads(mqa('ingest', '--db', one, '--format', 'json', *input_files(logs), ok=(0, 3)))
+    out = tmp_path / 'out'
+    run_job({'base': tmp_path, 'logs': logs}, out, shards, extra=['--keep-stores', '--spread-dumps', 'yes'])
+    assert (out / 'fleet.json').read_text() == mqa('report', 'fleet', '--db', one, '--format', 'json')
+    assert json.loads((out / 'ingest.json').read_text()) == {k: summary[k] for k in totals}
+    # The two rooms' dumps are in two stores, each with its own meeting whole.
+    holding = {}
+    for store in os.listdir(out / 'stores'):
+        listed = json.loads(mqa('meetings', '--db', str(out / 'stores' / store), '--format', 'json', ok=(0, 1)) or '{}')
+        for m in listed.get('list', []):
+            holding.setdefault(m['meeting'], []).append(store)
+    assert len(holding['rtc-Fixture']) == 1 and len(holding['rtc-Other']) == 1
+    assert holding['rtc-Fixture'] != holding['rtc-Other']
+    # ann and ben are the one meeting's two participants, as on one box.
+    assert json.loads(mqa('meetings', '--db', str(out / 'stores' / holding['rtc-Fixture'][0]), '--format', 'json')
+                      )['list'][0]['participants'] == 2
+    # On two cores (the tests' local[2]) the default leaves them all in shard 0, as one shard's core is as fast.
+    out2 = tmp_path / 'out2'
+    run_job({'base': tmp_path, 'logs': logs}, out2, shards, extra=['--keep-stores'])
+    assert (out2 / 'fleet.json').read_text() == (out / 'fleet.json').read_text()
+    listed = json.loads(mqa('meetings', '--db', str(out2 / 'stores' / 'shard-0.sqlite'), '--format', 'json'))
+    assert {'rtc-Fixture', 'rtc-Other'} <= {m['meeting'] for m in listed['list']}
