@@ -118,7 +118,7 @@ struct CommandContext {
     func openStore(_ args: ParsedArguments, requireMeetings: Bool = false) throws -> EventStore {
         let path = try databasePath(args)
         let store = try EventStore.openExisting(path: path)
-        if requireMeetings, try store.isEmpty() { throw StoreError.emptyStore(path) }
+        if requireMeetings, try store.isEmpty() { throw StoreError.emptyStore(path, files: try store.ingestedFileCount()) }
         return store
     }
 

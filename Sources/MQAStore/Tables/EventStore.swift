@@ -440,4 +440,12 @@ extension EventStore {
         defer { s.reset() }
         return try s.step() && s.int(0) == 1
     }
+
+    /// How many inputs were ingested whole (skipped repeats and changed
+    /// files aside): what an empty store's message counts.
+    public func ingestedFileCount() throws -> Int {
+        let s = try db.cached("SELECT count(*) FROM files WHERE status = 'done'")
+        defer { s.reset() }
+        return try s.step() ? Int(s.int(0)) : 0
+    }
 }

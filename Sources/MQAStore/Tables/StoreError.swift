@@ -31,7 +31,8 @@ public enum StoreError: Error, CustomStringConvertible {
     /// A uid prefix that several clients' uids start with (in `meeting`
     /// when it is given).
     case ambiguousUid(String, meeting: String?, [String], more: Bool)
-    case emptyStore(String)
+    /// No meeting; `files`: how many inputs were ingested into it all the same.
+    case emptyStore(String, files: Int = 0)
     /// No meeting started in [since, until) (ms; nil ends are open).
     case noMeetingInWindow(since: Int64?, until: Int64?)
     /// Another process held the write lock for the whole busy timeout.
@@ -71,7 +72,13 @@ public enum StoreError: Error, CustomStringConvertible {
         case .ambiguousUid(let uid, let meeting, let matches, let more):
             "uid prefix \"\(uid)\" matches \(matches.map { "\"\($0)\"" }.joined(separator: ", "))\(more ? " and more" : "")"
                 + "\(meeting.map { " in meeting \"\($0)\"" } ?? ""): give more of the uid"
-        case .emptyStore(let path):
+        case .emptyStore(let path, let files) where files > 0:
+            // Ingested, yet nothing of a meeting: say why that happens
+            // rather than advise an ingest that was already done.
+            "the store \(path) holds no meetings: the \(files == 1 ? "file" : "\(files) files") ingested into it gave no event of one "
+                + "(a stats dump's connections without media or standard stats are skipped, as `mqa ingest` listed; "
+                + "rejected lines are in `mqa query rejects`)"
+        case .emptyStore(let path, _):
             "the store \(path) holds no meetings (ingest logs with `mqa ingest --db \(path) FILE...`)"
         case .noMeetingInWindow(let since, let until):
             "no meeting in the store started "
