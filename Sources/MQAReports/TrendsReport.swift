@@ -113,9 +113,16 @@ enum TrendChart {
         let f = SVGCharts.f
         var out = SVGCharts.open(height: height, label: "Stall rate per \(table.every.rawValue) with 95 % intervals")
         out += "<text x=\"\(f(x0))\" y=\"16\" font-size=\"12\">stall rate (stalled / watched) per \(table.every.rawValue), 95 % intervals</text>\n"
-        // As many decimals as the ticks need to differ (0.05 % steps: two).
+        // As many decimals as the ticks need to read exactly (quarters of
+        // 5 %: 1.25 and 3.75, not 1.2 and 3.8), four at most.
         var decimals = 1
-        while decimals < 4, Set((0...4).map { String(format: "%.\(decimals)f", scale * Double($0) / 4 * 100) }).count < 5 { decimals += 1 }
+        func exact(_ d: Int) -> Bool {
+            (0...4).allSatisfy { k in
+                let v = scale * Double(k) / 4 * 100, unit = pow(10.0, Double(d))
+                return abs((v * unit).rounded() - v * unit) < 1e-6
+            }
+        }
+        while decimals < 4, !exact(decimals) { decimals += 1 }
         for k in 0...4 {
             let v = scale * Double(k) / 4
             out += "<line x1=\"\(f(x0))\" y1=\"\(f(y(v)))\" x2=\"\(f(x1))\" y2=\"\(f(y(v)))\" stroke=\"#d0d7de\" stroke-width=\"0.6\"/>"

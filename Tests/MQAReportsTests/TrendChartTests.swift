@@ -35,4 +35,12 @@ import MQABase
         let chart = path([meeting("a", day: 0, stalledMs: 1500), meeting("b", day: 1, stalledMs: 2000)])
         #expect(chart.html.contains(">0.05 %<") && chart.html.contains(">0.10 %<"), "\(chart.html)")
     }
+
+    @Test func axisTicksReadExactly() {
+        // 4 % (and its interval) at most: a 5 % scale, ticks at quarters of
+        // it; 1.25 % once read "1.2 %" and 3.75 % "3.8 %".
+        let chart = path([meeting("a", day: 0, stalledMs: 40_000), meeting("b", day: 1, stalledMs: 38_000)])
+        #expect(chart.html.contains(">1.25 %<") && chart.html.contains(">3.75 %<") && chart.html.contains(">2.50 %<"), "\(chart.html)")
+        #expect(!chart.html.contains(">1.2 %<"))
+    }
 }
