@@ -33,7 +33,7 @@ public struct TrackReport: Sendable, RenderedReport {
         public var explanation: String {
             switch self {
             case .senderSide: "most stalls line up across subscribers: a sender-side problem (camera, encoder or the publisher's uplink)"
-            case .subscriberSide: "most stalls belong to one subscriber: each subscriber's own network or device"
+            case .subscriberSide: "most stalls were seen by one subscriber alone, each on their own network or device"
             case .noStalls: "no subscriber saw a stall"
             case .undetermined: "only one subscriber: stalls cannot be compared across subscribers"
             }
