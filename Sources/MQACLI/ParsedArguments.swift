@@ -129,7 +129,12 @@ extension CommandSpec {
             throw UsageError("missing expected argument '\(missing)'", usage: usage)
         }
         if let maxPositionals, parsed.positionals.count > maxPositionals {
-            throw UsageError("unexpected argument '\(parsed.positionals[maxPositionals])'", usage: usage)
+            let extra = parsed.positionals[maxPositionals]
+            // `mqa tiers m-7476`: report meeting takes the id bare, tiers
+            // and report track by option; say which option it belongs to.
+            let hint = specs.first { $0.primary == "--meeting" && $0.isRequired && parsed.given["--meeting"] == nil }
+                .map { _ in " (give the meeting with --meeting \(extra))" } ?? ""
+            throw UsageError("unexpected argument '\(extra)'\(hint)", usage: usage)
         }
         for spec in specs where spec.isRequired && parsed.given[spec.primary] == nil {
             throw UsageError("missing '\(spec.synopsis)'", usage: usage)

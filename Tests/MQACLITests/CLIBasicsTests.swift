@@ -105,6 +105,7 @@ import Testing
         (["export", "--format", "xml"], "'--format' must be one of"),
         (["check", "--format", "html"], "'--format' must be one of"),
         (["check", "extra"], "unexpected argument 'extra'"),
+        (["tiers", "m-7476"], "unexpected argument 'm-7476' (give the meeting with --meeting m-7476)"),
         (["report", "fleet", "--top", "zero"], "'--top' must be a whole number"),
         (["report", "--all"], "'report' needs a kind"),
         (["help", "nothing"], "unknown subcommand 'nothing'"),
