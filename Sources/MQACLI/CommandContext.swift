@@ -58,6 +58,12 @@ struct CommandContext {
     func output(_ args: ParsedArguments) throws -> OutputSink {
         guard let path = args.value(Options.out), path != "-" else { return stdout }
         try refuseStore(asOutput: path, args)
+        if let fallback = args.outFormatFallback {
+            // Exit 0 all the same (cli.md: the extension picks a format it
+            // names); but a .pdf of Markdown should not go unremarked.
+            stderr.write("note: '.\(TerminalText.escaped(fallback.ext))' names no format mqa writes: \(TerminalText.escaped(path)) gets \(fallback.format), "
+                         + "the default (give --format to choose)\n")
+        }
         let sink = try OutputSink(path: path)
         outputs.sinks.append(sink)
         return sink

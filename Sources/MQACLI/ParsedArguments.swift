@@ -6,6 +6,9 @@ struct ParsedArguments {
     var given: [String: [Any]] = [:]
     /// Values not given but told by another option (`--format` by `--out`).
     var inferred: [String: Any] = [:]
+    /// `-o report.pdf`: an extension that names no format, so the default
+    /// one is written under it; `(extension, format)`, said on stderr.
+    var outFormatFallback: (ext: String, format: String)?
     var positionals: [String] = []
     /// `-h`/`--help` was given: nothing else was checked.
     var wantsHelp = false
@@ -143,6 +146,10 @@ extension CommandSpec {
             guard let out = parsed.given["--out"]?.last as? String else { continue }
             if let word = Self.format(ofFile: out, among: spec.choices) {
                 parsed.inferred[spec.primary] = try spec.convert(word)
+            } else if Self.format(ofFile: out, among: Self.formatWords) == nil, let dot = out.lastIndex(of: "."),
+                      !out[dot...].contains("/"), out.index(after: dot) < out.endIndex,
+                      out[out.index(after: dot)...].lowercased() != "txt", !FilePaths.isDirectory(out), let format = spec.defaultText {
+                parsed.outFormatFallback = (String(out[out.index(after: dot)...]), format)
             } else if let word = Self.format(ofFile: out, among: Self.formatWords), !FilePaths.isDirectory(out) {
                 // `-o t.html` from a command that writes no HTML: writing
                 // its default format under that name would be a silent lie.

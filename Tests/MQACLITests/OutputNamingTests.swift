@@ -29,7 +29,12 @@ import Testing
         }
         // Given explicitly, the format wins; an extension of no format is a name.
         #expect(MQA.run(["tiers", "--meeting", "m-1", "--db", db, "-f", "md", "-o", dir.file("t.html")]).status == 0)
-        #expect(MQA.run(["tiers", "--meeting", "m-1", "--db", db, "-o", dir.file("t.txt")]).status == 0)
+        let txt = MQA.run(["tiers", "--meeting", "m-1", "--db", db, "-o", dir.file("t.txt")])
+        #expect(txt.status == 0 && txt.stderr.isEmpty, "\(txt)")
+        // An extension that names no format: the default is written, and said.
+        let pdf = MQA.run(["report", "fleet", "--db", db, "-o", dir.file("f.pdf")])
+        #expect(pdf.status == 0 && pdf.stderr.contains("note: '.pdf' names no format mqa writes: \(dir.file("f.pdf")) gets md, the default"), "\(pdf)")
+        #expect(try String(contentsOfFile: dir.file("f.pdf"), encoding: .utf8).hasPrefix("# "))
         #expect(MQA.run(["export", "--db", db, "-o", dir.file("e.jsonl")]).stdout.isEmpty)
         #expect(try String(contentsOfFile: dir.file("e.jsonl"), encoding: .utf8).hasPrefix("{\"ts\":"))
     }
