@@ -72,6 +72,12 @@ enum TuneCommand {
     static let command = Subcommand(spec: spec, run: run)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        try run(args, context, alsoWriting: [])
+    }
+
+    /// `run`, writing the ranking also to each `(format, path)` of
+    /// `alsoWriting` (the demo's tune.md and tune.json, from one sweep).
+    static func run(_ args: ParsedArguments, _ context: CommandContext, alsoWriting extra: [(format: String, path: String)]) throws -> Int32 {
         if try args.get(Self.merge) { return try merge(args, context) }
         guard args.positionals.isEmpty else {
             throw UsageError("unexpected argument '\(args.positionals[0])' (files are read only with --merge)")
@@ -159,6 +165,11 @@ enum TuneCommand {
         let figures = TuneReport.Figures(configs: configs.count, stalls: corpus.stallCount, reports: corpus.reportCount,
                               connections: corpus.connectionCount, options: options)
         write(results, keys: grid.axes.map(\.key), figures: figures, base: base, format: format, top: top, to: out)
+        for (format, path) in extra {
+            let sink = try OutputSink(path: path)
+            context.outputs.sinks.append(sink)  // renamed into place when the caller closes it
+            write(results, keys: grid.axes.map(\.key), figures: figures, base: base, format: format, top: top, to: sink)
+        }
         return ExitCode.success
     }
 
