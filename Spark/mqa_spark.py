@@ -341,27 +341,43 @@ def sniff_format(binary, text, prefix='mqa-', base=None):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def dump_meeting(binary, name, data, prefix='mqa-', base=None):
+def dump_meeting(binary, name, data, path=None, prefix='mqa-', base=None):
     """The meeting mqa makes of a stats dump read alone: its room, else its
     file name, asked of mqa itself (an ingest of the dump, under its own
     file `name`, into a store of its own). A dump is one participant of one
     meeting, whatever else a fleet holds, so its shard can be that
-    meeting's. None when mqa stores no meeting of it (a dump it fails on,
-    or whose connections all carry no media): such a file goes to shard 0."""
+    meeting's. `path`, a local file of that name holding `data`, is read
+    in place; else the bytes are written to a scratch file. None when mqa
+    stores nothing of it (a dump it fails on, or whose connections all
+    carry no media): such a file goes to shard 0, where the shard's mqa
+    says the same. Any other failure of mqa (a crash, a full disk, a bad
+    environment) is raised, not taken for a dump of nothing."""
     if base:
         os.makedirs(base, exist_ok=True)
     work = tempfile.mkdtemp(prefix=prefix + 'dump-', dir=base)
     try:
-        path = os.path.join(work, name)
-        with open(path, 'wb') as f:
-            f.write(data)
+        if path is None or os.path.basename(path) != name:
+            # In a folder of its own: a dump named s.sqlite meets no store.
+            os.mkdir(os.path.join(work, 'in'))
+            path = os.path.join(work, 'in', name)
+            with open(path, 'wb') as f:
+                f.write(data)
         db = os.path.join(work, 's.sqlite')
-        run_mqa_status(binary, ['ingest', '--db', db, path])
-        code, out, _ = run_mqa_status(binary, ['meetings', '--db', db, '--format', 'json'])
+        code, out, err = run_mqa_status(binary, ['ingest', '--db', db, '--format', 'json', path])
         try:
-            ids = [m['meeting'] for m in json.loads(out)['list']] if code == 0 else []
-        except (ValueError, KeyError, TypeError):
-            ids = []
+            summary = json.loads(out)
+        except ValueError:
+            summary = None
+        if code not in (0, 1, 3) or summary is None:
+            raise RuntimeError('mqa ingest of %s (to learn its meeting) exited %d: %s' % (name, code, err.strip()))
+        if code == 1 and summary.get('failedFiles') != 1:
+            raise RuntimeError('mqa ingest of %s (to learn its meeting) failed: %s' % (name, err.strip()))
+        code, out, err = run_mqa_status(binary, ['meetings', '--db', db, '--format', 'json'])
+        if code != 0:
+            if 'holds no meetings' in err or not os.path.exists(db):
+                return None
+            raise RuntimeError('mqa meetings on the store of %s exited %d: %s' % (name, code, err.strip()))
+        ids = [m['meeting'] for m in json.loads(out)['list']]
         return ids[0] if len(ids) == 1 else None
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -418,19 +434,26 @@ def split_file(path, data, order, shards, whole=None, sniff=None, dump_meeting=N
         # The meeting mqa makes of the dump decides its shard, so that it
         # meets the other dumps of its room there, and any event log of
         # that meeting. A file with no sign of a dump is none: not asked.
-        meeting = dump_meeting(base, data) if dump_meeting is not None and may_be_dump(text) else None
+        local = whole[0] if isinstance(whole, LocalFile) else None
+        meeting = dump_meeting(base, data, local) if dump_meeting is not None and may_be_dump(text) else None
         return [(shard_of_meeting(meeting, shards) if meeting is not None else 0, whole_name, body)]
+
+    def read_as_dump():
+        # A file with signs of a dump whose event lines name one meeting:
+        # mqa may read it as a dump (its room, the event lines rejected),
+        # and then that meeting's shard is the wrong one.
+        return sniff is not None and may_be_dump(text) and sniff(text) != 'events'
 
     only = only_meeting(text)
     if only is not None:
-        return [(shard_of_meeting(only, shards), whole_name, body)]
+        return as_dump() if read_as_dump() else [(shard_of_meeting(only, shards), whole_name, body)]
     groups, first = group_by_meeting(text)
     if first is None:
         # No line names a meeting: a stats dump (whose meeting is its room,
         # which only mqa reads) or a file mqa rejects.
         return as_dump()
     if len(groups) == 1 or not complete:
-        return [(shard_of_meeting(first, shards), whole_name, body)]
+        return as_dump() if complete and read_as_dump() else [(shard_of_meeting(first, shards), whole_name, body)]
     mark = ''
     if sniff is not None and may_be_dump(text):
         if sniff(text) != 'events':
@@ -1380,8 +1403,8 @@ def main(argv=None):
     def sniff(text):
         return sniff_format(find_mqa(settings['mqa']), text, work_prefix(settings), settings.get('work'))
 
-    def meeting_of_dump(name, data):
-        return dump_meeting(find_mqa(settings['mqa']), name, data, work_prefix(settings), settings.get('work'))
+    def meeting_of_dump(name, data, path):
+        return dump_meeting(find_mqa(settings['mqa']), name, data, path, work_prefix(settings), settings.get('work'))
 
     shard_results = (files.flatMap(pieces)
                      .partitionBy(shards, lambda k: k)

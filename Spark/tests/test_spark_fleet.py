@@ -803,15 +803,38 @@ def test_a_dump_goes_to_the_shard_of_the_meeting_mqa_makes_of_it(tmp_path):
     assert mqa_spark.dump_meeting(MQA, 'ben.log.gz', (folder / 'ben.log.gz').read_bytes()) == 'rtc-Fixture'
     # Nothing mqa can store: no meeting, shard 0 as before.
     assert mqa_spark.dump_meeting(MQA, 'x.log', b'["getstats"\n') is None
+    # A dump named like the scratch store is read as one box reads it.
+    assert mqa_spark.dump_meeting(MQA, 's.sqlite', data) == 'rtc-Fixture'
+    # Read in place when a local file of its name holds it.
+    assert mqa_spark.dump_meeting(MQA, 'ann.log', b'', str(folder / 'ann.log')) == 'rtc-Fixture'
+    # mqa failing for another reason than the input is an error, not "no meeting".
+    bad_env = dict(os.environ, MQA_TZ='Mars/Base')
+    old_env = os.environ.copy()
+    try:
+        os.environ.clear()
+        os.environ.update(bad_env)
+        with pytest.raises(RuntimeError):
+            mqa_spark.dump_meeting(MQA, 'ann.log', data)
+    finally:
+        os.environ.clear()
+        os.environ.update(old_env)
 
-    def ask(name, body):
-        return mqa_spark.dump_meeting(MQA, name, body)
+    def ask(name, body, path):
+        return mqa_spark.dump_meeting(MQA, name, body, path)
     shards = next(n for n in range(2, 40) if mqa_spark.shard_of_meeting('rtc-Fixture', n) != 0)
     assert mqa_spark.split_file('file:/x/ann.log', data, 4, shards, dump_meeting=ask) == \
         [(mqa_spark.shard_of_meeting('rtc-Fixture', shards), '000000004-000/ann.log', data)]
+    # A dump that also holds an app's event line of one meeting: mqa reads
+    # it as a dump (the line a reject), so it goes by its room, not m-app.
+    mixed = data + b'{"ts":1795946400000,"event":"meeting_join","meeting":"m-app","uid":"x","engine":"sfu"}\n'
+
+    def sniff(text):
+        return mqa_spark.sniff_format(MQA, text)
+    assert mqa_spark.split_file('file:/x/ben.log', mixed, 6, shards, sniff=sniff, dump_meeting=ask) == \
+        [(mqa_spark.shard_of_meeting('rtc-Fixture', shards), '000000006-000/ben.log', mixed)]
     # A file with no sign of a dump is not asked (garbage stays in shard 0).
     asked = []
-    assert mqa_spark.split_file('g', b'hello\n', 5, shards, dump_meeting=lambda n, b: asked.append(n)) == \
+    assert mqa_spark.split_file('g', b'hello\n', 5, shards, dump_meeting=lambda n, b, p: asked.append(n)) == \
         [(0, '000000005-000/g', b'hello\n')]
     assert asked == []
 
