@@ -56,8 +56,19 @@ enum HTMLPage {
     /// text as the tooltip, so that nothing cut is lost.
     static func link(_ href: String, _ markup: String) -> String {
         let text = plainText(markup)
-        let long = text.count >= 24 ? " class=\"long\" title=\"\(text)\"" : ""
+        let long = shownLength(text) >= 24 ? " class=\"long\" title=\"\(text)\"" : ""
         return "<a href=\"\(href.html)\"\(long)>\(markup)</a>"
+    }
+
+    /// Characters `escaped` shows: an entity (`&amp;`) is one.
+    static func shownLength(_ escaped: String) -> Int {
+        var n = 0, inEntity = false
+        for c in escaped {
+            if inEntity { if c == ";" { inEntity = false }; continue }
+            if c == "&" { inEntity = true }
+            n += 1
+        }
+        return n
     }
 
     /// `markup` without its tags (its entities kept: still escaped text).
@@ -128,7 +139,7 @@ enum HTMLPage {
         tr:target td { background: #fff8c5; }
         code, .code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
         .code { background: var(--bg-alt); padding: 1px 5px; border-radius: 4px; white-space: nowrap; }
-        .sub .code { white-space: normal; }
+        .sub .code, li > a.long .code { white-space: normal; }
         .muted { color: var(--muted); }
         details { margin: 6px 0 10px; }
         summary { cursor: pointer; font-weight: 600; padding: 3px 0; }
@@ -159,7 +170,7 @@ enum HTMLPage {
           h2, h3, summary, figcaption { break-after: avoid; }
           figure, .notice, .verdict, tr, .chart { break-inside: avoid; }
           a { color: inherit; text-decoration: none; }
-          td > a.long { display: inline; white-space: normal; overflow: visible; }
+          td > a.long, td > a.long .code { display: inline; white-space: normal; overflow: visible; }
           .scroll, .chart { overflow: visible; }
           .chart svg { min-width: 0; }
           details::details-content { content-visibility: visible; display: block; }

@@ -118,6 +118,9 @@ func xmlError(_ page: String) -> String? {
         #expect(HTMLEscaping.escape("<&>\"'") == "&lt;&amp;&gt;&quot;&#39;")
         // Bidi overrides and isolates show as md shows them; other U+2xxx stay.
         #expect(HTMLEscaping.escape("evil\u{202E}gpj.exe \u{2066}x\u{2069} — …") == "evil\\u202egpj.exe \\u2066x\\u2069 — …")
+        // As md shows them: what shows nothing, C1 controls; ordinary U+00xx and U+2xxx stay.
+        #expect(HTMLEscaping.escape("\u{200B}\u{200B}·\u{FEFF}\u{85}©é\u{180E}\u{061C}") == "\\u200b\\u200b·\\ufeff\\u0085©é\\u180e\\u061c")
+        #expect(HTMLPage.link("#x", "R&amp;D") == "<a href=\"#x\">R&amp;D</a>")
     }
 
     @Test func longMeetingsAreBucketed() {

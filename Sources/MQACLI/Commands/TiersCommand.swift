@@ -20,7 +20,7 @@ enum TiersCommand {
         options: [Options.db, meeting, uid, Options.config, Options.tz, format, Options.out],
         examples: [
             ("A participant's recomputed tiers, with local times beside UTC", "mqa tiers --meeting m-7476 --uid alice --tz Europe/Berlin"),
-            ("The same under another tier config", "mqa tiers --meeting m-7476 --config strict.json -f csv"),
+            ("Every connection's tier changes under another tier config, as CSV", "mqa tiers --meeting m-7476 --config strict.json -f csv"),
         ])
 
     static let meeting = Option<String>.string("--meeting", value: "ID", help: "The meeting.", required: true,
