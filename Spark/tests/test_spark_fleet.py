@@ -803,6 +803,11 @@ def test_a_dump_goes_to_the_shard_of_the_meeting_mqa_makes_of_it(tmp_path):
     assert mqa_spark.dump_meeting(MQA, 'ben.log.gz', (folder / 'ben.log.gz').read_bytes()) == 'rtc-Fixture'
     # Nothing mqa can store: no meeting, shard 0 as before.
     assert mqa_spark.dump_meeting(MQA, 'x.log', b'["getstats"\n') is None
+    # Dumps mqa cannot read are no meeting, not an error: the shard fails
+    # them as one box does (exit 1, the rest stored).
+    for bad in (b'RTCStatsDump\n{"fileFormat":9}\n', b'RTCStatsDump\n', gzip.compress(data)[:200],
+                b'{"PeerConnections": {"1-1": ', b'\x00\x01\n[\xff\xfe\n'):
+        assert mqa_spark.dump_meeting(MQA, 'bad.log', bad) is None, bad
     # A dump named like the scratch store is read as one box reads it.
     assert mqa_spark.dump_meeting(MQA, 's.sqlite', data) == 'rtc-Fixture'
     # Read in place when a local file of its name holds it.
