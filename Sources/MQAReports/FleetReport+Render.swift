@@ -160,7 +160,7 @@ extension FleetReport {
         func table(_ entries: ArraySlice<(offset: Int, element: FleetEntry)>) -> String {
             var t = rankingTable(issues: true)
             for (i, e) in entries {
-                let id = "<span class=\"code\">\(e.header.meeting.html)</span>"
+                let id = HTMLPage.code(e.header.meeting)
                 t.add([.int(i + 1), .markup(html: files?[e.header.meeting].map { HTMLPage.link($0, id) } ?? id, text: e.header.meeting)]
                       + rankingCells(e))
             }
@@ -173,7 +173,7 @@ extension FleetReport {
         }
         var list = "<ul>\n"
         for (i, e) in all where !e.issueCounts.isEmpty {
-            let id = "<span class=\"code\">\(e.header.meeting.html)</span>"
+            let id = HTMLPage.code(e.header.meeting)
             list += "<li>#\(i + 1) " + (files?[e.header.meeting].map { HTMLPage.link($0, id) } ?? id) + ": "
             list += FleetReport.issueSummary(e.issueCounts).html + "</li>\n"
         }

@@ -10,13 +10,16 @@ import MQAStore
 /// can check them; the escaping therefore covers XML's rules too: the five
 /// special characters become entities, and characters XML 1.0 does not allow
 /// at all (C0 controls other than tab/LF/CR, U+FFFE, U+FFFF) become U+FFFD,
-/// since a single one would make the whole page unparseable. What md and
-/// the terminal show as an escape (`TerminalText.needsEscape`: C1
-/// controls and DEL, bidirectional overrides, isolates and marks, and
-/// characters that show nothing, a zero-width space or a byte order mark)
-/// is shown the same way here (`\u202e`): one in a uid or a title would
-/// make the text around it read in another order, or a uid of them an
-/// empty link.
+/// since a single one would make the whole page unparseable: they are shown
+/// as md shows them (`\u0001`), so that two ids differing in one stay two.
+/// Of what md and the terminal also escape (`TerminalText.needsEscape`),
+/// the characters that reorder or hide text are escaped here too: C1
+/// controls and DEL, bidirectional overrides and isolates (a U+202E in a
+/// uid reversed the page's text), and those that show nothing (a
+/// zero-width space, a word joiner, a byte order mark: a uid of them was an
+/// empty link). The marks that right-to-left and Mongolian text use (LRM,
+/// RLM, ALM, U+180E) are left as they are: a browser lays them out as the
+/// writer meant, where a terminal cannot.
 public enum HTMLEscaping {
     /// Text content or a quoted attribute value: `&<>"'` escaped.
     public static func escape(_ text: String) -> String {
@@ -39,14 +42,23 @@ public enum HTMLEscaping {
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
             case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
-                out += "\u{FFFD}"
-            case _ where scalar.value >= 0x7F && TerminalText.needsEscape(scalar):
+            case _ where scalar.value < 0x20: out += TerminalText.escape(scalar)
+            case _ where scalar.value == 0xFFFE || scalar.value == 0xFFFF: out += "\u{FFFD}"
+            case _ where scalar.value >= 0x7F && TerminalText.needsEscape(scalar) && !HTMLEscaping.shownAsWritten(scalar):
                 out += TerminalText.escape(scalar)
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out
+    }
+}
+
+extension HTMLEscaping {
+    /// Marks of right-to-left and Mongolian writing that `needsEscape`
+    /// escapes for a terminal but a page shows as meant: LRM, RLM, ALM and
+    /// the Mongolian vowel separator.
+    static func shownAsWritten(_ s: Unicode.Scalar) -> Bool {
+        s.value == 0x200E || s.value == 0x200F || s.value == 0x061C || s.value == 0x180E
     }
 }
 

@@ -60,6 +60,14 @@ enum HTMLPage {
         return "<a href=\"\(href.html)\"\(long)>\(markup)</a>"
     }
 
+    /// An id (a meeting, a track) in a code span; one of 24 characters or
+    /// more is of class `long`, which may wrap where a short one never
+    /// breaks (at its hyphens).
+    static func code(_ id: String) -> String {
+        let text = id.html
+        return shownLength(text) >= 24 ? "<span class=\"code long\">\(text)</span>" : "<span class=\"code\">\(text)</span>"
+    }
+
     /// Characters `escaped` shows: an entity (`&amp;`) is one.
     static func shownLength(_ escaped: String) -> Int {
         var n = 0, inEntity = false
@@ -139,7 +147,8 @@ enum HTMLPage {
         tr:target td { background: #fff8c5; }
         code, .code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
         .code { background: var(--bg-alt); padding: 1px 5px; border-radius: 4px; white-space: nowrap; }
-        .sub .code, li > a.long .code { white-space: normal; }
+        .sub .code, .code.long { white-space: normal; }
+        td > a.long .code.long { white-space: nowrap; }
         .muted { color: var(--muted); }
         details { margin: 6px 0 10px; }
         summary { cursor: pointer; font-weight: 600; padding: 3px 0; }
@@ -170,7 +179,7 @@ enum HTMLPage {
           h2, h3, summary, figcaption { break-after: avoid; }
           figure, .notice, .verdict, tr, .chart { break-inside: avoid; }
           a { color: inherit; text-decoration: none; }
-          td > a.long, td > a.long .code { display: inline; white-space: normal; overflow: visible; }
+          td > a.long, td > a.long .code, td > a.long .code.long { display: inline; white-space: normal; overflow: visible; }
           .scroll, .chart { overflow: visible; }
           .chart svg { min-width: 0; }
           details::details-content { content-visibility: visible; display: block; }

@@ -51,7 +51,7 @@ extension MeetingReport {
     /// issues are listed under their incidents.
     var headerHTML: String {
         var b = "<header>\n<h1>\((header.title ?? "Untitled meeting").html)</h1>\n"
-        b += "<p class=\"sub\">Meeting <span class=\"code\">\(header.meeting.html)</span>"
+        b += "<p class=\"sub\">Meeting \(HTMLPage.code(header.meeting))"
         var facts: [String] = []
         if let engine = header.engine { facts.append("engine \(engine)") }
         if let start = header.start { facts.append("started " + display.dateTime(start)) }

@@ -40,7 +40,7 @@ extension MeetingReport {
         var pt = ReportTable(headers: ["track", "publisher", "kind", "subscriptions", "stalls", "stalled", "never rendered", "verdict"],
                              numeric: [3, 4, 5, 6])
         for p in publishedTracks {
-            let name = "<span class=\"code\">\(p.track.html)</span>"
+            let name = HTMLPage.code(p.track)
             let never = p.subscriptions.count(where: \.neverRendered)
             pt.add([.markup(html: links?.tracks[p.track].map { HTMLPage.link($0, name) } ?? name, text: p.track),
                     .markup(html: uidLink(p.publisher), text: p.publisher),

@@ -61,7 +61,7 @@ public struct ParticipantIndex: Sendable {
             for (k, v) in mine.enumerated() {
                 let who: ReportCell = k == 0 ? .markup(html: "<strong>\(uid.html)</strong> <span class=\"muted\">(\(mine.count))</span>", text: uid)
                     : .empty(shown: "")
-                let id = "<span class=\"code\">\(v.header.meeting.html)</span>"
+                let id = HTMLPage.code(v.header.meeting)
                 t.add([who, .markup(html: HTMLPage.link(v.file + "#" + v.anchor, id), text: v.header.meeting),
                        .text(v.header.start.map(display.dateTime) ?? "—"), .text(v.header.title ?? "—"),
                        .text(IncidentText.impact(v.impact)), .int(v.incidents)],

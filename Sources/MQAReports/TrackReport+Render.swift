@@ -87,8 +87,8 @@ extension TrackReport {
             b += "<nav class=\"crumbs\">" + HTMLPage.link(links.meeting, "← Meeting " + (header.title ?? header.meeting).html)
             b += HTMLPage.link(links.index, "All meetings (fleet)") + "</nav>\n"
         }
-        b += "<header>\n<h1>Track <span class=\"code\">\(track.html)</span></h1>\n"
-        b += "<p class=\"sub\">Meeting <span class=\"code\">\(header.meeting.html)</span>"
+        b += "<header>\n<h1>Track \(HTMLPage.code(track))</h1>\n"
+        b += "<p class=\"sub\">Meeting \(HTMLPage.code(header.meeting))"
         if let title = header.title { b += " · \(title.html)" }
         b += " · published by \(publishers.joined(separator: ", ").html)</p>\n</header>\n"
         b += ConfigNote.htmlParagraph(config)

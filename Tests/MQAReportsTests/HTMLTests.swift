@@ -114,12 +114,16 @@ func xmlError(_ page: String) -> String? {
         #expect(!page.contains("<b>bold</b>"))
         #expect(page.contains("&quot;&#39;&amp; &lt;b&gt;bold&lt;/b&gt;"))
         #expect(!page.contains("\u{1}"))
-        #expect(HTMLEscaping.escape("a\u{0}b\u{FFFF}") == "a\u{FFFD}b\u{FFFD}")
+        // C0 controls XML forbids show as md shows them: a\u0001 and a\u0002 stay two.
+        #expect(HTMLEscaping.escape("a\u{0}b\u{FFFF}\u{1}") == "a\\u0000b\u{FFFD}\\u0001")
         #expect(HTMLEscaping.escape("<&>\"'") == "&lt;&amp;&gt;&quot;&#39;")
         // Bidi overrides and isolates show as md shows them; other U+2xxx stay.
         #expect(HTMLEscaping.escape("evil\u{202E}gpj.exe \u{2066}x\u{2069} — …") == "evil\\u202egpj.exe \\u2066x\\u2069 — …")
         // As md shows them: what shows nothing, C1 controls; ordinary U+00xx and U+2xxx stay.
-        #expect(HTMLEscaping.escape("\u{200B}\u{200B}·\u{FEFF}\u{85}©é\u{180E}\u{061C}") == "\\u200b\\u200b·\\ufeff\\u0085©é\\u180e\\u061c")
+        #expect(HTMLEscaping.escape("\u{200B}\u{200B}·\u{FEFF}\u{85}©é") == "\\u200b\\u200b·\\ufeff\\u0085©é")
+        // Right-to-left and Mongolian marks stay: the page lays them out as meant.
+        let written = "צוות \u{200F}Q3\u{200F} مراجعة \u{061C}1 ᠬᠠᠮᠠᠭ\u{180E}ᠠ هم\u{200C}اندیشی"
+        #expect(HTMLEscaping.escape(written) == written)
         #expect(HTMLPage.link("#x", "R&amp;D") == "<a href=\"#x\">R&amp;D</a>")
     }
 
