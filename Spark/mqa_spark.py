@@ -396,10 +396,10 @@ def may_be_dump(text):
 def split_file(path, data, order, shards, whole=None, sniff=None, dump_meeting=None):
     """[(shard, name, bytes)] for one input file; a file that goes whole
     carries `whole` instead of its bytes when one is given (a reference the
-    shard reads the file by, `LocalFile`). `dump_meeting` (the file's name
-    and bytes -> the meeting mqa makes of it, or None) places a stats dump
-    with its meeting; without it, or when it gives none, a dump goes to
-    shard 0.
+    shard reads the file by, `LocalFile`). `dump_meeting` (the file's name,
+    its bytes and its local path or None -> the meeting mqa makes of it, or
+    None) places a stats dump with its meeting; without it, or when it
+    gives none, a dump goes to shard 0.
 
     mqa tells a stats dump from an event log by a file's first lines, and
     the first piece of a cut file holds every line that names no meeting:

@@ -26,10 +26,10 @@ public enum HTMLEscaping {
         // Most text (ids, numbers, tooltips) needs nothing: one pass over
         // the bytes instead of a copy scalar by scalar. The lead bytes of
         // what may need an escape take the slow path: 0x7F (DEL), 0xC2
-        // (C1), 0xD8 (U+061C), 0xE1 (U+180E), 0xE2 (U+200B–U+2069), 0xEF
-        // (U+FEFF, U+FFFE, U+FFFF), and other characters that share them.
+        // (C1), 0xE2 (U+200B–U+2069), 0xEF (U+FEFF, U+FFFE, U+FFFF), and
+        // other characters that share them.
         if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27
-                || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE1 || $0 == 0xE2 || $0 == 0xEF }) {
+                || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 || $0 == 0xEF }) {
             return text
         }
         var out = ""
