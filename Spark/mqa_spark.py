@@ -369,10 +369,12 @@ def dump_meeting(binary, name, data, path=None, prefix='mqa-', base=None):
         except ValueError:
             summary = None
         # Exit 1 is the input's failure (a dump mqa cannot read: it prints
-        # no summary when nothing could be read) or the scratch store's: the
-        # shard's ingest meets the same input and says so, in shard 0. A
-        # crash, a usage error or a bad environment is no answer at all.
-        if code not in (0, 1, 3) or (code != 1 and summary is None):
+        # no summary when nothing could be read), which the shard's ingest
+        # meets and reports in shard 0, or the scratch store's (a full
+        # disk), which says nothing of the dump. A crash, a usage error or
+        # a bad environment is no answer either.
+        store_failed = 'cannot create the store' in err or 'disk is full' in err
+        if code not in (0, 1, 3) or (code != 1 and summary is None) or (code == 1 and store_failed):
             raise RuntimeError('mqa ingest of %s (to learn its meeting) exited %d: %s' % (name, code, err.strip()))
         code, out, err = run_mqa_status(binary, ['meetings', '--db', db, '--format', 'json'])
         if code != 0:
@@ -389,8 +391,11 @@ def may_be_dump(text):
     """Whether mqa could read `text`, or a piece of it, as a stats dump:
     array lines, Chrome's format 3 header, rtcstats-server's object lines,
     a webrtc-internals document (mqa's sniff, Docs/import.md)."""
+    head = text.lstrip(b'\xef\xbb\xbf \t\r\n')
+    # A lone `{` first line: how a webrtc-internals document opens, which
+    # mqa takes for one before any `PeerConnections` key is seen.
     return (ARRAY_LINE.search(text) is not None or b'statsSessionId' in text or b'PeerConnections' in text
-            or text.lstrip(b'\xef\xbb\xbf \t\r\n').startswith(b'RTCStatsDump'))
+            or head.startswith(b'RTCStatsDump') or re.match(rb'\{[ \t\r]*\n', head) is not None)
 
 
 def split_file(path, data, order, shards, whole=None, sniff=None, dump_meeting=None):

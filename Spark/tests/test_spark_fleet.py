@@ -808,6 +808,9 @@ def test_a_dump_goes_to_the_shard_of_the_meeting_mqa_makes_of_it(tmp_path):
     for bad in (b'RTCStatsDump\n{"fileFormat":9}\n', b'RTCStatsDump\n', gzip.compress(data)[:200],
                 b'{"PeerConnections": {"1-1": ', b'\x00\x01\n[\xff\xfe\n'):
         assert mqa_spark.dump_meeting(MQA, 'bad.log', bad) is None, bad
+    # A webrtc-internals document opening with a lone '{' line is one before
+    # any 'PeerConnections' key: a sign of a dump, as mqa reads it.
+    assert mqa_spark.may_be_dump(b'\xef\xbb\xbf{\r\n"getUserMedia": [\n') and not mqa_spark.may_be_dump(b'{"meeting":"m"}\n')
     # A dump named like the scratch store is read as one box reads it.
     assert mqa_spark.dump_meeting(MQA, 's.sqlite', data) == 'rtc-Fixture'
     # Read in place when a local file of its name holds it.
