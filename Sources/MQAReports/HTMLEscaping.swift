@@ -9,9 +9,10 @@ import MQAStore
 /// The pages are written as XHTML-compatible markup so that an XML parser
 /// can check them; the escaping therefore covers XML's rules too: the five
 /// special characters become entities, and characters XML 1.0 does not allow
-/// at all (C0 controls other than tab/LF/CR, U+FFFE, U+FFFF) become U+FFFD,
-/// since a single one would make the whole page unparseable: they are shown
-/// as md shows them (`\u0001`), so that two ids differing in one stay two.
+/// at all, since a single one would make the whole page unparseable, are
+/// replaced: C0 controls other than tab/LF/CR are shown as md shows them
+/// (`\u0001`), so that two ids differing in one stay two; U+FFFE and U+FFFF
+/// become U+FFFD.
 /// Of what md and the terminal also escape (`TerminalText.needsEscape`),
 /// the characters that reorder or hide text are escaped here too: C1
 /// controls and DEL, bidirectional overrides and isolates (a U+202E in a

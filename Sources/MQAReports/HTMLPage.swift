@@ -108,6 +108,7 @@ enum HTMLPage {
         h2 { font-size: 17px; margin: 26px 0 8px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
         h3 { font-size: 14px; margin: 16px 0 6px; }
         a { color: #0550ae; }
+        a, .code { unicode-bidi: isolate; }
         nav.crumbs { font-size: 13px; margin: 0 0 8px; }
         nav.crumbs a { margin-right: 14px; }
         .sub { color: var(--muted); margin: 0 0 10px; overflow-wrap: anywhere; }
