@@ -146,10 +146,9 @@ extension CommandSpec {
             guard let out = parsed.given["--out"]?.last as? String else { continue }
             if let word = Self.format(ofFile: out, among: spec.choices) {
                 parsed.inferred[spec.primary] = try spec.convert(word)
-            } else if Self.format(ofFile: out, among: Self.formatWords) == nil, let dot = out.lastIndex(of: "."),
-                      !out[dot...].contains("/"), out.index(after: dot) < out.endIndex,
-                      out[out.index(after: dot)...].lowercased() != "txt", !FilePaths.isDirectory(out), let format = spec.defaultText {
-                parsed.outFormatFallback = (String(out[out.index(after: dot)...]), format)
+            } else if Self.format(ofFile: out, among: Self.formatWords) == nil, let ext = Self.fileExtension(out), !ext.isEmpty,
+                      ext.lowercased() != "txt", !FilePaths.isDirectory(out), let format = spec.defaultText {
+                parsed.outFormatFallback = (String(ext), format)
             } else if let word = Self.format(ofFile: out, among: Self.formatWords), !FilePaths.isDirectory(out) {
                 // `-o t.html` from a command that writes no HTML: writing
                 // its default format under that name would be a silent lie.
@@ -207,6 +206,13 @@ extension CommandSpec {
         return (arg, nil)
     }
 
+    /// What follows the last `.` of a file name (not of a folder on its
+    /// path); nil when there is none.
+    static func fileExtension(_ path: String) -> Substring? {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        return path[path.index(after: dot)...]
+    }
+
     /// Every output format of any command: an `--out` extension among
     /// them names a format.
     static let formatWords = ["md", "json", "csv", "html", "ndjson"]
@@ -214,8 +220,7 @@ extension CommandSpec {
     /// The format a file name's extension names, among `choices`:
     /// `report.html` → html, `a.HTM` → html, `log.jsonl` → ndjson.
     static func format(ofFile path: String, among choices: [String]) -> String? {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
-        var ext = path[path.index(after: dot)...].lowercased()
+        guard var ext = fileExtension(path)?.lowercased() else { return nil }
         if ext == "htm" { ext = "html" }
         if ext == "markdown" { ext = "md" }
         if ext == "txt" && choices.contains("text") { ext = "text" }

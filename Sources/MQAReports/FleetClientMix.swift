@@ -54,7 +54,7 @@ public struct FleetClientMix: Sendable, Equatable {
     /// count, so that a narrow column breaks between values.
     static func cell(_ counts: [Count]) -> ReportCell {
         guard !counts.isEmpty else { return .text(text(counts)) }
-        let html = counts.map { "<span class=\"nowrap\">\("\($0.value) ×\($0.participants)".html)</span>" }.joined(separator: ", ")
+        let html = counts.map { HTMLPage.nowrap("\($0.value) ×\($0.participants)") }.joined(separator: ", ")
         return .markup(html: html, text: text(counts))
     }
 

@@ -106,7 +106,7 @@ extension FleetReport {
     static func nowrapParts(_ text: String) -> ReportCell {
         let parts = text.split(separator: " ")
         guard parts.count > 1 else { return .text(text) }
-        return .markup(html: parts.map { "<span class=\"nowrap\">\(String($0).html)</span>" }.joined(separator: " "), text: text)
+        return .markup(html: parts.map { HTMLPage.nowrap(String($0)) }.joined(separator: " "), text: text)
     }
 
     /// `ios:3;android:2` (empty when none is known): one cell a script splits.

@@ -68,6 +68,9 @@ enum HTMLPage {
         return shownLength(text) >= 24 ? "<span class=\"code long\">\(text)</span>" : "<span class=\"code\">\(text)</span>"
     }
 
+    /// `text` in a span that never breaks (a date, `5.2.3 ×3`).
+    static func nowrap(_ text: String) -> String { "<span class=\"nowrap\">\(text.html)</span>" }
+
     /// Characters `escaped` shows: an entity (`&amp;`) is one.
     static func shownLength(_ escaped: String) -> Int {
         var n = 0, inEntity = false

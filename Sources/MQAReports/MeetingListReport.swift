@@ -65,7 +65,7 @@ public struct MeetingListReport: Sendable {
     }
 
     /// The zone a time of day was read in (`UTC` without one).
-    var zoneName: String { display.zone.map { $0.isUTC ? "UTC" : $0.identifier } ?? "UTC" }
+    var zoneName: String { display.clockZone.identifier }
 
     /// Times and durations in ms, the score to 0.1 (as the fleet shows it);
     /// every key of the JSON's list, `engine` last (added after the rest).

@@ -42,19 +42,16 @@ public struct TiersReport: Sendable {
         return t.csv
     }
 
-    /// Local clocks carry their date when the meeting spans more than one
-    /// day of the zone (as the meeting report's do): `00:10:02` after
-    /// `23:50:02` would read as earlier.
-    var localDated: Bool {
-        guard let zone = display.zone, let span = analysis.span else { return false }
-        return zone.day(of: span.first) != zone.day(of: span.last)
-    }
-
     /// Per connection: its span, the time in each tier and every change.
     public var markdown: String {
         var out = "# Tiers of meeting \(Markdown.escape(analysis.meeting))\n\n"
         if analysis.isCDN { out += "No quality data (CDN engine): the CDN engine has no quality feed, so no tier can be computed.\n\n" }
         out += ConfigNote.paragraph(analysis.config)
+        // Local clocks carry their date when the meeting spans more than
+        // one day of the zone, as the meeting report's do: `00:10:02` after
+        // `23:50:02` would read as earlier.
+        var clocks = display
+        if let span = analysis.span { clocks.date(forSpan: span.first, span.last) }
         for c in connections {
             out += "## \(Markdown.escape(c.uid)), connection \(c.index): \(display.timestamp(c.start)) – \(display.timestamp(c.end)) (\(Time.duration(c.end - c.start)))\n\n"
             var time = ReportTable(headers: Tier.reportOrder.map(\.name), numeric: Set(0..<6))
@@ -65,7 +62,7 @@ public struct TiersReport: Sendable {
                 let local = display.zone.map { ["time (\($0.identifier))"] } ?? []
                 var table = ReportTable(headers: ["time"] + local + ["+offset", "from", "to"], numeric: [1 + local.count])
                 for change in c.changes {
-                    let clock = display.zone.map { z in [(localDated ? z.dateTime(change.ts) : z.clock(change.ts)) + " " + z.offsetText(at: change.ts)] } ?? []
+                    let clock = display.zone.map { z in [clocks.clock(change.ts) + " " + z.offsetText(at: change.ts)] } ?? []
                     table.add(text: [Time.iso(change.ts)] + clock + [Time.duration(change.ts - c.start), change.from.name, change.to.name])
                 }
                 out += table.markdown + "\n"

@@ -19,7 +19,7 @@ public struct TrendsReport: RenderedReport, Sendable {
     static func label(_ start: Int64, _ zone: ClockZone) -> String { String(zone.dateTime(start).prefix(10)) }
 
     /// `UTC`, or `Europe/Berlin`: whose days the periods are.
-    var calendar: String { table.zone.isUTC ? "UTC" : table.zone.identifier }
+    var calendar: String { table.zone.identifier }
 
     public var json: JSON {
         .object([
@@ -56,7 +56,7 @@ public struct TrendsReport: RenderedReport, Sendable {
             if table.field == nil { cells.removeFirst() }
             // A date, unbroken in HTML: a narrow column wrapped it at its hyphens.
             let date = label(row.periodStart)
-            t.add([.markup(html: "<span class=\"nowrap\">\(date.html)</span>", text: date)] + cells,
+            t.add([.markup(html: HTMLPage.nowrap(date), text: date)] + cells,
                   htmlClass: row.figures.insufficient ? "insufficient" : nil)
         }
         return t
