@@ -21,7 +21,7 @@ enum MeetingsCommand {
             Find a person's bad moment: `mqa meetings --uid alice --at 14:05 --tz
             Europe/Berlin` lists alice's meetings that were running at 14:05 Berlin
             time on their own date, any day, newest first (a meeting runs from its
-            first to its last event: start ≤ T < end; add --since yesterday for the
+            first to its last event: start ≤ T ≤ end; add --since yesterday for the
             last two days); then `mqa report meeting ID --uid alice --at 14:05` opens
             with her incidents, the nearest to 14:05 first. A full time
             (2026-11-29T14:05) or a relative one (-2h) is one instant.
@@ -39,7 +39,7 @@ enum MeetingsCommand {
         "--uid", value: "U", help: "Only meetings this participant was in (a uid, or a unique prefix of one).",
         validate: Options.nonEmptyId)
     static let at = Option<TimeInput>.time(
-        "--at", help: "Only meetings running at TIME (start ≤ TIME < end; a time of day on each meeting's date, in --tz).")
+        "--at", help: "Only meetings running at TIME (start ≤ TIME ≤ end; a time of day on each meeting's date, in --tz).")
 
     static let command = Subcommand(spec: spec, run: run)
 

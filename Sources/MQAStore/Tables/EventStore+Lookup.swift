@@ -21,9 +21,11 @@ extension EventStore {
 
     /// Meeting ids, sorted, that were running at the instant `at` gives
     /// for each meeting's span (one instant for all, or a time of day on
-    /// each one's date): start ≤ T < end.
+    /// each one's date): start ≤ T ≤ end. The end is the last event's
+    /// time, when the meeting still ran, and `report meeting --at` counts
+    /// it as inside too: a one-event meeting is running at its instant.
     public func meetings(runningAt at: (_ span: (start: Int64, end: Int64)) -> Int64) throws -> [String] {
-        try meetingSpans().filter { m in m.span.map { span in let t = at(span); return span.start <= t && t < span.end } ?? false }
+        try meetingSpans().filter { m in m.span.map { span in let t = at(span); return span.start <= t && t <= span.end } ?? false }
             .map(\.meeting)
     }
 
