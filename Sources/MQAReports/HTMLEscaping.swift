@@ -10,9 +10,10 @@ import MQAStore
 /// can check them; the escaping therefore covers XML's rules too: the five
 /// special characters become entities, and characters XML 1.0 does not allow
 /// at all, since a single one would make the whole page unparseable, are
-/// replaced: C0 controls other than tab/LF/CR are shown as md shows them
-/// (`\u0001`), so that two ids differing in one stay two; U+FFFE and U+FFFF
-/// become U+FFFD.
+/// replaced: C0 controls are shown as md shows them (`\u0001`, `\t`,
+/// `\n`), so that two ids differing in one stay two (a browser shows a raw
+/// tab or newline as a space, so `a\tb` and `a b` read alike); U+FFFE and
+/// U+FFFF become U+FFFD.
 /// Of what md and the terminal also escape (`TerminalText.needsEscape`),
 /// the characters that reorder or hide text are escaped here too: C1
 /// controls and DEL, bidirectional overrides and isolates (a U+202E in a
@@ -42,7 +43,6 @@ public enum HTMLEscaping {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
             case _ where scalar.value < 0x20: out += TerminalText.escape(scalar)
             case _ where scalar.value == 0xFFFE || scalar.value == 0xFFFF: out += "\u{FFFD}"
             case _ where scalar.value >= 0x7F && TerminalText.needsEscape(scalar) && !HTMLEscaping.shownAsWritten(scalar):
