@@ -669,6 +669,8 @@ COHORT_COLUMNS = [
     ('stallRate', 'double'), ('stallRateCI', 'interval'), ('lowTierShare', 'double'), ('lowTierShareCI', 'interval'),
     ('mosP50', 'double'), ('abnormalDisconnectRate', 'double'), ('abnormalDisconnectRateCI', 'interval'),
     ('firstFrameP90Ms', 'long'), ('insufficient', 'bool'),
+    ('subscriptions', 'long'), ('neverRendered', 'long'), ('neverRenderedShare', 'double'),
+    ('neverRenderedShareCI', 'interval'),
 ]
 
 

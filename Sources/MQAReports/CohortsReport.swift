@@ -49,6 +49,10 @@ public struct CohortsReport: RenderedReport, Sendable {
             ("abnormalDisconnectRate", rate(f.abnormalDisconnectRate)),
             ("abnormalDisconnectRateCI", interval(f.abnormalDisconnectRateCI)),
             ("firstFrameP90Ms", .optional(f.firstFrameP90Ms)),
+            ("subscriptions", .int(f.subscriptions)),
+            ("neverRendered", .int(f.neverRendered)),
+            ("neverRenderedShare", rate(f.neverRenderedShare)),
+            ("neverRenderedShareCI", interval(f.neverRenderedShareCI)),
             ("insufficient", .bool(f.insufficient)),
         ])
     }
@@ -93,8 +97,9 @@ public struct CohortsReport: RenderedReport, Sendable {
     /// The table md and html show: one row per value, then "(unknown)".
     var rowsTable: ReportTable {
         var t = ReportTable(headers: [table.field.rawValue, "people", "meetings", "watched", "stall rate (95 % CI)",
-                                      "poor/bad (95 % CI)", "MOS p50", "abn. disconnects (95 % CI)", "first frame p90", "note"],
-                            numeric: [1, 2, 3, 4, 5, 6, 7, 8])
+                                      "poor/bad (95 % CI)", "MOS p50", "abn. disconnects (95 % CI)", "first frame p90",
+                                      "never rendered (95 % CI)", "note"],
+                            numeric: [1, 2, 3, 4, 5, 6, 7, 8, 9])
         for f in table.cohorts + (table.unknown.participants > 0 ? [table.unknown] : []) {
             t.add(CohortsReport.cells(f), htmlClass: f.insufficient ? "insufficient" : nil)
         }
@@ -109,6 +114,7 @@ public struct CohortsReport: RenderedReport, Sendable {
          f.mosP50.map { .number(.double(rounded($0, 100)), shown: String(format: "%.2f", $0)) } ?? .empty(shown: "—"),
          .number(rate(f.abnormalDisconnectRate), shown: percent(f.abnormalDisconnectRate, f.abnormalDisconnectRateCI)),
          f.firstFrameP90Ms.map { .number(.int($0), shown: Time.duration($0)) } ?? .empty(shown: "—"),
+         .number(rate(f.neverRenderedShare), shown: percent(f.neverRenderedShare, f.neverRenderedShareCI)),
          .literal(f.insufficient ? "too little data" : "")]
     }
 
@@ -123,7 +129,8 @@ public struct CohortsReport: RenderedReport, Sendable {
     /// The method in words, under every text format's table.
     static func methodText(_ o: BootstrapOptions, splits: Bool = false) -> String {
         "Stall rate = stalled / watched video time; poor/bad = share of warm time at those tiers; abnormal disconnects = "
-            + "share of participants with a disconnect that carried an error; MOS p50 = median of the participants' median MOS. "
+            + "share of participants with a disconnect that carried an error; MOS p50 = median of the participants' median MOS; "
+            + "never rendered = share of video subscriptions that showed no frame (they add no watched time). "
             + "Intervals: 95 % percentile bootstrap over meetings (\(o.replicates) resamples, seed \(o.seed)), since "
             + "participants of one meeting are not independent. A value seen in fewer than \(o.minMeetings) meetings or by "
             + "fewer than \(o.minParticipants) participants is marked \"too little data\" and listed last. "
@@ -156,6 +163,7 @@ public struct CohortsReport: RenderedReport, Sendable {
             "participants", "meetings", "watchedMs", "stalledMs", "stallRate", "stallRateLow", "stallRateHigh",
             "lowTierShare", "lowTierShareLow", "lowTierShareHigh", "mosP50", "abnormalDisconnectRate",
             "abnormalDisconnectRateLow", "abnormalDisconnectRateHigh", "firstFrameP90Ms", "insufficient",
+            "subscriptions", "neverRendered", "neverRenderedShare", "neverRenderedShareLow", "neverRenderedShareHigh",
         ] + trailing)
         func n(_ j: JSON) -> ReportCell { j == .null ? .empty(shown: "") : .number(j, shown: j.rendered()) }
         func ends(_ ci: ConfidenceInterval?) -> [ReportCell] {
@@ -171,6 +179,8 @@ public struct CohortsReport: RenderedReport, Sendable {
             row += [n(f.mosP50.map { .double(CohortsReport.rounded($0, 100)) } ?? .null)]
             row += [n(CohortsReport.rate(f.abnormalDisconnectRate))] + ends(f.abnormalDisconnectRateCI)
             row += [n(.optional(f.firstFrameP90Ms)), .literal(f.insufficient ? "true" : "false")]
+            row += [.int(Int(f.subscriptions)), .int(Int(f.neverRendered)), n(CohortsReport.rate(f.neverRenderedShare))]
+                + ends(f.neverRenderedShareCI)
             t.add(row + after)
         }
         return t

@@ -112,7 +112,8 @@ public struct CompareReport: RenderedReport, Sendable {
             + "(meetings − 1 degrees of freedom). Significant = Holm-adjusted p below 0.05 over all "
             + "\(CohortMetric.allCases.count) metrics, so the chance of any false alarm in the comparison stays at most 5 %; "
             + "nothing is significant while a side has too little data (under \(o.minMeetings) meetings or \(o.minParticipants) participants). "
-            + "--fail-if-worse exits 2 when B is significantly worse on stall rate, time at poor/bad or abnormal disconnects. "
+            + "--fail-if-worse exits 2 when B is significantly worse on stall rate, time at poor/bad, abnormal disconnects "
+            + "or never-rendered video. "
             + (splits ? CohortsReport.splitNote + " " : "") + "See Docs/cohorts.md."
     }
 

@@ -48,9 +48,9 @@ public struct TrendsReport: RenderedReport, Sendable {
         var headers = [table.every.rawValue]
         if let f = table.field { headers.append(f.rawValue) }
         headers += ["people", "meetings", "watched", "stall rate (95 % CI)", "poor/bad (95 % CI)", "MOS p50",
-                    "abn. disconnects (95 % CI)", "first frame p90", "note"]
+                    "abn. disconnects (95 % CI)", "first frame p90", "never rendered (95 % CI)", "note"]
         let offset = table.field == nil ? 0 : 1
-        var t = ReportTable(headers: headers, numeric: Set((1 + offset)...(8 + offset)))
+        var t = ReportTable(headers: headers, numeric: Set((1 + offset)...(9 + offset)))
         for row in table.rows {
             var cells = CohortsReport.cells(row.figures)
             if table.field == nil { cells.removeFirst() }

@@ -622,11 +622,13 @@ def test_parquet_rows_flatten_the_cohort_objects():
     figures = {'participants': 3, 'meetings': 2, 'watchedMs': 10, 'stalledMs': 1, 'stallRate': 0.1,
                'stallRateCI': [0.05, None], 'lowTierShare': None, 'lowTierShareCI': None, 'mosP50': 4.2,
                'abnormalDisconnectRate': 0, 'abnormalDisconnectRateCI': [0, 0.5], 'firstFrameP90Ms': None,
-               'insufficient': True}
+               'insufficient': True, 'subscriptions': 4, 'neverRendered': 1, 'neverRenderedShare': 0.25,
+               'neverRenderedShareCI': [0.1, 0.4]}
     doc = {'by': 'netType', 'cohorts': [dict(figures, value='wifi')], 'unknown': dict(figures, value=None)}
     rows = mqa_spark.cohort_rows([doc])
     assert [r[:3] for r in rows] == [['netType', 1, 'wifi'], ['netType', None, None]]
-    assert rows[0][3:] == [3, 2, 10, 1, 0.1, 0.05, None, None, None, None, 4.2, 0.0, 0.0, 0.5, None, True]
+    assert rows[0][3:] == [3, 2, 10, 1, 0.1, 0.05, None, None, None, None, 4.2, 0.0, 0.0, 0.5, None, True,
+                           4, 1, 0.25, 0.1, 0.4]
     trend = {'every': 'day', 'by': None, 'periods': [dict(figures, period='2026-11-02', start=1)]}
     assert mqa_spark.trend_rows([trend])[0][:5] == ['day', None, '2026-11-02', 1, None]
 

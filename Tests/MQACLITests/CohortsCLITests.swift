@@ -84,7 +84,7 @@ import MQAStore
         #expect(json["schema"] as? String == "mqa.compare/1")
         #expect(json["by"] as? String == "sdkVersion" && json["a"] as? String == "5.2.3" && json["b"] as? String == "5.3.0")
         let metrics = try #require(json["metrics"] as? [String: [String: Any]])
-        #expect(Set(metrics.keys) == ["stallRate", "lowTierShare", "abnormalDisconnectRate", "mosP50", "firstFrameP90Ms"])
+        #expect(Set(metrics.keys) == ["stallRate", "lowTierShare", "abnormalDisconnectRate", "neverRenderedShare", "mosP50", "firstFrameP90Ms"])
         for (_, m) in metrics {
             #expect(Set(["a", "b", "ratio", "ratioCI", "significant"]).isSubset(of: Set(m.keys)))
         }

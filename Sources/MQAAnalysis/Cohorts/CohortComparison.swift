@@ -4,14 +4,29 @@ import MQABase
 /// The figures `mqa compare` sets side by side, each with the direction
 /// that is worse.
 public enum CohortMetric: String, Sendable, CaseIterable {
-    case stallRate, lowTierShare, abnormalDisconnectRate, mosP50, firstFrameP90Ms
+    case stallRate, lowTierShare, abnormalDisconnectRate, neverRenderedShare, mosP50, firstFrameP90Ms
 
     /// Whether a larger value is worse (all but MOS).
     public var higherIsWorse: Bool { self != .mosP50 }
 
     /// The release gate's metrics (`--fail-if-worse`): stall, tier and
-    /// disconnect figures.
-    public var gates: Bool { self == .stallRate || self == .lowTierShare || self == .abnormalDisconnectRate }
+    /// disconnect figures. Video that never renders is the worst stall: a
+    /// build that shows no video has no stall rate at all, and must not
+    /// pass the gate for it.
+    public var gates: Bool {
+        self == .stallRate || self == .lowTierShare || self == .abnormalDisconnectRate || self == .neverRenderedShare
+    }
+
+    /// The rate this metric is, for the ones with an interval per side.
+    var rate: CohortFigures.Rate? {
+        switch self {
+        case .stallRate: .stall
+        case .lowTierShare: .lowTier
+        case .abnormalDisconnectRate: .abnormalDisconnect
+        case .neverRenderedShare: .neverRendered
+        case .mosP50, .firstFrameP90Ms: nil
+        }
+    }
 
     /// For the verdict: "B stalls 1.8× as much as A".
     func sentence(a: String, b: String, ratio: String) -> String {
@@ -19,6 +34,7 @@ public enum CohortMetric: String, Sendable, CaseIterable {
         case .stallRate: "\(b) stalls \(ratio)× as much as \(a)"
         case .lowTierShare: "\(b) spends \(ratio)× as much time at poor/bad as \(a)"
         case .abnormalDisconnectRate: "\(b) drops abnormally \(ratio)× as often as \(a)"
+        case .neverRenderedShare: "\(b)'s video never renders \(ratio)× as often as \(a)'s"
         case .mosP50: "\(b)'s median MOS is \(ratio)× \(a)'s"
         case .firstFrameP90Ms: "\(b)'s first frame (p90) takes \(ratio)× as long as \(a)'s"
         }
@@ -29,7 +45,7 @@ public enum CohortMetric: String, Sendable, CaseIterable {
     /// MOS to 2 decimals, times in ms.
     public func shown(_ v: Double) -> String {
         switch self {
-        case .stallRate, .lowTierShare, .abnormalDisconnectRate: "\(JSON.number((v * 10_000).rounded() / 100)) %"
+        case .stallRate, .lowTierShare, .abnormalDisconnectRate, .neverRenderedShare: "\(JSON.number((v * 10_000).rounded() / 100)) %"
         case .mosP50: String(format: "%.2f", v)
         case .firstFrameP90Ms: "\(Int64(v.rounded())) ms"
         }
@@ -40,6 +56,7 @@ public enum CohortMetric: String, Sendable, CaseIterable {
         case .stallRate: "stall rate"
         case .lowTierShare: "time at poor/bad"
         case .abnormalDisconnectRate: "abnormal disconnects"
+        case .neverRenderedShare: "never rendered"
         case .mosP50: "MOS p50"
         case .firstFrameP90Ms: "first frame p90"
         }
@@ -50,6 +67,7 @@ public enum CohortMetric: String, Sendable, CaseIterable {
         case .stallRate: f.stallRate
         case .lowTierShare: f.lowTierShare
         case .abnormalDisconnectRate: f.abnormalDisconnectRate
+        case .neverRenderedShare: f.neverRenderedShare
         case .mosP50: f.mosP50
         case .firstFrameP90Ms: f.firstFrameP90Ms.map(Double.init)
         }
@@ -128,9 +146,10 @@ public struct CohortComparison: Sendable, Equatable {
         // B − A of each replicate: the test where A's figure is 0 and no
         // ratio exists (a regression from none at all must still gate).
         var differences = [[Double]](repeating: [], count: all.count)
-        // Each side's own figure per replicate, for its interval as
-        // `report cohorts` gives it (the same resamples).
-        var sides = [[Double]](repeating: [], count: 6)
+        // Each side's own rates per replicate, for their intervals as
+        // `report cohorts` gives them (the same resamples): [side][rate].
+        let rates = CohortFigures.Rate.allCases
+        var sides = [[[Double]]](repeating: [[Double]](repeating: [], count: rates.count), count: 2)
         if let ga, let gb {
             var sums = [CohortSums](repeating: CohortSums(), count: groups.keys.count)
             for i in all.indices { ratios[i].reserveCapacity(options.replicates) }
@@ -142,6 +161,7 @@ public struct CohortComparison: Sendable, Equatable {
                     case .stallRate: (x, y) = (sums[ga].stallRate, sums[gb].stallRate)
                     case .lowTierShare: (x, y) = (sums[ga].lowTierShare, sums[gb].lowTierShare)
                     case .abnormalDisconnectRate: (x, y) = (sums[ga].abnormalDisconnectRate, sums[gb].abnormalDisconnectRate)
+                    case .neverRenderedShare: (x, y) = (sums[ga].neverRenderedShare, sums[gb].neverRenderedShare)
                     case .mosP50:
                         (x, y) = (groups.mos[ga].percentile(50, counts: counts), groups.mos[gb].percentile(50, counts: counts))
                     case .firstFrameP90Ms:
@@ -150,19 +170,19 @@ public struct CohortComparison: Sendable, Equatable {
                     }
                     ratios[i].append(CohortComparison.ratio(y, over: x))
                     differences[i].append(y - x)
-                    if i < 3 {
-                        sides[2 * i].append(x)
-                        sides[2 * i + 1].append(y)
+                    if let rate = m.rate, let k = rates.firstIndex(of: rate) {
+                        sides[0][k].append(x)
+                        sides[1][k].append(y)
                     }
                 }
             }
         }
+        // As in `report cohorts`, a side seen in one meeting has no
+        // interval: resampling one cluster says nothing of the spread.
         func withIntervals(_ f: CohortFigures, side: Int) -> CohortFigures {
-            guard !sides[side].isEmpty else { return f }
+            guard !sides[side][0].isEmpty, f.meetings >= 2 else { return f }
             var f = f
-            if f.stallRate != nil { f.stallRateCI = options.interval(sides[side]) }
-            if f.lowTierShare != nil { f.lowTierShareCI = options.interval(sides[2 + side]) }
-            if f.abnormalDisconnectRate != nil { f.abnormalDisconnectRateCI = options.interval(sides[4 + side]) }
+            f.setIntervals(options: options) { rate in sides[side][rates.firstIndex(of: rate)!] }
             return f
         }
         self.a = withIntervals(self.a, side: 0)
@@ -191,11 +211,14 @@ public struct CohortComparison: Sendable, Equatable {
         // meetings the resamples' spread says little (all alike, it is 0
         // and any difference would have p = 0), and a release gate must
         // not fail on four people.
-        let enough = !self.a.insufficient && !self.b.insufficient
+        let enough = !fa.insufficient && !fb.insufficient
+        let oneMeetingSide = fa.meetings < 2 || fb.meetings < 2
         metrics = all.enumerated().map { i, m in
             let x = m.value(fa), y = m.value(fb)
             let r = points[i]
-            let ci = r == nil ? nil : options.interval(ratios[i])
+            // One meeting on a side gives every resample the same ratio: a
+            // zero-width interval that says nothing, as for each side.
+            let ci = r == nil || oneMeetingSide ? nil : options.interval(ratios[i])
             // Without a point ratio (or an interval) nothing is claimed,
             // but where the difference is tested, its test decides.
             let significant = enough && (byDifference[i] || (r != nil && ci != nil)) && adjusted[i] < CohortComparison.alpha
@@ -216,8 +239,9 @@ public struct CohortComparison: Sendable, Equatable {
     public var failsGate: Bool { metrics.contains { $0.metric.gates && $0.worse } }
 
     /// One line: the most significant difference, or that there is none.
-    /// On tied p-values (Holm's adjustment makes them common) gating
-    /// metrics come first, then the larger effect: a change from none, then
+    /// Gating metrics come first (the headline of a failed gate names what
+    /// failed it, not a first-frame time with a smaller p-value), then the
+    /// smaller p-value, then the larger effect: a change from none, then
     /// the ratio furthest from 1, so a 0 → 33 % rise in disconnects is not
     /// headlined by the 1.001× stall rate it brings along.
     public var verdict: String {
@@ -225,7 +249,7 @@ public struct CohortComparison: Sendable, Equatable {
         var out: String
         func effect(_ m: Metric) -> Double { m.ratio.map { abs(log($0)) } ?? .infinity }
         let significant = metrics.filter(\.significant).sorted {
-            ($0.pAdjusted, $0.metric.gates ? 0 : 1, -effect($0)) < ($1.pAdjusted, $1.metric.gates ? 0 : 1, -effect($1))
+            ($0.metric.gates ? 0 : 1, $0.pAdjusted, -effect($0)) < ($1.metric.gates ? 0 : 1, $1.pAdjusted, -effect($1))
         }
         if let m = significant.first {
             if let r = m.ratio, let ci = m.ratioCI {
@@ -233,12 +257,22 @@ public struct CohortComparison: Sendable, Equatable {
                 out = m.metric.sentence(a: an, b: bn, ratio: rs) + " (95 % CI \(cs))"
             } else {
                 // From a zero A: no ratio to show, the two figures instead.
-                out = "\(bn) has \(m.metric.title) \(m.metric.shown(m.b ?? 0)) where \(an) has none"
+                out = m.metric == .neverRenderedShare
+                    ? "\(bn)'s video never rendered in \(m.metric.shown(m.b ?? 0)) of subscriptions, where \(an)'s always did"
+                    : "\(bn) has \(m.metric.title) \(m.metric.shown(m.b ?? 0)) where \(an) has none"
             }
             let more = significant.dropFirst().map(\.metric.title)
             if !more.isEmpty { out += "; also differs on \(more.joined(separator: ", "))" }
         } else {
-            out = "No significant difference between \(bn) and \(an) on \(metrics.count) metrics"
+            let tested = metrics.filter(\.tested)
+            out = "No significant difference between \(bn) and \(an) on \(tested.count) metric\(tested.count == 1 ? "" : "s")"
+            // A figure one side has and the other not was not compared:
+            // said, since "no difference" must not cover it.
+            let untested = metrics.filter { !$0.tested && ($0.a != nil || $0.b != nil) }
+            if !untested.isEmpty {
+                out += " (\(untested.map(\.metric.title).joined(separator: ", ")) not compared: "
+                    + untested.map { m in "\(m.a == nil ? an : bn) has none" }.joined(separator: ", ") + ")"
+            }
             if let s = metrics.first, let r = s.ratio, let ci = s.ratioCI {
                 let (rs, cs) = CohortComparison.shown(r, ci)
                 out += " (stall rate ×\(rs), 95 % CI \(cs))"
@@ -265,13 +299,19 @@ public struct CohortComparison: Sendable, Equatable {
         "\(shown(ci.lower, extra: extra))–\(shown(ci.upper, extra: extra))"
     }
 
-    /// The ratio and its interval with as many digits as it takes for the
-    /// interval's ends to differ (at most 2 more): `1.5 (1.3–1.8)`, but
-    /// `1.54 (1.47–1.61)` for a narrow one.
+    /// The ratio and its interval with as many digits as it takes (at
+    /// most 4 more) for the interval's ends to differ, and for no figure
+    /// other than 1 to read as 1: `1.5 (1.3–1.8)`, but `1.54 (1.47–1.61)`
+    /// for a narrow one, and `1.04 (1.03–1.05)`, not `1 (1–1.1)`, for an
+    /// interval that leaves 1 out.
     public static func shown(_ r: Double, _ ci: ConfidenceInterval) -> (String, String) {
+        func readsAsOne(_ x: Double, _ extra: Int) -> Bool { x != 1 && shown(x, extra: extra) == "1" }
         var extra = 0
-        // A zero-width interval has no ends to tell apart: 2 digits.
-        while extra < 2, ci.lower != ci.upper, shown(ci.lower, extra: extra) == shown(ci.upper, extra: extra) { extra += 1 }
+        while extra < 4,
+              (ci.lower != ci.upper && shown(ci.lower, extra: extra) == shown(ci.upper, extra: extra))
+                || readsAsOne(r, extra) || readsAsOne(ci.lower, extra) || readsAsOne(ci.upper, extra) {
+            extra += 1
+        }
         return (shown(r, extra: extra), shown(ci, extra: extra))
     }
 }

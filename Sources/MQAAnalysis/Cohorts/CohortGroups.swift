@@ -11,6 +11,9 @@ struct CohortSums: Sendable, Equatable {
     var measured = 0.0
     /// Participants with at least one abnormal disconnect.
     var dropped = 0.0
+    /// Video subscriptions, and those that never showed a frame.
+    var subscriptions = 0.0
+    var unrendered = 0.0
 
     mutating func add(_ p: CohortParticipant) {
         participants += 1
@@ -19,6 +22,8 @@ struct CohortSums: Sendable, Equatable {
         low += Double(p.lowTierMs)
         measured += Double(p.measuredMs)
         if p.abnormalDisconnects > 0 { dropped += 1 }
+        subscriptions += Double(p.subscriptions)
+        unrendered += Double(p.neverRendered)
     }
 
     @inline(__always)
@@ -29,12 +34,25 @@ struct CohortSums: Sendable, Equatable {
         low += c * s.low
         measured += c * s.measured
         dropped += c * s.dropped
+        subscriptions += c * s.subscriptions
+        unrendered += c * s.unrendered
     }
 
     /// NaN when undefined (no watched time, no measured time, nobody).
     var stallRate: Double { watched > 0 ? stalled / watched : .nan }
     var lowTierShare: Double { measured > 0 ? low / measured : .nan }
     var abnormalDisconnectRate: Double { participants > 0 ? dropped / participants : .nan }
+    var neverRenderedShare: Double { subscriptions > 0 ? unrendered / subscriptions : .nan }
+
+    /// The interval-carrying rates, in `CohortFigures.Rate` order.
+    func rate(_ r: CohortFigures.Rate) -> Double {
+        switch r {
+        case .stall: stallRate
+        case .lowTier: lowTierShare
+        case .abnormalDisconnect: abnormalDisconnectRate
+        case .neverRendered: neverRenderedShare
+        }
+    }
 }
 
 /// Participants of many meetings (summed per profile, `CohortMeetingSums`)

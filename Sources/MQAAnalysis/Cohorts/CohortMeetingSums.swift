@@ -106,20 +106,26 @@ public struct CohortProfileSums: Sendable, Equatable {
     public var measuredMs: Int64 { Int64(sums.measured) }
     /// Participants with at least one abnormal disconnect.
     public var dropped: Int { Int(sums.dropped) }
+    /// Video subscriptions, and those of them that never showed a frame.
+    public var subscriptions: Int64 { Int64(sums.subscriptions) }
+    public var neverRendered: Int64 { Int64(sums.unrendered) }
 
     /// From the file of `CohortPartials` (counts as written); `nil` when a
     /// count is negative, there are more MOS values or dropped participants
-    /// than participants, or the histogram is not ascending with positive
-    /// counts.
+    /// than participants, more never-rendered subscriptions than
+    /// subscriptions, or the histogram is not ascending with positive counts.
     init?(profile: CohortProfile, participants: Int64, watchedMs: Int64, stalledMs: Int64, lowTierMs: Int64,
-          measuredMs: Int64, dropped: Int64, mos: [Double], firstFrame: [FirstFrameBin]) {
+          measuredMs: Int64, dropped: Int64, subscriptions: Int64, neverRendered: Int64,
+          mos: [Double], firstFrame: [FirstFrameBin]) {
         guard participants > 0, watchedMs >= 0, stalledMs >= 0, lowTierMs >= 0, measuredMs >= 0,
-              (0...participants).contains(dropped), mos.count <= participants, mos.allSatisfy(\.isFinite),
+              (0...participants).contains(dropped), (0...max(0, subscriptions)).contains(neverRendered),
+              mos.count <= participants, mos.allSatisfy(\.isFinite),
               firstFrame.allSatisfy({ $0.count > 0 }),
               zip(firstFrame, firstFrame.dropFirst()).allSatisfy({ $0.ms < $1.ms }) else { return nil }
         self.profile = profile
         sums = CohortSums(participants: Double(participants), watched: Double(watchedMs), stalled: Double(stalledMs),
-                          low: Double(lowTierMs), measured: Double(measuredMs), dropped: Double(dropped))
+                          low: Double(lowTierMs), measured: Double(measuredMs), dropped: Double(dropped),
+                          subscriptions: Double(subscriptions), unrendered: Double(neverRendered))
         self.mos = mos.sorted()
         self.firstFrame = firstFrame
     }

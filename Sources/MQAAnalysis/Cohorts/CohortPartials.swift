@@ -41,6 +41,10 @@ public struct CohortPartials: Sendable, Equatable {
     /// made under different configs do not merge: their time at poor/bad
     /// would add up to a figure of no config.
     public var config = TierConfig()
+    /// Whether the profiles count video subscriptions and the ones never
+    /// rendered (`subscriptions`, `neverRendered`): partials of an mqa
+    /// before them lack both, and their never-rendered share is unknown.
+    public private(set) var hasRenderCounts = true
 
     /// Meetings in any order, each once.
     public init(_ meetings: [CohortMeetingSums]) throws {
@@ -77,7 +81,16 @@ public struct CohortPartials: Sendable, Equatable {
             throw CohortPartialsError("\(name(i)) and \(name(0)) were made under different tier configs: their time at "
                 + "poor/bad and MOS do not add up; make them all again with the same --config (or none)")
         }
+        // Counted in some parts only, the share would be of those parts'
+        // subscriptions over all of them.
+        if let i = parts.firstIndex(where: { $0.hasRenderCounts != parts[0].hasRenderCounts }) {
+            func name(_ k: Int) -> String { k < names.count ? "'\(names[k])'" : "part \(k + 1)" }
+            let (with, without) = parts[0].hasRenderCounts ? (0, i) : (i, 0)
+            throw CohortPartialsError("\(name(without)) has no never-rendered counts (made by an older mqa) and "
+                + "\(name(with)) has: they do not merge; make them all again with this mqa ('mqa report cohorts --partials')")
+        }
         var merged = try CohortPartials(parts.flatMap(\.meetings))
+        merged.hasRenderCounts = parts[0].hasRenderCounts
         merged.readVersion = parts[0].readVersion
         merged.config = parts[0].config
         return merged
@@ -100,13 +113,13 @@ public struct CohortPartials: Sendable, Equatable {
                 .object([
                     ("meeting", .string(m.meeting)),
                     ("start", .optional(m.start)),
-                    ("profiles", .array(m.profiles.map(CohortPartials.json))),
+                    ("profiles", .array(m.profiles.map { CohortPartials.json($0, renderCounts: hasRenderCounts) })),
                 ])
             })),
         ])
     }
 
-    static func json(_ p: CohortProfileSums) -> JSON {
+    static func json(_ p: CohortProfileSums, renderCounts: Bool) -> JSON {
         var fields: [(String, JSON)] = CohortField.allCases.map { ($0.rawValue, .optional(p.profile.value($0))) }
         switch p.profile.scope {
         case .all: break
@@ -122,6 +135,11 @@ public struct CohortPartials: Sendable, Equatable {
             ("lowTierMs", .int(p.lowTierMs)),
             ("measuredMs", .int(p.measuredMs)),
             ("dropped", .int(Int64(p.dropped))),
+        ]
+        if renderCounts {
+            fields += [("subscriptions", .int(p.subscriptions)), ("neverRendered", .int(p.neverRendered))]
+        }
+        fields += [
             // Full precision: a merge must see the doubles the store holds.
             ("mos", .array(p.mos.map { .double($0) })),
             ("firstFrameMs", .array(p.firstFrame.map { .array([.int($0.ms), .int(Int64($0.count))]) })),
@@ -142,6 +160,8 @@ public struct CohortPartials: Sendable, Equatable {
         guard let list = object["perMeeting"] as? [Any] else { throw fail("missing \"perMeeting\"") }
         var meetings: [CohortMeetingSums] = []
         var firstFrames = 0
+        // Whether the profiles carry `subscriptions`; all or none of them.
+        var renderCounts: Bool?
         for (i, item) in list.enumerated() {
             let at = "meeting \(i + 1)"
             guard let entry = item as? [String: Any], let id = entry["meeting"] as? String, !id.isEmpty else {
@@ -155,9 +175,16 @@ public struct CohortPartials: Sendable, Equatable {
             guard let profiles = entry["profiles"] as? [Any] else { throw fail("\(at): missing \"profiles\"") }
             var sums: [CohortProfileSums] = []
             for (j, p) in profiles.enumerated() {
+                let counted = (p as? [String: Any])?["subscriptions"] != nil
+                if renderCounts == nil { renderCounts = counted }
+                guard renderCounts == counted else {
+                    throw fail("\(at), profile \(j + 1): \(counted ? "has" : "lacks") \"subscriptions\" where the profiles before "
+                               + "\(counted ? "lack" : "have") it")
+                }
                 guard let p = p as? [String: Any], let s = profile(p, version: v) else {
                     throw fail("\(at), profile \(j + 1): missing or bad figures (counts must be whole, not negative, "
-                               + "dropped and mos at most participants, firstFrameMs ascending [ms, count] pairs, "
+                               + "dropped and mos at most participants, neverRendered at most subscriptions, "
+                               + "firstFrameMs ascending [ms, count] pairs, "
                                + (v < 3 ? "scope all, whole or network)"
                                   : "scope all, whole with splitBy client fields, or piece with pieceOf one)"))
                 }
@@ -181,6 +208,7 @@ public struct CohortPartials: Sendable, Equatable {
             var read = try CohortPartials(meetings)
             read.readVersion = v
             read.config = config
+            read.hasRenderCounts = renderCounts ?? true
             partials = read
         } catch { throw fail("\(error)") }
         // Like `meetings`: the count it states is the one its lists give.
@@ -204,6 +232,12 @@ public struct CohortPartials: Sendable, Equatable {
             guard let value = TuningPartials.integer(p[key]) else { return nil }
             n.append(value)
         }
+        // Both or neither (an older mqa's partials: none counted).
+        var rendered: [Int64] = []
+        for key in ["subscriptions", "neverRendered"] where p["subscriptions"] != nil || p["neverRendered"] != nil {
+            guard let value = TuningPartials.integer(p[key]) else { return nil }
+            rendered.append(value)
+        }
         guard let mosList = p["mos"] as? [Any], let bins = p["firstFrameMs"] as? [Any] else { return nil }
         var mos: [Double] = []
         for x in mosList {
@@ -219,7 +253,8 @@ public struct CohortPartials: Sendable, Equatable {
         guard let scope = scope(p, version: version) else { return nil }
         guard let profile = CohortProfile(values: values, scope: scope) else { return nil }
         return CohortProfileSums(profile: profile, participants: n[0], watchedMs: n[1], stalledMs: n[2], lowTierMs: n[3],
-                                 measuredMs: n[4], dropped: n[5], mos: mos, firstFrame: firstFrame)
+                                 measuredMs: n[4], dropped: n[5], subscriptions: rendered.first ?? 0,
+                                 neverRendered: rendered.last ?? 0, mos: mos, firstFrame: firstFrame)
     }
 }
 

@@ -62,12 +62,18 @@ extension CohortParticipant {
             for m in warmMOS { mos[slot[timeline.stretch(at: m.ts)]].append(m.mos) }
         }
         for s in subscriptions where s.subscriber == uid {
-            guard let first = s.firstFrameTs else { continue }
+            // A subscription belongs to the value it was opened under.
+            let opened = slot[timeline.stretch(at: s.subscribeTs)]
+            pieces[opened].subscriptions += 1
+            guard let first = s.firstFrameTs else {
+                pieces[opened].neverRendered += 1
+                continue
+            }
             timeline.overlaps(from: first, to: s.endTs) { i, ms in pieces[slot[i]].watchedMs += ms }
             for stall in s.stalls {
                 timeline.overlaps(from: stall.start, to: stall.end) { i, ms in pieces[slot[i]].stalledMs += ms }
             }
-            if s.kind != nil { pieces[slot[timeline.stretch(at: s.subscribeTs)]].firstFrameMs.append(first - s.subscribeTs) }
+            if s.kind != nil { pieces[opened].firstFrameMs.append(first - s.subscribeTs) }
         }
         for d in disconnects where d.error != nil { pieces[slot[timeline.stretch(at: d.ts)]].abnormalDisconnects += 1 }
 
@@ -75,7 +81,7 @@ extension CohortParticipant {
         let kept = pieces.indices.filter { k in
             let p = pieces[k]
             return p.watchedMs > 0 || p.stalledMs > 0 || p.measuredMs > 0 || !mos[k].isEmpty || !p.firstFrameMs.isEmpty
-                || p.abnormalDisconnects > 0
+                || p.abnormalDisconnects > 0 || p.subscriptions > 0
         }
         if kept.count == 1 {
             client[field] = values[kept[0]]

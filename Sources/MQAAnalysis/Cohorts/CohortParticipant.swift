@@ -29,6 +29,11 @@ public struct CohortParticipant: Sendable, Equatable {
     /// `stream_subscribe` that rendered (one opened by a status has no
     /// real subscribe time, one never rendered has no first frame).
     public var firstFrameMs: [Int64]
+    /// Video subscriptions as subscriber, and of those the ones that never
+    /// showed a frame: a cohort whose video never renders has no watched
+    /// time, so no stall rate, and only this share shows it.
+    public var subscriptions = 0
+    public var neverRendered = 0
     /// The same figures split by a client field whose value changed while
     /// the participant had figures (`split(by:client:cdn:config:)`): per
     /// such field, one piece per value, its `pieceOf` the field and its
@@ -61,7 +66,11 @@ public struct CohortParticipant: Sendable, Equatable {
 
     /// Adds one subscription (this participant as its subscriber).
     public mutating func add(subscribeTs: Int64, endTs: Int64, firstFrameTs: Int64?, stalledMs stalled: Int64, kind: String?) {
-        guard let first = firstFrameTs else { return }
+        subscriptions += 1
+        guard let first = firstFrameTs else {
+            neverRendered += 1
+            return
+        }
         watchedMs += max(0, endTs - first)
         stalledMs += stalled
         if kind != nil { firstFrameMs.append(first - subscribeTs) }

@@ -23,6 +23,14 @@ public struct CohortFigures: Sendable, Equatable {
     public var abnormalDisconnectRateCI: ConfidenceInterval?
     /// Nearest-rank p90 of the subscriptions' times to first frame.
     public var firstFrameP90Ms: Int64?
+    /// Video subscriptions, and those of them that never showed a frame.
+    public var subscriptions: Int64 = 0
+    public var neverRendered: Int64 = 0
+    /// Never-rendered subscriptions per subscription; `nil` without any.
+    /// Such a subscription adds no watched time, so a cohort whose video
+    /// never shows has no stall rate: this is the figure that says so.
+    public var neverRenderedShare: Double?
+    public var neverRenderedShareCI: ConfidenceInterval?
     /// Seen in too few meetings or by too few participants
     /// (`BootstrapOptions.minMeetings`, `minParticipants`).
     public var insufficient: Bool
@@ -39,7 +47,40 @@ public struct CohortFigures: Sendable, Equatable {
             mosP50: defined(mos.percentile(50)),
             abnormalDisconnectRate: defined(s.abnormalDisconnectRate), abnormalDisconnectRateCI: nil,
             firstFrameP90Ms: ff.isNaN ? nil : Int64(ff),
+            subscriptions: Int64(s.subscriptions), neverRendered: Int64(s.unrendered),
+            neverRenderedShare: defined(s.neverRenderedShare), neverRenderedShareCI: nil,
             insufficient: meetings < options.minMeetings || Int(s.participants) < options.minParticipants)
+    }
+
+    /// The rates that carry a bootstrap interval.
+    enum Rate: CaseIterable {
+        case stall, lowTier, abnormalDisconnect, neverRendered
+    }
+
+    /// Rate `r`'s point value (nil when undefined).
+    func value(_ r: Rate) -> Double? {
+        switch r {
+        case .stall: stallRate
+        case .lowTier: lowTierShare
+        case .abnormalDisconnect: abnormalDisconnectRate
+        case .neverRendered: neverRenderedShare
+        }
+    }
+
+    /// Sets rate `r`'s interval.
+    mutating func setInterval(_ r: Rate, _ ci: ConfidenceInterval?) {
+        switch r {
+        case .stall: stallRateCI = ci
+        case .lowTier: lowTierShareCI = ci
+        case .abnormalDisconnect: abnormalDisconnectRateCI = ci
+        case .neverRendered: neverRenderedShareCI = ci
+        }
+    }
+
+    /// Each defined rate's interval from its values over the replicates
+    /// (`replicates(rate)`); an undefined rate keeps none.
+    mutating func setIntervals(options: BootstrapOptions, _ replicates: (Rate) -> [Double]) {
+        for r in Rate.allCases where value(r) != nil { setInterval(r, options.interval(replicates(r))) }
     }
 }
 
@@ -124,25 +165,23 @@ public struct CohortTable: Sendable, Equatable {
         }
         let G = groups.keys.count, B = options.replicates
         guard G > 0, B > 0 else { return [] }
-        // [metric][group * B + replicate]
-        var reps = [[Double]](repeating: [Double](repeating: .nan, count: G * B), count: 3)
+        // [rate][group * B + replicate]
+        let rates = CohortFigures.Rate.allCases
+        var reps = [[Double]](repeating: [Double](repeating: .nan, count: G * B), count: rates.count)
         var sums = [CohortSums](repeating: CohortSums(), count: G)
         options.forEachReplicate(meetings: groups.meetingCount) { r, counts in
             groups.sums(counts, into: &sums)
             for g in 0..<G {
-                reps[0][g * B + r] = sums[g].stallRate
-                reps[1][g * B + r] = sums[g].lowTierShare
-                reps[2][g * B + r] = sums[g].abnormalDisconnectRate
+                for (k, rate) in rates.enumerated() { reps[k][g * B + r] = sums[g].rate(rate) }
             }
         }
         // A group of one meeting has no interval: resampling one cluster
         // says nothing of the spread (in a store of one meeting it is drawn
         // in every resample, and the interval was the point itself).
         for g in 0..<G where groups.meetingsPerGroup[g] >= 2 {
-            let slice = { (metric: Int) in Array(reps[metric][(g * B)..<((g + 1) * B)]) }
-            if out[g].stallRate != nil { out[g].stallRateCI = options.interval(slice(0)) }
-            if out[g].lowTierShare != nil { out[g].lowTierShareCI = options.interval(slice(1)) }
-            if out[g].abnormalDisconnectRate != nil { out[g].abnormalDisconnectRateCI = options.interval(slice(2)) }
+            out[g].setIntervals(options: options) { rate in
+                Array(reps[rates.firstIndex(of: rate)!][(g * B)..<((g + 1) * B)])
+            }
         }
         return groups.keys.indices.map { (groups.keys[$0], out[$0]) }
     }

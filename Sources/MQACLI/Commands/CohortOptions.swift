@@ -180,6 +180,11 @@ extension CohortOptions {
                                  + "platform, device or version counts whole under its last one; remake them to count each "
                                  + "one's part\n")
         }
+        if !total.hasRenderCounts {
+            context.stderr.write("Warning: partials without never-rendered counts (an older mqa): the never-rendered "
+                                 + "share is unknown (null), and the gate cannot see video that never rendered; remake "
+                                 + "them to count it\n")
+        }
         return CohortSource(meetings: total.meetings, config: total.config)
     }
 }

@@ -12,12 +12,12 @@ enum CompareCommand {
         abstract: "Compare two values of a client field (B against A), with intervals; a release gate.",
         discussion: """
             Sets the cohort figures of A and B (values of --by) side by side with the ratio
-            B/A, its 95 % interval, and whether the difference is significant. Five metrics
+            B/A, its 95 % interval, and whether the difference is significant. Six metrics
             are compared at once, so significance is corrected for that (Holm): the chance
             that any of them is flagged when A and B do not differ stays at most 5 %.
             With --fail-if-worse the exit code is 2 when B is significantly worse than A on
-            stall rate, time at poor/bad or abnormal disconnects (a release gate for CI),
-            0 otherwise.
+            stall rate, time at poor/bad, abnormal disconnects or the share of video that
+            never rendered (a release gate for CI), 0 otherwise.
             With --merge, the values are compared over partials files ('mqa report cohorts
             --partials' of stores of disjoint meetings), given after A and B: the result is
             the one store's of all those meetings.
@@ -32,7 +32,8 @@ enum CompareCommand {
         ])
 
     static let failIfWorse = Option<Bool>.flag(
-        "--fail-if-worse", help: "Exit 2 when B is significantly worse on a stall, tier or disconnect figure.")
+        "--fail-if-worse",
+        help: "Exit 2 when B is significantly worse on a stall, tier or disconnect figure, or on never-rendered video.")
     /// The release gate's exit code.
     static let worse: Int32 = 2
 

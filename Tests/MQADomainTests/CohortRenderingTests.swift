@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+
+/// Video that never renders: a cohort whose subscriptions show no frame
+/// has no watched time, so no stall rate and no first frame. Before the
+/// never-rendered share, such a build passed the release gate with "no
+/// significant difference on 5 metrics".
+@Suite struct CohortRenderingTests {
+    /// `meetings` meetings of two A and two B subscribers, each with one
+    /// video subscription of 10 minutes; B's render only when `bRenders`.
+    static func fleet(meetings: Int = 20, bRenders: (Int) -> Bool) -> [CohortMeeting] {
+        (0..<meetings).map { m in
+            let people = (0..<4).map { i -> CohortParticipant in
+                var info = ParticipantContext.ClientInfo()
+                info.sdkVersion = i < 2 ? "A" : "B"
+                var p = CohortParticipant(uid: "u\(i)", engine: "sfu", client: info, watchedMs: 0, stalledMs: 0,
+                                          lowTierMs: 0, measuredMs: 600_000, mosP50: 4.3, abnormalDisconnects: 0, firstFrameMs: [])
+                let renders = i < 2 || bRenders(m)
+                p.add(subscribeTs: 0, endTs: 600_000, firstFrameTs: renders ? 700 : nil, stalledMs: renders ? 3_000 : 0,
+                      kind: "camera")
+                return p
+            }
+            return CohortMeeting(meeting: "m\(m)", start: Int64(m) * 3_600_000, participants: people)
+        }
+    }
+
+    @Test func videoThatNeverRendersFailsTheGate() throws {
+        let c = CohortComparison(Self.fleet { _ in false }, by: .sdkVersion, a: "A", b: "B")
+        #expect(c.b.stallRate == nil && c.b.firstFrameP90Ms == nil)
+        #expect(c.b.subscriptions == 40 && c.b.neverRendered == 40 && c.b.neverRenderedShare == 1)
+        #expect(c.a.neverRenderedShare == 0 && c.a.neverRenderedShareCI == ConfidenceInterval(lower: 0, upper: 0))
+        let never = try #require(c.metrics.first { $0.metric == .neverRenderedShare })
+        #expect(never.significant && never.worse && c.failsGate)
+        #expect(c.verdict.hasPrefix("B's video never rendered in 100 % of subscriptions, where A's always did"), "\(c.verdict)")
+        // The table ranks by stall rate; the share shows the broken build.
+        let table = CohortTable(Self.fleet { _ in false }, by: .sdkVersion)
+        #expect(table.cohorts.first { $0.value == "B" }?.neverRenderedShare == 1)
+    }
+
+    @Test func aFewUnrenderedSubscriptionsDoNotGate() {
+        let c = CohortComparison(Self.fleet { $0 != 4 }, by: .sdkVersion, a: "A", b: "B")
+        #expect(c.b.neverRendered == 2 && c.b.subscriptions == 40)
+        #expect(!c.failsGate, "\(c.verdict)")
+    }
+
+    /// "No significant difference on N metrics" counts only the metrics
+    /// both sides have, and names those one side lacks.
+    @Test func theVerdictNamesWhatWasNotCompared() {
+        // Both sides alike but B's video never renders in 2 of 20
+        // meetings: no significance, and B still has a stall rate.
+        let same = CohortComparison(Self.fleet { _ in true }, by: .sdkVersion, a: "A", b: "B")
+        #expect(same.verdict.hasPrefix("No significant difference between B and A on 6 metrics"), "\(same.verdict)")
+        var c = same
+        c.metrics[0].b = nil  // as when B rendered nothing
+        c.metrics[0].ratio = nil
+        #expect(c.verdict.hasPrefix("No significant difference between B and A on 5 metrics (stall rate not compared: B has none)"),
+                "\(c.verdict)")
+    }
+
+    /// Subscriptions follow the client field that held at their subscribe.
+    @Test func aSplitParticipantCountsEachSubscriptionUnderItsValue() {
+        var p = CohortParticipant(uid: "u", engine: "sfu", client: .init(), watchedMs: 0, stalledMs: 0, lowTierMs: 0,
+                                  measuredMs: 0, mosP50: nil, abnormalDisconnects: 0, firstFrameMs: [])
+        p.add(subscribeTs: 0, endTs: 1000, firstFrameTs: nil, stalledMs: 0, kind: "camera")
+        p.add(subscribeTs: 0, endTs: 1000, firstFrameTs: 100, stalledMs: 0, kind: "camera")
+        #expect(p.subscriptions == 2 && p.neverRendered == 1 && p.watchedMs == 900)
+    }
+
+    /// Ratios near 1 keep the digits that tell them from 1: "1.04×
+    /// (1.03–1.05)", not "1× (1–1.1)" for an interval that leaves 1 out.
+    @Test func ratiosNearOneAreNotShownAsOne() {
+        #expect(CohortComparison.shown(1.039, ConfidenceInterval(lower: 1.026, upper: 1.05)) == ("1.04", "1.03–1.05"))
+        #expect(CohortComparison.shown(1.065, ConfidenceInterval(lower: 1.039, upper: 1.094)) == ("1.07", "1.04–1.09"))
+        #expect(CohortComparison.shown(1.000067, ConfidenceInterval(lower: 1.00004, upper: 1.00009)) == ("1.00007", "1.00004–1.00009"))
+        #expect(CohortComparison.shown(1, ConfidenceInterval(lower: 1, upper: 1)) == ("1", "1–1"))
+        #expect(CohortComparison.shown(1.5, ConfidenceInterval(lower: 1.3, upper: 1.8)) == ("1.5", "1.3–1.8"))
+    }
+
+    /// A side seen in one meeting has no interval in `compare`, as in
+    /// `report cohorts`, and its ratio none either.
+    @Test func aOneMeetingSideHasNoInterval() {
+        let one = Array(Self.fleet { _ in true }.prefix(1))
+        let c = CohortComparison(one, by: .sdkVersion, a: "A", b: "B")
+        #expect(c.a.stallRateCI == nil && c.b.stallRateCI == nil && c.b.neverRenderedShareCI == nil)
+        #expect(c.metrics.allSatisfy { $0.ratioCI == nil })
+        let table = CohortTable(one, by: .sdkVersion)
+        #expect(table.cohorts.allSatisfy { $0.stallRateCI == nil })
+    }
+
+    /// The gate's headline is a gating metric, even where another one has
+    /// the smaller p-value.
+    @Test func aFailedGateIsHeadlinedByWhatFailedIt() {
+        var c = CohortComparison(Self.fleet { _ in true }, by: .sdkVersion, a: "A", b: "B")
+        for i in c.metrics.indices {
+            switch c.metrics[i].metric {
+            case .firstFrameP90Ms:
+                (c.metrics[i].pAdjusted, c.metrics[i].significant, c.metrics[i].ratio) = (1e-30, true, 1.01)
+                c.metrics[i].ratioCI = ConfidenceInterval(lower: 1.005, upper: 1.015)
+            case .stallRate:
+                (c.metrics[i].pAdjusted, c.metrics[i].significant, c.metrics[i].ratio) = (1e-9, true, 17.5)
+                c.metrics[i].ratioCI = ConfidenceInterval(lower: 9, upper: 30)
+            default: break
+            }
+        }
+        #expect(c.verdict.hasPrefix("B stalls 18× as much as A"), "\(c.verdict)")
+        #expect(c.verdict.hasSuffix("also differs on first frame p90"), "\(c.verdict)")
+    }
+
+    /// Partials carry the two counts; partials of an older mqa (without
+    /// them) still merge with each other, with the share unknown, but not
+    /// with partials that have them.
+    @Test func partialsCarryTheCountsAndOlderOnesStayReadable() throws {
+        let meetings = Self.fleet(meetings: 6) { $0 % 2 == 0 }
+        let partials = try CohortPartials(meetings)
+        let text = partials.json.rendered()
+        #expect(text.contains(#""subscriptions":2,"neverRendered":0"#) && text.contains(#""subscriptions":2,"neverRendered":2"#))
+        let back = try CohortPartials.parse(Data(text.utf8))
+        #expect(back.hasRenderCounts)
+        #expect(CohortTable(back.meetings, by: .sdkVersion) == CohortTable(meetings, by: .sdkVersion))
+        let older = text.replacingOccurrences(of: #","subscriptions":2,"neverRendered":0"#, with: "")
+            .replacingOccurrences(of: #","subscriptions":2,"neverRendered":2"#, with: "")
+        #expect(!older.contains("subscriptions"))
+        let old = try CohortPartials.parse(Data(older.utf8))
+        #expect(!old.hasRenderCounts)
+        let merged = try CohortPartials.merge([old])
+        #expect(!merged.hasRenderCounts && !merged.json.rendered().contains("subscriptions"))
+        let table = CohortTable(old.meetings, by: .sdkVersion)
+        #expect(table.cohorts.allSatisfy { $0.neverRenderedShare == nil && $0.stallRate != nil })
+        let half = try CohortPartials(Array(meetings.prefix(3)))
+        let oldRest = try CohortPartials.parse(Data(try CohortPartials(Array(meetings.suffix(3))).json.rendered()
+            .replacingOccurrences(of: #","subscriptions":2,"neverRendered":0"#, with: "")
+            .replacingOccurrences(of: #","subscriptions":2,"neverRendered":2"#, with: "").utf8))
+        #expect(throws: CohortPartialsError.self) { try CohortPartials.merge([half, oldRest]) }
+        // All or none in one file.
+        let once = text.replacingOccurrences(of: #","subscriptions":2,"neverRendered":2"#, with: "")
+        #expect(throws: CohortPartialsError.self) { try CohortPartials.parse(Data(once.utf8)) }
+        // More never rendered than subscriptions is refused.
+        let bad = text.replacingOccurrences(of: #""subscriptions":2,"neverRendered":2"#, with: #""subscriptions":1,"neverRendered":2"#)
+        #expect(throws: CohortPartialsError.self) { try CohortPartials.parse(Data(bad.utf8)) }
+    }
+}
