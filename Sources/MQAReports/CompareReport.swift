@@ -39,6 +39,7 @@ public struct CompareReport: RenderedReport, Sendable {
             })),
             ("verdict", .string(c.verdict)),
             ("failsGate", .bool(c.failsGate)),
+            ("margin", .double(c.margin)),
             ("cohorts", .object([("a", CohortsReport.json(c.a)), ("b", CohortsReport.json(c.b))])),
             ("method", CompareReport.methodJSON(c.options)),
         ])

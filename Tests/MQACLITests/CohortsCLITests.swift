@@ -161,6 +161,22 @@ import MQAStore
         #expect(csv.split(separator: "\n").contains { $0.hasPrefix("mosP50,") && $0.contains(",,,,,false,false") }, "\(csv)")
     }
 
+    /// `--margin` lets a regression smaller than it pass the gate, and
+    /// says so; one larger still fails it.
+    @Test func aMarginLetsASmallRegressionPass() throws {
+        let args = ["compare", "--db", Self.db, "--by", "sdkVersion", "5.2.3", "5.3.0", "--fail-if-worse", "-f", "json"]
+        let strict = try object(MQA.run(args).stdout)
+        let ratio = try #require((strict["metrics"] as? [String: [String: Any]])?["stallRate"]?["ratio"] as? Double)
+        #expect(ratio > 1.2 && strict["margin"] as? Double == 0)
+        let wide = MQA.run(args + ["--margin", "\(Int((ratio - 1) * 100) + 1)%"])
+        #expect(wide.status == 0, "\(wide)")
+        let json = try object(wide.stdout)
+        #expect(json["failsGate"] as? Bool == false)
+        #expect((json["verdict"] as? String)?.contains("margin of the gate: stall rate") == true, "\(json)")
+        let narrow = MQA.run(args + ["--margin", "\(Int((ratio - 1) * 100) - 1)"])
+        #expect(narrow.status == 2, "\(narrow)")
+    }
+
     /// The fix (5.3.1) and the regression seen the other way round (5.2.3
     /// against 5.3.0: B better) pass the gate.
     @Test(arguments: [["5.2.3", "5.3.1"], ["5.3.0", "5.2.3"]]) func theGatePasses(values: [String]) {
@@ -176,6 +192,9 @@ import MQAStore
         (["compare", "--by", "sdkVersion", "5.3.0", "5.3.0"], 64, "two different values"),
         (["compare", "--by", "sdkVersion", "5.2.3", ""], 64, "B is empty"),
         (["compare", "--by", "sdkVersion", "5.2.3", "5.3.9"], 1, "no participant has sdkVersion '5.3.9'; did you mean '5.3.0'?"),
+        (["compare", "--by", "sdkVersion", "5.2.3", "5.3.0", "--margin", "5"], 64, "--margin needs --fail-if-worse"),
+        (["compare", "--by", "sdkVersion", "5.2.3", "5.3.0", "--fail-if-worse", "--margin", "-5"], 64, "must be a percentage"),
+        (["compare", "--by", "sdkVersion", "5.2.3", "5.3.0", "--fail-if-worse", "--margin", "5x"], 64, "must be a percentage"),
         (["report", "cohorts"], 64, "missing '--by <field>'"),
         (["report", "cohorts", "--by", "netType", "--replicates", "5"], 64, "--replicates"),
         (["report", "cohorts", "--by", "netType", "--since", "2030-01-01"], 1, "no meeting in the store started at or after"),

@@ -142,3 +142,23 @@ import Testing
         #expect(throws: CohortPartialsError.self) { try CohortPartials.parse(Data(bad.utf8)) }
     }
 }
+
+/// `compare --margin`: the gate fails only beyond it; a rise from none is
+/// beyond any margin.
+@Suite struct CohortGateMarginTests {
+    @Test func theMarginDecidesTheGate() throws {
+        let meetings = CohortStatisticsTests.synthetic(meetings: 60, seed: 1, factor: 2) { _, i, _ in i % 2 == 0 ? "A" : "B" }
+        var c = CohortComparison(meetings, by: .sdkVersion, a: "A", b: "B")
+        let stall = try #require(c.metrics.first { $0.metric == .stallRate }?.ratio)
+        #expect(c.failsGate)
+        c.margin = stall - 1 + 0.01
+        #expect(!c.failsGate && c.metrics[0].worse)
+        #expect(c.verdict.contains("within the \(JSON.number(c.margin * 100)) % margin of the gate: stall rate"), "\(c.verdict)")
+        c.margin = stall - 1 - 0.01
+        #expect(c.failsGate && !c.verdict.contains("margin"))
+        // Video that never rendered, from none: no ratio, beyond any margin.
+        var never = CohortComparison(CohortRenderingTests.fleet { _ in false }, by: .sdkVersion, a: "A", b: "B")
+        never.margin = 10
+        #expect(never.failsGate)
+    }
+}

@@ -84,6 +84,11 @@ public struct CohortComparison: Sendable, Equatable {
     public var b: CohortFigures
     public var metrics: [Metric]
     public var options: BootstrapOptions
+    /// How much worse B may be before the gate fails (`compare --margin`),
+    /// as a fraction: with 0.05, a stall rate 1.04× A's passes however
+    /// significant. A large fleet makes a 1.0001× significant; this is the
+    /// regression worth a failed release. 0: any significant regression.
+    public var margin = 0.0
     /// The family-wise false-alarm rate the significance is held to.
     public static let alpha = 0.05
 
@@ -235,8 +240,16 @@ public struct CohortComparison: Sendable, Equatable {
         return y / x
     }
 
-    /// Whether B is significantly worse than A on a gating metric.
-    public var failsGate: Bool { metrics.contains { $0.metric.gates && $0.worse } }
+    /// Whether B is significantly worse than A on a gating metric, and by
+    /// more than `margin`.
+    public var failsGate: Bool { metrics.contains { $0.metric.gates && $0.worse && beyondMargin($0) } }
+
+    /// Whether `m`'s ratio is further from 1 than `margin`, on the side that
+    /// is worse; a rise from none (no ratio) is beyond any margin.
+    public func beyondMargin(_ m: Metric) -> Bool {
+        guard let r = m.ratio else { return true }
+        return m.metric.higherIsWorse ? r > 1 + margin : r < 1 - margin
+    }
 
     /// One line: the most significant difference, or that there is none.
     /// Gating metrics come first (the headline of a failed gate names what
@@ -277,6 +290,13 @@ public struct CohortComparison: Sendable, Equatable {
                 let (rs, cs) = CohortComparison.shown(r, ci)
                 out += " (stall rate ×\(rs), 95 % CI \(cs))"
             }
+        }
+        // A regression the margin lets pass is said, so that the verdict
+        // and the exit code agree.
+        let tolerated = metrics.filter { $0.metric.gates && $0.worse && !beyondMargin($0) }
+        if !tolerated.isEmpty {
+            out += "; within the \(JSON.number(margin * 100)) % margin of the gate: "
+                + tolerated.map(\.metric.title).joined(separator: ", ")
         }
         if a.insufficient || b.insufficient {
             let few = [a, b].filter(\.insufficient).map { $0.value ?? "unknown" }

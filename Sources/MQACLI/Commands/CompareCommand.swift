@@ -25,15 +25,37 @@ enum CompareCommand {
         arguments: [("A", "The baseline value (e.g. 5.2.0)."), ("B", "The value compared with it (e.g. 5.3.0)."),
                     ("FILE...", "With --merge: partials files written by 'report cohorts --partials'.")],
         minPositionals: 2, maxPositionals: nil,
-        options: [Options.db, Options.config, CohortOptions.by.required, Options.since, Options.until, Options.tzForTypedTimes, failIfWorse, ReportOptions.format,
+        options: [Options.db, Options.config, CohortOptions.by.required, Options.since, Options.until, Options.tzForTypedTimes, failIfWorse, margin, ReportOptions.format,
                   Options.out, CohortOptions.seed, CohortOptions.replicates, CohortOptions.merge],
         examples: [
             ("Is SDK 5.3.0 worse than 5.2.3? Exit 2 if so (a release gate)", "mqa compare --by sdkVersion 5.2.3 5.3.0 --fail-if-worse"),
+            ("The same gate, letting a regression of up to 5 % pass", "mqa compare --by sdkVersion 5.2.3 5.3.0 --fail-if-worse --margin 5"),
         ])
 
     static let failIfWorse = Option<Bool>.flag(
         "--fail-if-worse",
         help: "Exit 2 when B is significantly worse on a stall, tier or disconnect figure, or on never-rendered video.")
+    static let margin: Option<Double> = {
+        var spec = OptionSpec(names: ["--margin"], valueName: "PCT",
+                              help: "With --fail-if-worse: fail only when B is also worse by more than PCT % (its ratio "
+                                  + "above 1 + PCT/100; a rise from none always is).") { text in
+            guard let v = CompareCommand.percent(text) else {
+                throw InvalidValue(reason: "must be a percentage from 0 to 1000 (5 or 5%)")
+            }
+            return v
+        }
+        spec.defaultText = "0"
+        return Option(spec: spec, read: { $0.last as! Double })
+    }()
+
+    /// `5`, `5%`, `2.5 %` as 0.05, 0.05, 0.025; nil outside 0–1000 %.
+    static func percent(_ text: String) -> Double? {
+        var t = text.trimmingCharacters(in: .whitespaces)
+        if t.hasSuffix("%") { t = String(t.dropLast()).trimmingCharacters(in: .whitespaces) }
+        guard !t.isEmpty, t.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let v = Double(t), v <= 1000 else { return nil }
+        return v / 100
+    }
+
     /// The release gate's exit code.
     static let worse: Int32 = 2
 
@@ -73,7 +95,11 @@ enum CompareCommand {
             let hint = Suggestion.closest(to: v, among: list).map { "; did you mean '\($0)'?" } ?? ""
             throw CohortError.noSuchValue(field: field.rawValue, value: v, known: list, hint: hint)
         }
-        let comparison = CohortComparison(meetings, by: field, a: a, b: b, options: options)
+        var comparison = CohortComparison(meetings, by: field, a: a, b: b, options: options)
+        if let m = args.value(margin) {
+            guard try args.get(failIfWorse) else { throw UsageError("--margin needs --fail-if-worse: it is the gate's") }
+            comparison.margin = m
+        }
         var report = CompareReport(comparison)
         report.config = source.config
         try ReportOptions.emit(report.render(format), args, context)
