@@ -49,8 +49,8 @@ public struct CohortsReport: RenderedReport, Sendable {
             ("abnormalDisconnectRate", rate(f.abnormalDisconnectRate)),
             ("abnormalDisconnectRateCI", interval(f.abnormalDisconnectRateCI)),
             ("firstFrameP90Ms", .optional(f.firstFrameP90Ms)),
-            ("subscriptions", .int(f.subscriptions)),
-            ("neverRendered", .int(f.neverRendered)),
+            ("subscriptions", .optional(f.subscriptions)),
+            ("neverRendered", .optional(f.neverRendered)),
             ("neverRenderedShare", rate(f.neverRenderedShare)),
             ("neverRenderedShareCI", interval(f.neverRenderedShareCI)),
             ("insufficient", .bool(f.insufficient)),
@@ -156,15 +156,15 @@ public struct CohortsReport: RenderedReport, Sendable {
     /// The CSV rows of `rows`' figures, each after its `leading` cells
     /// (under the `leading` headers); `value`: with the value column.
     /// The figures' columns between a report's `leading` and `trailing`
-    /// ones (added last, so that the columns before keep their places).
+    /// ones, and the never-rendered ones after those: each group was added
+    /// after the ones before it, which keep their places.
     static func csvTable(_ rows: [(leading: [ReportCell], figures: CohortFigures, trailing: [ReportCell])], leading: [String],
                          value: Bool, trailing: [String] = []) -> ReportTable {
         var t = ReportTable(headers: leading + (value ? ["value"] : []) + [
             "participants", "meetings", "watchedMs", "stalledMs", "stallRate", "stallRateLow", "stallRateHigh",
             "lowTierShare", "lowTierShareLow", "lowTierShareHigh", "mosP50", "abnormalDisconnectRate",
             "abnormalDisconnectRateLow", "abnormalDisconnectRateHigh", "firstFrameP90Ms", "insufficient",
-            "subscriptions", "neverRendered", "neverRenderedShare", "neverRenderedShareLow", "neverRenderedShareHigh",
-        ] + trailing)
+        ] + trailing + ["subscriptions", "neverRendered", "neverRenderedShare", "neverRenderedShareLow", "neverRenderedShareHigh"])
         func n(_ j: JSON) -> ReportCell { j == .null ? .empty(shown: "") : .number(j, shown: j.rendered()) }
         func ends(_ ci: ConfidenceInterval?) -> [ReportCell] {
             guard let ci else { return [.empty(shown: ""), .empty(shown: "")] }
@@ -179,9 +179,8 @@ public struct CohortsReport: RenderedReport, Sendable {
             row += [n(f.mosP50.map { .double(CohortsReport.rounded($0, 100)) } ?? .null)]
             row += [n(CohortsReport.rate(f.abnormalDisconnectRate))] + ends(f.abnormalDisconnectRateCI)
             row += [n(.optional(f.firstFrameP90Ms)), .literal(f.insufficient ? "true" : "false")]
-            row += [.int(Int(f.subscriptions)), .int(Int(f.neverRendered)), n(CohortsReport.rate(f.neverRenderedShare))]
-                + ends(f.neverRenderedShareCI)
-            t.add(row + after)
+            t.add(row + after + [n(.optional(f.subscriptions)), n(.optional(f.neverRendered)),
+                                 n(CohortsReport.rate(f.neverRenderedShare))] + ends(f.neverRenderedShareCI))
         }
         return t
     }

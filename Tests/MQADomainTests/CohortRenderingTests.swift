@@ -60,13 +60,55 @@ import Testing
                 "\(c.verdict)")
     }
 
-    /// Subscriptions follow the client field that held at their subscribe.
-    @Test func aSplitParticipantCountsEachSubscriptionUnderItsValue() {
+    @Test func aParticipantCountsItsSubscriptions() {
         var p = CohortParticipant(uid: "u", engine: "sfu", client: .init(), watchedMs: 0, stalledMs: 0, lowTierMs: 0,
                                   measuredMs: 0, mosP50: nil, abnormalDisconnects: 0, firstFrameMs: [])
         p.add(subscribeTs: 0, endTs: 1000, firstFrameTs: nil, stalledMs: 0, kind: "camera")
         p.add(subscribeTs: 0, endTs: 1000, firstFrameTs: 100, stalledMs: 0, kind: "camera")
         #expect(p.subscriptions == 2 && p.neverRendered == 1 && p.watchedMs == 900)
+    }
+
+    /// Split by a changed network, each subscription counts under the
+    /// value that held at its subscribe; a value under which the
+    /// participant only subscribed (and saw nothing) is a piece too.
+    @Test func aSplitParticipantCountsEachSubscriptionUnderItsValue() {
+        typealias Mark = ClientFieldTimeline.Mark
+        let t = ClientFieldTimeline(marks: [Mark(ts: 0, value: "wifi", isJoin: true), Mark(ts: 1000, value: "cellular", isJoin: false)])
+        var p = CohortParticipant(uid: "a", engine: "sfu", client: .init(), watchedMs: 0, stalledMs: 0, lowTierMs: 0,
+                                  measuredMs: 0, mosP50: nil, abnormalDisconnects: 0, firstFrameMs: [])
+        let subs = [
+            Subscription(subscriber: "a", publisher: "b", track: "b-cam", kind: "camera", subscribeTs: 100, endTs: 2000,
+                         firstFrameTs: 300, stalls: []),
+            // Opened on Wi-Fi, never rendered across the change.
+            Subscription(subscriber: "a", publisher: "c", track: "c-cam", kind: "camera", subscribeTs: 900, endTs: 2000,
+                         firstFrameTs: nil, stalls: []),
+            Subscription(subscriber: "a", publisher: "d", track: "d-cam", kind: "camera", subscribeTs: 1500, endTs: 2000,
+                         firstFrameTs: nil, stalls: []),
+            Subscription(subscriber: "b", publisher: "a", track: "a-cam", kind: "camera", subscribeTs: 1500, endTs: 2000,
+                         firstFrameTs: nil, stalls: []),
+        ]
+        for s in subs where s.subscriber == "a" {
+            p.add(subscribeTs: s.subscribeTs, endTs: s.endTs, firstFrameTs: s.firstFrameTs, stalledMs: 0, kind: s.kind)
+        }
+        p.split(.netType, by: t, holds: [], warmMOS: [], subscriptions: subs, disconnects: [], cdn: false)
+        #expect(p.subscriptions == 3 && p.neverRendered == 2)
+        #expect(p.pieces.map(\.client.netType) == ["wifi", "cellular"])
+        #expect(p.pieces.map(\.subscriptions) == [2, 1] && p.pieces.map(\.neverRendered) == [1, 1])
+        // Watched time still splits at the change; the share's counts by subscribe.
+        #expect(p.pieces.map(\.watchedMs) == [700, 1000])
+        // A value under which the participant only subscribed, and saw
+        // nothing, is a piece too: the share counts it there.
+        var q = CohortParticipant(uid: "a", engine: "sfu", client: .init(), watchedMs: 0, stalledMs: 0, lowTierMs: 0,
+                                  measuredMs: 0, mosP50: nil, abnormalDisconnects: 0, firstFrameMs: [])
+        let only = [subs[0], subs[2]].map { s in
+            var s = s
+            if s.track == "b-cam" { s.endTs = 900 }
+            return s
+        }
+        for s in only { q.add(subscribeTs: s.subscribeTs, endTs: s.endTs, firstFrameTs: s.firstFrameTs, stalledMs: 0, kind: s.kind) }
+        q.split(.netType, by: t, holds: [], warmMOS: [], subscriptions: only, disconnects: [], cdn: false)
+        #expect(q.pieces.map(\.client.netType) == ["wifi", "cellular"])
+        #expect(q.pieces[1].watchedMs == 0 && q.pieces[1].subscriptions == 1 && q.pieces[1].neverRendered == 1)
     }
 
     /// Ratios near 1 keep the digits that tell them from 1: "1.04×
@@ -88,6 +130,45 @@ import Testing
         #expect(c.metrics.allSatisfy { $0.ratioCI == nil })
         let table = CohortTable(one, by: .sdkVersion)
         #expect(table.cohorts.allSatisfy { $0.stallRateCI == nil })
+    }
+
+    /// A regression to none and an improvement to none read as such, not
+    /// as "0× as often"; metrics one side lacks are named once per side.
+    @Test func verdictsOfNoneReadAsWords() {
+        var c = CohortComparison(Self.fleet { _ in true }, by: .sdkVersion, a: "A", b: "B")
+        let i = c.metrics.firstIndex { $0.metric == .neverRenderedShare }!
+        (c.metrics[i].a, c.metrics[i].b, c.metrics[i].ratio, c.metrics[i].pAdjusted, c.metrics[i].significant) = (0.28, 0, 0, 0.001, true)
+        c.metrics[i].ratioCI = ConfidenceInterval(lower: 0, upper: 0)
+        #expect(c.verdict.hasPrefix("B's video always rendered, where A's never rendered in 28 % of subscriptions"), "\(c.verdict)")
+        var none = CohortComparison(Self.fleet { _ in true }, by: .sdkVersion, a: "A", b: "B")
+        for k in none.metrics.indices where [.stallRate, .firstFrameP90Ms, .neverRenderedShare].contains(none.metrics[k].metric) {
+            (none.metrics[k].a, none.metrics[k].ratio, none.metrics[k].ratioCI) = (nil, nil, nil)
+        }
+        none.metrics[1].b = nil
+        #expect(none.verdict.hasPrefix("No significant difference between B and A on 2 metrics (stall rate, first frame p90, "
+                                       + "never rendered not compared: A has none; time at poor/bad not compared: B has none)"),
+                "\(none.verdict)")
+    }
+
+    /// A failed gate is headlined by the gating metric that failed it, not
+    /// by one that improved with a smaller p-value.
+    @Test func aFailedGateIsNotHeadlinedByAnImprovement() {
+        var c = CohortComparison(Self.fleet { _ in true }, by: .sdkVersion, a: "A", b: "B")
+        for i in c.metrics.indices {
+            switch c.metrics[i].metric {
+            case .stallRate:
+                (c.metrics[i].pAdjusted, c.metrics[i].significant, c.metrics[i].ratio) = (1e-9, true, 0.1)
+                c.metrics[i].ratioCI = ConfidenceInterval(lower: 0.05, upper: 0.2)
+            case .neverRenderedShare:
+                (c.metrics[i].a, c.metrics[i].b, c.metrics[i].ratio) = (0.01, 0.3, 30)
+                (c.metrics[i].pAdjusted, c.metrics[i].significant) = (1e-3, true)
+                c.metrics[i].ratioCI = ConfidenceInterval(lower: 10, upper: 60)
+            default: break
+            }
+        }
+        #expect(c.failsGate)
+        #expect(c.verdict.hasPrefix("B's video never renders 30× as often as A's"), "\(c.verdict)")
+        #expect(c.verdict.hasSuffix("also differs on stall rate"), "\(c.verdict)")
     }
 
     /// The gate's headline is a gating metric, even where another one has
@@ -137,9 +218,19 @@ import Testing
         // All or none in one file.
         let once = text.replacingOccurrences(of: #","subscriptions":2,"neverRendered":2"#, with: "")
         #expect(throws: CohortPartialsError.self) { try CohortPartials.parse(Data(once.utf8)) }
-        // More never rendered than subscriptions is refused.
+        // More never rendered than subscriptions, or fewer than none, is refused.
         let bad = text.replacingOccurrences(of: #""subscriptions":2,"neverRendered":2"#, with: #""subscriptions":1,"neverRendered":2"#)
         #expect(throws: CohortPartialsError.self) { try CohortPartials.parse(Data(bad.utf8)) }
+        let negative = text.replacingOccurrences(of: #""subscriptions":2,"neverRendered":0"#, with: #""subscriptions":-3,"neverRendered":0"#)
+        #expect(negative != text)
+        #expect(throws: CohortPartialsError.self) { try CohortPartials.parse(Data(negative.utf8)) }
+        // Unknown counts are unknown: null, not 0.
+        #expect(table.cohorts.allSatisfy { $0.subscriptions == nil && $0.neverRendered == nil })
+        // An empty shard's file (no profile) merges with either kind.
+        let empty = try CohortPartials.parse(Data(try CohortPartials([CohortMeeting(meeting: "z", start: nil, participants: [])])
+            .json.rendered().utf8))
+        #expect(!(try CohortPartials.merge([old, empty])).hasRenderCounts)
+        #expect(try CohortPartials.merge([empty, back]).hasRenderCounts)
     }
 }
 

@@ -4,7 +4,9 @@ import MQABase
 /// The figures `mqa compare` sets side by side, each with the direction
 /// that is worse.
 public enum CohortMetric: String, Sendable, CaseIterable {
-    case stallRate, lowTierShare, abnormalDisconnectRate, neverRenderedShare, mosP50, firstFrameP90Ms
+    // The never-rendered share came last: the rows and keys before it
+    // keep their places.
+    case stallRate, lowTierShare, abnormalDisconnectRate, mosP50, firstFrameP90Ms, neverRenderedShare
 
     /// Whether a larger value is worse (all but MOS).
     public var higherIsWorse: Bool { self != .mosP50 }
@@ -252,20 +254,30 @@ public struct CohortComparison: Sendable, Equatable {
     }
 
     /// One line: the most significant difference, or that there is none.
-    /// Gating metrics come first (the headline of a failed gate names what
-    /// failed it, not a first-frame time with a smaller p-value), then the
-    /// smaller p-value, then the larger effect: a change from none, then
-    /// the ratio furthest from 1, so a 0 → 33 % rise in disconnects is not
-    /// headlined by the 1.001× stall rate it brings along.
+    /// A gating metric on which B is worse comes first (the headline of a
+    /// failed gate names what failed it, not a first-frame time with a
+    /// smaller p-value, nor a stall rate that improved), then the smaller
+    /// p-value, a gating metric before another, then the larger effect: a
+    /// change from none, then the ratio furthest from 1, so a 0 → 33 % rise
+    /// in disconnects is not headlined by the 1.001× stall rate it brings
+    /// along.
     public var verdict: String {
         let (an, bn) = (a.value ?? "unknown", b.value ?? "unknown")
         var out: String
         func effect(_ m: Metric) -> Double { m.ratio.map { abs(log($0)) } ?? .infinity }
         let significant = metrics.filter(\.significant).sorted {
-            ($0.metric.gates ? 0 : 1, $0.pAdjusted, -effect($0)) < ($1.metric.gates ? 0 : 1, $1.pAdjusted, -effect($1))
+            func key(_ m: Metric) -> (Int, Double, Int, Double) {
+                (m.metric.gates && m.worse ? 0 : 1, m.pAdjusted, m.metric.gates ? 0 : 1, -effect(m))
+            }
+            return key($0) < key($1)
         }
         if let m = significant.first {
-            if let r = m.ratio, let ci = m.ratioCI {
+            if m.ratio == 0, let a = m.a {
+                // To none: "0× as often" reads as nonsense.
+                out = m.metric == .neverRenderedShare
+                    ? "\(bn)'s video always rendered, where \(an)'s never rendered in \(m.metric.shown(a)) of subscriptions"
+                    : "\(bn) has no \(m.metric.title) where \(an) has \(m.metric.shown(a))"
+            } else if let r = m.ratio, let ci = m.ratioCI {
                 let (rs, cs) = CohortComparison.shown(r, ci)
                 out = m.metric.sentence(a: an, b: bn, ratio: rs) + " (95 % CI \(cs))"
             } else {
@@ -282,10 +294,10 @@ public struct CohortComparison: Sendable, Equatable {
             // A figure one side has and the other not was not compared:
             // said, since "no difference" must not cover it.
             let untested = metrics.filter { !$0.tested && ($0.a != nil || $0.b != nil) }
-            if !untested.isEmpty {
-                out += " (\(untested.map(\.metric.title).joined(separator: ", ")) not compared: "
-                    + untested.map { m in "\(m.a == nil ? an : bn) has none" }.joined(separator: ", ") + ")"
-            }
+            let notCompared = [(an, untested.filter { $0.a == nil }), (bn, untested.filter { $0.a != nil })]
+                .filter { !$0.1.isEmpty }
+                .map { side, list in "\(list.map(\.metric.title).joined(separator: ", ")) not compared: \(side) has none" }
+            if !notCompared.isEmpty { out += " (" + notCompared.joined(separator: "; ") + ")" }
             if let s = metrics.first, let r = s.ratio, let ci = s.ratioCI {
                 let (rs, cs) = CohortComparison.shown(r, ci)
                 out += " (stall rate ×\(rs), 95 % CI \(cs))"
@@ -320,12 +332,13 @@ public struct CohortComparison: Sendable, Equatable {
     }
 
     /// The ratio and its interval with as many digits as it takes (at
-    /// most 4 more) for the interval's ends to differ, and for no figure
-    /// other than 1 to read as 1: `1.5 (1.3–1.8)`, but `1.54 (1.47–1.61)`
-    /// for a narrow one, and `1.04 (1.03–1.05)`, not `1 (1–1.1)`, for an
-    /// interval that leaves 1 out.
+    /// most 4 more) for the interval's ends to differ and, where the
+    /// interval leaves 1 out, for none of the three to read as 1:
+    /// `1.5 (1.3–1.8)`, but `1.54 (1.47–1.61)` for a narrow one, and
+    /// `1.04 (1.03–1.05)`, not `1 (1–1.1)`.
     public static func shown(_ r: Double, _ ci: ConfidenceInterval) -> (String, String) {
-        func readsAsOne(_ x: Double, _ extra: Int) -> Bool { x != 1 && shown(x, extra: extra) == "1" }
+        let leavesOneOut = ci.lower > 1 || ci.upper < 1
+        func readsAsOne(_ x: Double, _ extra: Int) -> Bool { leavesOneOut && x != 1 && shown(x, extra: extra) == "1" }
         var extra = 0
         while extra < 4,
               (ci.lower != ci.upper && shown(ci.lower, extra: extra) == shown(ci.upper, extra: extra))

@@ -106,26 +106,31 @@ public struct CohortProfileSums: Sendable, Equatable {
     public var measuredMs: Int64 { Int64(sums.measured) }
     /// Participants with at least one abnormal disconnect.
     public var dropped: Int { Int(sums.dropped) }
-    /// Video subscriptions, and those of them that never showed a frame.
-    public var subscriptions: Int64 { Int64(sums.subscriptions) }
-    public var neverRendered: Int64 { Int64(sums.unrendered) }
+    /// Video subscriptions, and those of them that never showed a frame;
+    /// `nil` when not counted (partials of an older mqa).
+    public var subscriptions: Int64? { sums.subscriptions.isNaN ? nil : Int64(sums.subscriptions) }
+    public var neverRendered: Int64? { sums.unrendered.isNaN ? nil : Int64(sums.unrendered) }
 
     /// From the file of `CohortPartials` (counts as written); `nil` when a
     /// count is negative, there are more MOS values or dropped participants
     /// than participants, more never-rendered subscriptions than
     /// subscriptions, or the histogram is not ascending with positive counts.
+    /// `render` nil: the two counts are unknown (an older mqa's partials),
+    /// held as NaN so that every sum and share made of them is undefined.
     init?(profile: CohortProfile, participants: Int64, watchedMs: Int64, stalledMs: Int64, lowTierMs: Int64,
-          measuredMs: Int64, dropped: Int64, subscriptions: Int64, neverRendered: Int64,
+          measuredMs: Int64, dropped: Int64, render: (subscriptions: Int64, neverRendered: Int64)?,
           mos: [Double], firstFrame: [FirstFrameBin]) {
         guard participants > 0, watchedMs >= 0, stalledMs >= 0, lowTierMs >= 0, measuredMs >= 0,
-              (0...participants).contains(dropped), (0...max(0, subscriptions)).contains(neverRendered),
+              (0...participants).contains(dropped),
+              render.map({ $0.subscriptions >= 0 && (0...$0.subscriptions).contains($0.neverRendered) }) ?? true,
               mos.count <= participants, mos.allSatisfy(\.isFinite),
               firstFrame.allSatisfy({ $0.count > 0 }),
               zip(firstFrame, firstFrame.dropFirst()).allSatisfy({ $0.ms < $1.ms }) else { return nil }
         self.profile = profile
         sums = CohortSums(participants: Double(participants), watched: Double(watchedMs), stalled: Double(stalledMs),
                           low: Double(lowTierMs), measured: Double(measuredMs), dropped: Double(dropped),
-                          subscriptions: Double(subscriptions), unrendered: Double(neverRendered))
+                          subscriptions: render.map { Double($0.subscriptions) } ?? .nan,
+                          unrendered: render.map { Double($0.neverRendered) } ?? .nan)
         self.mos = mos.sorted()
         self.firstFrame = firstFrame
     }

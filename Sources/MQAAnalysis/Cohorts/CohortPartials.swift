@@ -44,7 +44,10 @@ public struct CohortPartials: Sendable, Equatable {
     /// Whether the profiles count video subscriptions and the ones never
     /// rendered (`subscriptions`, `neverRendered`): partials of an mqa
     /// before them lack both, and their never-rendered share is unknown.
-    public private(set) var hasRenderCounts = true
+    public var hasRenderCounts: Bool { renderCounts ?? true }
+    /// As read: `nil` for a file with no profile (an empty shard), which
+    /// merges with partials of either kind.
+    private var renderCounts: Bool? = true
 
     /// Meetings in any order, each once.
     public init(_ meetings: [CohortMeetingSums]) throws {
@@ -83,14 +86,14 @@ public struct CohortPartials: Sendable, Equatable {
         }
         // Counted in some parts only, the share would be of those parts'
         // subscriptions over all of them.
-        if let i = parts.firstIndex(where: { $0.hasRenderCounts != parts[0].hasRenderCounts }) {
+        let with = parts.firstIndex { $0.renderCounts == true }, without = parts.firstIndex { $0.renderCounts == false }
+        if let with, let without {
             func name(_ k: Int) -> String { k < names.count ? "'\(names[k])'" : "part \(k + 1)" }
-            let (with, without) = parts[0].hasRenderCounts ? (0, i) : (i, 0)
             throw CohortPartialsError("\(name(without)) has no never-rendered counts (made by an older mqa) and "
                 + "\(name(with)) has: they do not merge; make them all again with this mqa ('mqa report cohorts --partials')")
         }
         var merged = try CohortPartials(parts.flatMap(\.meetings))
-        merged.hasRenderCounts = parts[0].hasRenderCounts
+        merged.renderCounts = with != nil ? true : without != nil ? false : nil
         merged.readVersion = parts[0].readVersion
         merged.config = parts[0].config
         return merged
@@ -137,7 +140,7 @@ public struct CohortPartials: Sendable, Equatable {
             ("dropped", .int(Int64(p.dropped))),
         ]
         if renderCounts {
-            fields += [("subscriptions", .int(p.subscriptions)), ("neverRendered", .int(p.neverRendered))]
+            fields += [("subscriptions", .int(p.subscriptions ?? 0)), ("neverRendered", .int(p.neverRendered ?? 0))]
         }
         fields += [
             // Full precision: a merge must see the doubles the store holds.
@@ -208,7 +211,7 @@ public struct CohortPartials: Sendable, Equatable {
             var read = try CohortPartials(meetings)
             read.readVersion = v
             read.config = config
-            read.hasRenderCounts = renderCounts ?? true
+            read.renderCounts = renderCounts
             partials = read
         } catch { throw fail("\(error)") }
         // Like `meetings`: the count it states is the one its lists give.
@@ -253,8 +256,8 @@ public struct CohortPartials: Sendable, Equatable {
         guard let scope = scope(p, version: version) else { return nil }
         guard let profile = CohortProfile(values: values, scope: scope) else { return nil }
         return CohortProfileSums(profile: profile, participants: n[0], watchedMs: n[1], stalledMs: n[2], lowTierMs: n[3],
-                                 measuredMs: n[4], dropped: n[5], subscriptions: rendered.first ?? 0,
-                                 neverRendered: rendered.last ?? 0, mos: mos, firstFrame: firstFrame)
+                                 measuredMs: n[4], dropped: n[5], render: rendered.isEmpty ? nil : (rendered[0], rendered[1]),
+                                 mos: mos, firstFrame: firstFrame)
     }
 }
 

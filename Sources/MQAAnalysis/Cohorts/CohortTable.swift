@@ -23,9 +23,10 @@ public struct CohortFigures: Sendable, Equatable {
     public var abnormalDisconnectRateCI: ConfidenceInterval?
     /// Nearest-rank p90 of the subscriptions' times to first frame.
     public var firstFrameP90Ms: Int64?
-    /// Video subscriptions, and those of them that never showed a frame.
-    public var subscriptions: Int64 = 0
-    public var neverRendered: Int64 = 0
+    /// Video subscriptions, and those of them that never showed a frame;
+    /// `nil` from partials of an mqa that did not count them.
+    public var subscriptions: Int64?
+    public var neverRendered: Int64?
     /// Never-rendered subscriptions per subscription; `nil` without any.
     /// Such a subscription adds no watched time, so a cohort whose video
     /// never shows has no stall rate: this is the figure that says so.
@@ -47,9 +48,18 @@ public struct CohortFigures: Sendable, Equatable {
             mosP50: defined(mos.percentile(50)),
             abnormalDisconnectRate: defined(s.abnormalDisconnectRate), abnormalDisconnectRateCI: nil,
             firstFrameP90Ms: ff.isNaN ? nil : Int64(ff),
-            subscriptions: Int64(s.subscriptions), neverRendered: Int64(s.unrendered),
+            subscriptions: s.subscriptions.isNaN ? nil : Int64(s.subscriptions),
+            neverRendered: s.unrendered.isNaN ? nil : Int64(s.unrendered),
             neverRenderedShare: defined(s.neverRenderedShare), neverRenderedShareCI: nil,
             insufficient: meetings < options.minMeetings || Int(s.participants) < options.minParticipants)
+    }
+
+    /// The stall rate as the ranking reads it: infinite where every video
+    /// subscription failed to render, -1 without video at all.
+    var rankedStallRate: Double {
+        if let stallRate { return stallRate }
+        if let s = subscriptions, s > 0, neverRendered == s { return .infinity }
+        return -1
     }
 
     /// The rates that carry a bootstrap interval.
@@ -129,12 +139,14 @@ public struct CohortTable: Sendable, Equatable {
     }
 
     /// Best to worst is the question's order: the worst value with enough
-    /// data first, never one that has too little.
+    /// data first, never one that has too little. A value whose video never
+    /// rendered at all has no stall rate but is the worst there is; one
+    /// without video comes after every value with a stall rate.
     static func ranked(_ figures: [CohortFigures], field: CohortField) -> [CohortFigures] {
         figures.sorted { a, b in
             if a.insufficient != b.insufficient { return !a.insufficient }
             if a.insufficient { return (a.participants, b.value ?? "") > (b.participants, a.value ?? "") }
-            let x = a.stallRate ?? -1, y = b.stallRate ?? -1
+            let x = a.rankedStallRate, y = b.rankedStallRate
             if x != y { return x > y }
             return CohortTable.valueLess(a.value ?? "", b.value ?? "", field: field)
         }

@@ -14,8 +14,10 @@ enum ReportCohortsCommand {
             Per value of --by (platform, osVersion, sdkVersion, appVersion, device, netType
             or engine): participants, meetings, watched and stalled video time, stall rate
             (stalled / watched), share of warm time at poor/bad, median MOS, share of
-            participants with an abnormal disconnect, first-frame p90. Values with enough
-            data come first, worst stall rate first; a value seen in fewer than 5 meetings
+            participants with an abnormal disconnect, first-frame p90, and the share of
+            video subscriptions that never rendered. Values with enough data come first,
+            worst stall rate first (a value whose video never rendered at all first of
+            all); a value seen in fewer than 5 meetings
             or by fewer than 10 participants is marked as having too little data and listed
             after them. Participants without the field are shown as unknown. Each figure
             counts under the value that held when it was measured (the last join naming
