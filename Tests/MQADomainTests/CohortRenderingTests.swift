@@ -150,44 +150,29 @@ import Testing
                 "\(none.verdict)")
     }
 
-    /// A failed gate is headlined by the gating metric that failed it, not
-    /// by one that improved with a smaller p-value.
-    @Test func aFailedGateIsNotHeadlinedByAnImprovement() {
-        var c = CohortComparison(Self.fleet { _ in true }, by: .sdkVersion, a: "A", b: "B")
+    /// A comparison of the alike fleet with `findings` planted: per metric
+    /// its adjusted p, ratio and interval, significant.
+    static func planted(_ findings: [CohortMetric: (p: Double, ratio: Double, ci: ClosedRange<Double>)]) -> CohortComparison {
+        var c = CohortComparison(fleet { _ in true }, by: .sdkVersion, a: "A", b: "B")
         for i in c.metrics.indices {
-            switch c.metrics[i].metric {
-            case .stallRate:
-                (c.metrics[i].pAdjusted, c.metrics[i].significant, c.metrics[i].ratio) = (1e-9, true, 0.1)
-                c.metrics[i].ratioCI = ConfidenceInterval(lower: 0.05, upper: 0.2)
-            case .neverRenderedShare:
-                (c.metrics[i].a, c.metrics[i].b, c.metrics[i].ratio) = (0.01, 0.3, 30)
-                (c.metrics[i].pAdjusted, c.metrics[i].significant) = (1e-3, true)
-                c.metrics[i].ratioCI = ConfidenceInterval(lower: 10, upper: 60)
-            default: break
-            }
+            guard let f = findings[c.metrics[i].metric] else { continue }
+            (c.metrics[i].pAdjusted, c.metrics[i].significant, c.metrics[i].ratio) = (f.p, true, f.ratio)
+            c.metrics[i].ratioCI = ConfidenceInterval(lower: f.ci.lowerBound, upper: f.ci.upperBound)
         }
-        #expect(c.failsGate)
-        #expect(c.verdict.hasPrefix("B's video never renders 30× as often as A's"), "\(c.verdict)")
-        #expect(c.verdict.hasSuffix("also differs on stall rate"), "\(c.verdict)")
+        return c
     }
 
-    /// The gate's headline is a gating metric, even where another one has
-    /// the smaller p-value.
+    /// A failed gate is headlined by the gating metric that failed it, not
+    /// by one that improved with a smaller p-value, nor by a metric that
+    /// does not gate.
     @Test func aFailedGateIsHeadlinedByWhatFailedIt() {
-        var c = CohortComparison(Self.fleet { _ in true }, by: .sdkVersion, a: "A", b: "B")
-        for i in c.metrics.indices {
-            switch c.metrics[i].metric {
-            case .firstFrameP90Ms:
-                (c.metrics[i].pAdjusted, c.metrics[i].significant, c.metrics[i].ratio) = (1e-30, true, 1.01)
-                c.metrics[i].ratioCI = ConfidenceInterval(lower: 1.005, upper: 1.015)
-            case .stallRate:
-                (c.metrics[i].pAdjusted, c.metrics[i].significant, c.metrics[i].ratio) = (1e-9, true, 17.5)
-                c.metrics[i].ratioCI = ConfidenceInterval(lower: 9, upper: 30)
-            default: break
-            }
-        }
-        #expect(c.verdict.hasPrefix("B stalls 18× as much as A"), "\(c.verdict)")
-        #expect(c.verdict.hasSuffix("also differs on first frame p90"), "\(c.verdict)")
+        let improved = Self.planted([.stallRate: (1e-9, 0.1, 0.05...0.2), .neverRenderedShare: (1e-3, 30, 10...60)])
+        #expect(improved.failsGate)
+        #expect(improved.verdict.hasPrefix("B's video never renders 30× as often as A's"), "\(improved.verdict)")
+        #expect(improved.verdict.hasSuffix("also differs on stall rate"), "\(improved.verdict)")
+        let slower = Self.planted([.firstFrameP90Ms: (1e-30, 1.01, 1.005...1.015), .stallRate: (1e-9, 17.5, 9...30)])
+        #expect(slower.verdict.hasPrefix("B stalls 18× as much as A"), "\(slower.verdict)")
+        #expect(slower.verdict.hasSuffix("also differs on first frame p90"), "\(slower.verdict)")
     }
 
     /// Partials carry the two counts; partials of an older mqa (without
