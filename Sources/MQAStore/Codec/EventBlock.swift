@@ -86,7 +86,9 @@ public struct EventBlock: Equatable, Sendable {
         let bytes = other.payloadRange(range.lowerBound).lowerBound..<other.payloadEnds[range.upperBound - 1]
         let shift = payloadBytes.count - bytes.lowerBound
         payloadBytes += other.payloadBytes[bytes]
-        payloadEnds.reserveCapacity(payloadEnds.count + range.count)
+        // No reserveCapacity(count + n) here: an exact reservation per call
+        // made appending chunk after chunk quadratic; appending grows
+        // geometrically.
         for i in range { payloadEnds.append(other.payloadEnds[i] + shift) }
     }
 

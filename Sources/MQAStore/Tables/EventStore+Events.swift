@@ -83,7 +83,6 @@ extension EventStore {
             // that repeat it share its values.
             var parsed = [EventPayload?](repeating: nil, count: block.payloads.count)
             var unreadable = 0
-            out.reserveCapacity(out.count + block.ts.count)
             for i in block.ts.indices {
                 let p = Int(block.payloadIndex[i])
                 if parsed[p] == nil, let kind = EventKind(rawValue: block.kinds[i]), kind != .qualityReport {
