@@ -154,6 +154,25 @@ import Testing
         #expect(Double(columnar.count) < 0.75 * Double(json.count), "columnar \(columnar.count) B, JSON \(json.count) B")
     }
 
+    /// A full event chunk of long valid payloads (1,100 disconnects with a
+    /// 70 KB error each made one) decompresses to more than the 64 MiB a
+    /// report chunk may: it must read back, in both event encodings, or
+    /// the store it is in fails every command.
+    @Test func aChunkOfLongPayloadsReadsBack() throws {
+        var block = EventBlock()
+        for i in 0..<EventStore.chunkCapacity {
+            let word = String(i, radix: 16)
+            let error = String(repeating: String(repeating: "0", count: 3 - word.count) + word + " ", count: 9 * 1024)
+            block.append(ts: Int64(i) * 60_000, kind: 8, payload: Array("{\"reason\":\"network\",\"error\":\"\(error)\"}".utf8))
+        }
+        #expect(block.payloadBytes.count > 64 << 20)
+        let codec = ChunkCodec()
+        for encoding in [ChunkEncoding.eventsColumnar, .eventsJSON] {
+            let blob = try codec.encode(block, as: encoding)
+            #expect(try codec.decodeEvents(blob) == block, "\(encoding)")
+        }
+    }
+
     @Test func encodingsAreNamedAndNotConfused() throws {
         let codec = ChunkCodec()
         let series = try codec.encode(SeriesBlock(ts: [1, 2], columns: [[.null, .null]]), as: .seriesBucketed)

@@ -116,10 +116,10 @@ public struct ChunkCodec {
         let (encoding, body) = try ChunkEnvelope.open(blob, accepting: [.eventsJSON, .eventsColumnar], what: "event chunks")
         switch encoding {
         case .eventsJSON:
-            let payload = try decompressor.decompress(body)
+            let payload = try decompressor.decompress(body, limit: SectionReader.eventBudget)
             return SharedEventBlock(try payload.withUnsafeBytes { try EventJSONEncoding.decodePayload($0) })
         default:
-            return try EventColumnarEncoding.decode(body, sections: SectionReader(decompressor: decompressor))
+            return try EventColumnarEncoding.decode(body, sections: SectionReader(decompressor: decompressor, budget: SectionReader.eventBudget))
         }
     }
 

@@ -96,9 +96,21 @@ struct SectionReader {
     /// Bytes the chunk's sections may still decompress to, all sections
     /// together: a chunk of 66 sections must not get 66 times the limit
     /// one frame has (a crafted 100 KB blob could ask for 4 GiB).
-    private var budget = 64 << 20
+    private var budget: Int
 
-    init(decompressor: ZstdDecompressor) { self.decompressor = decompressor }
+    /// What a chunk of reports may decompress to: a few bytes a report.
+    static let reportBudget = 64 << 20
+    /// What an event chunk may decompress to: as much as ingest can write
+    /// into one, `chunkCapacity` events of up to a whole line's payload
+    /// each, and their columns. It was the reports' 64 MiB: 1,100 valid
+    /// disconnects with a 70 KB error each made a chunk no command could
+    /// read again, and every command on that store failed.
+    static let eventBudget = EventStore.chunkCapacity * (LineParser.maxLineBytes + 4096)
+
+    init(decompressor: ZstdDecompressor, budget: Int = SectionReader.reportBudget) {
+        self.decompressor = decompressor
+        self.budget = budget
+    }
 
     /// The next section's bytes, decompressed when it was compressed.
     mutating func next(_ r: inout ByteReader) throws -> [UInt8] {
