@@ -21,9 +21,20 @@ public struct SharedStalls: Sendable {
     public static let toleranceMs: Int64 = 2000
 
     private struct Key: Hashable { var publisher: String, track: String }
-    private struct Entry { var start: Int64; var end: Int64; var subscriber: String }
-    private var byTrack: [Key: (entries: [Entry], longest: Int64)] = [:]
-    private var watchers: [Key: [Subscription]] = [:]
+    /// A stall of the track, its subscriber by place in `Track.subscribers`:
+    /// a webinar's stall was compared with thousands of others by name,
+    /// hashing and sorting strings (8,000 viewers: 62 s for one report).
+    private struct Entry { var start: Int64; var end: Int64; var subscriber: Int32 }
+    private struct Track {
+        /// Every subscriber of the track, sorted and each once.
+        var subscribers: [String] = []
+        var entries: [Entry] = []
+        var longest: Int64 = 0
+        /// The subscriptions that rendered a frame, each with its
+        /// subscriber's place.
+        var watchers: [(subscription: Subscription, subscriber: Int32)] = []
+    }
+    private var tracks: [Key: Track] = [:]
     private let silences: [String: [FeedSilence]]
     private let tol: Int64
 
@@ -31,15 +42,24 @@ public struct SharedStalls: Sendable {
     public init(_ subs: [Subscription], silences: [String: [FeedSilence]] = [:], toleranceMs: Int64 = SharedStalls.toleranceMs) {
         tol = toleranceMs
         self.silences = silences
+        var names: [Key: Set<String>] = [:]
+        for s in subs { names[Key(publisher: s.publisher, track: s.track), default: []].insert(s.subscriber) }
+        var place: [Key: [String: Int32]] = [:]
+        for (key, set) in names {
+            let sorted = set.sorted()
+            tracks[key] = Track(subscribers: sorted)
+            place[key] = Dictionary(uniqueKeysWithValues: sorted.enumerated().map { ($1, Int32($0)) })
+        }
         for s in subs {
             let key = Key(publisher: s.publisher, track: s.track)
-            if s.firstFrameTs != nil { watchers[key, default: []].append(s) }
+            let i = place[key]![s.subscriber]!
+            if s.firstFrameTs != nil { tracks[key]!.watchers.append((s, i)) }
             for x in s.stalls {
-                byTrack[key, default: ([], 0)].entries.append(Entry(start: x.start, end: x.end, subscriber: s.subscriber))
-                byTrack[key]!.longest = max(byTrack[key]!.longest, x.end - x.start)
+                tracks[key]!.entries.append(Entry(start: x.start, end: x.end, subscriber: i))
+                tracks[key]!.longest = max(tracks[key]!.longest, x.end - x.start)
             }
         }
-        for key in byTrack.keys { byTrack[key]!.entries.sort { $0.start < $1.start } }
+        for key in tracks.keys { tracks[key]!.entries.sort { $0.start < $1.start } }
     }
 
     /// The other subscribers of `s`'s track, sorted, with a stall `o` where
@@ -52,21 +72,34 @@ public struct SharedStalls: Sendable {
     /// sorted, with a stall that overlaps `[start, end]` widened by the
     /// tolerance.
     public func others(overlapping start: Int64, _ end: Int64, publisher: String, track: String, subscriber: String) -> [String] {
-        guard let (entries, longest) = byTrack[Key(publisher: publisher, track: track)] else { return [] }
+        guard let t = tracks[Key(publisher: publisher, track: track)] else { return [] }
+        let me = SharedStalls.place(of: subscriber, in: t)
+        var marked = [Bool](repeating: false, count: t.subscribers.count)
+        SharedStalls.mark(t, start, end, tol: tol, except: me, into: &marked)
+        return marked.indices.compactMap { marked[$0] ? t.subscribers[$0] : nil }
+    }
+
+    /// `subscriber`'s place among the track's, or -1.
+    private static func place(of subscriber: String, in t: Track) -> Int32 {
+        let i = t.subscribers.partitionPoint { $0 >= subscriber }
+        return i < t.subscribers.count && t.subscribers[i] == subscriber ? Int32(i) : -1
+    }
+
+    /// Marks, by place, the subscribers other than `except` with a stall
+    /// that overlaps `[start, end]` widened by `tol`.
+    private static func mark(_ t: Track, _ start: Int64, _ end: Int64, tol: Int64, except: Int32, into marked: inout [Bool]) {
         // o.end > start - tol and o.end <= o.start + longest give
         // o.start > start - tol - longest.
-        let from = start - tol - longest
-        var who = Set<String>()
-        for o in entries[entries.partitionPoint { $0.start > from }...] {
+        let from = start - tol - t.longest
+        for o in t.entries[t.entries.partitionPoint { $0.start > from }...] {
             if o.start >= end + tol { break }
-            if o.end > start - tol && o.subscriber != subscriber { who.insert(o.subscriber) }
+            if o.end > start - tol && o.subscriber != except { marked[Int(o.subscriber)] = true }
         }
-        return who.sorted()
     }
 
     /// The subscriptions of `publisher`'s `track` that rendered a frame.
     public func watchers(publisher: String, track: String) -> [Subscription] {
-        watchers[Key(publisher: publisher, track: track)] ?? []
+        tracks[Key(publisher: publisher, track: track)]?.watchers.map(\.subscription) ?? []
     }
 
     /// Whether `uid`'s feed was silent at some time in `[start, end]`.
@@ -79,8 +112,9 @@ public struct SharedStalls: Sendable {
     /// silent): whether the stall can be compared at all. A stall nobody
     /// else watched is neither shared nor the viewer's own.
     public func isComparable(_ x: Stall, of s: Subscription) -> Bool {
-        (watchers[Key(publisher: s.publisher, track: s.track)] ?? []).contains { w in
-            w.subscriber != s.subscriber && w.firstFrameTs.map({ $0 <= x.start }) == true && w.endTs > x.start
+        (tracks[Key(publisher: s.publisher, track: s.track)]?.watchers ?? []).contains { entry in
+            let w = entry.subscription
+            return w.subscriber != s.subscriber && w.firstFrameTs.map({ $0 <= x.start }) == true && w.endTs > x.start
                 && !wasSilent(w.subscriber, x.start, x.start)
         }
     }
@@ -88,17 +122,19 @@ public struct SharedStalls: Sendable {
     /// Whether the stall is shared (the sender's side): every other
     /// subscriber watching at its start stalled with it.
     public func isShared(_ x: Stall, of s: Subscription) -> Bool {
-        let stalled = Set(others(overlapping: x, of: s))
-        guard !stalled.isEmpty else { return false }
+        guard let t = tracks[Key(publisher: s.publisher, track: s.track)] else { return false }
+        var stalled = [Bool](repeating: false, count: t.subscribers.count)
+        SharedStalls.mark(t, x.start, x.end, tol: tol, except: SharedStalls.place(of: s.subscriber, in: t), into: &stalled)
+        guard stalled.contains(true) else { return false }
         // Every other subscriber rendering the track at the stall's start
         // (first frame at or before it, subscription open, feed not
         // silent) stalled with it, and there is at least one. Stops at the
         // first who played on (a track may have 100,000 subscribers).
         var counted = false
-        for w in watchers[Key(publisher: s.publisher, track: s.track)] ?? [] {
+        for (w, i) in t.watchers {
             guard w.subscriber != s.subscriber, w.firstFrameTs.map({ $0 <= x.start }) == true, w.endTs > x.start,
                   !wasSilent(w.subscriber, x.start, x.start) else { continue }
-            if !stalled.contains(w.subscriber) { return false }
+            if !stalled[Int(i)] { return false }
             counted = true
         }
         return counted
