@@ -53,12 +53,42 @@ public final class ZstdDecompressor {
             throw ZstdError("not a zstd frame with a known size")
         }
         guard size <= UInt64(limit) else { throw ZstdError("frame of \(size) bytes is over the limit") }
+        if size > UInt64(ZstdDecompressor.trustedSize) { return try decompressGrowing(input, size: Int(size)) }
         var output = [UInt8](repeating: 0, count: Int(size))
         let written = output.withUnsafeMutableBytes { out in
             ZSTD_decompressDCtx(context, out.baseAddress, out.count, input.baseAddress, input.count)
         }
         if ZSTD_isError(written) != 0 { throw ZstdError(code: written) }
         guard written == Int(size) else { throw ZstdError("frame is shorter than it says") }
+        return output
+    }
+
+    /// A frame may claim up to this many bytes and get them at once; a
+    /// larger one grows its buffer with what really comes out, so that a
+    /// damaged size field (18 bytes claiming 2 GB) costs no 2 GB.
+    static let trustedSize = 64 << 20
+
+    private func decompressGrowing(_ input: UnsafeRawBufferPointer, size: Int) throws -> [UInt8] {
+        let stream = ZstdStream()
+        var output = [UInt8](repeating: 0, count: ZstdDecompressor.trustedSize)
+        var inPos = 0, outPos = 0
+        while true {
+            let before = (inPos, outPos)
+            try output.withUnsafeMutableBytes { out in
+                try stream.decompress(input: input, inputPosition: &inPos, output: out, outputPosition: &outPos)
+            }
+            if stream.atFrameBoundary && inPos > 0 { break }
+            if outPos == output.count {
+                // One byte past the size: room for the frame's end to be
+                // read, and a frame longer than it says shows.
+                guard output.count <= size else { throw ZstdError("frame is longer than it says") }
+                output += repeatElement(0, count: min(output.count, size + 1 - output.count))
+            } else if before == (inPos, outPos) {
+                throw ZstdError("frame is shorter than it says")
+            }
+        }
+        guard outPos == size else { throw ZstdError("frame is shorter than it says") }
+        output.removeLast(output.count - outPos)
         return output
     }
 }

@@ -46,6 +46,25 @@ import Testing
         return (out, stream.atFrameBoundary)
     }
 
+    /// A frame over 64 MiB grows its buffer with what comes out: a damaged
+    /// size field claiming 2.1 GB fails without that allocation, and a
+    /// real large frame, or one shorter or longer than it says, is told
+    /// apart exactly.
+    @Test func largeFramesGrowWithTheirContent() throws {
+        let d = ZstdDecompressor()
+        // Magic, single-segment descriptor with a 4-byte size, 2.1e9, a raw block of 0 bytes.
+        var claim: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0xA0]
+        withUnsafeBytes(of: UInt32(2_100_000_000).littleEndian) { claim += $0 }
+        claim += [0x09, 0x00, 0x00, 0x7B]
+        #expect(throws: ZstdError.self) { try claim.withUnsafeBytes { try d.decompress($0, limit: Int.max) } }
+        let content = (0..<(70 << 20)).map { UInt8(truncatingIfNeeded: $0 / 4096) }
+        var frame: [UInt8] = []
+        try content.withUnsafeBytes { try ZstdCompressor().compress($0, appendingTo: &frame) }
+        #expect(try frame.withUnsafeBytes { try d.decompress($0, limit: 80 << 20) } == content)
+        #expect(throws: ZstdError.self) { try frame.withUnsafeBytes { try d.decompress($0, limit: 64 << 20) } }
+        #expect(throws: ZstdError.self) { try frame.dropLast(8).withUnsafeBytes { try d.decompress(UnsafeRawBufferPointer($0), limit: 80 << 20) } }
+    }
+
     @Test func skippableMagicsAreZstd() {
         for variant in UInt8(0)...15 {
             let head: [UInt8] = [0x50 + variant, 0x2A, 0x4D, 0x18]

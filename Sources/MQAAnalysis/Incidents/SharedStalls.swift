@@ -24,7 +24,7 @@ public struct SharedStalls: Sendable {
     /// A stall of the track, its subscriber by place in `Track.subscribers`:
     /// a webinar's stall was compared with thousands of others by name,
     /// hashing and sorting strings (8,000 viewers: 62 s for one report).
-    private struct Entry { var start: Int64; var end: Int64; var subscriber: Int32 }
+    private struct Entry { var start: Int64; var end: Int64; var subscriber: Int32; var name: String }
     private struct Track {
         /// Every subscriber of the track, sorted and each once.
         var subscribers: [String] = []
@@ -55,7 +55,7 @@ public struct SharedStalls: Sendable {
             let i = place[key]![s.subscriber]!
             if s.firstFrameTs != nil { tracks[key]!.watchers.append((s, i)) }
             for x in s.stalls {
-                tracks[key]!.entries.append(Entry(start: x.start, end: x.end, subscriber: i))
+                tracks[key]!.entries.append(Entry(start: x.start, end: x.end, subscriber: i, name: s.subscriber))
                 tracks[key]!.longest = max(tracks[key]!.longest, x.end - x.start)
             }
         }
@@ -74,9 +74,14 @@ public struct SharedStalls: Sendable {
     public func others(overlapping start: Int64, _ end: Int64, publisher: String, track: String, subscriber: String) -> [String] {
         guard let t = tracks[Key(publisher: publisher, track: track)] else { return [] }
         let me = SharedStalls.place(of: subscriber, in: t)
-        var marked = [Bool](repeating: false, count: t.subscribers.count)
-        SharedStalls.mark(t, start, end, tol: tol, except: me, into: &marked)
-        return marked.indices.compactMap { marked[$0] ? t.subscribers[$0] : nil }
+        // Each subscriber under the spelling of its earliest overlapping
+        // stall: uids equal as Unicode text but not in bytes (é, e + U+0301)
+        // are one place, and which spelling is shown stays what it was.
+        var names = [String?](repeating: nil, count: t.subscribers.count)
+        SharedStalls.forEachOverlapping(t, start, end, tol: tol, except: me) { o in
+            if names[Int(o.subscriber)] == nil { names[Int(o.subscriber)] = o.name }
+        }
+        return names.compactMap { $0 }
     }
 
     /// `subscriber`'s place among the track's, or -1.
@@ -88,12 +93,19 @@ public struct SharedStalls: Sendable {
     /// Marks, by place, the subscribers other than `except` with a stall
     /// that overlaps `[start, end]` widened by `tol`.
     private static func mark(_ t: Track, _ start: Int64, _ end: Int64, tol: Int64, except: Int32, into marked: inout [Bool]) {
+        forEachOverlapping(t, start, end, tol: tol, except: except) { marked[Int($0.subscriber)] = true }
+    }
+
+    /// The stalls of subscribers other than `except` that overlap
+    /// `[start, end]` widened by `tol`, in start order.
+    private static func forEachOverlapping(_ t: Track, _ start: Int64, _ end: Int64, tol: Int64, except: Int32,
+                                           _ body: (Entry) -> Void) {
         // o.end > start - tol and o.end <= o.start + longest give
         // o.start > start - tol - longest.
         let from = start - tol - t.longest
         for o in t.entries[t.entries.partitionPoint { $0.start > from }...] {
             if o.start >= end + tol { break }
-            if o.end > start - tol && o.subscriber != except { marked[Int(o.subscriber)] = true }
+            if o.end > start - tol && o.subscriber != except { body(o) }
         }
     }
 
