@@ -65,14 +65,8 @@ public enum CohortMetric: String, Sendable, CaseIterable {
     }
 
     func value(_ f: CohortFigures) -> Double? {
-        switch self {
-        case .stallRate: f.stallRate
-        case .lowTierShare: f.lowTierShare
-        case .abnormalDisconnectRate: f.abnormalDisconnectRate
-        case .neverRenderedShare: f.neverRenderedShare
-        case .mosP50: f.mosP50
-        case .firstFrameP90Ms: f.firstFrameP90Ms.map(Double.init)
-        }
+        if let rate { return f.value(rate) }
+        return self == .mosP50 ? f.mosP50 : f.firstFrameP90Ms.map(Double.init)
     }
 }
 
@@ -164,23 +158,20 @@ public struct CohortComparison: Sendable, Equatable {
                 groups.sums(counts, into: &sums)
                 for (i, m) in all.enumerated() {
                     let x: Double, y: Double
-                    switch m {
-                    case .stallRate: (x, y) = (sums[ga].stallRate, sums[gb].stallRate)
-                    case .lowTierShare: (x, y) = (sums[ga].lowTierShare, sums[gb].lowTierShare)
-                    case .abnormalDisconnectRate: (x, y) = (sums[ga].abnormalDisconnectRate, sums[gb].abnormalDisconnectRate)
-                    case .neverRenderedShare: (x, y) = (sums[ga].neverRenderedShare, sums[gb].neverRenderedShare)
-                    case .mosP50:
+                    if let rate = m.rate {
+                        (x, y) = (sums[ga].rate(rate), sums[gb].rate(rate))
+                        // Each side's own rate too, for its interval.
+                        let k = rates.firstIndex(of: rate)!
+                        sides[0][k].append(x)
+                        sides[1][k].append(y)
+                    } else if m == .mosP50 {
                         (x, y) = (groups.mos[ga].percentile(50, counts: counts), groups.mos[gb].percentile(50, counts: counts))
-                    case .firstFrameP90Ms:
+                    } else {
                         (x, y) = (groups.firstFrame[ga].percentile(90, counts: counts),
                                   groups.firstFrame[gb].percentile(90, counts: counts))
                     }
                     ratios[i].append(CohortComparison.ratio(y, over: x))
                     differences[i].append(y - x)
-                    if let rate = m.rate, let k = rates.firstIndex(of: rate) {
-                        sides[0][k].append(x)
-                        sides[1][k].append(y)
-                    }
                 }
             }
         }
