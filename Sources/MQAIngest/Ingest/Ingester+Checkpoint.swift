@@ -32,6 +32,7 @@ extension Ingester {
             let reports: Int, events: Int, reportDuplicates: Int, eventDuplicates: Int
             if entry.prepared >= 0, case let prepared = preparedSeries[entry.prepared].series,
                prepared.continues && !prepared.isEncoded && prepared.items <= Ingester.maxCarried,
+               prepared.payloadBytes <= Ingester.maxCarriedPayloadBytes,
                try !store.hasChunks(client: client)
             {
                 // Its log goes on in the next input: held back, and counted
@@ -103,5 +104,6 @@ extension Ingester {
         preparedSeries.removeAll()
         seriesIndex.removeAll()
         buffered = 0
+        bufferedPayloadBytes = 0
     }
 }

@@ -100,6 +100,7 @@ extension Ingester {
         linesSinceCommit += batch.lines
         if !batch.holdsCommit
             && (linesSinceCommit >= commitEvery || buffered >= 2 * commitEvery
+                || bufferedPayloadBytes >= Ingester.maxBufferedPayloadBytes
                 || series.count + preparedSeries.count >= Ingester.maxBufferedClients)
         {
             try commitCheckpoint(&w, after: batch)
@@ -274,6 +275,7 @@ extension Ingester {
             if let client = try store.putConnectionContext(context) { summaries.touched(meeting: try markStale(client: client)) }
         }
         buffered += batch.items
+        bufferedPayloadBytes += batch.payloadByteCount
         for reject in batch.rejects {
             summary.rejected += 1
             try recordReject(raw: reject.raw, size: reject.size, number: reject.line, reason: reject.reason, fileID: fileID, path: path)

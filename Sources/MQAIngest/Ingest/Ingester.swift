@@ -48,6 +48,11 @@ public final class Ingester {
     var preparedSeries: [(client: Int64, series: PreparedSeries)] = []
     var seriesIndex: [Int64: Int] = [:]
     var buffered = 0
+    /// The events' payload bytes of those items: a checkpoint comes once
+    /// they reach `maxBufferedPayloadBytes`. Counted in items alone, a
+    /// log of 300 lines of 1 MB titles was held whole, 768 MB.
+    var bufferedPayloadBytes = 0
+    static let maxBufferedPayloadBytes = 32 << 20
 
     /// Inputs share write transactions: one commits after `commitEvery`
     /// lines or this many inputs, whichever comes first. A commit per
@@ -55,8 +60,12 @@ public final class Ingester {
     /// (each commit writes the pages it touched to the WAL). Each input
     /// is a savepoint within, so a failing input undoes only itself.
     static let inputsPerCommit = 256
-    /// Inputs parsed ahead of the writer: always this many, and more while
-    /// those ahead hold under `bytesAhead` of input (at most `maxInputsAhead`).
+    /// Inputs parsed ahead of the writer: while those ahead hold under
+    /// `bytesAhead` of input, up to `maxInputsAhead`, and always one. Large
+    /// files are not started six at a time: each holds batches and chunks
+    /// in the making, and eight files of 30 lines of 1 MB titles took an
+    /// ingest to 1.29 GB that way (366 MB now). Small files (the usual
+    /// logs) are as many ahead as before; `inputsAhead` + 1 threads parse.
     /// Logs come as many small files, and six of them (~5,000 lines) kept
     /// the parsers busy for a few milliseconds only: while the writer spent
     /// ~0.1 s encoding and storing a commit's clients, a core sat idle.
@@ -92,8 +101,10 @@ public final class Ingester {
     var encodingBeforeInput: [(client: Int64, job: EncodingJob)] = []
     /// Where `encoding` runs (one per `ingest(paths:)`, with `board`).
     var encoder: SeriesEncoder?
-    /// The most a held-back series holds: a client of more is stored.
+    /// The most a held-back series holds, in items and in events' payload
+    /// bytes: a client of more is stored.
     static let maxCarried = 8 * EventStore.chunkCapacity
+    static let maxCarriedPayloadBytes = 4 * EventStore.chunkPayloadBytes
     /// Whether a client's log in consecutive inputs is joined before it is
     /// encoded (`ContinuationBoard`); off, each piece is encoded and the
     /// pieces' chunks rewritten (tests compare the two).
@@ -177,7 +188,7 @@ public final class Ingester {
     package var transactions: IngestTransactions
 
     /// Ingests each input in turn; returns the summed summary. While one
-    /// input is written, the next `inputsAhead` are already being parsed:
+    /// input is written, the next ones are already being parsed:
     /// logs come as many small files (one per client), and with one input
     /// ahead the parser of the next often waited for the writer to start it.
     /// Each input ahead holds at most a few batches (`BatchQueue`).
@@ -229,7 +240,7 @@ public final class Ingester {
                 // Stdin cannot be read ahead of its turn (it is one stream),
                 // nor anything after it.
                 while next < paths.count && paths[next] != "-" && next - i <= Ingester.maxInputsAhead
-                    && (next - i <= Ingester.inputsAhead || bytes < Ingester.bytesAhead)
+                    && (next - i <= 1 || bytes < Ingester.bytesAhead)
                 {
                     let prepared = Result { try prepare(path: paths[next], index: next) }
                     ahead[next] = prepared

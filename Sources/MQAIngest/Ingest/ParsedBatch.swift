@@ -54,7 +54,14 @@ final class ParsedBatch {
     /// Reports and events in the batch.
     var items: Int { prepared.map { $0.reduce(0) { $0 + $1.reportCount + $1.eventCount } } ?? reportTs.count + eventTs.count }
 
+    /// The bytes of its events' payloads.
+    var payloadByteCount: Int { prepared.map { $0.reduce(0) { $0 + $1.payloadBytes } } ?? payloadBytes.count }
+
     static let targetLines = 8192
+    /// A batch also ends once its events' payloads reach this: 8,192 lines
+    /// of up to 1 MiB each would be 8 GiB, where ordinary lines make
+    /// batches of about 1 MB.
+    static let targetPayloadBytes = 8 << 20
 
     /// How many items the batch holds.
     var sizes: BatchSizes {
@@ -194,7 +201,7 @@ struct BatchParser: ~Copyable {
                 batch.payloadEnds.append(batch.payloadBytes.count)
             }
         }
-        return batch.lines >= ParsedBatch.targetLines ? take() : nil
+        return batch.lines >= ParsedBatch.targetLines || batch.payloadBytes.count >= ParsedBatch.targetPayloadBytes ? take() : nil
     }
 
     /// Records an unusable line of a dump: `number` is its place in the

@@ -194,8 +194,16 @@ struct PayloadCache: ~Copyable {
     private var parser = LineParser(nowMs: .max)
     private var key: [UInt8] = []
 
+    /// Longer texts are parsed each time, not kept: a repeat of one is
+    /// rare (a title, an error), and keeping them all copied every payload
+    /// of a meeting of 300 lines of 1 MB titles, growing to 768 MB.
+    static let longestKept = 4096
+
     /// The payload of `kind` whose canonical JSON is `text`.
     mutating func payload(of kind: EventKind, canonicalJSON text: [UInt8]) -> EventPayload? {
+        if text.count > PayloadCache.longestKept {
+            return text.withUnsafeBufferPointer { parser.payload(of: kind, canonicalJSON: $0) }
+        }
         key.removeAll(keepingCapacity: true)
         key.append(kind.rawValue)
         key.append(contentsOf: text)

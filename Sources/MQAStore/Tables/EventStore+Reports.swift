@@ -169,7 +169,7 @@ extension EventStore {
         }
         let (merged, duplicates) = S.merge(stored: stored, new: sorted)
         try deleteChunks(table: table, candidates.map(\.id))
-        for range in EventStore.chunkRanges(merged.count) { try insert(merged, range) }
+        for range in merged.chunkRanges() { try insert(merged, range) }
         return duplicates
     }
 

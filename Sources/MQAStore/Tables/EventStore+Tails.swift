@@ -8,8 +8,10 @@ import MQAModel
 /// decodes the stored chunks as before. Bounded, so a client of millions
 /// of items is never held twice.
 struct TailItems {
-    /// Items held at most; past it the compaction decodes.
+    /// Items held at most, and about the memory they may take (events of
+    /// large payloads); past either the compaction decodes.
     static let limit = 8 * EventStore.chunkCapacity
+    static let byteLimit = 4 * EventStore.chunkPayloadBytes
     var client: Int64
     /// A `ReportSeries` or an `EventSeries`, by table.
     var items: Any
@@ -20,9 +22,10 @@ extension EventStore {
     /// chunks, in the open transaction (before its COMMIT): for each such client, its chunks
     /// from the recorded time on are decoded, concatenated (they are
     /// sorted and disjoint: nothing to merge) and written again in chunks
-    /// of `chunkCapacity`, as merging each piece into the trailing chunk
-    /// would have left them, but with each item encoded once more at most.
-    /// A tail whose chunks are full but the last is left as it is.
+    /// as `chunkRanges` cuts them, as merging each piece into the trailing
+    /// chunk would have left them, but with each item encoded once more at
+    /// most. A tail whose chunks hold `chunkCapacity` items but the last is
+    /// left as it is.
     ///
     /// Whatever `openTails` names, the content stays the same: a stale
     /// entry (an input undone, a client id given anew) costs a look only.
@@ -50,9 +53,10 @@ extension EventStore {
         }
         // A piece with no chunk before it is kept by its last chunk alone:
         // the only one a later piece's tail can start at.
-        let last = candidate == nil ? (piece.count - 1) / EventStore.chunkCapacity * EventStore.chunkCapacity : 0
-        kept.append(piece, range: max(0, last)..<piece.count)
-        tailItems[table] = kept.count <= TailItems.limit ? TailItems(client: client, items: kept) : nil
+        let last = candidate == nil ? piece.chunkRanges().last?.lowerBound ?? 0 : 0
+        kept.append(piece, range: last..<piece.count)
+        tailItems[table] = kept.count <= TailItems.limit && kept.heldBytes <= TailItems.byteLimit
+            ? TailItems(client: client, items: kept) : nil
     }
 
     /// `client`'s kept items of `table` (`TailItems`), if those are its.
@@ -112,17 +116,32 @@ extension EventStore {
         let held: S? = heldTail(table, client: client)
         if held != nil { tailItems[table] = nil }
         guard places.dropLast().contains(where: { $0.count < EventStore.chunkCapacity }) else { return }
-        var tail = S()
         if let held, held.count == places.reduce(0, { $0 + $1.count }), held.count > 0,
            held.ts(0) == places[0].firstTs, held.ts(held.count - 1) == places[places.count - 1].lastTs {
-            tail = held
-        } else {
-            for place in places {
-                let chunk = try readChunk(table: table, place, decode: decode)
-                tail.append(chunk, range: 0..<chunk.count)
-            }
+            try deleteChunks(table: table, places.map(\.id))
+            for range in held.chunkRanges() { try insert(held, range) }
+            return
         }
-        try deleteChunks(table: table, places.map(\.id))
-        for range in EventStore.chunkRanges(tail.count) { try insert(tail, range) }
+        // Chunk by chunk: the chunks cut from what is read so far but the
+        // last are final, so at most about two chunks are held. Events of
+        // large payloads make many short chunks, and a log of them in
+        // pieces a tail of its whole length (300 MB for 300 lines of 1 MB).
+        var pending = S()
+        var read: [Int64] = []
+        for place in places {
+            let chunk = try readChunk(table: table, place, decode: decode)
+            pending.append(chunk, range: 0..<chunk.count)
+            read.append(place.id)
+            let ranges = pending.chunkRanges()
+            guard ranges.count > 1, let rest = ranges.last else { continue }
+            try deleteChunks(table: table, read)
+            read = []
+            for range in ranges.dropLast() { try insert(pending, range) }
+            var left = S()
+            left.append(pending, range: rest)
+            pending = left
+        }
+        try deleteChunks(table: table, read)
+        for range in pending.chunkRanges() { try insert(pending, range) }
     }
 }

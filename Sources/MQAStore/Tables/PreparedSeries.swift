@@ -74,8 +74,8 @@ package struct PreparedSeries {
     package mutating func encode(codec: inout ChunkCodec) throws {
         guard !isEncoded else { return }
         concatenatePieces()
-        reportRows = try EventStore.chunkRanges(reports.count).map { try EventStore.reportRow(reports, $0, codec: &codec) }
-        eventRows = try EventStore.chunkRanges(events.count).map { try EventStore.eventRow(events, $0, codec: &codec) }
+        reportRows = try reports.chunkRanges().map { try EventStore.reportRow(reports, $0, codec: &codec) }
+        eventRows = try events.chunkRanges().map { try EventStore.eventRow(events, $0, codec: &codec) }
         isEncoded = true
     }
 
@@ -86,6 +86,11 @@ package struct PreparedSeries {
         earlierPieces.reduce(reports.count + events.count) { $0 + $1.reports.count + $1.events.count }
     }
 
+    /// The events' payload bytes held, repeats dropped.
+    package var payloadBytes: Int {
+        earlierPieces.reduce(events.payloadByteCount) { $0 + $1.events.payloadByteCount }
+    }
+
     /// Copies the earlier pieces and this one together, once.
     mutating func concatenatePieces() {
         guard !earlierPieces.isEmpty else { return }
@@ -93,7 +98,6 @@ package struct PreparedSeries {
         var e = EventSeries()
         let totalReports = earlierPieces.reduce(reports.count) { $0 + $1.reports.count }
         let totalEvents = earlierPieces.reduce(events.count) { $0 + $1.events.count }
-        let payloadBytes = earlierPieces.reduce(events.payloadByteCount) { $0 + $1.events.payloadByteCount }
         r.reserve(count: totalReports)
         e.reserve(count: totalEvents, payloadBytes: payloadBytes)
         for piece in earlierPieces + [(reports, events)] {
@@ -168,12 +172,6 @@ package struct PreparedSeries {
 }
 
 extension EventStore {
-    /// The chunks of `count` sorted items: `chunkCapacity` each, the last
-    /// one the rest.
-    static func chunkRanges(_ count: Int) -> [Range<Int>] {
-        stride(from: 0, to: count, by: chunkCapacity).map { $0..<min($0 + chunkCapacity, count) }
-    }
-
     /// Stores a client's prepared series: its rows as they are when no
     /// stored chunk is to be merged with them, else through the merge.
     /// Returns the duplicates dropped (reports, events).

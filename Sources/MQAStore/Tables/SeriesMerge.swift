@@ -19,6 +19,10 @@ protocol MergeableSeries {
     /// Feeds what `same` compares of item `i`: items that are the same hash
     /// the same.
     func hashItem(_ i: Int, into hasher: inout Hasher)
+    /// How the sorted items are cut into chunks (`SeriesChunking.swift`).
+    func chunkRanges() -> [Range<Int>]
+    /// About the memory the items take, to bound what is held of them.
+    var heldBytes: Int { get }
 }
 
 /// The items of one time seen so far, to find a repeat among them: compared

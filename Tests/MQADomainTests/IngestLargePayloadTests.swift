@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+@testable import MQABase
+@testable import MQAStore
+@testable import MQAIngest
+
+/// Events of large payloads are chunked by payload bytes as well as by
+/// count (`EventStore.chunkPayloadBytes`), the same however their log
+/// arrives, so that no chunk needs more memory than a few MB to encode or
+/// read.
+@Suite struct IngestLargePayloadTests {
+    /// A report a second and, every third second, a title change of 150 to
+    /// 900 KB: about 26 MB for 150 seconds.
+    static func lines(_ uid: String, seconds: Int) -> [String] {
+        var out: [String] = []
+        for i in 0..<seconds {
+            let ts = t0 + Int64(i) * 1000 + (uid == "bob" ? 500 : 0)
+            out.append(qr(ts, uid: uid))
+            if i % 3 == 0 {
+                let letter = Character(UnicodeScalar(UInt8(97 + i % 26)))
+                let title = "\(i)" + String(repeating: letter, count: 150_000 + (i * 37_003) % 750_000)
+                out.append(#"{"ts":\#(ts),"event":"room_title_change","meeting":"m-1","uid":"\#(uid)","title":"\#(title)","previousTitle":"x"}"#)
+            }
+        }
+        return out
+    }
+
+    /// Each client's event chunks, in order, decoded.
+    static func eventChunks(_ db: String) throws -> [String: [EventSeries]] {
+        let store = try EventStore(path: db)
+        let rows = try store.db.prepare(
+            "SELECT t.id, c.uid, t.count, t.data FROM event_chunks t JOIN clients c ON c.id = t.client_id ORDER BY c.uid, t.first_ts, t.id")
+        var out: [String: [EventSeries]] = [:]
+        while try rows.step() {
+            let id = rows.int64(0)
+            let events = try rows.withBlob(3) { try store.decodeEvents(row: id, blob: $0) }
+            #expect(events.count == rows.int(2))
+            out[rows.string(1) ?? "", default: []].append(events)
+        }
+        return out
+    }
+
+    /// Every chunk holds at most `chunkPayloadBytes` of payload, or one event.
+    static func expectBounded(_ chunks: [String: [EventSeries]]) {
+        for (uid, list) in chunks {
+            for chunk in list {
+                #expect(chunk.count == 1 || chunk.payloadByteCount <= EventStore.chunkPayloadBytes, "\(uid): \(chunk.count) events, \(chunk.payloadByteCount) bytes")
+            }
+        }
+    }
+
+    @Test("a log of large payloads in pieces, another client between them and a piece sent twice: the chunks of the whole file")
+    func piecesAreChunkedAsTheWholeFile() throws {
+        let alice = Self.lines("alice", seconds: 150), bob = Self.lines("bob", seconds: 30)
+        let whole = Scratch()
+        let a = whole.write("alice.ndjson", alice), b = whole.write("bob.ndjson", bob)
+        _ = try Ingester(store: try EventStore(path: whole.db)).ingest(paths: [a, b])
+
+        let cut = Scratch()
+        var paths: [String] = []
+        var at = 0
+        // The last piece is more than the writer keeps of a tail
+        // (`TailItems.byteLimit`): it is read back chunk by chunk.
+        for (k, n) in [1, 7, 30, 2, 130].enumerated() {
+            let end = min(at + n, alice.count)
+            paths.append(cut.write("alice-\(k).ndjson", Array(alice[at..<end])))
+            at = end
+            if k == 1 { paths.append(cut.write("bob-0.ndjson", Array(bob[0..<20]))) }
+            if k == 2 { paths.append(cut.write("alice-again.ndjson", Array(alice[10..<16]) + [""])) }
+        }
+        paths.append(cut.write("alice-rest.ndjson", Array(alice[at...])))
+        paths.append(cut.write("bob-1.ndjson", Array(bob[20...])))
+        let summary = try Ingester(store: try EventStore(path: cut.db)).ingest(paths: paths)
+        #expect(summary.duplicates == 6)
+
+        let chunks = try Self.eventChunks(whole.db)
+        Self.expectBounded(chunks)
+        // More than a chunk's bytes in all, so cut by bytes: the first
+        // chunks hold few events, not 2,048.
+        #expect((chunks["alice"]?.count ?? 0) >= 6)
+        // As `chunkRanges` cuts the client's events from the first on.
+        for (uid, list) in chunks {
+            var all = EventSeries()
+            for chunk in list { all.append(chunk, range: 0..<chunk.count) }
+            #expect(all.chunkRanges().map(\.count) == list.map(\.count), "\(uid)")
+        }
+        #expect(try IngestTailTests.chunks(cut.db) == IngestTailTests.chunks(whole.db))
+        #expect(try exportText(try EventStore(path: cut.db)) == exportText(try EventStore(path: whole.db)))
+    }
+
+    @Test("pieces of large payloads out of order are merged, and their chunks stay bounded")
+    func reorderedPiecesStayBounded() throws {
+        let alice = Self.lines("alice", seconds: 90)
+        let whole = Scratch()
+        _ = try Ingester(store: try EventStore(path: whole.db)).ingest(paths: [whole.write("alice.ndjson", alice)])
+        let cut = Scratch()
+        let n = alice.count
+        let paths = [
+            cut.write("late.ndjson", Array(alice[(n / 2)...])),
+            cut.write("early.ndjson", Array(alice[0..<(n / 3)])),
+            cut.write("middle.ndjson", Array(alice[(n / 4)..<(n / 2 + 5)])),
+        ]
+        _ = try Ingester(store: try EventStore(path: cut.db)).ingest(paths: paths)
+        Self.expectBounded(try Self.eventChunks(cut.db))
+        #expect(try exportText(try EventStore(path: cut.db)) == exportText(try EventStore(path: whole.db)))
+    }
+}
+
+/// `EventSeries.chunkRanges`: random series of small and large payloads.
+@Suite struct EventChunkRangesTests {
+    static func series(seed: UInt64, count: Int, largeShare: Double) -> EventSeries {
+        var random = SplitMix64(seed: seed)
+        var s = EventSeries()
+        for i in 0..<count {
+            let large = Double(random.next() % 1000) / 1000 < largeShare
+            let size = large ? 100_000 + Int(random.next() % 1_400_000) : 20 + Int(random.next() % 300)
+            s.append(ts: t0 + Int64(i), kind: .roomTitleChange, payload: ArraySlice(repeating: 0x61, count: size))
+        }
+        return s
+    }
+
+    @Test("chunks cover the events in order, hold 1 to 2,048 events, and each takes as many as fit", arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+    func rangesAreGreedyAndBounded(seed: UInt64) {
+        let s = Self.series(seed: seed, count: seed % 2 == 0 ? 5000 : 300, largeShare: seed % 2 == 0 ? 0.003 : 0.1)
+        let ranges = s.chunkRanges()
+        func bytes(_ r: Range<Int>) -> Int { s.block.payloadEnds[r.upperBound - 1] - s.block.payloadRange(r.lowerBound).lowerBound }
+        #expect(ranges.first?.lowerBound == 0 && ranges.last?.upperBound == s.count)
+        for (k, r) in ranges.enumerated() {
+            #expect(!r.isEmpty && r.count <= EventStore.chunkCapacity)
+            #expect(r.count == 1 || bytes(r) <= EventStore.chunkPayloadBytes)
+            guard k + 1 < ranges.count else { continue }
+            #expect(ranges[k + 1].lowerBound == r.upperBound)
+            // Ended full: by count, or the next event would not fit.
+            #expect(r.count == EventStore.chunkCapacity || bytes(r.lowerBound..<(r.upperBound + 1)) > EventStore.chunkPayloadBytes)
+        }
+        // Some were cut by bytes.
+        #expect(ranges.contains { $0.count < EventStore.chunkCapacity && $0.upperBound < s.count })
+    }
+
+    @Test("payloads that fit in one chunk's bytes are cut by count alone, as before")
+    func smallPayloadsAreCutByCount() {
+        let s = Self.series(seed: 9, count: 5000, largeShare: 0)
+        #expect(s.chunkRanges() == [0..<2048, 2048..<4096, 4096..<5000])
+    }
+}
