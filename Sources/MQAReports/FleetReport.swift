@@ -91,17 +91,16 @@ public struct FleetReport: Sendable, RenderedReport {
     public var sitePages: [(title: String, file: String)] = []
 
     public init(entries: [FleetEntry], top: Int? = nil, files: [String: String]? = nil) {
-        let sorted = entries.sorted { ($0.score, $1.header.meeting) > ($1.score, $0.header.meeting) }
-        ranked = top.map { Array(sorted.prefix($0)) } ?? sorted
-        meetingCount = entries.count
-        var totals: [IssueCode: (issues: Int, meetings: Int)] = [:]
-        for e in entries {
-            for (code, n) in e.issueCounts where n > 0 {
-                let t = totals[code] ?? (0, 0)
-                totals[code] = (t.issues + n, t.meetings + 1)
-            }
-        }
-        issueTotals = totals
+        var ranking = FleetRanking(top: top)
+        for e in entries { ranking.add(e) }
+        self.init(ranking, files: files)
+    }
+
+    /// The report of the meetings `ranking` was given.
+    public init(_ ranking: FleetRanking, files: [String: String]? = nil) {
+        ranked = ranking.ranked
+        meetingCount = ranking.meetingCount
+        issueTotals = ranking.issueTotals
         self.files = files
     }
 

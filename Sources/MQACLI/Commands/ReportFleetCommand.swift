@@ -30,7 +30,8 @@ enum ReportFleetCommand {
         let display = TimeDisplay(zone: try context.zone(args))
         let window = try context.timeWindow(args)
         let store = try context.openStore(args, requireMeetings: true)
-        var entries: [FleetEntry] = []
+        // Ranked as they come: with --top only the worst are held.
+        var ranking = FleetRanking(top: top)
         let ids = try store.meetings(startingIn: window)
         // As every report with a window: an empty one is said, not printed.
         if ids.isEmpty && (window.since != nil || window.until != nil) {
@@ -43,11 +44,11 @@ enum ReportFleetCommand {
             progress?.update(count: i, total: ids.count, noun: "meetings")
             // The ranking needs the header and the analysis only.
             let log = try ReportOptions.meetingLog(store, id, context, progress: progress)
-            entries.append(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config),
-                                      clients: FleetClientMix(log)))
+            ranking.add(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config),
+                                   clients: FleetClientMix(log)))
         }
         progress?.finish()
-        var report = FleetReport(entries: entries, top: top)
+        var report = FleetReport(ranking)
         report.display = display
         report.config = config
         try ReportOptions.emit(report.render(format), args, context)
