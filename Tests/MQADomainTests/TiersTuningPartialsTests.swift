@@ -175,3 +175,25 @@ struct TiersTuningPartialsTests {
         }
     }
 }
+
+/// Scores keep a config's lead times cut to their median, so that a sweep
+/// of many configs holds one bin each.
+@Suite struct TuningMedianLeadTests {
+    @Test("counts cut to the median give the scores and the ranking of the whole histogram")
+    func medianOnlyScoresTheSame() throws {
+        let logs = TiersTuningPartialsTests().randomMeetings(30, seed: 11)
+        let configs = try TuningGrid.parse(Data(TiersTuningPartialsTests.gridText.utf8)).configs()
+        let corpus = TuningCorpus(logs)
+        let full = Tuning.countAll(corpus, configs: configs)
+        let cut = Tuning.countAll(corpus, configs: configs, medianLeadOnly: true)
+        #expect(full.contains { $0.leads.count > 1 })
+        for (f, c) in zip(full, cut) {
+            #expect(c.leads.count <= 1 && c.leadsCutToMedian)
+            #expect(c.leadCount == f.leadCount && c.medianLeadMs == f.medianLeadMs)
+            #expect(TuningScore(c) == TuningScore(f))
+            #expect(TuningScore(f).counts.leads.count <= 1)
+        }
+        #expect(Tuning.rank(configs: configs, scores: cut.map(TuningScore.init)).json.rendered()
+            == Tuning.rank(configs: configs, scores: full.map(TuningScore.init)).json.rendered())
+    }
+}

@@ -90,6 +90,7 @@ public struct TuningPartials: Sendable, Equatable {
             ("grid", .string(grid)),
             ("configs", .array(counts.indices.map { i in
                 let c = counts[i]
+                precondition(!c.leadsCutToMedian, "partials of counts whose lead times were cut to the median")
                 return .object([
                     ("gridIndex", .int(Int64(i))),
                     ("config", i < configs.count ? configs[i].json : .null),

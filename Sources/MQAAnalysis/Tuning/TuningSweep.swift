@@ -39,13 +39,16 @@ public enum Tuning {
     /// Scores in `configs` order.
     public static func scoreAll(_ corpus: TuningCorpus, configs: [TierConfig],
                                 options: TuningOptions = TuningOptions()) -> [TuningScore] {
-        countAll(corpus, configs: configs, options: options).map(TuningScore.init)
+        countAll(corpus, configs: configs, options: options, medianLeadOnly: true).map(TuningScore.init)
     }
 
     /// The additive counts of every config, in `configs` order: what
-    /// `mqa tune --partials` prints, and what `scoreAll` derives its scores from.
+    /// `mqa tune --partials` prints, and what `scoreAll` derives its scores
+    /// from. With `medianLeadOnly`, for a score alone, each config's lead
+    /// times are cut to their median as soon as counted
+    /// (`TuningCounts.keepingMedianLeadOnly`).
     public static func countAll(_ corpus: TuningCorpus, configs: [TierConfig],
-                                options: TuningOptions = TuningOptions()) -> [TuningCounts] {
+                                options: TuningOptions = TuningOptions(), medianLeadOnly: Bool = false) -> [TuningCounts] {
         // The MOS column depends only on (mos, emodel): computed once per
         // distinct pair, shared by every config that uses it.
         var columnIndex: [MOSKey: Int] = [:]
@@ -66,7 +69,8 @@ public enum Tuning {
         let shared = (kernel, mosColumns, columnFor, configs)
         let work: @Sendable (Int) -> Void = { i in
             let (kernel, mosColumns, columnFor, configs) = shared
-            out.set(i, mosColumns[columnFor[i]].withUnsafeBufferPointer { kernel.counts(configs[i], mos: $0) })
+            let counts = mosColumns[columnFor[i]].withUnsafeBufferPointer { kernel.counts(configs[i], mos: $0) }
+            out.set(i, medianLeadOnly ? counts.keepingMedianLeadOnly() : counts)
         }
         // MQA_THREADS=1 runs on one core, for benchmarks that compare.
         if ProcessInfo.processInfo.environment["MQA_THREADS"] == "1" {

@@ -138,7 +138,7 @@ enum TuneCommand {
         let loaded = Date()
         if progress { context.stderr.write("\r\u{1B}[Kscoring \(configs.count) configs over \(corpus.reportCount) reports…") }
         context.stderr.flush()
-        let counts = Tuning.countAll(corpus, configs: configs, options: options)
+        let counts = Tuning.countAll(corpus, configs: configs, options: options, medianLeadOnly: !partials)
         let seconds = Date().timeIntervalSince(loaded)
         if progress { context.stderr.write("\r\u{1B}[K") }
         let steps = Double(corpus.reportCount) * Double(configs.count)
