@@ -60,8 +60,8 @@ final class ParsedBatch {
     static let targetLines = 8192
     /// A batch also ends once its events' payloads reach this: 8,192 lines
     /// of up to 1 MiB each would be 8 GiB, where ordinary lines make
-    /// batches of about 1 MB.
-    static let targetPayloadBytes = 8 << 20
+    /// batches of well under 1 MB of payload.
+    static let targetPayloadBytes = 4 << 20
 
     /// How many items the batch holds.
     var sizes: BatchSizes {
@@ -277,9 +277,16 @@ final class BatchQueue {
     }
 
     private let condition = NSCondition()
-    private var items: [Item] = []
+    /// Each with its batch's payload bytes, as counted in `queuedBytes`.
+    private var items: [(item: Item, bytes: Int)] = []
+    /// The payload bytes of the batches in `items`.
+    private var queuedBytes = 0
     private var cancelled = false
     private let capacity: Int
+    /// Past this many payload bytes queued, a parser waits even below
+    /// `capacity`: batches of large payloads (`targetPayloadBytes` each)
+    /// wait one at a time. Ordinary batches hold well under 1 MB.
+    static let byteCapacity = ParsedBatch.targetPayloadBytes
 
     init(capacity: Int = 4) { self.capacity = capacity }
 
@@ -287,18 +294,34 @@ final class BatchQueue {
     func put(_ item: Item) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while items.count >= capacity && !cancelled { condition.wait() }
+        while (items.count >= capacity || (!items.isEmpty && queuedBytes >= BatchQueue.byteCapacity)) && !cancelled {
+            condition.wait()
+        }
         if cancelled { return false }
-        items.append(item)
+        let bytes = BatchQueue.payloadBytes(item)
+        queuedBytes += bytes
+        items.append((item, bytes))
         condition.broadcast()
         return true
+    }
+
+    private static func payloadBytes(_ item: Item) -> Int {
+        if case .batch(let batch) = item { return batch.payloadByteCount }
+        return 0
+    }
+
+    /// The first item, taken; the caller holds the lock.
+    private func removeFirst() -> Item {
+        let (item, bytes) = items.removeFirst()
+        queuedBytes -= bytes
+        return item
     }
 
     func take() -> Item {
         condition.lock()
         defer { condition.unlock() }
         condition.wait(yieldingFirstUntil: { !items.isEmpty })
-        let item = items.removeFirst()
+        let item = removeFirst()
         condition.broadcast()
         return item
     }
@@ -317,7 +340,7 @@ final class BatchQueue {
         }
         defer { condition.unlock() }
         while items.isEmpty { condition.wait() }
-        let item = items.removeFirst()
+        let item = removeFirst()
         condition.broadcast()
         return item
     }
@@ -327,6 +350,7 @@ final class BatchQueue {
         condition.lock()
         cancelled = true
         items.removeAll()
+        queuedBytes = 0
         condition.broadcast()
         condition.unlock()
     }
