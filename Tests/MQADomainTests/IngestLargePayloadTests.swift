@@ -106,6 +106,42 @@ import Testing
     }
 }
 
+extension IngestLargePayloadTests {
+    static func title(_ ts: Int64, _ name: String) -> String {
+        #"{"ts":\#(ts),"event":"room_title_change","meeting":"m-1","uid":"alice","title":"\#(name)\#(String(repeating: "x", count: 1_000_000))","previousTitle":"x"}"#
+    }
+
+    @Test("events of one millisecond cut into two chunks, then a later piece: merged after the last of them, not the first")
+    func trailingChunkIsTheLastOfItsMillisecond() throws {
+        // Five 1 MB titles in one millisecond: two chunks ending there.
+        let first = [#"{"ts":\#(t0),"event":"meeting_join","meeting":"m-1","uid":"alice","engine":"sfu"}"#]
+            + (0..<5).map { Self.title(t0 + 1000, "a\($0)") }
+        let second = [#"{"ts":\#(t0 + 2000),"event":"user_enter","meeting":"m-1","uid":"alice","target":"bob"}"#]
+            + (0..<10).map { Self.title(t0 + 3000 + Int64($0), "b\($0)") }
+        let whole = Scratch()
+        _ = try Ingester(store: try EventStore(path: whole.db)).ingest(paths: [whole.write("all.ndjson", first + second)])
+        let cut = Scratch()
+        let a = cut.write("a.ndjson", first), b = cut.write("b.ndjson", second)
+        _ = try Ingester(store: try EventStore(path: cut.db)).ingest(path: a)
+        _ = try Ingester(store: try EventStore(path: cut.db)).ingest(path: b)
+        #expect(try EventStore(path: cut.db).check().isClean)
+        #expect(try exportText(try EventStore(path: cut.db)) == exportText(try EventStore(path: whole.db)))
+        #expect(try IngestTailTests.chunks(cut.db) == IngestTailTests.chunks(whole.db))
+    }
+
+    @Test("a piece merged before chunks that start in its last millisecond: those are rewritten with it, and read in time order")
+    func mergeTakesTheChunkThatStartsWhereItEnds() throws {
+        // Ten 1 MB titles a second, each second cut across two chunks; the
+        // pieces come last first, so each merges before stored chunks.
+        let lines = (0..<60).map { i in Self.title(t0 + Int64(i / 10) * 1000, "t\(i)") }
+        let cut = Scratch()
+        let pieces = stride(from: 0, to: 60, by: 13).map { cut.write("p\($0).ndjson", Array(lines[$0..<min($0 + 13, 60)])) }
+        for path in pieces.reversed() { _ = try Ingester(store: try EventStore(path: cut.db)).ingest(path: path) }
+        #expect(try EventStore(path: cut.db).check().isClean)
+        Self.expectBounded(try Self.eventChunks(cut.db))
+    }
+}
+
 /// `EventSeries.chunkRanges`: random series of small and large payloads.
 @Suite struct EventChunkRangesTests {
     static func series(seed: UInt64, count: Int, largeShare: Double) -> EventSeries {

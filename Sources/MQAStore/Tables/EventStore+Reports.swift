@@ -206,14 +206,31 @@ extension EventStore {
 
     /// The chunks new items from `first` through `last` must be merged
     /// with: those overlapping that time range, and a trailing one that is
-    /// not full yet and ends before it, in time order.
+    /// not full yet and ends before it, in time order. The trailing one is
+    /// the last in reading order (`first_ts`, `id`): two chunks may end in
+    /// the same millisecond (events of one millisecond cut by bytes), and
+    /// the earlier of them, merged, would pass the later one.
+    ///
+    /// A chunk that starts in the millisecond where the last of them ends
+    /// is taken too (and so on): left as it is, it would be read before
+    /// the rewritten chunk of that millisecond, which gets a larger id.
     private func mergeCandidates(table: ChunkTable, client: Int64, first: Int64, last: Int64) throws -> [ChunkPlace] {
+        var end = last
+        while true {
+            let places = try mergeCandidates(table: table, client: client, first: first, through: end)
+            let reach = places.last.map { max($0.lastTs, end) } ?? end
+            if reach == end { return places }
+            end = reach
+        }
+    }
+
+    private func mergeCandidates(table: ChunkTable, client: Int64, first: Int64, through last: Int64) throws -> [ChunkPlace] {
         let select = try db.cached(
             """
             SELECT id, count, first_ts, last_ts FROM \(table.rawValue)
             WHERE client_id = ?1 AND first_ts <= ?3 AND (last_ts >= ?2
               OR id = (SELECT id FROM \(table.rawValue) WHERE client_id = ?1 AND last_ts < ?2
-                       ORDER BY last_ts DESC LIMIT 1) AND count < ?4)
+                       ORDER BY first_ts DESC, id DESC LIMIT 1) AND count < ?4)
             ORDER BY first_ts, id
             """)
         select.bind(1, client)
