@@ -62,42 +62,62 @@ extension EventStore {
     /// through `payloads` (shared by the clients of one meeting).
     func events(client: Int64, meeting: String, uid: String, payloads: inout PayloadCache,
                 onDamage: ((StoreDamage) -> Void)? = nil) throws -> [TimedEvent] {
-        let select = try db.cached("SELECT id, data FROM event_chunks WHERE client_id = ? ORDER BY first_ts, id")
+        let select = try db.cached(EventStore.eventChunksSQL)
         select.bind(1, client)
         var out: [TimedEvent] = []
         while try select.step() {
-            let id = select.int64(0)
-            func damaged(_ reason: String) throws {
-                let damage = StoreDamage(meeting: meeting, uid: uid, place: .chunk(.events, id: id), reason: reason)
-                guard let onDamage else { throw StoreError.damaged(damage) }
-                onDamage(damage)
-            }
-            let block: SharedEventBlock
-            do {
-                block = try select.withBlob(1) { try codec.recent?.takeEvents($0) ?? codec.decodeSharedEvents($0) }
-            } catch {
-                try damaged("\(error)")
-                continue
-            }
-            // Each distinct payload is parsed once, when first met; events
-            // that repeat it share its values.
-            var parsed = [EventPayload?](repeating: nil, count: block.payloads.count)
-            var unreadable = 0
-            for i in block.ts.indices {
-                let p = Int(block.payloadIndex[i])
-                if parsed[p] == nil, let kind = EventKind(rawValue: block.kinds[i]), kind != .qualityReport {
-                    parsed[p] = payloads.payload(of: kind, canonicalJSON: block.payloads[p])
-                }
-                guard let payload = parsed[p] else {
-                    if onDamage == nil { try damaged("unreadable event \(i)") }
-                    unreadable += 1
-                    continue
-                }
-                out.append(TimedEvent(ts: block.ts[i], payload: payload, reportsBefore: block.reportsBefore[i]))
-            }
-            if unreadable > 0 { try damaged("\(unreadable) unreadable event(s) left out") }
+            try EventStore.appendEvents(of: select, to: &out, codec: &codec, payloads: &payloads,
+                                        meeting: meeting, uid: uid, onDamage: onDamage)
         }
         return out
+    }
+
+    static let eventChunksSQL = "SELECT id, data FROM event_chunks WHERE client_id = ? ORDER BY first_ts, id"
+
+    /// Appends the events of the chunk row `select` is on (id, data) to
+    /// `out`. A damaged chunk throws, or with `onDamage` is reported there
+    /// and skipped (its readable events kept).
+    static func appendEvents(of select: Statement, to out: inout [TimedEvent], codec: inout ChunkCodec,
+                             payloads: inout PayloadCache, meeting: String, uid: String,
+                             onDamage: ((StoreDamage) -> Void)?) throws {
+        let id = select.int64(0)
+        func damaged(_ reason: String) throws {
+            let damage = StoreDamage(meeting: meeting, uid: uid, place: .chunk(.events, id: id), reason: reason)
+            guard let onDamage else { throw StoreError.damaged(damage) }
+            onDamage(damage)
+        }
+        let block: SharedEventBlock
+        do {
+            block = try select.withBlob(1) { try codec.recent?.takeEvents($0) ?? codec.decodeSharedEvents($0) }
+        } catch {
+            try damaged("\(error)")
+            return
+        }
+        // Each distinct payload is parsed once, when first met; events
+        // that repeat it share its values.
+        var parsed = [EventPayload?](repeating: nil, count: block.payloads.count)
+        var unreadable = 0
+        for i in block.ts.indices {
+            let p = Int(block.payloadIndex[i])
+            if parsed[p] == nil, let kind = EventKind(rawValue: block.kinds[i]), kind != .qualityReport {
+                parsed[p] = payloads.payload(of: kind, canonicalJSON: block.payloads[p])
+            }
+            guard let payload = parsed[p] else {
+                if onDamage == nil { try damaged("unreadable event \(i)") }
+                unreadable += 1
+                continue
+            }
+            out.append(TimedEvent(ts: block.ts[i], payload: payload, reportsBefore: block.reportsBefore[i]))
+        }
+        if unreadable > 0 { try damaged("\(unreadable) unreadable event(s) left out") }
+    }
+
+    /// A client's events chunk by chunk, in time order: memory follows the
+    /// chunk, not the client. One cursor at a time, read to the end.
+    func eventChunks(client: Int64, meeting: String, uid: String) throws -> EventChunkCursor {
+        let select = try db.cached(EventStore.eventChunksSQL)
+        select.bind(1, client)
+        return EventChunkCursor(select: select, codec: codec, meeting: meeting, uid: uid)
     }
 
     /// Everything one meeting's clients logged, as the tier engine takes it;
@@ -212,5 +232,33 @@ struct PayloadCache: ~Copyable {
             payloads.append(text.withUnsafeBufferPointer { parser.payload(of: kind, canonicalJSON: $0) })
         }
         return payloads[index]
+    }
+}
+
+/// Decodes one client's event chunks on demand (see `eventChunks`).
+final class EventChunkCursor {
+    private let select: Statement
+    private var codec: ChunkCodec
+    private var payloads = PayloadCache()
+    private let meeting: String
+    private let uid: String
+
+    init(select: Statement, codec: ChunkCodec, meeting: String, uid: String) {
+        self.select = select
+        self.codec = codec
+        self.meeting = meeting
+        self.uid = uid
+    }
+
+    /// The next chunk's events, nil after the last. A damaged chunk throws
+    /// `StoreError.damaged`.
+    func next() throws -> [TimedEvent]? {
+        var out: [TimedEvent] = []
+        while out.isEmpty {
+            guard try select.step() else { return nil }
+            try EventStore.appendEvents(of: select, to: &out, codec: &codec, payloads: &payloads,
+                                        meeting: meeting, uid: uid, onDamage: nil)
+        }
+        return out
     }
 }

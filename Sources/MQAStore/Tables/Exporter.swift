@@ -40,14 +40,16 @@ public struct Exporter {
                 // A failed write (full disk, `ulimit -f`) drops the rest:
                 // stop decoding, the error is the result.
                 if let failure = out.failure { throw failure }
-                let events = try store.events(client: id, meeting: meeting, uid: uid)
-                // Reports chunk by chunk: memory follows the chunk, not the
-                // client's series.
+                // Events and reports chunk by chunk: memory follows the
+                // chunk, not the client's series.
+                let eventChunks = try store.eventChunks(client: id, meeting: meeting, uid: uid)
+                var events: [TimedEvent] = []
+                var moreEvents = true
                 let chunks = try store.reportChunks(client: id, meeting: meeting, uid: uid)
                 var reports = SeriesBlock(ts: [], columns: [])
                 var more = true
                 // The client's time order (`ClientLog.eventComesFirst`),
-                // with the reports arriving chunk by chunk.
+                // with both arriving chunk by chunk.
                 var e = 0
                 var r = 0
                 var rank = SameTimeRank()
@@ -60,13 +62,24 @@ public struct Exporter {
                         }
                         more = false
                     }
+                    if e == events.count && moreEvents {
+                        if let next = try eventChunks.next() {
+                            events = next
+                            e = 0
+                            continue
+                        }
+                        moreEvents = false
+                    }
+                    let ts: Int64
                     if e < events.count,
                        r == reports.ts.count
                         || ClientLog.eventComesFirst(events[e], reportTs: reports.ts[r], reportRank: rank.rank(of: reports.ts[r])) {
                         write(events[e], meeting: meeting, uid: uid, format: format, to: out)
+                        ts = events[e].ts
                         e += 1
                     } else if r < reports.ts.count {
                         writeReport(reports, r, meeting: meeting, uid: uid, format: format, to: out)
+                        ts = reports.ts[r]
                         rank.take(reports.ts[r])
                         r += 1
                     } else {
@@ -74,7 +87,7 @@ public struct Exporter {
                     }
                     count += 1
                     if !pendingContexts.isEmpty {
-                        let ts = e > 0 && (r == 0 || events[e - 1].ts >= reports.ts[r - 1]) ? events[e - 1].ts : reports.ts[r - 1]
+                        // After the client's first line, at its time.
                         for c in pendingContexts { out.write(c.line(ts: ts)) }
                         count += pendingContexts.count
                         pendingContexts = []
