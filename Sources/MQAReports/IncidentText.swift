@@ -169,7 +169,6 @@ enum IncidentText {
         "\(ReportText.duration(ms)) of video watched over \(tiles) tile\(tiles == 1 ? "" : "s")"
     }
 
-    /// `a, b, c and 2 more`.
     /// Whether track id `track` begins with its sender's name `owner` as a
     /// word (`bob-cam` names bob; `a3f0…` does not name `a`).
     static func names(_ track: String, _ owner: String) -> Bool {
@@ -178,6 +177,7 @@ enum IncidentText {
         return !(next.isLetter || next.isNumber)
     }
 
+    /// `a, b, c and 2 more`.
     static func list(_ items: [String], limit: Int) -> String {
         items.count <= limit ? items.joined(separator: ", ")
             : items.prefix(limit).joined(separator: ", ") + " and \(items.count - limit) more"

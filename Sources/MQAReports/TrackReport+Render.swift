@@ -132,6 +132,12 @@ extension TrackReport {
         return t
     }
 
+    /// Subscribers named in a stall's "lines up with" cell before "and N
+    /// more": in a webinar every viewer stalls with every other, and the
+    /// md of 4,000 viewers listed 3,999 names per stall (145 MB). JSON
+    /// keeps them all.
+    static let namesPerStall = 10
+
     /// Every stall of the track, with the subscribers it lines up with.
     var stallsTable: ReportTable {
         var t = ReportTable(headers: ["subscriber", "start", "end", "length", "tier at start", "lines up with"], numeric: [1, 2, 3])
@@ -141,7 +147,8 @@ extension TrackReport {
                 t.add(text: [r.subscription.subscriber, ReportText.offset(x.start, from: origin),
                              ReportText.offset(x.end, from: origin) + (x.open ? " (open)" : ""),
                              ReportText.duration(x.durationMs), x.tier.name,
-                             !who.isEmpty ? who.joined(separator: ", ") : compared ? "— (own)" : "— (no other viewer)"])
+                             !who.isEmpty ? IncidentText.list(who, limit: TrackReport.namesPerStall)
+                                 : compared ? "— (own)" : "— (no other viewer)"])
             }
         }
         return t
