@@ -61,7 +61,8 @@ public final class Ingester {
     /// is a savepoint within, so a failing input undoes only itself.
     static let inputsPerCommit = 256
     /// Inputs parsed ahead of the writer: while those ahead hold under
-    /// `bytesAhead` of input, up to `maxInputsAhead`, and always one. Large
+    /// `bytesAhead` of input, up to `maxInputsAhead`, and always
+    /// `alwaysAhead`. Large
     /// files are not started six at a time: each holds batches and chunks
     /// in the making, and eight files of 30 lines of 1 MB titles took an
     /// ingest to 1.29 GB that way (366 MB now). Small files (the usual
@@ -75,6 +76,10 @@ public final class Ingester {
     /// more room paid again: 0.758 s with 8 MB, 0.735 s with 16, 0.724 s
     /// with 32 (peak RSS 66, 73, 87 MB).
     static let inputsAhead = 6
+    /// Inputs parsed ahead whatever their size: one per core the writer
+    /// leaves (one on 2 cores), up to `inputsAhead`, so that a machine of
+    /// many cores still parses that many large files at once.
+    static let alwaysAhead = max(1, min(inputsAhead, ProcessInfo.processInfo.activeProcessorCount - 1))
     static let maxInputsAhead = 256
     static let bytesAhead = 32 << 20
     /// Where `prepare` runs each input's parsing (one per public `ingest`).
@@ -240,7 +245,7 @@ public final class Ingester {
                 // Stdin cannot be read ahead of its turn (it is one stream),
                 // nor anything after it.
                 while next < paths.count && paths[next] != "-" && next - i <= Ingester.maxInputsAhead
-                    && (next - i <= 1 || bytes < Ingester.bytesAhead)
+                    && (next - i <= Ingester.alwaysAhead || bytes < Ingester.bytesAhead)
                 {
                     let prepared = Result { try prepare(path: paths[next], index: next) }
                     ahead[next] = prepared
