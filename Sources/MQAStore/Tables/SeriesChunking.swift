@@ -8,25 +8,25 @@ extension EventStore {
     /// reach 2 GiB, and encoding one took about seven times its payload
     /// in memory: 30 lines of 1 MB titles took an ingest to 268 MB.
     package static let chunkPayloadBytes = 4 << 20
+
+    /// `count` items cut into chunks of `chunkCapacity`, the last one the rest.
+    static func countRanges(_ count: Int) -> [Range<Int>] {
+        stride(from: 0, to: count, by: chunkCapacity).map { $0..<min($0 + chunkCapacity, count) }
+    }
 }
 
 extension MergeableSeries {
-    /// The chunks of the items, sorted: `EventStore.chunkCapacity` each,
-    /// the last one the rest.
-    func chunkRanges() -> [Range<Int>] {
-        stride(from: 0, to: count, by: EventStore.chunkCapacity).map { $0..<min($0 + EventStore.chunkCapacity, count) }
-    }
+    /// The chunks of the items, sorted: by count alone.
+    func chunkRanges() -> [Range<Int>] { EventStore.countRanges(count) }
 }
 
 extension EventSeries {
     /// The chunks of the events, sorted: each as many as fit in
     /// `chunkCapacity` events and `chunkPayloadBytes` of payload, and at
-    /// least one. Cut from the first event on, so the same events give the
-    /// same chunks however they came.
+    /// least one. Cut greedily from the first event on, so that a log in
+    /// pieces, in order, is cut as the whole log is.
     func chunkRanges() -> [Range<Int>] {
-        guard payloadByteCount > EventStore.chunkPayloadBytes else {
-            return stride(from: 0, to: count, by: EventStore.chunkCapacity).map { $0..<min($0 + EventStore.chunkCapacity, count) }
-        }
+        guard payloadByteCount > EventStore.chunkPayloadBytes else { return EventStore.countRanges(count) }
         var ranges: [Range<Int>] = []
         var start = 0
         while start < count {
