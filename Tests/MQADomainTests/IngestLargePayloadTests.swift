@@ -51,26 +51,11 @@ import Testing
 
     @Test("a log of large payloads in pieces, another client between them and a piece sent twice: the chunks of the whole file")
     func piecesAreChunkedAsTheWholeFile() throws {
-        let alice = Self.lines("alice", seconds: 150), bob = Self.lines("bob", seconds: 30)
-        let whole = Scratch()
-        let a = whole.write("alice.ndjson", alice), b = whole.write("bob.ndjson", bob)
-        _ = try Ingester(store: try EventStore(path: whole.db)).ingest(paths: [a, b])
-
-        let cut = Scratch()
-        var paths: [String] = []
-        var at = 0
         // The last piece is more than the writer keeps of a tail
         // (`TailItems.byteLimit`): it is read back chunk by chunk.
-        for (k, n) in [1, 7, 30, 2, 130].enumerated() {
-            let end = min(at + n, alice.count)
-            paths.append(cut.write("alice-\(k).ndjson", Array(alice[at..<end])))
-            at = end
-            if k == 1 { paths.append(cut.write("bob-0.ndjson", Array(bob[0..<20]))) }
-            if k == 2 { paths.append(cut.write("alice-again.ndjson", Array(alice[10..<16]) + [""])) }
-        }
-        paths.append(cut.write("alice-rest.ndjson", Array(alice[at...])))
-        paths.append(cut.write("bob-1.ndjson", Array(bob[20...])))
-        let summary = try Ingester(store: try EventStore(path: cut.db)).ingest(paths: paths)
+        let (whole, cut, summary) = try IngestTailTests.wholeAndPieces(
+            alice: Self.lines("alice", seconds: 150), bob: Self.lines("bob", seconds: 30),
+            sizes: [1, 7, 30, 2, 130], bobSplit: 20, bobAfter: 1, again: 10..<16, againAfter: 2)
         #expect(summary.duplicates == 6)
 
         let chunks = try Self.eventChunks(whole.db)

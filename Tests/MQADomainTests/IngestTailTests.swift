@@ -37,9 +37,12 @@ import Testing
         return out
     }
 
-    @Test("pieces, another client between them and a piece sent twice: the chunks of one whole file each")
-    func piecesAreStoredAsOneFile() throws {
-        let alice = Self.lines("alice", reports: 9000), bob = Self.lines("bob", reports: 3000)
+    /// alice's and bob's logs ingested whole into one store, and into
+    /// another in one ingest of pieces: alice's in pieces of `sizes` lines,
+    /// bob's first `bobSplit` lines after piece `bobAfter`, alice's lines
+    /// `again` sent twice after piece `againAfter`, then the rests.
+    static func wholeAndPieces(alice: [String], bob: [String], sizes: [Int], bobSplit: Int, bobAfter: Int,
+                               again: Range<Int>, againAfter: Int) throws -> (whole: Scratch, cut: Scratch, summary: IngestSummary) {
         let whole = Scratch()
         let a = whole.write("alice.ndjson", alice), b = whole.write("bob.ndjson", bob)
         _ = try Ingester(store: try EventStore(path: whole.db)).ingest(paths: [a, b])
@@ -47,17 +50,24 @@ import Testing
         let cut = Scratch()
         var paths: [String] = []
         var at = 0
-        // Sizes around the chunk capacity (2048) and far under it.
-        for (k, n) in [1, 37, 500, 2047, 2049, 3, 800, 1, 4000].enumerated() {
+        for (k, n) in sizes.enumerated() {
             let end = min(at + n, alice.count)
             paths.append(cut.write("alice-\(k).ndjson", Array(alice[at..<end])))
             at = end
-            if k == 3 { paths.append(cut.write("bob-0.ndjson", Array(bob[0..<1500]))) }
-            if k == 5 { paths.append(cut.write("alice-again.ndjson", Array(alice[500..<700]) + [""])) }
+            if k == bobAfter { paths.append(cut.write("bob-0.ndjson", Array(bob[0..<bobSplit]))) }
+            if k == againAfter { paths.append(cut.write("alice-again.ndjson", Array(alice[again]) + [""])) }
         }
         paths.append(cut.write("alice-rest.ndjson", Array(alice[at...])))
-        paths.append(cut.write("bob-1.ndjson", Array(bob[1500...])))
-        let summary = try Ingester(store: try EventStore(path: cut.db)).ingest(paths: paths)
+        paths.append(cut.write("bob-1.ndjson", Array(bob[bobSplit...])))
+        return (whole, cut, try Ingester(store: try EventStore(path: cut.db)).ingest(paths: paths))
+    }
+
+    @Test("pieces, another client between them and a piece sent twice: the chunks of one whole file each")
+    func piecesAreStoredAsOneFile() throws {
+        // Sizes around the chunk capacity (2048) and far under it.
+        let (whole, cut, summary) = try Self.wholeAndPieces(
+            alice: Self.lines("alice", reports: 9000), bob: Self.lines("bob", reports: 3000),
+            sizes: [1, 37, 500, 2047, 2049, 3, 800, 1, 4000], bobSplit: 1500, bobAfter: 3, again: 500..<700, againAfter: 5)
         #expect(summary.duplicates == 200)  // the lines sent twice
 
         let expected = try Self.chunks(whole.db)
