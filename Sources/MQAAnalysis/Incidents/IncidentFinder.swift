@@ -58,6 +58,20 @@ public enum IncidentFinder {
     public static func find(_ log: MeetingLog, _ analysis: MeetingAnalysis) -> [Incident] {
         var signals: [IncidentSignal] = []
         var context = CauseContext(analysis: analysis, sharing: SharedStalls(analysis))
+        // A rise is only ever read near one of its participant's own
+        // stalls (`baselineRise`): the others are dropped as they come (a
+        // noisy 500-viewer hour made 440,000 of them).
+        var stallsOf: [String: [Stall]] = [:]
+        for s in analysis.subscriptions where !s.stalls.isEmpty { stallsOf[s.subscriber, default: []] += s.stalls }
+        let windowsOf = stallsOf.mapValues { stalls in
+            // Each stall widened by the tolerance, merged: sorted and disjoint.
+            var merged: [(lo: Int64, hi: Int64)] = []
+            for x in stalls.sorted(by: { $0.start < $1.start }) {
+                let lo = x.start - alignmentMs, hi = x.end + alignmentMs
+                if let last = merged.last, lo <= last.hi { merged[merged.count - 1].hi = max(last.hi, hi) } else { merged.append((lo, hi)) }
+            }
+            return merged
+        }
         for client in log.clients {
             signals += IncidentSignal.disconnects(client)
             context.networkChanges[client.uid] = IncidentSignal.networkChanges(client)
@@ -65,7 +79,12 @@ public enum IncidentFinder {
             signals += IncidentSignal.lowTier(client.uid, analysis.timelines[client.uid])
             let spikes = IncidentSignal.spikes(client, config: analysis.config)
             signals += spikes.strong
-            context.rises[client.uid] = spikes.rises
+            if let windows = windowsOf[client.uid] {
+                context.rises[client.uid] = spikes.rises.filter { rise in
+                    let k = windows.partitionPoint { $0.hi >= rise.start }
+                    return k < windows.count && windows[k].lo <= rise.end
+                }
+            }
             context.reports[client.uid] = spikes.warm
         }
         if !analysis.isCDN && !log.received.isEmpty { context.mesh = MeshLoss(received: log.received) }
@@ -94,9 +113,9 @@ public enum IncidentFinder {
     struct CauseContext {
         let analysis: MeetingAnalysis
         /// Per participant: warm reports above their own baseline (below the fixed lines).
-        var rises: [String: [IncidentSignal]] = [:]
+        var rises: [String: [BaselineRise]] = [:]
         /// Per participant: their warm reports `(ts, loss, rtt)`, for a publisher's figures.
-        var reports: [String: [(ts: Int64, loss: Double, rtt: Double)]] = [:]
+        var reports: [String: WarmFigures] = [:]
         var networkChanges: [String: [(ts: Int64, words: String)]] = [:]
         /// What each imported connection received (`MeshLoss`); nil
         /// without stats dumps.
@@ -114,7 +133,8 @@ public enum IncidentFinder {
 
         /// The largest loss and RTT of `uid`'s warm reports over the window.
         func figures(_ uid: String, _ from: Int64, _ to: Int64) -> (loss: Double, rtt: Double)? {
-            let inside = (reports[uid] ?? []).filter { $0.ts >= from && $0.ts <= to }
+            guard let warm = reports[uid] else { return nil }
+            let inside = warm.filter { $0.ts >= from && $0.ts <= to }
             guard !inside.isEmpty else { return nil }
             return (inside.map(\.loss).max()!, inside.map(\.rtt).max()!)
         }
@@ -312,7 +332,7 @@ public enum IncidentFinder {
         }
         guard !near.isEmpty else { return nil }
         let loss = near.filter { $0.kind == .loss }, rtt = near.filter { $0.kind == .rtt }, jitter = near.filter { $0.kind == .jitter }
-        return (loss.compactMap(\.peak).max(), rtt.compactMap(\.peak).max(), jitter.compactMap(\.peak).max(),
+        return (loss.map(\.peak).max(), rtt.map(\.peak).max(), jitter.map(\.peak).max(),
                 loss.first?.baseline, rtt.first?.baseline, jitter.first?.baseline)
     }
 

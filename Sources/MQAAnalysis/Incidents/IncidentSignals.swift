@@ -22,14 +22,26 @@ struct IncidentSignal: Sendable, Equatable {
     /// Low tier: the lowest tier; loss/RTT: the largest value.
     var lowestTier: Tier?
     var peak: Double?
-    /// A rise against the participant's own baseline: that baseline.
-    var baseline: Double?
     /// Disconnect: its error, and ms until the client came back (nil: never).
     var error: String?
     var awayMs: Int64?
     /// An RTT run measured while the client's own reports fell behind
     /// (`strainedGap`): the longest gap between them, ms.
     var strainedGapMs: Int64?
+}
+
+/// A run of a participant's warm reports above their own baseline but
+/// below the issue lines: it explains a stall near it and makes no
+/// incident alone. Kept apart from `IncidentSignal` (a fifth of its size):
+/// a noisy client of a long call has a rise every few reports, and a
+/// 500-viewer hour held 94 MB of them as signals.
+struct BaselineRise: Sendable, Equatable {
+    var kind: IncidentKind
+    var start: Int64
+    var end: Int64
+    /// The largest value of the run, and the client's baseline it rose from.
+    var peak: Double
+    var baseline: Double
 }
 
 extension IncidentSignal {
@@ -63,17 +75,25 @@ extension IncidentSignal {
     /// report)`, at most `gapMs`, never past its connection's end; touching
     /// covers join. `warm` lists the warm reports, for a publisher's figures.
     static func spikes(_ client: ClientLog, config: TierConfig)
-        -> (strong: [IncidentSignal], rises: [IncidentSignal], warm: [(ts: Int64, loss: Double, rtt: Double)])
+        -> (strong: [IncidentSignal], rises: [BaselineRise], warm: WarmFigures)
     {
         var loss: [IncidentSignal] = [], rtt: [IncidentSignal] = []
-        var lossRise: [IncidentSignal] = [], rttRise: [IncidentSignal] = [], jitterRise: [IncidentSignal] = []
+        var lossRise: [BaselineRise] = [], rttRise: [BaselineRise] = [], jitterRise: [BaselineRise] = []
         let r = client.reports
-        func extend(_ list: inout [IncidentSignal], _ kind: IncidentKind, _ from: Int64, _ to: Int64, _ value: Double, baseline: Double? = nil) {
+        func extend(_ list: inout [IncidentSignal], _ kind: IncidentKind, _ from: Int64, _ to: Int64, _ value: Double) {
             if let last = list.last, last.end >= from {
                 list[list.count - 1].end = max(last.end, to)
                 list[list.count - 1].peak = max(last.peak ?? value, value)
             } else {
-                list.append(IncidentSignal(kind: kind, uid: client.uid, start: from, end: to, peak: value, baseline: baseline))
+                list.append(IncidentSignal(kind: kind, uid: client.uid, start: from, end: to, peak: value))
+            }
+        }
+        func extend(_ list: inout [BaselineRise], _ kind: IncidentKind, _ from: Int64, _ to: Int64, _ value: Double, baseline: Double) {
+            if let last = list.last, last.end >= from {
+                list[list.count - 1].end = max(last.end, to)
+                list[list.count - 1].peak = max(last.peak, value)
+            } else {
+                list.append(BaselineRise(kind: kind, start: from, end: to, peak: value, baseline: baseline))
             }
         }
         var covers: [(i: Int, to: Int64)] = []
@@ -134,7 +154,7 @@ extension IncidentSignal {
         // A run most of whose reports came late is the device's, not the
         // network's (`strainedGap`).
         for k in rtt.indices where rttReports[k].strained * 2 > rttReports[k].all { rtt[k].strainedGapMs = rttReports[k].longest }
-        return (loss + rtt, lossRise + rttRise + jitterRise, covers.map { (r.ts[$0.i], r.loss[$0.i], r.rtt[$0.i]) })
+        return (loss + rtt, lossRise + rttRise + jitterRise, WarmFigures(r, positions: covers.map { Int32($0.i) }))
     }
 
     /// The gap between two of a client's reports from which they came late:

@@ -60,7 +60,7 @@ struct LateLoss: Sendable {
     /// `subscriptions`: the meeting's, in any order.
     /// `reports`: each participant's warm reports, in time order.
     init(_ signals: [IncidentSignal], subscriptions: [Subscription], sharing: SharedStalls,
-         reports: [String: [(ts: Int64, loss: Double, rtt: Double)]]) {
+         reports: [String: WarmFigures]) {
         struct Back { var publisher: String, track: String, start: Int64, back: Int64 }
         struct TrackKey: Hashable { var subscriber: String, publisher: String, track: String }
         func isShortLoss(_ s: IncidentSignal) -> Bool { s.kind == .loss && s.end - s.start <= Self.maxMs }
@@ -94,7 +94,7 @@ struct LateLoss: Sendable {
             if isShortLoss(s),
                let w = (windows[s.uid] ?? []).filter({ s.start > $0.start && s.start >= $0.back - Self.keyframeMs && s.start <= $0.back + gap })
                    .min(by: { $0.start < $1.start }),
-               Self.quietBefore(reports[s.uid] ?? [], from: w.start, to: s.start)
+               Self.quietBefore(reports[s.uid] ?? WarmFigures([]), from: w.start, to: s.start)
             {
                 moved.append(Moved(uid: s.uid, publisher: w.publisher, track: w.track, stallStart: w.start, peak: s.peak ?? 0))
                 movedRuns[s.uid, default: []].append((s.start, s.end))
@@ -115,7 +115,7 @@ struct LateLoss: Sendable {
     /// counted while nothing came, the signature of a gap counted late.
     /// A viewer whose own network froze the tile reports the loss during
     /// the stall.
-    static func quietBefore(_ reports: [(ts: Int64, loss: Double, rtt: Double)], from: Int64, to: Int64) -> Bool {
+    static func quietBefore(_ reports: WarmFigures, from: Int64, to: Int64) -> Bool {
         var any = false
         for r in reports[reports.partitionPoint { $0.ts >= from }...] {
             guard r.ts < to else { break }
