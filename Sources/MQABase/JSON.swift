@@ -23,7 +23,9 @@ public indirect enum JSON: Equatable, Sendable {
         return out
     }
 
-    private func write(to out: inout String, pretty: Bool, indent: Int) {
+    /// Appends the value as it stands at nesting depth `indent` (its
+    /// closing bracket's indentation; `JSONStreamWriter` writes the rest).
+    func write(to out: inout String, pretty: Bool, indent: Int) {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
