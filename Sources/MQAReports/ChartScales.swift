@@ -29,21 +29,9 @@ struct ChartScales {
 
     var metrics: [Metric]
 
-    init(_ series: [QualitySeries]) {
-        func top(_ value: (QualitySeries.Point) -> Double, threshold: Double?, floor: Double) -> (Double, Bool) {
-            var p99 = 0.0, peak = 0.0
-            for s in series where !s.points.isEmpty {
-                var values = s.points.map(value)
-                // One rank and the largest value: selections, not a sort
-                // (sorting each participant's four series was 4 % of an
-                // HTML batch).
-                p99 = max(p99, Selection.smallest(NearestRank.rank(percent: 99, count: values.count) - 1, of: &values))
-                peak = max(peak, Selection.smallest(values.count - 1, of: &values))
-            }
-            var t = SVGCharts.niceCeiling(max(p99, floor))
-            if let threshold { t = min(max(t, SVGCharts.niceCeiling(2 * threshold)), 4 * threshold) }
-            return (t, peak > t)
-        }
+    /// One pass over `series`, so a lazy sequence makes each participant's
+    /// series once and drops it before the next.
+    init(_ series: some Sequence<QualitySeries>) {
         typealias T = IssueThresholds
         let specs: [(String, String, @Sendable (QualitySeries.Point) -> Double, Double?, Double)] = [
             ("loss %", "%", { $0.loss }, T.lossP95Pct, 1),
@@ -51,9 +39,23 @@ struct ChartScales {
             ("jitter ms", "ms", { $0.jitter }, T.jitterP95Ms, 10),
             ("kbps", "kbps", { $0.bitrate }, nil, 500),
         ]
-        metrics = specs.map { name, unit, value, threshold, floor in
-            let (t, clips) = top(value, threshold: threshold, floor: floor)
-            return Metric(name: name, unit: unit, value: value, threshold: threshold, top: t, clips: clips)
+        // Per metric, the largest 99th percentile and value of any participant.
+        var p99 = [Double](repeating: 0, count: specs.count), peak = p99
+        for s in series where !s.points.isEmpty {
+            for (k, spec) in specs.enumerated() {
+                var values = s.points.map(spec.2)
+                // One rank and the largest value: selections, not a sort
+                // (sorting each participant's four series was 4 % of an
+                // HTML batch).
+                p99[k] = max(p99[k], Selection.smallest(NearestRank.rank(percent: 99, count: values.count) - 1, of: &values))
+                peak[k] = max(peak[k], Selection.smallest(values.count - 1, of: &values))
+            }
+        }
+        metrics = specs.enumerated().map { k, spec in
+            let (name, unit, value, threshold, floor) = spec
+            var t = SVGCharts.niceCeiling(max(p99[k], floor))
+            if let threshold { t = min(max(t, SVGCharts.niceCeiling(2 * threshold)), 4 * threshold) }
+            return Metric(name: name, unit: unit, value: value, threshold: threshold, top: t, clips: peak[k] > t)
         }
     }
 }

@@ -10,6 +10,11 @@ import MQAStore
 enum HTMLPage {
     /// A whole page; `title` is escaped here, `body` is markup already.
     static func document(title: String, body: String) -> String {
+        documentHead(title: title) + body + documentTail
+    }
+
+    /// A page up to its body's markup (`document`, written in pieces).
+    static func documentHead(title: String) -> String {
         """
         <!DOCTYPE html>
         <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
@@ -22,12 +27,12 @@ enum HTMLPage {
         </style>
         </head>
         <body>
-        \(body)
-        </body>
-        </html>
 
         """
     }
+
+    /// What follows a page's body.
+    static let documentTail = "\n</body>\n</html>\n"
 
     /// The tier colours: a diverging green→red scale (ColorBrewer RdYlGn),
     /// which stays distinct in greyscale print and for most colour-blind

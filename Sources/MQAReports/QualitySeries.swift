@@ -32,24 +32,27 @@ public struct QualitySeries: Sendable, Equatable {
     public var intervals: [Int64] = []
 
     /// The warm reports of `client`: inside a connection, not in its cold
-    /// start, `rtt != 0` (spec "Cold start").
-    public init(_ client: ClientLog, config: TierConfig) {
+    /// start, `rtt != 0` (spec "Cold start"). Without `keepingPoints`,
+    /// only `intervals` (what `SamplingNotice` reads) are filled.
+    public init(_ client: ClientLog, config: TierConfig, keepingPoints: Bool = true) {
         uid = client.uid
         points = []
         sdkTiers = client.sdkTierHolds()
         reconnects = client.events.filter { $0.payload.kind == .reconnect }.map(\.ts)
         let r = client.reports
-        points.reserveCapacity(r.count)
+        if keepingPoints { points.reserveCapacity(r.count) }
         for span in client.connectionSpans() {
             var previous: Int64?
             let warmFrom = TierParams.warmFrom(connectionStart: span.start, coldStartMs: config.coldStartMs)
             for i in span.reports where TierParams.isWarm(ts: r.ts[i], rtt: r.rtt[i], warmFrom: warmFrom) {
-                let mos = ReportMOS.mos(sdkMOS: r.mos[i], rtt: r.rtt[i], loss: r.loss[i], jitter: r.jitter[i],
-                                        source: config.mos, emodel: config.emodel)
-                let breaks = previous.map { TierParams.isGap(from: $0, to: r.ts[i], gapMs: config.gapMs) } ?? true
+                if keepingPoints {
+                    let mos = ReportMOS.mos(sdkMOS: r.mos[i], rtt: r.rtt[i], loss: r.loss[i], jitter: r.jitter[i],
+                                            source: config.mos, emodel: config.emodel)
+                    let breaks = previous.map { TierParams.isGap(from: $0, to: r.ts[i], gapMs: config.gapMs) } ?? true
+                    points.append(Point(ts: r.ts[i], mos: mos, loss: r.loss[i], rtt: r.rtt[i], jitter: r.jitter[i],
+                                        bitrate: r.bitrate[i], breaksLine: breaks))
+                }
                 if let previous { intervals.append(r.ts[i] - previous) }
-                points.append(Point(ts: r.ts[i], mos: mos, loss: r.loss[i], rtt: r.rtt[i], jitter: r.jitter[i],
-                                    bitrate: r.bitrate[i], breaksLine: breaks))
                 previous = r.ts[i]
             }
         }

@@ -36,15 +36,22 @@ public enum ReportError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// A report that renders in every format; `render` picks one.
+/// A report that renders in every format; `render` picks one, and `write`
+/// sends it to an output.
 public protocol RenderedReport {
     var markdown: String { get }
     var json: JSON { get }
     var csv: String { get }
     var html: String { get }
+    /// Writes the report in `format` to `out`: the bytes of `render`. A
+    /// report that can grow with the square of a meeting's size streams
+    /// them rather than holding the whole text.
+    func write(_ format: ReportFormat, to out: OutputSink)
 }
 
 extension RenderedReport {
+    public func write(_ format: ReportFormat, to out: OutputSink) { out.write(render(format)) }
+
     /// The report in `format`.
     public func render(_ format: ReportFormat) -> String {
         switch format {

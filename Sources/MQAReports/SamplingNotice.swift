@@ -32,7 +32,7 @@ public struct SamplingNotice: Sendable, Equatable {
     /// sampled every 2 s. Decided per participant: pooled, a 2 s
     /// participant hid a 12 s one, or halved the value suggested. Nil when
     /// nobody does.
-    public init?(series: [QualitySeries], gapMs: Int64) {
+    public init?(series: some Sequence<QualitySeries>, gapMs: Int64) {
         var uids: [String] = []
         var pooled: [Int64] = []
         var gaps = 0

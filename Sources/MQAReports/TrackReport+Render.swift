@@ -5,8 +5,28 @@ import MQAStore
 
 extension TrackReport {
     /// `mqa report track --format json`.
-    public var json: JSON {
-        .object([
+    public var json: JSON { .object(jsonHead + [("subscribers", .array(rows.map(Self.json)))]) }
+
+    /// Streams the JSON a subscriber at a time (see `RenderedReport.write`):
+    /// each stall lists every other viewer that lined up with it, so a
+    /// 2,000-viewer webinar's track makes 340 MB, which as one tree and
+    /// one text took 2 GB.
+    public func write(_ format: ReportFormat, to out: OutputSink) {
+        guard format == .json else { out.write(render(format)); return }
+        var w = JSONStreamWriter(out, pretty: true)
+        w.beginObject()
+        for (key, value) in jsonHead { w.value(value, key: key) }
+        w.beginArray(key: "subscribers")
+        for r in rows { w.value(Self.json(r)) }
+        w.end()
+        w.end()
+        w.finish()
+        out.write("\n")
+    }
+
+    /// The JSON's members before `subscribers`.
+    private var jsonHead: [(String, JSON)] {
+        [
             ("schema", .string(TrackReport.schema)),
         ] + config.jsonMember("config") + [
             ("meeting", .string(header.meeting)),
@@ -19,28 +39,30 @@ extension TrackReport {
             ("toleranceMs", .int(TrackReport.alignmentToleranceMs)),
             ("stallCount", .int(Int64(stallCount))),
             ("sharedStallCount", .int(Int64(sharedStallCount))),
-            ("subscribers", .array(rows.map { r in
-                let s = r.subscription
-                return .object([
-                    ("subscriber", .string(s.subscriber)),
-                    ("publisher", .string(s.publisher)),
-                    ("kind", .optional(s.kind)),
-                    ("subscribeTs", .int(s.subscribeTs)),
-                    ("endTs", .int(s.endTs)),
-                    ("firstFrameTs", .optional(s.firstFrameTs)),
-                    ("timeToFirstFrameMs", .optional(s.timeToFirstFrameMs)),
-                    ("stallCount", .int(Int64(s.stallCount))),
-                    ("sharedStallCount", .int(Int64(r.sharedStallCount))),
-                    ("stalledMs", .int(s.stalledMs)),
-                    ("stallRatio", .rounded(s.stallRatio, places: JSON.Places.ratio)),
-                    // No stall, nothing to attribute: null, not the dash md shows.
-                    ("attribution", r.subscription.stalls.isEmpty ? .null : .string(r.attribution)),
-                    ("stalls", .array(zip(s.stalls, r.sharedWith).map { x, who in
-                        .object([
-                            ("start", .int(x.start)), ("end", .int(x.end)), ("open", .bool(x.open)),
-                            ("tier", .string(x.tier.name)), ("sharedWith", .array(who.map { .string($0) })),
-                        ])
-                    })),
+        ]
+    }
+
+    /// One element of `subscribers`.
+    private static func json(_ r: Row) -> JSON {
+        let s = r.subscription
+        return .object([
+            ("subscriber", .string(s.subscriber)),
+            ("publisher", .string(s.publisher)),
+            ("kind", .optional(s.kind)),
+            ("subscribeTs", .int(s.subscribeTs)),
+            ("endTs", .int(s.endTs)),
+            ("firstFrameTs", .optional(s.firstFrameTs)),
+            ("timeToFirstFrameMs", .optional(s.timeToFirstFrameMs)),
+            ("stallCount", .int(Int64(s.stallCount))),
+            ("sharedStallCount", .int(Int64(r.sharedStallCount))),
+            ("stalledMs", .int(s.stalledMs)),
+            ("stallRatio", .rounded(s.stallRatio, places: JSON.Places.ratio)),
+            // No stall, nothing to attribute: null, not the dash md shows.
+            ("attribution", r.subscription.stalls.isEmpty ? .null : .string(r.attribution)),
+            ("stalls", .array(zip(s.stalls, r.sharedWith).map { x, who in
+                .object([
+                    ("start", .int(x.start)), ("end", .int(x.end)), ("open", .bool(x.open)),
+                    ("tier", .string(x.tier.name)), ("sharedWith", .array(who.map { .string($0) })),
                 ])
             })),
         ])

@@ -27,11 +27,15 @@ public struct MeetingAnalysis: Sendable {
     /// `nil` when nothing was logged.
     public var span: (first: Int64, last: Int64)?
 
-    /// Analyses one meeting with a valid `config`.
-    public static func analyze(_ log: MeetingLog, config: TierConfig) -> MeetingAnalysis {
-        let clients = log.clients.map { ClientInput(uid: $0.uid, events: $0.events, reports: ReportBlocks($0.reports)) }
+    /// Analyses one meeting with a valid `config`; without
+    /// `keepingTimelines`, `connections` and `timelines` stay empty (see
+    /// below).
+    public static func analyze(_ log: MeetingLog, config: TierConfig, keepingTimelines: Bool = true) -> MeetingAnalysis {
+        let clients = log.clients
         // Reports held in memory are read without any failure.
-        return try! analyze(meeting: log.meeting, engine: log.engine, clients: clients, config: config)
+        return try! analyze(meeting: log.meeting, engine: log.engine, clientCount: clients.count, client: { i in
+            ClientInput(uid: clients[i].uid, events: clients[i].events, reports: ReportBlocks(clients[i].reports))
+        }, config: config, keepingTimelines: keepingTimelines)
     }
 
     /// Analyses one meeting whose clients' reports are read block by block

@@ -102,7 +102,7 @@ enum CompareCommand {
         }
         var report = CompareReport(comparison)
         report.config = source.config
-        try ReportOptions.emit(report.render(format), args, context)
+        try ReportOptions.emit(report, format, args, context)
         return try args.get(failIfWorse) && comparison.failsGate ? worse : ExitCode.success
     }
 }

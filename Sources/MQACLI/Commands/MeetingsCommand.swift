@@ -86,7 +86,7 @@ enum MeetingsCommand {
             entries = try entries.enumerated().map { i, e in
                 progress?.update(count: i, total: entries.count, noun: "meetings analysed under --config")
                 let log = try ReportOptions.meetingLog(store, e.header.meeting, context, progress: progress)
-                return FleetEntry(header: e.header, analysis: MeetingAnalysis.analyze(log, config: config))
+                return FleetEntry(header: e.header, analysis: MeetingAnalysis.analyze(log, config: config, keepingTimelines: false))
             }
         }
         var report = MeetingListReport(entries)

@@ -46,7 +46,7 @@ enum ReportCohortsCommand {
         let source = try CohortOptions.summedMeetings(args, context, by: field)
         var report = CohortsReport(CohortTable(source.meetings, by: field, options: options))
         report.config = source.config
-        try ReportOptions.emit(report.render(format), args, context)
+        try ReportOptions.emit(report, format, args, context)
         return ExitCode.success
     }
 }

@@ -42,16 +42,17 @@ enum ReportFleetCommand {
         defer { progress?.finish() }
         for (i, id) in ids.enumerated() {
             progress?.update(count: i, total: ids.count, noun: "meetings")
-            // The ranking needs the header and the analysis only.
+            // The ranking needs the header and the analysis only, and of
+            // the analysis no tier history (which held 48 bytes a report).
             let log = try ReportOptions.meetingLog(store, id, context, progress: progress)
-            ranking.add(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config),
+            ranking.add(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config, keepingTimelines: false),
                                    clients: FleetClientMix(log)))
         }
         progress?.finish()
         var report = FleetReport(ranking)
         report.display = display
         report.config = config
-        try ReportOptions.emit(report.render(format), args, context)
+        try ReportOptions.emit(report, format, args, context)
         return ExitCode.success
     }
 }

@@ -76,7 +76,7 @@ enum ReportMeetingCommand {
             let span = report.header.start.map { ($0, report.header.end ?? $0) }
             report.focus = ReportFocus(uid: uid, at: try context.time(Self.at, args, near: span))
         }
-        try ReportOptions.emit(report.render(format), args, context)
+        try ReportOptions.emit(report, format, args, context)
         return ExitCode.success
     }
 

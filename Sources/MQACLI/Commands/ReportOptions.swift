@@ -38,6 +38,15 @@ enum ReportOptions {
         return log
     }
 
+    /// Writes `report` in `format` to `--out` or standard output (a report
+    /// may stream itself: `RenderedReport.write`).
+    static func emit(_ report: some RenderedReport, _ format: ReportFormat, _ args: ParsedArguments,
+                     _ context: CommandContext) throws {
+        let out = try context.output(args)
+        report.write(format, to: out)
+        out.flush()
+    }
+
     static func emit(_ text: String, _ args: ParsedArguments, _ context: CommandContext) throws {
         let out = try context.output(args)
         out.write(text)

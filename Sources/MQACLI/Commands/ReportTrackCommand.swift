@@ -45,7 +45,7 @@ enum ReportTrackCommand {
             id = sender
         }
         let track = try TrackReport(meeting: report, track: id)
-        try ReportOptions.emit(track.render(format), args, context)
+        try ReportOptions.emit(track, format, args, context)
         return ExitCode.success
     }
 }

@@ -43,7 +43,7 @@ enum ReportTrendsCommand {
         var report = TrendsReport(TrendTable(source.meetings, every: try args.get(every), by: field,
                                              options: try CohortOptions.bootstrap(args), zone: try context.zone(args)))
         report.config = source.config
-        try ReportOptions.emit(report.render(format), args, context)
+        try ReportOptions.emit(report, format, args, context)
         return ExitCode.success
     }
 }
