@@ -80,6 +80,30 @@ enum ReportMeetingCommand {
         return ExitCode.success
     }
 
+    /// A batch renders up to this many meetings at once…
+    static let groupMeetings = 32
+    /// …holding up to this many stored reports and events between them
+    /// (a meeting over it goes alone). A report holds ~150 bytes an item at
+    /// its peak: four 500-viewer hours (0.9M reports each) took 741 MB as
+    /// one group of md pages, 276 MB in groups of two; 32 webinars of
+    /// 2,000 viewers would have taken 16 GB. Two such hours still fit, so
+    /// both cores of a small machine stay busy.
+    static let groupItems = 2_000_000
+
+    /// Where the group of meetings that starts at `ids[from]` ends: at
+    /// `groupMeetings`, or before the meeting that would take it past
+    /// `groupItems` (never before a first one).
+    static func groupEnd(_ ids: [String], from: Int, items: (String) -> Int) -> Int {
+        var end = from, held = 0
+        while end < ids.count && end - from < groupMeetings {
+            let n = items(ids[end])
+            if end > from && held + n > groupItems { break }
+            held += n
+            end += 1
+        }
+        return end
+    }
+
     /// Loads meetings one by one (SQLite stays on this thread) and renders
     /// them in parallel in small groups, so a nightly batch uses every core
     /// while holding only a group's logs in memory. In HTML the batch is a
@@ -105,13 +129,14 @@ enum ReportMeetingCommand {
         var analysedCohorts: [CohortMeeting] = []
         var failures = 0, trackPages = 0
         entries.reserveCapacity(ids.count)
-        let group = 32
+        let sizes = try store.storedItemCounts()
         let progress = ProgressBar.onTerminal(context)
         // Cleared however the loop ends: an error gets a line of its own.
         defer { progress?.finish() }
         var i = 0
         while i < ids.count {
-            let slice = Array(ids[i..<min(i + group, ids.count)])
+            let end = Self.groupEnd(ids, from: i, items: { sizes[$0] ?? 0 })
+            let slice = Array(ids[i..<end])
             let logs = try slice.map { id in try ReportOptions.meetingLog(store, id, context, progress: progress) }
             let connections = try logs.map { try store.connectionFigures(meeting: $0.meeting) }
             let reports = ConcurrentSlots<MeetingReport>(count: logs.count)
@@ -160,7 +185,7 @@ enum ReportMeetingCommand {
                     trackPages += 1
                 }
             }
-            i += group
+            i = end
             progress?.update(count: min(i, ids.count), total: ids.count, noun: "meetings")
         }
         progress?.finish()

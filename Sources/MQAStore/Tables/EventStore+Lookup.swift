@@ -53,6 +53,24 @@ extension EventStore {
         }
     }
 
+    /// How many quality reports and other events each meeting stores, by
+    /// meeting id (from the chunks' counts; no chunk is decoded): what
+    /// reading a meeting whole will hold, so a batch can size its groups.
+    public func storedItemCounts() throws -> [String: Int] {
+        let s = try db.prepare(
+            """
+            SELECT m.meeting, (SELECT COALESCE(SUM(r.count), 0) FROM clients c JOIN report_chunks r ON r.client_id = c.id
+                               WHERE c.meeting_id = m.id)
+                            + (SELECT COALESCE(SUM(e.count), 0) FROM clients c JOIN event_chunks e ON e.client_id = c.id
+                               WHERE c.meeting_id = m.id)
+            FROM meetings m
+            """)
+        var out: [String: Int] = [:]
+        while try s.step() { out[s.string(0) ?? ""] = s.int(1) }
+        s.reset()
+        return out
+    }
+
     /// The meetings, sorted, in which a client with exactly this uid took
     /// part (`resolveUid(_:meeting: nil)` turns a prefix into one).
     /// With `participantsOnly`, the meetings whose summaries list it as a
