@@ -7,8 +7,14 @@ extension ReportTable {
     /// RFC 4180 CSV: a header line, then a line per row. Text is quoted
     /// where needed and made inert where a spreadsheet would take it for
     /// a formula (`CSV.cell`); numbers are written as they are.
-    public var csv: String {
-        var out = columns.map { CSV.cell($0.header) }.joined(separator: ",") + "\n"
+    public var csv: String { csvHeader + csvRows }
+
+    /// The header line of `csv`.
+    var csvHeader: String { columns.map { CSV.cell($0.header) }.joined(separator: ",") + "\n" }
+
+    /// The lines of `csv` after its header.
+    var csvRows: String {
+        var out = ""
         for row in rows { out += row.cells.map(ReportTable.csvCell).joined(separator: ",") + "\n" }
         return out
     }

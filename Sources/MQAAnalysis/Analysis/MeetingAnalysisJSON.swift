@@ -7,18 +7,21 @@ extension MeetingAnalysis {
     /// `mqa tiers --format json`: `{"meeting", "config", "connections"}`,
     /// optionally only the connections of `uid`.
     public func tiersJSON(uid: String? = nil) -> JSON {
-        let selected = connections.filter { uid == nil || $0.uid == uid }
+        .object(tiersJSONHead + [("connections", .array(connections.filter { uid == nil || $0.uid == uid }.map(\.json)))])
+    }
+
+    /// The members of `tiersJSON` before `connections`.
+    public var tiersJSONHead: [(String, JSON)] {
         // A CDN meeting says so, as the meeting report does: its
         // connections' time is all `unknown` for want of a feed, not of
         // warm reports.
-        return .object([
+        [
             ("meeting", .string(meeting)),
             ("engine", .optional(engine)),
             ("qualityData", .bool(!isCDN)),
             ("notice", isCDN ? .string("no quality data (CDN engine)") : .null),
             ("config", config.json),
-            ("connections", .array(selected.map(\.json))),
-        ])
+        ]
     }
 
     /// The `participants` array of `mqa report meeting --format json`.

@@ -49,7 +49,7 @@ enum TiersCommand {
         var report = TiersReport(analysis, uid: uid)
         report.display = display
         let out = try context.output(args)
-        out.write(report.render(ReportFormat(rawValue: format) ?? .md))
+        report.write(ReportFormat(rawValue: format) ?? .md, to: out)
         out.flush()
         return ExitCode.success
     }
