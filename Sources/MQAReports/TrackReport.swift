@@ -82,11 +82,19 @@ public struct TrackReport: Sendable, RenderedReport {
     /// Builds the report of `track` from a meeting report; throws
     /// `ReportError.noTrack` when no client subscribed to it.
     public init(meeting report: MeetingReport, track: String) throws {
-        let subs = report.analysis.subscriptions.filter { $0.track == track }
-        guard !subs.isEmpty else { throw ReportError.noTrack(track: track, meeting: report.header.meeting) }
-        self.init(header: report.header, track: track, subscriptions: subs, silences: report.analysis.silences)
-        display = report.display
-        config = report.analysis.config
+        try self.init(header: report.header, analysis: report.analysis, display: report.display, track: track)
+    }
+
+    /// Builds the report of `track` from a meeting's header and analysis
+    /// (which needs no tier timelines), its times shown as `display`
+    /// shows them; throws `ReportError.noTrack` when no client subscribed
+    /// to it.
+    public init(header: MeetingHeader, analysis: MeetingAnalysis, display: TimeDisplay, track: String) throws {
+        let subs = analysis.subscriptions.filter { $0.track == track }
+        guard !subs.isEmpty else { throw ReportError.noTrack(track: track, meeting: header.meeting) }
+        self.init(header: header, track: track, subscriptions: subs, silences: analysis.silences)
+        self.display = display
+        config = analysis.config
     }
 
     /// The report of every track of a meeting, by track id: the
