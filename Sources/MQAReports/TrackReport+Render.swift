@@ -59,10 +59,11 @@ extension TrackReport {
             ("stallRatio", .rounded(s.stallRatio, places: JSON.Places.ratio)),
             // No stall, nothing to attribute: null, not the dash md shows.
             ("attribution", r.subscription.stalls.isEmpty ? .null : .string(r.attribution)),
-            ("stalls", .array(zip(s.stalls, r.sharedWith).map { x, who in
-                .object([
+            ("stalls", .array(s.stalls.indices.map { k in
+                let x = s.stalls[k]
+                return .object([
                     ("start", .int(x.start)), ("end", .int(x.end)), ("open", .bool(x.open)),
-                    ("tier", .string(x.tier.name)), ("sharedWith", .array(who.map { .string($0) })),
+                    ("tier", .string(x.tier.name)), ("sharedWith", .array(r.sharedWith(stall: k).map { .string($0) })),
                 ])
             })),
         ])
@@ -122,7 +123,7 @@ extension TrackReport {
         let rowsSVG = rows.map { r in
             SVGCharts.TrackRow(label: r.subscription.subscriber, subscription: r.subscription, stallColour: { x in
                 let i = r.subscription.stalls.firstIndex(of: x) ?? 0
-                return r.sharedWith[i].isEmpty ? "#fc8d59" : "#a50026"
+                return r.shared[i] ? "#a50026" : "#fc8d59"
             })
         }
         b += "<figure>\n<figcaption>Each subscriber's view of the track</figcaption>\n"
@@ -164,7 +165,8 @@ extension TrackReport {
     var stallsTable: ReportTable {
         var t = ReportTable(headers: ["subscriber", "start", "end", "length", "tier at start", "lines up with"], numeric: [1, 2, 3])
         for r in rows {
-            for (k, (x, who)) in zip(r.subscription.stalls, r.sharedWith).enumerated() {
+            for (k, x) in r.subscription.stalls.enumerated() {
+                let who = r.sharedWith(stall: k)
                 let compared = k < r.compared.count ? r.compared[k] : true
                 t.add(text: [r.subscription.subscriber, ReportText.offset(x.start, from: origin),
                              ReportText.offset(x.end, from: origin) + (x.open ? " (open)" : ""),

@@ -44,13 +44,26 @@ public struct TrackReport: Sendable, RenderedReport {
     /// whose stalls line up with it (empty: this subscriber's own stall).
     public struct Row: Sendable {
         public var subscription: Subscription
-        public var sharedWith: [[String]]
+        /// Per stall: whether other subscribers' stalls line up with it.
+        public var shared: [Bool]
         /// Per stall: whether another subscriber was watching at its start
         /// (`SharedStalls.isComparable`); a stall nobody else watched says
         /// nothing of either side.
         public var compared: [Bool] = []
+        /// Names the subscribers of a shared stall when asked: held for
+        /// every stall, a 2,000-viewer webinar's names took 190 MB.
+        let sharing: SharedStalls
 
-        public var sharedStallCount: Int { sharedWith.count { !$0.isEmpty } }
+        /// Per stall, the other subscribers whose stalls line up with it
+        /// (empty: this subscriber's own stall); made on each call.
+        public var sharedWith: [[String]] { subscription.stalls.indices.map(sharedWith(stall:)) }
+
+        /// The other subscribers whose stalls line up with stall `k`.
+        public func sharedWith(stall k: Int) -> [String] {
+            shared[k] ? sharing.others(overlapping: subscription.stalls[k], of: subscription) : []
+        }
+
+        public var sharedStallCount: Int { shared.count { $0 } }
 
         /// `own network`, `sender`, `mixed`, `no other viewer` (no stall of
         /// it could be compared), or `—` without stalls.
@@ -119,8 +132,10 @@ public struct TrackReport: Sendable, RenderedReport {
         let sharing = SharedStalls(subs, silences: silences, toleranceMs: TrackReport.alignmentToleranceMs)
         // The incidents' rule too: shared only when everyone watching stalled.
         rows = subs.map { s in
-            Row(subscription: s, sharedWith: s.stalls.map { sharing.isShared($0, of: s) ? sharing.others(overlapping: $0, of: s) : [] },
-                compared: s.stalls.map { sharing.isComparable($0, of: s) })
+            // Shared only when the rule says so and someone is named (as
+            // the names were held before, `sharedStallCount` counts those).
+            Row(subscription: s, shared: s.stalls.map { sharing.isShared($0, of: s) && !sharing.others(overlapping: $0, of: s).isEmpty },
+                compared: s.stalls.map { sharing.isComparable($0, of: s) }, sharing: sharing)
         }
         let total = rows.reduce(0) { $0 + $1.subscription.stallCount }
         let shared = rows.reduce(0) { $0 + $1.sharedStallCount }
