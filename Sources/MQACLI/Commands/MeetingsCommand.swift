@@ -85,8 +85,8 @@ enum MeetingsCommand {
             defer { progress?.finish() }
             entries = try entries.enumerated().map { i, e in
                 progress?.update(count: i, total: entries.count, noun: "meetings analysed under --config")
-                let log = try ReportOptions.meetingLog(store, e.header.meeting, context, progress: progress)
-                return FleetEntry(header: e.header, analysis: MeetingAnalysis.analyze(log, config: config, keepingTimelines: false))
+                let m = try ReportOptions.analysedMeeting(store, e.header.meeting, config: config, context, progress: progress)
+                return FleetEntry(header: e.header, analysis: m.analysis)
             }
         }
         var report = MeetingListReport(entries)

@@ -42,11 +42,10 @@ enum ReportFleetCommand {
         defer { progress?.finish() }
         for (i, id) in ids.enumerated() {
             progress?.update(count: i, total: ids.count, noun: "meetings")
-            // The ranking needs the header and the analysis only, and of
-            // the analysis no tier history (which held 48 bytes a report).
-            let log = try ReportOptions.meetingLog(store, id, context, progress: progress)
-            ranking.add(FleetEntry(header: MeetingHeader(log), analysis: MeetingAnalysis.analyze(log, config: config, keepingTimelines: false),
-                                   clients: FleetClientMix(log)))
+            // The ranking needs the header, the analysis (no tier
+            // histories) and the client mix only.
+            let m = try ReportOptions.analysedMeeting(store, id, config: config, context, progress: progress)
+            ranking.add(FleetEntry(header: m.header, analysis: m.analysis, clients: m.clientMix))
         }
         progress?.finish()
         var report = FleetReport(ranking)
@@ -55,4 +54,5 @@ enum ReportFleetCommand {
         try ReportOptions.emit(report, format, args, context)
         return ExitCode.success
     }
+
 }

@@ -24,6 +24,27 @@ enum ReportOptions {
         return report
     }
 
+    /// A meeting analysed for what needs its analysis but not its reports
+    /// afterwards (a track report, a fleet entry): the clients are read
+    /// one at a time (`EventStore.analyzeMeeting`, no tier histories), so
+    /// a 2,000-viewer hour is never held whole (read whole, a track report
+    /// of it took 900 MB and a fleet entry 270 MB). A damaged chunk falls
+    /// back to the lenient whole read (`meetingLog`), which leaves it out
+    /// with a warning. `id` is a stored meeting id.
+    static func analysedMeeting(_ store: EventStore, _ id: String, config: TierConfig, _ context: CommandContext,
+                                progress: ProgressBar? = nil) throws -> AnalysedMeeting {
+        do {
+            guard let (log, analysis) = try store.analyzeMeeting(id, config: config, keepingTimelines: false) else {
+                throw StoreError.noMeeting(id)
+            }
+            return AnalysedMeeting(log: log, analysis: analysis, lastReports: try store.lastReportTimes(meeting: id))
+        } catch StoreError.damaged {
+            let log = try meetingLog(store, id, context, progress: progress)
+            return AnalysedMeeting(log: log, analysis: MeetingAnalysis.analyze(log, config: config, keepingTimelines: false),
+                                   lastReports: nil)
+        }
+    }
+
     /// A meeting's log, read leniently: a damaged chunk is left out, named
     /// on stderr and in the report (`MeetingReport.damage`), and the rest is
     /// shown. `mqa check` lists every damaged chunk; `mqa export` stays strict.
@@ -51,5 +72,30 @@ enum ReportOptions {
         let out = try context.output(args)
         out.write(text)
         out.flush()
+    }
+}
+
+/// What `ReportOptions.analysedMeeting` read: the log (without its reports,
+/// unless a damaged chunk made it read whole), the analysis, and each
+/// client's last report time where the log lacks the reports.
+struct AnalysedMeeting {
+    var log: MeetingLog
+    var analysis: MeetingAnalysis
+    var lastReports: [String: Int64]?
+
+    /// As `MeetingHeader(log)` reads a whole log: the span is the
+    /// analysis's, over events and reports alike.
+    var header: MeetingHeader {
+        MeetingHeader(meeting: log.meeting, title: log.title, engine: log.engine,
+                      start: analysis.span?.first, end: analysis.span?.last, participants: log.clients.count)
+    }
+
+    /// As `FleetClientMix(log)` reads a whole log: each client's joins up
+    /// to its last report (`ClientInfo`).
+    var clientMix: FleetClientMix {
+        FleetClientMix(log.clients.map { c in
+            ParticipantContext.ClientInfo(joins: c.events.filter { $0.payload.kind == .meetingJoin }.map { ($0.ts, $0.payload) },
+                                          lastReport: lastReports.map { $0[c.uid] } ?? c.reports.ts.last)
+        })
     }
 }

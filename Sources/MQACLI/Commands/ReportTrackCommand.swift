@@ -36,7 +36,11 @@ enum ReportTrackCommand {
         let meeting: String = try args.get(Self.meeting)
         let display = TimeDisplay(zone: try context.zone(args))
         let store = try context.openStore(args)
-        let (header, analysis, shown) = try Self.analysis(store, meeting, config: config, display: display, context)
+        let m = try ReportOptions.analysedMeeting(store, try store.resolveMeeting(meeting), config: config, context)
+        let (header, analysis) = (m.header, m.analysis)
+        // Dated clocks when the meeting spans days, as its report's.
+        var shown = display
+        if let start = header.start { shown.date(forSpan: start, header.end ?? start) }
         // A browser dump's own id of a track is the sender's id in the
         // report (Docs/import.md, "One call, several dumps"): either finds it.
         var id = args.positionals[0]
@@ -49,26 +53,4 @@ enum ReportTrackCommand {
         return ExitCode.success
     }
 
-    /// The meeting's header and analysis, its clients read one at a time
-    /// (`EventStore.analyzeMeeting`): a track report needs neither the
-    /// whole log nor the meeting report's incidents, which for a
-    /// 2,000-viewer hour held 600 MB. A damaged chunk falls back to the
-    /// meeting report's lenient read, which leaves it out with a warning.
-    static func analysis(_ store: EventStore, _ meeting: String, config: TierConfig, display: TimeDisplay,
-                         _ context: CommandContext) throws -> (MeetingHeader, MeetingAnalysis, TimeDisplay) {
-        let id = try store.resolveMeeting(meeting)
-        do {
-            guard let (log, analysis) = try store.analyzeMeeting(id, config: config, keepingTimelines: false) else {
-                throw StoreError.noMeeting(id)
-            }
-            let header = MeetingHeader(meeting: log.meeting, title: log.title, engine: log.engine,
-                                       start: analysis.span?.first, end: analysis.span?.last, participants: log.clients.count)
-            var shown = display
-            if let start = header.start { shown.date(forSpan: start, header.end ?? start) }
-            return (header, analysis, shown)
-        } catch StoreError.damaged {
-            let report = try ReportOptions.meetingReport(store, id, config: config, display: display, context)
-            return (report.header, report.analysis, report.display)
-        }
-    }
 }

@@ -71,6 +71,21 @@ extension EventStore {
         return out
     }
 
+    /// Each client's last quality report time in `meeting`, by uid, from
+    /// the chunk rows (nothing decoded); clients without reports are absent.
+    public func lastReportTimes(meeting: String) throws -> [String: Int64] {
+        let s = try db.cached(
+            """
+            SELECT c.uid, max(r.last_ts) FROM meetings m JOIN clients c ON c.meeting_id = m.id
+            JOIN report_chunks r ON r.client_id = c.id WHERE m.meeting = ? GROUP BY c.id
+            """)
+        defer { s.reset() }
+        s.bind(1, meeting)
+        var out: [String: Int64] = [:]
+        while try s.step() { out[s.string(0) ?? ""] = s.int64(1) }
+        return out
+    }
+
     /// The meetings, sorted, in which a client with exactly this uid took
     /// part (`resolveUid(_:meeting: nil)` turns a prefix into one).
     /// With `participantsOnly`, the meetings whose summaries list it as a
