@@ -22,6 +22,8 @@ public enum ReportFormat: String, Sendable, CaseIterable {
 public enum ReportError: Error, CustomStringConvertible, Equatable {
     /// The meeting has no subscription of that track.
     case noTrack(track: String, meeting: String)
+    /// Dumps of the meeting give that id to different senders' tracks.
+    case ambiguousTrack(track: String, meeting: String, senders: [String])
     /// A batch output file or directory could not be written.
     case unsafePath(String)
     case cannotWrite(path: String, reason: String)
@@ -30,6 +32,9 @@ public enum ReportError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .noTrack(let track, let meeting):
             "no subscription of track \"\(track)\" in meeting \"\(meeting)\" (`mqa report meeting \(meeting)` lists the tracks)"
+        case .ambiguousTrack(let track, let meeting, let senders):
+            "track \"\(track)\" of meeting \"\(meeting)\" is a dump's own id for several senders' tracks: "
+                + senders.map { "\"\($0)\"" }.joined(separator: ", ") + "; give one of those"
         case .unsafePath(let what): "refusing to write \(what)"
         case .cannotWrite(let path, let reason): "\(path): cannot write: \(reason)"
         }

@@ -36,17 +36,21 @@ enum ReportTrackCommand {
         let meeting: String = try args.get(Self.meeting)
         let display = TimeDisplay(zone: try context.zone(args))
         let store = try context.openStore(args)
-        let m = try ReportOptions.analysedMeeting(store, try store.resolveMeeting(meeting), config: config, context)
+        let resolved = try store.resolveMeeting(meeting)
+        let m = try ReportOptions.analysedMeeting(store, resolved, config: config, context)
         let (header, analysis) = (m.header, m.analysis)
         // Dated clocks when the meeting spans days, as its report's.
         var shown = display
         if let start = header.start { shown.date(forSpan: start, header.end ?? start) }
         // A browser dump's own id of a track is the sender's id in the
         // report (Docs/import.md, "One call, several dumps"): either finds it.
+        // Of the meeting the prefix names; two dumps that give one id to
+        // different senders' tracks are said, not settled by chance.
         var id = args.positionals[0]
-        if !analysis.subscriptions.contains(where: { $0.track == id }),
-           let sender = try store.senderTracks(meeting: meeting).values.lazy.compactMap({ $0[id] }).first {
-            id = sender
+        if !analysis.subscriptions.contains(where: { $0.track == id }) {
+            let senders = Set(try store.senderTracks(meeting: resolved).values.compactMap { $0[id] }).sorted()
+            if senders.count > 1 { throw ReportError.ambiguousTrack(track: id, meeting: resolved, senders: senders) }
+            if let sender = senders.first { id = sender }
         }
         let track = try TrackReport(header: header, analysis: analysis, display: shown, track: id)
         try ReportOptions.emit(track, format, args, context)
