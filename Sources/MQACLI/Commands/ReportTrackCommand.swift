@@ -43,9 +43,9 @@ enum ReportTrackCommand {
         var shown = display
         if let start = header.start { shown.date(forSpan: start, header.end ?? start) }
         // A browser dump's own id of a track is the sender's id in the
-        // report (Docs/import.md, "One call, several dumps"): either finds it.
-        // Of the meeting the prefix names; two dumps that give one id to
-        // different senders' tracks are said, not settled by chance.
+        // report (Docs/import.md, "One call, several dumps"): either finds
+        // it. An id that dumps give to different senders' tracks is
+        // refused with their names, not settled by chance.
         var id = args.positionals[0]
         if !analysis.subscriptions.contains(where: { $0.track == id }) {
             let senders = Set(try store.senderTracks(meeting: resolved).values.compactMap { $0[id] }).sorted()
@@ -56,5 +56,4 @@ enum ReportTrackCommand {
         try ReportOptions.emit(track, format, args, context)
         return ExitCode.success
     }
-
 }
