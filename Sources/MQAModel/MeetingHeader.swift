@@ -23,8 +23,11 @@ public struct MeetingHeader: Sendable, Equatable {
     }
 
     /// Reads the header off a meeting's log.
-    public init(_ log: MeetingLog) {
-        let span = log.span
+    public init(_ log: MeetingLog) { self.init(log, span: log.span) }
+
+    /// The header of a log read without its reports, whose `span` (over
+    /// events and reports) the analysis found as it read them.
+    public init(_ log: MeetingLog, span: (first: Int64, last: Int64)?) {
         self.init(meeting: log.meeting, title: log.title, engine: log.engine,
                   start: span?.first, end: span?.last, participants: log.clients.count)
     }

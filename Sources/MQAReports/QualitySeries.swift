@@ -33,12 +33,12 @@ public struct QualitySeries: Sendable, Equatable {
 
     /// The warm reports of `client`: inside a connection, not in its cold
     /// start, `rtt != 0` (spec "Cold start"). Without `keepingPoints`,
-    /// only `intervals` (what `SamplingNotice` reads) are filled.
+    /// only `uid` and `intervals` (what `SamplingNotice` reads) are filled.
     public init(_ client: ClientLog, config: TierConfig, keepingPoints: Bool = true) {
         uid = client.uid
         points = []
-        sdkTiers = client.sdkTierHolds()
-        reconnects = client.events.filter { $0.payload.kind == .reconnect }.map(\.ts)
+        sdkTiers = keepingPoints ? client.sdkTierHolds() : []
+        reconnects = keepingPoints ? client.events.filter { $0.payload.kind == .reconnect }.map(\.ts) : []
         let r = client.reports
         if keepingPoints { points.reserveCapacity(r.count) }
         for span in client.connectionSpans() {

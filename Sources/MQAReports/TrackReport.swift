@@ -100,13 +100,15 @@ public struct TrackReport: Sendable, RenderedReport {
 
     /// Builds the report of `track` from a meeting's header and analysis
     /// (which needs no tier timelines), its times shown as `display`
-    /// shows them; throws `ReportError.noTrack` when no client subscribed
+    /// shows them (clocks dated when the meeting spans days, as its
+    /// report's); throws `ReportError.noTrack` when no client subscribed
     /// to it.
     public init(header: MeetingHeader, analysis: MeetingAnalysis, display: TimeDisplay, track: String) throws {
         let subs = analysis.subscriptions.filter { $0.track == track }
         guard !subs.isEmpty else { throw ReportError.noTrack(track: track, meeting: header.meeting) }
         self.init(header: header, track: track, subscriptions: subs, silences: analysis.silences)
         self.display = display
+        if let start = header.start { self.display.date(forSpan: start, header.end ?? start) }
         config = analysis.config
     }
 

@@ -306,9 +306,13 @@ public struct ParticipantContext: Sendable, Equatable {
         }
 
         /// `init(joins:lastReport:)` of a client's log.
-        public init(_ client: ClientLog) {
+        public init(_ client: ClientLog) { self.init(client, lastReport: client.reports.ts.last) }
+
+        /// `init(joins:lastReport:)` of a client's log read without its
+        /// reports, whose last report time is known apart.
+        public init(_ client: ClientLog, lastReport: Int64?) {
             self.init(joins: client.events.filter { $0.payload.kind == .meetingJoin }.map { ($0.ts, $0.payload) },
-                      lastReport: client.reports.ts.last)
+                      lastReport: lastReport)
         }
 
         public var isEmpty: Bool { self == ClientInfo() }

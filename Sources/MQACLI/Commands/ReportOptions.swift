@@ -85,17 +85,13 @@ struct AnalysedMeeting {
 
     /// As `MeetingHeader(log)` reads a whole log: the span is the
     /// analysis's, over events and reports alike.
-    var header: MeetingHeader {
-        MeetingHeader(meeting: log.meeting, title: log.title, engine: log.engine,
-                      start: analysis.span?.first, end: analysis.span?.last, participants: log.clients.count)
-    }
+    var header: MeetingHeader { MeetingHeader(log, span: analysis.span) }
 
     /// As `FleetClientMix(log)` reads a whole log: each client's joins up
     /// to its last report (`ClientInfo`).
     var clientMix: FleetClientMix {
         FleetClientMix(log.clients.map { c in
-            ParticipantContext.ClientInfo(joins: c.events.filter { $0.payload.kind == .meetingJoin }.map { ($0.ts, $0.payload) },
-                                          lastReport: lastReports.map { $0[c.uid] } ?? c.reports.ts.last)
+            ParticipantContext.ClientInfo(c, lastReport: lastReports.map { $0[c.uid] } ?? c.reports.ts.last)
         })
     }
 }

@@ -38,10 +38,7 @@ enum ReportTrackCommand {
         let store = try context.openStore(args)
         let resolved = try store.resolveMeeting(meeting)
         let m = try ReportOptions.analysedMeeting(store, resolved, config: config, context)
-        let (header, analysis) = (m.header, m.analysis)
-        // Dated clocks when the meeting spans days, as its report's.
-        var shown = display
-        if let start = header.start { shown.date(forSpan: start, header.end ?? start) }
+        let analysis = m.analysis
         // A browser dump's own id of a track is the sender's id in the
         // report (Docs/import.md, "One call, several dumps"): either finds
         // it. An id that dumps give to different senders' tracks is
@@ -52,7 +49,7 @@ enum ReportTrackCommand {
             if senders.count > 1 { throw ReportError.ambiguousTrack(track: id, meeting: resolved, senders: senders) }
             if let sender = senders.first { id = sender }
         }
-        let track = try TrackReport(header: header, analysis: analysis, display: shown, track: id)
+        let track = try TrackReport(header: m.header, analysis: analysis, display: display, track: id)
         try ReportOptions.emit(track, format, args, context)
         return ExitCode.success
     }
