@@ -263,10 +263,21 @@ public final class LineReader {
         // follows: a NUL in the first line's uid is that line's reject, and
         // must not cost the file's other lines.
         func space(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
-        let from = head.drop(while: space)
-        if let open = from.first, open == UInt8(ascii: "{") || open == UInt8(ascii: "["),
-           let next = from.dropFirst().drop(while: space).first,
-           [UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "{")].contains(next) { return }
+        func startsLine(_ bytes: some Collection<UInt8>) -> Bool {
+            let from = bytes.drop(while: space)
+            guard let open = from.first, open == UInt8(ascii: "{") || open == UInt8(ascii: "["),
+                  let next = from.dropFirst().drop(while: space).first else { return false }
+            return [UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "{")].contains(next)
+        }
+        if startsLine(head) { return }
+        // A log cut in place while its writer kept its offset (logrotate's
+        // `copytruncate`) starts with a hole of NUL bytes, then its lines:
+        // text, whose first line (the hole) is rejected. Its next 64 KiB
+        // are read to tell: NUL to their end (a hole longer than that), or
+        // a JSON line after the hole.
+        if head.first == 0, try withPeekedContent(limit: 1 << 16, { content in
+            content.firstIndex { $0 != 0 }.map { startsLine(content[$0...].prefix(64)) } ?? true
+        }) { return }
         guard head.withUnsafeBytes({ Compression.looksBinary($0) }) else { return }
         let shown = head.prefix(4).map { byte in
             let hex = String(byte, radix: 16)
