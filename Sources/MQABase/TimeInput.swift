@@ -58,9 +58,9 @@ public enum TimeInput: Sendable, Equatable {
     /// A time of day with `near` is the first instant inside the span
     /// whose wall clock reads it: on any local date the span touches (a
     /// meeting running past midnight, or for days), and either pass of an
-    /// hour the clocks repeat. When none is inside, the reading nearest the
-    /// span (to say how far before or after it T is); without `near`,
-    /// today.
+    /// hour the clocks repeat. When none is inside, the reading on one of
+    /// those dates nearest the span (to say how far before or after it T
+    /// is); without `near`, today.
     public func resolve(zone: ClockZone, now: Int64, near span: (start: Int64, end: Int64)? = nil) -> Int64 {
         switch self {
         case .instant(let ms): return ms
@@ -84,11 +84,14 @@ public enum TimeInput: Sendable, Equatable {
                 }
             }
             if let skipped { return skipped }
-            // In none: the reading nearest the span, to say how far before
-            // or after it T is (a span with none inside is under a day).
+            // In none: the reading on the meeting's dates nearest the span,
+            // to say how far before or after it T is (a span with none
+            // inside is under a day). Only its dates: the spec reads a time
+            // of day "on the meeting's date", so 23:00 for a meeting from
+            // 00:00 to 01:00 is that evening, not the evening before.
             func distance(_ t: Int64) -> Int64 { t < span.start ? span.start - t : t > span.end ? t - span.end : 0 }
             var nearest = zone.instant(local: firstDay * 86_400_000 + ms)
-            for day in (firstDay - 1)...min(lastDay, firstDay + 2) + 1 {
+            for day in firstDay...min(lastDay, firstDay + 2) {
                 for t in zone.instants(local: day * 86_400_000 + ms) where distance(t) < distance(nearest) { nearest = t }
             }
             return nearest

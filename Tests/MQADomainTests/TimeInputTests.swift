@@ -106,15 +106,19 @@ import Testing
         #expect(resolve("02:52", newYork, near: inGap) == ms("2026-03-08T07:52:00Z"))
     }
 
-    @Test func aTimeOfDayOutsideTheMeetingIsTheNearestReading() {
+    @Test func aTimeOfDayOutsideTheMeetingIsTheNearestReadingOnItsDate() {
         // 01:05-01:50 EST (second pass): 01:55 EST, 5 min after its end, not
         // 01:55 EDT, an hour before its start.
         let second = (start: ms("2026-11-01T06:05:00Z"), end: ms("2026-11-01T06:50:00Z"))
         #expect(resolve("01:55", newYork, near: second) == ms("2026-11-01T06:55:00Z"))
-        // 23:00-23:30: 00:10 is 40 min after it, on the next date.
+        // 23:00-23:30: 00:10 is on the meeting's date (cli.md), that
+        // morning, though the next date's is nearer.
         let late = (start: ms("2026-11-15T23:00:00Z"), end: ms("2026-11-15T23:30:00Z"))
-        #expect(resolve("00:10", near: late) == ms("2026-11-16T00:10:00Z"))
+        #expect(resolve("00:10", near: late) == ms("2026-11-15T00:10:00Z"))
         #expect(resolve("22:00", near: late) == ms("2026-11-15T22:00:00Z"))
+        // 00:00-01:00: 23:00 is that evening, not the evening before.
+        let early = (start: ms("2026-11-29T00:00:00Z"), end: ms("2026-11-29T01:00:00Z"))
+        #expect(resolve("23:00", near: early) == ms("2026-11-29T23:00:00Z"))
     }
 
     @Test func relativeTimesCountFromNow() {
