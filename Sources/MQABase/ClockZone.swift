@@ -18,18 +18,30 @@ public struct ClockZone: Sendable, Equatable {
     }
 
     /// The zone named `name`, or nil when the tz database has no such zone.
-    /// Only names of the form `Area/Location` (and `UTC`, `GMT`) are taken:
-    /// Foundation also reads abbreviations (`EST`, `CST`) that mean
-    /// different zones in different places, and those are refused.
+    /// A name with no `/` (`CET`, `EST5EDT`, `Zulu`) is taken only when the
+    /// system's tz database has it: Foundation also reads abbreviations
+    /// the database does not hold (`PST`, `IST`, `BST`), which mean
+    /// different zones in different places, and those are refused. The
+    /// database's own short names are its: `EST` is UTC−5 all year (US
+    /// Eastern time is `America/New_York`).
     public init?(_ name: String) {
         if name == "UTC" || name == "Etc/UTC" || name == "GMT" || name == "Z" {
             self = .utc
             return
         }
-        guard name.contains("/"), !name.hasPrefix("/"), !name.contains(".."),
-            let zone = TimeZone(identifier: name)
+        guard !name.isEmpty, !name.hasPrefix("/"), !name.contains(".."),
+              name.contains("/") || ClockZone.databaseHolds(name),
+              let zone = TimeZone(identifier: name)
         else { return nil }
         self.init(identifier: name, zone: zone)
+    }
+
+    /// Whether the system's tz database (`$TZDIR`, else
+    /// `/usr/share/zoneinfo`) has a zone file of that name.
+    static func databaseHolds(_ name: String) -> Bool {
+        let dir = ProcessInfo.processInfo.environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/zoneinfo"
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: dir + "/" + name, isDirectory: &isDirectory) && !isDirectory.boolValue
     }
 
     public var isUTC: Bool { zone == nil }

@@ -186,8 +186,16 @@ import Testing
     @Test func zonesAreIANANames() {
         #expect(ClockZone("UTC")?.isUTC == true)
         #expect(ClockZone("Europe/Berlin")?.identifier == "Europe/Berlin")
-        for bad in ["Mars/Olympus_Mons", "EST", "", "Europe", "/etc/passwd", "../Europe/Berlin", "Europe/../Berlin"] {
+        for bad in ["Mars/Olympus_Mons", "PST", "IST", "BST", "", "Europe", "/etc/passwd", "../Europe/Berlin", "Europe/../Berlin",
+                    "posixrules", "localtime"] {
             #expect(ClockZone(bad) == nil, "\(bad)")
+        }
+        // The tz database's own names without a slash are IANA names too
+        // (cli.md: "an IANA name"); abbreviations it does not hold are not.
+        if ClockZone.databaseHolds("CET") {
+            for good in ["CET", "WET", "EST5EDT", "Zulu", "UCT", "GMT0"] { #expect(ClockZone(good)?.identifier == good, "\(good)") }
+            // EST is the database's fixed UTC-5, not US Eastern time.
+            #expect(ClockZone("EST")?.offsetText(at: ms("2026-07-01T12:00:00Z")) == "-05:00")
         }
     }
 
