@@ -8,6 +8,7 @@ public struct TuneCohortsReport: Sendable {
     public var tuning: CohortTuning
     /// The grid's keys: the configs differ only there.
     public var keys: [String]
+    /// Rows per value in md and csv; the JSON ranks every config.
     public var top: Int
     /// The values of the keys the grid leaves out (`--config`).
     public var base = TierConfig()
@@ -91,7 +92,8 @@ public struct TuneCohortsReport: Sendable {
                     ("gain", .rounded(c.gain, places: JSON.Places.ratio)),
                     ("gainCI", c.gainCI.map { ConfidenceInterval(lower: rounded($0.lower), upper: rounded($0.upper)).json } ?? .null),
                     ("summary", .string(sentence(c))),
-                    ("ranking", .array(c.ranking.prefix(top).map(\.json))),
+                    // Every config, as the fleet's JSON lists them (`top` is for md and csv).
+                    ("ranking", .array(c.ranking.map(\.json))),
                 ])
             })),
         ])

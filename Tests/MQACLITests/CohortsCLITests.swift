@@ -328,6 +328,28 @@ import MQAStore
         }
     }
 
+    /// The JSON ranks every config of the grid per value (cli.md: "the
+    /// ranking per cohort value"), as `tune` without `--by` does; md and
+    /// csv show ten rows a value unless `--top` says otherwise. The JSON
+    /// stopped at ten: configs past the tenth could not be seen per cohort.
+    @Test func tuneByRanksEveryConfigInJSON() throws {
+        let spec = #"{"upDwell": [1, 2, 3, 4, 5, 6], "gapMs": [5000, 10000]}"#
+        let json = try tuneBy("engine", grid: spec)
+        let cohorts = try #require(json["cohorts"] as? [[String: Any]])
+        #expect(!cohorts.isEmpty)
+        for c in cohorts { #expect((c["ranking"] as? [Any])?.count == 12, "\(c["value"] ?? "")") }
+        let dir = Scratch()
+        let grid = dir.write("grid.json", spec)
+        func csvRows(_ extra: [String]) -> Int {
+            let r = MQA.run(["tune", "--db", CohortsCLITests.db, "--grid", grid, "--by", "engine", "-f", "csv"] + extra, timeout: 300)
+            #expect(r.status == 0, "\(r)")
+            return r.stdout.split(separator: "\n").count - 1
+        }
+        #expect(csvRows([]) == 10 * cohorts.count)
+        #expect(csvRows(["--top", "12"]) == 12 * cohorts.count)
+        #expect(csvRows(["--top", "3"]) == 3 * cohorts.count)
+    }
+
     /// Each cohort's ranking of the grid, beside the fleet's best config
     /// scored on that cohort alone; the cohorts' stalls add up to the fleet's.
     @Test func tuneByNetworkRanksEachCohort() throws {

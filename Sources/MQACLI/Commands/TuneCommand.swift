@@ -125,7 +125,9 @@ enum TuneCommand {
         if let field = args.value(Self.by) {
             if partials { throw UsageError("give either --by or --partials, not both") }
             let tuning = CohortTuning(logs, by: field, configs: configs, options: options)
-            var report = TuneCohortsReport(tuning, keys: grid.axes.map(\.key), top: min(top, 10))
+            // Ten rows a value unless --top says: a table per value of every
+            // config would bury the best under a grid's hundreds.
+            var report = TuneCohortsReport(tuning, keys: grid.axes.map(\.key), top: args.isGiven(Self.top) ? top : 10)
             report.base = base
             let out = try context.output(args)
             out.write(report.render(ReportFormat(rawValue: format) ?? .md))
