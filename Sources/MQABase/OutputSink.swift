@@ -74,6 +74,14 @@ public final class OutputSink {
         }
     }
 
+    /// Fails the output for its producer's reason (what it was writing
+    /// could not be read in full): what was not written yet is dropped,
+    /// and `check()`/`close()` throw it, so a report cut short never
+    /// stands as a whole one. A failure already kept stays the one told.
+    public func fail(_ reason: String) {
+        if failure == nil { failure = OutputError(path: name, reason: reason) }
+    }
+
     /// Flushes and throws the first write error, if any (for stdout, which
     /// is never closed).
     public func check() throws {

@@ -18,7 +18,14 @@ extension MeetingReport {
     /// has built them already (a site builds every track's report).
     func html(links: MeetingLinks?, verdicts: [String: TrackReport.Verdict]?) -> String {
         var page = ""
-        writeHTML(links: links, verdicts: verdicts) { page += $0 }
+        do {
+            try writeHTML(links: links, verdicts: verdicts) { page += $0 }
+        } catch {
+            // Only a report read from the store reads as it is drawn (its
+            // charts, `ChartClients`); the CLI writes it with `write`,
+            // which fails the output instead. Here the page says so.
+            page += "<p class=\"notice\">Error: the page stops here: \(String(describing: error).html)</p>\n"
+        }
         return page
     }
 
@@ -27,11 +34,16 @@ extension MeetingReport {
     /// took 0.9 GB built whole.
     public func write(_ format: ReportFormat, to out: OutputSink) {
         guard format == .html else { out.write(render(format)); return }
-        writeHTML(links: nil, verdicts: nil) { out.write($0) }
+        do {
+            try writeHTML(links: nil, verdicts: nil) { out.write($0) }
+        } catch {
+            out.fail("left unfinished: the store could not be read: \(error)")
+        }
     }
 
-    /// The page in pieces, in order, to `emit`.
-    func writeHTML(links: MeetingLinks?, verdicts: [String: TrackReport.Verdict]?, _ emit: (String) -> Void) {
+    /// The page in pieces, in order, to `emit`; throws what reading the
+    /// charts' reports again throws (`ChartClients`).
+    func writeHTML(links: MeetingLinks?, verdicts: [String: TrackReport.Verdict]?, _ emit: (String) -> Void) throws {
         let t0 = timeRange.start
         var b = HTMLPage.documentHead(title: "Meeting \(header.meeting)" + (header.title.map { " — \($0)" } ?? ""))
         if let links { b += "<nav class=\"crumbs\">" + HTMLPage.link(links.index, "← All meetings (fleet)") + "</nav>\n" }
@@ -52,7 +64,7 @@ extension MeetingReport {
         b += incidentsHTML(t0)
         b += participantsHTML(t0)
         emit(b)
-        writeChartsHTML(t0, emit)
+        try writeChartsHTML(t0, emit)
         b = tracksHTML(t0, links: links, verdicts: verdicts)
         b += contextHTML(t0)
         b += tuningHTML
@@ -158,13 +170,20 @@ extension MeetingReport {
 
     /// One figure per participant, most affected first; the top three
     /// open. Each goes to `emit` as it is drawn.
-    func writeChartsHTML(_ t0: Int64, _ emit: (String) -> Void) {
+    func writeChartsHTML(_ t0: Int64, _ emit: (String) -> Void) throws {
         guard hasQualityData else { return }
         let axis = SVGCharts.TimeAxis(start: timeRange.start, end: timeRange.end, x0: 0, x1: 1, zone: display.clockZone)
         // Each participant's series is made for the scales and again for
         // their chart, never all at once (`clients`).
         let config = analysis.config
-        let scales = ChartScales(clients.lazy.map { QualitySeries($0, config: config) })
+        var failure: (any Error)?
+        let scales = ChartScales((0..<clients.count).lazy.compactMap { [clients] i -> QualitySeries? in
+            do { return QualitySeries(try clients.client(i), config: config) } catch {
+                failure = failure ?? error
+                return nil
+            }
+        })
+        if let failure { throw failure }
         var b = "<section id=\"charts\">\n<h2>Quality over time</h2>\n"
         b += "<p class=\"legend\">Per participant, on one time axis (\(display.clockName(at: t0)) clock over the offset from the start): MOS on the tier bands of the config "
         b += "(thresholds " + analysis.config.thresholds.map { JSON.number($0) }.joined(separator: ", ") + ") with their video stalls shaded red; "
@@ -175,12 +194,12 @@ extension MeetingReport {
         let bySubscriber = Dictionary(grouping: analysis.subscriptions, by: \.subscriber)
         let numbered = incidents.enumerated().map { (number: $0.offset + 1, incident: $0.element) }
         let order = impacts.map(\.uid)
-        let byUid = Dictionary(clients.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
+        let byUid = Dictionary(clients.logged.indices.map { (clients.logged[$0].uid, $0) }, uniquingKeysWith: { a, _ in a })
         let participantOf = Dictionary(analysis.participants.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
         let incidentsOf = Dictionary(grouping: numbered, by: \.incident.uid)
         for (rank, uid) in order.enumerated() {
-            guard let client = byUid[uid] else { continue }
-            let s = QualitySeries(client, config: config)
+            guard let i = byUid[uid] else { continue }
+            let s = QualitySeries(try clients.client(i), config: config)
             let p = participantOf[uid]
             let marks = context.participant(uid).map { c in
                 contextRows(c).map { (ts: $0.ts, label: ReportText.offset($0.ts, from: t0) + " " + $0.what) }

@@ -11,14 +11,11 @@ import MQAStore
 public struct MeetingReport: Sendable, RenderedReport {
     public var header: MeetingHeader
     public var analysis: MeetingAnalysis { didSet { placeIssues() } }
-    /// One per participant, in uid order (for the HTML charts); made
-    /// on each call from the log (see `clients`).
-    public var series: [QualitySeries] { hasQualityData ? clients.map { QualitySeries($0, config: analysis.config) } : [] }
     /// The meeting's clients as logged, for the charts. Their series are
     /// made when a chart is drawn and dropped after: held for every
     /// participant they were 56 bytes a report on top of the log, a third
     /// of `report meeting` on a 500-viewer hour, for md and json too.
-    let clients: [ClientLog]
+    let clients: ChartClients
     /// Stored chunks that could not be read and are left out of this report
     /// (`MeetingLog.damage`); every format says so when there are any.
     public var damage: [String]
@@ -54,16 +51,25 @@ public struct MeetingReport: Sendable, RenderedReport {
     public static let noQualityData = "no quality data (CDN engine)"
 
     public init(log: MeetingLog, config: TierConfig) {
-        header = MeetingHeader(log)
-        damage = log.damage.map(\.description)
-        analysis = MeetingAnalysis.analyze(log, config: config)
-        context = MeetingContext.build(log)
-        incidents = IncidentFinder.find(log, analysis)
+        let analysis = MeetingAnalysis.analyze(log, config: config)
+        self.init(header: MeetingHeader(log), damage: log.damage.map(\.description), analysis: analysis,
+                  context: MeetingContext.build(log), incidents: IncidentFinder.find(log, analysis),
+                  sampling: analysis.isCDN ? nil : SamplingNotice(
+                      series: log.clients.lazy.map { QualitySeries($0, config: config, keepingPoints: false) }, gapMs: config.gapMs),
+                  clients: ChartClients(logged: log.clients, read: nil))
+    }
+
+    /// The parts made; the rest follows from them.
+    init(header: MeetingHeader, damage: [String], analysis: MeetingAnalysis, context: MeetingContext, incidents: [Incident],
+         sampling: SamplingNotice?, clients: ChartClients) {
+        self.header = header
+        self.damage = damage
+        self.analysis = analysis
+        self.context = context
+        self.incidents = incidents
         impacts = ParticipantImpact.rank(analysis)
-        // A CDN meeting has no quality feed: nothing to chart.
-        clients = log.clients
-        sampling = analysis.isCDN ? nil
-            : SamplingNotice(series: log.clients.lazy.map { QualitySeries($0, config: config, keepingPoints: false) }, gapMs: config.gapMs)
+        self.sampling = sampling
+        self.clients = clients
         if let start = header.start { display.date(forSpan: start, header.end ?? start) }
         placeIssues()
     }

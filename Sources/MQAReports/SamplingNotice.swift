@@ -36,14 +36,10 @@ public struct SamplingNotice: Sendable, Equatable {
         var uids: [String] = []
         var pooled: [Int64] = []
         var gaps = 0
-        for s in series {
-            let g = s.intervals.count { $0 > gapMs }
-            guard g >= 3, g * 2 >= s.intervals.count else { continue }
-            let median = NearestRank.value(s.intervals.sorted(), percent: 50)!
-            guard median * 2 > gapMs else { continue }
+        for s in series where SamplingNotice.samplesSeldom(s, gapMs: gapMs) {
             uids.append(s.uid)
             pooled += s.intervals
-            gaps += g
+            gaps += s.intervals.count { $0 > gapMs }
         }
         guard !uids.isEmpty else { return nil }
         pooled.sort()
@@ -54,6 +50,14 @@ public struct SamplingNotice: Sendable, Equatable {
         self.gapMs = gapMs
         let suggested = (medianIntervalMs * 5 / 2 + 500) / 1000 * 1000
         suggestedGapMs = suggested > gapMs ? suggested : (gapMs / 1000 + 1) * 1000
+    }
+
+    /// Whether one participant samples too seldom (the rule above): only
+    /// those count, so a reader of many participants keeps only theirs.
+    public static func samplesSeldom(_ s: QualitySeries, gapMs: Int64) -> Bool {
+        let g = s.intervals.count { $0 > gapMs }
+        guard g >= 3, g * 2 >= s.intervals.count else { return false }
+        return NearestRank.value(s.intervals.sorted(), percent: 50)! * 2 > gapMs
     }
 
     /// One sentence, the uids as they are (JSON, and html, which escapes it

@@ -160,7 +160,8 @@ import MQATestSupport
         #expect(p2p.header.engine == "p2p")
         #expect(!p2p.markdown.contains(MeetingReport.noQualityData))
         #expect(p2p.analysis.participantsJSON == sfu.analysis.participantsJSON)
-        #expect(p2p.series.count == 3)
+        // A chart per participant.
+        #expect(Fixtures.p2p.clients.allSatisfy { p2p.html.contains("id=\"\(AnchorID.charts($0.uid))\"") })
         #expect(p2p.markdown.contains("### Quality"))
         #expect(FleetEntry(p2p).lowTierMs == FleetEntry(sfu).lowTierMs)
         #expect(FleetEntry(p2p).lowTierMs != nil)

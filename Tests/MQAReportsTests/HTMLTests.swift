@@ -99,7 +99,7 @@ func xmlError(_ page: String) -> String? {
         // The loss panel's top label is the same in every participant's figure.
         let tops = page.components(separatedBy: ">loss %<").dropFirst().count
         #expect(tops == 3)
-        let scales = ChartScales(MeetingReport(log: Fixtures.sfu, config: TierConfig()).series)
+        let scales = ChartScales(Fixtures.sfu.clients.map { QualitySeries($0, config: TierConfig()) })
         let loss = try #require(scales.metrics.first { $0.name == "loss %" })
         // bob's 7.5 % loss: the scale tops at 10 (2 × the 5 % threshold), so the
         // threshold line sits halfway up, not a few pixels above zero.

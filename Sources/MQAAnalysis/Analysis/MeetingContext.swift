@@ -49,14 +49,20 @@ public struct MeetingContext: Sendable, Equatable {
 
     /// Builds the context of a meeting log.
     public static func build(_ log: MeetingLog) -> MeetingContext {
+        build(log, lastReports: log.clients.map { $0.reports.ts.last })
+    }
+
+    /// `build(_:)` of a log read without its reports: `lastReports[i]` is
+    /// the time of client `i`'s last report (the client fields read up to it).
+    public static func build(_ log: MeetingLog, lastReports: [Int64?]) -> MeetingContext {
         let talk = talkTime(log)
         let media = mediaChanges(log)
         var participants: [ParticipantContext] = []
-        for client in log.clients {
+        for (client, lastReport) in zip(log.clients, lastReports) {
             var p = ParticipantContext(uid: client.uid)
             p.talkMs = talk[client.uid] ?? 0
             p.mediaChanges = media[client.uid] ?? []
-            p.client = ParticipantContext.ClientInfo(client)
+            p.client = ParticipantContext.ClientInfo(client, lastReport: lastReport)
             var openInterruption: Int?
             for e in client.context {
                 let x = e.payload

@@ -56,56 +56,116 @@ public enum IncidentFinder {
     public static let msPerDisconnect = Int64(FleetScore.secondsPerAbnormalDisconnect * 1000)
 
     public static func find(_ log: MeetingLog, _ analysis: MeetingAnalysis) -> [Incident] {
+        var finder = Collector(log, analysis)
+        for client in log.clients { finder.add(client) }
+        return finder.incidents()
+    }
+
+    /// Finds a meeting's incidents reading its clients one at a time: `add`
+    /// each client of the log, in order, with its reports (the log itself
+    /// may hold none: a stored meeting read client by client), then
+    /// `incidents()`. Of a client's reports it keeps only what the cause
+    /// rules read later (`WarmFigures`), so a 2,000-viewer hour never holds
+    /// every viewer's reports at once.
+    public struct Collector {
+        let log: MeetingLog
         var signals: [IncidentSignal] = []
-        var context = CauseContext(analysis: analysis, sharing: SharedStalls(analysis))
-        // A rise is only ever read near one of its participant's own
-        // stalls (`baselineRise`): the others are dropped as they come (a
-        // noisy 500-viewer hour made 440,000 of them).
-        var stallsOf: [String: [Stall]] = [:]
-        for s in analysis.subscriptions where !s.stalls.isEmpty { stallsOf[s.subscriber, default: []] += s.stalls }
-        let windowsOf = stallsOf.mapValues { stalls in
-            // Each stall widened by the tolerance, merged: sorted and disjoint.
-            var merged: [(lo: Int64, hi: Int64)] = []
-            for x in stalls.sorted(by: { $0.start < $1.start }) {
-                let lo = x.start - alignmentMs, hi = x.end + alignmentMs
-                if let last = merged.last, lo <= last.hi { merged[merged.count - 1].hi = max(last.hi, hi) } else { merged.append((lo, hi)) }
-            }
-            return merged
-        }
-        for client in log.clients {
-            signals += IncidentSignal.disconnects(client)
-            context.networkChanges[client.uid] = IncidentSignal.networkChanges(client)
-            guard !analysis.isCDN else { continue }
-            signals += IncidentSignal.lowTier(client.uid, analysis.timelines[client.uid])
-            let spikes = IncidentSignal.spikes(client, config: analysis.config)
-            signals += spikes.strong
-            if let windows = windowsOf[client.uid] {
-                context.rises[client.uid] = spikes.rises.filter { rise in
-                    let k = windows.partitionPoint { $0.hi >= rise.start }
-                    return k < windows.count && windows[k].lo <= rise.end
+        var context: CauseContext
+        /// Per participant: their stalls, each widened by the alignment,
+        /// merged (a rise is only ever read near one of them).
+        let stallWindows: [String: [(lo: Int64, hi: Int64)]]
+        /// Per participant: where the late-loss rule may read their warm
+        /// reports (from a shared stall's start to the stream's return and
+        /// 2 s after), merged.
+        let quietWindows: [String: [(lo: Int64, hi: Int64)]]
+        /// Whose warm reports a publisher's figures may read, whole.
+        let senders: Set<String>
+
+        /// `log`: the meeting's log (its reports are not read: each client's
+        /// come with `add`); `analysis`: its analysis.
+        public init(_ log: MeetingLog, _ analysis: MeetingAnalysis) {
+            self.log = log
+            context = CauseContext(analysis: analysis, sharing: SharedStalls(analysis))
+            var stalls: [String: [(lo: Int64, hi: Int64)]] = [:]
+            var quiet: [String: [(lo: Int64, hi: Int64)]] = [:]
+            for s in analysis.subscriptions {
+                for x in s.stalls {
+                    stalls[s.subscriber, default: []].append((x.start - alignmentMs, x.end + alignmentMs))
+                    // `LateLoss`: an open stall's stream comes back with the
+                    // next subscription, at most `mergeGapMs` after the end.
+                    let back = x.open ? max(x.end, s.endTs) + mergeGapMs : x.end
+                    quiet[s.subscriber, default: []].append((x.start - alignmentMs, back + alignmentMs))
                 }
             }
-            context.reports[client.uid] = spikes.warm
+            stallWindows = stalls.mapValues(Collector.merged)
+            quietWindows = quiet.mapValues(Collector.merged)
+            // A track's publisher, or a mesh connection's sender (`MeshLoss`).
+            var senders = Set(analysis.subscriptions.map(\.publisher))
+            for links in log.received.values { for link in links { senders.formUnion(link.peers) } }
+            self.senders = senders
         }
-        if !analysis.isCDN && !log.received.isEmpty { context.mesh = MeshLoss(received: log.received) }
-        if !analysis.isCDN {
-            let late = LateLoss(signals, subscriptions: analysis.subscriptions, sharing: context.sharing, reports: context.reports)
-            signals = late.kept
-            context.late = late
+
+        /// Ranges sorted and joined where they touch or overlap.
+        static func merged(_ ranges: [(lo: Int64, hi: Int64)]) -> [(lo: Int64, hi: Int64)] {
+            var out: [(lo: Int64, hi: Int64)] = []
+            for r in ranges.sorted(by: { $0.lo < $1.lo }) {
+                if let last = out.last, r.lo <= last.hi { out[out.count - 1].hi = max(last.hi, r.hi) } else { out.append(r) }
+            }
+            return out
         }
-        let stalls = stallSignals(analysis.subscriptions, context.sharing)
-        signals += stalls.filter { !$0.shared }
-        let byUid = Dictionary(grouping: signals, by: \.uid)
-        var incidents: [Incident] = []
-        for uid in byUid.keys.sorted() {
-            for group in merge(byUid[uid]!) { incidents.append(incident(uid, group, byUid, context)) }
+
+        /// Whether `[start, end]` meets one of the sorted, disjoint `windows`.
+        static func meets(_ windows: [(lo: Int64, hi: Int64)], _ start: Int64, _ end: Int64) -> Bool {
+            let k = windows.partitionPoint { $0.hi >= start }
+            return k < windows.count && windows[k].lo <= end
         }
-        let byTrack = Dictionary(grouping: stalls.filter(\.shared), by: { [$0.uid, $0.track ?? ""] })
-        for key in byTrack.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            for group in merge(byTrack[key]!) { incidents.append(trackIncident(group, byUid, context)) }
+
+        /// The next client of the log, with its reports.
+        public mutating func add(_ client: ClientLog) {
+            signals += IncidentSignal.disconnects(client)
+            context.networkChanges[client.uid] = IncidentSignal.networkChanges(client)
+            guard !context.analysis.isCDN else { return }
+            signals += IncidentSignal.lowTier(client.uid, context.analysis.timelines[client.uid])
+            let spikes = IncidentSignal.spikes(client, config: context.analysis.config)
+            signals += spikes.strong
+            if let windows = stallWindows[client.uid] {
+                // A noisy 500-viewer hour made 440,000 rises: those far
+                // from the participant's stalls are dropped as they come.
+                context.rises[client.uid] = spikes.rises.filter { Collector.meets(windows, $0.start, $0.end) }
+            }
+            let whole = senders.contains(client.uid)
+            let quiet = quietWindows[client.uid] ?? []
+            context.reports[client.uid] = WarmFigures(client.reports, positions: spikes.warm) { ts in
+                whole || Collector.meets(quiet, ts, ts)
+            }
         }
-        return incidents.sorted { a, b in
-            a.startTs != b.startTs ? a.startTs < b.startTs : (a.uid, a.track ?? "") < (b.uid, b.track ?? "")
+
+        /// The incidents of the clients added, in start order.
+        public func incidents() -> [Incident] {
+            var signals = signals
+            var context = context
+            let analysis = context.analysis
+            if !analysis.isCDN && !log.received.isEmpty { context.mesh = MeshLoss(received: log.received) }
+            if !analysis.isCDN {
+                let late = LateLoss(signals, subscriptions: analysis.subscriptions, sharing: context.sharing, reports: context.reports)
+                signals = late.kept
+                context.late = late
+            }
+            let stalls = stallSignals(analysis.subscriptions, context.sharing)
+            signals += stalls.filter { !$0.shared }
+            let byUid = Dictionary(grouping: signals, by: \.uid)
+            var incidents: [Incident] = []
+            for uid in byUid.keys.sorted() {
+                for group in merge(byUid[uid]!) { incidents.append(incident(uid, group, byUid, context)) }
+            }
+            let byTrack = Dictionary(grouping: stalls.filter(\.shared), by: { [$0.uid, $0.track ?? ""] })
+            for key in byTrack.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                for group in merge(byTrack[key]!) { incidents.append(trackIncident(group, byUid, context)) }
+            }
+            incidents.sort { a, b in
+                a.startTs != b.startTs ? a.startTs < b.startTs : (a.uid, a.track ?? "") < (b.uid, b.track ?? "")
+            }
+            return incidents
         }
     }
 

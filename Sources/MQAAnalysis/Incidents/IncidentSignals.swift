@@ -73,9 +73,9 @@ extension IncidentSignal {
     /// only above the client's own baseline (`rises`, which explain a stall
     /// but make no incident alone). A report covers `[ts, next warm
     /// report)`, at most `gapMs`, never past its connection's end; touching
-    /// covers join. `warm` lists the warm reports, for a publisher's figures.
+    /// covers join. `warm`: the positions of the warm reports, in time order.
     static func spikes(_ client: ClientLog, config: TierConfig)
-        -> (strong: [IncidentSignal], rises: [BaselineRise], warm: WarmFigures)
+        -> (strong: [IncidentSignal], rises: [BaselineRise], warm: [Int32])
     {
         var loss: [IncidentSignal] = [], rtt: [IncidentSignal] = []
         var lossRise: [BaselineRise] = [], rttRise: [BaselineRise] = [], jitterRise: [BaselineRise] = []
@@ -154,7 +154,7 @@ extension IncidentSignal {
         // A run most of whose reports came late is the device's, not the
         // network's (`strainedGap`).
         for k in rtt.indices where rttReports[k].strained * 2 > rttReports[k].all { rtt[k].strainedGapMs = rttReports[k].longest }
-        return (loss + rtt, lossRise + rttRise + jitterRise, WarmFigures(r, positions: covers.map { Int32($0.i) }))
+        return (loss + rtt, lossRise + rttRise + jitterRise, covers.map { Int32($0.i) })
     }
 
     /// The gap between two of a client's reports from which they came late:

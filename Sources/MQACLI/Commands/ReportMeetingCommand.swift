@@ -70,13 +70,16 @@ enum ReportMeetingCommand {
         if args.isGiven(Options.since) || args.isGiven(Options.until) { throw UsageError("--since/--until select meetings for --all") }
         guard let id = args.positionals.first else { throw UsageError("missing expected argument '<id>' (or --all)") }
         let store = try context.openStore(args)
-        var report = try ReportOptions.meetingReport(store, id, config: config, display: display, context)
-        if let typed = args.value(Self.uid) {
-            let uid = try EventStore.resolveUid(typed, among: report.analysis.participants.map(\.uid), meeting: report.header.meeting)
-            let span = report.header.start.map { ($0, report.header.end ?? $0) }
-            report.focus = ReportFocus(uid: uid, at: try context.time(Self.at, args, near: span))
+        // One commit for every pass over the meeting, the page's charts included.
+        try store.inSnapshot {
+            var report = try ReportOptions.meetingReport(store, id, config: config, display: display, context)
+            if let typed = args.value(Self.uid) {
+                let uid = try EventStore.resolveUid(typed, among: report.analysis.participants.map(\.uid), meeting: report.header.meeting)
+                let span = report.header.start.map { ($0, report.header.end ?? $0) }
+                report.focus = ReportFocus(uid: uid, at: try context.time(Self.at, args, near: span))
+            }
+            try ReportOptions.emit(report, format, args, context)
         }
-        try ReportOptions.emit(report, format, args, context)
         return ExitCode.success
     }
 

@@ -17,8 +17,22 @@ extension EventStore {
     /// store has no such meeting.
     public func analyzeMeeting(_ meeting: String, config: TierConfig, holdingUpTo limit: Int = EventStore.heldReportLimit,
                                keepingTimelines: Bool = true) throws -> (log: MeetingLog, analysis: MeetingAnalysis)? {
+        try analyzeMeetingForRereading(meeting, config: config, holdingUpTo: limit, keepingTimelines: keepingTimelines,
+                                       withReceived: false).map { ($0.log, $0.analysis) }
+    }
+
+    /// `analyzeMeeting`, and a way to read each client's reports again
+    /// afterwards (a meeting report's incidents and charts), one client at
+    /// a time. The log holds what each imported connection received
+    /// (`MeetingLog.received`, for the incidents' mesh rule) when
+    /// `withReceived`.
+    public func analyzeMeetingForRereading(
+        _ meeting: String, config: TierConfig, holdingUpTo limit: Int = EventStore.heldReportLimit,
+        keepingTimelines: Bool = true, withReceived: Bool = true
+    ) throws -> (log: MeetingLog, analysis: MeetingAnalysis, reports: StoredReports)? {
         // Events only: each client's reports are read when its turn comes.
-        guard let (log, ids, counts) = try storedMeeting(meeting, lenient: false, withReports: false) else { return nil }
+        guard let (log, ids, counts) = try storedMeeting(meeting, lenient: false, withReports: false, withReceived: withReceived)
+        else { return nil }
         let analysis = try MeetingAnalysis.analyze(
             meeting: meeting, engine: log.engine, clientCount: log.clients.count,
             client: { i in
@@ -28,7 +42,23 @@ extension EventStore {
                                                               holdingUpTo: limit))
             },
             config: config, keepingTimelines: keepingTimelines)
-        return (log, analysis)
+        return (log, analysis, StoredReports(store: self, meeting: meeting, uids: log.clients.map(\.uid), ids: ids, counts: counts))
+    }
+
+    /// The stored reports of a meeting's clients (those of its log, in
+    /// order), read one client at a time.
+    public struct StoredReports {
+        let store: EventStore
+        let meeting: String
+        let uids: [String]
+        let ids: [Int64]
+        let counts: [Int]
+
+        /// Client `i`'s reports, decoded whole; throws `StoreError.damaged`
+        /// on a chunk that cannot be read.
+        public func columns(_ i: Int) throws -> ReportColumns {
+            try store.reportColumns(client: ids[i], count: counts[i], meeting: meeting, uid: uids[i])
+        }
     }
 
     /// A client's `count` stored reports for the analysis: decoded once and

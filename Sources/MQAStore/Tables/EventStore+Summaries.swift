@@ -135,14 +135,14 @@ extension EventStore {
     /// transaction (a worker's); each meeting's failure is its own. Stops
     /// early, before a meeting, once `stop` says so (those left stay stale).
     func computeSummaries(meetingIDs: [Int64], config: TierConfig, stop: () -> Bool = { false }) -> [Result<ComputedSummary, Error>] {
-        let began = db.isAutocommit && (try? db.execute("BEGIN")) != nil
-        defer { if began { try? db.commit() } }
-        var results: [Result<ComputedSummary, Error>] = []
-        for id in meetingIDs {
-            if stop() { break }
-            results.append(Result { try computeSummary(meetingID: id, config: config) })
+        inSnapshot {
+            var results: [Result<ComputedSummary, Error>] = []
+            for id in meetingIDs {
+                if stop() { break }
+                results.append(Result { try computeSummary(meetingID: id, config: config) })
+            }
+            return results
         }
-        return results
     }
 
     /// Writes computed rows, when the meeting still has the stamp they were

@@ -46,8 +46,10 @@ extension EventStore {
         // One snapshot for every statement: run beside an ingest, the stale
         // flags, chunks and summary rows read one by one came from different
         // commits, and a sound store was called damaged.
-        let inSnapshot = (try? db.execute("BEGIN")) != nil
-        defer { if inSnapshot { try? db.execute("ROLLBACK") } }
+        try inSnapshot { try checkInSnapshot() }
+    }
+
+    private func checkInSnapshot() throws -> StoreCheckResult {
         var result = StoreCheckResult()
         func sqliteDamage(_ reason: String) {
             result.damage.append(StoreDamage(place: .file, reason: reason))
