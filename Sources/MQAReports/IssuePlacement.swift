@@ -46,7 +46,7 @@ struct IssuePlacement: Sendable {
     let tuning: [Issue]
 
     /// `ranked` is the incidents most impact first, each with its number.
-    init(issues: [Issue], ranked: [(number: Int, incident: Incident)]) {
+    init<R: RandomAccessCollection<(number: Int, incident: Incident)>>(issues: [Issue], ranked: R) where R.Index == Int {
         let candidates = Candidates(ranked)
         let places = issues.map { IssuePlacement.place($0, ranked, candidates: candidates) }
         var byIncident: [Int: [Issue]] = [:], unplaced: [Issue] = [], tuning: [Issue] = []
@@ -78,7 +78,7 @@ struct IssuePlacement: Sendable {
         private var byTrack: [String: [Int]] = [:]
         private var byLateViewer: [String: [Int]] = [:]
 
-        init(_ ranked: [(number: Int, incident: Incident)]) {
+        init<R: RandomAccessCollection<(number: Int, incident: Incident)>>(_ ranked: R) where R.Index == Int {
             for (k, r) in ranked.enumerated() {
                 byUid[r.incident.uid, default: []].append(k)
                 if let t = r.incident.track { byTrack[t, default: []].append(k) }
@@ -95,7 +95,9 @@ struct IssuePlacement: Sendable {
         }
     }
 
-    static func place(_ issue: Issue, _ ranked: [(number: Int, incident: Incident)], candidates: Candidates? = nil) -> Place {
+    static func place<R: RandomAccessCollection<(number: Int, incident: Incident)>>(
+        _ issue: Issue, _ ranked: R, candidates: Candidates? = nil
+    ) -> Place where R.Index == Int {
         switch issue.code {
         case .stallsUnderGoodTier: return .tuning
         case .noQualityData: return .noIncident

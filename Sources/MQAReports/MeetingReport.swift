@@ -81,15 +81,18 @@ public struct MeetingReport: Sendable, RenderedReport {
     /// `incidents` change: the HTML page asked for them a dozen times, and
     /// placing every issue against every incident each time was 15 % of
     /// `report meeting --all --format html`.
-    private(set) var rankedIncidents: [(number: Int, incident: Incident)] = []
+    private(set) var rankedIncidents = RankedIncidents(incidents: [], order: [])
     /// Where each issue of the meeting is shown (`IssuePlacement`).
-    private(set) var issuePlacement = IssuePlacement(issues: [], ranked: [])
+    private(set) var issuePlacement = IssuePlacement(issues: [], ranked: [(number: Int, incident: Incident)]())
 
     private mutating func placeIssues() {
-        rankedIncidents = incidents.enumerated().map { ($0.offset + 1, $0.element) }.sorted {
-            let a = $0.incident, b = $1.incident
-            return (b.impactMs, b.durationMs, a.startTs, $0.number) < (a.impactMs, a.durationMs, b.startTs, $1.number)
+        let incidents = incidents
+        var order = incidents.indices.map { Int32($0) }
+        order.sort { x, y in
+            let a = incidents[Int(x)], b = incidents[Int(y)]
+            return (b.impactMs, b.durationMs, a.startTs, x) < (a.impactMs, a.durationMs, b.startTs, y)
         }
+        rankedIncidents = RankedIncidents(incidents: incidents, order: order)
         issuePlacement = IssuePlacement(issues: analysis.issues, ranked: rankedIncidents)
     }
 
