@@ -5,7 +5,8 @@ public struct MeetingHeader: Sendable, Equatable {
     public var meeting: String
     /// `MeetingLog.title`.
     public var title: String?
-    /// `MeetingLog.engine`: the engine of the earliest `meeting_join`.
+    /// `MeetingLog.engine`: the earliest `meeting_join`'s engine with a
+    /// quality feed, else the earliest's.
     public var engine: String?
     /// `MeetingLog.span`: the first and last event time over all clients.
     public var start: Int64?

@@ -107,18 +107,23 @@ public struct MeetingLog: Sendable, Equatable {
         self.received = received
     }
 
-    /// The engine from the first `meeting_join` (by time) that names one;
-    /// `nil` when no client logged a join.
+    /// The engine of the first `meeting_join` (by time; at equal times,
+    /// the first uid's) on an engine with a quality feed (`sfu`, `p2p`),
+    /// else of the first join (`cdn`); `nil` when no client logged a join.
+    ///
+    /// A meeting anyone joined with a quality feed has one: a webinar's CDN
+    /// audience joining before its SFU panel made the whole meeting "cdn",
+    /// and the panel's quality reports, its tiers and incidents, vanished
+    /// behind "no quality data".
     public var engine: String? {
-        var best: (Int64, String)?
+        var first: (ts: Int64, engine: String)?, fed: (ts: Int64, engine: String)?
         for client in clients {
-            for e in client.events {
-                if e.payload.kind == .meetingJoin, let engine = e.payload.string("engine"), best == nil || e.ts < best!.0 {
-                    best = (e.ts, engine)
-                    break
-                }
+            for e in client.events where e.payload.kind == .meetingJoin {
+                guard let engine = e.payload.string("engine") else { continue }
+                if first == nil || e.ts < first!.ts { first = (e.ts, engine) }
+                if EventCatalog.hasQualityFeed(engine: engine) && (fed == nil || e.ts < fed!.ts) { fed = (e.ts, engine) }
             }
         }
-        return best?.1
+        return fed?.engine ?? first?.engine
     }
 }

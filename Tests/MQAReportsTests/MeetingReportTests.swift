@@ -4,6 +4,7 @@ import Testing
 import MQABase
 import MQAModel
 import MQAAnalysis
+import MQATestSupport
 
 @Suite struct MeetingReportTests {
     let report = MeetingReport(log: Fixtures.sfu, config: TierConfig())
@@ -65,6 +66,29 @@ import MQAAnalysis
         for line in lines { #expect(csvFields(String(line)).count == MeetingReport.csvColumns.count, "\(line)") }
         #expect(lines[1].hasPrefix("participant,m-42,alice,"))
         #expect(lines[4].hasPrefix("track,m-42,alice,bob,bob-cam,camera,"))
+    }
+
+    /// A meeting anyone joined on an engine with a quality feed has one:
+    /// a CDN viewer who joined before the SFU panel made it "cdn", and the
+    /// panel's reports, tiers and incidents vanished. Only a meeting nobody
+    /// joined with a feed is a CDN meeting.
+    @Test func aCDNAudienceJoiningFirstDoesNotHideThePanelsReports() {
+        let t = Fixtures.t0
+        var viewer = ClientBuilder("viewer")
+        viewer.join(t, engine: "cdn")
+        var host = ClientBuilder("host")
+        host.join(t + 100)
+        host.reports(from: t + 4000, to: t + 30000, mos: 2.4, rtt: 500, loss: 9)
+        let mixed = MeetingLog(meeting: "m-mixed", clients: [host.build(), viewer.build()])
+        #expect(mixed.engine == "sfu")
+        let report = MeetingReport(log: mixed, config: TierConfig())
+        #expect(report.hasQualityData && !report.markdown.contains(MeetingReport.noQualityData))
+        #expect(report.analysis.participants.first { $0.uid == "host" }?.warmReports ?? 0 > 10)
+        #expect(report.incidents.contains { $0.uid == "host" })
+        // The same two on the CDN: no feed at all.
+        var cdnHost = ClientBuilder("host")
+        cdnHost.join(t + 100, engine: "cdn")
+        #expect(MeetingLog(meeting: "m-cdn", clients: [cdnHost.build(), viewer.build()]).engine == "cdn")
     }
 
     @Test func cdnMeetingHasNoQualityNumbers() throws {
