@@ -260,7 +260,9 @@ extension EventStore {
     ///   gaps between reports only; client fields up to the last report.
     /// - 3 (2026-12-05): a CDN meeting's quality reports, where a client
     ///   logs them anyway, drive no tier.
-    static let summaryRevision = 3
+    /// - 4 (2026-12-07): a meeting anyone joined with a quality feed is not
+    ///   a CDN meeting, whoever joined first (`MeetingLog.engine`).
+    static let summaryRevision = 4
 
     /// The revision the store's summaries were computed by (1 when the
     /// store has no record of it: it predates the table).
