@@ -157,6 +157,25 @@ import Testing
         expectSound()
     }
 
+    /// A rejected line's raw text is stored whole (event-log.md: "the raw
+    /// text"); it was cut to 4 KiB. A line over 1 MiB, which the reader
+    /// never holds, keeps its first 4 KiB and its length.
+    @Test func rejectedLinesKeepTheirWholeRawText() throws {
+        let long = #"{"ts":1795946400000,"event":"meeting_join","meeting":"m","uid":"u","engine":"sfu","title":""# + String(repeating: "é", count: 5000)
+        let huge = "x" + String(repeating: "y", count: (1 << 20) + 10)
+        let path = dir.write("raw.ndjson", long + "\n" + huge + "\n")
+        let r = ingest([path])
+        #expect(r.status == 3 && r.counts["rejected"] == 2, "\(r)")
+        let rejects = MQA.run(["query", "rejects", "--db", db, "--format", "json"])
+        let rows = try #require((try JSONSerialization.jsonObject(with: Data(rejects.stdout.utf8)) as? [String: Any])?["rows"] as? [[String: Any]])
+        let raws = rows.compactMap { $0["raw"] as? String }
+        #expect(raws.count == 2 && rows.count == 2)
+        // Lengths in the messages: the texts themselves are megabytes.
+        #expect(raws.contains(long), "the unterminated title line, whole: \(raws.map(\.utf8.count))")
+        #expect(raws.contains(String(huge.prefix(4096))), "the line over 1 MiB: its first 4 KiB: \(raws.map(\.utf8.count))")
+        expectSound()
+    }
+
     @Test func emptyAndBlankFiles() {
         let empty = dir.write("empty.ndjson", "")
         let blank = dir.write("blank.ndjson", "\n\r\n   \n\t\n")

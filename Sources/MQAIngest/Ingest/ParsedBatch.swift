@@ -23,9 +23,13 @@ final class ParsedBatch {
     /// Canonical payloads back to back; event i ends at `payloadEnds[i]`.
     var payloadBytes: [UInt8] = []
     var payloadEnds: [Int] = []
-    /// Rejected lines: number, reason, the first 4 KiB of the raw bytes and
+    /// Rejected lines: number, reason, the raw bytes (the whole line; the
+    /// first 4 KiB of one over 1 MiB, which the reader never holds) and
     /// the line's full length.
     var rejects: [(line: Int, reason: String, raw: [UInt8], size: Int)] = []
+    /// The raw bytes `rejects` and `contexts` hold: a batch ends once they
+    /// and the payloads reach `targetPayloadBytes`.
+    var rawBytes = 0
     /// Connection contexts read from `mqa_connection_context` lines (an
     /// export of a store made from dumps), stored by the writer.
     /// `known`: its client had an event earlier in this batch.
@@ -165,7 +169,11 @@ struct BatchParser: ~Copyable {
             oversize.map { .rejected("line longer than 1 MiB (\($0) bytes)") } ?? parser.parse(line)
         switch outcome {
         case .rejected(let reason):
-            batch.rejects.append((number, reason, Array(line.prefix(4096)), oversize ?? line.count))
+            // The raw text whole (event-log.md); of a line over the limit,
+            // which the reader may hand over cut or whole, its first 4 KiB.
+            let raw = oversize == nil && line.count <= LineParser.maxLineBytes ? Array(line) : Array(line.prefix(4096))
+            batch.rejects.append((number, reason, raw, oversize ?? line.count))
+            batch.rawBytes += raw.count
         case .ignored:
             if parser.eventIs(ConnectionContext.eventName, in: line) {
                 // mqa's own line for what a dump's stats add: read, not an
@@ -173,11 +181,12 @@ struct BatchParser: ~Copyable {
                 switch ConnectionContext.parseLine(line, meeting: parser.meeting, uid: parser.uid) {
                 case .success(let context):
                     let known = clientIndex[EventStore.ClientKey(meeting: parser.meeting, uid: parser.uid)] != nil
-                    batch.contexts.append((number, context, Array(line.prefix(4096)), line.count, known))
+                    batch.contexts.append((number, context, Array(line), line.count, known))
                     batch.ignored += 1
                 case .failure(let reject):
-                    batch.rejects.append((number, reject.reason, Array(line.prefix(4096)), line.count))
+                    batch.rejects.append((number, reject.reason, Array(line), line.count))
                 }
+                batch.rawBytes += line.count
             } else {
                 batch.ignored += 1
             }
@@ -201,7 +210,8 @@ struct BatchParser: ~Copyable {
                 batch.payloadEnds.append(batch.payloadBytes.count)
             }
         }
-        return batch.lines >= ParsedBatch.targetLines || batch.payloadBytes.count >= ParsedBatch.targetPayloadBytes ? take() : nil
+        return batch.lines >= ParsedBatch.targetLines || batch.payloadBytes.count + batch.rawBytes >= ParsedBatch.targetPayloadBytes
+            ? take() : nil
     }
 
     /// Records an unusable line of a dump: `number` is its place in the
