@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "MQASimulatorTests", dependencies: ["MQASimulator", "MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest"]),
         // Goldens are read from the source tree (#filePath), never bundled.
         .testTarget(name: "MQAReportsTests", dependencies: ["MQAReports", "MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest", "MQASimulator", "MQATestSupport"], exclude: ["Golden"]),
-        .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQABase", "MQAModel", "MQAStore", "MQAIngest", "MQATestSupport"]),
+        .testTarget(name: "MQACLITests", dependencies: ["MQACLI", "MQAQueries", "MQABase", "MQAModel", "MQAAnalysis", "MQAStore", "MQAIngest", "MQAReports", "MQATestSupport"]),
         .testTarget(name: "MQARecorderTests", dependencies: ["MQARecorder", "MQAModel", "MQABase", "MQAStore", "MQAIngest", "MQATestSupport"]),
     ],
     // Swift 6 language mode for every target, tests and benchmarks too.

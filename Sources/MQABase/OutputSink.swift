@@ -38,11 +38,16 @@ public final class OutputSink {
 
     /// A sink that becomes the file at `path` when closed (see the type's
     /// doc): nothing appears at `path` before then.
-    public init(path: String) throws {
-        let file = try AtomicFile(path: path)
+    public convenience init(path: String) throws {
+        self.init(file: try AtomicFile(path: path))
+    }
+
+    /// A sink that becomes `file` when closed (a file made in a directory
+    /// by descriptor: a report site's page).
+    public init(file: AtomicFile) {
         temporary = file
         fd = file.fd
-        name = path
+        name = file.path
         ownsDescriptor = true
         buffer.reserveCapacity(1 << 16)
     }

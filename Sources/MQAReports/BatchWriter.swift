@@ -216,6 +216,29 @@ public final class BatchWriter: @unchecked Sendable {
     /// replaced, never written through, and a failed write leaves no short
     /// file behind.
     private func writeFile(_ name: String, _ text: String, in folder: Int32? = nil, shown: String? = nil) throws {
+        try writeFile(name, in: folder, shown: shown) { file in
+            var bytes = text
+            try bytes.withUTF8 { try file.write(UnsafeRawBufferPointer($0)) }
+            try file.commit()
+        }
+    }
+
+    /// Writes a meeting's page under a name from `reserve` as `write`
+    /// gives it, piece by piece: a page of a 2,000-viewer meeting is
+    /// 171 MB, never held whole. A failure (of the writes, or the one
+    /// `write` puts on the sink) leaves no file. The page joins `files`.
+    public func writeStreaming(_ name: String, meeting: String, _ write: (OutputSink) -> Void) throws {
+        try writeFile(name, in: nil, shown: nil) { file in
+            let sink = OutputSink(file: file)
+            write(sink)
+            try sink.close()
+        }
+        files.append((meeting, name))
+    }
+
+    /// Makes the new temporary file that becomes `name` (as `writeFile`
+    /// above) and hands it to `fill`, which writes and commits it.
+    private func writeFile(_ name: String, in folder: Int32?, shown: String?, _ fill: (AtomicFile) throws -> Void) throws {
         guard !name.contains("/"), name != ".", name != "..", !name.isEmpty else {
             throw ReportError.unsafePath("file name \"\(name)\"")
         }
@@ -226,10 +249,7 @@ public final class BatchWriter: @unchecked Sendable {
             throw ReportError.cannotWrite(path: path, reason: "something other than a file is in the way")
         }
         do {
-            let file = try AtomicFile(directoryFD: dirFD, name: name, displayPath: path, replaceSpecial: true)
-            var bytes = text
-            try bytes.withUTF8 { try file.write(UnsafeRawBufferPointer($0)) }
-            try file.commit()
+            try fill(try AtomicFile(directoryFD: dirFD, name: name, displayPath: path, replaceSpecial: true))
         } catch let error as OutputError {
             throw ReportError.cannotWrite(path: path, reason: error.reason)
         }

@@ -20,6 +20,29 @@ public enum SitePages {
     {
         let reports = TrackReport.all(meeting: report)
         let page = report.html(links: MeetingLinks(index: index, tracks: trackFiles), verdicts: reports.mapValues(\.verdict))
+        return (page, trackPages(report, reports, meetingFile: meetingFile, trackFiles: trackFiles))
+    }
+
+    /// As `render`, the meeting page written to `out` piece by piece (a
+    /// 2,000-viewer meeting's is 171 MB); a store that fails while its
+    /// charts are read fails `out`. Returns the track pages.
+    public static func write(_ report: MeetingReport, meetingFile: String, trackFiles: [String: String], to out: OutputSink)
+        -> [(name: String, text: String)]
+    {
+        let reports = TrackReport.all(meeting: report)
+        do {
+            try report.writeHTML(links: MeetingLinks(index: index, tracks: trackFiles), verdicts: reports.mapValues(\.verdict)) {
+                out.write($0)
+            }
+        } catch {
+            out.fail("left unfinished: the store could not be read: \(error)")
+        }
+        return trackPages(report, reports, meetingFile: meetingFile, trackFiles: trackFiles)
+    }
+
+    /// The track pages, each linking back to its row in the meeting page.
+    public static func trackPages(_ report: MeetingReport, _ reports: [String: TrackReport], meetingFile: String,
+                           trackFiles: [String: String]) -> [(name: String, text: String)] {
         var tracks: [(name: String, text: String)] = []
         for id in report.trackIDs {
             guard let name = trackFiles[id], let track = reports[id] else { continue }
@@ -28,6 +51,6 @@ public enum SitePages {
             let links = TrackLinks(index: "../" + index, meeting: "../" + meetingFile + anchor)
             tracks.append((name, track.html(links: links)))
         }
-        return (page, tracks)
+        return tracks
     }
 }
