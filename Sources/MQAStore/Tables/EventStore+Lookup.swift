@@ -71,6 +71,19 @@ extension EventStore {
         return out
     }
 
+    /// The quality reports stored for `meeting`, from the chunk rows
+    /// (nothing decoded); 0 for a meeting the store does not have.
+    public func storedReportCount(meeting: String) throws -> Int {
+        let s = try db.cached(
+            """
+            SELECT COALESCE(SUM(r.count), 0) FROM meetings m JOIN clients c ON c.meeting_id = m.id
+            JOIN report_chunks r ON r.client_id = c.id WHERE m.meeting = ?
+            """)
+        defer { s.reset() }
+        s.bind(1, meeting)
+        return try s.step() ? s.int(0) : 0
+    }
+
     /// Each client's last quality report time in `meeting`, by uid, from
     /// the chunk rows (nothing decoded); clients without reports are absent.
     public func lastReportTimes(meeting: String) throws -> [String: Int64] {
