@@ -6,7 +6,8 @@ extension MeetingReport {
     /// The report of a stored meeting, its clients' reports read one
     /// client at a time and never held together: the analysis reads each in
     /// its turn (`EventStore.analyzeMeetingForRereading`), the incidents,
-    /// the clients' fields and the sampling notice read each again, and an
+    /// the clients' fields, talk time and the sampling notice read each
+    /// again (whatever a client's reports decide), and an
     /// HTML page's charts once more as they are drawn. Read whole, a
     /// 2,000-viewer hour held 173 MB of reports for the whole report.
     ///
@@ -22,12 +23,15 @@ extension MeetingReport {
         var incidents = IncidentFinder.Collector(log, analysis)
         var lastReports: [Int64?] = []
         lastReports.reserveCapacity(log.clients.count)
+        // Talk time ends with a connection, which a client's reports can end.
+        var talk: [String: Int64] = [:]
         // Only the participants the notice names: the others add nothing to it.
         var seldom: [QualitySeries] = []
         for i in log.clients.indices {
             var client = log.clients[i]
             client.reports = try reports.columns(i)
             lastReports.append(client.reports.ts.last)
+            MeetingContext.hearing(MeetingContext.talkTime(heardBy: client), into: &talk)
             incidents.add(client)
             if !analysis.isCDN {
                 let s = QualitySeries(client, config: config, keepingPoints: false)
@@ -35,7 +39,7 @@ extension MeetingReport {
             }
         }
         self.init(header: MeetingHeader(log, span: analysis.span), damage: [], analysis: analysis,
-                  context: MeetingContext.build(log, lastReports: lastReports), incidents: incidents.incidents(),
+                  context: MeetingContext.build(log, lastReports: lastReports, talk: talk), incidents: incidents.incidents(),
                   sampling: analysis.isCDN ? nil : SamplingNotice(series: seldom, gapMs: config.gapMs),
                   clients: ChartClients(logged: log.clients, read: reports.columns))
     }

@@ -49,6 +49,38 @@ import MQATestSupport
         #expect(incidents > 20 && notices >= 4 && engines.isSuperset(of: ["sfu", "cdn"]), "\(incidents) \(notices) \(engines)")
     }
 
+    /// A log cut off while connected (no leave) ends its connection at its
+    /// last report, so its reports decide the talk time its speaker
+    /// snapshots measure: read without them, alice's 59 s were 0 and the
+    /// Context section was gone.
+    @Test func aLogCutOffWhileConnectedKeepsItsTalkTime() throws {
+        let scratch = ScratchFolder()
+        let store = try EventStore(path: scratch.file("mqa.sqlite"))
+        let t0: Int64 = 1_795_946_400_000
+        func line(_ dt: Int64, _ uid: String, _ rest: String) -> String {
+            #"{"ts":\#(t0 + dt),"meeting":"m-talk","uid":"\#(uid)","# + rest + "}"
+        }
+        func report(_ dt: Int64, _ uid: String) -> String {
+            line(dt, uid, #""event":"quality_report","loss":0.5,"rtt":40,"jitter":5,"bitrate":1500,"mos":4.2"#)
+        }
+        let lines = [
+            line(0, "alice", #""event":"meeting_join","engine":"sfu""#),
+            line(1000, "alice", #""event":"active_speakers_change","speakers":["alice","bob"]"#),
+            report(2000, "alice"), report(30_000, "alice"), report(60_000, "alice"),
+            line(0, "bob", #""event":"meeting_join","engine":"sfu""#),
+            line(500, "bob", #""event":"active_speakers_change","speakers":["bob"]"#),
+            line(20_000, "bob", #""event":"active_speakers_change","speakers":[]"#),
+            report(2000, "bob"), report(40_000, "bob"),
+        ]
+        _ = try Ingester(store: store).ingest(paths: [scratch.write("talk.ndjson", lines: lines)])
+        let whole = MeetingReport(log: try #require(try store.meetingLog("m-talk")), config: TierConfig())
+        let stored = try MeetingReport(stored: "m-talk", in: store, config: TierConfig())
+        #expect(whole.context.participant("alice")?.talkMs == 59_000)
+        for format in ReportFormat.allCases {
+            #expect(try StreamedReportTests.written(stored, format) == whole.render(format), "\(format)")
+        }
+    }
+
     @Test func aStoreThatFailsWhileThePageIsDrawnFailsTheOutput() throws {
         let scratch = ScratchFolder()
         let store = try Self.store(scratch)

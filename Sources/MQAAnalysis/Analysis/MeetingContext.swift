@@ -49,13 +49,15 @@ public struct MeetingContext: Sendable, Equatable {
 
     /// Builds the context of a meeting log.
     public static func build(_ log: MeetingLog) -> MeetingContext {
-        build(log, lastReports: log.clients.map { $0.reports.ts.last })
+        build(log, lastReports: log.clients.map { $0.reports.ts.last }, talk: talkTime(log))
     }
 
-    /// `build(_:)` of a log read without its reports: `lastReports[i]` is
-    /// the time of client `i`'s last report (the client fields read up to it).
-    public static func build(_ log: MeetingLog, lastReports: [Int64?]) -> MeetingContext {
-        let talk = talkTime(log)
+    /// `build(_:)` of a log read without its reports, what they decide
+    /// found as each client was read with them: `lastReports[i]`, the time
+    /// of client `i`'s last report (the client fields read up to it), and
+    /// `talk`, each speaker's longest talk time heard (`talkTime(heardBy:)`,
+    /// `hearing`).
+    public static func build(_ log: MeetingLog, lastReports: [Int64?], talk: [String: Int64]) -> MeetingContext {
         let media = mediaChanges(log)
         var participants: [ParticipantContext] = []
         for (client, lastReport) in zip(log.clients, lastReports) {
@@ -175,20 +177,30 @@ public struct MeetingContext: Sendable, Equatable {
     /// the largest total over the clients counts.
     static func talkTime(_ log: MeetingLog) -> [String: Int64] {
         var best: [String: Int64] = [:]
-        for client in log.clients {
-            let spans = client.connectionSpans()
-            let snapshots = client.events.filter { $0.payload.kind == .activeSpeakersChange }
-            var total: [String: Int64] = [:]
-            for (i, s) in snapshots.enumerated() {
-                guard let span = spans.first(where: { $0.start <= s.ts && s.ts < $0.end }) else { continue }
-                let until = min(i + 1 < snapshots.count ? snapshots[i + 1].ts : span.end, span.end)
-                guard until > s.ts else { continue }
-                // A uid listed twice in one snapshot still speaks once.
-                for speaker in Set(s.payload.strings("speakers") ?? []) { total[speaker, default: 0] += until - s.ts }
-            }
-            for (speaker, ms) in total where ms > best[speaker, default: 0] { best[speaker] = ms }
-        }
+        for client in log.clients { hearing(talkTime(heardBy: client), into: &best) }
         return best
+    }
+
+    /// Each speaker's talk time in `client`'s snapshots, inside its
+    /// connections, which its reports can lengthen (a log cut off while
+    /// connected ends at its last report): `client` with its reports.
+    public static func talkTime(heardBy client: ClientLog) -> [String: Int64] {
+        let spans = client.connectionSpans()
+        let snapshots = client.events.filter { $0.payload.kind == .activeSpeakersChange }
+        var total: [String: Int64] = [:]
+        for (i, s) in snapshots.enumerated() {
+            guard let span = spans.first(where: { $0.start <= s.ts && s.ts < $0.end }) else { continue }
+            let until = min(i + 1 < snapshots.count ? snapshots[i + 1].ts : span.end, span.end)
+            guard until > s.ts else { continue }
+            // A uid listed twice in one snapshot still speaks once.
+            for speaker in Set(s.payload.strings("speakers") ?? []) { total[speaker, default: 0] += until - s.ts }
+        }
+        return total
+    }
+
+    /// Keeps, per speaker, the longest talk time any client heard.
+    public static func hearing(_ heard: [String: Int64], into best: inout [String: Int64]) {
+        for (speaker, ms) in heard where ms > best[speaker, default: 0] { best[speaker] = ms }
     }
 
     /// `member_media_state` per target uid, whoever logged it, by time. Every
