@@ -141,16 +141,20 @@ import Testing
     /// A log cut in place by `copytruncate` while its writer kept writing
     /// at its offset starts with a hole of NUL bytes: the hole and the line
     /// it runs into are one reject, the lines after it are stored. A file
-    /// of NULs then something that starts no JSON line is still refused.
+    /// of NULs then something that starts no JSON line, or of NULs alone,
+    /// is still refused.
     @Test func aHoleOfNULBytesIsALineNotABinaryFile() {
         let lines = Lines.meeting("m-hole")
         let hole = dir.write("hole.ndjson", bytes: [UInt8](repeating: 0, count: 300) + Array(lines.utf8))
         // Longer than the 64 KiB read to tell.
         let long = dir.write("long.ndjson", bytes: [UInt8](repeating: 0, count: 100_000) + [0x0A] + Array(Lines.meeting("m-long").utf8))
         let mp4 = dir.write("clip.ndjson", bytes: [0, 0, 0, 0x20] + Array("ftypisom".utf8) + [UInt8](repeating: 1, count: 60))
-        let r = ingest([hole, long, mp4])
+        // NUL bytes alone are no log, however many.
+        let zeros = dir.write("zeros.ndjson", bytes: [UInt8](repeating: 0, count: 100_000))
+        let r = ingest([hole, long, mp4, zeros])
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.contains("Error: \(mp4): looks compressed or binary (first bytes 00 00 00 20)"), "\(r)")
+        #expect(r.stderr.contains("Error: \(zeros): looks compressed or binary (first bytes 00 00 00 00)"), "\(r)")
         #expect(r.stderr.contains("hole.ndjson:1: not valid JSON"), "\(r)")
         #expect(r.stderr.contains("long.ndjson:1: not valid JSON"), "\(r)")
         // Each file's first event is in the rejected first line; the rest are stored.

@@ -272,11 +272,13 @@ public final class LineReader {
         if startsLine(head) { return }
         // A log cut in place while its writer kept its offset (logrotate's
         // `copytruncate`) starts with a hole of NUL bytes, then its lines:
-        // text, whose first line (the hole) is rejected. Its next 64 KiB
-        // are read to tell: NUL to their end (a hole longer than that), or
-        // a JSON line after the hole.
-        if head.first == 0, try withPeekedContent(limit: 1 << 16, { content in
-            content.firstIndex { $0 != 0 }.map { startsLine(content[$0...].prefix(64)) } ?? true
+        // text, whose first line (the hole) is rejected. Its first MiB (a
+        // line's limit) is read to tell: a JSON line after the hole, or NUL
+        // to the end of that MiB with more to come (a hole longer than a
+        // line, itself a reject). A file of NUL bytes alone is no log.
+        let limit = LineParser.maxLineBytes
+        if head.first == 0, try withPeekedContent(limit: limit, { content in
+            content.firstIndex { $0 != 0 }.map { startsLine(content[$0...].prefix(64)) } ?? (content.count == limit)
         }) { return }
         guard head.withUnsafeBytes({ Compression.looksBinary($0) }) else { return }
         let shown = head.prefix(4).map { byte in
