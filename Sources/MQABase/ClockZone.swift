@@ -36,12 +36,14 @@ public struct ClockZone: Sendable, Equatable {
         self.init(identifier: name, zone: zone)
     }
 
-    /// Whether the system's tz database (`$TZDIR`, else
-    /// `/usr/share/zoneinfo`) has a zone file of that name.
+    /// Whether the system's tz database has a zone file of that name. Not
+    /// `$TZDIR`'s: Foundation reads an abbreviation it does not hold as an
+    /// abbreviation wherever the file was found (a `TZDIR` holding a file
+    /// `IST` made `--tz IST` India's).
     static func databaseHolds(_ name: String) -> Bool {
-        let dir = ProcessInfo.processInfo.environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/zoneinfo"
         var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: dir + "/" + name, isDirectory: &isDirectory) && !isDirectory.boolValue
+        return FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/" + name, isDirectory: &isDirectory)
+            && !isDirectory.boolValue
     }
 
     public var isUTC: Bool { zone == nil }
