@@ -16,6 +16,10 @@ public struct MeetingReport: Sendable, RenderedReport {
     /// participant they were 56 bytes a report on top of the log, a third
     /// of `report meeting` on a 500-viewer hour, for md and json too.
     let clients: ChartClients
+    /// Whether the HTML page reads the store as it is drawn (a report read
+    /// a client at a time: its charts read each client again), so that it
+    /// must be written within the snapshot it was made in.
+    public var readsWhileDrawn: Bool { clients.read != nil }
     /// Stored chunks that could not be read and are left out of this report
     /// (`MeetingLog.damage`); every format says so when there are any.
     public var damage: [String]

@@ -70,16 +70,22 @@ enum ReportMeetingCommand {
         if args.isGiven(Options.since) || args.isGiven(Options.until) { throw UsageError("--since/--until select meetings for --all") }
         guard let id = args.positionals.first else { throw UsageError("missing expected argument '<id>' (or --all)") }
         let store = try context.openStore(args)
-        // One commit for every pass over the meeting, the page's charts included.
-        try store.inSnapshot {
+        // One commit for every pass over the meeting, and for a page that
+        // reads its charts as it is drawn, for its writing too. Only then:
+        // a snapshot held while a reader is slow (`| less`) keeps an
+        // ingest's log from being checkpointed.
+        let made: MeetingReport? = try store.inSnapshot {
             var report = try ReportOptions.meetingReport(store, id, config: config, display: display, context)
             if let typed = args.value(Self.uid) {
                 let uid = try EventStore.resolveUid(typed, among: report.analysis.participants.map(\.uid), meeting: report.header.meeting)
                 let span = report.header.start.map { ($0, report.header.end ?? $0) }
                 report.focus = ReportFocus(uid: uid, at: try context.time(Self.at, args, near: span))
             }
+            guard format == .html && report.readsWhileDrawn else { return report }
             try ReportOptions.emit(report, format, args, context)
+            return nil
         }
+        if let made { try ReportOptions.emit(made, format, args, context) }
         return ExitCode.success
     }
 
