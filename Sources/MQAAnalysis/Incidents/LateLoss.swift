@@ -52,8 +52,9 @@ struct LateLoss: Sendable {
     }
 
     /// Every viewer's signals but the late losses (and the low-tier runs
-    /// they began), and the moved losses.
-    let kept: [IncidentSignal]
+    /// they began), and the moved losses. The finder takes `kept` over
+    /// and empties it.
+    var kept: [IncidentSignal]
     let moved: [Moved]
 
     /// `signals`: every participant's signals except stalls;
