@@ -50,9 +50,16 @@ enum HTMLPage {
 
     /// A collapsible block: `summary` is markup; open when `open`.
     static func details(_ summary: String, open: Bool = false, id: String? = nil, _ body: String) -> String {
-        "<details" + (id.map { " id=\"\($0)\"" } ?? "") + (open ? " open=\"open\"" : "") + ">\n<summary>\(summary)</summary>\n"
-            + body + "</details>\n"
+        detailsOpening(summary, open: open, id: id) + body + detailsClosing
     }
+
+    /// `details` up to its body, for a body written in pieces.
+    static func detailsOpening(_ summary: String, open: Bool = false, id: String? = nil) -> String {
+        "<details" + (id.map { " id=\"\($0)\"" } ?? "") + (open ? " open=\"open\"" : "") + ">\n<summary>\(summary)</summary>\n"
+    }
+
+    static let detailsClosing = "</details>\n"
+
 
     /// A link to `href` (a file name or fragment we made safe) around markup.
     /// A link around `markup`. One whose text is long (24 characters or

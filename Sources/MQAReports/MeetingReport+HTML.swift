@@ -33,6 +33,7 @@ extension MeetingReport {
     /// participant is ~85 KB, and a 2,000-viewer webinar's page of 171 MB
     /// took 0.9 GB built whole.
     public func write(_ format: ReportFormat, to out: OutputSink) {
+        if format == .json { return writeJSON(to: out) }
         guard format == .html else { out.write(render(format)); return }
         do {
             try writeHTML(links: nil, verdicts: nil) { out.write($0) }
@@ -61,8 +62,9 @@ extension MeetingReport {
         b += ConfigNote.htmlParagraph(analysis.config)
         b += focusHTML(t0)
         b += verdictHTML(t0)
-        b += incidentsHTML(t0)
-        b += participantsHTML(t0)
+        emit(b)
+        writeIncidentsHTML(t0, emit)
+        b = participantsHTML(t0)
         emit(b)
         try writeChartsHTML(t0, emit)
         b = tracksHTML(t0, links: links, verdicts: verdicts)

@@ -139,13 +139,16 @@ extension MeetingReport {
         return HTMLPage.link("#" + AnchorID.track(i.uid, track), track.html) + " (" + uidLink(i.uid) + ")"
     }
 
-    func incidentsHTML(_ t0: Int64) -> String {
-        var b = "<section id=\"incidents\">\n<h2>Incidents</h2>\n"
-        b += "<p class=\"legend\">\(MeetingReport.incidentRule.html)</p>\n"
-        guard !incidents.isEmpty else { return b + "<p class=\"muted\">None.</p>\n</section>\n" }
+    /// The incidents section to `emit`, a row at a time: the table of a
+    /// noisy 2,000-viewer hour's 100,000 incidents was built whole.
+    func writeIncidentsHTML(_ t0: Int64, _ emit: (String) -> Void) {
+        let b = "<section id=\"incidents\">\n<h2>Incidents</h2>\n" + "<p class=\"legend\">\(MeetingReport.incidentRule.html)</p>\n"
+        guard !incidents.isEmpty else { return emit(b + "<p class=\"muted\">None.</p>\n</section>\n") }
         let placement = issuePlacement
         var t = ReportTable(headers: ["#", "start", "end", "who", "what", "cause", "evidence", "issues"], numeric: [0, 1, 2])
+        emit(b + HTMLPage.detailsOpening("All \(incidents.count) incidents, in time order", open: incidents.count <= 10) + t.htmlHead)
         for (k, i) in incidents.enumerated() {
+            t.rows.removeAll(keepingCapacity: true)
             t.add([.int(k + 1), .text(display.clockAndOffset(i.startTs, from: t0)),
                    .text(display.clockAndOffset(i.endTs, from: t0)),
                    .markup(html: incidentSubjectHTML(i), text: i.track.map { "\($0) (\(i.uid))" } ?? i.uid), .text(IncidentText.kinds(i)),
@@ -153,9 +156,9 @@ extension MeetingReport {
                    .text(incidentEvidence(i)),
                    MeetingReport.codeChips(placement.issues(under: k + 1).map(\.code))],
                   id: AnchorID.incident(k + 1))
+            emit(t.htmlRow(t.rows[0]))
         }
-        b += HTMLPage.details("All \(incidents.count) incidents, in time order", open: incidents.count <= 10, t.html)
-        return b + "</section>\n"
+        emit(ReportTable.htmlTail + HTMLPage.detailsClosing + "</section>\n")
     }
 
     /// The incident rule in one paragraph (Docs/incidents.md has it whole).

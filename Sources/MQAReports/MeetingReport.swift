@@ -113,36 +113,75 @@ public struct MeetingReport: Sendable, RenderedReport {
     /// `mqa report meeting --format json`: the shape of `Docs/cli.md`, plus
     /// `participantCount`, `qualityData` (false on a CDN meeting) and
     /// `notice` (the no-quality-data sentence, else null).
-    public var json: JSON {
-        var fields: [(String, JSON)] = [
-            ("schema", .string(MeetingReport.schema)),
-            ("meeting", .string(header.meeting)),
-            ("title", .optional(header.title)),
-            ("engine", .optional(header.engine)),
-            ("start", .optional(header.start)),
-            ("end", .optional(header.end)),
-            ("durationMs", .optional(header.durationMs)),
-            ("participantCount", .int(Int64(header.participants))),
-            ("qualityData", .bool(hasQualityData)),
-            ("notice", hasQualityData ? .null : .string(MeetingReport.noQualityData)),
-            ("participants", participantsWithContextJSON),
-            ("tracks", analysis.tracksJSON),
-            ("issues", issuesJSON),
-            ("incidents", .array(incidents.map(\.json))),
-            ("impact", .array(impacts.map(\.json))),
-            ("subMeetingMoves", context.subMeetingMovesJSON),
-            ("shares", context.sharesJSON),
+    public var json: JSON { .object(jsonMembers.map { ($0.key, $0.member.whole) }) }
+
+    /// A member of the JSON, made when it is written: `write` streams the
+    /// long arrays an element at a time (100,000 incidents of a 2,000-viewer
+    /// hour were a 30 MB tree beside their 32 MB of text).
+    enum JSONMember {
+        case value(JSON)
+        case made(() -> JSON)
+        case elements(Int, (Int) -> JSON)
+
+        var whole: JSON {
+            switch self {
+            case .value(let json): json
+            case .made(let make): make()
+            case .elements(let count, let element): .array((0..<count).map(element))
+            }
+        }
+    }
+
+    /// The JSON's members, in order (`json`, and `write` for JSON).
+    var jsonMembers: [(key: String, member: JSONMember)] {
+        var fields: [(key: String, member: JSONMember)] = [
+            ("schema", .value(.string(MeetingReport.schema))),
+            ("meeting", .value(.string(header.meeting))),
+            ("title", .value(.optional(header.title))),
+            ("engine", .value(.optional(header.engine))),
+            ("start", .value(.optional(header.start))),
+            ("end", .value(.optional(header.end))),
+            ("durationMs", .value(.optional(header.durationMs))),
+            ("participantCount", .value(.int(Int64(header.participants)))),
+            ("qualityData", .value(.bool(hasQualityData))),
+            ("notice", .value(hasQualityData ? .null : .string(MeetingReport.noQualityData))),
+            ("participants", .made { participantsWithContextJSON }),
+            ("tracks", .elements(analysis.subscriptions.count) { analysis.subscriptions[$0].json }),
+            ("issues", .made { issuesJSON }),
+            ("incidents", .elements(incidents.count) { incidents[$0].json }),
+            ("impact", .elements(impacts.count) { impacts[$0].json }),
+            ("subMeetingMoves", .made { context.subMeetingMovesJSON }),
+            ("shares", .made { context.sharesJSON }),
         ]
-        if let focus { fields.insert(("focus", focusJSON(focus)), at: 2) }
+        if let focus { fields.insert(("focus", .made { focusJSON(focus) }), at: 2) }
         // Only on damaged data, so that reports on sound data keep their shape.
         // Only when reports come too seldom, likewise.
-        if let sampling { fields.append(("samplingNotice", sampling.json)) }
+        if let sampling { fields.append(("samplingNotice", .value(sampling.json))) }
         // Only under a config other than the defaults: the figures are its.
-        fields += analysis.config.jsonMember("config")
+        fields += analysis.config.jsonMember("config").map { ($0.0, .value($0.1)) }
         if !damage.isEmpty {
-            fields.append(("damage", .object([("notice", .string(damageNotice)), ("chunks", .array(damage.map { .string($0) }))])))
+            fields.append(("damage", .value(.object([("notice", .string(damageNotice)), ("chunks", .array(damage.map { .string($0) }))]))))
         }
-        return .object(fields)
+        return fields
+    }
+
+    /// `json` to `out`, a member (and a long array's element) at a time.
+    func writeJSON(to out: OutputSink) {
+        var w = JSONStreamWriter(out, pretty: true)
+        w.beginObject()
+        for (key, member) in jsonMembers {
+            switch member {
+            case .value(let json): w.value(json, key: key)
+            case .made(let make): w.value(make(), key: key)
+            case .elements(let count, let element):
+                w.beginArray(key: key)
+                for i in 0..<count { w.value(element(i)) }
+                w.end()
+            }
+        }
+        w.end()
+        w.finish()
+        out.write("\n")
     }
 
     /// The engine's participant objects, each with its `client` object

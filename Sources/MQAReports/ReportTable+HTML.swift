@@ -8,19 +8,30 @@ extension ReportTable {
     /// cells and headers are escaped (`HTMLEscaping`); markup cells are
     /// taken as they are.
     public var html: String {
+        var out = htmlHead
+        for row in rows { out += htmlRow(row) }
+        return out + ReportTable.htmlTail
+    }
+
+    /// `html` up to its first row: a table too long to hold (a meeting's
+    /// 100,000 incidents) is written as its head, each row, and the tail.
+    var htmlHead: String {
         var out = "<div class=\"scroll\"><table>\n<thead><tr>"
         for c in columns { out += c.numeric ? "<th class=\"n\">\(c.header.html)</th>" : "<th>\(c.header.html)</th>" }
-        out += "</tr></thead>\n<tbody>\n"
-        for row in rows {
-            out += "<tr" + (row.id.map { " id=\"\($0)\"" } ?? "") + (row.htmlClass.map { " class=\"\($0)\"" } ?? "") + ">"
-            for (i, cell) in row.cells.enumerated() {
-                let numeric = i < columns.count && columns[i].numeric
-                out += (numeric ? "<td class=\"n\">" : "<td>") + ReportTable.htmlCell(cell) + "</td>"
-            }
-            out += "</tr>\n"
-        }
-        return out + "</tbody>\n</table></div>\n"
+        return out + "</tr></thead>\n<tbody>\n"
     }
+
+    /// One row of `html`.
+    func htmlRow(_ row: Row) -> String {
+        var out = "<tr" + (row.id.map { " id=\"\($0)\"" } ?? "") + (row.htmlClass.map { " class=\"\($0)\"" } ?? "") + ">"
+        for (i, cell) in row.cells.enumerated() {
+            let numeric = i < columns.count && columns[i].numeric
+            out += (numeric ? "<td class=\"n\">" : "<td>") + ReportTable.htmlCell(cell) + "</td>"
+        }
+        return out + "</tr>\n"
+    }
+
+    static let htmlTail = "</tbody>\n</table></div>\n"
 
     static func htmlCell(_ cell: ReportCell) -> String {
         switch cell {
