@@ -158,8 +158,13 @@ public enum IncidentFinder {
             let stalls = stallSignals(analysis.subscriptions, context.sharing)
             signals += stalls.filter { !$0.shared }
             let byUid = Dictionary(grouping: signals, by: \.uid)
-            signals = []
+            // Room for as many incidents as signals (each has one at least),
+            // reserved once: grown by doubling, the list's old and new
+            // copies of 100,000 incidents (~600 bytes each) coexisted. Room
+            // never written is never touched, so it takes no memory.
             var incidents: [Incident] = []
+            incidents.reserveCapacity(signals.count + stalls.count { $0.shared })
+            signals = []
             for uid in byUid.keys.sorted() {
                 for group in merge(byUid[uid]!) { incidents.append(incident(uid, group, byUid, context)) }
             }
