@@ -35,8 +35,14 @@ extension MeetingReport {
     public func write(_ format: ReportFormat, to out: OutputSink) {
         if format == .json { return writeJSON(to: out) }
         guard format == .html else { out.write(render(format)); return }
+        writeHTML(links: nil, verdicts: nil, to: out)
+    }
+
+    /// The page to `out`; a store that fails while the charts are read
+    /// fails `out` (`OutputSink.fail`), so no page cut short stands whole.
+    func writeHTML(links: MeetingLinks?, verdicts: [String: TrackReport.Verdict]?, to out: OutputSink) {
         do {
-            try writeHTML(links: nil, verdicts: nil) { out.write($0) }
+            try writeHTML(links: links, verdicts: verdicts) { out.write($0) }
         } catch {
             out.fail("left unfinished: the store could not be read: \(error)")
         }

@@ -23,26 +23,18 @@ public enum SitePages {
         return (page, trackPages(report, reports, meetingFile: meetingFile, trackFiles: trackFiles))
     }
 
-    /// As `render`, the meeting page written to `out` piece by piece (a
-    /// 2,000-viewer meeting's is 171 MB); a store that fails while its
-    /// charts are read fails `out`. Returns the track pages.
-    public static func write(_ report: MeetingReport, meetingFile: String, trackFiles: [String: String], to out: OutputSink)
-        -> [(name: String, text: String)]
-    {
-        let reports = TrackReport.all(meeting: report)
-        do {
-            try report.writeHTML(links: MeetingLinks(index: index, tracks: trackFiles), verdicts: reports.mapValues(\.verdict)) {
-                out.write($0)
-            }
-        } catch {
-            out.fail("left unfinished: the store could not be read: \(error)")
-        }
-        return trackPages(report, reports, meetingFile: meetingFile, trackFiles: trackFiles)
+    /// As `render`'s meeting page, written to `out` piece by piece (a
+    /// 2,000-viewer meeting's is 171 MB); `reports` are its tracks'
+    /// (`TrackReport.all`). A store that fails while its charts are read
+    /// fails `out`.
+    public static func write(_ report: MeetingReport, _ reports: [String: TrackReport], trackFiles: [String: String],
+                             to out: OutputSink) {
+        report.writeHTML(links: MeetingLinks(index: index, tracks: trackFiles), verdicts: reports.mapValues(\.verdict), to: out)
     }
 
     /// The track pages, each linking back to its row in the meeting page.
     public static func trackPages(_ report: MeetingReport, _ reports: [String: TrackReport], meetingFile: String,
-                           trackFiles: [String: String]) -> [(name: String, text: String)] {
+                                  trackFiles: [String: String]) -> [(name: String, text: String)] {
         var tracks: [(name: String, text: String)] = []
         for id in report.trackIDs {
             guard let name = trackFiles[id], let track = reports[id] else { continue }

@@ -54,5 +54,4 @@ enum ReportFleetCommand {
         try ReportOptions.emit(report, format, args, context)
         return ExitCode.success
     }
-
 }

@@ -89,25 +89,18 @@ enum ReportMeetingCommand {
         return ExitCode.success
     }
 
-    /// One meeting of a batch read client by client and written as it is
-    /// drawn (a 2,000-viewer hour read whole for `--all` took 434 MiB in
-    /// md and 694 MiB in html): its file name, its report (for the index),
+    /// One meeting of a batch read as `report meeting ID` reads it (client
+    /// by client when it is big: `ReportOptions.meetingReport`) and written
+    /// as it is drawn (a 2,000-viewer hour read whole for `--all` took 508
+    /// MiB in md and 715 MiB in html): its file name, its report (for the index),
     /// the files that failed (each named on stderr) and the track pages
     /// written. Equal, file for file, to what a group makes of it.
     static func oneStreamed(_ id: String, store: EventStore, writer: BatchWriter, format: ReportFormat, config: TierConfig,
                             display: TimeDisplay, progress: ProgressBar?, context: CommandContext) throws
         -> (name: String, report: MeetingReport, failures: Int, trackPages: Int)
     {
-        var report: MeetingReport
-        do {
-            report = try MeetingReport(stored: id, in: store, config: config)
-        } catch StoreError.damaged {
-            report = MeetingReport(log: try ReportOptions.meetingLog(store, id, context, progress: progress), config: config)
-        }
-        report.display = display
-        report.connections = try store.connectionFigures(meeting: id)
+        let report = try ReportOptions.meetingReport(store, id, config: config, display: display, context, progress: progress)
         let name = writer.reserve(id)
-        var tracks: [BatchWriter.Page] = []
         var failures = 0, written = 0
         func failed(_ error: Error) {
             failures += 1
@@ -116,13 +109,11 @@ enum ReportMeetingCommand {
         }
         let trackNames = format != .html ? [:]
             : Dictionary(report.trackIDs.map { ($0, writer.reserveTrack(meeting: id, track: $0)) }, uniquingKeysWith: { a, _ in a })
-        var drawn = false
+        let trackReports = format == .html ? TrackReport.all(meeting: report) : [:]
         do {
             try writer.writeStreaming(name, meeting: id) { sink in
-                drawn = true
                 if format == .html {
-                    tracks = SitePages.write(report, meetingFile: name, trackFiles: trackNames, to: sink)
-                        .map { BatchWriter.Page(name: $0.name, text: $0.text) }
+                    SitePages.write(report, trackReports, trackFiles: trackNames, to: sink)
                 } else {
                     report.write(format, to: sink)
                 }
@@ -130,12 +121,9 @@ enum ReportMeetingCommand {
         } catch {
             failed(error)
         }
-        // The page's file could not even be made: its track pages are
-        // written all the same, as a group's are.
-        if format == .html && !drawn {
-            tracks = SitePages.trackPages(report, TrackReport.all(meeting: report), meetingFile: name, trackFiles: trackNames)
-                .map { BatchWriter.Page(name: $0.name, text: $0.text) }
-        }
+        // Written whatever became of the meeting's page, as a group's are.
+        let tracks = SitePages.trackPages(report, trackReports, meetingFile: name, trackFiles: trackNames)
+            .map { BatchWriter.Page(name: $0.name, text: $0.text) }
         for error in writer.write(pages: tracks) {
             if let error { failed(error) } else { written += 1 }
         }
@@ -173,8 +161,8 @@ enum ReportMeetingCommand {
     /// other, and every track gets a page in `tracks/`.
     ///
     /// A meeting of more than `streamingPast` stored reports and events
-    /// (one that goes alone) is read client by client and its page
-    /// written as it is drawn (`oneStreamed`), as `report meeting ID` does.
+    /// (one that goes alone) is read as `report meeting ID` reads it and
+    /// its page written as it is drawn (`oneStreamed`).
     static func batch(store: EventStore, dir: String, format: ReportFormat, config: TierConfig,
                       window: (since: Int64?, until: Int64?) = (nil, nil), display: TimeDisplay = TimeDisplay(),
                       streamingPast: Int = groupItems, context: CommandContext) throws -> Int32 {

@@ -23,17 +23,20 @@ enum ReportOptions {
     /// to the lenient whole read (`meetingLog`), which leaves it out with a
     /// warning. Make and write it within `EventStore.inSnapshot`.
     static func meetingReport(_ store: EventStore, _ id: String, config: TierConfig, display: TimeDisplay,
-                              _ context: CommandContext) throws -> MeetingReport {
+                              _ context: CommandContext, progress: ProgressBar? = nil) throws -> MeetingReport {
         let meeting = try store.resolveMeeting(id)
+        func whole() throws -> MeetingReport {
+            MeetingReport(log: try meetingLog(store, id, context, progress: progress), config: config)
+        }
         var report: MeetingReport
         if try store.storedReportCount(meeting: meeting) > EventStore.heldReportLimit {
             do {
                 report = try MeetingReport(stored: meeting, in: store, config: config)
             } catch StoreError.damaged {
-                report = MeetingReport(log: try meetingLog(store, id, context), config: config)
+                report = try whole()
             }
         } else {
-            report = MeetingReport(log: try meetingLog(store, id, context), config: config)
+            report = try whole()
         }
         report.display = display
         report.connections = try store.connectionFigures(meeting: report.header.meeting)
