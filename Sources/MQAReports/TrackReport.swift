@@ -136,7 +136,7 @@ public struct TrackReport: Sendable, RenderedReport {
         rows = subs.map { s in
             // Shared only when the rule says so and someone is named (as
             // the names were held before, `sharedStallCount` counts those).
-            Row(subscription: s, shared: s.stalls.map { sharing.isShared($0, of: s) && !sharing.others(overlapping: $0, of: s).isEmpty },
+            Row(subscription: s, shared: s.stalls.map { sharing.isShared($0, of: s) && sharing.hasOthers(overlapping: $0, of: s) },
                 compared: s.stalls.map { sharing.isComparable($0, of: s) }, sharing: sharing)
         }
         let total = rows.reduce(0) { $0 + $1.subscription.stallCount }

@@ -80,8 +80,21 @@ public struct SharedStalls: Sendable {
         var names = [String?](repeating: nil, count: t.subscribers.count)
         SharedStalls.forEachOverlapping(t, start, end, tol: tol, except: me) { o in
             if names[Int(o.subscriber)] == nil { names[Int(o.subscriber)] = o.name }
+            return true
         }
         return names.compactMap { $0 }
+    }
+
+    /// Whether `others(overlapping:of:)` names anyone, without naming them
+    /// (a track report asks it of each of a 2,000-viewer webinar's stalls).
+    public func hasOthers(overlapping x: Stall, of s: Subscription) -> Bool {
+        guard let t = tracks[Key(publisher: s.publisher, track: s.track)] else { return false }
+        var any = false
+        SharedStalls.forEachOverlapping(t, x.start, x.end, tol: tol, except: SharedStalls.place(of: s.subscriber, in: t)) { _ in
+            any = true
+            return false
+        }
+        return any
     }
 
     /// `subscriber`'s place among the track's, or -1.
@@ -93,19 +106,23 @@ public struct SharedStalls: Sendable {
     /// Marks, by place, the subscribers other than `except` with a stall
     /// that overlaps `[start, end]` widened by `tol`.
     private static func mark(_ t: Track, _ start: Int64, _ end: Int64, tol: Int64, except: Int32, into marked: inout [Bool]) {
-        forEachOverlapping(t, start, end, tol: tol, except: except) { marked[Int($0.subscriber)] = true }
+        forEachOverlapping(t, start, end, tol: tol, except: except) {
+            marked[Int($0.subscriber)] = true
+            return true
+        }
     }
 
     /// The stalls of subscribers other than `except` that overlap
-    /// `[start, end]` widened by `tol`, in start order.
+    /// `[start, end]` widened by `tol`, in start order, until `body`
+    /// returns false.
     private static func forEachOverlapping(_ t: Track, _ start: Int64, _ end: Int64, tol: Int64, except: Int32,
-                                           _ body: (Entry) -> Void) {
+                                           _ body: (Entry) -> Bool) {
         // o.end > start - tol and o.end <= o.start + longest give
         // o.start > start - tol - longest.
         let from = start - tol - t.longest
         for o in t.entries[t.entries.partitionPoint { $0.start > from }...] {
             if o.start >= end + tol { break }
-            if o.end > start - tol && o.subscriber != except { body(o) }
+            if o.end > start - tol && o.subscriber != except && !body(o) { return }
         }
     }
 
