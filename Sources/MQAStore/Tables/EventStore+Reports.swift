@@ -162,6 +162,9 @@ extension EventStore {
             }
         }
         if tailItems[table]?.client == client { tailItems[table] = nil }
+        if candidates.reduce(0, { $0 + $1.count }) > mergeWindowItems {
+            return try mergeInWindows(sorted, candidates: candidates, table: table, decode: decode, insert: insert)
+        }
         var stored = S()
         for candidate in candidates {
             let chunk = try readChunk(table: table, candidate, decode: decode)
