@@ -23,7 +23,9 @@ public struct TierTimeline: Sendable, Equatable {
 
     /// `holds` must be ascending and disjoint; empty ones are dropped.
     public init(holds: [TierHold]) {
-        self.holds = holds.filter { $0.to > $0.from }
+        // Filtered only when needed: a filter copies, and the holds given
+        // are usually a connection's, all non-empty, kept by it as well.
+        self.holds = holds.allSatisfy { $0.to > $0.from } ? holds : holds.filter { $0.to > $0.from }
     }
 
     /// The recomputed tier at instant `t` ("the subscriber's recomputed tier
