@@ -34,6 +34,7 @@ extension MeetingReport {
     /// took 0.9 GB built whole.
     public func write(_ format: ReportFormat, to out: OutputSink) {
         if format == .json { return writeJSON(to: out) }
+        if format == .md { return writeMarkdown { out.write($0) } }
         guard format == .html else { out.write(render(format)); return }
         writeHTML(links: nil, verdicts: nil, to: out)
     }

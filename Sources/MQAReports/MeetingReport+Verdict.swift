@@ -217,12 +217,13 @@ extension MeetingReport {
         issues.isEmpty ? "" : "  - issues: " + MarkdownText.inline(MeetingReport.issueChipsText(issues, uids: 3, except: i.uid)) + "\n"
     }
 
-    func incidentsMarkdown(_ t0: Int64) -> String {
-        var out = "## Incidents\n\n\(MeetingReport.incidentRule)\n\n"
-        if incidents.isEmpty { return out + "None.\n\n" }
+    /// The Incidents section to `emit`, a line (and its issues) per incident.
+    func writeIncidentsMarkdown(_ t0: Int64, _ emit: (String) -> Void) {
+        emit("## Incidents\n\n\(MeetingReport.incidentRule)\n\n")
+        if incidents.isEmpty { return emit("None.\n\n") }
         let placement = issuePlacement
-        for (k, i) in incidents.enumerated() { out += incidentLine(k + 1, i, t0) + issuesLine(placement.issues(under: k + 1), of: i) }
-        return out + "\n"
+        for (k, i) in incidents.enumerated() { emit(incidentLine(k + 1, i, t0) + issuesLine(placement.issues(under: k + 1), of: i)) }
+        emit("\n")
     }
 }
 
