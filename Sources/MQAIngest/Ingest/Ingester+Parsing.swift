@@ -22,6 +22,9 @@ extension Ingester {
         var summary: IngestSummary
         var queue: BatchQueue
         var size: Int?
+        /// What it holds once decompressed (`LineReader.expandedSize`):
+        /// what reading it ahead costs.
+        var expandedSize: Int?
         /// A regular file, not a pipe or a terminal.
         var isRegularFile: Bool
     }
@@ -96,6 +99,7 @@ extension Ingester {
         }
         return PreparedInput(
             path: path, fileID: fileID, comparedID: comparedID, resumeAfter: resumeAfter, summary: summary, queue: queue, size: reader.size,
+            expandedSize: reader.expandedSize,
             isRegularFile: reader.isRegularFile)
     }
 

@@ -226,11 +226,12 @@ public final class Ingester {
         defer { rollBackOpenTransaction() }
         startCounting()
         // Inputs prepared ahead, their parsing threads running, by index;
-        // `next` is the first not prepared, and `bytes` their summed sizes.
+        // `next` is the first not prepared, and `bytes` their summed sizes
+        // (decompressed, where the name and the file tell).
         var ahead: [Int: Result<PreparedInput, Error>] = [:]
         var next = 0
         var bytes = 0
-        func size(_ r: Result<PreparedInput, Error>) -> Int { (try? r.get().size ?? 0) ?? 0 }
+        func size(_ r: Result<PreparedInput, Error>) -> Int { (try? r.get().expandedSize ?? 0) ?? 0 }
         for (i, path) in paths.enumerated() {
             let current: Result<PreparedInput, Error>
             if let prepared = ahead.removeValue(forKey: i) {

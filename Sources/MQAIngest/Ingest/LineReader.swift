@@ -67,6 +67,12 @@ public final class LineReader {
     public private(set) var bytesRead = 0
     /// The input's size, when it is a regular file.
     public let size: Int?
+    /// About what a regular file holds once decompressed, as its name
+    /// tells (`.gz`, `.zst`) and its own header or trailer records; else
+    /// its size. How much of the input an ingest reads ahead is counted
+    /// in it: eight 31 KB gzip files of 30 MB each were read ahead at
+    /// once, as if they were small.
+    public let expandedSize: Int?
     /// Whether the input is a regular file (it can be read again; a pipe cannot).
     public let isRegularFile: Bool
     /// How far `readAll` lets a stats dump expand (`DumpLimits.standard`
@@ -121,7 +127,26 @@ public final class LineReader {
         // input is what is left of it.
         let start = isRegularFile && path == "-" ? max(0, Int(lseek(0, 0, SEEK_CUR))) : 0
         startOffset = start
-        size = isRegularFile ? max(0, Int(st.st_size) - start) : nil
+        let size = isRegularFile ? max(0, Int(st.st_size) - start) : nil
+        self.size = size
+        let descriptor = fd
+        expandedSize = size.map { LineReader.expandedSize(fd: descriptor, path: path, from: start, size: $0) }
+    }
+
+    /// `expandedSize` of a regular file: one read of its header or trailer,
+    /// only when its name says it is compressed (a read of every input
+    /// here waited on the disk in the writer's thread), never less than
+    /// its size.
+    private static func expandedSize(fd: Int32, path: String, from start: Int, size: Int) -> Int {
+        let name = path.lowercased()
+        let gzip = name.hasSuffix(".gz") || name.hasSuffix(".gzip")
+        guard gzip || name.hasSuffix(".zst") || name.hasSuffix(".zstd"), size >= 18 else { return size }
+        var bytes = [UInt8](repeating: 0, count: gzip ? 4 : 18)
+        let offset = gzip ? start + size - 4 : start
+        let read = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        guard read == bytes.count else { return size }
+        let recorded = bytes.withUnsafeBytes { gzip ? Compression.gzipContentSize(trailer: $0) : Compression.zstdContentSize($0) }
+        return max(size, recorded ?? size)
     }
 
     /// Where reading began: 0, but for standard input already read into.
