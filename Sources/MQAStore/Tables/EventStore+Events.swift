@@ -214,15 +214,29 @@ struct PayloadCache: ~Copyable {
     private var parser = LineParser(nowMs: .max)
     private var key: [UInt8] = []
 
-    /// Longer texts are parsed each time, not kept: a repeat of one is
-    /// rare (a title, an error), and keeping them all copied every payload
-    /// of a meeting of 300 lines of 1 MB titles, growing to 768 MB.
+    /// Longer texts are not kept: keeping them all copied every payload
+    /// of a meeting of 300 lines of 1 MB titles, growing to 768 MB. They
+    /// are known again by their SHA-256 instead (`longPayloads`).
     static let longestKept = 4096
+    /// The payloads of long texts by kind and digest: a repeat (an app that
+    /// logs the same long title on every join) shares the strings parsed
+    /// first. Parsed each time, 300 joins with one 1 MB title held 300
+    /// copies of it: a summary's read of that meeting took 326 MiB.
+    private var longPayloads: [LongText: EventPayload?] = [:]
+
+    private struct LongText: Hashable {
+        var kind: UInt8
+        var digest: [UInt8]
+    }
 
     /// The payload of `kind` whose canonical JSON is `text`.
     mutating func payload(of kind: EventKind, canonicalJSON text: [UInt8]) -> EventPayload? {
         if text.count > PayloadCache.longestKept {
-            return text.withUnsafeBufferPointer { parser.payload(of: kind, canonicalJSON: $0) }
+            let key = LongText(kind: kind.rawValue, digest: text.withUnsafeBytes { SHA256.digest($0) })
+            if let known = longPayloads[key] { return known }
+            let payload = text.withUnsafeBufferPointer { parser.payload(of: kind, canonicalJSON: $0) }
+            longPayloads[key] = payload
+            return payload
         }
         key.removeAll(keepingCapacity: true)
         key.append(kind.rawValue)
