@@ -3,6 +3,7 @@ import Testing
 import MQATestSupport
 @testable import MQABase
 @testable import MQAIngest
+@testable import MQAStore
 
 /// What a compressed input holds once decompressed, as its zstd header or
 /// gzip trailer records it: what an ingest counts to decide how many
@@ -59,5 +60,25 @@ import MQATestSupport
         let unnamedReader = try LineReader(path: unnamed)
         #expect(unnamedReader.expandedSize == unnamedReader.size && unnamedReader.size! < 10_000)
         #expect(try LineReader(path: tiny).expandedSize == 4)
+    }
+
+    /// A header that records 2^63 - 1 bytes counts as 1 TiB: the inputs
+    /// read ahead are summed, and that sum overflowed (a trap, nothing
+    /// stored) when a small file was read ahead before it.
+    @Test func aHugeRecordedSizeIsCappedAndTheOthersAreStored() throws {
+        let scratch = ScratchFolder()
+        let join = #"{"ts":1700000000000,"event":"meeting_join","meeting":"m1","uid":"UID","engine":"sfu"}"# + "\n"
+        let a = scratch.write("a.ndjson", bytes: Array(join.replacingOccurrences(of: "UID", with: "u1").utf8))
+        let c = scratch.write("c.ndjson", bytes: Array(join.replacingOccurrences(of: "UID", with: "u2").utf8))
+        var header: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0xE0]
+        withUnsafeBytes(of: UInt64(Int64.max).littleEndian) { header += $0 }
+        let crafted = scratch.write("b.zst", bytes: header + [UInt8](repeating: 0, count: 16))
+        #expect(try LineReader(path: crafted).expandedSize == 1 << 40)
+        let store = try EventStore(path: scratch.file("mqa.sqlite"))
+        var failed: [String] = []
+        let ingester = Ingester(store: store)
+        ingester.onInputError = { failed.append("\($0)") }
+        let summary = try ingester.ingest(paths: [a, c, crafted])
+        #expect(summary.events == 2 && failed.count == 1)
     }
 }

@@ -11,13 +11,18 @@ import MQATestSupport
 /// pieces come shuffled and sent twice.
 @Suite struct WindowedMergeTests {
     /// Stores with these merge windows see the same pieces: the first
-    /// merges whole, the others in windows.
-    static let windows = [Int.max, 1, 3 * EventStore.chunkCapacity]
+    /// merges whole, the others in windows of one chunk (any merge over
+    /// two chunks), of three chunks' items, and of 1 MiB.
+    static let windows: [MergeWindow] = [
+        .whole, MergeWindow(items: 1, bytes: .max, chunks: 2),
+        MergeWindow(items: 3 * EventStore.chunkCapacity, bytes: .max, chunks: .max),
+        MergeWindow(items: .max, bytes: 1 << 20, chunks: 2),
+    ]
 
-    static func stores(_ scratch: ScratchFolder, windows: [Int] = windows) throws -> [(store: EventStore, client: Int64)] {
+    static func stores(_ scratch: ScratchFolder, windows: [MergeWindow] = windows) throws -> [(store: EventStore, client: Int64)] {
         try windows.enumerated().map { k, window in
             let store = try EventStore(path: scratch.file("w\(k).sqlite"))
-            store.mergeWindowItems = window
+            store.mergeWindow = window
             return (store, try store.clientID(meeting: Array("m".utf8), uid: Array("u".utf8)))
         }
     }
@@ -74,7 +79,7 @@ import MQATestSupport
     @Test func eventChunksAreTheWholeMergesChunks() throws {
         let scratch = ScratchFolder()
         // Two stores only: payloads of megabytes are slow in a debug build.
-        let stores = try Self.stores(scratch, windows: [Int.max, 1])
+        let stores = try Self.stores(scratch, windows: [.whole, Self.windows[3]])
         var r = SplitMix64(seed: 72)
         let count = 8_000
         var items: [(ts: Int64, kind: EventKind, payload: [UInt8])] = []

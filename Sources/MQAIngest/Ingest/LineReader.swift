@@ -68,10 +68,10 @@ public final class LineReader {
     /// The input's size, when it is a regular file.
     public let size: Int?
     /// About what a regular file holds once decompressed, as its name
-    /// tells (`.gz`, `.zst`) and its own header or trailer records; else
-    /// its size. How much of the input an ingest reads ahead is counted
-    /// in it: eight 31 KB gzip files of 30 MB each were read ahead at
-    /// once, as if they were small.
+    /// tells (`.gz`, `.zst`) and its own header or trailer records (at
+    /// most 1 TiB); else its size. How much of the input an ingest reads
+    /// ahead is counted in it: eight 31 KB gzip files of 30 MB each were
+    /// read ahead at once, as if they were small.
     public let expandedSize: Int?
     /// Whether the input is a regular file (it can be read again; a pipe cannot).
     public let isRegularFile: Bool
@@ -146,8 +146,13 @@ public final class LineReader {
         let read = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
         guard read == bytes.count else { return size }
         let recorded = bytes.withUnsafeBytes { gzip ? Compression.gzipContentSize(trailer: $0) : Compression.zstdContentSize($0) }
-        return max(size, recorded ?? size)
+        // Capped: a damaged or crafted header may record up to 2^63 bytes,
+        // and the sizes of the inputs read ahead are summed.
+        return max(size, min(recorded ?? size, LineReader.largestExpandedSize))
     }
+
+    /// What `expandedSize` says at most: far past any read-ahead budget.
+    static let largestExpandedSize = 1 << 40
 
     /// Where reading began: 0, but for standard input already read into.
     private let startOffset: Int

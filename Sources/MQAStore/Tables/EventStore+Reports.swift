@@ -162,7 +162,7 @@ extension EventStore {
             }
         }
         if tailItems[table]?.client == client { tailItems[table] = nil }
-        if candidates.reduce(0, { $0 + $1.count }) > mergeWindowItems {
+        if mergesInWindows(candidates) {
             return try mergeInWindows(sorted, candidates: candidates, table: table, decode: decode, insert: insert)
         }
         var stored = S()

@@ -39,9 +39,9 @@ public final class EventStore {
     /// writer inserted them (`TailItems`): compacting that client's tail
     /// encodes them again without decoding the chunks just written.
     var tailItems: [ChunkTable: TailItems] = [:]
-    /// Stored items a merge decodes at once (`mergeInWindows`); tests
-    /// make it small to cut merges into many windows.
-    package var mergeWindowItems = EventStore.defaultMergeWindowItems
+    /// How much a merge decodes at once (`MergeWindow`); tests make it
+    /// small to cut merges into many windows, or whole.
+    package var mergeWindow = MergeWindow()
 
     package struct ClientKey: Hashable {
         var meeting: [UInt8]
