@@ -19,6 +19,17 @@ extension ReportTable {
         return out
     }
 
+    /// The lines of `csv` after its header for `count` rows that `row`
+    /// makes, in pieces to `emit`, never all held.
+    func writeCSVRows(rows count: Int, _ row: (Int) -> [ReportCell], _ emit: (String) -> Void) {
+        var lines = ""
+        for k in 0..<count {
+            lines += row(k).map(ReportTable.csvCell).joined(separator: ",") + "\n"
+            if lines.utf8.count >= 1 << 16 { emit(lines); lines = "" }
+        }
+        emit(lines)
+    }
+
     static func csvCell(_ cell: ReportCell) -> String {
         switch cell {
         case .number(_, let shown): shown

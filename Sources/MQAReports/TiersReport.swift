@@ -66,13 +66,13 @@ public struct TiersReport: Sendable {
     func writeCSV(_ emit: (String) -> Void) {
         let headers = ["uid", "index", "ts", "time", "from", "to"]
         emit(ReportTable(headers: headers).csvHeader)
+        let table = ReportTable(headers: headers)
         for c in connections where !c.changes.isEmpty {
-            var t = ReportTable(headers: headers)
-            for change in c.changes {
-                t.add([.text(c.uid), .int(c.index), .int(change.ts), .text(Time.iso(change.ts)),
-                       .text(change.from.name), .text(change.to.name)])
-            }
-            emit(t.csvRows)
+            table.writeCSVRows(rows: c.changes.count, { k in
+                let change = c.changes[k]
+                return [.text(c.uid), .int(c.index), .int(change.ts), .text(Time.iso(change.ts)),
+                        .text(change.from.name), .text(change.to.name)]
+            }, emit)
         }
     }
 
@@ -101,12 +101,15 @@ public struct TiersReport: Sendable {
             out += "\(c.changes.count) changes, \(c.flaps) flaps, \(c.warmReports) warm and \(c.coldReports) cold reports\n\n"
             if !c.changes.isEmpty {
                 let local = display.zone.map { ["time (\($0.identifier))"] } ?? []
-                var table = ReportTable(headers: ["time"] + local + ["+offset", "from", "to"], numeric: [1 + local.count])
-                for change in c.changes {
+                let table = ReportTable(headers: ["time"] + local + ["+offset", "from", "to"], numeric: [1 + local.count])
+                emit(out)
+                out = ""
+                table.writeMarkdown(rows: c.changes.count, { k in
+                    let change = c.changes[k]
                     let clock = display.zone.map { z in [clocks.clock(change.ts) + " " + z.offsetText(at: change.ts)] } ?? []
-                    table.add(text: [Time.iso(change.ts)] + clock + [Time.duration(change.ts - c.start), change.from.name, change.to.name])
-                }
-                out += table.markdown + "\n"
+                    return ([Time.iso(change.ts)] + clock + [Time.duration(change.ts - c.start), change.from.name, change.to.name]).map(ReportCell.text)
+                }, emit)
+                out += "\n"
             }
             emit(out)
             out = ""

@@ -114,4 +114,25 @@ import MQAAnalysis
         #expect(rows[4] == "| plain    | 3   |")
         #expect(TerminalText.columns("한국어") == 6 && TerminalText.columns("ｆｕｌｌ") == 8 && TerminalText.columns("e\u{301}") == 1)
     }
+
+    /// Rows made on demand (`writeMarkdown(rows:)`, `writeCSVRows`) give
+    /// the bytes of the table holding them: held when few, made twice when
+    /// more than `heldRows`, where the widest cell may come last.
+    @Test(arguments: [0, 7, ReportTable.heldRows + 1])
+    func rowsMadeOnDemandWriteTheHeldTablesBytes(count: Int) {
+        let columns = [ReportTable.Column("text", maxCharacters: 12), ReportTable.Column("n", numeric: true),
+                       ReportTable.Column("opt")]
+        func row(_ k: Int) -> [ReportCell] {
+            let text = ReportTableTests.hostile[k % ReportTableTests.hostile.count] + (k == count - 1 ? "한국어 and more" : "")
+            return [.text(text), .int(Int64(k) * (k == count - 1 ? 1_000_003 : 1)), k % 3 == 0 ? .empty(shown: "—") : .text("x")]
+        }
+        var held = ReportTable(columns: columns)
+        for k in 0..<count { held.add(row(k)) }
+        var md = "", csv = ""
+        ReportTable(columns: columns).writeMarkdown(rows: count, row) { md += $0 }
+        ReportTable(columns: columns).writeCSVRows(rows: count, row) { csv += $0 }
+        #expect(md == held.markdown)
+        #expect(csv == held.csvRows)
+    }
 }
+
