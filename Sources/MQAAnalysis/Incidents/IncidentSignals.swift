@@ -96,44 +96,57 @@ extension IncidentSignal {
                 list.append(BaselineRise(kind: kind, start: from, end: to, peak: value, baseline: baseline))
             }
         }
-        var covers: [(i: Int, to: Int64)] = []
-        // Each warm report's gap since the report before it in its
-        // connection (nil for a connection's first).
-        var gaps: [Int64?] = []
+        // Per warm report, in time order: its position, the end of the
+        // time it covers, and its gap since the report before it in its
+        // connection (`noGap` for a connection's first). Flat arrays,
+        // reserved once, and one scratch array for the three baselines:
+        // a client of 4M reports held ~110 bytes a report here.
+        var positions: [Int32] = [], ends: [Int64] = [], gaps: [Int64] = []
+        positions.reserveCapacity(r.ts.count)
+        ends.reserveCapacity(r.ts.count)
+        gaps.reserveCapacity(r.ts.count)
         for span in client.connectionSpans() {
             let warmFrom = TierParams.warmFrom(connectionStart: span.start, coldStartMs: config.coldStartMs)
-            var warm: [Int] = []
+            let first = positions.count
             var previous: Int64?
             for p in span.reports {
                 defer { previous = r.ts[p] }
                 guard TierParams.isWarm(ts: r.ts[p], rtt: r.rtt[p], warmFrom: warmFrom) else { continue }
-                warm.append(p)
-                gaps.append(previous.map { r.ts[p] - $0 })
+                positions.append(Int32(p))
+                gaps.append(previous.map { r.ts[p] - $0 } ?? IncidentSignal.noGap)
             }
-            for (k, i) in warm.enumerated() {
-                let next = k + 1 < warm.count ? r.ts[warm[k + 1]] : span.end
-                covers.append((i, max(r.ts[i], min(next, r.ts[i] + config.gapMs, span.end))))
+            for k in first..<positions.count {
+                let i = Int(positions[k])
+                let next = k + 1 < positions.count ? r.ts[Int(positions[k + 1])] : span.end
+                ends.append(max(r.ts[i], min(next, r.ts[i] + config.gapMs, span.end)))
             }
         }
         let strainedFrom = strainedGap(gaps)
-        func lowerQuartile(_ v: [Double]) -> Double {
-            guard !v.isEmpty else { return 0 }
-            // One rank: a selection, not a sort (sorting a client's three
-            // series was a third of finding a meeting's incidents).
-            var s = v
-            return Selection.smallest((s.count - 1) / 4, of: &s)
+        // One rank: a selection, not a sort (sorting a client's three
+        // series was a third of finding a meeting's incidents).
+        var scratch: [Double] = []
+        func lowerQuartile(_ fill: (inout [Double]) -> Void) -> Double {
+            scratch.removeAll(keepingCapacity: true)
+            fill(&scratch)
+            guard !scratch.isEmpty else { return 0 }
+            return Selection.smallest((scratch.count - 1) / 4, of: &scratch)
         }
-        let baseRtt = lowerQuartile(covers.map { r.rtt[$0.i] }), baseLoss = lowerQuartile(covers.map { r.loss[$0.i] })
+        let baseRtt = lowerQuartile { v in for p in positions { v.append(r.rtt[Int(p)]) } }
+        let baseLoss = lowerQuartile { v in for p in positions { v.append(r.loss[Int(p)]) } }
         // Jitter 0 is no measurement where most intervals measured some (a
         // dump's interval that received no audio writes 0): left out then,
         // or a call that was silent half the time gets a baseline of 0 and
         // any 20 ms reads as a rise. Where nearly all are 0 (an SDK's clean
         // line, a spike around a stall), 0 is the baseline it is.
-        let measured = covers.compactMap { r.jitter[$0.i] > 0 ? r.jitter[$0.i] : nil }
-        let baseJitter = lowerQuartile(measured.count * 4 >= covers.count ? measured : covers.map { r.jitter[$0.i] })
+        let measured = positions.count { r.jitter[Int($0)] > 0 }
+        let baseJitter = lowerQuartile { v in
+            for p in positions where measured * 4 < positions.count || r.jitter[Int(p)] > 0 { v.append(r.jitter[Int(p)]) }
+        }
+        scratch = []
         // Per RTT run: its reports, and those after a strained gap.
         var rttReports: [(all: Int, strained: Int, longest: Int64)] = []
-        for (k, (i, to)) in covers.enumerated() {
+        for k in positions.indices {
+            let i = Int(positions[k]), to = ends[k]
             let l = r.loss[i], t = r.rtt[i], j = r.jitter[i]
             if j >= max(jitterRiseMs, jitterRiseFactor * baseJitter) { extend(&jitterRise, .jitter, r.ts[i], to, j, baseline: baseJitter) }
             if l > IssueThresholds.lossP95Pct { extend(&loss, .loss, r.ts[i], to, l) }
@@ -142,7 +155,7 @@ extension IncidentSignal {
                 let count = rtt.count
                 extend(&rtt, .rtt, r.ts[i], to, t)
                 if rtt.count > count { rttReports.append((0, 0, 0)) }
-                let gap = gaps[k] ?? 0
+                let gap = gaps[k] == IncidentSignal.noGap ? 0 : gaps[k]
                 rttReports[rttReports.count - 1].all += 1
                 if let from = strainedFrom, gap >= from && gap <= FeedSilence.longerThanMs {
                     rttReports[rttReports.count - 1].strained += 1
@@ -154,7 +167,7 @@ extension IncidentSignal {
         // A run most of whose reports came late is the device's, not the
         // network's (`strainedGap`).
         for k in rtt.indices where rttReports[k].strained * 2 > rttReports[k].all { rtt[k].strainedGapMs = rttReports[k].longest }
-        return (loss + rtt, lossRise + rttRise + jitterRise, covers.map { Int32($0.i) })
+        return (loss + rtt, lossRise + rttRise + jitterRise, positions)
     }
 
     /// The gap between two of a client's reports from which they came late:
@@ -167,14 +180,17 @@ extension IncidentSignal {
     /// 5 % of a core for 20 s: its reports came 2.0–3.7 s apart instead of
     /// 1 s, with RTT 1.2–2.9 s and no loss; read as its network.) Nil
     /// with too few gaps to tell.
-    static func strainedGap(_ gaps: [Int64?]) -> Int64? {
-        var known = gaps.compactMap { $0 }
+    static func strainedGap(_ gaps: [Int64]) -> Int64? {
+        var known = gaps.filter { $0 != noGap }
         guard known.count >= 10 else { return nil }
         known.sort()
         let median = known[(known.count - 1) / 2]
         let from = max(2 * median, median + 1000)
         return from <= FeedSilence.longerThanMs ? from : nil
     }
+
+    /// `spikes`' gap of a connection's first warm report: none.
+    static let noGap = Int64.min
 
     /// A client's `network_change` events as `(ts, "wifi→cellular")`: the
     /// detail the app logged, else the previous and new network.
