@@ -15,7 +15,7 @@ extension ReportTable {
     /// The lines of `csv` after its header.
     var csvRows: String {
         var out = ""
-        for row in rows { out += row.cells.map(ReportTable.csvCell).joined(separator: ",") + "\n" }
+        writeCSVRows(rows: rows.count, { rows[$0].cells }) { out += $0 }
         return out
     }
 

@@ -8,23 +8,21 @@ extension ReportTable {
     /// terminal and rendered as a table by Markdown viewers. Text cells are
     /// escaped (`Markdown.escape`); headers are shown as they are.
     public var markdown: String {
-        let cells = rows.map { row in row.cells.enumerated().map { markdownCell($0.element, column: $0.offset) } }
-        var widths = markdownHeaderWidths
-        for row in cells { widen(&widths, row) }
-        var out = markdownHead(widths)
-        for row in cells { out += markdownLine(row, widths) }
+        var out = ""
+        writeMarkdown(rows: rows.count, { rows[$0].cells }, holdingAll: true) { out += $0 }
         return out
     }
 
     /// `markdown` of a table whose `count` rows `row` makes, in pieces to
-    /// `emit`. Past `heldRows` rows, each row is made twice (for the
-    /// widths, then for its line) and never held with the others: a
-    /// connection's 800,000 tier changes made a table of 545 MB whole.
-    /// Fewer are made once and held, as making them is most of the work
-    /// (twice, a 2,000-viewer webinar's `tiers` took 57 % longer).
-    func writeMarkdown(rows count: Int, _ row: (Int) -> [ReportCell], _ emit: (String) -> Void) {
+    /// `emit`. Past `heldRows` rows (unless `holdingAll`: a table that
+    /// holds its rows anyway), each row is made twice (for the widths,
+    /// then for its line) and never held with the others: a connection's
+    /// 800,000 tier changes made a table of 545 MB whole. Fewer are made
+    /// once and held, as making them is most of the work (twice, a
+    /// 2,000-viewer webinar's `tiers` took 57 % longer).
+    func writeMarkdown(rows count: Int, _ row: (Int) -> [ReportCell], holdingAll: Bool = false, _ emit: (String) -> Void) {
         func cells(_ k: Int) -> [String] { row(k).enumerated().map { markdownCell($0.element, column: $0.offset) } }
-        let held = count <= ReportTable.heldRows ? (0..<count).map(cells) : nil
+        let held = holdingAll || count <= ReportTable.heldRows ? (0..<count).map(cells) : nil
         var widths = markdownHeaderWidths
         for k in 0..<count { widen(&widths, held?[k] ?? cells(k)) }
         emit(markdownHead(widths))

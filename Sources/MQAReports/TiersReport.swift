@@ -65,8 +65,8 @@ public struct TiersReport: Sendable {
     /// The CSV in pieces, a connection's rows each, to `emit`.
     func writeCSV(_ emit: (String) -> Void) {
         let headers = ["uid", "index", "ts", "time", "from", "to"]
-        emit(ReportTable(headers: headers).csvHeader)
         let table = ReportTable(headers: headers)
+        emit(table.csvHeader)
         for c in connections where !c.changes.isEmpty {
             table.writeCSVRows(rows: c.changes.count, { k in
                 let change = c.changes[k]

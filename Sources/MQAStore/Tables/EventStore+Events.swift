@@ -223,14 +223,11 @@ struct PayloadCache: ~Copyable {
     static let longestKept = 4096
     /// The last long text of each kind and its payload: a repeat (an app
     /// that logs the same long title on every join) shares the strings
-    /// parsed first. Parsed each time, 300 joins with one 1 MB title held
-    /// 300 copies of it: a summary's read of that meeting took 326 MiB.
-    /// Only the last: a dictionary of them all (by SHA-256) made `export`
-    /// of 300 distinct 480 KB titles hold them all, 358 MB.
-    /// The text is copied into a buffer kept per kind, not retained: a
-    /// retained block's text changed how the allocator reused memory, and
-    /// `check` of 600 distinct 480 KB titles took 9 % more memory and
-    /// 25 % more time.
+    /// parsed first, where 300 joins with one 1 MB title held 300 copies.
+    /// The last only, so that distinct texts are not all held; copied into
+    /// a buffer kept per kind, since retaining the block's own array made
+    /// `check` of 600 distinct 480 KB titles 25 % slower (the allocator
+    /// reused its memory less).
     private var lastLong: [UInt8: (text: [UInt8], payload: EventPayload?)] = [:]
 
     /// The payload of `kind` whose canonical JSON is `text`.
