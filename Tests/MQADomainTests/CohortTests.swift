@@ -17,7 +17,7 @@ enum CohortFleet {
         let path = s.dir + "/fleet.ndjson"
         var bytes: [UInt8] = []
         _ = try! Simulator(seed: 3, meetings: meetings).write { bytes.append(contentsOf: $0) }
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        precondition(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot write \(path)")
         let store = try! EventStore(path: s.db)
         _ = try! Ingester(store: store).ingest(paths: [path])
         _ = try! store.refreshSummaries()

@@ -94,6 +94,33 @@ struct SpecIncidentRuleTests {
         return IncidentSignal.spikes(a.build(), config: TierConfig()).strong
     }
 
+    /// `keepRise` judges each rise run whole, as the finder's filter after
+    /// the fact did: over two connections and the three kinds, the rises it
+    /// keeps are those of the unfiltered call it accepts, in the same
+    /// order, and the strong runs and warm positions do not change.
+    @Test func risesPickedWhileFoundAreThoseFilteredAfter() {
+        var a = ClientBuilder("alice", defaults: .tiers)
+        for (join, leave) in [(Int64(0), Int64(60_000)), (70_000, 130_000)] {
+            a.join(join)
+            for t in stride(from: join + 5000, to: leave, by: 1000) {
+                let k = (t - join) / 1000
+                // Baselines RTT 50, loss 0.5, jitter 5; rises every 7th to
+                // 9th report, touching ones joining into runs.
+                a.report(t, mos: 4.3, rtt: k % 7 < 2 ? 260 : 50, loss: k % 8 == 0 ? 3 : 0.5, jitter: k % 9 < 3 ? 40 : 5)
+            }
+            a.leave(leave)
+        }
+        let client = a.build()
+        let all = IncidentSignal.spikes(client, config: TierConfig())
+        let keep: (Int64, Int64) -> Bool = { start, end in start < 40_000 || end > 110_000 }
+        let picked = IncidentSignal.spikes(client, config: TierConfig(), keepRise: keep)
+        #expect(Set(all.rises.map(\.kind)) == [.loss, .rtt, .jitter])
+        #expect(picked.rises == all.rises.filter { keep($0.start, $0.end) })
+        #expect(picked.rises.count > 2 && picked.rises.count < all.rises.count)
+        #expect(picked.strong == all.strong && picked.warm == all.warm)
+        #expect(IncidentSignal.spikes(client, config: TierConfig()) { _, _ in false }.rises.isEmpty)
+    }
+
     @Test("signal loss: a maximal run of warm reports with loss > 5 %", arguments: [
         (5.0, 0), (5.01, 1), (18.0, 1),
     ])

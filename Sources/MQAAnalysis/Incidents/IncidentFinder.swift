@@ -126,13 +126,14 @@ public enum IncidentFinder {
             context.networkChanges[client.uid] = IncidentSignal.networkChanges(client)
             guard !context.analysis.isCDN else { return }
             signals += IncidentSignal.lowTier(client.uid, context.analysis.timelines[client.uid])
-            let spikes = IncidentSignal.spikes(client, config: context.analysis.config)
-            signals += spikes.strong
-            if let windows = stallWindows[client.uid] {
-                // A noisy 500-viewer hour made 440,000 rises: those far
-                // from the participant's stalls are dropped as they come.
-                context.rises[client.uid] = spikes.rises.filter { Collector.meets(windows, $0.start, $0.end) }
+            // A noisy 500-viewer hour made 440,000 rises: those far from
+            // the participant's stalls are dropped as they are found.
+            let windows = stallWindows[client.uid]
+            let spikes = IncidentSignal.spikes(client, config: context.analysis.config) { start, end in
+                windows.map { Collector.meets($0, start, end) } ?? false
             }
+            signals += spikes.strong
+            if windows != nil { context.rises[client.uid] = spikes.rises }
             let whole = senders.contains(client.uid)
             let quiet = quietWindows[client.uid] ?? []
             context.reports[client.uid] = WarmFigures(client.reports, positions: spikes.warm) { ts in

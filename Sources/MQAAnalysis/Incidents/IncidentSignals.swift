@@ -74,57 +74,41 @@ extension IncidentSignal {
     /// but make no incident alone). A report covers `[ts, next warm
     /// report)`, at most `gapMs`, never past its connection's end; touching
     /// covers join. `warm`: the positions of the warm reports, in time order.
-    static func spikes(_ client: ClientLog, config: TierConfig)
+    /// `keepRise` picks the rises returned, each judged whole (nil: all):
+    /// the finder keeps those near a stall, and a noisy client of a long
+    /// call has a rise every few reports.
+    static func spikes(_ client: ClientLog, config: TierConfig, keepRise: ((Int64, Int64) -> Bool)? = nil)
         -> (strong: [IncidentSignal], rises: [BaselineRise], warm: [Int32])
     {
-        var loss: [IncidentSignal] = [], rtt: [IncidentSignal] = []
-        var lossRise: [BaselineRise] = [], rttRise: [BaselineRise] = [], jitterRise: [BaselineRise] = []
         let r = client.reports
-        func extend(_ list: inout [IncidentSignal], _ kind: IncidentKind, _ from: Int64, _ to: Int64, _ value: Double) {
-            if let last = list.last, last.end >= from {
-                list[list.count - 1].end = max(last.end, to)
-                list[list.count - 1].peak = max(last.peak ?? value, value)
-            } else {
-                list.append(IncidentSignal(kind: kind, uid: client.uid, start: from, end: to, peak: value))
-            }
-        }
-        func extend(_ list: inout [BaselineRise], _ kind: IncidentKind, _ from: Int64, _ to: Int64, _ value: Double, baseline: Double) {
-            if let last = list.last, last.end >= from {
-                list[list.count - 1].end = max(last.end, to)
-                list[list.count - 1].peak = max(last.peak, value)
-            } else {
-                list.append(BaselineRise(kind: kind, start: from, end: to, peak: value, baseline: baseline))
-            }
-        }
-        // Per warm report, in time order: its position, the end of the
-        // time it covers, and its gap since the report before it in its
-        // connection (`noGap` for a connection's first). Flat arrays,
-        // reserved once, and one scratch array for the three baselines:
-        // a client of 4M reports held ~110 bytes a report here.
-        var positions: [Int32] = [], ends: [Int64] = [], gaps: [Int64] = []
+        // The warm reports' positions in time order, reserved once, and per
+        // connection where its positions start and end. The time a report
+        // covers and its gap since the report before it are worked out as
+        // they are needed: a client of 4M reports held two more 32 MB
+        // arrays for them.
+        var positions: [Int32] = []
         positions.reserveCapacity(r.ts.count)
-        ends.reserveCapacity(r.ts.count)
-        gaps.reserveCapacity(r.ts.count)
+        var spans: [(warm: Range<Int>, reports: Range<Int>, end: Int64)] = []
         for span in client.connectionSpans() {
             let warmFrom = TierParams.warmFrom(connectionStart: span.start, coldStartMs: config.coldStartMs)
             let first = positions.count
-            var previous: Int64?
-            for p in span.reports {
-                defer { previous = r.ts[p] }
-                guard TierParams.isWarm(ts: r.ts[p], rtt: r.rtt[p], warmFrom: warmFrom) else { continue }
+            for p in span.reports where TierParams.isWarm(ts: r.ts[p], rtt: r.rtt[p], warmFrom: warmFrom) {
                 positions.append(Int32(p))
-                gaps.append(previous.map { r.ts[p] - $0 } ?? IncidentSignal.noGap)
             }
-            for k in first..<positions.count {
-                let i = Int(positions[k])
-                let next = k + 1 < positions.count ? r.ts[Int(positions[k + 1])] : span.end
-                ends.append(max(r.ts[i], min(next, r.ts[i] + config.gapMs, span.end)))
+            spans.append((first..<positions.count, span.reports, span.end))
+        }
+        // One scratch array for the gaps' median and the three baselines,
+        // each a selection, not a sort (sorting a client's three series
+        // was a third of finding a meeting's incidents).
+        var scratch: [Double] = []
+        scratch.reserveCapacity(positions.count)
+        for s in spans {
+            for k in s.warm {
+                let p = Int(positions[k])
+                if p > s.reports.lowerBound { scratch.append(Double(r.ts[p] - r.ts[p - 1])) }
             }
         }
-        let strainedFrom = strainedGap(gaps)
-        // One rank: a selection, not a sort (sorting a client's three
-        // series was a third of finding a meeting's incidents).
-        var scratch: [Double] = []
+        let strainedFrom = strainedGap(gaps: &scratch)
         func lowerQuartile(_ fill: (inout [Double]) -> Void) -> Double {
             scratch.removeAll(keepingCapacity: true)
             fill(&scratch)
@@ -143,31 +127,94 @@ extension IncidentSignal {
             for p in positions where measured * 4 < positions.count || r.jitter[Int(p)] > 0 { v.append(r.jitter[Int(p)]) }
         }
         scratch = []
+        var loss = SignalRuns(), rtt = SignalRuns()
+        var lossRise = RiseRuns(), rttRise = RiseRuns(), jitterRise = RiseRuns()
         // Per RTT run: its reports, and those after a strained gap.
         var rttReports: [(all: Int, strained: Int, longest: Int64)] = []
-        for k in positions.indices {
-            let i = Int(positions[k]), to = ends[k]
-            let l = r.loss[i], t = r.rtt[i], j = r.jitter[i]
-            if j >= max(jitterRiseMs, jitterRiseFactor * baseJitter) { extend(&jitterRise, .jitter, r.ts[i], to, j, baseline: baseJitter) }
-            if l > IssueThresholds.lossP95Pct { extend(&loss, .loss, r.ts[i], to, l) }
-            else if l >= max(lossRisePct, lossRiseFactor * baseLoss) { extend(&lossRise, .loss, r.ts[i], to, l, baseline: baseLoss) }
-            if t > IssueThresholds.rttP95Ms {
-                let count = rtt.count
-                extend(&rtt, .rtt, r.ts[i], to, t)
-                if rtt.count > count { rttReports.append((0, 0, 0)) }
-                let gap = gaps[k] == IncidentSignal.noGap ? 0 : gaps[k]
-                rttReports[rttReports.count - 1].all += 1
-                if let from = strainedFrom, gap >= from && gap <= FeedSilence.longerThanMs {
-                    rttReports[rttReports.count - 1].strained += 1
-                    rttReports[rttReports.count - 1].longest = max(rttReports[rttReports.count - 1].longest, gap)
+        for s in spans {
+            for k in s.warm {
+                let i = Int(positions[k])
+                let next = k + 1 < s.warm.upperBound ? r.ts[Int(positions[k + 1])] : s.end
+                let ts = r.ts[i], to = max(ts, min(next, ts + config.gapMs, s.end))
+                let l = r.loss[i], t = r.rtt[i], j = r.jitter[i]
+                if j >= max(jitterRiseMs, jitterRiseFactor * baseJitter) {
+                    jitterRise.extend(.jitter, ts, to, j, baseline: baseJitter, keep: keepRise)
+                }
+                if l > IssueThresholds.lossP95Pct { loss.extend(.loss, client.uid, ts, to, l) }
+                else if l >= max(lossRisePct, lossRiseFactor * baseLoss) {
+                    lossRise.extend(.loss, ts, to, l, baseline: baseLoss, keep: keepRise)
+                }
+                if t > IssueThresholds.rttP95Ms {
+                    if rtt.extend(.rtt, client.uid, ts, to, t) { rttReports.append((0, 0, 0)) }
+                    let gap = i > s.reports.lowerBound ? ts - r.ts[i - 1] : 0
+                    rttReports[rttReports.count - 1].all += 1
+                    if let from = strainedFrom, gap >= from && gap <= FeedSilence.longerThanMs {
+                        rttReports[rttReports.count - 1].strained += 1
+                        rttReports[rttReports.count - 1].longest = max(rttReports[rttReports.count - 1].longest, gap)
+                    }
+                }
+                else if t >= max(rttRiseFactor * baseRtt, baseRtt + rttRiseMs) {
+                    rttRise.extend(.rtt, ts, to, t, baseline: baseRtt, keep: keepRise)
                 }
             }
-            else if t >= max(rttRiseFactor * baseRtt, baseRtt + rttRiseMs) { extend(&rttRise, .rtt, r.ts[i], to, t, baseline: baseRtt) }
         }
         // A run most of whose reports came late is the device's, not the
         // network's (`strainedGap`).
-        for k in rtt.indices where rttReports[k].strained * 2 > rttReports[k].all { rtt[k].strainedGapMs = rttReports[k].longest }
-        return (loss + rtt, lossRise + rttRise + jitterRise, positions)
+        for k in rtt.runs.indices where rttReports[k].strained * 2 > rttReports[k].all {
+            rtt.runs[k].strainedGapMs = rttReports[k].longest
+        }
+        var strong = loss.runs
+        strong.append(contentsOf: rtt.runs)
+        var rises = lossRise.finish(keep: keepRise)
+        rises.append(contentsOf: rttRise.finish(keep: keepRise))
+        rises.append(contentsOf: jitterRise.finish(keep: keepRise))
+        return (strong, rises, positions)
+    }
+
+    /// `spikes`' strong runs of one kind: a report touching the last run
+    /// extends it.
+    private struct SignalRuns {
+        var runs: [IncidentSignal] = []
+
+        /// Adds a report's `[from, to]`; true when it began a new run.
+        @discardableResult
+        mutating func extend(_ kind: IncidentKind, _ uid: String, _ from: Int64, _ to: Int64, _ value: Double) -> Bool {
+            if let last = runs.last, last.end >= from {
+                runs[runs.count - 1].end = max(last.end, to)
+                runs[runs.count - 1].peak = max(last.peak ?? value, value)
+                return false
+            }
+            runs.append(IncidentSignal(kind: kind, uid: uid, start: from, end: to, peak: value))
+            return true
+        }
+    }
+
+    /// `spikes`' rises of one kind: the open run is held apart until a
+    /// report no longer touches it, and only then judged by `keep`.
+    private struct RiseRuns {
+        var kept: [BaselineRise] = []
+        var open: BaselineRise?
+
+        mutating func extend(_ kind: IncidentKind, _ from: Int64, _ to: Int64, _ value: Double, baseline: Double,
+                             keep: ((Int64, Int64) -> Bool)?) {
+            if let run = open, run.end >= from {
+                open!.end = max(run.end, to)
+                open!.peak = max(run.peak, value)
+                return
+            }
+            close(keep)
+            open = BaselineRise(kind: kind, start: from, end: to, peak: value, baseline: baseline)
+        }
+
+        mutating func finish(keep: ((Int64, Int64) -> Bool)?) -> [BaselineRise] {
+            close(keep)
+            return kept
+        }
+
+        private mutating func close(_ keep: ((Int64, Int64) -> Bool)?) {
+            if let run = open, keep?(run.start, run.end) ?? true { kept.append(run) }
+            open = nil
+        }
     }
 
     /// The gap between two of a client's reports from which they came late:
@@ -180,17 +227,14 @@ extension IncidentSignal {
     /// 5 % of a core for 20 s: its reports came 2.0–3.7 s apart instead of
     /// 1 s, with RTT 1.2–2.9 s and no loss; read as its network.) Nil
     /// with too few gaps to tell.
-    static func strainedGap(_ gaps: [Int64]) -> Int64? {
-        var known = gaps.filter { $0 != noGap }
-        guard known.count >= 10 else { return nil }
-        known.sort()
-        let median = known[(known.count - 1) / 2]
+    static func strainedGap(gaps: inout [Double]) -> Int64? {
+        guard gaps.count >= 10 else { return nil }
+        // Whole milliseconds, exact as doubles; a selection puts the median
+        // where a sort would.
+        let median = Int64(Selection.smallest((gaps.count - 1) / 2, of: &gaps))
         let from = max(2 * median, median + 1000)
         return from <= FeedSilence.longerThanMs ? from : nil
     }
-
-    /// `spikes`' gap of a connection's first warm report: none.
-    static let noGap = Int64.min
 
     /// A client's `network_change` events as `(ts, "wifi→cellular")`: the
     /// detail the app logged, else the previous and new network.
