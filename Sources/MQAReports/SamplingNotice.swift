@@ -55,9 +55,14 @@ public struct SamplingNotice: Sendable, Equatable {
     /// Whether one participant samples too seldom (the rule above): only
     /// those count, so a reader of many participants keeps only theirs.
     public static func samplesSeldom(_ s: QualitySeries, gapMs: Int64) -> Bool {
-        let g = s.intervals.count { $0 > gapMs }
-        guard g >= 3, g * 2 >= s.intervals.count else { return false }
+        guard maySampleSeldom(intervals: s.intervals.count, gaps: s.intervals.count { $0 > gapMs }) else { return false }
         return NearestRank.value(s.intervals.sorted(), percent: 50)! * 2 > gapMs
+    }
+
+    /// The rule's counting half: at least three gaps, and at least half of
+    /// all intervals. Only a participant who passes it needs the median.
+    public static func maySampleSeldom(intervals: Int, gaps: Int) -> Bool {
+        gaps >= 3 && gaps * 2 >= intervals
     }
 
     /// One sentence, the uids as they are (JSON, and html, which escapes it

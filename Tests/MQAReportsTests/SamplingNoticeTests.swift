@@ -96,4 +96,25 @@ import MQATestSupport
             #expect(notice.text.contains(uid))
         }
     }
+
+    /// Without points, a series keeps its intervals only for a participant
+    /// the counting half of the rule cannot clear: the same intervals as a
+    /// full series then, none otherwise, and the notice is the same.
+    @Test func intervalsAreKeptOnlyForAPossibleSlowSampler() {
+        let config = TierConfig()
+        for (step, kept) in [(Int64(10_001), true), (2_000, false)] {
+            let client = Self.meeting(step: step).clients[0]
+            let full = QualitySeries(client, config: config)
+            let lean = QualitySeries(client, config: config, keepingPoints: false)
+            #expect(full.intervals.count == (kept ? 11 : 10))
+            #expect(lean.points.isEmpty && lean.sdkTiers.isEmpty)
+            #expect(lean.intervals == (kept ? full.intervals : []), "step \(step)")
+            #expect(SamplingNotice.samplesSeldom(lean, gapMs: config.gapMs) == SamplingNotice.samplesSeldom(full, gapMs: config.gapMs))
+        }
+        // Three gaps among six intervals may be seldom; three among seven
+        // cannot.
+        #expect(SamplingNotice.maySampleSeldom(intervals: 6, gaps: 3))
+        #expect(!SamplingNotice.maySampleSeldom(intervals: 7, gaps: 3))
+        #expect(!SamplingNotice.maySampleSeldom(intervals: 2, gaps: 2))
+    }
 }
