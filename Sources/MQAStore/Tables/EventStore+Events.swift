@@ -149,6 +149,7 @@ extension EventStore {
         var damage: [StoreDamage] = []
         let onDamage: ((StoreDamage) -> Void)? = lenient ? { damage.append($0) } : nil
         var payloads = PayloadCache()
+        var titles = MeetingTitleChoice()
         for (id, uid) in clients {
             let count = try reportCount(client: id)
             let columns = withReports
@@ -164,6 +165,7 @@ extension EventStore {
                 logs.append(log)
                 ids.append(id)
                 counts.append(count)
+                EventStore.dropUnshownTitles(of: &logs, &titles)
             }
         }
         // Tracks named after the sender's media are the sender's, where the
@@ -176,6 +178,43 @@ extension EventStore {
         let resolved = log.resolvingSenders(
             publishers: names, tracks: try senderTracks(meeting: meeting), streams: try senderPublishers(meeting: meeting))
         return (resolved, ids, counts)
+    }
+}
+
+extension EventStore {
+    /// Titles longer than this that no report can show are let go while a
+    /// meeting is read: a meeting of 150 joins, each with a distinct 1 MB
+    /// title, held them all (150 MB) to show one. Shorter ones stay, so an
+    /// ordinary meeting's events are read as they were logged.
+    static let longestUnshownTitle = PayloadCache.longestKept
+
+    /// Offers the last of `logs`' events that can name the meeting to
+    /// `titles`, and drops the long title of each event that can no longer
+    /// be chosen (`MeetingTitleChoice`), and any long `previousTitle`,
+    /// which nothing reads. `MeetingLog.title` is the same without them.
+    static func dropUnshownTitles(of logs: inout [ClientLog], _ titles: inout MeetingTitleChoice) {
+        let c = logs.count - 1
+        for (i, e) in logs[c].events.enumerated() where MeetingTitleChoice.names(e.payload.kind) {
+            if let previous = e.payload.string("previousTitle"), previous.utf8.count > longestUnshownTitle {
+                logs[c].events[i].payload = e.payload.dropping("previousTitle")
+            }
+            guard e.payload.string("title") != nil,
+                  let beaten = titles.offer(e.payload.kind, ts: e.ts, at: .init(client: c, event: i)) else { continue }
+            let event = logs[beaten.client].events[beaten.event]
+            if let title = event.payload.string("title"), title.utf8.count > longestUnshownTitle {
+                logs[beaten.client].events[beaten.event].payload = event.payload.dropping("title")
+            }
+        }
+    }
+}
+
+extension EventPayload {
+    /// This payload with field `name` absent.
+    func dropping(_ name: String) -> EventPayload {
+        guard let i = kind.descriptor.index(of: name) else { return self }
+        var values = self.values
+        values[i] = .absent
+        return EventPayload(kind: kind, values: values)
     }
 }
 
