@@ -109,8 +109,9 @@ CREATE INDEX IF NOT EXISTS files_by_path ON files (path_key);
 -- Each distinct rejected text once: the reason and the raw bytes of the line
 -- (its first 4 KiB, as a BLOB: invalid UTF-8 is kept as it was), keyed by
 -- the SHA-256 of both. raw is NULL once an input has stored 16 MiB of
--- distinct raw text (size still says how long the line was): a log of bad
--- lines cannot blow up the store.
+-- distinct raw text (size still says how long the line was); such a row
+-- stands for every line of its reason and size, and is keyed by those: a
+-- log of bad lines cannot blow up the store.
 CREATE TABLE IF NOT EXISTS reject_texts (
     id     INTEGER PRIMARY KEY,
     hash   BLOB NOT NULL UNIQUE,

@@ -142,14 +142,26 @@ extension EventStore {
         try file.run()
     }
 
-    /// The text row for (`reason`, `raw`), created when new. `raw` is kept
-    /// only when `keepRaw`; `size` is the line's full length.
+    /// The text row for (`reason`, `raw`), created when new; `size` is the
+    /// line's full length. Without `keepRaw` the row is the reason and size
+    /// alone, shared by every line that has both and no raw bytes kept.
     package func rejectText(reason: String, raw: UnsafeRawBufferPointer, size: Int, keepRaw: Bool) throws -> (id: Int64, new: Bool) {
         let hasher = SHA256()
-        hasher.update(Array(reason.utf8))
-        var zero: UInt8 = 0
-        withUnsafeBytes(of: &zero) { hasher.update($0) }
-        hasher.update(raw)
+        if keepRaw {
+            hasher.update(Array(reason.utf8))
+            var zero: UInt8 = 0
+            withUnsafeBytes(of: &zero) { hasher.update($0) }
+            hasher.update(raw)
+        } else {
+            // Past an input's raw budget, a row per distinct line was a
+            // random insert into the hash index each: 2M bad lines took 42 s
+            // and made a 323 MB store. The tag keeps these keys apart from
+            // the full ones, whose hashed bytes start with a reason mqa
+            // wrote, and the lengths keep reason and size apart.
+            hasher.update(EventStore.rawlessRejectTag)
+            for n in [reason.utf8.count, size] { withUnsafeBytes(of: UInt64(n).littleEndian) { hasher.update($0) } }
+            hasher.update(Array(reason.utf8))
+        }
         let digest = hasher.snapshot()
         let find = try db.cached("SELECT id FROM reject_texts WHERE hash = ?")
         find.bind(1, blob: digest)
@@ -166,6 +178,9 @@ extension EventStore {
         try insert.run()
         return (db.lastInsertRowID, true)
     }
+
+    /// What a reject text kept without its raw bytes is hashed after.
+    static let rawlessRejectTag = Array("mqa: a rejected line's reason and size, no raw bytes\u{0}".utf8)
 
     /// Each stored reject of `file` as (line, reason), in line order. Read
     /// a page at a time, no statement open while `body` runs (it may use
