@@ -45,6 +45,59 @@ struct TiersTuningTests {
         #expect(hour.alarmsPerHour == 6 && hour.flapsPerHour == 2)
     }
 
+    /// `tune` flattens each meeting as it reads it: a corpus added to a
+    /// meeting at a time, reserved or not, is the corpus of them all, and
+    /// the store counts the reports a reserve needs.
+    @Test func aCorpusAddedMeetingByMeetingIsTheWholeOne() throws {
+        var carol = ClientBuilder("carol", defaults: .tiers)
+        carol.join(0)
+        carol.reports(from: 2000, to: 30_000, step: 2000, mos: 3.0)
+        carol.disconnect(30_000)
+        carol.reconnect(31_000)
+        carol.reports(from: 33_000, to: 50_000, step: 2000, mos: 2.1)
+        carol.leave(50_000)
+        var cdn = meeting([carol], id: "m-cdn")
+        cdn.clients[0].events[0].payload = .meetingJoin(engine: "cdn", title: nil)
+        let logs = [handLog(), meeting([carol], id: "m-2"), cdn]
+        let whole = TuningCorpus(logs)
+        var added = TuningCorpus(), reserved = TuningCorpus()
+        reserved.reserve(reports: 1000)
+        for log in logs {
+            added.add(TuningCorpus.Part(log: log))
+            reserved.add(TuningCorpus.Part(log: log))
+        }
+        #expect(whole.reportCount > 60 && whole.connectionCount == 6 && whole.stallCount == 4)
+        #expect(added == whole && reserved == whole)
+        // The whole is its meetings' corpora end to end, offsets shifted.
+        let each = logs.map { TuningCorpus([$0]) }
+        #expect(Array(whole.ts) == each.flatMap { Array($0.ts) })
+        #expect(Array(whole.sdkMOS).map(\.bitPattern) == each.flatMap { Array($0.sdkMOS).map(\.bitPattern) })
+        #expect(Array(whole.connEnd) == each.flatMap { Array($0.connEnd) })
+        #expect(Array(whole.stallStarts) == each.flatMap { Array($0.stallStarts) })
+        var starts = [0], conns = [0], shift = (reports: 0, conns: 0)
+        for c in each {
+            starts += c.reportStart.dropFirst().map { $0 + shift.reports }
+            conns += c.clientConn.dropFirst().map { $0 + shift.conns }
+            shift = (shift.reports + c.reportCount, shift.conns + c.connectionCount)
+        }
+        #expect(Array(whole.reportStart) == starts && Array(whole.clientConn) == conns)
+        #expect(whole.maxClientReports == each.map(\.maxClientReports).max())
+    }
+
+    @Test func theStoreCountsAMeetingsReports() throws {
+        let s = Scratch()
+        var lines: [String] = []
+        for k in 0..<4 {
+            let ts = t0 + Int64(k) * 2000
+            if k < 3 { lines.append(qr(ts)) }
+            if k < 2 { lines.append(qr(ts, uid: "bob")) }
+            lines.append(qr(ts, meeting: "m-2"))
+        }
+        let store = try EventStore(path: s.db)
+        _ = try Ingester(store: store).ingest(paths: [s.write("a.ndjson", lines)])
+        #expect(try ["m-1", "m-2", "m-3"].map { try store.reportCount(meeting: $0) } == [5, 4, 0])
+    }
+
     @Test("a score computed by hand")
     func handScore() {
         let corpus = TuningCorpus([handLog()])

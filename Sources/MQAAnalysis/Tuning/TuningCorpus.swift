@@ -8,7 +8,7 @@ import MQAModel
 /// reports inside connections (reports outside count nowhere), connection
 /// bounds, and each client's stall start times (stalls do not depend on the
 /// tier config).
-public struct TuningCorpus: Sendable {
+public struct TuningCorpus: Sendable, Equatable {
     // Reports of every connection, concatenated in client, connection, ts order.
     public private(set) var ts = ContiguousArray<Int64>()
     public private(set) var rtt = ContiguousArray<Double>()
@@ -83,13 +83,31 @@ public struct TuningCorpus: Sendable {
 
     /// Meetings whose clients may count only inside windows.
     public init(parts: [Part]) {
-        for part in parts {
-            // A CDN meeting has no quality feed: reports it logs anyway drive
-            // no tier, as in `MeetingAnalysis` (its stalls stay, uncovered).
-            let feed = EventCatalog.hasQualityFeed(engine: part.log.engine)
-            for (i, client) in part.log.clients.enumerated() {
-                add(client, feed: feed, windows: i < part.windows.count ? part.windows[i] : nil)
-            }
+        for part in parts { add(part) }
+    }
+
+    /// An empty corpus, for meetings added one at a time (`add`): a fleet's
+    /// logs need not all be held at once.
+    public init() {}
+
+    /// Makes room for `reports` reports in all, so that columns grown a
+    /// meeting at a time are not left with up to twice the space they use.
+    public mutating func reserve(reports: Int) {
+        ts.reserveCapacity(reports)
+        rtt.reserveCapacity(reports)
+        loss.reserveCapacity(reports)
+        jitter.reserveCapacity(reports)
+        sdkMOS.reserveCapacity(reports)
+    }
+
+    /// Adds one meeting, after those added before: the same corpus as
+    /// `init(parts:)` of them all, in that order.
+    public mutating func add(_ part: Part) {
+        // A CDN meeting has no quality feed: reports it logs anyway drive
+        // no tier, as in `MeetingAnalysis` (its stalls stay, uncovered).
+        let feed = EventCatalog.hasQualityFeed(engine: part.log.engine)
+        for (i, client) in part.log.clients.enumerated() {
+            add(client, feed: feed, windows: i < part.windows.count ? part.windows[i] : nil)
         }
     }
 

@@ -358,6 +358,18 @@ extension EventStore {
         return ReportChunkCursor(select: select, codec: codec, meeting: meeting, uid: uid, onDamage: onDamage)
     }
 
+    /// The number of reports a meeting's clients have (from the chunk rows,
+    /// no decoding).
+    public func reportCount(meeting: String) throws -> Int {
+        let s = try db.cached("""
+            SELECT coalesce(sum(r.count), 0) FROM report_chunks r JOIN clients c ON c.id = r.client_id
+            JOIN meetings m ON m.id = c.meeting_id WHERE m.meeting = ?
+            """)
+        s.bind(1, meeting)
+        defer { s.reset() }
+        return try s.step() ? s.int(0) : 0
+    }
+
     /// The number of reports a client has (from the chunk rows, no decoding).
     func reportCount(client: Int64) throws -> Int {
         let s = try db.cached("SELECT coalesce(sum(count), 0) FROM report_chunks WHERE client_id = ?")
