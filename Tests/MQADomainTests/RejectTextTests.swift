@@ -1,5 +1,7 @@
+import Foundation
 import Testing
 import MQATestSupport
+@testable import MQABase
 @testable import MQAStore
 @testable import MQAIngest
 
@@ -35,6 +37,32 @@ import MQATestSupport
         #expect(again.rejected == 300)
         let all = try Self.rejects(store)
         #expect(Set(all.filter { $0.raw == nil }.map(\.text)).count == 3, "two shared rows and the new line's")
+    }
+
+    /// The rows past the budget are remembered by reason and size, and
+    /// forgotten when an input is undone: a damaged `.zst` whose first
+    /// batches of bad lines were written, then the same lines plain, in
+    /// one ingest. The second input must not name the undone rows.
+    @Test func anUndoneInputsRowsAreNotNamedAfter() throws {
+        let s = Scratch()
+        let lines = (0..<30_000).map { i in qr(t0 + Int64(i) * 1000, loss: "205") }
+        let text = Array((lines.joined(separator: "\n") + "\n").utf8)
+        var zst: [UInt8] = []
+        try text.withUnsafeBytes { try ZstdCompressor(level: 1).compress($0, appendingTo: &zst) }
+        let damaged = s.write("a.ndjson.zst", bytes: Array(zst.dropLast(64)))
+        let plain = s.write("b.ndjson", lines + [qr(t0, loss: "-1")])
+        let store = try EventStore(path: s.db)
+        let ingester = Ingester(store: store)
+        ingester.rawBudgetPerInput = 1000
+        var failures: [String] = []
+        ingester.onInputError = { failures.append("\($0)") }
+        let summary = try ingester.ingest(paths: [damaged, plain])
+        #expect(failures.count == 1, "\(failures)")
+        #expect(summary.rejected == 30_001)
+        let rows = try Self.rejects(store)
+        #expect(rows.count == 30_001 && rows.allSatisfy { $0.reason.hasPrefix("loss: ") })
+        let check = try store.db.prepare("PRAGMA foreign_key_check")
+        #expect(try !check.step())
     }
 
     static func rejects(_ store: EventStore) throws -> [(line: Int, reason: String, size: Int, raw: [UInt8]?, text: Int)] {

@@ -146,6 +146,8 @@ extension EventStore {
     /// line's full length. Without `keepRaw` the row is the reason and size
     /// alone, shared by every line that has both and no raw bytes kept.
     package func rejectText(reason: String, raw: UnsafeRawBufferPointer, size: Int, keepRaw: Bool) throws -> (id: Int64, new: Bool) {
+        let key = RawlessRejectKey(reason: reason, size: size)
+        if !keepRaw, let id = rawlessRejectTexts[key] { return (id, false) }
         let hasher = SHA256()
         if keepRaw {
             hasher.update(Array(reason.utf8))
@@ -165,18 +167,32 @@ extension EventStore {
         let digest = hasher.snapshot()
         let find = try db.cached("SELECT id FROM reject_texts WHERE hash = ?")
         find.bind(1, blob: digest)
-        if try find.step() {
-            defer { find.reset() }
-            return (find.int64(0), false)
-        }
+        var found: Int64?
+        if try find.step() { found = find.int64(0) }
         find.reset()
-        let insert = try db.cached("INSERT INTO reject_texts (hash, reason, size, raw) VALUES (?, ?, ?, ?)")
-        insert.bind(1, blob: digest)
-        insert.bind(2, reason)
-        insert.bind(3, size)
-        if keepRaw { insert.bind(4, blob: Array(raw)) } else { insert.bindNull(4) }
-        try insert.run()
-        return (db.lastInsertRowID, true)
+        let text: (id: Int64, new: Bool)
+        if let found {
+            text = (found, false)
+        } else {
+            let insert = try db.cached("INSERT INTO reject_texts (hash, reason, size, raw) VALUES (?, ?, ?, ?)")
+            insert.bind(1, blob: digest)
+            insert.bind(2, reason)
+            insert.bind(3, size)
+            if keepRaw { insert.bind(4, blob: Array(raw)) } else { insert.bindNull(4) }
+            try insert.run()
+            text = (db.lastInsertRowID, true)
+        }
+        if !keepRaw {
+            if rawlessRejectTexts.count >= 4096 { rawlessRejectTexts.removeAll(keepingCapacity: true) }
+            rawlessRejectTexts[key] = text.id
+        }
+        return text
+    }
+
+    /// A reject text kept without raw bytes: its reason and the line's size.
+    struct RawlessRejectKey: Hashable {
+        var reason: String
+        var size: Int
     }
 
     /// What a reject text kept without its raw bytes is hashed after.

@@ -56,6 +56,7 @@ extension EventStore: IngestTransactions {
 
     package func undoInput() -> Bool {
         reopenTailsFilledInInput()
+        forgetCachedIDs()
         return (try? db.execute("ROLLBACK TO input; RELEASE input")) != nil
     }
 

@@ -23,6 +23,11 @@ public final class EventStore {
     /// Client ids by (meeting, uid) bytes: the ingest loop resolves a client
     /// per line.
     private var clientIDs: [ClientKey: Int64] = [:]
+    /// Reject text rows kept without raw bytes, by reason and size
+    /// (`rejectText`): a log of millions of bad lines asks for a few of
+    /// them again and again. Forgotten, as `clientIDs` are, when a rollback
+    /// may have undone them.
+    var rawlessRejectTexts: [RawlessRejectKey: Int64] = [:]
     /// The summary tables' DELETE and INSERT statements, by table: built
     /// and looked up by their SQL text, they were a tenth of summarizing a
     /// one-line meeting.
@@ -266,7 +271,10 @@ public final class EventStore {
     static let clientCacheLimit = 4096
 
     /// Forgets cached ids: after a rollback they may name rows that are gone.
-    package func forgetCachedIDs() { clientIDs.removeAll() }
+    package func forgetCachedIDs() {
+        clientIDs.removeAll()
+        rawlessRejectTexts.removeAll()
+    }
 
     /// Meeting ids in the store, sorted.
     public func meetings() throws -> [String] {
