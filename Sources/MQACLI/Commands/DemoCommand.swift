@@ -76,6 +76,12 @@ enum DemoCommand {
             for sink in context.outputs.sinks { try sink.close() }
             context.outputs.sinks.removeAll()
             if code != ExitCode.success && incomplete == nil { incomplete = code }
+            // What the step freed goes back to the system, as it would at
+            // the end of a process of its own: kept by the allocator's
+            // arenas, the ingest's and the site's left 133 MB resident
+            // when the tuning began, and the 300-meeting demo peaked at
+            // 190 MB where no step alone takes 90.
+            FreedMemory.release()
         }
 
         // Marked as a run under way (written before anything was removed,
