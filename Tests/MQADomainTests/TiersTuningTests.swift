@@ -84,6 +84,44 @@ struct TiersTuningTests {
         #expect(whole.maxClientReports == each.map(\.maxClientReports).max())
     }
 
+    /// A corpus made for its configs keeps their MOS columns in place of
+    /// the MOS inputs: every config counts the same as on a full corpus,
+    /// for the SDK's MOS, the E-model and two E-model settings.
+    @Test func aCorpusOfMOSColumnsCountsAsTheFullOne() {
+        var carol = ClientBuilder("carol", defaults: .tiers)
+        carol.join(0)
+        var t: Int64 = 2000
+        for k in 0..<40 {
+            // An SDK MOS out of range now and then: the E-model stands in.
+            carol.report(t, mos: k % 7 == 0 ? 0 : 2.0 + Double(k % 5) * 0.5, rtt: 40 + Double(k * 37 % 300),
+                         loss: Double(k % 4), jitter: Double(k % 9) * 3)
+            t += 2000
+        }
+        carol.leave(t)
+        let logs = [handLog(), meeting([carol], id: "m-2")]
+        var configs: [TierConfig] = []
+        for source in [MOSSource.sdk, .emodel] {
+            for ie in [0.0, 11] {
+                for hysteresis in [0.0, 0.2] {
+                    var c = TierConfig()
+                    c.mos = source
+                    c.emodel = EModelParams(ie: ie)
+                    c.hysteresis = hysteresis
+                    configs.append(c)
+                }
+            }
+        }
+        var lean = TuningCorpus(mosFor: configs)
+        for log in logs { lean.add(TuningCorpus.Part(log: log)) }
+        let full = TuningCorpus(logs)
+        #expect(lean.mosKeys.count == 4 && lean.loss.isEmpty && lean.sdkMOS.isEmpty && !full.sdkMOS.isEmpty)
+        #expect(lean.ts == full.ts && lean.rtt == full.rtt)
+        let counts = Tuning.countAll(full, configs: configs)
+        #expect(Tuning.countAll(lean, configs: configs) == counts)
+        // The configs do not all agree, so the columns were told apart.
+        #expect(Set(counts.map(\.alarms)).count > 1)
+    }
+
     @Test func theStoreCountsAMeetingsReports() throws {
         let s = Scratch()
         var lines: [String] = []

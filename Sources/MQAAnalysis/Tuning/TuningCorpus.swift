@@ -16,6 +16,16 @@ public struct TuningCorpus: Sendable, Equatable {
     public private(set) var jitter = ContiguousArray<Double>()
     /// The SDK's MOS, NaN for `null`.
     public private(set) var sdkMOS = ContiguousArray<Double>()
+    /// With `init(mosFor:)`: the (source, E-model) pairs the configs use,
+    /// and each report's MOS under each pair, made as reports are added in
+    /// place of `loss`, `jitter` and `sdkMOS`, which stay empty (`rtt`
+    /// stays: the cold-start rule reads it). Half the bytes a report for a
+    /// grid of one such pair.
+    public private(set) var mosKeys: [MOSKey] = []
+    /// `mosColumns[k]` belongs to `mosKeys[k]`.
+    public private(set) var mosColumns: [ContiguousArray<Double>] = []
+    /// Whether `loss`, `jitter` and `sdkMOS` are kept (no `mosColumns`).
+    public private(set) var keepsMOSInputs = true
 
     // Connection k: reports `reportStart[k] ..< reportStart[k + 1]`, time span
     // `[connStart[k], connEnd[k]]`.
@@ -90,14 +100,28 @@ public struct TuningCorpus: Sendable, Equatable {
     /// logs need not all be held at once.
     public init() {}
 
+    /// An empty corpus that keeps, instead of the MOS inputs, the MOS
+    /// columns `configs` read (`mosColumns`): only those configs, or others
+    /// of the same (source, E-model) pairs, can be scored on it.
+    public init(mosFor configs: [TierConfig]) {
+        keepsMOSInputs = false
+        for c in configs where !mosKeys.contains(MOSKey(source: c.mos, emodel: c.emodel)) {
+            mosKeys.append(MOSKey(source: c.mos, emodel: c.emodel))
+            mosColumns.append([])
+        }
+    }
+
     /// Makes room for `reports` reports in all, so that columns grown a
     /// meeting at a time are not left with up to twice the space they use.
     public mutating func reserve(reports: Int) {
         ts.reserveCapacity(reports)
         rtt.reserveCapacity(reports)
-        loss.reserveCapacity(reports)
-        jitter.reserveCapacity(reports)
-        sdkMOS.reserveCapacity(reports)
+        if keepsMOSInputs {
+            loss.reserveCapacity(reports)
+            jitter.reserveCapacity(reports)
+            sdkMOS.reserveCapacity(reports)
+        }
+        for k in mosColumns.indices { mosColumns[k].reserveCapacity(reports) }
     }
 
     /// Adds one meeting, after those added before: the same corpus as
@@ -117,9 +141,18 @@ public struct TuningCorpus: Sendable, Equatable {
             let r = feed ? span.reports : span.reports.lowerBound..<span.reports.lowerBound
             ts.append(contentsOf: client.reports.ts[r])
             rtt.append(contentsOf: client.reports.rtt[r])
-            loss.append(contentsOf: client.reports.loss[r])
-            jitter.append(contentsOf: client.reports.jitter[r])
-            sdkMOS.append(contentsOf: client.reports.mos[r])
+            if keepsMOSInputs {
+                loss.append(contentsOf: client.reports.loss[r])
+                jitter.append(contentsOf: client.reports.jitter[r])
+                sdkMOS.append(contentsOf: client.reports.mos[r])
+            }
+            let c = client.reports
+            for (k, key) in mosKeys.enumerated() {
+                for i in r {
+                    mosColumns[k].append(ReportMOS.mos(sdkMOS: c.mos[i], rtt: c.rtt[i], loss: c.loss[i], jitter: c.jitter[i],
+                                                       source: key.source, emodel: key.emodel))
+                }
+            }
             connStart.append(span.start)
             connEnd.append(span.end)
             reportStart.append(ts.count)
@@ -142,4 +175,10 @@ public struct TuningCorpus: Sendable, Equatable {
         stallStarts.append(contentsOf: starts.sorted())
         clientStall.append(stallStarts.count)
     }
+}
+
+/// What a MOS column depends on: the config's MOS source and E-model.
+public struct MOSKey: Hashable, Sendable {
+    public var source: MOSSource
+    public var emodel: EModelParams
 }

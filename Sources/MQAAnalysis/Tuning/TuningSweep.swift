@@ -119,6 +119,8 @@ public enum Tuning {
     /// Each corpus report's MOS under one (source, emodel), by the rule the
     /// analysis uses (`ReportMOS`).
     static func mosColumn(_ corpus: TuningCorpus, source: MOSSource, emodel: EModelParams) -> ContiguousArray<Double> {
+        if let k = corpus.mosKeys.firstIndex(of: MOSKey(source: source, emodel: emodel)) { return corpus.mosColumns[k] }
+        precondition(corpus.keepsMOSInputs, "the corpus was made for other MOS settings")
         var column = ContiguousArray<Double>(repeating: 0, count: corpus.reportCount)
         column.withUnsafeMutableBufferPointer { out in
             corpus.sdkMOS.withUnsafeBufferPointer { sdk in
@@ -138,8 +140,4 @@ public enum Tuning {
     }
 }
 
-/// What the MOS column depends on.
-private struct MOSKey: Hashable {
-    var source: MOSSource
-    var emodel: EModelParams
-}
+

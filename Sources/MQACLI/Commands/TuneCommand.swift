@@ -140,7 +140,7 @@ enum TuneCommand {
         // Each meeting is flattened into the corpus as it is read, and let
         // go: holding every log first took 181 MB for 300 meetings.
         var meetingIDs: [String] = []
-        var corpus = TuningCorpus()
+        var corpus = TuningCorpus(mosFor: configs)
         corpus.reserve(reports: try meetings.reduce(0) { $0 + (try store.reportCount(meeting: $1)) })
         try forEachLog { log in
             meetingIDs.append(log.meeting)
