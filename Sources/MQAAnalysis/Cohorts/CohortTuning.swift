@@ -71,7 +71,8 @@ public struct CohortTuning: Sendable {
                 bootstrap: BootstrapOptions = .default) {
         self.field = field
         self.bootstrap = bootstrap
-        fleet = Tuning.rank(configs: configs, scores: Tuning.countAll(TuningCorpus(logs), configs: configs, options: options)
+        fleet = Tuning.rank(configs: configs, scores: Tuning.countAll(
+            TuningCorpus(parts: logs.map { TuningCorpus.Part(log: $0) }, mosFor: configs), configs: configs, options: options)
             .map(TuningScore.init))
         var split: [String?: [TuningCorpus.Part]] = [:]
         var clients: [String?: Int] = [:]
@@ -98,7 +99,7 @@ public struct CohortTuning: Sendable {
         }
         let best = fleet.first
         cohorts = values.map { v in
-            let corpus = TuningCorpus(parts: split[v]!)
+            let corpus = TuningCorpus(parts: split[v]!, mosFor: configs)
             let ranking = Tuning.rank(configs: configs, scores: Tuning.countAll(corpus, configs: configs, options: options)
                 .map(TuningScore.init))
             let here = ranking.first { $0.gridIndex == best?.gridIndex } ?? ranking[0]
@@ -124,7 +125,7 @@ public struct CohortTuning: Sendable {
         if same { return ConfidenceInterval(lower: 0, upper: 0) }
         // Per meeting: [alarms, useful, stalls, covered] of each config.
         let counts = meetings.map { m in
-            Tuning.countAll(TuningCorpus(parts: [m]), configs: [best, fleetBest], options: options)
+            Tuning.countAll(TuningCorpus(parts: [m], mosFor: [best, fleetBest]), configs: [best, fleetBest], options: options)
                 .map { [Double($0.alarms), Double($0.useful), Double($0.stalls), Double($0.covered)] }
         }
         func f1(_ c: [Double]) -> Double {

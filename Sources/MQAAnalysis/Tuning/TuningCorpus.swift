@@ -100,6 +100,12 @@ public struct TuningCorpus: Sendable, Equatable {
     /// logs need not all be held at once.
     public init() {}
 
+    /// Meetings, keeping the MOS columns of `configs` (`init(mosFor:)`).
+    public init(parts: [Part], mosFor configs: [TierConfig]) {
+        self.init(mosFor: configs)
+        for part in parts { add(part) }
+    }
+
     /// An empty corpus that keeps, instead of the MOS inputs, the MOS
     /// columns `configs` read (`mosColumns`): only those configs, or others
     /// of the same (source, E-model) pairs, can be scored on it.
