@@ -63,28 +63,45 @@ extension FleetReport {
     /// cells; each meeting's issue counts as a list under it (in a column
     /// they made every row hundreds of characters wide).
     public var markdown: String {
+        var out = ""
+        writeMarkdown { out += $0 }
+        return out
+    }
+
+    /// Writes md and csv as they are made, a row at a time: a fleet of
+    /// 50,000 meetings held 30 MB of table cells and the 13 MB text whole.
+    public func write(_ format: ReportFormat, to out: OutputSink) {
+        switch format {
+        case .md: writeMarkdown { out.write($0) }
+        case .csv: writeCSV { out.write($0) }
+        default: out.write(render(format))
+        }
+    }
+
+    /// `markdown`, in pieces to `emit`.
+    func writeMarkdown(_ emit: (String) -> Void) {
         var out = "# Fleet: \(meetingCount) meetings, worst first\n\n"
         out += "Score = \(FleetReport.scoreRule); ranked by the score. \(FleetReport.normalizedNote)\n\n"
         out += FleetReport.stalledNote + "\n\n"
         out += ConfigNote.paragraph(config)
         if ranked.count < meetingCount { out += "Showing the worst \(ranked.count).\n\n" }
-        var t = rankingTable(issues: false)
-        for (i, e) in ranked.enumerated() {
+        emit(out)
+        rankingTable(issues: false).writeMarkdown(rows: ranked.count, { i in
+            let e = ranked[i]
             // A link's target is a file name we made safe.
-            t.add([.int(i + 1), files?[e.header.meeting].map { .link(e.header.meeting, href: $0) } ?? .text(e.header.meeting)]
-                  + rankingCells(e).dropLast())
-        }
-        out += t.markdown
-        let withIssues = ranked.enumerated().filter { !$0.element.issueCounts.isEmpty }
-        if !withIssues.isEmpty {
-            out += "\n## Issues per meeting\n\n"
-            for (i, e) in withIssues {
-                out += "- #\(i + 1) \(Markdown.escape(e.header.meeting)): \(FleetReport.issueSummary(e.issueCounts))\n"
-            }
+            return [.int(i + 1), files?[e.header.meeting].map { .link(e.header.meeting, href: $0) } ?? .text(e.header.meeting)]
+                + rankingCells(e).dropLast()
+        }, emit)
+        out = ""
+        var listed = false
+        for (i, e) in ranked.enumerated() where !e.issueCounts.isEmpty {
+            if !listed { out += "\n## Issues per meeting\n\n"; listed = true }
+            out += "- #\(i + 1) \(Markdown.escape(e.header.meeting)): \(FleetReport.issueSummary(e.issueCounts))\n"
+            if out.utf8.count >= 1 << 16 { emit(out); out = "" }
         }
         out += "\n## Issue codes (all \(meetingCount) meetings)\n\n"
         out += issueCodesTable.markdown
-        return out
+        emit(out)
     }
 
     /// Why "stalled" can exceed a meeting's duration, said once per page.
@@ -120,6 +137,13 @@ extension FleetReport {
     /// `mqa report fleet --format csv`: one row per ranked meeting, one
     /// column per issue code (occurrences), plus `file` in a batch index.
     public var csv: String {
+        var out = ""
+        writeCSV { out += $0 }
+        return out
+    }
+
+    /// `csv`, in pieces to `emit`.
+    func writeCSV(_ emit: (String) -> Void) {
         var head = ["rank", "meeting", "title", "engine", "start", "durationMs", "participants", "platforms", "sdkVersions",
                     "score", "scorePerParticipantHour",
                     "stalledMs", "lowTierMs", "abnormalDisconnects"] + IssueCode.allCases.map(\.rawValue)
@@ -137,8 +161,9 @@ extension FleetReport {
             if let files { row.append(CSV.cell(files[e.header.meeting] ?? "")) }
             row.append(e.lowTierMs != nil ? "true" : "false")
             out += row.joined(separator: ",") + "\n"
+            if out.utf8.count >= 1 << 16 { emit(out); out = "" }
         }
-        return out
+        emit(out)
     }
 
     /// `mqa report fleet --format html` (and `index.html` of a batch, where

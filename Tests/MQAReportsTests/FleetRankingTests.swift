@@ -1,5 +1,7 @@
+import Foundation
 import Testing
 @testable import MQAReports
+import MQATestSupport
 import MQABase
 import MQAModel
 import MQAAnalysis
@@ -32,6 +34,27 @@ import MQAAnalysis
             #expect(report.ranked.map(\.header.meeting) == full.ranked.prefix(top).map(\.header.meeting), "top \(top)")
             #expect(report.meetingCount == 3000)
             #expect(report.issueTotals.mapValues { "\($0.issues)/\($0.meetings)" } == full.issueTotals.mapValues { "\($0.issues)/\($0.meetings)" })
+        }
+    }
+
+    /// md and csv are written a row at a time. Past the rows a table holds
+    /// (`ReportTable.heldRows`), the ranking's Markdown is the table built
+    /// whole, and the csv has a line per meeting; both as `render` gives.
+    @Test func aFleetPastTheHeldRowsIsWrittenAsRendered() throws {
+        let count = ReportTable.heldRows + 500
+        let report = FleetReport(entries: Self.entries(seed: 9, count: count))
+        var whole = report.rankingTable(issues: false)
+        for (i, e) in report.ranked.enumerated() { whole.add([.int(i + 1), .text(e.header.meeting)] + report.rankingCells(e).dropLast()) }
+        let scratch = ScratchFolder()
+        for format in [ReportFormat.md, .csv] {
+            let path = scratch.file("fleet.\(format.rawValue)")
+            let sink = try OutputSink(path: path)
+            report.write(format, to: sink)
+            try sink.close()
+            let written = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(written == report.render(format), "\(format)")
+            if format == .md { #expect(written.contains(whole.markdown)) }
+            else { #expect(written.split(separator: "\n").count == count + 1) }
         }
     }
 }
