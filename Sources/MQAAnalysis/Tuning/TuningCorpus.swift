@@ -25,7 +25,7 @@ public struct TuningCorpus: Sendable, Equatable {
     /// `mosColumns[k]` belongs to `mosKeys[k]`.
     public private(set) var mosColumns: [ContiguousArray<Double>] = []
     /// Whether `loss`, `jitter` and `sdkMOS` are kept (no `mosColumns`).
-    public private(set) var keepsMOSInputs = true
+    public var keepsMOSInputs: Bool { mosKeys.isEmpty }
 
     // Connection k: reports `reportStart[k] ..< reportStart[k + 1]`, time span
     // `[connStart[k], connEnd[k]]`.
@@ -108,11 +108,13 @@ public struct TuningCorpus: Sendable, Equatable {
 
     /// An empty corpus that keeps, instead of the MOS inputs, the MOS
     /// columns `configs` read (`mosColumns`): only those configs, or others
-    /// of the same (source, E-model) pairs, can be scored on it.
+    /// of the same (source, E-model) pairs, can be scored on it. No configs:
+    /// the inputs are kept, as by `init()`.
     public init(mosFor configs: [TierConfig]) {
-        keepsMOSInputs = false
-        for c in configs where !mosKeys.contains(MOSKey(source: c.mos, emodel: c.emodel)) {
-            mosKeys.append(MOSKey(source: c.mos, emodel: c.emodel))
+        for c in configs {
+            let key = MOSKey(source: c.mos, emodel: c.emodel)
+            guard !mosKeys.contains(key) else { continue }
+            mosKeys.append(key)
             mosColumns.append([])
         }
     }
