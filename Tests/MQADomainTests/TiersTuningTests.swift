@@ -122,6 +122,42 @@ struct TiersTuningTests {
         #expect(Set(counts.map(\.alarms)).count > 1)
     }
 
+    /// The bootstrap of `tune --by` resamples meetings: each part's share
+    /// of a corpus's counts is what that meeting counts alone, windows
+    /// included, and the shares add up to the whole.
+    @Test func eachMeetingsShareIsWhatItCountsAlone() {
+        var carol = ClientBuilder("carol", defaults: .tiers)
+        carol.join(0)
+        carol.subscribe(500, "alice", "alice-cam")
+        carol.status(800, "alice", "alice-cam", timedOut: false)
+        carol.reports(from: 2000, to: 30_000, step: 2000, mos: 2.0)
+        carol.report(30_000, mos: 4.3)
+        carol.reports(from: 32_000, to: 50_000, step: 2000, mos: 1.5)
+        for start: Int64 in [12_000, 40_000] {
+            carol.status(start, "alice", "alice-cam", timedOut: true)
+            carol.status(start + 1000, "alice", "alice-cam", timedOut: false)
+        }
+        carol.leave(50_000)
+        let window = TuningCorpus.Window(from: 30_000, to: 60_000)
+        let parts = [TuningCorpus.Part(log: handLog()), TuningCorpus.Part(log: meeting([carol], id: "m-2")),
+                     TuningCorpus.Part(log: meeting([carol], id: "m-3"), windows: [[window]]),
+                     TuningCorpus.Part(log: handLog(), windows: [[window], nil])]
+        let whole = TuningCorpus(parts: parts)
+        #expect(whole.partCount == 4 && Array(whole.partClient) == [0, 2, 3, 4, 6])
+        var tight = TierConfig()
+        tight.hysteresis = 0.3
+        for config in [TierConfig(), tight] {
+            let shares = Tuning.partCounts(whole, config: config)
+            let alone = parts.map { Tuning.countAll(TuningCorpus(parts: [$0]), configs: [config])[0] }
+            #expect(shares == alone.map { TuningPartCounts(alarms: $0.alarms, useful: $0.useful, stalls: $0.stalls,
+                                                               covered: $0.covered) })
+            let total = Tuning.countAll(whole, configs: [config])[0]
+            #expect(shares.reduce(0) { $0 + $1.alarms } == total.alarms && shares.reduce(0) { $0 + $1.covered } == total.covered)
+            // Not all zeros, and the window took something away.
+            #expect(shares[0].useful > 0 && shares[1].covered > 0 && shares[2].stalls == 1 && shares[3].stalls < shares[0].stalls)
+        }
+    }
+
     @Test func theStoreCountsAMeetingsReports() throws {
         let s = Scratch()
         var lines: [String] = []

@@ -67,47 +67,88 @@ public struct CohortTuning: Sendable {
         return order.map { (value: $0, windows: windows[$0]) }
     }
 
+    /// The sweep over `logs`, per value of `field`.
     public init(_ logs: [MeetingLog], by field: CohortField, configs: [TierConfig], options: TuningOptions,
                 bootstrap: BootstrapOptions = .default) {
-        self.field = field
-        self.bootstrap = bootstrap
-        fleet = Tuning.rank(configs: configs, scores: Tuning.countAll(
-            TuningCorpus(parts: logs.map { TuningCorpus.Part(log: $0) }, mosFor: configs), configs: configs, options: options)
-            .map(TuningScore.init))
-        var split: [String?: [TuningCorpus.Part]] = [:]
+        var builder = Builder(by: field, configs: configs)
+        for log in logs { builder.add(log) }
+        self = builder.finish(options: options, bootstrap: bootstrap)
+    }
+
+    /// Meetings added one at a time, each flattened at once into the
+    /// fleet's corpus and its cohorts' (`TuningCorpus`, MOS columns only)
+    /// and let go: holding every log took 157 MB for 300 meetings.
+    public struct Builder {
+        public let field: CohortField
+        public let configs: [TierConfig]
+        var fleet: TuningCorpus
+        /// One corpus per value, a part per meeting that has the value.
+        var split: [String?: TuningCorpus] = [:]
         var clients: [String?: Int] = [:]
-        for log in logs {
+
+        /// `reports`: how many the meetings to come hold in all, if known,
+        /// so that the fleet's columns are not grown with slack.
+        public init(by field: CohortField, configs: [TierConfig], reports: Int = 0) {
+            self.field = field
+            self.configs = configs
+            fleet = TuningCorpus(mosFor: configs)
+            fleet.reserve(reports: reports)
+        }
+
+        public mutating func add(_ log: MeetingLog) {
+            fleet.add(TuningCorpus.Part(log: log))
             var mine: [String?: (clients: [ClientLog], windows: [[TuningCorpus.Window]?])] = [:]
+            var order: [String?] = []
             for c in log.clients {
                 for (v, windows) in CohortTuning.values(of: c, in: log, field: field) {
+                    if mine[v] == nil { order.append(v) }
                     mine[v, default: ([], [])].clients.append(c)
                     mine[v, default: ([], [])].windows.append(windows)
                 }
             }
-            for (v, part) in mine {
-                split[v, default: []].append(TuningCorpus.Part(
+            for v in order {
+                let part = mine[v]!
+                split[v, default: TuningCorpus(mosFor: configs)].add(TuningCorpus.Part(
                     log: MeetingLog(meeting: log.meeting, clients: part.clients), windows: part.windows))
                 clients[v, default: 0] += part.clients.count
             }
         }
-        let values = split.keys.sorted { a, b in
-            switch (a, b) {
-            case (nil, _): return false
-            case (_, nil): return true
-            case let (x?, y?): return CohortTable.valueLess(x, y, field: field)
+
+        /// Ranks the configs over the fleet and over each cohort.
+        public consuming func finish(options: TuningOptions, bootstrap: BootstrapOptions = .default) -> CohortTuning {
+            let configs = configs
+            let fleetRanking = Tuning.rank(configs: configs, scores: Tuning.scoreAll(fleet, configs: configs, options: options))
+            fleet = TuningCorpus()
+            let values = split.keys.sorted { a, b in
+                switch (a, b) {
+                case (nil, _): return false
+                case (_, nil): return true
+                case let (x?, y?): return CohortTable.valueLess(x, y, field: field)
+                }
             }
+            let best = fleetRanking.first
+            var cohorts: [Cohort] = []
+            for v in values {
+                // Each cohort's columns go once it is ranked.
+                guard let corpus = split.removeValue(forKey: v) else { continue }
+                let ranking = Tuning.rank(configs: configs, scores: Tuning.scoreAll(corpus, configs: configs, options: options))
+                let here = ranking.first { $0.gridIndex == best?.gridIndex } ?? ranking[0]
+                let ci = CohortTuning.gainInterval(corpus, best: ranking[0].config, fleetBest: here.config,
+                                                   same: ranking[0].gridIndex == here.gridIndex, options: options,
+                                                   bootstrap: bootstrap)
+                cohorts.append(Cohort(value: v, clients: clients[v] ?? 0, stalls: corpus.stallCount,
+                                      reports: corpus.countedReportCount, ranking: ranking, fleetBest: here,
+                                      meetings: corpus.partCount, gainCI: ci))
+            }
+            return CohortTuning(field: field, fleet: fleetRanking, cohorts: cohorts, bootstrap: bootstrap)
         }
-        let best = fleet.first
-        cohorts = values.map { v in
-            let corpus = TuningCorpus(parts: split[v]!, mosFor: configs)
-            let ranking = Tuning.rank(configs: configs, scores: Tuning.countAll(corpus, configs: configs, options: options)
-                .map(TuningScore.init))
-            let here = ranking.first { $0.gridIndex == best?.gridIndex } ?? ranking[0]
-            let ci = CohortTuning.gainInterval(split[v]!, best: ranking[0].config, fleetBest: here.config,
-                                               same: ranking[0].gridIndex == here.gridIndex, options: options, bootstrap: bootstrap)
-            return Cohort(value: v, clients: clients[v] ?? 0, stalls: corpus.stallCount, reports: corpus.countedReportCount,
-                          ranking: ranking, fleetBest: here, meetings: split[v]!.count, gainCI: ci)
-        }
+    }
+
+    init(field: CohortField, fleet: [TuningResult], cohorts: [Cohort], bootstrap: BootstrapOptions) {
+        self.field = field
+        self.fleet = fleet
+        self.cohorts = cohorts
+        self.bootstrap = bootstrap
     }
 
     /// How much of a cohort's gain is more than the luck of which meetings
@@ -119,14 +160,14 @@ public struct CohortTuning: Sendable {
     /// data, so the interval leaves out the luck of that choice (the best of
     /// many configs is flattered by its own data): an interval that reaches
     /// 0 says the gain is not shown; one above 0 is still optimistic.
-    static func gainInterval(_ meetings: [TuningCorpus.Part], best: TierConfig, fleetBest: TierConfig, same: Bool,
+    static func gainInterval(_ corpus: TuningCorpus, best: TierConfig, fleetBest: TierConfig, same: Bool,
                              options: TuningOptions, bootstrap: BootstrapOptions) -> ConfidenceInterval? {
-        guard meetings.count >= 2 else { return nil }
+        guard corpus.partCount >= 2 else { return nil }
         if same { return ConfidenceInterval(lower: 0, upper: 0) }
         // Per meeting: [alarms, useful, stalls, covered] of each config.
-        let counts = meetings.map { m in
-            Tuning.countAll(TuningCorpus(parts: [m], mosFor: [best, fleetBest]), configs: [best, fleetBest], options: options)
-                .map { [Double($0.alarms), Double($0.useful), Double($0.stalls), Double($0.covered)] }
+        let counts = zip(Tuning.partCounts(corpus, config: best, options: options),
+                         Tuning.partCounts(corpus, config: fleetBest, options: options)).map { pair in
+            [pair.0, pair.1].map { [Double($0.alarms), Double($0.useful), Double($0.stalls), Double($0.covered)] }
         }
         func f1(_ c: [Double]) -> Double {
             let precision = c[0] > 0 ? c[1] / c[0] : 0, recall = c[2] > 0 ? c[3] / c[2] : 0
@@ -134,9 +175,9 @@ public struct CohortTuning: Sendable {
         }
         var gains: [Double] = []
         gains.reserveCapacity(bootstrap.replicates)
-        bootstrap.forEachReplicate(meetings: meetings.count) { _, draws in
+        bootstrap.forEachReplicate(meetings: counts.count) { _, draws in
             var a = [Double](repeating: 0, count: 4), b = a
-            for m in 0..<meetings.count where draws[m] > 0 {
+            for m in counts.indices where draws[m] > 0 {
                 let w = Double(draws[m])
                 for k in 0..<4 {
                     a[k] += w * counts[m][0][k]

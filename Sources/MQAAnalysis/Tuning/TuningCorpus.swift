@@ -36,6 +36,9 @@ public struct TuningCorpus: Sendable, Equatable {
     // Client c (one uid in one meeting): connections `clientConn[c] ..<
     // clientConn[c + 1]`, stalls `clientStall[c] ..< clientStall[c + 1]`.
     public private(set) var clientConn = ContiguousArray<Int>([0])
+    /// Part (meeting) p: clients `partClient[p] ..< partClient[p + 1]`, so
+    /// that counts can be told apart per meeting (`Tuning.partCounts`).
+    public private(set) var partClient = ContiguousArray<Int>([0])
     public private(set) var clientStall = ContiguousArray<Int>([0])
     /// Stall start times, ascending within each client (as subscriber).
     public private(set) var stallStarts = ContiguousArray<Int64>()
@@ -83,6 +86,8 @@ public struct TuningCorpus: Sendable, Equatable {
     public private(set) var countedReportCount = 0
     public var connectionCount: Int { connStart.count }
     public var clientCount: Int { clientConn.count - 1 }
+    /// The parts (meetings) added, in order.
+    public var partCount: Int { partClient.count - 1 }
     public var stallCount: Int { stallStarts.count }
 
     /// Flattens meetings with the same connection and subscription rules as
@@ -141,6 +146,7 @@ public struct TuningCorpus: Sendable, Equatable {
         for (i, client) in part.log.clients.enumerated() {
             add(client, feed: feed, windows: i < part.windows.count ? part.windows[i] : nil)
         }
+        partClient.append(clientCount)
     }
 
     private mutating func add(_ client: ClientLog, feed: Bool, windows: [Window]?) {

@@ -96,8 +96,10 @@ struct TuningKernel {
         TuningScore(counts(config, mos: mos))
     }
 
-    /// The additive counts behind `score`.
-    func counts(_ config: TierConfig, mos: UnsafeBufferPointer<Double>) -> TuningCounts {
+    /// The additive counts behind `score`. With `perClient`, also each
+    /// client's share of them, at `4 * c`: alarms, useful, stalls, covered.
+    func counts(_ config: TierConfig, mos: UnsafeBufferPointer<Double>,
+                perClient: UnsafeMutableBufferPointer<Int>? = nil) -> TuningCounts {
         let p = TierParams(config)
         let lead = options.leadMs
         // At most two changes per warm report (a gap reset and a change).
@@ -145,6 +147,7 @@ struct TuningKernel {
                 // Stalls and the client's alarms / low holds are all in time
                 // order: one merge pass each.
                 let s0 = corpus.clientStall[c], s1 = corpus.clientStall[c + 1]
+                let (usefulBefore, coveredBefore) = (useful, covered)
                 var low = 0, alarm = 0
                 for si in s0..<s1 {
                     let t1 = stalls[si]
@@ -161,6 +164,12 @@ struct TuningKernel {
                     let ta = alarmTs[a]
                     while si < s1, stalls[si] < ta { si += 1 }
                     if si < s1, stalls[si] <= ta + lead { useful += 1 }
+                }
+                if let perClient {
+                    perClient[4 * c] = alarmCount
+                    perClient[4 * c + 1] = useful - usefulBefore
+                    perClient[4 * c + 2] = s1 - s0
+                    perClient[4 * c + 3] = covered - coveredBefore
                 }
             }
         }

@@ -81,6 +81,30 @@ public enum Tuning {
         return configs.indices.map { out.get($0)! }
     }
 
+    /// Each part's (meeting's) share of `config`'s counts, in the order the
+    /// parts were added: what a bootstrap over meetings resamples
+    /// (`CohortTuning.gainInterval`). Summed, they are `countAll`'s.
+    public static func partCounts(_ corpus: TuningCorpus, config: TierConfig,
+                                  options: TuningOptions = TuningOptions()) -> [TuningPartCounts] {
+        let column = mosColumn(corpus, source: config.mos, emodel: config.emodel)
+        var perClient = [Int](repeating: 0, count: 4 * corpus.clientCount)
+        perClient.withUnsafeMutableBufferPointer { out in
+            column.withUnsafeBufferPointer { mos in
+                _ = TuningKernel(corpus: corpus, options: options).counts(config, mos: mos, perClient: out)
+            }
+        }
+        return (0..<corpus.partCount).map { p in
+            var sum = TuningPartCounts()
+            for c in corpus.partClient[p]..<corpus.partClient[p + 1] {
+                sum.alarms += perClient[4 * c]
+                sum.useful += perClient[4 * c + 1]
+                sum.stalls += perClient[4 * c + 2]
+                sum.covered += perClient[4 * c + 3]
+            }
+            return sum
+        }
+    }
+
     /// The ranking of `sweep`.
     static func ranksBefore(_ a: TuningResult, _ b: TuningResult) -> Bool {
         // F1 compared exactly: 2pr/(p + r) in doubles can differ by an ulp
@@ -140,4 +164,18 @@ public enum Tuning {
     }
 }
 
+/// One meeting's alarms, useful alarms, stalls and covered stalls under one
+/// config (`Tuning.partCounts`): enough for its F1 once summed.
+public struct TuningPartCounts: Sendable, Equatable {
+    public var alarms = 0
+    public var useful = 0
+    public var stalls = 0
+    public var covered = 0
 
+    public init(alarms: Int = 0, useful: Int = 0, stalls: Int = 0, covered: Int = 0) {
+        self.alarms = alarms
+        self.useful = useful
+        self.stalls = stalls
+        self.covered = covered
+    }
+}

@@ -125,9 +125,11 @@ enum TuneCommand {
         }
         if let field = args.value(Self.by) {
             if partials { throw UsageError("give either --by or --partials, not both") }
-            var logs: [MeetingLog] = []
-            try forEachLog { logs.append($0) }
-            let tuning = CohortTuning(logs, by: field, configs: configs, options: options)
+            var builder = CohortTuning.Builder(
+                by: field, configs: configs, reports: try meetings.reduce(0) { $0 + (try store.reportCount(meeting: $1)) })
+            try forEachLog { builder.add($0) }
+            if progress { context.stderr.write("\r\u{1B}[K") }
+            let tuning = builder.finish(options: options)
             // Ten rows a value unless --top says: a table per value of every
             // config would bury the best under a grid's hundreds.
             var report = TuneCohortsReport(tuning, keys: grid.axes.map(\.key), top: args.isGiven(Self.top) ? top : 10)
