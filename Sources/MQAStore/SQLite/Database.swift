@@ -86,7 +86,7 @@ public final class Database {
         if path.hasPrefix("/") { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = String(cString: buffer)
+        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return (cwd.hasSuffix("/") ? cwd : cwd + "/") + path
     }
 
