@@ -146,13 +146,15 @@ struct TiersTuningTests {
         #expect(whole.partCount == 4 && Array(whole.partClient) == [0, 2, 3, 4, 6])
         var tight = TierConfig()
         tight.hysteresis = 0.3
-        for config in [TierConfig(), tight] {
-            let shares = Tuning.partCounts(whole, config: config)
+        let configs = [TierConfig(), tight]
+        let (totals, byPart) = Tuning.countAllByPart(whole, configs: configs)
+        #expect(totals == Tuning.countAll(whole, configs: configs))
+        for (i, config) in configs.enumerated() {
+            let shares = byPart[i]
             let alone = parts.map { Tuning.countAll(TuningCorpus(parts: [$0]), configs: [config])[0] }
             #expect(shares == alone.map { TuningPartCounts(alarms: $0.alarms, useful: $0.useful, stalls: $0.stalls,
                                                                covered: $0.covered) })
-            let total = Tuning.countAll(whole, configs: [config])[0]
-            #expect(shares.reduce(0) { $0 + $1.alarms } == total.alarms && shares.reduce(0) { $0 + $1.covered } == total.covered)
+            #expect(shares.reduce(0) { $0 + $1.alarms } == totals[i].alarms && shares.reduce(0) { $0 + $1.covered } == totals[i].covered)
             // Not all zeros, and the window took something away.
             #expect(shares[0].useful > 0 && shares[1].covered > 0 && shares[2].stalls == 1 && shares[3].stalls < shares[0].stalls)
         }

@@ -70,32 +70,50 @@ public struct CohortTuning: Sendable {
     /// The sweep over `logs`, per value of `field`.
     public init(_ logs: [MeetingLog], by field: CohortField, configs: [TierConfig], options: TuningOptions,
                 bootstrap: BootstrapOptions = .default) {
-        var builder = Builder(by: field, configs: configs)
+        var builder = Builder(by: field, configs: configs, options: options)
         for log in logs { builder.add(log) }
-        self = builder.finish(options: options, bootstrap: bootstrap)
+        self = builder.finish(bootstrap: bootstrap)
     }
 
     /// Meetings added one at a time, each flattened at once into the
-    /// fleet's corpus and its cohorts' (`TuningCorpus`, MOS columns only)
-    /// and let go: holding every log took 157 MB for 300 meetings.
+    /// fleet's tally and its cohorts' (`TuningTally`) and let go: holding
+    /// every log took 157 MB for 300 meetings, every corpus 751 MB for 3,000.
     public struct Builder {
         public let field: CohortField
         public let configs: [TierConfig]
-        var fleet: TuningCorpus
-        /// One corpus per value, a part per meeting that has the value.
-        var split: [String?: TuningCorpus] = [:]
+        public let options: TuningOptions
+        var fleet: TuningTally
+        /// One tally per value, a part per meeting that has the value.
+        var split: [String?: TuningTally] = [:]
         var clients: [String?: Int] = [:]
+        /// Reports held in all the tallies before they are all counted.
+        let budget: Int
 
         /// `reports`: how many the meetings to come hold in all, if known,
         /// so that the fleet's columns are not grown with slack.
-        public init(by field: CohortField, configs: [TierConfig], reports: Int = 0) {
+        /// `batchReports`: what all the tallies may hold at once, by
+        /// default one `TuningTally` batch's worth.
+        public init(by field: CohortField, configs: [TierConfig], options: TuningOptions, reports: Int = 0,
+                    batchReports: Int? = nil) {
             self.field = field
             self.configs = configs
-            fleet = TuningCorpus(mosFor: configs)
-            fleet.reserve(reports: reports)
+            self.options = options
+            // The fleet and its cohorts hold each report about twice.
+            budget = batchReports ?? TuningTally(configs: configs, options: options).batchReports
+            fleet = TuningTally(configs: configs, options: options, batchReports: .max)
+            fleet.reserve(reports: min(reports, budget / 2))
         }
 
         public mutating func add(_ log: MeetingLog) {
+            // Counted first when this meeting (about twice: in the fleet
+            // and in its cohorts) could take the tallies past the budget.
+            let held = split.values.reduce(fleet.heldReports) { $0 + $1.heldReports }
+            if held > 0, held + 2 * log.clients.reduce(0, { $0 + $1.reports.count }) > budget {
+                fleet.flush()
+                // A cohort's share of the next batch may differ: its
+                // columns are let go, not kept for it.
+                for v in split.keys { split[v]!.flush(keepingCapacity: false) }
+            }
             fleet.add(TuningCorpus.Part(log: log))
             var mine: [String?: (clients: [ClientLog], windows: [[TuningCorpus.Window]?])] = [:]
             var order: [String?] = []
@@ -108,17 +126,16 @@ public struct CohortTuning: Sendable {
             }
             for v in order {
                 let part = mine[v]!
-                split[v, default: TuningCorpus(mosFor: configs)].add(TuningCorpus.Part(
-                    log: MeetingLog(meeting: log.meeting, clients: part.clients), windows: part.windows))
+                split[v, default: TuningTally(configs: configs, options: options, keepsParts: true, batchReports: .max)]
+                    .add(TuningCorpus.Part(log: MeetingLog(meeting: log.meeting, clients: part.clients), windows: part.windows))
                 clients[v, default: 0] += part.clients.count
             }
         }
 
         /// Ranks the configs over the fleet and over each cohort.
-        public consuming func finish(options: TuningOptions, bootstrap: BootstrapOptions = .default) -> CohortTuning {
+        public consuming func finish(bootstrap: BootstrapOptions = .default) -> CohortTuning {
             let configs = configs
-            let fleetRanking = Tuning.rank(configs: configs, scores: Tuning.scoreAll(fleet, configs: configs, options: options))
-            fleet = TuningCorpus()
+            let fleetRanking = Tuning.rank(configs: configs, scores: fleet.finish(medianLeadOnly: true).map(TuningScore.init))
             let values = split.keys.sorted { a, b in
                 switch (a, b) {
                 case (nil, _): return false
@@ -129,16 +146,14 @@ public struct CohortTuning: Sendable {
             let best = fleetRanking.first
             var cohorts: [Cohort] = []
             for v in values {
-                // Each cohort's columns go once it is ranked.
-                guard let corpus = split.removeValue(forKey: v) else { continue }
-                let ranking = Tuning.rank(configs: configs, scores: Tuning.scoreAll(corpus, configs: configs, options: options))
+                guard var tally = split.removeValue(forKey: v) else { continue }
+                let ranking = Tuning.rank(configs: configs, scores: tally.finish(medianLeadOnly: true).map(TuningScore.init))
                 let here = ranking.first { $0.gridIndex == best?.gridIndex } ?? ranking[0]
-                let ci = CohortTuning.gainInterval(corpus, best: ranking[0].config, fleetBest: here.config,
-                                                   same: ranking[0].gridIndex == here.gridIndex, options: options,
-                                                   bootstrap: bootstrap)
-                cohorts.append(Cohort(value: v, clients: clients[v] ?? 0, stalls: corpus.stallCount,
-                                      reports: corpus.countedReportCount, ranking: ranking, fleetBest: here,
-                                      meetings: corpus.partCount, gainCI: ci))
+                let ci = CohortTuning.gainInterval(tally.partCounts[ranking[0].gridIndex], tally.partCounts[here.gridIndex],
+                                                   same: ranking[0].gridIndex == here.gridIndex, bootstrap: bootstrap)
+                cohorts.append(Cohort(value: v, clients: clients[v] ?? 0, stalls: tally.stallCount,
+                                      reports: tally.countedReportCount, ranking: ranking, fleetBest: here,
+                                      meetings: tally.partCount, gainCI: ci))
             }
             return CohortTuning(field: field, fleet: fleetRanking, cohorts: cohorts, bootstrap: bootstrap)
         }
@@ -160,13 +175,12 @@ public struct CohortTuning: Sendable {
     /// data, so the interval leaves out the luck of that choice (the best of
     /// many configs is flattered by its own data): an interval that reaches
     /// 0 says the gain is not shown; one above 0 is still optimistic.
-    static func gainInterval(_ corpus: TuningCorpus, best: TierConfig, fleetBest: TierConfig, same: Bool,
-                             options: TuningOptions, bootstrap: BootstrapOptions) -> ConfidenceInterval? {
-        guard corpus.partCount >= 2 else { return nil }
+    static func gainInterval(_ best: [TuningPartCounts], _ fleetBest: [TuningPartCounts], same: Bool,
+                             bootstrap: BootstrapOptions) -> ConfidenceInterval? {
+        guard best.count >= 2 else { return nil }
         if same { return ConfidenceInterval(lower: 0, upper: 0) }
         // Per meeting: [alarms, useful, stalls, covered] of each config.
-        let counts = zip(Tuning.partCounts(corpus, config: best, options: options),
-                         Tuning.partCounts(corpus, config: fleetBest, options: options)).map { pair in
+        let counts = zip(best, fleetBest).map { pair in
             [pair.0, pair.1].map { [Double($0.alarms), Double($0.useful), Double($0.stalls), Double($0.covered)] }
         }
         func f1(_ c: [Double]) -> Double {

@@ -137,6 +137,29 @@ public struct TuningCorpus: Sendable, Equatable {
         for k in mosColumns.indices { mosColumns[k].reserveCapacity(reports) }
     }
 
+    /// Empties the corpus for the next batch of meetings (`TuningTally`),
+    /// keeping its MOS keys and, if asked, its columns' capacity.
+    public mutating func removeAll(keepingCapacity keep: Bool = true) {
+        for k in mosColumns.indices { mosColumns[k].removeAll(keepingCapacity: keep) }
+        ts.removeAll(keepingCapacity: keep)
+        rtt.removeAll(keepingCapacity: keep)
+        loss.removeAll(keepingCapacity: keep)
+        jitter.removeAll(keepingCapacity: keep)
+        sdkMOS.removeAll(keepingCapacity: keep)
+        connStart.removeAll(keepingCapacity: keep)
+        connEnd.removeAll(keepingCapacity: keep)
+        stallStarts.removeAll(keepingCapacity: keep)
+        windowFrom.removeAll(keepingCapacity: keep)
+        windowTo.removeAll(keepingCapacity: keep)
+        reportStart = [0]
+        clientConn = [0]
+        partClient = [0]
+        clientStall = [0]
+        clientWindow = [0]
+        maxClientReports = 0
+        countedReportCount = 0
+    }
+
     /// Adds one meeting, after those added before: the same corpus as
     /// `init(parts:)` of them all, in that order.
     public mutating func add(_ part: Part) {

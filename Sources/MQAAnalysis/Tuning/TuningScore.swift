@@ -117,6 +117,15 @@ public struct TuningCounts: Sendable, Equatable {
         return nil  // unreachable: the counts add up to n
     }
 
+    /// These counts with `bins` as their lead times (in the form of
+    /// `leads`): `TuningTally` keeps lead times packed apart.
+    func replacingLeads(with bins: [LeadBin]) -> TuningCounts {
+        var out = self
+        out.leads = bins
+        out.leadsCutToMedian = false
+        return out
+    }
+
     /// The counts of the union of two disjoint sets of meetings.
     public static func + (a: TuningCounts, b: TuningCounts) -> TuningCounts {
         precondition(!a.leadsCutToMedian && !b.leadsCutToMedian, "adding counts whose lead times were cut to the median")

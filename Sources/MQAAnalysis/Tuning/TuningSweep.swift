@@ -49,6 +49,49 @@ public enum Tuning {
     /// (`TuningCounts.keepingMedianLeadOnly`).
     public static func countAll(_ corpus: TuningCorpus, configs: [TierConfig],
                                 options: TuningOptions = TuningOptions(), medianLeadOnly: Bool = false) -> [TuningCounts] {
+        forEachConfig(corpus, configs: configs, options: options) { kernel, _, config, mos in
+            let counts = kernel.counts(config, mos: mos)
+            return medianLeadOnly ? counts.keepingMedianLeadOnly() : counts
+        }
+    }
+
+    /// `countAll`'s counts, and with them each part's (meeting's) share of
+    /// them per config (`parts[config][part]`), in the order the parts were
+    /// added: what a bootstrap over meetings resamples
+    /// (`CohortTuning.gainInterval`).
+    public static func countAllByPart(_ corpus: TuningCorpus, configs: [TierConfig],
+                                      options: TuningOptions = TuningOptions())
+        -> (counts: [TuningCounts], parts: [[TuningPartCounts]]) {
+        let both = forEachConfig(corpus, configs: configs, options: options) { kernel, _, config, mos in
+            countsByPart(kernel, config, mos: mos)
+        }
+        return (both.map(\.0), both.map(\.1))
+    }
+
+    /// One config's counts over the kernel's corpus, and each part's share.
+    static func countsByPart(_ kernel: TuningKernel, _ config: TierConfig, mos: UnsafeBufferPointer<Double>)
+        -> (TuningCounts, [TuningPartCounts]) {
+        let corpus = kernel.corpus
+        var perClient = [Int](repeating: 0, count: 4 * corpus.clientCount)
+        let counts = perClient.withUnsafeMutableBufferPointer { kernel.counts(config, mos: mos, perClient: $0) }
+        let parts = (0..<corpus.partCount).map { p in
+            var (alarms, useful, stalls, covered) = (0, 0, 0, 0)
+            for c in corpus.partClient[p]..<corpus.partClient[p + 1] {
+                alarms += perClient[4 * c]
+                useful += perClient[4 * c + 1]
+                stalls += perClient[4 * c + 2]
+                covered += perClient[4 * c + 3]
+            }
+            return TuningPartCounts(alarms: alarms, useful: useful, stalls: stalls, covered: covered)
+        }
+        return (counts, parts)
+    }
+
+    /// `count` of every config (given with its index), on all cores, in
+    /// `configs` order.
+    static func forEachConfig<Result: Sendable>(
+        _ corpus: TuningCorpus, configs: [TierConfig], options: TuningOptions,
+        _ count: @escaping @Sendable (TuningKernel, Int, TierConfig, UnsafeBufferPointer<Double>) -> Result) -> [Result] {
         // The MOS column depends only on (mos, emodel): computed once per
         // distinct pair, shared by every config that uses it.
         var columnIndex: [MOSKey: Int] = [:]
@@ -64,13 +107,12 @@ public enum Tuning {
         }
         let kernel = TuningKernel(corpus: corpus, options: options)
         let (mosColumns, columnFor) = (columns, columnOf)  // immutable copies for the workers
-        let out = ConcurrentSlots<TuningCounts>(count: configs.count)
+        let out = ConcurrentSlots<Result>(count: configs.count)
         // The workers share only immutable values and write their own slots.
         let shared = (kernel, mosColumns, columnFor, configs)
         let work: @Sendable (Int) -> Void = { i in
             let (kernel, mosColumns, columnFor, configs) = shared
-            let counts = mosColumns[columnFor[i]].withUnsafeBufferPointer { kernel.counts(configs[i], mos: $0) }
-            out.set(i, medianLeadOnly ? counts.keepingMedianLeadOnly() : counts)
+            out.set(i, mosColumns[columnFor[i]].withUnsafeBufferPointer { count(kernel, i, configs[i], $0) })
         }
         // MQA_THREADS=1 runs on one core, for benchmarks that compare.
         if ProcessInfo.processInfo.environment["MQA_THREADS"] == "1" {
@@ -79,30 +121,6 @@ public enum Tuning {
             DispatchQueue.concurrentPerform(iterations: configs.count, execute: work)
         }
         return configs.indices.map { out.get($0)! }
-    }
-
-    /// Each part's (meeting's) share of `config`'s counts, in the order the
-    /// parts were added: what a bootstrap over meetings resamples
-    /// (`CohortTuning.gainInterval`). Summed, they are `countAll`'s.
-    public static func partCounts(_ corpus: TuningCorpus, config: TierConfig,
-                                  options: TuningOptions = TuningOptions()) -> [TuningPartCounts] {
-        let column = mosColumn(corpus, source: config.mos, emodel: config.emodel)
-        var perClient = [Int](repeating: 0, count: 4 * corpus.clientCount)
-        perClient.withUnsafeMutableBufferPointer { out in
-            column.withUnsafeBufferPointer { mos in
-                _ = TuningKernel(corpus: corpus, options: options).counts(config, mos: mos, perClient: out)
-            }
-        }
-        return (0..<corpus.partCount).map { p in
-            var sum = TuningPartCounts()
-            for c in corpus.partClient[p]..<corpus.partClient[p + 1] {
-                sum.alarms += perClient[4 * c]
-                sum.useful += perClient[4 * c + 1]
-                sum.stalls += perClient[4 * c + 2]
-                sum.covered += perClient[4 * c + 3]
-            }
-            return sum
-        }
     }
 
     /// The ranking of `sweep`.
@@ -165,17 +183,18 @@ public enum Tuning {
 }
 
 /// One meeting's alarms, useful alarms, stalls and covered stalls under one
-/// config (`Tuning.partCounts`): enough for its F1 once summed.
+/// config (`Tuning.countAllByPart`): enough for its F1 once summed. Kept in
+/// 32-bit fields, since `tune --by` keeps one per meeting, cohort and
+/// config (a meeting would need a billion reports to overflow one).
 public struct TuningPartCounts: Sendable, Equatable {
-    public var alarms = 0
-    public var useful = 0
-    public var stalls = 0
-    public var covered = 0
+    private var counts: SIMD4<Int32>
+
+    public var alarms: Int { Int(counts[0]) }
+    public var useful: Int { Int(counts[1]) }
+    public var stalls: Int { Int(counts[2]) }
+    public var covered: Int { Int(counts[3]) }
 
     public init(alarms: Int = 0, useful: Int = 0, stalls: Int = 0, covered: Int = 0) {
-        self.alarms = alarms
-        self.useful = useful
-        self.stalls = stalls
-        self.covered = covered
+        counts = SIMD4(Int32(clamping: alarms), Int32(clamping: useful), Int32(clamping: stalls), Int32(clamping: covered))
     }
 }

@@ -126,10 +126,10 @@ enum TuneCommand {
         if let field = args.value(Self.by) {
             if partials { throw UsageError("give either --by or --partials, not both") }
             var builder = CohortTuning.Builder(
-                by: field, configs: configs, reports: try meetings.reduce(0) { $0 + (try store.reportCount(meeting: $1)) })
+                by: field, configs: configs, options: options, reports: try meetings.reduce(0) { $0 + (try store.reportCount(meeting: $1)) })
             try forEachLog { builder.add($0) }
             if progress { context.stderr.write("\r\u{1B}[K") }
-            let tuning = builder.finish(options: options)
+            let tuning = builder.finish()
             // Ten rows a value unless --top says: a table per value of every
             // config would bury the best under a grid's hundreds.
             var report = TuneCohortsReport(tuning, keys: grid.axes.map(\.key), top: args.isGiven(Self.top) ? top : 10)
@@ -139,26 +139,26 @@ enum TuneCommand {
             out.flush()
             return ExitCode.success
         }
-        // Each meeting is flattened into the corpus as it is read, and let
-        // go: holding every log first took 181 MB for 300 meetings.
+        // Each meeting is flattened into a batch as it is read, and let go;
+        // each batch is counted when full: holding every log first took
+        // 181 MB for 300 meetings, holding the whole corpus 370 MB for 3,000.
         var meetingIDs: [String] = []
-        var corpus = TuningCorpus(mosFor: configs)
-        corpus.reserve(reports: try meetings.reduce(0) { $0 + (try store.reportCount(meeting: $1)) })
+        var tally = TuningTally(configs: configs, options: options)
+        tally.reserve(reports: try meetings.reduce(0) { $0 + (try store.reportCount(meeting: $1)) })
         try forEachLog { log in
             meetingIDs.append(log.meeting)
-            corpus.add(TuningCorpus.Part(log: log))
+            tally.add(TuningCorpus.Part(log: log))
         }
-        let loaded = Date()
-        if progress { context.stderr.write("\r\u{1B}[Kscoring \(configs.count) configs over \(corpus.reportCount) reports…") }
+        if progress { context.stderr.write("\r\u{1B}[Kscoring \(configs.count) configs over \(tally.heldReports) reports…") }
         context.stderr.flush()
-        let counts = Tuning.countAll(corpus, configs: configs, options: options, medianLeadOnly: !partials)
-        let seconds = Date().timeIntervalSince(loaded)
+        let counts = tally.finish(medianLeadOnly: !partials)
         if progress { context.stderr.write("\r\u{1B}[K") }
-        let steps = Double(corpus.reportCount) * Double(configs.count)
+        let seconds = Double(tally.countingTime.components.seconds) + Double(tally.countingTime.components.attoseconds) * 1e-18
+        let steps = Double(tally.reportCount) * Double(configs.count)
         context.stderr.write(String(
             format: "tune: %d configs × %d reports = %.0f steps in %.2f s (%.1fM steps/s); loading took %.2f s\n",
-            configs.count, corpus.reportCount, steps, seconds, steps / max(seconds, 1e-9) / 1e6,
-            loaded.timeIntervalSince(started)))
+            configs.count, tally.reportCount, steps, seconds, steps / max(seconds, 1e-9) / 1e6,
+            max(0, Date().timeIntervalSince(started) - seconds)))
 
         let out = try context.output(args)
         if partials {
@@ -166,8 +166,8 @@ enum TuneCommand {
             // exactly these configs.
             guard let gridText = String(data: data, encoding: .utf8) else { throw UsageError("the grid file is not UTF-8") }
             var part = TuningPartials(grid: gridText, target: options.target, leadMs: options.leadMs,
-                                      meetings: meetingIDs.count, reports: corpus.reportCount,
-                                      connections: corpus.connectionCount, counts: counts, meetingIDs: meetingIDs)
+                                      meetings: meetingIDs.count, reports: tally.reportCount,
+                                      connections: tally.connectionCount, counts: counts, meetingIDs: meetingIDs)
             part.base = base
             out.write(part.json(configs: configs).rendered() + "\n")
             out.flush()
@@ -175,8 +175,8 @@ enum TuneCommand {
         }
         // The same ranking as `Tuning.sweep`, from the counts just made.
         let results = Tuning.rank(configs: configs, scores: counts.map(TuningScore.init))
-        let figures = TuneReport.Figures(configs: configs.count, stalls: corpus.stallCount, reports: corpus.reportCount,
-                              connections: corpus.connectionCount, options: options)
+        let figures = TuneReport.Figures(configs: configs.count, stalls: tally.stallCount, reports: tally.reportCount,
+                              connections: tally.connectionCount, options: options)
         write(results, keys: grid.axes.map(\.key), figures: figures, base: base, format: format, top: top, to: out)
         for (format, path) in extra {
             let sink = try OutputSink(path: path)

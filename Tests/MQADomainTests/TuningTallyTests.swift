@@ -1,0 +1,118 @@
+import Foundation
+import MQASimulator
+import Testing
+@testable import MQABase
+@testable import MQAModel
+@testable import MQAAnalysis
+@testable import MQAStore
+@testable import MQAIngest
+import MQATestSupport
+
+/// `tune` counts a fleet a batch of meetings at a time: whatever the batch,
+/// the counts, figures and per-meeting shares are those of one pass over
+/// the whole corpus.
+@Suite struct TuningTallyTests {
+    static let logs: [MeetingLog] = {
+        let s = Scratch()
+        let path = s.dir + "/sim.ndjson"
+        var bytes: [UInt8] = []
+        _ = try! Simulator(seed: 3, meetings: 8).write { bytes.append(contentsOf: $0) }
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        let store = try! EventStore(path: s.db)
+        _ = try! Ingester(store: store).ingest(paths: [path])
+        return try! store.meetings().compactMap { try store.meetingLog($0) }
+    }()
+
+    static var configs: [TierConfig] {
+        var calm = TierConfig()
+        calm.hysteresis = 0.2
+        var emodel = TierConfig()
+        emodel.mos = .emodel
+        return [TierConfig(), calm, emodel]
+    }
+
+    @Test(arguments: [1, 700, 20_000, nil] as [Int?])
+    func batchesCountAsTheWhole(batchReports: Int?) {
+        let logs = Self.logs, configs = Self.configs
+        let whole = TuningCorpus(parts: logs.map { TuningCorpus.Part(log: $0) }, mosFor: configs)
+        #expect(logs.count == 8 && whole.reportCount > 2_000 && whole.stallCount > 20)
+        let (counts, parts) = Tuning.countAllByPart(whole, configs: configs)
+        #expect(counts.allSatisfy { $0.leads.count > 3 }, "lead times to merge")
+        for (medianOnly, keepsParts) in [(false, false), (true, false), (false, true), (true, true)] {
+            var tally = TuningTally(configs: configs, options: TuningOptions(), keepsParts: keepsParts,
+                                    batchReports: batchReports)
+            var held = 0
+            for log in logs {
+                tally.add(TuningCorpus.Part(log: log))
+                held = max(held, tally.heldReports)
+            }
+            if let batchReports, batchReports < whole.reportCount { #expect(held < whole.reportCount) }
+            #expect(tally.finish(medianLeadOnly: medianOnly) == (medianOnly ? counts.map { $0.keepingMedianLeadOnly() } : counts))
+            #expect(tally.partCounts == (keepsParts ? parts : []))
+            #expect(tally.reportCount == whole.reportCount && tally.stallCount == whole.stallCount
+                    && tally.connectionCount == whole.connectionCount && tally.partCount == logs.count
+                    && tally.countedReportCount == whole.countedReportCount)
+        }
+    }
+
+    /// `tune --by` counts its fleet and cohorts in batches too: the same
+    /// rankings and gain intervals, windows of a changed network included.
+    @Test func cohortsInBatchesAreTheWhole() {
+        var configs = Self.configs
+        for h in [0.05, 0.1, 0.3] {
+            var c = TierConfig()
+            c.hysteresis = h
+            c.upDwell = 3
+            configs.append(c)
+        }
+        var intervals = 0
+        for field in [CohortField.netType, .platform] {
+            var whole = CohortTuning.Builder(by: field, configs: configs, options: TuningOptions())
+            var small = CohortTuning.Builder(by: field, configs: configs, options: TuningOptions(), batchReports: 500)
+            for log in Self.logs {
+                whole.add(log)
+                small.add(log)
+            }
+            let a = whole.finish(), b = small.finish()
+            #expect(a.fleet == b.fleet && a.cohorts.count == b.cohorts.count && a.cohorts.count > 1)
+            for (x, y) in zip(a.cohorts, b.cohorts) {
+                #expect(x.value == y.value && x.clients == y.clients && x.stalls == y.stalls && x.reports == y.reports
+                        && x.meetings == y.meetings && x.ranking == y.ranking && x.fleetBest == y.fleetBest && x.gainCI == y.gainCI)
+                if let ci = x.gainCI, ci.lower != ci.upper { intervals += 1 }
+            }
+        }
+        #expect(intervals > 0, "a gain was resampled")
+    }
+}
+
+/// The packed lead-time histograms a tally keeps between batches.
+@Suite struct PackedLeadsTests {
+    func randomBins(_ r: inout SplitMix64) -> [TuningCounts.LeadBin] {
+        var bins: [TuningCounts.LeadBin] = []
+        var ms = Int64(r.next() % 3)
+        for _ in 0..<Int(r.next() % 60) {
+            // Gaps and counts of every varint length, up to 2^40 ms.
+            let gap: Int64 = r.next() % 4 == 0 ? Int64(r.next() % (1 << 40)) : Int64(r.next() % 200)
+            ms += gap + (bins.isEmpty ? 0 : 1)
+            let count = r.next() % 5 == 0 ? Int(r.next() % 1_000_000) + 1 : Int(r.next() % 3) + 1
+            bins.append(TuningCounts.LeadBin(ms: ms, count: count))
+        }
+        return bins
+    }
+
+    @Test func roundTripsMergesAndFindsTheMedianAsTheHistogramDoes() {
+        var r = SplitMix64(seed: 41)
+        for _ in 0..<500 {
+            let a = randomBins(&r), b = randomBins(&r)
+            let packed = PackedLeads(a)
+            #expect(packed.bins == a && packed.binCount == a.count)
+            let counts = TuningCounts(covered: Int.max / 4, leadTimes: []).replacingLeads(with: a)
+            #expect(packed.count == counts.leadCount && packed.medianMs == counts.medianLeadMs)
+            let sum = (counts + TuningCounts().replacingLeads(with: b)).leads
+            let merged = packed.merged(with: b)
+            #expect(merged.bins == sum && merged.count == sum.reduce(0) { $0 + $1.count })
+            #expect(merged == PackedLeads(sum))
+        }
+        #expect(PackedLeads().medianMs == nil && PackedLeads().bins.isEmpty)
+    }
+}
