@@ -31,6 +31,13 @@ struct TiersTuningPartialsTests {
         let text = part.json(configs: configs).rendered()
         let back = try TuningPartials.parse(Data(text.utf8))
         #expect(back == part)
+        // What `tune --partials` writes, a config at a time: the same text.
+        let path = NSTemporaryDirectory() + "/mqa-partials-\(UUID().uuidString.prefix(8)).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let sink = try OutputSink(path: path)
+        part.write(configs: configs, to: sink)
+        try sink.close()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text + "\n")
         return back
     }
 

@@ -169,7 +169,7 @@ enum TuneCommand {
                                       meetings: meetingIDs.count, reports: tally.reportCount,
                                       connections: tally.connectionCount, counts: counts, meetingIDs: meetingIDs)
             part.base = base
-            out.write(part.json(configs: configs).rendered() + "\n")
+            part.write(configs: configs, to: out)
             out.flush()
             return ExitCode.success
         }
