@@ -12,16 +12,46 @@ import MQATestSupport
 /// the counts, figures and per-meeting shares are those of one pass over
 /// the whole corpus.
 @Suite struct TuningTallyTests {
-    static let logs: [MeetingLog] = {
-        let s = Scratch()
-        let path = s.dir + "/sim.ndjson"
+    /// Eight simulated meetings, ingested.
+    static func simulatedStore() throws -> (Scratch, EventStore) {
+        let scratch = Scratch()
+        let path = scratch.dir + "/sim.ndjson"
         var bytes: [UInt8] = []
-        _ = try! Simulator(seed: 3, meetings: 8).write { bytes.append(contentsOf: $0) }
+        _ = try Simulator(seed: 3, meetings: 8).write { bytes.append(contentsOf: $0) }
         FileManager.default.createFile(atPath: path, contents: Data(bytes))
-        let store = try! EventStore(path: s.db)
-        _ = try! Ingester(store: store).ingest(paths: [path])
-        return try! store.meetings().compactMap { try store.meetingLog($0) }
+        let store = try EventStore(path: scratch.db)
+        _ = try Ingester(store: store).ingest(paths: [path])
+        return (scratch, store)
+    }
+
+    static let logs: [MeetingLog] = {
+        let (scratch, store) = try! simulatedStore()
+        return withExtendedLifetime(scratch) { try! store.meetings().compactMap { try store.meetingLog($0) } }
     }()
+
+    /// `tune` reads a meeting without its reports, then each client's in
+    /// its turn: the same clients as the whole log.
+    @Test func aMeetingReadClientByClientIsTheWholeLog() throws {
+        let (scratch, store) = try Self.simulatedStore()
+        defer { withExtendedLifetime(scratch) {} }
+        var total = 0
+        for log in Self.logs {
+            let (bare, reports) = try #require(try store.meetingLogWithoutReports(log.meeting))
+            #expect(bare.clients.count == log.clients.count && bare.engine == log.engine && bare.title == log.title)
+            #expect(bare.clients.allSatisfy { $0.reports.count == 0 })
+            for i in log.clients.indices {
+                let c = try reports.client(i, of: bare)
+                #expect(c.uid == log.clients[i].uid && c.events == log.clients[i].events && c.context == log.clients[i].context)
+                // Bit for bit (a null MOS is NaN, never equal to itself).
+                let (a, b) = (c.reports, log.clients[i].reports)
+                #expect(a.ts == b.ts && a.loss == b.loss && a.rtt == b.rtt && a.jitter == b.jitter && a.bitrate == b.bitrate
+                        && a.mos.map(\.bitPattern) == b.mos.map(\.bitPattern))
+                total += a.count
+            }
+        }
+        #expect(total == Self.logs.reduce(0) { $0 + $1.clients.reduce(0) { $0 + $1.reports.count } } && total > 2_000)
+        #expect(try store.meetingLogWithoutReports("no-such-meeting") == nil)
+    }
 
     static var configs: [TierConfig] {
         var calm = TierConfig()

@@ -105,31 +105,35 @@ public struct CohortTuning: Sendable {
         }
 
         public mutating func add(_ log: MeetingLog) {
-            // Counted first when this meeting (about twice: in the fleet
-            // and in its cohorts) could take the tallies past the budget.
-            let held = split.values.reduce(fleet.heldReports) { $0 + $1.heldReports }
-            if held > 0, held + 2 * log.clients.reduce(0, { $0 + $1.reports.count }) > budget {
-                fleet.flush()
-                // A cohort's share of the next batch may differ: its
-                // columns are let go, not kept for it.
-                for v in split.keys { split[v]!.flush(keepingCapacity: false) }
-            }
-            fleet.add(TuningCorpus.Part(log: log))
-            var mine: [String?: (clients: [ClientLog], windows: [[TuningCorpus.Window]?])] = [:]
-            var order: [String?] = []
-            for c in log.clients {
+            add(log, reports: { log.clients[$0] })
+        }
+
+        /// Adds a meeting a client at a time: `log` may come without its
+        /// reports (`EventStore.meetingLogWithoutReports`), `client(i)`
+        /// gives client `i` of it with them, each let go before the next.
+        public mutating func add(_ log: MeetingLog, reports client: (Int) throws -> ClientLog) rethrows {
+            var touched: [String?] = []
+            for i in log.clients.indices {
+                let c = try client(i)
+                // Counted first when this client (about twice: in the fleet
+                // and in its cohorts) could take the tallies past the budget.
+                let held = split.values.reduce(fleet.heldReports) { $0 + $1.heldReports }
+                if held > 0, held + 2 * c.reports.count > budget {
+                    fleet.flush()
+                    // A cohort's share of the next batch may differ: its
+                    // columns are let go, not kept for it.
+                    for v in split.keys { split[v]!.flush(keepingCapacity: false) }
+                }
+                fleet.add(client: c, engine: log.engine, windows: nil)
                 for (v, windows) in CohortTuning.values(of: c, in: log, field: field) {
-                    if mine[v] == nil { order.append(v) }
-                    mine[v, default: ([], [])].clients.append(c)
-                    mine[v, default: ([], [])].windows.append(windows)
+                    if !touched.contains(v) { touched.append(v) }
+                    split[v, default: TuningTally(configs: configs, options: options, keepsParts: true, batchReports: .max)]
+                        .add(client: c, engine: log.engine, windows: windows)
+                    clients[v, default: 0] += 1
                 }
             }
-            for v in order {
-                let part = mine[v]!
-                split[v, default: TuningTally(configs: configs, options: options, keepsParts: true, batchReports: .max)]
-                    .add(TuningCorpus.Part(log: MeetingLog(meeting: log.meeting, clients: part.clients), windows: part.windows))
-                clients[v, default: 0] += part.clients.count
-            }
+            fleet.endPart()
+            for v in touched { split[v]!.endPart() }
         }
 
         /// Ranks the configs over the fleet and over each cohort.

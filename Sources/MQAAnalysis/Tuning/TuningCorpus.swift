@@ -163,14 +163,29 @@ public struct TuningCorpus: Sendable, Equatable {
     /// Adds one meeting, after those added before: the same corpus as
     /// `init(parts:)` of them all, in that order.
     public mutating func add(_ part: Part) {
+        let engine = part.log.engine
+        for (i, client) in part.log.clients.enumerated() {
+            add(client: client, engine: engine, windows: i < part.windows.count ? part.windows[i] : nil)
+        }
+        endPart()
+    }
+
+    /// Adds one client of the part being added, whose meeting's engine is
+    /// `engine`; `endPart` closes the part. A meeting may thus be added a
+    /// client at a time, each client's reports read in its turn.
+    public mutating func add(client: ClientLog, engine: String?, windows: [Window]?) {
         // A CDN meeting has no quality feed: reports it logs anyway drive
         // no tier, as in `MeetingAnalysis` (its stalls stay, uncovered).
-        let feed = EventCatalog.hasQualityFeed(engine: part.log.engine)
-        for (i, client) in part.log.clients.enumerated() {
-            add(client, feed: feed, windows: i < part.windows.count ? part.windows[i] : nil)
-        }
+        add(client, feed: EventCatalog.hasQualityFeed(engine: engine), windows: windows)
+    }
+
+    /// Closes the part whose clients were added since the last one closed.
+    public mutating func endPart() {
         partClient.append(clientCount)
     }
+
+    /// Whether clients were added since the last part was closed.
+    public var hasOpenPart: Bool { clientCount > partClient[partClient.count - 1] }
 
     private mutating func add(_ client: ClientLog, feed: Bool, windows: [Window]?) {
         let before = ts.count

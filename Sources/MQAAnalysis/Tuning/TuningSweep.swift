@@ -197,4 +197,10 @@ public struct TuningPartCounts: Sendable, Equatable {
     public init(alarms: Int = 0, useful: Int = 0, stalls: Int = 0, covered: Int = 0) {
         counts = SIMD4(Int32(clamping: alarms), Int32(clamping: useful), Int32(clamping: stalls), Int32(clamping: covered))
     }
+
+    /// A meeting's share counted in two batches, made one.
+    public static func += (a: inout TuningPartCounts, b: TuningPartCounts) {
+        a = TuningPartCounts(alarms: a.alarms + b.alarms, useful: a.useful + b.useful, stalls: a.stalls + b.stalls,
+                             covered: a.covered + b.covered)
+    }
 }

@@ -23,6 +23,9 @@ public struct TuningTally: Sendable {
     /// With `keepsParts`: `partCounts[config][part]`, meetings in the order added.
     public private(set) var partCounts: [[TuningPartCounts]]
     private var countedFigures = (reports: 0, connections: 0, stalls: 0, countedReports: 0, parts: 0)
+    /// Whether the meeting last counted was not yet whole: the batch's
+    /// first part is more of it.
+    private var continuesPart = false
     /// The time spent counting so far (not adding): the sweep's own speed.
     public private(set) var countingTime = Duration.zero
 
@@ -57,19 +60,50 @@ public struct TuningTally: Sendable {
         batch.reserve(reports: min(reports, batchReports))
     }
 
-    /// Adds one meeting; counts the batch first when the meeting could
-    /// take it past `batchReports` (its columns would double).
+    /// Adds one meeting. The batch is counted first when the meeting could
+    /// take it past `batchReports` (its columns would double), and between
+    /// its clients when it alone is longer than a batch.
     public mutating func add(_ part: TuningCorpus.Part) {
         if batch.reportCount > 0, batchReports != .max,
            batch.reportCount + part.log.clients.reduce(0, { $0 + $1.reports.count }) > batchReports {
             flush()
         }
-        batch.add(part)
+        let engine = part.log.engine
+        for (i, client) in part.log.clients.enumerated() {
+            add(client: client, engine: engine, windows: i < part.windows.count ? part.windows[i] : nil)
+        }
+        endPart()
+    }
+
+    /// Adds one client of the meeting being added (`TuningCorpus.add(client:engine:windows:)`),
+    /// counting the batch first when the client would take it past
+    /// `batchReports`; `endPart` closes the meeting. A meeting of thousands
+    /// of clients is then held a client at a time.
+    public mutating func add(client: ClientLog, engine: String?, windows: [TuningCorpus.Window]?) {
+        if batch.reportCount > 0, batchReports != .max, batch.reportCount + client.reports.count > batchReports {
+            flush()
+        }
+        batch.add(client: client, engine: engine, windows: windows)
+    }
+
+    /// Closes the meeting whose clients were added since the last one closed.
+    public mutating func endPart() {
+        if continuesPart && batch.clientCount == 0 && batch.partCount == 0 {
+            // Its clients were all counted with the batch before.
+            countedFigures.parts += 1
+            continuesPart = false
+            return
+        }
+        batch.endPart()
     }
 
     /// Counts the meetings held and lets them go; their columns' memory
     /// too unless `keepingCapacity` (for a batch of about the same size next).
     public mutating func flush(keepingCapacity: Bool = true) {
+        // A meeting whose clients are not all added yet is counted as a part
+        // now; its share goes on with the next batch's first part.
+        let open = batch.hasOpenPart
+        if open { batch.endPart() }
         guard batch.partCount > 0 else { return }
         let started = ContinuousClock.now
         defer { countingTime += ContinuousClock.now - started }
@@ -87,9 +121,17 @@ public struct TuningTally: Sendable {
         }
         leads = configs.indices.map { packed.get($0)! }
         if keepsParts {
-            for i in configs.indices { partCounts[i] += results[i].1 }
+            for i in configs.indices {
+                var shares = results[i].1[...]
+                if continuesPart, let first = shares.popFirst() { partCounts[i][partCounts[i].count - 1] += first }
+                partCounts[i] += shares
+            }
         }
         counted = counted.map { zip($0, results).map { $0 + $1.0 } } ?? results.map(\.0)
+        // A part is counted when it ends: one going on into the next batch
+        // is not yet.
+        if open { countedFigures.parts -= 1 }
+        continuesPart = open
         letBatchGo(keepingCapacity: keepingCapacity)
     }
 
@@ -97,6 +139,7 @@ public struct TuningTally: Sendable {
     /// `medianLeadOnly`, each config's lead times cut to their median
     /// (`TuningCounts.keepingMedianLeadOnly`), as a score needs them.
     public mutating func finish(medianLeadOnly: Bool) -> [TuningCounts] {
+        if batch.hasOpenPart { endPart() }
         if counted == nil && !keepsParts {
             // One batch: cut as counted, so that a grid of many configs
             // never holds every config's lead times at once.

@@ -114,9 +114,12 @@ enum TuneCommand {
 
         let started = Date()
         let progress = context.stderr.isTerminal
-        func forEachLog(_ body: (MeetingLog) -> Void) throws {
+        // Each meeting comes without its reports, and each client's are
+        // read in its turn: a 2,000-viewer webinar is held a client at a
+        // time (287 MB whole).
+        func forEachLog(_ body: (MeetingLog, EventStore.StoredReports) throws -> Void) throws {
             for (i, meeting) in meetings.enumerated() {
-                if let log = try store.meetingLog(meeting) { body(log) }
+                if let (log, reports) = try store.meetingLogWithoutReports(meeting) { try body(log, reports) }
                 if progress && i % 50 == 0 {
                     context.stderr.write("\rloading meetings \(i + 1)/\(meetings.count)")
                     context.stderr.flush()
@@ -127,7 +130,7 @@ enum TuneCommand {
             if partials { throw UsageError("give either --by or --partials, not both") }
             var builder = CohortTuning.Builder(
                 by: field, configs: configs, options: options, reports: try meetings.reduce(0) { $0 + (try store.reportCount(meeting: $1)) })
-            try forEachLog { builder.add($0) }
+            try forEachLog { log, reports in try builder.add(log, reports: { try reports.client($0, of: log) }) }
             if progress { context.stderr.write("\r\u{1B}[K") }
             let tuning = builder.finish()
             // Ten rows a value unless --top says: a table per value of every
@@ -145,9 +148,12 @@ enum TuneCommand {
         var meetingIDs: [String] = []
         var tally = TuningTally(configs: configs, options: options)
         tally.reserve(reports: try meetings.reduce(0) { $0 + (try store.reportCount(meeting: $1)) })
-        try forEachLog { log in
+        try forEachLog { log, reports in
             meetingIDs.append(log.meeting)
-            tally.add(TuningCorpus.Part(log: log))
+            for i in log.clients.indices {
+                tally.add(client: try reports.client(i, of: log), engine: log.engine, windows: nil)
+            }
+            tally.endPart()
         }
         if progress { context.stderr.write("\r\u{1B}[Kscoring \(configs.count) configs over \(tally.heldReports) reports…") }
         context.stderr.flush()

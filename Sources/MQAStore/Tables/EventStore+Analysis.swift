@@ -45,6 +45,16 @@ extension EventStore {
         return (log, analysis, StoredReports(store: self, meeting: meeting, uids: log.clients.map(\.uid), ids: ids, counts: counts))
     }
 
+    /// A meeting's log without its reports, and its clients' reports to be
+    /// read one client at a time (`StoredReports.client`): a command that
+    /// needs every report of a meeting of thousands of clients (`tune`)
+    /// holds one client's at a time. `nil` when the store has no such
+    /// meeting; a damaged chunk throws `StoreError.damaged`.
+    public func meetingLogWithoutReports(_ meeting: String) throws -> (log: MeetingLog, reports: StoredReports)? {
+        guard let (log, ids, counts) = try storedMeeting(meeting, lenient: false, withReports: false) else { return nil }
+        return (log, StoredReports(store: self, meeting: meeting, uids: log.clients.map(\.uid), ids: ids, counts: counts))
+    }
+
     /// The stored reports of a meeting's clients (those of its log, in
     /// order), read one client at a time.
     public struct StoredReports {
@@ -58,6 +68,13 @@ extension EventStore {
         /// on a chunk that cannot be read.
         public func columns(_ i: Int) throws -> ReportColumns {
             try store.reportColumns(client: ids[i], count: counts[i], meeting: meeting, uid: uids[i])
+        }
+
+        /// Client `i` of `log` (the log they were read with) with its reports.
+        public func client(_ i: Int, of log: MeetingLog) throws -> ClientLog {
+            var c = log.clients[i]
+            c.reports = try columns(i)
+            return c
         }
     }
 
