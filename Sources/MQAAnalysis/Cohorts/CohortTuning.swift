@@ -38,16 +38,22 @@ public struct CohortTuning: Sendable {
     /// The field's value for one client of `log` (what held for its
     /// figures, `ClientInfo(_:)`; the meeting's engine for `engine`).
     public static func value(of client: ClientLog, in log: MeetingLog, field: CohortField) -> String? {
-        field == .engine ? log.engine : ParticipantContext.ClientInfo(client)[field]
+        value(of: client, engine: log.engine, field: field)
+    }
+
+    /// `value(of:in:field:)`, the meeting's engine given (found once a
+    /// meeting: `MeetingLog.engine` reads every client's events).
+    static func value(of client: ClientLog, engine: String?, field: CohortField) -> String? {
+        field == .engine ? engine : ParticipantContext.ClientInfo(client)[field]
     }
 
     /// Where a client counts by `field`: one value, whole, or, for a
     /// client whose value changed (its network, or a rejoin with another),
     /// each value it had reports or stalls under, inside that value's
     /// stretches (as the cohorts count it, `CohortParticipant.split`).
-    static func values(of client: ClientLog, in log: MeetingLog, field: CohortField)
+    static func values(of client: ClientLog, engine: String?, field: CohortField)
         -> [(value: String?, windows: [TuningCorpus.Window]?)] {
-        let whole = [(value: value(of: client, in: log, field: field), windows: [TuningCorpus.Window]?.none)]
+        let whole = [(value: value(of: client, engine: engine, field: field), windows: [TuningCorpus.Window]?.none)]
         let timeline = ClientFieldTimeline(client, field: field)
         guard timeline.changes else { return whole }
         var times: [Int64] = []
@@ -113,6 +119,7 @@ public struct CohortTuning: Sendable {
         /// gives client `i` of it with them, each let go before the next.
         public mutating func add(_ log: MeetingLog, reports client: (Int) throws -> ClientLog) rethrows {
             var touched: [String?] = []
+            let engine = log.engine
             for i in log.clients.indices {
                 let c = try client(i)
                 // Counted first when this client (about twice: in the fleet
@@ -124,11 +131,11 @@ public struct CohortTuning: Sendable {
                     // columns are let go, not kept for it.
                     for v in split.keys { split[v]!.flush(keepingCapacity: false) }
                 }
-                fleet.add(client: c, engine: log.engine, windows: nil)
-                for (v, windows) in CohortTuning.values(of: c, in: log, field: field) {
+                fleet.add(client: c, engine: engine, windows: nil)
+                for (v, windows) in CohortTuning.values(of: c, engine: engine, field: field) {
                     if !touched.contains(v) { touched.append(v) }
                     split[v, default: TuningTally(configs: configs, options: options, keepsParts: true, batchReports: .max)]
-                        .add(client: c, engine: log.engine, windows: windows)
+                        .add(client: c, engine: engine, windows: windows)
                     clients[v, default: 0] += 1
                 }
             }

@@ -150,8 +150,9 @@ enum TuneCommand {
         tally.reserve(reports: try meetings.reduce(0) { $0 + (try store.reportCount(meeting: $1)) })
         try forEachLog { log, reports in
             meetingIDs.append(log.meeting)
+            let engine = log.engine  // reads every client's events: once a meeting
             for i in log.clients.indices {
-                tally.add(client: try reports.client(i, of: log), engine: log.engine, windows: nil)
+                tally.add(client: try reports.client(i, of: log), engine: engine, windows: nil)
             }
             tally.endPart()
         }
