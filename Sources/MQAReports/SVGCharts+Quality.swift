@@ -107,14 +107,41 @@ extension SVGCharts {
         return out
     }
 
+    /// The narrowest rect a tier strip draws, in pixels.
+    static let minimumWidth = 0.2
+
+    /// The worse of two tiers, a known one before unknown.
+    static func worse(_ a: Tier, _ b: Tier) -> Tier {
+        a == .unknown ? b : b == .unknown ? a : min(a, b)
+    }
+
     /// A tier strip: grey where unknown, each hold in its tier's colour.
     static func strip(_ holds: [TierHold], y: Double, name: String, axis: TimeAxis, tip: String) -> String {
         let h = QualityLayout.stripH
         var out = rect(axis.x0, y, axis.x1 - axis.x0, h, fill: HTMLPage.colour(.unknown), tip: "\(tip): unknown where grey")
+        // Holds narrower than the thinnest rect drawn are drawn together, a
+        // pixel at a time, in the worst tier among them: one by one, a
+        // 92-day client's 600,000 flapping holds made 36 MB of rects no one
+        // could tell apart, and 500 MB of memory to write them.
+        var narrow: (from: Double, to: Double, tier: Tier)?
+        func drawNarrow() {
+            guard let n = narrow else { return }
+            out += rect(n.from, y, max(n.to - n.from, minimumWidth), h, fill: HTMLPage.colour(n.tier))
+            narrow = nil
+        }
         for hold in mergedHolds(holds) {
             let x0 = axis.x(hold.from), x1 = axis.x(hold.to)
-            out += rect(x0, y, max(x1 - x0, 0.2), h, fill: HTMLPage.colour(hold.tier))
+            if x1 - x0 >= minimumWidth {
+                drawNarrow()
+                out += rect(x0, y, x1 - x0, h, fill: HTMLPage.colour(hold.tier))
+            } else if let n = narrow, x0 - n.from < 1 {
+                narrow = (n.from, max(n.to, x1), worse(n.tier, hold.tier))
+            } else {
+                drawNarrow()
+                narrow = (x0, x1, hold.tier)
+            }
         }
+        drawNarrow()
         return out + text(axis.x1 + 6, y + h, name) + "\n"
     }
 
