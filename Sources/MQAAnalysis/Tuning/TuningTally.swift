@@ -75,6 +75,15 @@ public struct TuningTally: Sendable {
         endPart()
     }
 
+    /// Adds a meeting a client at a time, as `CohortTuning.Builder` does:
+    /// `log` may come without its reports (`EventStore.meetingLogWithoutReports`),
+    /// `client(i)` gives client `i` of it with them.
+    public mutating func add(_ log: MeetingLog, reports client: (Int) throws -> ClientLog) rethrows {
+        let engine = log.engine  // reads every client's events: once a meeting
+        for i in log.clients.indices { add(client: try client(i), engine: engine, windows: nil) }
+        endPart()
+    }
+
     /// Adds one client of the meeting being added (`TuningCorpus.add(client:engine:windows:)`),
     /// counting the batch first when the client would take it past
     /// `batchReports`; `endPart` closes the meeting. A meeting of thousands

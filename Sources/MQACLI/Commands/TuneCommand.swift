@@ -126,10 +126,18 @@ enum TuneCommand {
                 }
             }
         }
+        // Columns are reserved for what the first batch will hold, read
+        // from the store's counts until that many are found.
+        func reportsToReserve(upTo limit: Int) throws -> Int {
+            var n = 0
+            for meeting in meetings where n < limit { n += try store.reportCount(meeting: meeting) }
+            return n
+        }
         if let field = args.value(Self.by) {
             if partials { throw UsageError("give either --by or --partials, not both") }
-            var builder = CohortTuning.Builder(
-                by: field, configs: configs, options: options, reports: try meetings.reduce(0) { $0 + (try store.reportCount(meeting: $1)) })
+            let batch = TuningTally(configs: configs, options: options).batchReports
+            var builder = CohortTuning.Builder(by: field, configs: configs, options: options,
+                                               reports: try reportsToReserve(upTo: batch))
             try forEachLog { log, reports in try builder.add(log, reports: { try reports.client($0, of: log) }) }
             if progress { context.stderr.write("\r\u{1B}[K") }
             let tuning = builder.finish()
@@ -147,20 +155,16 @@ enum TuneCommand {
         // 181 MB for 300 meetings, holding the whole corpus 370 MB for 3,000.
         var meetingIDs: [String] = []
         var tally = TuningTally(configs: configs, options: options)
-        tally.reserve(reports: try meetings.reduce(0) { $0 + (try store.reportCount(meeting: $1)) })
+        tally.reserve(reports: try reportsToReserve(upTo: tally.batchReports))
         try forEachLog { log, reports in
             meetingIDs.append(log.meeting)
-            let engine = log.engine  // reads every client's events: once a meeting
-            for i in log.clients.indices {
-                tally.add(client: try reports.client(i, of: log), engine: engine, windows: nil)
-            }
-            tally.endPart()
+            try tally.add(log, reports: { try reports.client($0, of: log) })
         }
         if progress { context.stderr.write("\r\u{1B}[Kscoring \(configs.count) configs over \(tally.heldReports) reports…") }
         context.stderr.flush()
         let counts = tally.finish(medianLeadOnly: !partials)
         if progress { context.stderr.write("\r\u{1B}[K") }
-        let seconds = Double(tally.countingTime.components.seconds) + Double(tally.countingTime.components.attoseconds) * 1e-18
+        let seconds = tally.countingTime / .seconds(1)
         let steps = Double(tally.reportCount) * Double(configs.count)
         context.stderr.write(String(
             format: "tune: %d configs × %d reports = %.0f steps in %.2f s (%.1fM steps/s); loading took %.2f s\n",
