@@ -70,7 +70,7 @@ extension EventStore {
         s.bind(2, path)
         defer { s.reset() }
         var out: [FileRecord] = []
-        while try s.step() { out.append(try fileRecord(s)) }
+        while try s.step() { out.append(fileRecord(s)) }
         return out
     }
 
