@@ -151,23 +151,23 @@ public enum IncidentFinder {
             let analysis = context.analysis
             if !analysis.isCDN && !log.received.isEmpty { context.mesh = MeshLoss(received: log.received) }
             if !analysis.isCDN {
-                var late = LateLoss(signals, subscriptions: analysis.subscriptions, sharing: context.sharing, reports: context.reports)
+                var late = LateLoss(consume signals, subscriptions: analysis.subscriptions, sharing: context.sharing, reports: context.reports)
                 signals = late.kept
                 late.kept = []
                 context.late = late
             }
             let stalls = stallSignals(analysis.subscriptions, context.sharing)
             signals += stalls.filter { !$0.shared }
-            let byUid = Dictionary(grouping: signals, by: \.uid)
             // Room for as many incidents as signals (each has one at least),
             // reserved once: grown by doubling, the list's old and new
             // copies of 100,000 incidents (~600 bytes each) coexisted. Room
             // never written is never touched, so it takes no memory.
             var incidents: [Incident] = []
             incidents.reserveCapacity(signals.count + stalls.count { $0.shared })
-            signals = []
-            for uid in byUid.keys.sorted() {
-                for group in merge(byUid[uid]!) { incidents.append(incident(uid, group, byUid, context)) }
+            // Consumed, not copied: the grouping sorts the one array in place.
+            let byUid = SignalsByUid(consume signals)
+            for (uid, range) in byUid.runs {
+                for group in merge(Array(byUid.signals[range])) { incidents.append(incident(uid, group, byUid, context)) }
             }
             let byTrack = Dictionary(grouping: stalls.filter(\.shared), by: { [$0.uid, $0.track ?? ""] })
             for key in byTrack.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
@@ -279,7 +279,7 @@ public enum IncidentFinder {
     }
 
     /// One merged group as an incident: its window, kinds, evidence and cause.
-    static func incident(_ uid: String, _ group: [IncidentSignal], _ byUid: [String: [IncidentSignal]],
+    static func incident(_ uid: String, _ group: [IncidentSignal], _ byUid: SignalsByUid,
                          _ context: CauseContext) -> Incident {
         var e = IncidentEvidence()
         var tracks: Set<String> = [], subscribers: Set<String> = []
@@ -464,8 +464,8 @@ public enum IncidentFinder {
     }
 
     /// The kinds of `publisher`'s own signals (stalls aside) within 2 s of `[start, end]`.
-    static func publisherKinds(_ publisher: String, _ start: Int64, _ end: Int64, _ byUid: [String: [IncidentSignal]]) -> [IncidentKind] {
-        Set((byUid[publisher] ?? []).filter {
+    static func publisherKinds(_ publisher: String, _ start: Int64, _ end: Int64, _ byUid: SignalsByUid) -> [IncidentKind] {
+        Set(byUid[publisher].filter {
             $0.kind != .stall && $0.start <= end + alignmentMs && $0.end >= start - alignmentMs
         }.map(\.kind)).sorted()
     }
@@ -481,7 +481,7 @@ public enum IncidentFinder {
 
     /// Shared stall clusters of one track, merged: the publisher's incident
     /// on that track, with the publisher's own signals near it as evidence.
-    static func trackIncident(_ group: [IncidentSignal], _ byUid: [String: [IncidentSignal]], _ context: CauseContext) -> Incident {
+    static func trackIncident(_ group: [IncidentSignal], _ byUid: SignalsByUid, _ context: CauseContext) -> Incident {
         var e = IncidentEvidence()
         e.stallCount = group.reduce(0) { $0 + $1.stallCount }
         e.stalledMs = group.reduce(0) { $0 + $1.stalledMs }
@@ -502,14 +502,14 @@ public enum IncidentFinder {
 
     /// When every stall lies within `alignmentMs` of a loss, RTT, low-tier
     /// or disconnect signal of its publisher: those publishers and kinds.
-    static func publisherBlame(_ stalls: [IncidentSignal], _ byUid: [String: [IncidentSignal]])
+    static func publisherBlame(_ stalls: [IncidentSignal], _ byUid: SignalsByUid)
         -> (publishers: [String], kinds: [IncidentKind])?
     {
         guard !stalls.isEmpty else { return nil }
         var publishers: Set<String> = [], kinds: Set<IncidentKind> = []
         for s in stalls {
             guard let p = s.publisher, p != s.uid else { return nil }
-            let near = (byUid[p] ?? []).filter {
+            let near = byUid[p].filter {
                 $0.kind != .stall && $0.start <= s.end + alignmentMs && $0.end >= s.start - alignmentMs
             }
             guard !near.isEmpty else { return nil }
