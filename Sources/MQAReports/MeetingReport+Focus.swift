@@ -107,7 +107,7 @@ extension MeetingReport {
                 b += "<p class=\"muted\">and \(found.count - MeetingReport.focusIncidentsShown) more in " + HTMLPage.link("#incidents", "Incidents") + ".</p>\n"
             }
         }
-        b += "<p class=\"muted\">" + HTMLPage.link("#" + participantAnchor(focus.uid), "\(focus.uid.html)'s \(hasQualityData ? "quality charts" : "row")") + "</p>\n"
+        b += "<p class=\"muted\">" + HTMLPage.link("#" + participantAnchor(focus.uid), "\(focus.uid.html)'s \(charted.contains(focus.uid) ? "quality charts" : "row")") + "</p>\n"
         return b + "</section>\n"
     }
 

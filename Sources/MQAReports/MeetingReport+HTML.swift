@@ -123,16 +123,14 @@ extension MeetingReport {
     /// With quality data every participant has a timeline: a lookup; the
     /// scan of the list is left for the others (and CDN meetings).
     func uidLink(_ uid: String) -> String {
-        let onPage = hasQualityData && analysis.timelines[uid] != nil || analysis.participants.contains { $0.uid == uid }
+        let onPage = charted.contains(uid) || analysis.participants.contains { $0.uid == uid }
         return onPage ? HTMLPage.link("#" + participantAnchor(uid), uid.html) : uid.html
     }
 
     /// Where a participant is on the page: their charts, or their row
-    /// when there are no charts (no quality data).
+    /// when they have none (no quality data, or not among `charted`).
     public func participantAnchor(_ uid: String) -> String {
-        // Every client has a series (and a timeline) when there is quality
-        // data; a lookup, as this runs for every row of every table.
-        hasQualityData && analysis.timelines[uid] != nil ? AnchorID.charts(uid) : AnchorID.participant(uid)
+        charted.contains(uid) ? AnchorID.charts(uid) : AnchorID.participant(uid)
     }
 
     func participantsHTML(_ t0: Int64) -> String {
@@ -177,16 +175,18 @@ extension MeetingReport {
         return b + "</section>\n"
     }
 
-    /// One figure per participant, most affected first; the top three
-    /// open. Each goes to `emit` as it is drawn.
+    /// One figure per charted participant (`charted`), most affected
+    /// first; the top three open. Each goes to `emit` as it is drawn.
     func writeChartsHTML(_ t0: Int64, _ emit: (String) -> Void) throws {
         guard hasQualityData else { return }
         let axis = SVGCharts.TimeAxis(start: timeRange.start, end: timeRange.end, x0: 0, x1: 1, zone: display.clockZone)
         // Each participant's series is made for the scales and again for
-        // their chart, never all at once (`clients`).
+        // their chart, never all at once (`clients`). The scales are those
+        // of the charts drawn: the others are not read again.
         let config = analysis.config
         var failure: (any Error)?
-        let scales = ChartScales((0..<clients.count).lazy.compactMap { [clients] i -> QualitySeries? in
+        let drawn = clients.logged.indices.filter { [charted, clients] in charted.contains(clients.logged[$0].uid) }
+        let scales = ChartScales(drawn.lazy.compactMap { [clients] i -> QualitySeries? in
             do { return QualitySeries(try clients.client(i), config: config) } catch {
                 failure = failure ?? error
                 return nil
@@ -200,6 +200,16 @@ extension MeetingReport {
         b += "(a top label ending in + clips higher values), issue thresholds dashed. Purple bands are incidents (numbered), a purple line "
         b += "a disconnect with the time away in grey, a dashed green line a reconnect, dashed grey lines context events. Hover for details.</p>\n"
         b += HTMLPage.tierLegend
+        let withCharts = impacts.lazy.map(\.uid).filter { [analysis] in analysis.timelines[$0] != nil }
+        let chartable = withCharts.count
+        if charted.count < chartable, let limit = chartLimit {
+            let top = min(max(limit, 0), chartable)
+            let extra = focus.flatMap { f in charted.contains(f.uid) && !withCharts.prefix(top).contains(f.uid) ? f.uid : nil }
+            b += "<p class=\"notice\">Charted: the \(top) most affected of \(chartable) participants"
+            b += (extra.map { " and \($0.html)" } ?? "") + "; charts of everyone would make a page too large to open. "
+            b += "The participants table lists everyone, and <code>mqa report meeting \(ReportText.shellWord(header.meeting).html) "
+            b += "--uid UID --format html</code> charts anyone.</p>\n"
+        }
         let bySubscriber = Dictionary(grouping: analysis.subscriptions, by: \.subscriber)
         let order = impacts.map(\.uid)
         let byUid = Dictionary(clients.logged.indices.map { (clients.logged[$0].uid, $0) }, uniquingKeysWith: { a, _ in a })
@@ -208,7 +218,7 @@ extension MeetingReport {
         // chart is drawn: copied with their numbers up front, a noisy
         // 2,000-viewer hour's 100,000 incidents were held twice more.
         let incidentsOf = Dictionary(grouping: incidents.indices, by: { incidents[$0].uid })
-        for (rank, uid) in order.enumerated() {
+        for (rank, uid) in order.enumerated() where charted.contains(uid) {
             guard let i = byUid[uid] else { continue }
             let s = QualitySeries(try clients.client(i), config: config)
             let p = participantOf[uid]

@@ -146,8 +146,12 @@ extension MeetingReport {
         guard !incidents.isEmpty else { return emit(b + "<p class=\"muted\">None.</p>\n</section>\n") }
         let placement = issuePlacement
         var t = ReportTable(headers: ["#", "start", "end", "who", "what", "cause", "evidence", "issues"], numeric: [0, 1, 2])
-        emit(b + HTMLPage.detailsOpening("All \(incidents.count) incidents, in time order", open: incidents.count <= 10) + t.htmlHead)
-        for (k, i) in incidents.enumerated() {
+        let listed = listedIncidents
+        let title = listed.count == incidents.count ? "All \(incidents.count) incidents, in time order"
+            : "The \(listed.count) incidents with the most impact (of \(incidents.count)), in time order"
+        emit(b + HTMLPage.detailsOpening(title, open: incidents.count <= 10) + t.htmlHead)
+        for k in listed {
+            let i = incidents[k]
             t.rows.removeAll(keepingCapacity: true)
             t.add([.int(k + 1), .text(display.clockAndOffset(i.startTs, from: t0)),
                    .text(display.clockAndOffset(i.endTs, from: t0)),
@@ -158,7 +162,33 @@ extension MeetingReport {
                   id: AnchorID.incident(k + 1))
             emit(t.htmlRow(t.rows[0]))
         }
-        emit(ReportTable.htmlTail + HTMLPage.detailsClosing + "</section>\n")
+        var tail = ReportTable.htmlTail
+        if listed.count < incidents.count {
+            tail += "<p class=\"muted\">\(incidents.count - listed.count) more, with less impact, are left off this page; "
+            tail += "<code>--format md</code> and <code>json</code> list every incident.</p>\n"
+        }
+        emit(tail + HTMLPage.detailsClosing + "</section>\n")
+    }
+
+    /// Rows the HTML incidents table lists at most, unless more are linked.
+    /// A noisy 2,000-viewer hour has 94,000 incidents: 28 MB of table in a
+    /// page, which a reader pages through by number anyway.
+    public static let defaultIncidentListLimit = 1_000
+
+    /// Positions of the incidents the HTML table lists, in time order:
+    /// every one up to `incidentListLimit`; past it, that many with the
+    /// most impact, and every one the page links to (the verdict's top
+    /// incidents, an issue placed under it, the focused participant's shown
+    /// in the focus section), so that no link on the page is dead.
+    var listedIncidents: [Int] {
+        guard let limit = incidentListLimit, incidents.count > limit else { return Array(incidents.indices) }
+        var keep = [Bool](repeating: false, count: incidents.count)
+        for k in rankedIncidents.order.prefix(max(limit, MeetingReport.verdictIncidents)) { keep[Int(k)] = true }
+        for place in issuePlacement.places { if case .incident(let n) = place { keep[n - 1] = true } }
+        if let focus {
+            for f in focusIncidents(focus).prefix(MeetingReport.focusIncidentsShown) { keep[f.number - 1] = true }
+        }
+        return incidents.indices.filter { keep[$0] }
     }
 
     /// The incident rule in one paragraph (Docs/incidents.md has it whole).

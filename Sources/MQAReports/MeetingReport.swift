@@ -39,7 +39,17 @@ public struct MeetingReport: Sendable, RenderedReport {
     }
     /// `--uid U [--at T]`: the report opens with that participant's
     /// incidents (nearest to T first), and the JSON has a `focus` object.
-    public var focus: ReportFocus?
+    public var focus: ReportFocus? { didSet { chooseCharted() } }
+    /// How many participants the HTML page charts at most, most affected
+    /// first (the focused one is charted too); `nil` charts everyone.
+    public var chartLimit: Int? = MeetingReport.defaultChartLimit { didSet { chooseCharted() } }
+    /// How many incidents the HTML page's table lists at most, most impact
+    /// first (`listedIncidents`); `nil` lists them all. Markdown and JSON
+    /// list every incident.
+    public var incidentListLimit: Int? = MeetingReport.defaultIncidentListLimit
+    /// The participants the HTML page charts (`chartLimit`); the others
+    /// are linked to their row of the participants table instead.
+    private(set) var charted: Set<String> = []
     /// What imported dumps' standard stats add per connection, by uid
     /// (`EventStore.connectionContexts`): context, never counted. Set by
     /// the caller that holds the store; empty for event logs.
@@ -76,6 +86,22 @@ public struct MeetingReport: Sendable, RenderedReport {
         self.clients = clients
         if let start = header.start { display.date(forSpan: start, header.end ?? start) }
         placeIssues()
+        chooseCharted()
+    }
+
+    /// Participants charted by default. A chart is 40–90 KB of SVG: a
+    /// 2,000-viewer webinar charted whole made a 171 MB page that took a
+    /// browser 25 s to open, and nobody reads the 2,000th chart.
+    public static let defaultChartLimit = 50
+
+    /// The most affected participants with a quality timeline, up to
+    /// `chartLimit`, and the focused one.
+    private mutating func chooseCharted() {
+        guard hasQualityData else { return charted = [] }
+        let withChart = impacts.lazy.map(\.uid).filter { [analysis] in analysis.timelines[$0] != nil }
+        var chosen = Set(chartLimit.map { Array(withChart.prefix(max($0, 0))) } ?? Array(withChart))
+        if let uid = focus?.uid, analysis.timelines[uid] != nil { chosen.insert(uid) }
+        charted = chosen
     }
 
     /// Incidents, most impact first (ties: longer, earlier, then uid), with

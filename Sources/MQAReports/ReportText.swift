@@ -48,6 +48,15 @@ public enum ReportText {
         return number(ratio * 100, places: places) + "%"
     }
 
+    /// `s` as one word of a POSIX shell command, quoted only when it
+    /// needs to be: a command a report suggests must run as it is pasted.
+    public static func shellWord(_ s: String) -> String {
+        let plain = !s.isEmpty && s.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7A) || c == 0x2D || c == 0x2E || c == 0x5F || c == 0x3A || c == 0x2F
+        }
+        return plain ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     private static func pad(_ v: Int64, _ width: Int) -> String {
         let s = String(v)
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
