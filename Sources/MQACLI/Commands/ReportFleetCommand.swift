@@ -40,13 +40,9 @@ enum ReportFleetCommand {
         let progress = ProgressBar.onTerminal(context)
         // Cleared however the loop ends: an error gets a line of its own.
         defer { progress?.finish() }
-        for (i, id) in ids.enumerated() {
-            progress?.update(count: i, total: ids.count, noun: "meetings")
-            // The ranking needs the header, the analysis (no tier
-            // histories) and the client mix only.
-            let m = try ReportOptions.analysedMeeting(store, id, config: config, context, progress: progress)
-            ranking.add(FleetEntry(header: m.header, analysis: m.analysis, clients: m.clientMix))
-        }
+        // The ranking needs the header, the analysis (no tier histories)
+        // and the client mix only.
+        try FleetAnalysis.forEach(ids, store: store, config: config, context, progress: progress) { ranking.add($0) }
         progress?.finish()
         var report = FleetReport(ranking)
         report.display = display

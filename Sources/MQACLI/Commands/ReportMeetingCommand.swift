@@ -142,12 +142,12 @@ enum ReportMeetingCommand {
 
     /// Where the group of meetings that starts at `ids[from]` ends: at
     /// `groupMeetings`, or before the meeting that would take it past
-    /// `groupItems` (never before a first one).
-    static func groupEnd(_ ids: [String], from: Int, items: (String) -> Int) -> Int {
+    /// `limit` stored items (never before a first one).
+    static func groupEnd(_ ids: [String], from: Int, items: (String) -> Int, limit: Int = groupItems) -> Int {
         var end = from, held = 0
         while end < ids.count && end - from < groupMeetings {
             let n = items(ids[end])
-            if end > from && held + n > groupItems { break }
+            if end > from && held + n > limit { break }
             held += n
             end += 1
         }
