@@ -25,15 +25,14 @@ enum FleetAnalysis {
     static func forEach(_ ids: [String], store: EventStore, config: TierConfig, _ context: CommandContext,
                         progress: ProgressBar?, groupItems: Int = groupItems, _ each: (FleetEntry) -> Void) throws {
         let sizes = try store.storedItemCounts()
-        var pending: Group?
+        var pending: BackgroundMap<FleetEntry>?
         // A group in flight is waited for however the loop ends: its
         // workers never outlive the command.
         defer { pending?.wait() }
         func flush() {
             guard let group = pending else { return }
             pending = nil
-            group.wait()
-            for entry in group.entries { each(entry) }
+            for entry in group.results { each(entry) }
         }
         var i = 0
         while i < ids.count {
@@ -48,36 +47,14 @@ enum FleetAnalysis {
             let end = ReportMeetingCommand.groupEnd(ids, from: i, items: { sizes[$0] ?? 0 }, limit: groupItems)
             let logs = try ids[i..<end].map { try ReportOptions.meetingLog(store, $0, context, progress: progress) }
             flush()
-            pending = Group(logs, config: config)
+            pending = BackgroundMap(logs) { log in
+                let m = AnalysedMeeting(log: log, analysis: MeetingAnalysis.analyze(log, config: config, keepingTimelines: false),
+                                        lastReports: nil)
+                return FleetEntry(header: m.header, analysis: m.analysis, clients: m.clientMix)
+            }
             i = end
             progress?.update(count: i, total: ids.count, noun: "meetings")
         }
         flush()
-    }
-
-    /// One group's analyses, made on other threads from the moment it exists.
-    final class Group: @unchecked Sendable {
-        private let done = DispatchGroup()
-        private let slots: ConcurrentSlots<FleetEntry>
-        private let count: Int
-
-        init(_ logs: [MeetingLog], config: TierConfig) {
-            count = logs.count
-            let slots = ConcurrentSlots<FleetEntry>(count: logs.count)
-            self.slots = slots
-            DispatchQueue.global().async(group: done) {
-                DispatchQueue.concurrentPerform(iterations: logs.count) { k in
-                    let log = logs[k]
-                    let m = AnalysedMeeting(log: log, analysis: MeetingAnalysis.analyze(log, config: config, keepingTimelines: false),
-                                            lastReports: nil)
-                    slots.set(k, FleetEntry(header: m.header, analysis: m.analysis, clients: m.clientMix))
-                }
-            }
-        }
-
-        func wait() { done.wait() }
-
-        /// The entries in the group's order; call after `wait`.
-        var entries: [FleetEntry] { (0..<count).map { slots.get($0)! } }
     }
 }

@@ -144,14 +144,7 @@ enum ReportMeetingCommand {
     /// `groupMeetings`, or before the meeting that would take it past
     /// `limit` stored items (never before a first one).
     static func groupEnd(_ ids: [String], from: Int, items: (String) -> Int, limit: Int = groupItems) -> Int {
-        var end = from, held = 0
-        while end < ids.count && end - from < groupMeetings {
-            let n = items(ids[end])
-            if end > from && held + n > limit { break }
-            held += n
-            end += 1
-        }
-        return end
+        BackgroundMap<Void>.batchEnd(ids, from: from, maxCount: groupMeetings, maxItems: limit, items: items)
     }
 
     /// Loads meetings one by one (SQLite stays on this thread) and renders

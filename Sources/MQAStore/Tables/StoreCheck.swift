@@ -138,18 +138,62 @@ extension EventStore {
     /// Recomputes the summary tables of every meeting that is not marked
     /// stale and compares them with the stored rows: a summary edited by
     /// hand, or left behind by a bug, would silently skew every named query.
-    private func checkSummaries(into result: inout StoreCheckResult) throws {
+    ///
+    /// This thread reads meetings whole, in groups of at most 32 meetings
+    /// and `groupItems` stored items, and compares; the group read before
+    /// is recomputed on the other cores meanwhile. A bigger meeting goes
+    /// alone, read client by client. Either way the rows are those ingest
+    /// computes (a whole log's analysis equals the one read client by
+    /// client).
+    func checkSummaries(into result: inout StoreCheckResult, groupItems: Int = summaryGroupItems) throws {
         // Summaries of older rules are redone by the first mqa that writes
         // the store, as stale ones are: neither is damage.
         guard try summaryRevision() >= EventStore.summaryRevision else { return }
         let config = TierConfig()
-        try forEachMeetingPage(stale: false, size: 500) { page in
-            for (id, meeting) in page {
-                guard let expected = try summaryRows(meetingID: id, meeting: meeting, config: config) else { continue }
+        let sizes = try storedItemCounts()
+        var pending: (page: [(id: Int64, meeting: String)], rows: BackgroundMap<SummaryRows?>)?
+        // A group in flight is waited for however this ends.
+        defer { pending?.rows.wait() }
+        func compare(_ page: [(id: Int64, meeting: String)], _ rows: [SummaryRows?]) throws {
+            for ((id, meeting), expected) in zip(page, rows) {
+                guard let expected else { continue }
                 try compareSummaries(meetingID: id, meeting: meeting, expected: expected, into: &result)
             }
         }
+        func flush() throws {
+            guard let p = pending else { return }
+            pending = nil
+            try compare(p.page, p.rows.results)
+        }
+        try forEachMeetingPage(stale: false, size: 500) { page in
+            var i = 0
+            while i < page.count {
+                let (id, meeting) = page[i]
+                if (sizes[meeting] ?? 0) > groupItems {
+                    try flush()
+                    try compare([(id, meeting)], [try summaryRows(meetingID: id, meeting: meeting, config: config)])
+                    i += 1
+                    continue
+                }
+                let end = BackgroundMap<Void>.batchEnd(page, from: i, maxCount: 32, maxItems: groupItems) { sizes[$0.meeting] ?? 0 }
+                let group = Array(page[i..<end])
+                let logs = try group.map { m in
+                    (id: m.id, log: try storedMeeting(m.meeting, lenient: false, withReports: true, withReceived: false)?.log)
+                }
+                try flush()
+                pending = (group, BackgroundMap(logs) { m in
+                    m.log.map { SummaryRows(meetingID: m.id, log: $0, analysis: MeetingAnalysis.analyze($0, config: config, keepingTimelines: false)) }
+                })
+                i = end
+            }
+        }
+        try flush()
     }
+
+    /// Stored reports and events a group of `checkSummaries` holds at
+    /// most: ~60 bytes each as a log, so two groups in flight stay near
+    /// 30 MB.
+    static let summaryGroupItems = 250_000
 
     /// Compares stored and recomputed rows a row at a time: a meeting of
     /// 100,000 participants is never held as two arrays of rows.
@@ -192,7 +236,12 @@ extension EventStore {
         return try s.step() ? s.string(0) ?? "?" : "?"
     }
 
-    private func checkChunks(_ table: ChunkTable, into result: inout StoreCheckResult) throws {
+    /// Every chunk of `table`, in client and time order. This thread steps
+    /// SQLite and copies the rows out, about `chunkBatchBytes` at a time;
+    /// the batch read before is decoded and verified on the other cores
+    /// meanwhile (`verify`, a codec per worker). Only what runs across
+    /// chunks, a client's overlaps, is checked here, in order.
+    func checkChunks(_ table: ChunkTable, into result: inout StoreCheckResult, batchBytes: Int = chunkBatchBytes) throws {
         let events = table == .events
         let select = try db.prepare(
             """
@@ -201,79 +250,135 @@ extension EventStore {
             FROM \(table.rawValue) k LEFT JOIN clients c ON c.id = k.client_id LEFT JOIN meetings m ON m.id = c.meeting_id
             ORDER BY k.client_id, k.first_ts, k.id
             """)
-        var parser = LineParser(nowMs: .max)
         var previousClient: Int64 = -1
         var previousLast = Int64.min
         var previousChunk: Int64 = 0
-        while try select.step() {
-            let id = select.int64(0)
-            let meeting = select.string(1) ?? ""
-            let uid = select.string(2) ?? ""
-            let client = select.int64(3)
-            let firstTs = select.int64(4)
-            let lastTs = select.int64(5)
-            let count = select.int(6)
-            let kindsMask = select.int64(7)
-            func damaged(_ reason: String) {
-                result.damage.append(StoreDamage(meeting: meeting, uid: uid, place: .chunk(table, id: id), reason: reason))
-            }
-            if events { result.eventChunks += 1 } else { result.reportChunks += 1 }
-            if client != previousClient {
-                previousClient = client
-                previousLast = Int64.min
-            }
-            // The decoded timestamps, or nil when the chunk does not decode.
-            var ts: [Int64]?
-            if events {
-                do {
-                    let block = try select.withBlob(8) { try codec.decodeEvents($0) }
-                    ts = block.ts
-                    result.events += block.ts.count
-                    let mask = block.kinds.reduce(Int64(0)) { $0 | (1 << Int64($1 & 63)) }
-                    if mask != kindsMask { damaged("row says kinds \(kindsMask), chunk holds \(mask)") }
-                    var unreadable: [Int] = []
-                    for i in block.ts.indices {
-                        let ok: Bool
-                        if let kind = EventKind(rawValue: block.kinds[i]), kind != .qualityReport {
-                            ok = block.withPayload(i) { parser.payload(of: kind, canonicalJSON: $0.assumingMemoryBound(to: UInt8.self)) } != nil
-                        } else {
-                            ok = false
-                        }
-                        if !ok { unreadable.append(i) }
-                    }
-                    if let first = unreadable.first {
-                        damaged("\(unreadable.count) unreadable event(s), the first at index \(first)")
-                    }
-                } catch {
-                    damaged("\(error)")
+        var pending: (rows: [ChunkRow], verdicts: BackgroundMap<[ChunkVerdict]>)?
+        // A batch in flight is waited for however this ends.
+        defer { pending?.verdicts.wait() }
+        func flush() {
+            guard let p = pending else { return }
+            pending = nil
+            for (row, verdict) in zip(p.rows, p.verdicts.results.joined()) {
+                if events { result.eventChunks += 1 } else { result.reportChunks += 1 }
+                if events { result.events += verdict.items } else { result.reports += verdict.items }
+                if row.client != previousClient {
+                    previousClient = row.client
+                    previousLast = Int64.min
                 }
-            } else {
-                do {
-                    let block = try select.withBlob(8) { try codec.decode($0) }
-                    ts = block.ts
-                    result.reports += block.ts.count
-                    if block.columns.count != ReportColumn.allCases.count {
-                        damaged("\(block.columns.count) columns, expected \(ReportColumn.allCases.count)")
-                    }
-                } catch {
-                    damaged("\(error)")
+                var reasons = verdict.reasons
+                if row.firstTs < previousLast {
+                    reasons.append("overlaps chunk \(previousChunk) of the same client (starts at \(row.firstTs), before \(previousLast))")
                 }
-            }
-            if let ts {
-                if ts.count != count {
-                    damaged("row says \(count) items, chunk holds \(ts.count)")
-                } else if let first = ts.first, let last = ts.last, first != firstTs || last != lastTs {
-                    damaged("row says time range \(firstTs)...\(lastTs), chunk holds \(first)...\(last)")
-                } else if ts.isEmpty {
-                    damaged("empty chunk")
+                for reason in reasons {
+                    result.damage.append(StoreDamage(meeting: row.meeting, uid: row.uid, place: .chunk(table, id: row.id), reason: reason))
                 }
-                if zip(ts, ts.dropFirst()).contains(where: { $0 > $1 }) { damaged("items out of time order") }
+                previousLast = max(previousLast, row.lastTs)
+                previousChunk = row.id
             }
-            if firstTs < previousLast {
-                damaged("overlaps chunk \(previousChunk) of the same client (starts at \(firstTs), before \(previousLast))")
-            }
-            previousLast = max(previousLast, lastTs)
-            previousChunk = id
         }
+        var rows: [ChunkRow] = []
+        var bytes = 0
+        func dispatch() {
+            flush()
+            // A share per core and a few more, so that a slow share does
+            // not leave the others idle; each share makes its own codec.
+            let shares = max(1, min(rows.count, 4 * ProcessInfo.processInfo.activeProcessorCount))
+            let split = (0..<shares).map { k in Array(rows[rows.count * k / shares..<rows.count * (k + 1) / shares]) }
+            pending = (rows, BackgroundMap(split) { share in
+                let codec = ChunkCodec()
+                var parser = LineParser(nowMs: .max)
+                return share.map { EventStore.verify($0, events: events, codec: codec, parser: &parser) }
+            })
+            rows = []
+            bytes = 0
+        }
+        while try select.step() {
+            let row = ChunkRow(id: select.int64(0), meeting: select.string(1) ?? "", uid: select.string(2) ?? "",
+                               client: select.int64(3), firstTs: select.int64(4), lastTs: select.int64(5),
+                               count: select.int(6), kindsMask: select.int64(7), data: select.blob(8))
+            bytes += row.data.count
+            rows.append(row)
+            if bytes >= batchBytes { dispatch() }
+        }
+        if !rows.isEmpty { dispatch() }
+        flush()
+    }
+
+    /// Chunk bytes a batch of `checkChunks` reads before handing it over.
+    static let chunkBatchBytes = 4 << 20
+
+    /// A chunk row as read for `mqa check`.
+    struct ChunkRow: Sendable {
+        var id: Int64
+        var meeting: String
+        var uid: String
+        var client: Int64
+        var firstTs: Int64
+        var lastTs: Int64
+        var count: Int
+        var kindsMask: Int64
+        var data: [UInt8]
+    }
+
+    /// What one chunk holds: its items, and what is wrong with it alone.
+    struct ChunkVerdict: Sendable {
+        var items = 0
+        var reasons: [String] = []
+    }
+
+    /// Decodes one chunk and checks it against its row: the checksum and
+    /// columns (by decoding), the kinds and every event's payload, the
+    /// count and time range, the time order.
+    static func verify(_ row: ChunkRow, events: Bool, codec: ChunkCodec, parser: inout LineParser) -> ChunkVerdict {
+        var verdict = ChunkVerdict()
+        // The decoded timestamps, or nil when the chunk does not decode.
+        var ts: [Int64]?
+        if events {
+            do {
+                let block = try codec.decodeEvents(row.data)
+                ts = block.ts
+                verdict.items = block.ts.count
+                let mask = block.kinds.reduce(Int64(0)) { $0 | (1 << Int64($1 & 63)) }
+                if mask != row.kindsMask { verdict.reasons.append("row says kinds \(row.kindsMask), chunk holds \(mask)") }
+                var unreadable: [Int] = []
+                for i in block.ts.indices {
+                    let ok: Bool
+                    if let kind = EventKind(rawValue: block.kinds[i]), kind != .qualityReport {
+                        ok = block.withPayload(i) { parser.payload(of: kind, canonicalJSON: $0.assumingMemoryBound(to: UInt8.self)) } != nil
+                    } else {
+                        ok = false
+                    }
+                    if !ok { unreadable.append(i) }
+                }
+                if let first = unreadable.first {
+                    verdict.reasons.append("\(unreadable.count) unreadable event(s), the first at index \(first)")
+                }
+            } catch {
+                verdict.reasons.append("\(error)")
+            }
+        } else {
+            do {
+                let block = try codec.decode(row.data)
+                ts = block.ts
+                verdict.items = block.ts.count
+                if block.columns.count != ReportColumn.allCases.count {
+                    verdict.reasons.append("\(block.columns.count) columns, expected \(ReportColumn.allCases.count)")
+                }
+            } catch {
+                verdict.reasons.append("\(error)")
+            }
+        }
+        if let ts {
+            if ts.count != row.count {
+                verdict.reasons.append("row says \(row.count) items, chunk holds \(ts.count)")
+            } else if let first = ts.first, let last = ts.last, first != row.firstTs || last != row.lastTs {
+                verdict.reasons.append("row says time range \(row.firstTs)...\(row.lastTs), chunk holds \(first)...\(last)")
+            } else if ts.isEmpty {
+                verdict.reasons.append("empty chunk")
+            }
+            if zip(ts, ts.dropFirst()).contains(where: { $0 > $1 }) { verdict.reasons.append("items out of time order") }
+        }
+        return verdict
     }
 }
