@@ -57,14 +57,33 @@ enum CohortOptions {
             // under another one every meeting is analysed again, as
             // `report fleet --config` does; the figures are then what
             // the summaries would hold had ingest used that config.
+            // This thread reads a group of meetings while the group before
+            // is analysed on the other cores (`BackgroundMap`).
             let ids = try store.meetings(startingIn: window)
+            let sizes = try store.storedItemCounts()
             let progress = ProgressBar.onTerminal(context)
             // Cleared however the loop ends: an error gets a line of its own.
             defer { progress?.finish() }
-            meetings = try ids.enumerated().map { i, id in
-                progress?.update(count: i, total: ids.count, noun: "meetings analysed under --config")
-                return try CohortMeeting(log: ReportOptions.meetingLog(store, id, context, progress: progress), config: config)
+            var analysed: [CohortMeeting] = []
+            var pending: BackgroundMap<Result<CohortMeeting, any Error>>?
+            defer { pending?.wait() }
+            func flush() throws {
+                guard let group = pending else { return }
+                pending = nil
+                for result in group.results { analysed.append(try result.get()) }
             }
+            var i = 0
+            while i < ids.count {
+                let end = BackgroundMap<Void>.batchEnd(ids, from: i, maxCount: ReportMeetingCommand.groupMeetings,
+                                                       maxItems: FleetAnalysis.groupItems) { sizes[$0] ?? 0 }
+                let logs = try ids[i..<end].map { try ReportOptions.meetingLog(store, $0, context, progress: progress) }
+                try flush()
+                pending = BackgroundMap(logs) { log in Result { try CohortMeeting(log: log, config: config) } }
+                i = end
+                progress?.update(count: i, total: ids.count, noun: "meetings analysed under --config")
+            }
+            try flush()
+            meetings = analysed
         }
         if meetings.isEmpty, !allowingNone, window.since != nil || window.until != nil {
             throw StoreError.noMeetingInWindow(since: window.since, until: window.until)
