@@ -34,7 +34,7 @@ public enum ExactJSONReader {
         // A byte-order mark, as some editors save one.
         var p = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         let value = try bytes.withUnsafeBufferPointer { b throws(Failure) in
-            var reader = Reader(b: b, uniqueKeys: uniqueKeys)
+            let reader = Reader(b: b, uniqueKeys: uniqueKeys)
             let v = try reader.value(&p, depth: 0)
             reader.space(&p)
             guard p == b.count else { throw Failure(message: "unexpected text after the value", offset: p) }

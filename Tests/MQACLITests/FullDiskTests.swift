@@ -41,7 +41,7 @@ import Testing
         return mount.status == 0
     }
 
-    func unmount(_ folder: String) { MQA.shell("umount \"$M\"", environment: ["M": folder]) }
+    func unmount(_ folder: String) { _ = MQA.shell("umount \"$M\"", environment: ["M": folder]) }
 
     /// 900 KiB of tmpfs holds about two thirds of the demo's logs: the WAL
     /// write of a COMMIT fails with ENOSPC. It used to be swallowed (exit 0,

@@ -173,7 +173,7 @@ import MQAIngest
             print("skipped: cannot mount a tmpfs here: \(mount.stderr)")
             return
         }
-        defer { MQA.shell("umount \"$M\"", environment: ["M": mnt]) }
+        defer { _ = MQA.shell("umount \"$M\"", environment: ["M": mnt]) }
         var text = ""
         for m in 0..<60 { text += Lines.meeting("m-\(m)", reports: 200) }
         let f = dir.write("log.ndjson", text)

@@ -192,7 +192,7 @@ final class FailingTransactions: IngestTransactions {
         var compressed: [UInt8] = []
         try Array(whole).withUnsafeBytes { try ZstdCompressor(level: 3).compress($0, appendingTo: &compressed) }
         let cut = s.dir + "/cut.ndjson.zst"
-        FileManager.default.createFile(atPath: cut, contents: Data(compressed.prefix(compressed.count / 2)))
+        #expect(FileManager.default.createFile(atPath: cut, contents: Data(compressed.prefix(compressed.count / 2))))
         paths.insert(cut, at: 3)
         let (failure, store) = try failingIngest(paths) { $0.failUndo = true }
         let f = try #require(failure, "an input that could not be undone must stop the ingest")

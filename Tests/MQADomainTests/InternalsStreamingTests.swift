@@ -52,7 +52,8 @@ import Testing
         #expect(whole.connections.count == 3 && !whole.lines.isEmpty)
         #expect(Dump.events(whole)[0]["device"] as? String == "Chrome 156")
         var rng = SplitMix64(seed: 9)
-        for sizes in [[1], [2], [3], [7], [64], [4096]] + (0..<20).map { _ in (0..<5).map { _ in Int(rng.next() % 97) + 1 } } {
+        let random = (0..<20).map { _ in (0..<5).map { _ in Int(rng.next() % 97) + 1 } }
+        for sizes in [[1], [2], [3], [7], [64], [4096]] + random {
             let c = try Self.convert(text, pieces: sizes)
             #expect(c.lines == whole.lines, "\(sizes)")
             #expect(c.connections == whole.connections && c.skipped == whole.skipped, "\(sizes)")

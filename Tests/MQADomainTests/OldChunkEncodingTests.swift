@@ -23,7 +23,7 @@ import Testing
     func encodings(_ store: EventStore, _ table: String) throws -> Set<UInt8> {
         let s = try store.db.prepare("SELECT DISTINCT substr(data, 1, 1) FROM \(table)")
         var out: Set<UInt8> = []
-        while try s.step() { out.formUnion(try s.withBlob(0) { Array($0) }) }
+        while try s.step() { out.formUnion(s.withBlob(0) { Array($0) }) }
         return out
     }
 

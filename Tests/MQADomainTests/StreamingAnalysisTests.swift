@@ -63,7 +63,7 @@ import MQATestSupport
         let path = s.dir + "/sim.ndjson"
         var bytes: [UInt8] = []
         _ = try Simulator(seed: 5, meetings: 6).write { bytes.append(contentsOf: $0) }
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         _ = try Ingester(store: store).ingest(paths: [path])
         let meetings = try store.meetings()
         #expect(meetings.count == 6)

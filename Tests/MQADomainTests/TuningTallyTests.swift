@@ -18,7 +18,7 @@ import MQATestSupport
         let path = scratch.dir + "/sim.ndjson"
         var bytes: [UInt8] = []
         _ = try Simulator(seed: 3, meetings: 8).write { bytes.append(contentsOf: $0) }
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         let store = try EventStore(path: scratch.db)
         _ = try Ingester(store: store).ingest(paths: [path])
         return (scratch, store)
