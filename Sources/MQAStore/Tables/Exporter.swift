@@ -31,12 +31,15 @@ public struct Exporter {
         }
         if format == .csv { out.write(Exporter.csvHeader) }
         var count = 0
+        // One buffer for every report line, kept between lines.
+        var line: [UInt8] = []
         for meeting in meetings {
             // What a dump's stats added (Docs/import.md): one line each after
             // the client's first, in NDJSON, which ingests back.
             let contexts = format == .ndjson ? try store.connectionContexts(meeting: meeting) : [:]
             for (id, uid) in try store.clients(meeting: meeting) {
                 var pendingContexts = contexts[uid] ?? []
+                let head = ReportLine(meeting: meeting, uid: uid)
                 // A failed write (full disk, `ulimit -f`) drops the rest:
                 // stop decoding, the error is the result.
                 if let failure = out.failure { throw failure }
@@ -78,7 +81,7 @@ public struct Exporter {
                         ts = events[e].ts
                         e += 1
                     } else if r < reports.ts.count {
-                        writeReport(reports, r, meeting: meeting, uid: uid, format: format, to: out)
+                        writeReport(reports, r, meeting: meeting, uid: uid, format: format, head: head, line: &line, to: out)
                         ts = reports.ts[r]
                         rank.take(reports.ts[r])
                         r += 1
@@ -121,24 +124,47 @@ public struct Exporter {
         }
     }
 
-    /// `,"loss":` … per value column, made once.
-    private static let jsonKeys = ReportColumn.allCases.map { ($0, ",\"\($0.name)\":") }
-
     /// The CSV columns: the envelope, the report's values, then the
     /// payload of every other event.
     static let csvHeader = (["ts", "event", "meeting", "uid"] + ReportColumn.allCases.map(\.name) + ["payload"])
         .joined(separator: ",") + "\n"
 
-    private func writeReport(_ s: SeriesBlock, _ i: Int, meeting: String, uid: String, format: Format, to out: OutputSink) {
+    /// What every quality report line of a client has around its
+    /// numbers, as bytes: `{"ts":`, then the timestamp, then this.
+    struct ReportLine {
+        static let opening = Array("{\"ts\":".utf8)
+        let afterTs: [UInt8]
+
+        init(meeting: String, uid: String) {
+            var text = ",\"event\":\"\(EventKind.qualityReport.name)\",\"meeting\":"
+            JSON.quote(meeting, into: &text)
+            text += ",\"uid\":"
+            JSON.quote(uid, into: &text)
+            afterTs = Array(text.utf8)
+        }
+    }
+
+    /// `,"loss":` … per value column, as bytes.
+    private static let jsonKeyBytes = ReportColumn.allCases.map { ($0, Array(",\"\($0.name)\":".utf8)) }
+
+    /// One quality report, as `envelope` and `jsonText` would write it:
+    /// NDJSON is built as bytes in `line` (a String per number was most
+    /// of an export).
+    private func writeReport(_ s: SeriesBlock, _ i: Int, meeting: String, uid: String, format: Format, head: ReportLine,
+                             line: inout [UInt8], to out: OutputSink) {
         switch format {
         case .ndjson:
-            var line = envelope(s.ts[i], .qualityReport, meeting, uid)
-            for (c, key) in Exporter.jsonKeys {
-                line += key
-                line += s[c][i].jsonText
+            line.removeAll(keepingCapacity: true)
+            line.append(contentsOf: ReportLine.opening)
+            DecimalNumber.appendInteger(s.ts[i], to: &line)
+            line.append(contentsOf: head.afterTs)
+            for (c, key) in Exporter.jsonKeyBytes {
+                line.append(contentsOf: key)
+                s.columns[c.rawValue][i].appendJSONText(to: &line)
             }
-            line += "}\n"
-            out.write(line)
+            line.append(UInt8(ascii: "}"))
+            line.append(UInt8(ascii: "\n"))
+            line.withUnsafeBytes { out.write(bytes: $0) }
         case .csv:
             // An empty cell, not `null`, for a MOS the SDK did not give.
             let values = ReportColumn.allCases.map { c in
