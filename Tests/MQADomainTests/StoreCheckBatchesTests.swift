@@ -48,6 +48,39 @@ import Testing
         #expect(Array(try store.check().damage.suffix(whole.1.count)) == whole.1)
     }
 
+    /// A page of the chunk table that cannot be read stops the walk
+    /// there; the chunks read before it are still checked and counted,
+    /// however many were waiting in a batch.
+    @Test func chunksReadBeforeADamagedPageAreStillChecked() throws {
+        let s = Scratch()
+        var pageSize: Int64 = 0, page: Int64 = 0
+        do {
+            let store = try Self.store(s)
+            try store.db.execute("UPDATE report_chunks SET data = zeroblob(length(data)) WHERE id = (SELECT min(id) FROM report_chunks)")
+            try store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            pageSize = try store.db.prepare("PRAGMA page_size").firstInt64() ?? 0
+            page = try store.db.prepare(
+                "SELECT max(pageno) FROM dbstat WHERE name = 'report_chunks' AND pagetype = 'leaf'").firstInt64() ?? 0
+        }
+        #expect(pageSize > 0 && page > 1)
+        // The last leaf's cell pointers, overwritten.
+        let file = try #require(FileHandle(forUpdatingAtPath: s.db))
+        try file.seek(toOffset: UInt64((page - 1) * pageSize + 8))
+        file.write(Data(repeating: 0xFF, count: 8))
+        try file.close()
+        let store = try EventStore(path: s.db)
+        for bytes in [1, Int.max] {
+            var r = StoreCheckResult()
+            #expect(throws: (any Error).self) {
+                for table in ChunkTable.allCases { try store.checkChunks(table, into: &r, batchBytes: bytes) }
+            }
+            #expect(r.reportChunks > 0, "batches of \(bytes) bytes")
+            #expect(r.damage.contains { $0.reason.hasPrefix("chunk encoding 0") }, "batches of \(bytes) bytes: \(r.damage)")
+        }
+        let reasons = try store.check().damage.map(\.reason)
+        #expect(reasons.contains { $0.hasPrefix("chunk encoding 0") } && reasons.contains { $0.hasPrefix("cannot read the chunks") }, "\(reasons)")
+    }
+
     @Test func summaryDamageIsFoundInOrderWhateverTheGroups() throws {
         let s = Scratch()
         let store = try Self.store(s)

@@ -74,9 +74,26 @@ enum CohortOptions {
             }
             var i = 0
             while i < ids.count {
+                // A bigger meeting is read and analysed alone, as before:
+                // never two such logs at once.
+                if (sizes[ids[i]] ?? 0) > FleetAnalysis.groupItems {
+                    try flush()
+                    analysed.append(try CohortMeeting(log: ReportOptions.meetingLog(store, ids[i], context, progress: progress),
+                                                      config: config))
+                    i += 1
+                    progress?.update(count: i, total: ids.count, noun: "meetings analysed under --config")
+                    continue
+                }
                 let end = BackgroundMap<Void>.batchEnd(ids, from: i, maxCount: ReportMeetingCommand.groupMeetings,
                                                        maxItems: FleetAnalysis.groupItems) { sizes[$0] ?? 0 }
-                let logs = try ids[i..<end].map { try ReportOptions.meetingLog(store, $0, context, progress: progress) }
+                let logs: [MeetingLog]
+                do {
+                    logs = try ids[i..<end].map { try ReportOptions.meetingLog(store, $0, context, progress: progress) }
+                } catch {
+                    // The group before first: its error came first.
+                    try flush()
+                    throw error
+                }
                 try flush()
                 pending = BackgroundMap(logs) { log in Result { try CohortMeeting(log: log, config: config) } }
                 i = end

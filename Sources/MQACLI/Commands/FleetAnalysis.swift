@@ -45,7 +45,13 @@ enum FleetAnalysis {
                 continue
             }
             let end = ReportMeetingCommand.groupEnd(ids, from: i, items: { sizes[$0] ?? 0 }, limit: groupItems)
-            let logs = try ids[i..<end].map { try ReportOptions.meetingLog(store, $0, context, progress: progress) }
+            let logs: [MeetingLog]
+            do {
+                logs = try ids[i..<end].map { try ReportOptions.meetingLog(store, $0, context, progress: progress) }
+            } catch {
+                flush()
+                throw error
+            }
             flush()
             pending = BackgroundMap(logs) { log in
                 let m = AnalysedMeeting(log: log, analysis: MeetingAnalysis.analyze(log, config: config, keepingTimelines: false),

@@ -177,13 +177,23 @@ extension EventStore {
                 }
                 let end = BackgroundMap<Void>.batchEnd(page, from: i, maxCount: 32, maxItems: groupItems) { sizes[$0.meeting] ?? 0 }
                 let group = Array(page[i..<end])
-                let logs = try group.map { m in
-                    (id: m.id, log: try storedMeeting(m.meeting, lenient: false, withReports: true, withReceived: false)?.log)
+                let rows: @Sendable ((id: Int64, log: MeetingLog?)) -> SummaryRows? = { m in
+                    m.log.map { SummaryRows(meetingID: m.id, log: $0, analysis: MeetingAnalysis.analyze($0, config: config, keepingTimelines: false)) }
+                }
+                var logs: [(id: Int64, log: MeetingLog?)] = []
+                do {
+                    for m in group {
+                        logs.append((m.id, try storedMeeting(m.meeting, lenient: false, withReports: true, withReceived: false)?.log))
+                    }
+                } catch {
+                    // As one meeting at a time would: what was read before
+                    // the failing read is compared, then the error stands.
+                    try flush()
+                    try compare(Array(group.prefix(logs.count)), logs.map(rows))
+                    throw error
                 }
                 try flush()
-                pending = (group, BackgroundMap(logs) { m in
-                    m.log.map { SummaryRows(meetingID: m.id, log: $0, analysis: MeetingAnalysis.analyze($0, config: config, keepingTimelines: false)) }
-                })
+                pending = (group, BackgroundMap(logs, rows))
                 i = end
             }
         }
@@ -293,7 +303,19 @@ extension EventStore {
             rows = []
             bytes = 0
         }
-        while try select.step() {
+        // A read that fails midway (a damaged page) leaves what was read
+        // before it checked and counted, as one chunk at a time did: one
+        // bad chunk never hides another.
+        func step() throws -> Bool {
+            do {
+                return try select.step()
+            } catch {
+                if !rows.isEmpty { dispatch() }
+                flush()
+                throw error
+            }
+        }
+        while try step() {
             let row = ChunkRow(id: select.int64(0), meeting: select.string(1) ?? "", uid: select.string(2) ?? "",
                                client: select.int64(3), firstTs: select.int64(4), lastTs: select.int64(5),
                                count: select.int(6), kindsMask: select.int64(7), data: select.blob(8))
