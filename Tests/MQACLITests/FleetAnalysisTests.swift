@@ -13,12 +13,7 @@ import MQAReports
 @Suite struct FleetAnalysisTests {
     @Test func groupsGiveEachMeetingsOwnEntryInOrder() throws {
         let s = Scratch()
-        let logs = s.file("logs")
-        #expect(MQA.run(["simulate", "--meetings", "9", "--seed", "4", "--out", logs]).status == 0)
-        let files = try FileManager.default.subpathsOfDirectory(atPath: logs).filter { $0.hasSuffix(".ndjson") }.map { logs + "/" + $0 }
-        let db = s.file("mqa.sqlite")
-        #expect(MQA.run(["ingest", "--db", db] + files).status == 0)
-        let store = try EventStore(path: db)
+        let store = try EventStore(path: s.simulatedStore(meetings: 9, seed: 4))
         let err = try OutputSink(path: s.file("err.txt"))
         let context = CommandContext(environment: [:], stdout: err, stderr: err)
         let ids = try store.meetings(startingIn: (nil, nil))

@@ -6,6 +6,27 @@ import MQATestSupport
 enum Fixtures {
     static let t0: Int64 = 1_795_946_400_000
 
+    /// Two minutes from `t0` watching bob's camera, warm at MOS 4.3 (add
+    /// stalls to taste); `bobCamPublisher` is bob.
+    static func bobCamViewer(_ uid: String, title: String) -> ClientBuilder {
+        let t = t0
+        var c = ClientBuilder(uid)
+        c.join(t, title: title)
+        c.reports(from: t + 2000, to: t + 120_000, mos: 4.3)
+        c.subscribe(t + 500, "bob", "bob-cam")
+        c.status(t + 1500, "bob", "bob-cam", timedOut: false)
+        c.leave(t + 120_000)
+        return c
+    }
+
+    static var bobCamPublisher: ClientBuilder {
+        var bob = ClientBuilder("bob")
+        bob.join(t0)
+        bob.reports(from: t0 + 2000, to: t0 + 120_000, mos: 4.3)
+        bob.leave(t0 + 120_000)
+        return bob
+    }
+
     /// A one-minute SFU meeting with three participants:
     /// - alice: good network; watches bob-cam and carol-cam, and carol-screen,
     ///   which never renders; her carol-cam stall begins under a good tier.

@@ -16,20 +16,9 @@ import MQATestSupport
     /// publisher-side incident, bob's); carol also stalls alone at +30 s.
     var report: MeetingReport {
         let t = t0
-        func viewer(_ uid: String) -> ClientBuilder {
-            var c = ClientBuilder(uid)
-            c.join(t, title: "Focus")
-            c.reports(from: t + 2000, to: t + 120_000, mos: 4.3)
-            c.subscribe(t + 500, "bob", "bob-cam")
-            c.status(t + 1500, "bob", "bob-cam", timedOut: false)
-            c.leave(t + 120_000)
-            return c
-        }
+        func viewer(_ uid: String) -> ClientBuilder { Fixtures.bobCamViewer(uid, title: "Focus") }
         var alice = viewer("alice"), carol = viewer("carol")
-        var bob = ClientBuilder("bob")
-        bob.join(t)
-        bob.reports(from: t + 2000, to: t + 120_000, mos: 4.3)
-        bob.leave(t + 120_000)
+        let bob = Fixtures.bobCamPublisher
         alice.stall("bob", "bob-cam", from: t + 20_000, to: t + 21_000)
         alice.stall("bob", "bob-cam", from: t + 60_000, to: t + 62_000)
         alice.stall("bob", "bob-cam", from: t + 100_000, to: t + 105_000)

@@ -165,6 +165,14 @@ final class Scratch: ScratchFolder {
         precondition(r.status == 0, "simulate failed: \(r)")
         return write(name, r.stdout)
     }
+
+    /// A store (its path) of a simulated log of `meetings` meetings.
+    func simulatedStore(meetings: Int, seed: Int) -> String {
+        let db = file("simulated-\(seed).sqlite")
+        let r = MQA.run(["ingest", "--db", db, simulated("simulated-\(seed).ndjson", meetings: meetings, seed: seed)])
+        precondition(r.status == 0, "ingest failed: \(r)")
+        return db
+    }
 }
 
 /// Ten valid lines of one small meeting, for tests that need a store.
