@@ -19,6 +19,21 @@ enum Fixtures {
         return c
     }
 
+    /// alice and carol watching bob's camera (`bobCamViewer`), and bob:
+    /// alice stalls alone at +20 s, +60 s and +100 s (the last longest),
+    /// alice and carol together at +80 s, carol alone at +30 s.
+    static func bobCamCall(title: String) -> (alice: ClientBuilder, bob: ClientBuilder, carol: ClientBuilder) {
+        let t = t0
+        var alice = bobCamViewer("alice", title: title), carol = bobCamViewer("carol", title: title)
+        alice.stall("bob", "bob-cam", from: t + 20_000, to: t + 21_000)
+        alice.stall("bob", "bob-cam", from: t + 60_000, to: t + 62_000)
+        alice.stall("bob", "bob-cam", from: t + 100_000, to: t + 105_000)
+        alice.stall("bob", "bob-cam", from: t + 80_000, to: t + 83_000)
+        carol.stall("bob", "bob-cam", from: t + 80_300, to: t + 83_000)
+        carol.stall("bob", "bob-cam", from: t + 30_000, to: t + 31_000)
+        return (alice, bobCamPublisher, carol)
+    }
+
     static var bobCamPublisher: ClientBuilder {
         var bob = ClientBuilder("bob")
         bob.join(t0)

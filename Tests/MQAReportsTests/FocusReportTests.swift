@@ -15,17 +15,8 @@ import MQATestSupport
     /// longest), and alice and carol stall on bob-cam together at +80 s (a
     /// publisher-side incident, bob's); carol also stalls alone at +30 s.
     var report: MeetingReport {
-        let t = t0
-        func viewer(_ uid: String) -> ClientBuilder { Fixtures.bobCamViewer(uid, title: "Focus") }
-        var alice = viewer("alice"), carol = viewer("carol")
-        let bob = Fixtures.bobCamPublisher
-        alice.stall("bob", "bob-cam", from: t + 20_000, to: t + 21_000)
-        alice.stall("bob", "bob-cam", from: t + 60_000, to: t + 62_000)
-        alice.stall("bob", "bob-cam", from: t + 100_000, to: t + 105_000)
-        alice.stall("bob", "bob-cam", from: t + 80_000, to: t + 83_000)
-        carol.stall("bob", "bob-cam", from: t + 80_300, to: t + 83_000)
-        carol.stall("bob", "bob-cam", from: t + 30_000, to: t + 31_000)
-        return MeetingReport(log: meeting([alice, bob, carol], id: "m-focus"), config: TierConfig())
+        let call = Fixtures.bobCamCall(title: "Focus")
+        return MeetingReport(log: meeting([call.alice, call.bob, call.carol], id: "m-focus"), config: TierConfig())
     }
 
     @Test func incidentsNearestToTFirst() throws {

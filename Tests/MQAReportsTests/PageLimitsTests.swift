@@ -17,18 +17,10 @@ import MQATestSupport
     /// kept playing then: not the publisher's), dave three times briefly;
     /// bob publishes and suffers nothing. Nine incidents, each a viewer's.
     var report: MeetingReport {
-        let t = t0
-        func viewer(_ uid: String) -> ClientBuilder { Fixtures.bobCamViewer(uid, title: "Limits") }
-        var alice = viewer("alice"), carol = viewer("carol"), dave = viewer("dave")
-        let bob = Fixtures.bobCamPublisher
-        alice.stall("bob", "bob-cam", from: t + 20_000, to: t + 21_000)
-        alice.stall("bob", "bob-cam", from: t + 60_000, to: t + 62_000)
-        alice.stall("bob", "bob-cam", from: t + 100_000, to: t + 105_000)
-        alice.stall("bob", "bob-cam", from: t + 80_000, to: t + 83_000)
-        carol.stall("bob", "bob-cam", from: t + 80_300, to: t + 83_000)
-        carol.stall("bob", "bob-cam", from: t + 30_000, to: t + 31_000)
-        for at in [10_000, 45_000, 115_000] as [Int64] { dave.stall("bob", "bob-cam", from: t + at, to: t + at + 200) }
-        return MeetingReport(log: meeting([alice, bob, carol, dave], id: "m-limits"), config: TierConfig())
+        let call = Fixtures.bobCamCall(title: "Limits")
+        var dave = Fixtures.bobCamViewer("dave", title: "Limits")
+        for at in [10_000, 45_000, 115_000] as [Int64] { dave.stall("bob", "bob-cam", from: t0 + at, to: t0 + at + 200) }
+        return MeetingReport(log: meeting([call.alice, call.bob, call.carol, dave], id: "m-limits"), config: TierConfig())
     }
 
     /// In-page links whose target is not on the page.
