@@ -41,4 +41,30 @@ import MQABase
         #expect(batches(maxCount: 32, maxItems: 0) == items.map { [$0] })
         #expect(batches(maxCount: 32, maxItems: .max) == [items])
     }
+
+    /// The pipeline delivers what one element at a time would: every
+    /// element in order, a big one through `alone`, and on a read that
+    /// throws, everything read before it, then the error.
+    @Test func aPipelineDeliversInOrderAsOneAtATimeWould() throws {
+        struct Stop: Error {}
+        let sizes = [3, 3, 50, 3, 3, 3, 3, 3, 40, 3]
+        for failAt in [nil, 0, 1, 4, 7, 9] as [Int?] {
+            var delivered: [String] = []
+            do {
+                try BackgroundMap<String>.pipeline(
+                    Array(sizes.indices), maxCount: 3, maxItems: 10, items: { sizes[$0] },
+                    read: { k in
+                        if k == failAt { throw Stop() }
+                        return k
+                    },
+                    transform: { "t\($0)" }, alone: { "alone\($0)" },
+                    deliver: { k, out in delivered.append("\(k):\(out)") })
+                #expect(failAt == nil)
+            } catch is Stop {
+                #expect(failAt != nil)
+            }
+            let expected = sizes.indices.prefix(failAt ?? sizes.count).map { "\($0):\(sizes[$0] > 10 ? "alone" : "t")\($0)" }
+            #expect(delivered == expected, "failing at \(String(describing: failAt))")
+        }
+    }
 }

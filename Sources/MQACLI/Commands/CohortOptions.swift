@@ -65,41 +65,14 @@ enum CohortOptions {
             // Cleared however the loop ends: an error gets a line of its own.
             defer { progress?.finish() }
             var analysed: [CohortMeeting] = []
-            var pending: BackgroundMap<Result<CohortMeeting, any Error>>?
-            defer { pending?.wait() }
-            func flush() throws {
-                guard let group = pending else { return }
-                pending = nil
-                for result in group.results { analysed.append(try result.get()) }
-            }
-            var i = 0
-            while i < ids.count {
-                // A bigger meeting is read and analysed alone, as before:
-                // never two such logs at once.
-                if (sizes[ids[i]] ?? 0) > FleetAnalysis.groupItems {
-                    try flush()
-                    analysed.append(try CohortMeeting(log: ReportOptions.meetingLog(store, ids[i], context, progress: progress),
-                                                      config: config))
-                    i += 1
-                    progress?.update(count: i, total: ids.count, noun: "meetings analysed under --config")
-                    continue
-                }
-                let end = BackgroundMap<Void>.batchEnd(ids, from: i, maxCount: ReportMeetingCommand.groupMeetings,
-                                                       maxItems: FleetAnalysis.groupItems) { sizes[$0] ?? 0 }
-                let logs: [MeetingLog]
-                do {
-                    logs = try ids[i..<end].map { try ReportOptions.meetingLog(store, $0, context, progress: progress) }
-                } catch {
-                    // The group before first: its error came first.
-                    try flush()
-                    throw error
-                }
-                try flush()
-                pending = BackgroundMap(logs) { log in Result { try CohortMeeting(log: log, config: config) } }
-                i = end
-                progress?.update(count: i, total: ids.count, noun: "meetings analysed under --config")
-            }
-            try flush()
+            try BackgroundMap<Result<CohortMeeting, any Error>>.pipeline(
+                ids, maxCount: ReportMeetingCommand.groupMeetings, maxItems: FleetAnalysis.groupItems, items: { sizes[$0] ?? 0 },
+                read: { try ReportOptions.meetingLog(store, $0, context, progress: progress) },
+                transform: { log in Result { try CohortMeeting(log: log, config: config) } },
+                deliver: { _, result in
+                    analysed.append(try result.get())
+                    progress?.update(count: analysed.count, total: ids.count, noun: "meetings analysed under --config")
+                })
             meetings = analysed
         }
         if meetings.isEmpty, !allowingNone, window.since != nil || window.until != nil {

@@ -25,42 +25,23 @@ enum FleetAnalysis {
     static func forEach(_ ids: [String], store: EventStore, config: TierConfig, _ context: CommandContext,
                         progress: ProgressBar?, groupItems: Int = groupItems, _ each: (FleetEntry) -> Void) throws {
         let sizes = try store.storedItemCounts()
-        var pending: BackgroundMap<FleetEntry>?
-        // A group in flight is waited for however the loop ends: its
-        // workers never outlive the command.
-        defer { pending?.wait() }
-        func flush() {
-            guard let group = pending else { return }
-            pending = nil
-            for entry in group.results { each(entry) }
-        }
-        var i = 0
-        while i < ids.count {
-            if (sizes[ids[i]] ?? 0) > groupItems {
-                flush()
-                let m = try ReportOptions.analysedMeeting(store, ids[i], config: config, context, progress: progress)
-                each(FleetEntry(header: m.header, analysis: m.analysis, clients: m.clientMix))
-                i += 1
-                progress?.update(count: i, total: ids.count, noun: "meetings")
-                continue
-            }
-            let end = ReportMeetingCommand.groupEnd(ids, from: i, items: { sizes[$0] ?? 0 }, limit: groupItems)
-            let logs: [MeetingLog]
-            do {
-                logs = try ids[i..<end].map { try ReportOptions.meetingLog(store, $0, context, progress: progress) }
-            } catch {
-                flush()
-                throw error
-            }
-            flush()
-            pending = BackgroundMap(logs) { log in
+        var done = 0
+        try BackgroundMap<FleetEntry>.pipeline(
+            ids, maxCount: ReportMeetingCommand.groupMeetings, maxItems: groupItems, items: { sizes[$0] ?? 0 },
+            read: { try ReportOptions.meetingLog(store, $0, context, progress: progress) },
+            transform: { log in
                 let m = AnalysedMeeting(log: log, analysis: MeetingAnalysis.analyze(log, config: config, keepingTimelines: false),
                                         lastReports: nil)
                 return FleetEntry(header: m.header, analysis: m.analysis, clients: m.clientMix)
-            }
-            i = end
-            progress?.update(count: i, total: ids.count, noun: "meetings")
-        }
-        flush()
+            },
+            alone: { id in
+                let m = try ReportOptions.analysedMeeting(store, id, config: config, context, progress: progress)
+                return FleetEntry(header: m.header, analysis: m.analysis, clients: m.clientMix)
+            },
+            deliver: { _, entry in
+                each(entry)
+                done += 1
+                progress?.update(count: done, total: ids.count, noun: "meetings")
+            })
     }
 }

@@ -151,53 +151,19 @@ extension EventStore {
         guard try summaryRevision() >= EventStore.summaryRevision else { return }
         let config = TierConfig()
         let sizes = try storedItemCounts()
-        var pending: (page: [(id: Int64, meeting: String)], rows: BackgroundMap<SummaryRows?>)?
-        // A group in flight is waited for however this ends.
-        defer { pending?.rows.wait() }
-        func compare(_ page: [(id: Int64, meeting: String)], _ rows: [SummaryRows?]) throws {
-            for ((id, meeting), expected) in zip(page, rows) {
-                guard let expected else { continue }
-                try compareSummaries(meetingID: id, meeting: meeting, expected: expected, into: &result)
-            }
-        }
-        func flush() throws {
-            guard let p = pending else { return }
-            pending = nil
-            try compare(p.page, p.rows.results)
-        }
         try forEachMeetingPage(stale: false, size: 500) { page in
-            var i = 0
-            while i < page.count {
-                let (id, meeting) = page[i]
-                if (sizes[meeting] ?? 0) > groupItems {
-                    try flush()
-                    try compare([(id, meeting)], [try summaryRows(meetingID: id, meeting: meeting, config: config)])
-                    i += 1
-                    continue
-                }
-                let end = BackgroundMap<Void>.batchEnd(page, from: i, maxCount: 32, maxItems: groupItems) { sizes[$0.meeting] ?? 0 }
-                let group = Array(page[i..<end])
-                let rows: @Sendable ((id: Int64, log: MeetingLog?)) -> SummaryRows? = { m in
+            try BackgroundMap<SummaryRows?>.pipeline(
+                page, maxCount: 32, maxItems: groupItems, items: { sizes[$0.meeting] ?? 0 },
+                read: { m in (id: m.id, log: try storedMeeting(m.meeting, lenient: false, withReports: true, withReceived: false)?.log) },
+                transform: { m in
                     m.log.map { SummaryRows(meetingID: m.id, log: $0, analysis: MeetingAnalysis.analyze($0, config: config, keepingTimelines: false)) }
-                }
-                var logs: [(id: Int64, log: MeetingLog?)] = []
-                do {
-                    for m in group {
-                        logs.append((m.id, try storedMeeting(m.meeting, lenient: false, withReports: true, withReceived: false)?.log))
-                    }
-                } catch {
-                    // As one meeting at a time would: what was read before
-                    // the failing read is compared, then the error stands.
-                    try flush()
-                    try compare(Array(group.prefix(logs.count)), logs.map(rows))
-                    throw error
-                }
-                try flush()
-                pending = (group, BackgroundMap(logs, rows))
-                i = end
-            }
+                },
+                alone: { m in try self.summaryRows(meetingID: m.id, meeting: m.meeting, config: config) },
+                deliver: { m, expected in
+                    guard let expected else { return }
+                    try compareSummaries(meetingID: m.id, meeting: m.meeting, expected: expected, into: &result)
+                })
         }
-        try flush()
     }
 
     /// Stored reports and events a group of `checkSummaries` holds at
