@@ -9,7 +9,7 @@ import MQABase
     @Test func bytesAreTheText() {
         var g = SplitMix64(seed: 21)
         var numbers: [DecimalNumber] = [
-            .null, DecimalNumber(binary: 1e300), DecimalNumber(binary: -2.5e-320), DecimalNumber(binary: 0.1),
+            .null, DecimalNumber(binary: 1e300), DecimalNumber(binary: -Double.leastNormalMagnitude / 1e5), DecimalNumber(binary: 0.1),
             DecimalNumber(mantissa: 0, exponent: 0), DecimalNumber(mantissa: 0, exponent: -3), DecimalNumber(mantissa: 0, exponent: 9),
             DecimalNumber(mantissa: .max, exponent: 0), DecimalNumber(mantissa: .min + 1, exponent: -19),
             DecimalNumber(mantissa: .min, exponent: 2), DecimalNumber(mantissa: 5, exponent: -9),

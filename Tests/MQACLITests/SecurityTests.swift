@@ -58,7 +58,7 @@ import Testing
         }
         // A symbolic link planted in the folder is not followed.
         let target = dir.file("victim.txt")
-        FileManager.default.createFile(atPath: target, contents: Data("keep".utf8))
+        #expect(FileManager.default.createFile(atPath: target, contents: Data("keep".utf8)))
         let first = files.first { $0.hasSuffix(".md") }!
         try FileManager.default.removeItem(atPath: out + "/" + first)
         try FileManager.default.createSymbolicLink(atPath: out + "/" + first, withDestinationPath: target)

@@ -47,7 +47,7 @@ import Testing
         let live = ".export.ndjson.tmp-\(getpid())-1"  // the test runner's: running
         let locked = ".export.ndjson.tmp-\(dead)-2"  // a dead pid's, but locked (another pid namespace)
         let unrelated = ["notes.txt", ".export.ndjson.tmp-x-1", ".tmp-\(dead)-1", "export.ndjson.tmp-\(dead)-1"]
-        for name in stale + [live, locked] + unrelated { FileManager.default.createFile(atPath: out + "/" + name, contents: Data("x".utf8)) }
+        for name in stale + [live, locked] + unrelated { #expect(FileManager.default.createFile(atPath: out + "/" + name, contents: Data("x".utf8))) }
         let lock = open(out + "/" + locked, O_RDONLY)
         defer { close(lock) }
         #expect(flock(lock, LOCK_EX) == 0)
@@ -67,7 +67,7 @@ import Testing
         let dead = deadPid()
         let stale = ["/.m-1.html.tmp-\(dead)-3", "/.index.html.tmp-\(dead)-4", "/tracks/.t.html.tmp-\(dead)-5"]
         let kept = ["/.m-1.html.tmp-\(getpid())-3", "/tracks/keep.html"]
-        for name in stale + kept { FileManager.default.createFile(atPath: site + name, contents: Data("x".utf8)) }
+        for name in stale + kept { #expect(FileManager.default.createFile(atPath: site + name, contents: Data("x".utf8))) }
 
         let r = MQA.run(["report", "meeting", "--all", "--db", db, "--format", "html", "--out", site])
         #expect(r.status == 0, "\(r)")

@@ -170,7 +170,7 @@ func sameNumber(_ a: DecimalNumber, _ b: DecimalNumber) -> Bool {
     @Test func decimalToDoubleIsCorrectlyRounded() {
         let cases: [(Int64, Int16, Double)] = [(431, -2, 4.31), (4, -1, 0.4), (1, 3, 1000), (-0, 0, 0),
                                                 (17976931348623157, 292, 1.7976931348623157e308),
-                                                (5, -324, 5e-324), (123456789012345678, -5, 1234567890123.45678)]
+                                                (5, -324, .leastNonzeroMagnitude), (123456789012345678, -5, 1234567890123.45678)]
         for (m, e, d) in cases { #expect(DecimalNumber(mantissa: m, exponent: e).doubleValue == d) }
     }
 }

@@ -25,14 +25,14 @@ open class ScratchFolder {
     @discardableResult
     public func write(_ name: String, _ text: String) -> String {
         let p = file(name)
-        FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
+        precondition(FileManager.default.createFile(atPath: p, contents: Data(text.utf8)), "cannot write \(p)")
         return p
     }
 
     @discardableResult
     public func write(_ name: String, bytes: [UInt8]) -> String {
         let p = file(name)
-        FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        precondition(FileManager.default.createFile(atPath: p, contents: Data(bytes)), "cannot write \(p)")
         return p
     }
 
