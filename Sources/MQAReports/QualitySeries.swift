@@ -34,55 +34,66 @@ public struct QualitySeries: Sendable, Equatable {
     /// The warm reports of `client`: inside a connection, not in its cold
     /// start, `rtt != 0` (spec "Cold start"). Without `keepingPoints`,
     /// only `uid` and `intervals` (what `SamplingNotice` reads) are filled,
-    /// and `intervals` only for a participant who may sample seldom
-    /// (`SamplingNotice.maySampleSeldom`): the rest are counted, not kept,
-    /// as a client of 4M reports held 32 MB of them for nothing.
+    /// as by `init(intervalsOf:_:config:)`.
     public init(_ client: ClientLog, config: TierConfig, keepingPoints: Bool = true) {
-        uid = client.uid
-        points = []
-        sdkTiers = keepingPoints ? client.sdkTierHolds() : []
-        reconnects = keepingPoints ? client.events.filter { $0.payload.kind == .reconnect }.map(\.ts) : []
-        let r = client.reports
-        let spans = client.connectionSpans()
-        var keepingIntervals = keepingPoints
-        if !keepingPoints {
-            var all = 0, gaps = 0
-            QualitySeries.forEachWarm(r, spans, config) { i, previous in
-                guard let previous else { return }
-                all += 1
-                if r.ts[i] - previous > config.gapMs { gaps += 1 }
-            }
-            keepingIntervals = SamplingNotice.maySampleSeldom(intervals: all, gaps: gaps)
-            guard keepingIntervals else { return }
+        let reports = ConnectedReports(client)
+        // Reports held in memory are read without any failure.
+        guard keepingPoints else {
+            self = try! QualitySeries(intervalsOf: client.uid, reports, config: config)
+            return
         }
+        uid = client.uid
+        sdkTiers = client.sdkTierHolds()
+        reconnects = client.events.filter { $0.payload.kind == .reconnect }.map(\.ts)
         var points: [Point] = [], intervals: [Int64] = []
-        if keepingPoints { points.reserveCapacity(r.count) }
-        QualitySeries.forEachWarm(r, spans, config) { i, previous in
-            if keepingPoints {
-                let mos = ReportMOS.mos(sdkMOS: r.mos[i], rtt: r.rtt[i], loss: r.loss[i], jitter: r.jitter[i],
-                                        source: config.mos, emodel: config.emodel)
-                let breaks = previous.map { TierParams.isGap(from: $0, to: r.ts[i], gapMs: config.gapMs) } ?? true
-                points.append(Point(ts: r.ts[i], mos: mos, loss: r.loss[i], rtt: r.rtt[i], jitter: r.jitter[i],
-                                    bitrate: r.bitrate[i], breaksLine: breaks))
-            }
-            if let previous, keepingIntervals { intervals.append(r.ts[i] - previous) }
+        points.reserveCapacity(client.reports.count)
+        try! QualitySeries.forEachWarm(reports, config) { r, i, previous in
+            let mos = ReportMOS.mos(sdkMOS: r.mos[i], rtt: r.rtt[i], loss: r.loss[i], jitter: r.jitter[i],
+                                    source: config.mos, emodel: config.emodel)
+            let breaks = previous.map { TierParams.isGap(from: $0, to: r.ts[i], gapMs: config.gapMs) } ?? true
+            points.append(Point(ts: r.ts[i], mos: mos, loss: r.loss[i], rtt: r.rtt[i], jitter: r.jitter[i],
+                                bitrate: r.bitrate[i], breaksLine: breaks))
+            if let previous { intervals.append(r.ts[i] - previous) }
         }
         self.points = points
         self.intervals = intervals
     }
 
-    /// Calls `body` with each warm report's position, in time order, and
-    /// the time of the warm report before it in its connection (nil for a
-    /// connection's first).
-    private static func forEachWarm(_ r: ReportColumns, _ spans: [ConnectionSpan], _ config: TierConfig,
-                                    _ body: (Int, Int64?) -> Void) {
-        for span in spans {
-            var previous: Int64?
-            let warmFrom = TierParams.warmFrom(connectionStart: span.start, coldStartMs: config.coldStartMs)
-            for i in span.reports where TierParams.isWarm(ts: r.ts[i], rtt: r.rtt[i], warmFrom: warmFrom) {
-                body(i, previous)
-                previous = r.ts[i]
-            }
+    /// What `SamplingNotice` reads of a participant, whose reports
+    /// `reports` walks: `uid`, and `intervals` only for one who may sample
+    /// seldom (`SamplingNotice.maySampleSeldom`); the rest are counted, not
+    /// kept, as a client of 4M reports held 32 MB of them for nothing.
+    /// Throws what reading the reports throws.
+    public init(intervalsOf uid: String, _ reports: ConnectedReports, config: TierConfig) throws {
+        self.uid = uid
+        points = []
+        sdkTiers = []
+        reconnects = []
+        var all = 0, gaps = 0
+        try QualitySeries.forEachWarm(reports, config) { r, i, previous in
+            guard let previous else { return }
+            all += 1
+            if r.ts[i] - previous > config.gapMs { gaps += 1 }
+        }
+        guard SamplingNotice.maySampleSeldom(intervals: all, gaps: gaps) else { return }
+        var intervals: [Int64] = []
+        try QualitySeries.forEachWarm(reports, config) { r, i, previous in
+            if let previous { intervals.append(r.ts[i] - previous) }
+        }
+        self.intervals = intervals
+    }
+
+    /// Calls `body` with each warm report (its block and position there)
+    /// in time order, and the time of the warm report before it in its
+    /// connection (nil for a connection's first).
+    private static func forEachWarm(_ reports: ConnectedReports, _ config: TierConfig,
+                                    _ body: (ReportColumns, Int, Int64?) -> Void) throws {
+        var connection = -1
+        var previous: Int64?
+        try reports.forEachWarm(coldStartMs: config.coldStartMs) { r, i, k, _ in
+            if k != connection { connection = k; previous = nil }
+            body(r, i, previous)
+            previous = r.ts[i]
         }
     }
 }

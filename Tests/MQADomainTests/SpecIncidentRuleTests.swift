@@ -97,7 +97,7 @@ struct SpecIncidentRuleTests {
     /// `keepRise` judges each rise run whole, as the finder's filter after
     /// the fact did: over two connections and the three kinds, the rises it
     /// keeps are those of the unfiltered call it accepts, in the same
-    /// order, and the strong runs and warm positions do not change.
+    /// order, and the strong runs and the warm figures do not change.
     @Test func risesPickedWhileFoundAreThoseFilteredAfter() {
         var a = ClientBuilder("alice", defaults: .tiers)
         for (join, leave) in [(Int64(0), Int64(60_000)), (70_000, 130_000)] {
@@ -117,7 +117,7 @@ struct SpecIncidentRuleTests {
         #expect(Set(all.rises.map(\.kind)) == [.loss, .rtt, .jitter])
         #expect(picked.rises == all.rises.filter { keep($0.start, $0.end) })
         #expect(picked.rises.count > 2 && picked.rises.count < all.rises.count)
-        #expect(picked.strong == all.strong && picked.warm == all.warm)
+        #expect(picked.strong == all.strong && picked.figures == all.figures)
         #expect(IncidentSignal.spikes(client, config: TierConfig()) { _, _ in false }.rises.isEmpty)
     }
 

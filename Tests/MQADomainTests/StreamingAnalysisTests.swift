@@ -54,6 +54,94 @@ import MQATestSupport
         }
     }
 
+    /// A walk over a client's reports cut into blocks anywhere meets the
+    /// same reports, in the same connections, each with the same report
+    /// before it, as the walk over the reports held whole.
+    @Test func walksOverBlocksOfAnySizeMeetTheSameReports() throws {
+        var rng = SplitMix64(seed: 43)
+        var continued = 0
+        for round in 0..<200 {
+            let client = randomClient("a", peers: ["b"], rng: &rng).build()
+            let coldStartMs: Int64 = [4000, 0, 15000][round % 3]
+            func walked(_ reports: ConnectedReports) throws -> (warm: [String], runs: [String]) {
+                var warm: [String] = [], runs: [String] = []
+                try reports.forEachWarm(coldStartMs: coldStartMs) { r, i, k, previous in
+                    warm.append("\(r.ts[i]) \(r.rtt[i]) c\(k) after \(previous.map(String.init) ?? "-")")
+                }
+                try reports.forEachConnectedRun { r, run, k in runs += run.map { "\(r.ts[$0]) \(r.loss[$0]) c\(k)" } }
+                return (warm, runs)
+            }
+            let whole = try walked(ConnectedReports(client))
+            var bare = client
+            bare.reports = ReportColumns()
+            let cut = try walked(ConnectedReports(bare, reports: randomBlocks(client.reports, rng: &rng)))
+            #expect(cut.warm == whole.warm, "round \(round)")
+            #expect(cut.runs == whole.runs, "round \(round)")
+            #expect(whole.runs.count == client.connectionSpans().reduce(0) { $0 + $1.reports.count })
+            continued += whole.warm.count { !$0.hasSuffix("-") }
+        }
+        #expect(continued > 1000, "\(continued) warm reports with one before them")
+    }
+
+    /// A tuning corpus filled from blocks (`tune` on a client of millions
+    /// of reports) holds what it holds filled from the reports whole.
+    @Test func aTuningCorpusFilledFromBlocksIsTheWholeOne() throws {
+        var rng = SplitMix64(seed: 47)
+        var emodel = TierConfig()
+        emodel.mos = .emodel
+        for round in 0..<40 {
+            let uids = ["a", "b", "c"].prefix(Int.random(in: 1...3, using: &rng)).map { $0 }
+            let log = meeting(uids.map { u in randomClient(u, peers: uids.filter { $0 != u }, rng: &rng) }, id: "m-\(round)")
+            var whole = round % 2 == 0 ? TuningCorpus() : TuningCorpus(mosFor: [TierConfig(), emodel])
+            var cut = whole
+            for client in log.clients {
+                whole.add(client: client, engine: log.engine, windows: nil)
+                var bare = client
+                bare.reports = ReportColumns()
+                try cut.add(client: bare, reports: ConnectedReports(bare, reports: randomBlocks(client.reports, rng: &rng)),
+                            engine: log.engine, windows: nil)
+            }
+            whole.endPart()
+            cut.endPart()
+            // As text: a null MOS is NaN, which `==` never equals; a
+            // Double's description gives its bits back.
+            #expect("\(cut)" == "\(whole)", "round \(round)")
+            #expect(whole.reportCount > 0 && whole.connectionCount > 0)
+        }
+    }
+
+    /// The passes after the analysis (incidents, talk time, a client's
+    /// last report) walk each client's reports block by block
+    /// (`ConnectedReports`): where the blocks split never changes an incident,
+    /// the connections or the talk time.
+    @Test func incidentsFoundOverBlocksOfAnySizeAreTheWholeLogs() throws {
+        var rng = SplitMix64(seed: 41)
+        var found = 0
+        for round in 0..<60 {
+            let uids = ["a", "b", "c", "d"].prefix(Int.random(in: 1...4, using: &rng)).map { $0 }
+            let log = meeting(uids.map { u in randomClient(u, peers: uids.filter { $0 != u }, rng: &rng) }, id: "m-\(round)")
+            var config = TierConfig()
+            config.gapMs = [3000, 10000][round % 2]
+            config.coldStartMs = [4000, 0, 15000][round % 3]
+            let analysis = MeetingAnalysis.analyze(log, config: config)
+            let whole = IncidentFinder.find(log, analysis)
+            var collector = IncidentFinder.Collector(log, analysis)
+            for client in log.clients {
+                var bare = client
+                bare.reports = ReportColumns()
+                let walked = try ConnectedReports(bare, reports: randomBlocks(client.reports, rng: &rng))
+                #expect(walked.spans == client.connectionSpans(), "round \(round) \(client.uid)")
+                #expect(walked.lastReportTs == client.reports.ts.last && walked.reportCount == client.reports.count)
+                #expect(MeetingContext.talkTime(heardBy: bare, spans: walked.spans) == MeetingContext.talkTime(heardBy: client))
+                try collector.add(bare, reports: walked)
+            }
+            let streamed = collector.incidents()
+            #expect(streamed == whole, "round \(round)")
+            found += whole.count
+        }
+        #expect(found > 100, "\(found) incidents in all")
+    }
+
     /// A stored meeting analysed with every series read chunk by chunk (the
     /// path of clients with millions of reports) gives what the whole log
     /// gives, on simulated meetings of every engine.

@@ -41,6 +41,12 @@ import MQATestSupport
                 for format in ReportFormat.allCases {
                     #expect(try StreamedReportTests.written(stored, format) == whole.render(format), "\(meeting) \(format)")
                 }
+                // Every client decoded chunk by chunk on each pass, as one
+                // of millions of reports is.
+                let walked = try MeetingReport(stored: meeting, in: store, config: config, holdingUpTo: 0)
+                for format in ReportFormat.allCases {
+                    #expect(try StreamedReportTests.written(walked, format) == whole.render(format), "\(meeting) \(format)")
+                }
                 incidents += stored.incidents.count
                 notices += stored.sampling == nil ? 0 : 1
                 engines.insert(stored.header.engine ?? "none")

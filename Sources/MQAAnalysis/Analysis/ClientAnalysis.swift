@@ -30,7 +30,7 @@ struct ClientAnalysis {
         var tierMs = TierDurations()
         var agreement = TierAgreement()
         var holds: [TierHold] = []
-        var warm = WarmReports()
+        var warm = WarmBits()
         var warmMOS: [TimedMOS] = []
         var reportSpan: (first: Int64, last: Int64)?
 
@@ -138,7 +138,7 @@ struct ClientAnalysis {
 
 /// Which of a client's reports were warm (a bit each, by position in the
 /// series) and their MOS, in report order.
-struct WarmReports {
+struct WarmBits {
     private var bits: [UInt64] = []
     private var mos: [Double] = []
     private(set) var count = 0

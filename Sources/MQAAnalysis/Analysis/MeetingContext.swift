@@ -185,7 +185,12 @@ public struct MeetingContext: Sendable, Equatable {
     /// connections, which its reports can lengthen (a log cut off while
     /// connected ends at its last report): `client` with its reports.
     public static func talkTime(heardBy client: ClientLog) -> [String: Int64] {
-        let spans = client.connectionSpans()
+        talkTime(heardBy: client, spans: client.connectionSpans())
+    }
+
+    /// `talkTime(heardBy:)` of `client` whose connections are `spans`
+    /// (`ConnectedReports.spans`: its reports need not be held).
+    public static func talkTime(heardBy client: ClientLog, spans: [ConnectionSpan]) -> [String: Int64] {
         let snapshots = client.events.filter { $0.payload.kind == .activeSpeakersChange }
         var total: [String: Int64] = [:]
         for (i, s) in snapshots.enumerated() {

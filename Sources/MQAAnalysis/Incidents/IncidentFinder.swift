@@ -122,6 +122,15 @@ public enum IncidentFinder {
 
         /// The next client of the log, with its reports.
         public mutating func add(_ client: ClientLog) {
+            // Reports held in memory are read without any failure.
+            try! add(client, reports: ConnectedReports(client))
+        }
+
+        /// The next client of the log, its reports read from `reports`
+        /// (`client.reports` is not read: a stored client of millions of
+        /// reports is walked block by block); throws what reading them
+        /// throws.
+        public mutating func add(_ client: ClientLog, reports: ConnectedReports) throws {
             signals += IncidentSignal.disconnects(client)
             context.networkChanges[client.uid] = IncidentSignal.networkChanges(client)
             guard !context.analysis.isCDN else { return }
@@ -129,16 +138,15 @@ public enum IncidentFinder {
             // A noisy 500-viewer hour made 440,000 rises: those far from
             // the participant's stalls are dropped as they are found.
             let windows = stallWindows[client.uid]
-            let spikes = IncidentSignal.spikes(client, config: context.analysis.config) { start, end in
-                windows.map { Collector.meets($0, start, end) } ?? false
-            }
-            signals += spikes.strong
-            if windows != nil { context.rises[client.uid] = spikes.rises }
             let whole = senders.contains(client.uid)
             let quiet = quietWindows[client.uid] ?? []
-            context.reports[client.uid] = WarmFigures(client.reports, positions: spikes.warm) { ts in
-                whole || Collector.meets(quiet, ts, ts)
-            }
+            let spikes = try IncidentSignal.spikes(
+                client.uid, reports, config: context.analysis.config,
+                keepRise: { start, end in windows.map { Collector.meets($0, start, end) } ?? false },
+                keepFigure: { ts in whole || Collector.meets(quiet, ts, ts) })
+            signals += spikes.strong
+            if windows != nil { context.rises[client.uid] = spikes.rises }
+            context.reports[client.uid] = spikes.figures
         }
 
         /// The incidents of the clients added, in start order; the signals

@@ -73,91 +73,85 @@ extension IncidentSignal {
     /// only above the client's own baseline (`rises`, which explain a stall
     /// but make no incident alone). A report covers `[ts, next warm
     /// report)`, at most `gapMs`, never past its connection's end; touching
-    /// covers join. `warm`: the positions of the warm reports, in time order.
-    /// `keepRise` picks the rises returned, each judged whole (nil: all):
-    /// the finder keeps those near a stall, and a noisy client of a long
-    /// call has a rise every few reports.
-    static func spikes(_ client: ClientLog, config: TierConfig, keepRise: ((Int64, Int64) -> Bool)? = nil)
-        -> (strong: [IncidentSignal], rises: [BaselineRise], warm: [Int32])
+    /// covers join. `keepRise` picks the rises returned, each judged whole
+    /// (nil: all): the finder keeps those near a stall, and a noisy client
+    /// of a long call has a rise every few reports. `figures`: the warm
+    /// reports whose time `keepFigure` (what the cause rules read later).
+    ///
+    /// Five passes over the reports, each holding at most one column of warm
+    /// values: a stored client of 4M reports is read block by block instead
+    /// of held whole. Throws what reading the reports throws.
+    static func spikes(_ uid: String, _ reports: ConnectedReports, config: TierConfig,
+                       keepRise: ((Int64, Int64) -> Bool)? = nil, keepFigure: (Int64) -> Bool = { _ in true }) throws
+        -> (strong: [IncidentSignal], rises: [BaselineRise], figures: WarmFigures)
     {
-        let r = client.reports
-        // The warm reports' positions in time order, reserved once, and per
-        // connection where its positions start and end. The time a report
-        // covers and its gap since the report before it are worked out as
-        // they are needed: a client of 4M reports held two more 32 MB
-        // arrays for them.
-        var positions: [Int32] = []
-        positions.reserveCapacity(r.ts.count)
-        var spans: [(warm: Range<Int>, reports: Range<Int>, end: Int64)] = []
-        for span in client.connectionSpans() {
-            let warmFrom = TierParams.warmFrom(connectionStart: span.start, coldStartMs: config.coldStartMs)
-            let first = positions.count
-            for p in span.reports where TierParams.isWarm(ts: r.ts[p], rtt: r.rtt[p], warmFrom: warmFrom) {
-                positions.append(Int32(p))
-            }
-            spans.append((first..<positions.count, span.reports, span.end))
-        }
-        // One scratch array for the gaps' median and the three baselines,
-        // each a selection, not a sort (sorting a client's three series
-        // was a third of finding a meeting's incidents).
+        // One scratch array, reserved once, for the gaps' median and the
+        // three baselines, each a selection, not a sort (sorting a client's
+        // three series was a third of finding a meeting's incidents).
         var scratch: [Double] = []
-        scratch.reserveCapacity(positions.count)
-        for s in spans {
-            for k in s.warm {
-                let p = Int(positions[k])
-                if p > s.reports.lowerBound { scratch.append(Double(r.ts[p] - r.ts[p - 1])) }
-            }
+        scratch.reserveCapacity(reports.reportCount)
+        var warm = 0, measured = 0
+        try reports.forEachWarm(coldStartMs: config.coldStartMs) { r, i, _, previous in
+            warm += 1
+            if r.jitter[i] > 0 { measured += 1 }
+            if let previous { scratch.append(Double(r.ts[i] - previous)) }
         }
         let strainedFrom = strainedGap(gaps: &scratch)
-        func lowerQuartile(_ fill: (inout [Double]) -> Void) -> Double {
+        func lowerQuartile(_ fill: (ReportColumns, Int) -> Double?) throws -> Double {
             scratch.removeAll(keepingCapacity: true)
-            fill(&scratch)
+            try reports.forEachWarm(coldStartMs: config.coldStartMs) { r, i, _, _ in
+                if let v = fill(r, i) { scratch.append(v) }
+            }
             guard !scratch.isEmpty else { return 0 }
             return Selection.smallest((scratch.count - 1) / 4, of: &scratch)
         }
-        let baseRtt = lowerQuartile { v in for p in positions { v.append(r.rtt[Int(p)]) } }
-        let baseLoss = lowerQuartile { v in for p in positions { v.append(r.loss[Int(p)]) } }
+        let baseRtt = try lowerQuartile { r, i in r.rtt[i] }
+        let baseLoss = try lowerQuartile { r, i in r.loss[i] }
         // Jitter 0 is no measurement where most intervals measured some (a
         // dump's interval that received no audio writes 0): left out then,
         // or a call that was silent half the time gets a baseline of 0 and
         // any 20 ms reads as a rise. Where nearly all are 0 (an SDK's clean
         // line, a spike around a stall), 0 is the baseline it is.
-        let measured = positions.count { r.jitter[Int($0)] > 0 }
-        let baseJitter = lowerQuartile { v in
-            for p in positions where measured * 4 < positions.count || r.jitter[Int(p)] > 0 { v.append(r.jitter[Int(p)]) }
-        }
+        let baseJitter = try lowerQuartile { r, i in measured * 4 < warm || r.jitter[i] > 0 ? r.jitter[i] : nil }
         scratch = []
         var loss = SignalRuns(), rtt = SignalRuns()
         var lossRise = RiseRuns(), rttRise = RiseRuns(), jitterRise = RiseRuns()
         // Per RTT run: its reports, and those after a strained gap.
         var rttReports: [(all: Int, strained: Int, longest: Int64)] = []
-        for s in spans {
-            for k in s.warm {
-                let i = Int(positions[k])
-                let next = k + 1 < s.warm.upperBound ? r.ts[Int(positions[k + 1])] : s.end
-                let ts = r.ts[i], to = max(ts, min(next, ts + config.gapMs, s.end))
-                let l = r.loss[i], t = r.rtt[i], j = r.jitter[i]
-                if j >= max(jitterRiseMs, jitterRiseFactor * baseJitter) {
-                    jitterRise.extend(.jitter, ts, to, j, baseline: baseJitter, keep: keepRise)
-                }
-                if l > IssueThresholds.lossP95Pct { loss.extend(.loss, client.uid, ts, to, l) }
-                else if l >= max(lossRisePct, lossRiseFactor * baseLoss) {
-                    lossRise.extend(.loss, ts, to, l, baseline: baseLoss, keep: keepRise)
-                }
-                if t > IssueThresholds.rttP95Ms {
-                    if rtt.extend(.rtt, client.uid, ts, to, t) { rttReports.append((0, 0, 0)) }
-                    let gap = i > s.reports.lowerBound ? ts - r.ts[i - 1] : 0
-                    rttReports[rttReports.count - 1].all += 1
-                    if let from = strainedFrom, gap >= from && gap <= FeedSilence.longerThanMs {
-                        rttReports[rttReports.count - 1].strained += 1
-                        rttReports[rttReports.count - 1].longest = max(rttReports[rttReports.count - 1].longest, gap)
-                    }
-                }
-                else if t >= max(rttRiseFactor * baseRtt, baseRtt + rttRiseMs) {
-                    rttRise.extend(.rtt, ts, to, t, baseline: baseRtt, keep: keepRise)
+        var figures = WarmFigures()
+        // A warm report waits for the next one of its connection: the time
+        // it covers ends there.
+        var pending: (ts: Int64, loss: Double, rtt: Double, jitter: Double, gap: Int64, connection: Int)?
+        func take(_ w: (ts: Int64, loss: Double, rtt: Double, jitter: Double, gap: Int64, connection: Int), next: Int64) {
+            let end = reports.spans[w.connection].end
+            let ts = w.ts, to = max(ts, min(next, ts + config.gapMs, end))
+            let l = w.loss, t = w.rtt, j = w.jitter
+            if j >= max(jitterRiseMs, jitterRiseFactor * baseJitter) {
+                jitterRise.extend(.jitter, ts, to, j, baseline: baseJitter, keep: keepRise)
+            }
+            if l > IssueThresholds.lossP95Pct { loss.extend(.loss, uid, ts, to, l) }
+            else if l >= max(lossRisePct, lossRiseFactor * baseLoss) {
+                lossRise.extend(.loss, ts, to, l, baseline: baseLoss, keep: keepRise)
+            }
+            if t > IssueThresholds.rttP95Ms {
+                if rtt.extend(.rtt, uid, ts, to, t) { rttReports.append((0, 0, 0)) }
+                rttReports[rttReports.count - 1].all += 1
+                if let from = strainedFrom, w.gap >= from && w.gap <= FeedSilence.longerThanMs {
+                    rttReports[rttReports.count - 1].strained += 1
+                    rttReports[rttReports.count - 1].longest = max(rttReports[rttReports.count - 1].longest, w.gap)
                 }
             }
+            else if t >= max(rttRiseFactor * baseRtt, baseRtt + rttRiseMs) {
+                rttRise.extend(.rtt, ts, to, t, baseline: baseRtt, keep: keepRise)
+            }
         }
+        try reports.forEachWarm(coldStartMs: config.coldStartMs) { r, i, connection, previous in
+            let ts = r.ts[i]
+            if let w = pending { take(w, next: w.connection == connection ? ts : reports.spans[w.connection].end) }
+            pending = (ts, r.loss[i], r.rtt[i], r.jitter[i], previous.map { ts - $0 } ?? 0, connection)
+            if keepFigure(ts) { figures.append(ts: ts, loss: r.loss[i], rtt: r.rtt[i]) }
+        }
+        if let w = pending { take(w, next: reports.spans[w.connection].end) }
         // A run most of whose reports came late is the device's, not the
         // network's (`strainedGap`).
         for k in rtt.runs.indices where rttReports[k].strained * 2 > rttReports[k].all {
@@ -168,7 +162,15 @@ extension IncidentSignal {
         var rises = lossRise.finish(keep: keepRise)
         rises.append(contentsOf: rttRise.finish(keep: keepRise))
         rises.append(contentsOf: jitterRise.finish(keep: keepRise))
-        return (strong, rises, positions)
+        return (strong, rises, figures.fitted())
+    }
+
+    /// `spikes` of a client with its reports in memory (tests).
+    static func spikes(_ client: ClientLog, config: TierConfig, keepRise: ((Int64, Int64) -> Bool)? = nil)
+        -> (strong: [IncidentSignal], rises: [BaselineRise], figures: WarmFigures)
+    {
+        // Reports held in memory are read without any failure.
+        try! spikes(client.uid, ConnectedReports(client), config: config, keepRise: keepRise)
     }
 
     /// `spikes`' strong runs of one kind: a report touching the last run

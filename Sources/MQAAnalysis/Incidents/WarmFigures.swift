@@ -6,22 +6,31 @@ import MQAModel
 ///
 /// Only those reports the rules can read are kept (`IncidentFinder.Collector`
 /// says which: a sender's all, a viewer's near its stalls), copied out of
-/// the client's columns, so that the columns themselves can go once the
-/// client is read. A view of every client's columns kept them all alive:
-/// 48 bytes a report, 173 MB on a 2,000-viewer hour.
-struct WarmFigures: RandomAccessCollection, Sendable {
+/// the client's reports as `IncidentSignal.spikes` walks them, so that the
+/// reports themselves can go once the client is read. A view of every
+/// client's columns kept them all alive: 48 bytes a report, 173 MB on a
+/// 2,000-viewer hour.
+struct WarmFigures: RandomAccessCollection, Sendable, Equatable {
     private var ts: [Int64] = []
     private var loss: [Double] = []
     private var rtt: [Double] = []
 
-    /// The reports of `columns` at `positions` (in time order) whose time
-    /// `keeps`.
-    init(_ columns: ReportColumns, positions: [Int32], keeping keeps: (Int64) -> Bool) {
-        for p in positions.lazy.map(Int.init) where keeps(columns.ts[p]) {
-            ts.append(columns.ts[p])
-            loss.append(columns.loss[p])
-            rtt.append(columns.rtt[p])
-        }
+    /// None yet: `spikes` appends them as it walks the client's reports.
+    init() {}
+
+    mutating func append(ts: Int64, loss: Double, rtt: Double) {
+        self.ts.append(ts)
+        self.loss.append(loss)
+        self.rtt.append(rtt)
+    }
+
+    /// The figures in columns of their own size (held to the meeting's end).
+    func fitted() -> WarmFigures {
+        var f = self
+        f.ts = ts.fitted
+        f.loss = loss.fitted
+        f.rtt = rtt.fitted
+        return f
     }
 
     /// Reports given as they are (tests).

@@ -174,9 +174,8 @@ public struct TuningCorpus: Sendable, Equatable {
     /// `engine`; `endPart` closes the part. A meeting may thus be added a
     /// client at a time, each client's reports read in its turn.
     public mutating func add(client: ClientLog, engine: String?, windows: [Window]?) {
-        // A CDN meeting has no quality feed: reports it logs anyway drive
-        // no tier, as in `MeetingAnalysis` (its stalls stay, uncovered).
-        add(client, feed: EventCatalog.hasQualityFeed(engine: engine), windows: windows)
+        // Reports held in memory are read without any failure.
+        try! add(client: client, reports: ConnectedReports(client), engine: engine, windows: windows)
     }
 
     /// Closes the part whose clients were added since the last one closed.
@@ -187,32 +186,44 @@ public struct TuningCorpus: Sendable, Equatable {
     /// Whether clients were added since the last part was closed.
     public var hasOpenPart: Bool { clientCount > partClient[partClient.count - 1] }
 
-    private mutating func add(_ client: ClientLog, feed: Bool, windows: [Window]?) {
+    /// `add(client:engine:windows:)` of `client` whose reports `reports`
+    /// walks (`client.reports` is not read): a stored client of millions
+    /// of reports is read block by block, never held beside the columns
+    /// it fills. Throws what reading the reports throws.
+    public mutating func add(client: ClientLog, reports: ConnectedReports, engine: String?, windows: [Window]?) throws {
+        // A CDN meeting has no quality feed: reports it logs anyway drive
+        // no tier, as in `MeetingAnalysis` (its stalls stay, uncovered).
+        let feed = EventCatalog.hasQualityFeed(engine: engine)
         let before = ts.count
-        for span in client.connectionSpans() {
-            let r = feed ? span.reports : span.reports.lowerBound..<span.reports.lowerBound
-            ts.append(contentsOf: client.reports.ts[r])
-            rtt.append(contentsOf: client.reports.rtt[r])
-            if keepsMOSInputs {
-                loss.append(contentsOf: client.reports.loss[r])
-                jitter.append(contentsOf: client.reports.jitter[r])
-                sdkMOS.append(contentsOf: client.reports.mos[r])
-            }
-            let c = client.reports
-            for (k, key) in mosKeys.enumerated() {
-                for i in r {
-                    mosColumns[k].append(ReportMOS.mos(sdkMOS: c.mos[i], rtt: c.rtt[i], loss: c.loss[i], jitter: c.jitter[i],
-                                                       source: key.source, emodel: key.emodel))
+        if feed {
+            try reports.forEachConnectedRun { c, r, _ in
+                ts.append(contentsOf: c.ts[r])
+                rtt.append(contentsOf: c.rtt[r])
+                if keepsMOSInputs {
+                    loss.append(contentsOf: c.loss[r])
+                    jitter.append(contentsOf: c.jitter[r])
+                    sdkMOS.append(contentsOf: c.mos[r])
+                }
+                for (k, key) in mosKeys.enumerated() {
+                    for i in r {
+                        mosColumns[k].append(ReportMOS.mos(sdkMOS: c.mos[i], rtt: c.rtt[i], loss: c.loss[i], jitter: c.jitter[i],
+                                                           source: key.source, emodel: key.emodel))
+                    }
                 }
             }
+        }
+        // Each connection's reports went in whole, in order.
+        var end = before
+        for span in reports.spans {
+            if feed { end += span.reports.count }
             connStart.append(span.start)
             connEnd.append(span.end)
-            reportStart.append(ts.count)
+            reportStart.append(end)
         }
         clientConn.append(connStart.count)
         maxClientReports = max(maxClientReports, ts.count - before)
         var starts: [Int64] = []
-        for s in client.subscriptions() { starts += s.stalls.map(\.start) }
+        for s in client.subscriptions(until: reports.lastTs(of: client)) { starts += s.stalls.map(\.start) }
         let added = ts[before...]
         countedReportCount += windows.map { w in added.count { t in w.contains { $0.from <= t && t < $0.to } } } ?? added.count
         if let windows {

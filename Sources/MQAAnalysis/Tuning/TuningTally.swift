@@ -84,6 +84,23 @@ public struct TuningTally: Sendable {
         endPart()
     }
 
+    /// Adds a meeting a client at a time, each client's reports walked
+    /// by `reports(i)` (`ConnectedReports`): `log` may come without its
+    /// reports, and a client of millions of them is read block by block,
+    /// never held beside the batch it fills. Throws what reading them
+    /// throws.
+    public mutating func add(_ log: MeetingLog, walking reports: (Int) throws -> ConnectedReports) throws {
+        let engine = log.engine  // reads every client's events: once a meeting
+        for i in log.clients.indices {
+            let walk = try reports(i)
+            if batch.reportCount > 0, batchReports != .max, batch.reportCount + walk.reportCount > batchReports {
+                flush()
+            }
+            try batch.add(client: log.clients[i], reports: walk, engine: engine, windows: nil)
+        }
+        endPart()
+    }
+
     /// Adds one client of the meeting being added (`TuningCorpus.add(client:engine:windows:)`),
     /// counting the batch first when the client would take it past
     /// `batchReports`; `endPart` closes the meeting. A meeting of thousands

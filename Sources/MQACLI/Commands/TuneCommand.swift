@@ -158,7 +158,7 @@ enum TuneCommand {
         tally.reserve(reports: try reportsToReserve(upTo: tally.batchReports))
         try forEachLog { log, reports in
             meetingIDs.append(log.meeting)
-            try tally.add(log, reports: { try reports.client($0, of: log) })
+            try tally.add(log, walking: { try reports.walk($0, of: log) })
         }
         if progress { context.stderr.write("\r\u{1B}[Kscoring \(configs.count) configs over \(tally.heldReports) reports…") }
         context.stderr.flush()

@@ -70,6 +70,21 @@ extension EventStore {
             try store.reportColumns(client: ids[i], count: counts[i], meeting: meeting, uid: uids[i])
         }
 
+        /// Client `i`'s reports as blocks: decoded whole when there are at
+        /// most `limit`, else chunk by chunk on each pass (`ReportBlocks`).
+        public func blocks(_ i: Int, holdingUpTo limit: Int = EventStore.heldReportLimit) throws -> ReportBlocks {
+            try store.storedReports(client: ids[i], count: counts[i], meeting: meeting, uid: uids[i], holdingUpTo: limit)
+        }
+
+        /// Client `i` of `log` (the log they were read with) and its
+        /// reports to walk (`ConnectedReports`): held when there are at
+        /// most `limit`, else decoded chunk by chunk on each walk.
+        public func walk(_ i: Int, of log: MeetingLog, holdingUpTo limit: Int = EventStore.heldReportLimit) throws
+            -> ConnectedReports
+        {
+            try ConnectedReports(log.clients[i], reports: blocks(i, holdingUpTo: limit))
+        }
+
         /// Client `i` of `log` (the log they were read with) with its reports.
         public func client(_ i: Int, of log: MeetingLog) throws -> ClientLog {
             var c = log.clients[i]
@@ -81,7 +96,7 @@ extension EventStore {
     /// A client's `count` stored reports for the analysis: decoded once and
     /// held when there are at most `limit`, else decoded chunk by chunk per
     /// pass.
-    private func storedReports(client id: Int64, count: Int, meeting: String, uid: String,
+    fileprivate func storedReports(client id: Int64, count: Int, meeting: String, uid: String,
                                holdingUpTo limit: Int) throws -> ReportBlocks {
         if count <= limit {
             return ReportBlocks(try reportColumns(client: id, count: count, meeting: meeting, uid: uid))
