@@ -1,4 +1,5 @@
 import MQAModel
+import MQAAnalysis
 
 /// Where a meeting report's charts find each client's reports: in the log
 /// the report was made from, or read again from the store, one client at a
@@ -11,16 +12,15 @@ import MQAModel
 struct ChartClients: @unchecked Sendable {
     /// The meeting's clients, in uid order, with or without their reports.
     let logged: [ClientLog]
-    /// Reads client `i`'s reports; nil when `logged` holds them.
-    let read: ((Int) throws -> ReportColumns)?
+    /// Walks client `i`'s reports (`ConnectedReports`, a long series
+    /// chunk by chunk, never held whole); nil when `logged` holds them.
+    let read: ((Int) throws -> ConnectedReports)?
 
     var count: Int { logged.count }
 
-    /// Client `i` with its reports.
-    func client(_ i: Int) throws -> ClientLog {
-        guard let read else { return logged[i] }
-        var c = logged[i]
-        c.reports = try read(i)
-        return c
+    /// Client `i`'s chart series under `config`.
+    func series(_ i: Int, config: TierConfig) throws -> QualitySeries {
+        guard let read else { return QualitySeries(logged[i], config: config) }
+        return try QualitySeries(logged[i], reports: read(i), config: config)
     }
 }

@@ -187,7 +187,7 @@ extension MeetingReport {
         var failure: (any Error)?
         let drawn = clients.logged.indices.filter { [charted, clients] in charted.contains(clients.logged[$0].uid) }
         let scales = ChartScales(drawn.lazy.compactMap { [clients] i -> QualitySeries? in
-            do { return QualitySeries(try clients.client(i), config: config) } catch {
+            do { return try clients.series(i, config: config) } catch {
                 failure = failure ?? error
                 return nil
             }
@@ -220,7 +220,7 @@ extension MeetingReport {
         let incidentsOf = Dictionary(grouping: incidents.indices, by: { incidents[$0].uid })
         for (rank, uid) in order.enumerated() where charted.contains(uid) {
             guard let i = byUid[uid] else { continue }
-            let s = QualitySeries(try clients.client(i), config: config)
+            let s = try clients.series(i, config: config)
             let p = participantOf[uid]
             let marks = context.participant(uid).map { c in
                 contextRows(c).map { (ts: $0.ts, label: ReportText.offset($0.ts, from: t0) + " " + $0.what) }

@@ -44,6 +44,6 @@ extension MeetingReport {
         self.init(header: MeetingHeader(log, span: analysis.span), damage: [], analysis: analysis,
                   context: MeetingContext.build(log, lastReports: lastReports, talk: talk), incidents: incidents.incidents(),
                   sampling: analysis.isCDN ? nil : SamplingNotice(series: seldom, gapMs: config.gapMs),
-                  clients: ChartClients(logged: log.clients, read: reports.columns))
+                  clients: ChartClients(logged: log.clients, read: { try reports.walk($0, of: log, holdingUpTo: limit) }))
     }
 }

@@ -38,16 +38,21 @@ public struct QualitySeries: Sendable, Equatable {
     public init(_ client: ClientLog, config: TierConfig, keepingPoints: Bool = true) {
         let reports = ConnectedReports(client)
         // Reports held in memory are read without any failure.
-        guard keepingPoints else {
-            self = try! QualitySeries(intervalsOf: client.uid, reports, config: config)
-            return
-        }
+        self = keepingPoints
+            ? try! QualitySeries(client, reports: reports, config: config)
+            : try! QualitySeries(intervalsOf: client.uid, reports, config: config)
+    }
+
+    /// The series of `client` whose reports `reports` walks (a stored
+    /// series read chunk by chunk: only the points are held). Throws what
+    /// reading the reports throws.
+    public init(_ client: ClientLog, reports: ConnectedReports, config: TierConfig) throws {
         uid = client.uid
-        sdkTiers = client.sdkTierHolds()
+        sdkTiers = client.sdkTierHolds(spans: reports.spans)
         reconnects = client.events.filter { $0.payload.kind == .reconnect }.map(\.ts)
         var points: [Point] = [], intervals: [Int64] = []
-        points.reserveCapacity(client.reports.count)
-        try! QualitySeries.forEachWarm(reports, config) { r, i, previous in
+        points.reserveCapacity(reports.reportCount)
+        try QualitySeries.forEachWarm(reports, config) { r, i, previous in
             let mos = ReportMOS.mos(sdkMOS: r.mos[i], rtt: r.rtt[i], loss: r.loss[i], jitter: r.jitter[i],
                                     source: config.mos, emodel: config.emodel)
             let breaks = previous.map { TierParams.isGap(from: $0, to: r.ts[i], gapMs: config.gapMs) } ?? true

@@ -60,9 +60,13 @@ extension ClientLog {
     /// rule of `sdkTierAgreement`: each change holds to the next one in its
     /// connection or the connection's end. A name outside the five tiers,
     /// or `unknown`, leaves its stretch out (the SDK's tier was not known).
-    public func sdkTierHolds() -> [TierHold] {
+    public func sdkTierHolds() -> [TierHold] { sdkTierHolds(spans: connectionSpans()) }
+
+    /// `sdkTierHolds()` of the client whose connections are `spans`
+    /// (`ConnectedReports.spans`: its reports need not be held).
+    public func sdkTierHolds(spans: [ConnectionSpan]) -> [TierHold] {
         var out: [TierHold] = []
-        for span in connectionSpans() {
+        for span in spans {
             let changes = events[span.events].filter { $0.payload.kind == .connectionQualityChange }
             for (k, e) in changes.enumerated() {
                 let to = k + 1 < changes.count ? changes[k + 1].ts : span.end
