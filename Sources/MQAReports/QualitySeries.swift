@@ -91,14 +91,18 @@ public struct QualitySeries: Sendable, Equatable {
     /// Calls `body` with each warm report (its block and position there)
     /// in time order, and the time of the warm report before it in its
     /// connection (nil for a connection's first).
+    @inline(__always)
     private static func forEachWarm(_ reports: ConnectedReports, _ config: TierConfig,
                                     _ body: (ReportColumns, Int, Int64?) -> Void) throws {
         var connection = -1
         var previous: Int64?
-        try reports.forEachWarm(coldStartMs: config.coldStartMs) { r, i, k, _ in
-            if k != connection { connection = k; previous = nil }
-            body(r, i, previous)
-            previous = r.ts[i]
+        try reports.forEachWarmRun(coldStartMs: config.coldStartMs) { w in
+            let r = w.block
+            if w.connection != connection { connection = w.connection; previous = nil }
+            w.forEach { i, _ in
+                body(r, i, previous)
+                previous = r.ts[i]
+            }
         }
     }
 }

@@ -91,28 +91,35 @@ extension IncidentSignal {
         var scratch: [Double] = []
         scratch.reserveCapacity(reports.reportCount)
         var warm = 0, measured = 0
-        try reports.forEachWarm(coldStartMs: config.coldStartMs) { r, i, _, previous in
-            warm += 1
-            if r.jitter[i] > 0 { measured += 1 }
-            if let previous { scratch.append(Double(r.ts[i] - previous)) }
+        try reports.forEachWarmRun(coldStartMs: config.coldStartMs) { w in
+            let r = w.block
+            w.forEach { i, previous in
+                warm += 1
+                if r.jitter[i] > 0 { measured += 1 }
+                if let previous { scratch.append(Double(r.ts[i] - previous)) }
+            }
         }
         let strainedFrom = strainedGap(gaps: &scratch)
-        func lowerQuartile(_ fill: (ReportColumns, Int) -> Double?) throws -> Double {
+        func lowerQuartile(of column: KeyPath<ReportColumns, [Double]>, skippingZero: Bool = false) throws -> Double {
             scratch.removeAll(keepingCapacity: true)
-            try reports.forEachWarm(coldStartMs: config.coldStartMs) { r, i, _, _ in
-                if let v = fill(r, i) { scratch.append(v) }
+            try reports.forEachWarmRun(coldStartMs: config.coldStartMs) { w in
+                w.block[keyPath: column].withUnsafeBufferPointer { v in
+                    w.forEach { i, _ in
+                        if !skippingZero || v[i] > 0 { scratch.append(v[i]) }
+                    }
+                }
             }
             guard !scratch.isEmpty else { return 0 }
             return Selection.smallest((scratch.count - 1) / 4, of: &scratch)
         }
-        let baseRtt = try lowerQuartile { r, i in r.rtt[i] }
-        let baseLoss = try lowerQuartile { r, i in r.loss[i] }
+        let baseRtt = try lowerQuartile(of: \.rtt)
+        let baseLoss = try lowerQuartile(of: \.loss)
         // Jitter 0 is no measurement where most intervals measured some (a
         // dump's interval that received no audio writes 0): left out then,
         // or a call that was silent half the time gets a baseline of 0 and
         // any 20 ms reads as a rise. Where nearly all are 0 (an SDK's clean
         // line, a spike around a stall), 0 is the baseline it is.
-        let baseJitter = try lowerQuartile { r, i in measured * 4 < warm || r.jitter[i] > 0 ? r.jitter[i] : nil }
+        let baseJitter = try lowerQuartile(of: \.jitter, skippingZero: measured * 4 >= warm)
         scratch = []
         var loss = SignalRuns(), rtt = SignalRuns()
         var lossRise = RiseRuns(), rttRise = RiseRuns(), jitterRise = RiseRuns()
@@ -145,11 +152,14 @@ extension IncidentSignal {
                 rttRise.extend(.rtt, ts, to, t, baseline: baseRtt, keep: keepRise)
             }
         }
-        try reports.forEachWarm(coldStartMs: config.coldStartMs) { r, i, connection, previous in
-            let ts = r.ts[i]
-            if let w = pending { take(w, next: w.connection == connection ? ts : reports.spans[w.connection].end) }
-            pending = (ts, r.loss[i], r.rtt[i], r.jitter[i], previous.map { ts - $0 } ?? 0, connection)
-            if keepFigure(ts) { figures.append(ts: ts, loss: r.loss[i], rtt: r.rtt[i]) }
+        try reports.forEachWarmRun(coldStartMs: config.coldStartMs) { w in
+            let r = w.block, connection = w.connection
+            w.forEach { i, previous in
+                let ts = r.ts[i]
+                if let p = pending { take(p, next: p.connection == connection ? ts : reports.spans[p.connection].end) }
+                pending = (ts, r.loss[i], r.rtt[i], r.jitter[i], previous.map { ts - $0 } ?? 0, connection)
+                if keepFigure(ts) { figures.append(ts: ts, loss: r.loss[i], rtt: r.rtt[i]) }
+            }
         }
         if let w = pending { take(w, next: reports.spans[w.connection].end) }
         // A run most of whose reports came late is the device's, not the
