@@ -18,9 +18,21 @@ struct ChartClients: @unchecked Sendable {
 
     var count: Int { logged.count }
 
-    /// Client `i`'s chart series under `config`.
-    func series(_ i: Int, config: TierConfig) throws -> QualitySeries {
-        guard let read else { return QualitySeries(logged[i], config: config) }
-        return try QualitySeries(logged[i], reports: read(i), config: config)
+    /// Client `i`'s reports to walk.
+    func walk(_ i: Int) throws -> ConnectedReports {
+        guard let read else { return ConnectedReports(logged[i]) }
+        return try read(i)
+    }
+
+    /// Client `i`'s chart series under `config`, bucketed to the chart's
+    /// time `range` when longer than a chart draws.
+    func series(_ i: Int, config: TierConfig, bucketing range: (start: Int64, end: Int64)) throws -> QualitySeries {
+        try QualitySeries(logged[i], reports: walk(i), config: config, bucketing: range)
+    }
+
+    /// What client `i`'s reports give the charts' scales; nil without a
+    /// warm report.
+    func scaleFigures(_ i: Int, config: TierConfig) throws -> ChartScales.Figures? {
+        try ChartScales.Figures(walk(i), config: config)
     }
 }

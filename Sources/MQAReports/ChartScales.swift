@@ -29,33 +29,81 @@ struct ChartScales {
 
     var metrics: [Metric]
 
+    /// The metrics: name, unit, value of a point, the report column it
+    /// comes from, issue threshold, floor of the top.
+    typealias Spec = (name: String, unit: String, value: @Sendable (QualitySeries.Point) -> Double,
+                      column: KeyPath<ReportColumns, [Double]> & Sendable, threshold: Double?, floor: Double)
+    static let specs: [Spec] = [
+        ("loss %", "%", { $0.loss }, \.loss, IssueThresholds.lossP95Pct, 1),
+        ("RTT ms", "ms", { $0.rtt }, \.rtt, IssueThresholds.rttP95Ms, 100),
+        ("jitter ms", "ms", { $0.jitter }, \.jitter, IssueThresholds.jitterP95Ms, 10),
+        ("kbps", "kbps", { $0.bitrate }, \.bitrate, nil, 500),
+    ]
+
+    /// What the scales read of one participant, per metric of `specs`: the
+    /// 99th percentile and the largest of its warm reports' values.
+    struct Figures {
+        var p99: [Double] = []
+        var peak: [Double] = []
+
+        /// Adds one metric's values (in any order; reordered here).
+        mutating func add(_ values: inout [Double]) {
+            // One rank and the largest value: selections, not a sort
+            // (sorting each participant's four series was 4 % of an HTML
+            // batch).
+            p99.append(Selection.smallest(NearestRank.rank(percent: 99, count: values.count) - 1, of: &values))
+            peak.append(Selection.smallest(values.count - 1, of: &values))
+        }
+
+        /// The figures of a series' points; nil without any.
+        init?(_ series: QualitySeries) {
+            guard !series.points.isEmpty else { return nil }
+            for spec in ChartScales.specs {
+                var values = series.points.map(spec.value)
+                add(&values)
+            }
+        }
+
+        /// The figures of the warm reports `reports` walks, one metric's
+        /// values held at a time (a series of millions of points is never
+        /// held for its scales); nil without any. Throws what reading the
+        /// reports throws.
+        init?(_ reports: ConnectedReports, config: TierConfig) throws {
+            var values: [Double] = []
+            for spec in ChartScales.specs {
+                values.removeAll(keepingCapacity: true)
+                try reports.forEachWarmRun(coldStartMs: config.coldStartMs) { w in
+                    w.block[keyPath: spec.column].withUnsafeBufferPointer { v in
+                        w.forEach { i, _ in values.append(v[i]) }
+                    }
+                }
+                guard !values.isEmpty else { return nil }
+                add(&values)
+            }
+        }
+    }
+
     /// One pass over `series`, so a lazy sequence makes each participant's
     /// series once and drops it before the next.
     init(_ series: some Sequence<QualitySeries>) {
-        typealias T = IssueThresholds
-        let specs: [(String, String, @Sendable (QualitySeries.Point) -> Double, Double?, Double)] = [
-            ("loss %", "%", { $0.loss }, T.lossP95Pct, 1),
-            ("RTT ms", "ms", { $0.rtt }, T.rttP95Ms, 100),
-            ("jitter ms", "ms", { $0.jitter }, T.jitterP95Ms, 10),
-            ("kbps", "kbps", { $0.bitrate }, nil, 500),
-        ]
+        self.init(figures: series.lazy.compactMap(Figures.init))
+    }
+
+    /// The scales of participants' figures (nil: no warm report).
+    init(figures: some Sequence<Figures>) {
+        let specs = ChartScales.specs
         // Per metric, the largest 99th percentile and value of any participant.
         var p99 = [Double](repeating: 0, count: specs.count), peak = p99
-        for s in series where !s.points.isEmpty {
-            for (k, spec) in specs.enumerated() {
-                var values = s.points.map(spec.2)
-                // One rank and the largest value: selections, not a sort
-                // (sorting each participant's four series was 4 % of an
-                // HTML batch).
-                p99[k] = max(p99[k], Selection.smallest(NearestRank.rank(percent: 99, count: values.count) - 1, of: &values))
-                peak[k] = max(peak[k], Selection.smallest(values.count - 1, of: &values))
+        for f in figures {
+            for k in specs.indices {
+                p99[k] = max(p99[k], f.p99[k])
+                peak[k] = max(peak[k], f.peak[k])
             }
         }
         metrics = specs.enumerated().map { k, spec in
-            let (name, unit, value, threshold, floor) = spec
-            var t = SVGCharts.niceCeiling(max(p99[k], floor))
-            if let threshold { t = min(max(t, SVGCharts.niceCeiling(2 * threshold)), 4 * threshold) }
-            return Metric(name: name, unit: unit, value: value, threshold: threshold, top: t, clips: peak[k] > t)
+            var t = SVGCharts.niceCeiling(max(p99[k], spec.floor))
+            if let threshold = spec.threshold { t = min(max(t, SVGCharts.niceCeiling(2 * threshold)), 4 * threshold) }
+            return Metric(name: spec.name, unit: spec.unit, value: spec.value, threshold: spec.threshold, top: t, clips: peak[k] > t)
         }
     }
 }

@@ -180,14 +180,15 @@ extension MeetingReport {
     func writeChartsHTML(_ t0: Int64, _ emit: (String) -> Void) throws {
         guard hasQualityData else { return }
         let axis = SVGCharts.TimeAxis(start: timeRange.start, end: timeRange.end, x0: 0, x1: 1, zone: display.clockZone)
-        // Each participant's series is made for the scales and again for
-        // their chart, never all at once (`clients`). The scales are those
-        // of the charts drawn: the others are not read again.
+        // Each participant's reports are walked for the scales (a metric at
+        // a time) and again for their chart, bucketed as it is made; never
+        // all participants at once (`clients`). The scales are those of the
+        // charts drawn: the others are not read again.
         let config = analysis.config
         var failure: (any Error)?
         let drawn = clients.logged.indices.filter { [charted, clients] in charted.contains(clients.logged[$0].uid) }
-        let scales = ChartScales(drawn.lazy.compactMap { [clients] i -> QualitySeries? in
-            do { return try clients.series(i, config: config) } catch {
+        let scales = ChartScales(figures: drawn.lazy.compactMap { [clients] i -> ChartScales.Figures? in
+            do { return try clients.scaleFigures(i, config: config) } catch {
                 failure = failure ?? error
                 return nil
             }
@@ -220,7 +221,7 @@ extension MeetingReport {
         let incidentsOf = Dictionary(grouping: incidents.indices, by: { incidents[$0].uid })
         for (rank, uid) in order.enumerated() where charted.contains(uid) {
             guard let i = byUid[uid] else { continue }
-            let s = try clients.series(i, config: config)
+            let s = try clients.series(i, config: config, bucketing: (axis.start, axis.end))
             let p = participantOf[uid]
             let marks = context.participant(uid).map { c in
                 contextRows(c).map { (ts: $0.ts, label: ReportText.offset($0.ts, from: t0) + " " + $0.what) }

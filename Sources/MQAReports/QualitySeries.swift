@@ -46,21 +46,43 @@ public struct QualitySeries: Sendable, Equatable {
     /// The series of `client` whose reports `reports` walks (a stored
     /// series read chunk by chunk: only the points are held). Throws what
     /// reading the reports throws.
-    public init(_ client: ClientLog, reports: ConnectedReports, config: TierConfig) throws {
+    ///
+    /// `bucketing` (a chart's time range): a series of more points than a
+    /// chart draws (`SVGCharts.maxPoints`) keeps only the chart's bucket
+    /// entries, each with every metric's worst value
+    /// (`SVGCharts.PointBuckets`), and no `intervals`: the chart drawn is
+    /// the same, and a client of 4M reports held 224 MB of points for a
+    /// chart of 420. Its scales come from the reports (`ChartScales.Figures`).
+    public init(_ client: ClientLog, reports: ConnectedReports, config: TierConfig,
+                bucketing range: (start: Int64, end: Int64)? = nil) throws {
         uid = client.uid
         sdkTiers = client.sdkTierHolds(spans: reports.spans)
         reconnects = client.events.filter { $0.payload.kind == .reconnect }.map(\.ts)
         var points: [Point] = [], intervals: [Int64] = []
-        points.reserveCapacity(reports.reportCount)
+        var buckets: SVGCharts.PointBuckets?
+        points.reserveCapacity(range == nil ? reports.reportCount : SVGCharts.maxPoints + 1)
         try QualitySeries.forEachWarm(reports, config) { r, i, previous in
             let mos = ReportMOS.mos(sdkMOS: r.mos[i], rtt: r.rtt[i], loss: r.loss[i], jitter: r.jitter[i],
                                     source: config.mos, emodel: config.emodel)
             let breaks = previous.map { TierParams.isGap(from: $0, to: r.ts[i], gapMs: config.gapMs) } ?? true
-            points.append(Point(ts: r.ts[i], mos: mos, loss: r.loss[i], rtt: r.rtt[i], jitter: r.jitter[i],
-                                bitrate: r.bitrate[i], breaksLine: breaks))
+            let point = Point(ts: r.ts[i], mos: mos, loss: r.loss[i], rtt: r.rtt[i], jitter: r.jitter[i],
+                              bitrate: r.bitrate[i], breaksLine: breaks)
+            if buckets != nil {
+                buckets!.add(point)
+                return
+            }
+            points.append(point)
             if let previous { intervals.append(r.ts[i] - previous) }
+            if let range, points.count > SVGCharts.maxPoints {
+                // Past what a chart draws: bucketed from here on, the
+                // points so far first (the fold runs in time order).
+                buckets = SVGCharts.PointBuckets(start: range.start, end: range.end)
+                for p in points { buckets!.add(p) }
+                points = []
+                intervals = []
+            }
         }
-        self.points = points
+        self.points = buckets?.kept ?? points
         self.intervals = intervals
     }
 

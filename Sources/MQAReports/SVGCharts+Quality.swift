@@ -95,7 +95,7 @@ extension SVGCharts {
             out += vline(axis.x(m.ts), L.top, L.top + L.mosH, stroke: "#57606a", extra: "stroke-dasharray=\"2 2\" stroke-width=\"1.2\"",
                          tip: m.label) + "\n"
         }
-        let pts = bucket(c.series.points, range: axis, value: { $0.mos }, worse: <)
+        let pts = bucket(c.series.points, range: axis, value: { $0.mos })
         out += path(pts, axis: axis, y: y)
         if pts.count <= 120 {  // dots only where they can be told apart
             for p in pts { out += "<circle cx=\"\(f(axis.x(p.ts)))\" cy=\"\(f(y(p.v)))\" r=\"1.8\" fill=\"#1f2328\"/>" }
@@ -158,7 +158,7 @@ extension SVGCharts {
             out += "<line x1=\"\(f(axis.x0))\" y1=\"\(f(y(t)))\" x2=\"\(f(axis.x1))\" y2=\"\(f(y(t)))\" stroke=\"#d73027\" stroke-dasharray=\"4 3\" stroke-width=\"1\"/>"
             out += text(axis.x1 + 6, y(t) + 3.5, "\(JSON.number(t)) \(m.unit)")
         }
-        out += "\n" + path(bucket(series.points, range: axis, value: m.value, worse: >), axis: axis, y: y)
+        out += "\n" + path(bucket(series.points, range: axis, value: m.value), axis: axis, y: y)
         return out
     }
 

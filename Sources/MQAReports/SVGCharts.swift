@@ -71,32 +71,57 @@ enum SVGCharts {
     }
 
     /// Reduces `points` to at most `maxPoints` by time buckets, keeping the
-    /// worst value of each bucket (`worse(a, b)` true when a is worse) so
-    /// that a short dip is never averaged away. A bucket that contains a
-    /// line break keeps it.
-    static func bucket(_ points: [QualitySeries.Point], range: TimeAxis,
-                       value: (QualitySeries.Point) -> Double, worse: (Double, Double) -> Bool)
+    /// worst value of each bucket (the lowest MOS, the highest of the other
+    /// metrics) so that a short dip is never averaged away. A bucket that
+    /// contains a line break keeps it. `value` reads one metric.
+    static func bucket(_ points: [QualitySeries.Point], range: TimeAxis, value: (QualitySeries.Point) -> Double)
         -> [(ts: Int64, v: Double, breaks: Bool)]
     {
         guard points.count > maxPoints else { return points.map { (ts: $0.ts, v: value($0), breaks: $0.breaksLine) } }
-        let span = max(range.end - range.start, 1)
-        var out: [(ts: Int64, v: Double, breaks: Bool)] = []
-        var current = -1
+        var buckets = PointBuckets(start: range.start, end: range.end)
         // Straight from the points: a copy of a series of millions first
         // would cost more memory than the whole chart.
-        for point in points {
-            let p = (ts: point.ts, v: value(point), breaks: point.breaksLine)
-            let b = Int(Double(p.ts - range.start) / Double(span) * Double(maxPoints))
-            if b != current || out.isEmpty {
-                out.append(p)
+        for point in points { buckets.add(point) }
+        return buckets.kept.map { (ts: $0.ts, v: value($0), breaks: $0.breaksLine) }
+    }
+
+    /// `bucket`'s fold over points in time order. Where a bucket entry
+    /// starts depends only on the points' times and line breaks, never on
+    /// their values, so every metric's entries fall at the same times, and
+    /// an entry may keep each metric's worst value at once (`add`): a
+    /// series of millions of points is bucketed as it is made
+    /// (`QualitySeries.init(_:reports:config:bucketing:)`), and bucketing
+    /// the entries again gives them back unchanged.
+    struct PointBuckets {
+        let start: Int64
+        let span: Int64
+        private(set) var kept: [QualitySeries.Point] = []
+        private var current = -1
+
+        init(start: Int64, end: Int64) {
+            self.start = start
+            span = max(end - start, 1)
+        }
+
+        /// Adds a point, keeping every metric's worst value of its bucket
+        /// entry: the lowest MOS, the highest loss, RTT, jitter and bitrate
+        /// (the entry keeps the time and line break of its first point).
+        mutating func add(_ p: QualitySeries.Point) {
+            let b = Int(Double(p.ts - start) / Double(span) * Double(maxPoints))
+            if b != current || kept.isEmpty {
+                kept.append(p)
                 current = b
-            } else if p.breaks {
-                out.append(p)  // never bridge a gap inside a bucket
-            } else if worse(p.v, out[out.count - 1].v) {
-                out[out.count - 1].v = p.v
+            } else if p.breaksLine {
+                kept.append(p)
+            } else {
+                let k = kept.count - 1
+                if p.mos < kept[k].mos { kept[k].mos = p.mos }
+                if p.loss > kept[k].loss { kept[k].loss = p.loss }
+                if p.rtt > kept[k].rtt { kept[k].rtt = p.rtt }
+                if p.jitter > kept[k].jitter { kept[k].jitter = p.jitter }
+                if p.bitrate > kept[k].bitrate { kept[k].bitrate = p.bitrate }
             }
         }
-        return out
     }
 
     /// A polyline path broken at every `breaks` point.
