@@ -166,6 +166,35 @@ import MQATestSupport
     }
 }
 
+/// A meeting's cohort figures under a config, read client by client from
+/// the store (`EventStore.cohortMeeting`, what the cohort commands do with
+/// a meeting too big to share a group), are those of its log read whole.
+@Suite struct StoredCohortMeetingTests {
+    @Test func aMeetingReadClientByClientHasTheWholeLogsFigures() throws {
+        let s = Scratch()
+        let store = try EventStore(path: s.db)
+        let path = s.dir + "/sim.ndjson"
+        var bytes: [UInt8] = []
+        _ = try Simulator(seed: 9, meetings: 8).write { bytes.append(contentsOf: $0) }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        _ = try Ingester(store: store).ingest(paths: [path])
+        var config = TierConfig()
+        config.mos = .emodel
+        config.gapMs = 5000
+        var split = 0
+        for meeting in try store.meetings() {
+            let whole = try CohortMeeting(log: try #require(try store.meetingLog(meeting)), config: config)
+            for limit in [EventStore.heldReportLimit, 0] {
+                let read = try #require(try store.cohortMeeting(meeting, config: config, holdingUpTo: limit))
+                #expect(read == whole, "\(meeting) holding up to \(limit)")
+            }
+            split += whole.participants.count { !$0.pieces.isEmpty }
+        }
+        #expect(split > 0, "some participant's network changed")
+        #expect(try store.cohortMeeting("m-none", config: config) == nil)
+    }
+}
+
 /// Report chunks become doubles through a per-column shortcut; it must give
 /// the bits `DecimalNumber.doubleValue` gives, value by value.
 @Suite struct ReportColumnsDecodingTests {

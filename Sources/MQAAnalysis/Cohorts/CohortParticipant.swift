@@ -96,6 +96,18 @@ public struct CohortMeeting: Sendable, Equatable {
     /// client field, changed is split by it from `log`
     /// (`split(by:client:cdn:config:)`).
     public init(analysis a: MeetingAnalysis, context: MeetingContext, log: MeetingLog) throws {
+        // Reports held in memory are read without any failure.
+        try self.init(analysis: a, clientInfo: { context.participant($0)?.client }, log: log,
+                      reports: { ReportBlocks(log.clients[$0].reports) })
+    }
+
+    /// `init(analysis:context:log:)` of a meeting whose log may come
+    /// without its reports (a stored meeting read client by client):
+    /// `clientInfo(uid)` gives a participant's client fields, and
+    /// `reports(i)` client `i`'s reports, read only for a client whose
+    /// field changed. Throws what reading them throws.
+    public init(analysis a: MeetingAnalysis, clientInfo: (String) -> ParticipantContext.ClientInfo?, log: MeetingLog,
+                reports: (Int) throws -> ReportBlocks) throws {
         meeting = a.meeting
         start = a.span?.first
         var byUID: [String: Int] = [:]
@@ -103,7 +115,7 @@ public struct CohortMeeting: Sendable, Equatable {
             byUID[p.uid] = i
             let known = a.isCDN ? 0 : p.tierMs.known
             return CohortParticipant(
-                uid: p.uid, engine: a.engine, client: context.participant(p.uid)?.client ?? .init(),
+                uid: p.uid, engine: a.engine, client: clientInfo(p.uid) ?? .init(),
                 watchedMs: 0, stalledMs: 0, lowTierMs: a.isCDN ? 0 : p.tierMs[.poor] + p.tierMs[.bad],
                 measuredMs: known, mosP50: p.mos?.p50,
                 abnormalDisconnects: p.disconnects.count { $0.error != nil }, firstFrameMs: [])
@@ -113,13 +125,13 @@ public struct CohortMeeting: Sendable, Equatable {
             participants[i].add(subscribeTs: s.subscribeTs, endTs: s.endTs, firstFrameTs: s.firstFrameTs,
                                 stalledMs: s.stalledMs, kind: s.kind)
         }
-        for c in log.clients {
+        for (k, c) in log.clients.enumerated() {
             let timelines = CohortField.allCases.compactMap { f in
                 let t = ClientFieldTimeline(c, field: f)
                 return t.changes ? (f, t) : nil
             }
             guard !timelines.isEmpty, let i = byUID[c.uid] else { continue }
-            try participants[i].split(by: timelines, client: ClientInput(uid: c.uid, events: c.events, reports: ReportBlocks(c.reports)),
+            try participants[i].split(by: timelines, client: ClientInput(uid: c.uid, events: c.events, reports: reports(k)),
                                       cdn: a.isCDN, config: a.config)
         }
     }

@@ -166,4 +166,24 @@ extension EventStore {
         }
         return meetings
     }
+
+    /// `CohortMeeting(log:config:)` of a stored meeting, read client by
+    /// client (`analyzeMeetingForRereading`): the reports of a client
+    /// whose field changed are read again for its split, and each client's
+    /// fields are read up to its last report (from the chunk rows). A
+    /// client of more than `limit` reports is decoded chunk by chunk.
+    /// `nil` when the store has no such meeting; a damaged chunk throws
+    /// `StoreError.damaged`.
+    public func cohortMeeting(_ meeting: String, config: TierConfig,
+                              holdingUpTo limit: Int = EventStore.heldReportLimit) throws -> CohortMeeting? {
+        guard let (log, analysis, reports) = try analyzeMeetingForRereading(
+            meeting, config: config, holdingUpTo: limit, keepingTimelines: false, withReceived: false)
+        else { return nil }
+        let lastReports = try lastReportTimes(meeting: meeting)
+        let clients = Dictionary(log.clients.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
+        return try CohortMeeting(
+            analysis: analysis,
+            clientInfo: { uid in clients[uid].map { ParticipantContext.ClientInfo($0, lastReport: lastReports[uid]) } },
+            log: log, reports: { try reports.blocks($0, holdingUpTo: limit) })
+    }
 }
