@@ -262,19 +262,17 @@ extension MeetingReport {
     /// the publisher's own dump says held its video back over the call
     /// (`qualityLimitationReason`), when it was imported from a dump.
     func incidentEvidence(_ i: Incident) -> String {
+        let subscriptions = (subscriptionsBy[i.uid] ?? []).lazy.map { self.analysis.subscriptions[$0] }
         var unseen = false
         if i.cause == .unknown {
-            let participants = Set(analysis.participants.map(\.uid))
-            unseen = analysis.subscriptions.contains { s in
-                s.subscriber == i.uid && i.evidence.tracks.contains(s.track) && !participants.contains(s.publisher)
-            }
+            unseen = subscriptions.contains { s in i.evidence.tracks.contains(s.track) && !participantUIDs.contains(s.publisher) }
         }
         // Each stalled track's sender, where the participant received that
         // id from one sender only (the evidence keeps bare ids).
         var owners: [String: String] = [:]
         if i.track == nil {
             var shared: Set<String> = []
-            for s in analysis.subscriptions where s.subscriber == i.uid && i.evidence.tracks.contains(s.track) {
+            for s in subscriptions where i.evidence.tracks.contains(s.track) {
                 if let known = owners[s.track], known != s.publisher { shared.insert(s.track) }
                 owners[s.track] = s.publisher
             }

@@ -30,9 +30,24 @@ public struct SharedStalls: Sendable {
         var subscribers: [String] = []
         var entries: [Entry] = []
         var longest: Int64 = 0
-        /// The subscriptions that rendered a frame, each with its
-        /// subscriber's place.
-        var watchers: [(subscription: Subscription, subscriber: Int32)] = []
+        /// The subscriptions that rendered a frame, and what the rules read
+        /// of each, by the same position.
+        var watching: [Subscription] = []
+        var watchers: [Watcher] = []
+        /// The feed silences of watchers that had any (`Watcher.silences`).
+        var silenceLists: [[FeedSilence]] = []
+    }
+    /// A subscription that rendered a frame, as plain numbers: a
+    /// webinar's stall is compared with every watcher of the track, and by
+    /// name and with its subscription copied, each comparison cost more
+    /// than the rule (a 20,000-viewer webinar's report took 32 s).
+    private struct Watcher {
+        var firstFrameTs: Int64
+        var endTs: Int64
+        /// The subscriber's place in `Track.subscribers`.
+        var subscriber: Int32
+        /// Its feed silences in `Track.silenceLists`; -1: none.
+        var silences: Int32
     }
     private var tracks: [Key: Track] = [:]
     private let silences: [String: [FeedSilence]]
@@ -53,7 +68,15 @@ public struct SharedStalls: Sendable {
         for s in subs {
             let key = Key(publisher: s.publisher, track: s.track)
             let i = place[key]![s.subscriber]!
-            if s.firstFrameTs != nil { tracks[key]!.watchers.append((s, i)) }
+            if let first = s.firstFrameTs {
+                var silent: Int32 = -1
+                if let list = silences[s.subscriber], !list.isEmpty {
+                    silent = Int32(tracks[key]!.silenceLists.count)
+                    tracks[key]!.silenceLists.append(list)
+                }
+                tracks[key]!.watching.append(s)
+                tracks[key]!.watchers.append(Watcher(firstFrameTs: first, endTs: s.endTs, subscriber: i, silences: silent))
+            }
             for x in s.stalls {
                 tracks[key]!.entries.append(Entry(start: x.start, end: x.end, subscriber: i, name: s.subscriber))
                 tracks[key]!.longest = max(tracks[key]!.longest, x.end - x.start)
@@ -128,12 +151,25 @@ public struct SharedStalls: Sendable {
 
     /// The subscriptions of `publisher`'s `track` that rendered a frame.
     public func watchers(publisher: String, track: String) -> [Subscription] {
-        tracks[Key(publisher: publisher, track: track)]?.watchers.map(\.subscription) ?? []
+        tracks[Key(publisher: publisher, track: track)]?.watching ?? []
     }
 
     /// Whether `uid`'s feed was silent at some time in `[start, end]`.
     public func wasSilent(_ uid: String, _ start: Int64, _ end: Int64) -> Bool {
-        silences[uid]?.contains { $0.start < end && $0.end > start } ?? false
+        SharedStalls.wasSilent(silences[uid] ?? [], start, end)
+    }
+
+    private static func wasSilent(_ silences: [FeedSilence], _ start: Int64, _ end: Int64) -> Bool {
+        silences.contains { $0.start < end && $0.end > start }
+    }
+
+    /// Whether a watcher (other than the subscriber at place `me`) was
+    /// rendering the track at `t`: first frame at or before it,
+    /// subscription open, feed not silent. By place, not by name: a
+    /// webinar's stall is compared with every watcher.
+    private static func renders(_ w: Watcher, in track: Track, at t: Int64, except me: Int32) -> Bool {
+        w.subscriber != me && w.firstFrameTs <= t && w.endTs > t
+            && (w.silences < 0 || !wasSilent(track.silenceLists[Int(w.silences)], t, t))
     }
 
     /// Whether another subscriber was rendering the track at the stall's
@@ -141,29 +177,25 @@ public struct SharedStalls: Sendable {
     /// silent): whether the stall can be compared at all. A stall nobody
     /// else watched is neither shared nor the viewer's own.
     public func isComparable(_ x: Stall, of s: Subscription) -> Bool {
-        (tracks[Key(publisher: s.publisher, track: s.track)]?.watchers ?? []).contains { entry in
-            let w = entry.subscription
-            return w.subscriber != s.subscriber && w.firstFrameTs.map({ $0 <= x.start }) == true && w.endTs > x.start
-                && !wasSilent(w.subscriber, x.start, x.start)
-        }
+        guard let t = tracks[Key(publisher: s.publisher, track: s.track)] else { return false }
+        let me = SharedStalls.place(of: s.subscriber, in: t)
+        return t.watchers.contains { SharedStalls.renders($0, in: t, at: x.start, except: me) }
     }
 
     /// Whether the stall is shared (the sender's side): every other
     /// subscriber watching at its start stalled with it.
     public func isShared(_ x: Stall, of s: Subscription) -> Bool {
         guard let t = tracks[Key(publisher: s.publisher, track: s.track)] else { return false }
+        let me = SharedStalls.place(of: s.subscriber, in: t)
         var stalled = [Bool](repeating: false, count: t.subscribers.count)
-        SharedStalls.mark(t, x.start, x.end, tol: tol, except: SharedStalls.place(of: s.subscriber, in: t), into: &stalled)
+        SharedStalls.mark(t, x.start, x.end, tol: tol, except: me, into: &stalled)
         guard stalled.contains(true) else { return false }
         // Every other subscriber rendering the track at the stall's start
-        // (first frame at or before it, subscription open, feed not
-        // silent) stalled with it, and there is at least one. Stops at the
-        // first who played on (a track may have 100,000 subscribers).
+        // stalled with it, and there is at least one. Stops at the first
+        // who played on (a track may have 100,000 subscribers).
         var counted = false
-        for (w, i) in t.watchers {
-            guard w.subscriber != s.subscriber, w.firstFrameTs.map({ $0 <= x.start }) == true, w.endTs > x.start,
-                  !wasSilent(w.subscriber, x.start, x.start) else { continue }
-            if !stalled[Int(i)] { return false }
+        for w in t.watchers where SharedStalls.renders(w, in: t, at: x.start, except: me) {
+            if !stalled[Int(w.subscriber)] { return false }
             counted = true
         }
         return counted
