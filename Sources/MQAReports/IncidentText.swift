@@ -179,8 +179,12 @@ enum IncidentText {
 
     /// `a, b, c and 2 more`.
     static func list(_ items: [String], limit: Int) -> String {
-        items.count <= limit ? items.joined(separator: ", ")
-            : items.prefix(limit).joined(separator: ", ") + " and \(items.count - limit) more"
+        list(Array(items.prefix(limit)), of: items.count)
+    }
+
+    /// `list` of `count` items of which `first` are the first ones.
+    static func list(_ first: [String], of count: Int) -> String {
+        first.joined(separator: ", ") + (count > first.count ? " and \(count - first.count) more" : "")
     }
 
     /// One participant's impact: `stalled 6 m 40 s (2.8% of 3 h 54 m of

@@ -166,12 +166,12 @@ extension TrackReport {
         var t = ReportTable(headers: ["subscriber", "start", "end", "length", "tier at start", "lines up with"], numeric: [1, 2, 3])
         for r in rows {
             for (k, x) in r.subscription.stalls.enumerated() {
-                let who = r.sharedWith(stall: k)
+                let who = r.sharedWith(stall: k, first: TrackReport.namesPerStall)
                 let compared = k < r.compared.count ? r.compared[k] : true
                 t.add(text: [r.subscription.subscriber, ReportText.offset(x.start, from: origin),
                              ReportText.offset(x.end, from: origin) + (x.open ? " (open)" : ""),
                              ReportText.duration(x.durationMs), x.tier.name,
-                             !who.isEmpty ? IncidentText.list(who, limit: TrackReport.namesPerStall)
+                             who.count > 0 ? IncidentText.list(who.names, of: who.count)
                                  : compared ? "— (own)" : "— (no other viewer)"])
             }
         }

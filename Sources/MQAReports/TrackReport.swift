@@ -63,6 +63,12 @@ public struct TrackReport: Sendable, RenderedReport {
             shared[k] ? sharing.others(overlapping: subscription.stalls[k], of: subscription) : []
         }
 
+        /// The first `limit` of `sharedWith(stall: k)`, and how many it
+        /// names in all.
+        public func sharedWith(stall k: Int, first limit: Int) -> (names: [String], count: Int) {
+            shared[k] ? sharing.others(overlapping: subscription.stalls[k], of: subscription, first: limit) : ([], 0)
+        }
+
         public var sharedStallCount: Int { shared.count { $0 } }
 
         /// `own network`, `sender`, `mixed`, `no other viewer` (no stall of

@@ -172,6 +172,36 @@ struct IncidentCauseTests {
         #expect(SharedStalls(all.subscriptions).isShared(a2.stalls[0], of: a2))
     }
 
+    /// The first names of a stall's others, counted (what a track page's
+    /// Markdown shows), are the first of the whole list and its length.
+    @Test func theFirstOthersAreThoseOfTheWholeList() {
+        var rng = SplitMix64(seed: 71)
+        var viewers: [ClientBuilder] = []
+        for v in 0..<40 {
+            var c = T.calm("v\(v)")
+            T.watch(&c, "bob", "bob-cam")
+            for s in 0..<3 where Int.random(in: 0..<3, using: &rng) > 0 {
+                let at = Int64(20_000 + s * 30_000) + Int64.random(in: 0..<6000, using: &rng)
+                T.stall(&c, "bob", "bob-cam", at, at + Int64.random(in: 500...5000, using: &rng))
+            }
+            viewers.append(c)
+        }
+        let analysis = MeetingAnalysis.analyze(meeting(viewers + [T.calm("bob")]), config: TierConfig())
+        let sharing = SharedStalls(analysis.subscriptions)
+        var named = 0
+        for s in analysis.subscriptions {
+            for x in s.stalls {
+                let all = sharing.others(overlapping: x, of: s)
+                for limit in [0, 1, 3, 10, 100] {
+                    let first = sharing.others(overlapping: x, of: s, first: limit)
+                    #expect(first.names == Array(all.prefix(limit)) && first.count == all.count)
+                }
+                named += all.count
+            }
+        }
+        #expect(named > 200)
+    }
+
     /// Only subscribers rendering the track at the stall's start, with a
     /// feed that was not silent, count for "at least one": a co-staller
     /// whose first frame came later, or whose app was in the background,

@@ -101,11 +101,35 @@ public struct SharedStalls: Sendable {
         // stall: uids equal as Unicode text but not in bytes (é, e + U+0301)
         // are one place, and which spelling is shown stays what it was.
         var names = [String?](repeating: nil, count: t.subscribers.count)
-        SharedStalls.forEachOverlapping(t, start, end, tol: tol, except: me) { o in
+        SharedStalls.forEachOverlapping(t, start, end, tol: tol, except: me) { _, o in
             if names[Int(o.subscriber)] == nil { names[Int(o.subscriber)] = o.name }
             return true
         }
         return names.compactMap { $0 }
+    }
+
+    /// The first `limit` names `others(overlapping:of:)` gives, and how
+    /// many it gives in all: a track report's Markdown names ten of a
+    /// webinar stall's thousands, and naming them all for each stall was
+    /// most of a 20,000-viewer track report.
+    public func others(overlapping x: Stall, of s: Subscription, first limit: Int) -> (names: [String], count: Int) {
+        guard let t = tracks[Key(publisher: s.publisher, track: s.track)] else { return ([], 0) }
+        // Per place, the earliest overlapping stall's position in `entries`.
+        var firstEntry = [Int32](repeating: -1, count: t.subscribers.count)
+        var count = 0
+        SharedStalls.forEachOverlapping(t, x.start, x.end, tol: tol, except: SharedStalls.place(of: s.subscriber, in: t)) { k, o in
+            if firstEntry[Int(o.subscriber)] < 0 {
+                firstEntry[Int(o.subscriber)] = Int32(k)
+                count += 1
+            }
+            return true
+        }
+        var names: [String] = []
+        for e in firstEntry where e >= 0 {
+            if names.count == limit { break }
+            names.append(t.entries[Int(e)].name)
+        }
+        return (names, count)
     }
 
     /// Whether `others(overlapping:of:)` names anyone, without naming them
@@ -113,7 +137,7 @@ public struct SharedStalls: Sendable {
     public func hasOthers(overlapping x: Stall, of s: Subscription) -> Bool {
         guard let t = tracks[Key(publisher: s.publisher, track: s.track)] else { return false }
         var any = false
-        SharedStalls.forEachOverlapping(t, x.start, x.end, tol: tol, except: SharedStalls.place(of: s.subscriber, in: t)) { _ in
+        SharedStalls.forEachOverlapping(t, x.start, x.end, tol: tol, except: SharedStalls.place(of: s.subscriber, in: t)) { _, _ in
             any = true
             return false
         }
@@ -129,8 +153,8 @@ public struct SharedStalls: Sendable {
     /// Marks, by place, the subscribers other than `except` with a stall
     /// that overlaps `[start, end]` widened by `tol`.
     private static func mark(_ t: Track, _ start: Int64, _ end: Int64, tol: Int64, except: Int32, into marked: inout [Bool]) {
-        forEachOverlapping(t, start, end, tol: tol, except: except) {
-            marked[Int($0.subscriber)] = true
+        forEachOverlapping(t, start, end, tol: tol, except: except) { _, o in
+            marked[Int(o.subscriber)] = true
             return true
         }
     }
@@ -139,13 +163,15 @@ public struct SharedStalls: Sendable {
     /// `[start, end]` widened by `tol`, in start order, until `body`
     /// returns false.
     private static func forEachOverlapping(_ t: Track, _ start: Int64, _ end: Int64, tol: Int64, except: Int32,
-                                           _ body: (Entry) -> Bool) {
+                                           _ body: (_ position: Int, _ entry: Entry) -> Bool) {
         // o.end > start - tol and o.end <= o.start + longest give
         // o.start > start - tol - longest.
         let from = start - tol - t.longest
-        for o in t.entries[t.entries.partitionPoint { $0.start > from }...] {
+        let first = t.entries.partitionPoint { $0.start > from }
+        for k in first..<t.entries.count {
+            let o = t.entries[k]
             if o.start >= end + tol { break }
-            if o.end > start - tol && o.subscriber != except && !body(o) { return }
+            if o.end > start - tol && o.subscriber != except && !body(k, o) { return }
         }
     }
 
