@@ -146,13 +146,8 @@ import MQATestSupport
     /// path of clients with millions of reports) gives what the whole log
     /// gives, on simulated meetings of every engine.
     @Test func storedSeriesReadChunkByChunkGiveTheSameAnalysis() throws {
-        let s = Scratch()
-        let store = try EventStore(path: s.db)
-        let path = s.dir + "/sim.ndjson"
-        var bytes: [UInt8] = []
-        _ = try Simulator(seed: 5, meetings: 6).write { bytes.append(contentsOf: $0) }
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
-        _ = try Ingester(store: store).ingest(paths: [path])
+        let (scratch, store) = try simulatedMeetings(seed: 5, count: 6)
+        defer { withExtendedLifetime(scratch) {} }
         let meetings = try store.meetings()
         #expect(meetings.count == 6)
         for meeting in meetings {
@@ -171,13 +166,8 @@ import MQATestSupport
 /// a meeting too big to share a group), are those of its log read whole.
 @Suite struct StoredCohortMeetingTests {
     @Test func aMeetingReadClientByClientHasTheWholeLogsFigures() throws {
-        let s = Scratch()
-        let store = try EventStore(path: s.db)
-        let path = s.dir + "/sim.ndjson"
-        var bytes: [UInt8] = []
-        _ = try Simulator(seed: 9, meetings: 8).write { bytes.append(contentsOf: $0) }
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
-        _ = try Ingester(store: store).ingest(paths: [path])
+        let (scratch, store) = try simulatedMeetings(seed: 9, count: 8)
+        defer { withExtendedLifetime(scratch) {} }
         var config = TierConfig()
         config.mos = .emodel
         config.gapMs = 5000

@@ -1,3 +1,6 @@
+import Foundation
+import MQASimulator
+import Testing
 @testable import MQABase
 @testable import MQAModel
 @testable import MQAAnalysis
@@ -53,4 +56,17 @@ func randomClient(_ uid: String, peers: [String], rng: inout SplitMix64) -> Clie
     }
     if Bool.random(using: &rng) { b.leave(t + 500) }
     return b
+}
+
+/// A scratch store of `count` simulated meetings (every engine), ingested
+/// from one log; keep the `Scratch` alive while the store is used.
+func simulatedMeetings(seed: UInt64, count: Int) throws -> (Scratch, EventStore) {
+    let scratch = Scratch()
+    let path = scratch.dir + "/sim.ndjson"
+    var bytes: [UInt8] = []
+    _ = try Simulator(seed: seed, meetings: count).write { bytes.append(contentsOf: $0) }
+    #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+    let store = try EventStore(path: scratch.db)
+    _ = try Ingester(store: store).ingest(paths: [path])
+    return (scratch, store)
 }

@@ -13,16 +13,7 @@ import MQATestSupport
 /// the whole corpus.
 @Suite struct TuningTallyTests {
     /// Eight simulated meetings, ingested.
-    static func simulatedStore() throws -> (Scratch, EventStore) {
-        let scratch = Scratch()
-        let path = scratch.dir + "/sim.ndjson"
-        var bytes: [UInt8] = []
-        _ = try Simulator(seed: 3, meetings: 8).write { bytes.append(contentsOf: $0) }
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
-        let store = try EventStore(path: scratch.db)
-        _ = try Ingester(store: store).ingest(paths: [path])
-        return (scratch, store)
-    }
+    static func simulatedStore() throws -> (Scratch, EventStore) { try simulatedMeetings(seed: 3, count: 8) }
 
     static let logs: [MeetingLog] = {
         let (scratch, store) = try! simulatedStore()
