@@ -33,7 +33,7 @@ public final class OutputSink {
         self.name = name
         ownsDescriptor = false
         temporary = nil
-        buffer.reserveCapacity(1 << 16)
+        buffer.reserveCapacity(Self.bufferBytes)
     }
 
     /// A sink that becomes the file at `path` when closed (see the type's
@@ -49,7 +49,7 @@ public final class OutputSink {
         fd = file.fd
         name = file.path
         ownsDescriptor = true
-        buffer.reserveCapacity(1 << 16)
+        buffer.reserveCapacity(Self.bufferBytes)
     }
 
     deinit {
@@ -66,9 +66,20 @@ public final class OutputSink {
 
     public func write(bytes: UnsafeRawBufferPointer) {
         if failure != nil { return }
+        // A piece as large as the buffer goes out as it is, after what the
+        // buffer holds: copied in, a report's 17 MB section stayed as the
+        // buffer's capacity to the end.
+        if bytes.count >= Self.bufferBytes {
+            flush()
+            if failure == nil, let error = writeAll(fd, bytes) { failure = OutputError(path: name, reason: error) }
+            return
+        }
         buffer.append(contentsOf: bytes)
-        if buffer.count >= 1 << 16 { flush() }
+        if buffer.count >= Self.bufferBytes { flush() }
     }
+
+    /// Bytes held before they are written.
+    static let bufferBytes = 1 << 16
 
     /// Writes out the buffer. A failure is kept for `close()`/`check()`.
     public func flush() {

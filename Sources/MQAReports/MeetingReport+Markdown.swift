@@ -47,6 +47,10 @@ extension MeetingReport {
         if let sampling { out += "> **Warning: \(sampling.text(naming: MarkdownText.inline).capitalizedFirst)**\n\n" }
         out += focusMarkdown(t0)
         out += verdictMarkdown(t0)
+        // Each section goes out when made: held to the end, a 20,000-viewer
+        // webinar's sections before the incidents were 32 MB at once.
+        emit(out)
+        out = ""
 
         out += "## Participants\n\n"
         var conn = ReportTable(headers: ["uid", "connections", "disconnects", "abnormal", "reconnects",
@@ -57,6 +61,8 @@ extension MeetingReport {
                       String(p.warmReports), String(p.coldReports)])
         }
         out += conn.markdown + "\n"
+        emit(out)
+        out = ""
 
         if let clients = clientsTable(t0) {
             out += "### Clients\n\n"
@@ -81,9 +87,9 @@ extension MeetingReport {
             out += disconnectsTable(t0).markdown + "\n"
         }
 
-        out += contextMarkdown(t0)
-
-        out += "## Tracks\n\n"
+        emit(out)
+        emit(contextMarkdown(t0))
+        out = "## Tracks\n\n"
         if analysis.subscriptions.isEmpty {
             out += "No subscriptions.\n\n"
         } else {
@@ -94,6 +100,8 @@ extension MeetingReport {
                 tr.add(subscriptionCells(s, t0))
             }
             out += tr.markdown + "\n"
+            emit(out)
+            out = ""
             // The codes of a subscription as a list under the table: in a
             // column they made every row as wide as the longest list.
             let flagged = analysis.subscriptions.compactMap { s in
@@ -109,6 +117,8 @@ extension MeetingReport {
                 out += "\n"
             }
             let stalls = analysis.subscriptions.flatMap { s in s.stalls.map { (s, $0) } }
+            emit(out)
+            out = ""
             if !stalls.isEmpty {
                 out += "### Stalls\n\n"
                 var st = ReportTable(headers: ["subscriber", "track", "start", "end", "length", "tier at start"],
