@@ -65,8 +65,10 @@ import MQATestSupport
             let coldStartMs: Int64 = [4000, 0, 15000][round % 3]
             func walked(_ reports: ConnectedReports) throws -> (warm: [String], runs: [String]) {
                 var warm: [String] = [], runs: [String] = []
-                try reports.forEachWarm(coldStartMs: coldStartMs) { r, i, k, previous in
-                    warm.append("\(r.ts[i]) \(r.rtt[i]) c\(k) after \(previous.map(String.init) ?? "-")")
+                try reports.forEachWarmRun(coldStartMs: coldStartMs) { w in
+                    w.forEach { i, previous in
+                        warm.append("\(w.block.ts[i]) \(w.block.rtt[i]) c\(w.connection) after \(previous.map(String.init) ?? "-")")
+                    }
                 }
                 try reports.forEachConnectedRun { r, run, k in runs += run.map { "\(r.ts[$0]) \(r.loss[$0]) c\(k)" } }
                 return (warm, runs)

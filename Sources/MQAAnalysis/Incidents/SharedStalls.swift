@@ -95,17 +95,7 @@ public struct SharedStalls: Sendable {
     /// sorted, with a stall that overlaps `[start, end]` widened by the
     /// tolerance.
     public func others(overlapping start: Int64, _ end: Int64, publisher: String, track: String, subscriber: String) -> [String] {
-        guard let t = tracks[Key(publisher: publisher, track: track)] else { return [] }
-        let me = SharedStalls.place(of: subscriber, in: t)
-        // Each subscriber under the spelling of its earliest overlapping
-        // stall: uids equal as Unicode text but not in bytes (é, e + U+0301)
-        // are one place, and which spelling is shown stays what it was.
-        var names = [String?](repeating: nil, count: t.subscribers.count)
-        SharedStalls.forEachOverlapping(t, start, end, tol: tol, except: me) { _, o in
-            if names[Int(o.subscriber)] == nil { names[Int(o.subscriber)] = o.name }
-            return true
-        }
-        return names.compactMap { $0 }
+        others(overlapping: start, end, publisher: publisher, track: track, subscriber: subscriber, first: .max).names
     }
 
     /// The first `limit` names `others(overlapping:of:)` gives, and how
@@ -113,11 +103,19 @@ public struct SharedStalls: Sendable {
     /// webinar stall's thousands, and naming them all for each stall was
     /// most of a 20,000-viewer track report.
     public func others(overlapping x: Stall, of s: Subscription, first limit: Int) -> (names: [String], count: Int) {
-        guard let t = tracks[Key(publisher: s.publisher, track: s.track)] else { return ([], 0) }
-        // Per place, the earliest overlapping stall's position in `entries`.
+        others(overlapping: x.start, x.end, publisher: s.publisher, track: s.track, subscriber: s.subscriber, first: limit)
+    }
+
+    private func others(overlapping start: Int64, _ end: Int64, publisher: String, track: String, subscriber: String,
+                        first limit: Int) -> (names: [String], count: Int) {
+        guard let t = tracks[Key(publisher: publisher, track: track)] else { return ([], 0) }
+        // Per place, its earliest overlapping stall's position in `entries`:
+        // each subscriber is named as that stall spells it (uids equal as
+        // Unicode text but not in bytes, é and e + U+0301, are one place,
+        // and which spelling is shown stays what it was).
         var firstEntry = [Int32](repeating: -1, count: t.subscribers.count)
         var count = 0
-        SharedStalls.forEachOverlapping(t, x.start, x.end, tol: tol, except: SharedStalls.place(of: s.subscriber, in: t)) { k, o in
+        SharedStalls.forEachOverlapping(t, start, end, tol: tol, except: SharedStalls.place(of: subscriber, in: t)) { k, o in
             if firstEntry[Int(o.subscriber)] < 0 {
                 firstEntry[Int(o.subscriber)] = Int32(k)
                 count += 1

@@ -86,20 +86,6 @@ public struct ConnectedReports {
             lastTs = block.ts[run.upperBound - 1]
         }
     }
-
-    /// Calls `body` with each warm report in time order: the block that
-    /// holds it, its position there, its connection's index in `spans`,
-    /// and the time of the report just before it in that connection, warm
-    /// or not (nil for the connection's first report). For tests and cold
-    /// paths: a hot loop takes `forEachWarmRun`.
-    public func forEachWarm(coldStartMs: Int64,
-                            _ body: (_ block: ReportColumns, _ i: Int, _ connection: Int, _ previousTs: Int64?) throws -> Void)
-        throws
-    {
-        try forEachWarmRun(coldStartMs: coldStartMs) { w in
-            try w.forEach { i, previous in try body(w.block, i, w.connection, previous) }
-        }
-    }
 }
 
 /// Reports of one connection in one block, and which of them are warm.

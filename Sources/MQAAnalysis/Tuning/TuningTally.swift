@@ -75,15 +75,6 @@ public struct TuningTally: Sendable {
         endPart()
     }
 
-    /// Adds a meeting a client at a time, as `CohortTuning.Builder` does:
-    /// `log` may come without its reports (`EventStore.meetingLogWithoutReports`),
-    /// `client(i)` gives client `i` of it with them.
-    public mutating func add(_ log: MeetingLog, reports client: (Int) throws -> ClientLog) rethrows {
-        let engine = log.engine  // reads every client's events: once a meeting
-        for i in log.clients.indices { add(client: try client(i), engine: engine, windows: nil) }
-        endPart()
-    }
-
     /// Adds a meeting a client at a time, each client's reports walked
     /// by `reports(i)` (`ConnectedReports`): `log` may come without its
     /// reports, and a client of millions of them is read block by block,
@@ -91,13 +82,7 @@ public struct TuningTally: Sendable {
     /// throws.
     public mutating func add(_ log: MeetingLog, walking reports: (Int) throws -> ConnectedReports) throws {
         let engine = log.engine  // reads every client's events: once a meeting
-        for i in log.clients.indices {
-            let walk = try reports(i)
-            if batch.reportCount > 0, batchReports != .max, batch.reportCount + walk.reportCount > batchReports {
-                flush()
-            }
-            try batch.add(client: log.clients[i], reports: walk, engine: engine, windows: nil)
-        }
+        for i in log.clients.indices { try add(client: log.clients[i], reports: reports(i), engine: engine, windows: nil) }
         endPart()
     }
 
@@ -106,10 +91,18 @@ public struct TuningTally: Sendable {
     /// `batchReports`; `endPart` closes the meeting. A meeting of thousands
     /// of clients is then held a client at a time.
     public mutating func add(client: ClientLog, engine: String?, windows: [TuningCorpus.Window]?) {
-        if batch.reportCount > 0, batchReports != .max, batch.reportCount + client.reports.count > batchReports {
+        // Reports held in memory are read without any failure.
+        try! add(client: client, reports: ConnectedReports(client), engine: engine, windows: windows)
+    }
+
+    /// `add(client:engine:windows:)` of `client` whose reports `reports`
+    /// walks (`client.reports` is not read). Throws what reading them throws.
+    public mutating func add(client: ClientLog, reports: ConnectedReports, engine: String?,
+                             windows: [TuningCorpus.Window]?) throws {
+        if batch.reportCount > 0, batchReports != .max, batch.reportCount + reports.reportCount > batchReports {
             flush()
         }
-        batch.add(client: client, engine: engine, windows: windows)
+        try batch.add(client: client, reports: reports, engine: engine, windows: windows)
     }
 
     /// Closes the meeting whose clients were added since the last one closed.

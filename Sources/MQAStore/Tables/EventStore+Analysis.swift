@@ -64,12 +64,6 @@ extension EventStore {
         let ids: [Int64]
         let counts: [Int]
 
-        /// Client `i`'s reports, decoded whole; throws `StoreError.damaged`
-        /// on a chunk that cannot be read.
-        public func columns(_ i: Int) throws -> ReportColumns {
-            try store.reportColumns(client: ids[i], count: counts[i], meeting: meeting, uid: uids[i])
-        }
-
         /// Client `i`'s reports as blocks: decoded whole when there are at
         /// most `limit`, else chunk by chunk on each pass (`ReportBlocks`).
         public func blocks(_ i: Int, holdingUpTo limit: Int = EventStore.heldReportLimit) throws -> ReportBlocks {
@@ -85,10 +79,12 @@ extension EventStore {
             try ConnectedReports(log.clients[i], reports: blocks(i, holdingUpTo: limit))
         }
 
-        /// Client `i` of `log` (the log they were read with) with its reports.
+        /// Client `i` of `log` (the log they were read with) with its
+        /// reports, decoded whole; throws `StoreError.damaged` on a chunk
+        /// that cannot be read.
         public func client(_ i: Int, of log: MeetingLog) throws -> ClientLog {
             var c = log.clients[i]
-            c.reports = try columns(i)
+            c.reports = try store.reportColumns(client: ids[i], count: counts[i], meeting: meeting, uid: uids[i])
             return c
         }
     }
