@@ -20,28 +20,35 @@ public struct SharedStalls: Sendable {
     /// The tolerance both rules use.
     public static let toleranceMs: Int64 = 2000
 
-    private struct Key: Hashable { var publisher: String, track: String }
+    struct Key: Hashable { var publisher: String, track: String }
     /// A stall of the track, its subscriber by place in `Track.subscribers`:
     /// a webinar's stall was compared with thousands of others by name,
     /// hashing and sorting strings (8,000 viewers: 62 s for one report).
-    private struct Entry { var start: Int64; var end: Int64; var subscriber: Int32; var name: String }
-    private struct Track {
+    ///
+    /// `subscription` is the stall's position in the subscriptions given,
+    /// whose `subscriber` spells the name (24 bytes a stall, not 40).
+    struct Entry { var start: Int64; var end: Int64; var subscriber: Int32; var subscription: Int32 }
+    struct Track {
         /// Every subscriber of the track, sorted and each once.
         var subscribers: [String] = []
         var entries: [Entry] = []
         var longest: Int64 = 0
-        /// The subscriptions that rendered a frame, and what the rules read
-        /// of each, by the same position.
-        var watching: [Subscription] = []
+        /// The subscriptions that rendered a frame (positions in the
+        /// subscriptions given), and what the rules read of each, by the
+        /// same position.
+        var watching: [Int32] = []
         var watchers: [Watcher] = []
         /// The feed silences of watchers that had any (`Watcher.silences`).
         var silenceLists: [[FeedSilence]] = []
+        /// By position in `entries`: whether that stall is shared
+        /// (`isShared`), decided for all of them at once (`sharedFlags`).
+        var shared: [Bool] = []
     }
     /// A subscription that rendered a frame, as plain numbers: a
     /// webinar's stall is compared with every watcher of the track, and by
     /// name and with its subscription copied, each comparison cost more
     /// than the rule (a 20,000-viewer webinar's report took 32 s).
-    private struct Watcher {
+    struct Watcher {
         var firstFrameTs: Int64
         var endTs: Int64
         /// The subscriber's place in `Track.subscribers`.
@@ -50,12 +57,15 @@ public struct SharedStalls: Sendable {
         var silences: Int32
     }
     private var tracks: [Key: Track] = [:]
+    /// The subscriptions given (the array itself, not a copy).
+    private let subscriptions: [Subscription]
     private let silences: [String: [FeedSilence]]
     private let tol: Int64
 
     /// `silences`: each subscriber's feed silences, by uid (none on a CDN).
     public init(_ subs: [Subscription], silences: [String: [FeedSilence]] = [:], toleranceMs: Int64 = SharedStalls.toleranceMs) {
         tol = toleranceMs
+        subscriptions = subs
         self.silences = silences
         var names: [Key: Set<String>] = [:]
         for s in subs { names[Key(publisher: s.publisher, track: s.track), default: []].insert(s.subscriber) }
@@ -65,7 +75,7 @@ public struct SharedStalls: Sendable {
             tracks[key] = Track(subscribers: sorted)
             place[key] = Dictionary(uniqueKeysWithValues: sorted.enumerated().map { ($1, Int32($0)) })
         }
-        for s in subs {
+        for (k, s) in subs.enumerated() {
             let key = Key(publisher: s.publisher, track: s.track)
             let i = place[key]![s.subscriber]!
             if let first = s.firstFrameTs {
@@ -74,15 +84,18 @@ public struct SharedStalls: Sendable {
                     silent = Int32(tracks[key]!.silenceLists.count)
                     tracks[key]!.silenceLists.append(list)
                 }
-                tracks[key]!.watching.append(s)
+                tracks[key]!.watching.append(Int32(k))
                 tracks[key]!.watchers.append(Watcher(firstFrameTs: first, endTs: s.endTs, subscriber: i, silences: silent))
             }
             for x in s.stalls {
-                tracks[key]!.entries.append(Entry(start: x.start, end: x.end, subscriber: i, name: s.subscriber))
+                tracks[key]!.entries.append(Entry(start: x.start, end: x.end, subscriber: i, subscription: Int32(k)))
                 tracks[key]!.longest = max(tracks[key]!.longest, x.end - x.start)
             }
         }
-        for key in tracks.keys { tracks[key]!.entries.sort { $0.start < $1.start } }
+        for key in tracks.keys {
+            tracks[key]!.entries.sort { $0.start < $1.start }
+            tracks[key]!.shared = SharedStalls.sharedFlags(tracks[key]!, tol: tol)
+        }
     }
 
     /// The other subscribers of `s`'s track, sorted, with a stall `o` where
@@ -125,7 +138,7 @@ public struct SharedStalls: Sendable {
         var names: [String] = []
         for e in firstEntry where e >= 0 {
             if names.count == limit { break }
-            names.append(t.entries[Int(e)].name)
+            names.append(subscriptions[Int(t.entries[Int(e)].subscription)].subscriber)
         }
         return (names, count)
     }
@@ -174,8 +187,8 @@ public struct SharedStalls: Sendable {
     }
 
     /// The subscriptions of `publisher`'s `track` that rendered a frame.
-    public func watchers(publisher: String, track: String) -> [Subscription] {
-        tracks[Key(publisher: publisher, track: track)]?.watching ?? []
+    public func watchers(publisher: String, track: String) -> LazyMapCollection<[Int32], Subscription> {
+        (tracks[Key(publisher: publisher, track: track)]?.watching ?? []).lazy.map { [subscriptions] in subscriptions[Int($0)] }
     }
 
     /// Whether `uid`'s feed was silent at some time in `[start, end]`.
@@ -207,10 +220,24 @@ public struct SharedStalls: Sendable {
     }
 
     /// Whether the stall is shared (the sender's side): every other
-    /// subscriber watching at its start stalled with it.
+    /// subscriber watching at its start stalled with it. Looked up among
+    /// the flags made with the rule (`sharedFlags`); a stall that is not
+    /// one of `s`'s is judged on its own (`isSharedByScan`).
     public func isShared(_ x: Stall, of s: Subscription) -> Bool {
         guard let t = tracks[Key(publisher: s.publisher, track: s.track)] else { return false }
         let me = SharedStalls.place(of: s.subscriber, in: t)
+        var k = t.entries.partitionPoint { $0.start >= x.start }
+        while k < t.entries.count && t.entries[k].start == x.start {
+            if t.entries[k].subscriber == me && t.entries[k].end == x.end { return t.shared[k] }
+            k += 1
+        }
+        return isSharedByScan(x, in: t, me: me)
+    }
+
+    /// The rule as written, for one stall: mark who stalled with it, then
+    /// look at every watcher. `sharedFlags` gives the same for all of a
+    /// track's stalls at once.
+    func isSharedByScan(_ x: Stall, in t: Track, me: Int32) -> Bool {
         var stalled = [Bool](repeating: false, count: t.subscribers.count)
         SharedStalls.mark(t, x.start, x.end, tol: tol, except: me, into: &stalled)
         guard stalled.contains(true) else { return false }
@@ -223,6 +250,14 @@ public struct SharedStalls: Sendable {
             counted = true
         }
         return counted
+    }
+
+    /// `isSharedByScan` of every stall of `s`'s track that `s` had, in
+    /// `s.stalls`' order (for the tests: the flags must agree with it).
+    func sharedByScan(_ s: Subscription) -> [Bool] {
+        guard let t = tracks[Key(publisher: s.publisher, track: s.track)] else { return s.stalls.map { _ in false } }
+        let me = SharedStalls.place(of: s.subscriber, in: t)
+        return s.stalls.map { isSharedByScan($0, in: t, me: me) }
     }
 }
 
