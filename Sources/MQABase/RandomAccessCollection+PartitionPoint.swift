@@ -25,3 +25,12 @@ extension RandomAccessCollection {
         return low
     }
 }
+
+extension RandomAccessCollection where Element: Comparable {
+    /// Whether the sorted collection holds `element`: a binary search.
+    @inlinable
+    public func sortedContains(_ element: Element) -> Bool {
+        let i = partitionPoint { $0 >= element }
+        return i != endIndex && self[i] == element
+    }
+}

@@ -17,12 +17,8 @@ public struct IncidentEvidence: Sendable, Equatable {
     /// Who saw the stalls, sorted (for a publisher-side incident: every
     /// subscriber that stalled together).
     public var subscribers: [String] = []
-    /// Time at `poor`/`bad` and the lowest tier reached.
+    /// Time at `poor`/`bad`; the lowest tier reached is below.
     public var lowTierMs: Int64 = 0
-    public var lowestTier: Tier?
-    /// Largest loss (%) and RTT (ms) among the spiking warm reports.
-    public var maxLossPct: Double?
-    public var maxRttMs: Double?
     /// Disconnects in the incident, the first error, and how long the
     /// participant was away (nil: did not come back).
     public var disconnects: Int = 0
@@ -31,6 +27,12 @@ public struct IncidentEvidence: Sendable, Equatable {
     public var abnormalDisconnects: Int = 0
     /// The cause rules' figures, nil while none is set.
     private var details: EvidenceDetailsBox?
+    // The optionals last, the one-byte tier between the two doubles: its
+    // byte packs after the first's (89 bytes, not 104).
+    /// Largest loss (%) and RTT (ms) among the spiking warm reports.
+    public var maxLossPct: Double?
+    public var lowestTier: Tier?
+    public var maxRttMs: Double?
 
     public init() {}
 
@@ -113,7 +115,7 @@ extension IncidentEvidence {
     public var othersPlaying: Int? { get { self[detail: \.othersPlaying] } set { self[detail: \.othersPlaying] = newValue } }
     /// Loss the viewers reported as the stalled stream came back: the
     /// sender's outage counted late (`LateLoss`), not their own network.
-    /// The largest, and whose.
+    /// The largest, and whose (sorted, each once).
     public var lateLossPct: Double? { get { self[detail: \.lateLossPct] } set { self[detail: \.lateLossPct] = newValue } }
     public var lateLossViewers: [String] { get { self[detail: \.lateLossViewers] } set { self[detail: \.lateLossViewers] = newValue } }
     /// `own_device` from a strained feed: the longest gap between the
