@@ -33,10 +33,12 @@ extension MeetingReport {
     /// track pages of a site.
     public var trackIDs: [String] { Array(Set(analysis.subscriptions.map(\.track))).sorted() }
 
-    func tracksHTML(_ t0: Int64, links: MeetingLinks?, verdicts known: [String: TrackReport.Verdict]? = nil) -> String {
-        var b = "<section id=\"tracks\">\n<h2>Tracks</h2>\n"
-        guard !analysis.subscriptions.isEmpty else { return b + "<p class=\"muted\">No subscriptions.</p>\n</section>\n" }
-        let verdicts = known ?? TrackReport.all(meeting: self).mapValues(\.verdict)
+    func writeTracksHTML(_ t0: Int64, links: MeetingLinks?, verdicts known: [String: TrackReport.Verdict]? = nil,
+                         _ emit: (String) -> Void) {
+        emit("<section id=\"tracks\">\n<h2>Tracks</h2>\n")
+        let subscriptions = analysis.subscriptions
+        guard !subscriptions.isEmpty else { return emit("<p class=\"muted\">No subscriptions.</p>\n</section>\n") }
+        let verdicts = known ?? TrackReport.verdicts(meeting: self)
         var pt = ReportTable(headers: ["track", "publisher", "kind", "subscriptions", "stalls", "stalled", "never rendered", "verdict"],
                              numeric: [3, 4, 5, 6])
         for p in publishedTracks {
@@ -49,38 +51,44 @@ extension MeetingReport {
                     .text(verdicts[p.track]?.rawValue ?? "—")],
                    htmlClass: verdicts[p.track] == .senderSide ? "bad" : nil, id: AnchorID.track(p.publisher, p.track))
         }
-        b += "<p class=\"legend\">One row per published track, most stalled first; stalled time is summed over the track's "
+        var b = "<p class=\"legend\">One row per published track, most stalled first; stalled time is summed over the track's "
         b += "subscriptions. The verdict is the track report's" + (links == nil ? "" : " (the track's name opens it)") + ": "
-        b += TrackReport.ruleText.html + "</p>\n" + pt.html
+        emit(b + TrackReport.ruleText.html + "</p>\n" + pt.html)
 
-        var tr = ReportTable(headers: ["subscriber", "publisher", "track", "kind", "subscribed", "first frame",
+        let tr = ReportTable(headers: ["subscriber", "publisher", "track", "kind", "subscribed", "first frame",
                                        "stalls", "stalled", "stall ratio", "under good tier", "issues"],
                              numeric: [4, 5, 6, 7, 8, 9])
-        for s in analysis.subscriptions {
-            let issues = trackIssueCodes(s)
-            tr.add(subscriptionCells(s, t0) + [MeetingReport.codeChips(issues)], htmlClass: issues.isEmpty ? nil : "bad")
-        }
-        let n = analysis.subscriptions.count
-        b += HTMLPage.details("All \(n) subscriptions <span class=\"muted\">(one per subscriber and track)</span>", open: n <= 8, tr.html)
+        let n = subscriptions.count
+        emit(HTMLPage.detailsOpening("All \(n) subscriptions <span class=\"muted\">(one per subscriber and track)</span>", open: n <= 8))
+        LazyReportTable(tr, count: n) { k in
+            let s = subscriptions[k], issues = trackIssueCodes(s)
+            return ReportTable.Row(cells: subscriptionCells(s, t0) + [MeetingReport.codeChips(issues)], htmlClass: issues.isEmpty ? nil : "bad")
+        }.writeHTML(emit)
+        emit(HTMLPage.detailsClosing)
 
-        let rows = analysis.subscriptions.map {
-            SVGCharts.TrackRow(label: "\($0.subscriber) ← \($0.publisher) · \($0.track)", subscription: $0)
-        }
         var timeline = SVGCharts.stallLegend([("#bbbbbb", "loading"), ("#9ecae1", "flowing"), ("#d73027", "stall")],
                                              note: "the small mark under a stall has the colour of the subscriber's tier when it began; "
                                                  + "hover a stall for its track and length.")
         let axis = SVGCharts.TimeAxis(start: timeRange.start, end: timeRange.end, x0: 0, x1: 1, zone: display.clockZone)
-        timeline += "<div class=\"chart\">" + SVGCharts.stallTimeline(rows, axis: axis, caption: "Stall timeline per track") + "</div>\n"
-        b += HTMLPage.details("Stall timeline <span class=\"muted\">(\(n) rows)</span>", open: n <= 12, timeline)
+        timeline += "<div class=\"chart\">"
+        emit(HTMLPage.detailsOpening("Stall timeline <span class=\"muted\">(\(n) rows)</span>", open: n <= 12) + timeline)
+        SVGCharts.writeStallTimeline(count: n, { k in
+            let s = subscriptions[k]
+            return SVGCharts.TrackRow(label: "\(s.subscriber) ← \(s.publisher) · \(s.track)", subscription: s)
+        }, axis: axis, caption: "Stall timeline per track", emit)
+        emit("</div>\n" + HTMLPage.detailsClosing)
 
-        let stalls = analysis.subscriptions.flatMap { s in s.stalls.map { (s, $0) } }
+        let stalls = stallPositions
         if !stalls.isEmpty {
-            var st = ReportTable(headers: ["subscriber", "track", "start", "end", "length", "tier at start"], numeric: [2, 3, 4])
-            for (s, x) in stalls {
-                st.add(stallCells(s, x, t0), htmlClass: x.tier == .excellent || x.tier == .good ? "bad" : nil)
-            }
-            b += HTMLPage.details((stalls.count == 1 ? "The 1 stall" : "All \(stalls.count) stalls") + " <span class=\"muted\">(red rows began under an excellent/good tier)</span>",
-                                  open: stalls.count <= 8, st.html)
+            let st = ReportTable(headers: ["subscriber", "track", "start", "end", "length", "tier at start"], numeric: [2, 3, 4])
+            emit(HTMLPage.detailsOpening((stalls.count == 1 ? "The 1 stall" : "All \(stalls.count) stalls")
+                                             + " <span class=\"muted\">(red rows began under an excellent/good tier)</span>",
+                                         open: stalls.count <= 8))
+            LazyReportTable(st, count: stalls.count) { k in
+                let s = subscriptions[Int(stalls[k].subscription)], x = s.stalls[Int(stalls[k].stall)]
+                return ReportTable.Row(cells: stallCells(s, x, t0), htmlClass: x.tier == .excellent || x.tier == .good ? "bad" : nil)
+            }.writeHTML(emit)
+            emit(HTMLPage.detailsClosing)
         }
         let notes = contextNotes
         if !notes.isEmpty {
@@ -88,8 +96,8 @@ extension MeetingReport {
             for n in notes {
                 list += "<li><strong>\(n.subject.html)</strong>: " + n.explanations.map(\.html).joined(separator: "; also ") + "</li>\n"
             }
-            b += HTMLPage.details("What else was happening <span class=\"muted\">(\(notes.count))</span>", open: notes.count <= 8, list + "</ul>\n")
+            emit(HTMLPage.details("What else was happening <span class=\"muted\">(\(notes.count))</span>", open: notes.count <= 8, list + "</ul>\n"))
         }
-        return b + "</section>\n"
+        emit("</section>\n")
     }
 }

@@ -10,12 +10,14 @@ extension MeetingReport {
     /// Issue codes by count, most frequent first (ties: code order), with
     /// who raised them.
     static func issueGroups(_ issues: [Issue]) -> [(code: IssueCode, count: Int, uids: [String])] {
+        // Changed in place, and each uid looked up in a set: a copy of the
+        // list and a scan of it per issue made the 52,000 issues of a
+        // 20,000-viewer meeting quadratic.
         var groups: [IssueCode: (Int, [String])] = [:]
+        var seen: [IssueCode: Set<String>] = [:]
         for i in issues {
-            var g = groups[i.code] ?? (0, [])
-            g.0 += 1
-            if let uid = i.uid, !g.1.contains(uid) { g.1.append(uid) }
-            groups[i.code] = g
+            groups[i.code, default: (0, [])].0 += 1
+            if let uid = i.uid, seen[i.code, default: []].insert(uid).inserted { groups[i.code]!.1.append(uid) }
         }
         let order = { (c: IssueCode) in IssueCode.allCases.firstIndex(of: c)! }
         return IssueCode.allCases.compactMap { c in groups[c].map { (c, $0.0, $0.1) } }
@@ -46,10 +48,10 @@ extension MeetingReport {
     /// `53 issues: 40 under an incident, 13 in no incident; 83 tier-tuning diagnostics under Tier tuning
     /// (136 in all, as the fleet ranking counts them).`
     func issuesSummary(_ placement: IssuePlacement, html: Bool) -> String {
-        let n = placement.problemCount, tuning = placement.tuning.count
+        let n = placement.problemCount, tuning = placement.tuningCount
         func link(_ anchor: String, _ text: String) -> String { html ? HTMLPage.link("#" + anchor, text.html) : text }
         var s = n == 0 ? "No issues" : "\(link("issues", n == 1 ? "1 issue" : "\(n) issues")): "
-            + "\(n - placement.unplaced.count) under an incident, \(placement.unplaced.count) in no incident"
+            + "\(n - placement.unplacedCount) under an incident, \(placement.unplacedCount) in no incident"
         if tuning > 0 {
             s += "; \(tuning) tier-tuning diagnostic\(tuning == 1 ? "" : "s") (stalls that began under a good tier) under "
                 + link("tuning", "Tier tuning")
@@ -62,30 +64,34 @@ extension MeetingReport {
 
     /// The call's issues (no tuning diagnostics), those under incidents in
     /// incident order, then those in no incident; the meeting's issue order
-    /// within each.
-    func placedIssues(_ placement: IssuePlacement) -> [(number: Int?, issue: Issue)] {
-        let numbered = zip(analysis.issues, placement.places).compactMap { issue, place -> (Int?, Issue)? in
+    /// within each. Positions in `analysis.issues`, with each one's
+    /// incident number: not the issues themselves, which for a
+    /// 20,000-viewer meeting were a second copy of 12 MB.
+    func placedIssues(_ placement: IssuePlacement) -> [(number: Int32, issue: Int32)] {
+        var out: [(number: Int32, issue: Int32)] = []
+        for (k, place) in placement.places.enumerated() {
             switch place {
-            case .incident(let n): (n, issue)
-            case .noIncident: (nil, issue)
-            case .tuning: nil
+            case .incident(let n): out.append((Int32(n), Int32(k)))
+            case .noIncident: out.append((.max, Int32(k)))
+            case .tuning: break
             }
         }
-        return numbered.enumerated().sorted { a, b in
-            (a.element.0 ?? Int.max, a.offset) < (b.element.0 ?? Int.max, b.offset)
-        }.map { (number: $0.element.0, issue: $0.element.1) }
+        // Positions are unique: the order is total, and a plain sort keeps it.
+        out.sort { a, b in (a.number, a.issue) < (b.number, b.issue) }
+        return out
     }
 
     /// The Issues table: incident (a link in HTML), code, uid, detail.
-    func issuesTable(_ placement: IssuePlacement) -> ReportTable {
-        var t = ReportTable(headers: ["incident", "code", "uid", "detail"])
-        for (n, i) in placedIssues(placement) {
+    func issuesTable(_ placed: [(number: Int32, issue: Int32)]) -> LazyReportTable {
+        let t = ReportTable(headers: ["incident", "code", "uid", "detail"])
+        let issues = analysis.issues
+        return LazyReportTable(t, count: placed.count) { k in
+            let n = placed[k].number == .max ? nil : Int(placed[k].number), i = issues[Int(placed[k].issue)]
             // `#6` would need escaping in Markdown: the plain forms say `6`.
-            t.add([n.map { .markup(html: HTMLPage.link("#" + AnchorID.incident($0), "#\($0)"), text: String($0)) } ?? .empty(shown: "—"),
-                   .markup(html: "<span class=\"code\">\(i.code.rawValue)</span>", text: i.code.rawValue),
-                   .markup(html: i.uid.map(uidLink) ?? "—", text: i.uid ?? "—"), .text(i.detail)])
+            return [n.map { .markup(html: HTMLPage.link("#" + AnchorID.incident($0), "#\($0)"), text: String($0)) } ?? .empty(shown: "—"),
+                    .markup(html: "<span class=\"code\">\(i.code.rawValue)</span>", text: i.code.rawValue),
+                    .markup(html: i.uid.map(uidLink) ?? "—", text: i.uid ?? "—"), .text(i.detail)]
         }
-        return t
     }
 
     /// The rule of the Issues section in one sentence.
@@ -93,27 +99,27 @@ extension MeetingReport {
         + "RTT, jitter, tier or disconnect; a track's stalls), the one with the most impact when several do, else in no incident. "
         + "Stalls that began under a good tier are diagnostics of the tier algorithm, under Tier tuning."
 
-    var issuesHTML: String {
-        let placement = issuePlacement
-        var b = "<section id=\"issues\">\n<h2>Issues</h2>\n"
-        let rows = placedIssues(placement)
-        guard !rows.isEmpty else { return b + "<p class=\"muted\">None.</p>\n</section>\n" }
-        b += "<p class=\"legend\">\(MeetingReport.issuesRule.html)</p>\n"
-        b += HTMLPage.details("All \(rows.count) issues, by incident", open: rows.count <= 8, issuesTable(placement).html)
-        return b + "</section>\n"
+    func writeIssuesHTML(_ emit: (String) -> Void) {
+        emit("<section id=\"issues\">\n<h2>Issues</h2>\n")
+        let placed = placedIssues(issuePlacement)
+        guard !placed.isEmpty else { return emit("<p class=\"muted\">None.</p>\n</section>\n") }
+        emit("<p class=\"legend\">\(MeetingReport.issuesRule.html)</p>\n")
+        emit(HTMLPage.detailsOpening("All \(placed.count) issues, by incident", open: placed.count <= 8))
+        issuesTable(placed).writeHTML(emit)
+        emit(HTMLPage.detailsClosing + "</section>\n")
     }
 
-    func issuesMarkdown() -> String {
-        let placement = issuePlacement
-        var out = "## Issues\n\n"
-        guard !placedIssues(placement).isEmpty else { return out + "None.\n" }
-        out += MeetingReport.issuesRule + "\n\n"
-        return out + issuesTable(placement).markdown
+    func writeIssuesMarkdown(_ emit: (String) -> Void) {
+        emit("## Issues\n\n")
+        let placed = placedIssues(issuePlacement)
+        guard !placed.isEmpty else { return emit("None.\n") }
+        emit(MeetingReport.issuesRule + "\n\n")
+        issuesTable(placed).writeMarkdown(emit)
     }
 
     /// Whether the report has a Tier tuning section: when there are tiers
     /// (a quality feed) or diagnostics to show.
-    func hasTuningSection(_ placement: IssuePlacement) -> Bool { hasQualityData || !placement.tuning.isEmpty }
+    func hasTuningSection(_ placement: IssuePlacement) -> Bool { hasQualityData || placement.tuningCount > 0 }
 
     /// The tier's misses per subscriber (from the diagnostics, in their
     /// order): the stalls that began while the recomputed tier was
@@ -154,7 +160,7 @@ extension MeetingReport {
         guard hasTuningSection(placement) else { return "" }
         var b = "<section id=\"tuning\">\n<h2>Tier tuning</h2>\n<p class=\"legend\">\(MeetingReport.tuningRule.html)</p>\n"
         b += "<p>\(tuningSentence.html)</p>\n"
-        if placement.tuning.isEmpty { return b + "</section>\n" }
+        if placement.tuningCount == 0 { return b + "</section>\n" }
         let table = tuningTable(placement)
         b += HTMLPage.details("Per subscriber <span class=\"muted\">(\(table.rows.count))</span>", open: table.rows.count <= 8, table.html)
         return b + "</section>\n"
@@ -164,20 +170,18 @@ extension MeetingReport {
         let placement = issuePlacement
         guard hasTuningSection(placement) else { return "" }
         let out = "## Tier tuning\n\n\(MeetingReport.tuningRule)\n\n\(tuningSentence)\n\n"
-        if placement.tuning.isEmpty { return out }
+        if placement.tuningCount == 0 { return out }
         return out + tuningTable(placement).markdown + "\n"
     }
 
-    /// The meeting's issues in JSON, each with where the report shows it:
+    /// The meeting's issue at `i` in JSON, with where the report shows it:
     /// `incident` (its number, 1-based in the `incidents` array, or null)
     /// and `tuning` (true for a tier-tuning diagnostic).
-    var issuesJSON: JSON {
-        let placement = issuePlacement
-        return .array(zip(analysis.issues, placement.places).map { issue, place in
-            guard case .object(var fields) = issue.json else { return issue.json }
-            if case .incident(let n) = place { fields.append(("incident", .int(Int64(n)))) } else { fields.append(("incident", .null)) }
-            fields.append(("tuning", .bool(place == .tuning)))
-            return .object(fields)
-        })
+    func issueJSON(_ i: Int) -> JSON {
+        let issue = analysis.issues[i], place = issuePlacement.places[i]
+        guard case .object(var fields) = issue.json else { return issue.json }
+        if case .incident(let n) = place { fields.append(("incident", .int(Int64(n)))) } else { fields.append(("incident", .null)) }
+        fields.append(("tuning", .bool(place == .tuning)))
+        return .object(fields)
     }
 }

@@ -52,81 +52,71 @@ extension MeetingReport {
         emit(out)
         out = ""
 
-        out += "## Participants\n\n"
-        var conn = ReportTable(headers: ["uid", "connections", "disconnects", "abnormal", "reconnects",
+        emit("## Participants\n\n")
+        let participants = analysis.participants
+        let conn = ReportTable(headers: ["uid", "connections", "disconnects", "abnormal", "reconnects",
                                          "warm reports", "cold reports"], numeric: [1, 2, 3, 4, 5, 6])
-        for p in analysis.participants {
-            conn.add(text: [p.uid, String(p.connections), String(p.disconnects.count),
-                      String(p.disconnects.count { $0.error != nil }), String(p.reconnects),
-                      String(p.warmReports), String(p.coldReports)])
-        }
-        out += conn.markdown + "\n"
-        emit(out)
-        out = ""
+        LazyReportTable(conn, count: participants.count) { i in
+            let p = participants[i]
+            return [p.uid, String(p.connections), String(p.disconnects.count), String(p.disconnects.count { $0.error != nil }),
+                    String(p.reconnects), String(p.warmReports), String(p.coldReports)].map(ReportCell.text)
+        }.writeMarkdown(emit)
+        emit("\n")
 
         if let clients = clientsTable(t0) {
-            out += "### Clients\n\n"
-            out += clients.markdown + "\n"
+            emit("### Clients\n\n")
+            clients.writeMarkdown(emit)
+            emit("\n")
         }
         if let connections = connectionsTable {
-            out += "### Connections\n\n"
-            out += "From the dump's standard stats: context, not counted in the figures.\n\n"
-            out += connections.markdown + "\n"
+            emit("### Connections\n\nFrom the dump's standard stats: context, not counted in the figures.\n\n" + connections.markdown + "\n")
         }
 
         if hasQualityData {
-            out += "### Quality\n\n"
-            out += qualityTable.markdown + "\n"
-
-            out += "### Time per tier\n\n"
-            out += tierTable.markdown + "\n"
+            emit("### Quality\n\n")
+            qualityTable.writeMarkdown(emit)
+            emit("\n### Time per tier\n\n")
+            tierTable.writeMarkdown(emit)
+            emit("\n")
         }
 
         if analysis.participants.contains(where: { !$0.disconnects.isEmpty }) {
-            out += "### Disconnects\n\n"
-            out += disconnectsTable(t0).markdown + "\n"
+            emit("### Disconnects\n\n")
+            disconnectsTable(t0).writeMarkdown(emit)
+            emit("\n")
         }
 
-        emit(out)
         emit(contextMarkdown(t0))
-        out = "## Tracks\n\n"
-        if analysis.subscriptions.isEmpty {
-            out += "No subscriptions.\n\n"
+        emit("## Tracks\n\n")
+        let subscriptions = analysis.subscriptions
+        if subscriptions.isEmpty {
+            emit("No subscriptions.\n\n")
         } else {
-            var tr = ReportTable(headers: ["subscriber", "publisher", "track", "kind", "subscribed", "first frame",
-                                             "stalls", "stalled", "stall ratio", "under good tier"],
+            let tr = ReportTable(headers: ["subscriber", "publisher", "track", "kind", "subscribed", "first frame",
+                                           "stalls", "stalled", "stall ratio", "under good tier"],
                                  numeric: [5, 6, 7, 8, 9])
-            for s in analysis.subscriptions {
-                tr.add(subscriptionCells(s, t0))
-            }
-            out += tr.markdown + "\n"
-            emit(out)
-            out = ""
+            LazyReportTable(tr, count: subscriptions.count) { subscriptionCells(subscriptions[$0], t0) }.writeMarkdown(emit)
+            emit("\n")
             // The codes of a subscription as a list under the table: in a
             // column they made every row as wide as the longest list.
-            let flagged = analysis.subscriptions.compactMap { s in
+            var heading = "### Track issues\n\n"
+            for s in subscriptions {
                 let codes = trackIssueCodes(s)
-                return codes.isEmpty ? nil : (s, codes)
+                guard !codes.isEmpty else { continue }
+                emit(heading + "- \(MarkdownText.inline(s.subscriber)) ← \(MarkdownText.inline(s.track)) (\(MarkdownText.inline(s.publisher)), "
+                     + "subscribed \(ReportText.offset(s.subscribeTs, from: t0))): " + codes.map(\.rawValue).joined(separator: ", ") + "\n")
+                heading = ""
             }
-            if !flagged.isEmpty {
-                out += "### Track issues\n\n"
-                for (s, codes) in flagged {
-                    out += "- \(MarkdownText.inline(s.subscriber)) ← \(MarkdownText.inline(s.track)) (\(MarkdownText.inline(s.publisher)), "
-                    out += "subscribed \(ReportText.offset(s.subscribeTs, from: t0))): " + codes.map(\.rawValue).joined(separator: ", ") + "\n"
-                }
-                out += "\n"
-            }
-            let stalls = analysis.subscriptions.flatMap { s in s.stalls.map { (s, $0) } }
-            emit(out)
-            out = ""
+            if heading.isEmpty { emit("\n") }
+            let stalls = stallPositions
             if !stalls.isEmpty {
-                out += "### Stalls\n\n"
-                var st = ReportTable(headers: ["subscriber", "track", "start", "end", "length", "tier at start"],
-                                     numeric: [4])
-                for (s, x) in stalls {
-                    st.add(stallCells(s, x, t0))
-                }
-                out += st.markdown + "\n"
+                emit("### Stalls\n\n")
+                let st = ReportTable(headers: ["subscriber", "track", "start", "end", "length", "tier at start"], numeric: [4])
+                LazyReportTable(st, count: stalls.count) { k in
+                    let s = subscriptions[Int(stalls[k].subscription)]
+                    return stallCells(s, s.stalls[Int(stalls[k].stall)], t0)
+                }.writeMarkdown(emit)
+                emit("\n")
             }
         }
 
@@ -142,7 +132,7 @@ extension MeetingReport {
         emit(out)
         writeIncidentsMarkdown(t0, emit)
         emit(tuningMarkdown())
-        emit(issuesMarkdown())
+        writeIssuesMarkdown(emit)
     }
 }
 

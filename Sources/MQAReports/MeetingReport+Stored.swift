@@ -41,8 +41,11 @@ extension MeetingReport {
                 if SamplingNotice.samplesSeldom(s, gapMs: config.gapMs) { seldom.append(s) }
             }
         }
+        // Made first: the collector (and the figures it kept) is gone
+        // before the context is built.
+        let found = incidents.incidents()
         self.init(header: MeetingHeader(log, span: analysis.span), damage: [], analysis: analysis,
-                  context: MeetingContext.build(log, lastReports: lastReports, talk: talk), incidents: incidents.incidents(),
+                  context: MeetingContext.build(log, lastReports: lastReports, talk: talk), incidents: found,
                   sampling: analysis.isCDN ? nil : SamplingNotice(series: seldom, gapMs: config.gapMs),
                   clients: ChartClients(logged: log.clients, read: { try reports.walk($0, of: log, holdingUpTo: limit) }))
     }

@@ -107,7 +107,7 @@ extension MeetingReport {
         }
         if !analysis.subscriptions.isEmpty { b += "<p class=\"muted\">\(stalledSentence.html)</p>\n" }
         b += "</div>\n</div>\n"
-        if !placement.unplaced.isEmpty {
+        if placement.hasUnplaced {
             b += "<h3>Issues in no incident</h3>\n<p class=\"chips\">" + MeetingReport.issueChipsHTML(placement.unplaced, uids: 3) + "</p>\n"
         }
         b += "<p class=\"muted\">" + issuesSummary(placement, html: true) + "</p>\n"
@@ -226,7 +226,7 @@ extension MeetingReport {
             }
         }
         if !analysis.subscriptions.isEmpty { out += "\n" + stalledSentence + "\n" }
-        if !placement.unplaced.isEmpty {
+        if placement.hasUnplaced {
             out += "\n### Issues in no incident\n\n"
             for g in MeetingReport.issueGroups(placement.unplaced) {
                 out += "- \(g.code.rawValue) ×\(g.count)" + (g.uids.isEmpty ? "" : ": " + MarkdownText.inline(IncidentText.list(g.uids, limit: 6))) + "\n"
@@ -262,7 +262,7 @@ extension MeetingReport {
     /// the publisher's own dump says held its video back over the call
     /// (`qualityLimitationReason`), when it was imported from a dump.
     func incidentEvidence(_ i: Incident) -> String {
-        let subscriptions = (subscriptionsBy[i.uid] ?? []).lazy.map { self.analysis.subscriptions[$0] }
+        let subscriptions = subscriptionsBy[i.uid].lazy.map { self.analysis.subscriptions[Int($0)] }
         var unseen = false
         if i.cause == .unknown {
             unseen = subscriptions.contains { s in i.evidence.tracks.contains(s.track) && !participantUIDs.contains(s.publisher) }

@@ -124,7 +124,8 @@ public struct MeetingReport: Sendable, RenderedReport {
         }
         rankedIncidents = RankedIncidents(incidents: incidents, order: order)
         issuePlacement = IssuePlacement(issues: analysis.issues, ranked: rankedIncidents)
-        subscriptionsBy = Dictionary(grouping: analysis.subscriptions.indices, by: { analysis.subscriptions[$0].subscriber })
+        let subscriptions = analysis.subscriptions
+        subscriptionsBy = PositionGroups(count: subscriptions.count) { k, add in add(subscriptions[k].subscriber) }
         participantUIDs = Set(analysis.participants.map(\.uid))
     }
 
@@ -132,7 +133,7 @@ public struct MeetingReport: Sendable, RenderedReport {
     /// in order) and every participant's uid, made with `issuePlacement`:
     /// an incident's evidence looked through every subscription, which
     /// for a 20,000-viewer webinar's 60,000 incidents was quadratic.
-    private(set) var subscriptionsBy: [String: [Int]] = [:]
+    private(set) var subscriptionsBy = PositionGroups<String>()
     private(set) var participantUIDs: Set<String> = []
 
     /// Whether the meeting has a quality feed (it does not on the CDN engine).
@@ -180,9 +181,9 @@ public struct MeetingReport: Sendable, RenderedReport {
             ("participantCount", .value(.int(Int64(header.participants)))),
             ("qualityData", .value(.bool(hasQualityData))),
             ("notice", .value(hasQualityData ? .null : .string(MeetingReport.noQualityData))),
-            ("participants", .made { participantsWithContextJSON }),
+            ("participants", .elements(min(analysis.participants.count, context.participants.count)) { participantWithContextJSON($0) }),
             ("tracks", .elements(analysis.subscriptions.count) { analysis.subscriptions[$0].json }),
-            ("issues", .made { issuesJSON }),
+            ("issues", .elements(analysis.issues.count) { issueJSON($0) }),
             ("incidents", .elements(incidents.count) { incidents[$0].json }),
             ("impact", .elements(impacts.count) { impacts[$0].json }),
             ("subMeetingMoves", .made { context.subMeetingMovesJSON }),
@@ -219,27 +220,26 @@ public struct MeetingReport: Sendable, RenderedReport {
         out.write("\n")
     }
 
-    /// The engine's participant objects, each with its `client` object
+    /// The engine's participant object at `i`, with its `client` object
     /// (format 1.2: platform, versions, device, network at join; nulls
     /// when not logged), its `networks` (the path of network types) and
     /// its `context` object.
-    var participantsWithContextJSON: JSON {
-        .array(zip(analysis.participants, context.participants).map { p, c in
-            guard case .object(var fields) = p.json else { return p.json }
-            fields.append(("client", c.client.json))
-            fields.append(("networks", .array(c.networkPath.map { .string($0) })))
-            // Only for a participant who rejoined as another client, so
-            // other reports keep their shape.
-            if !c.clientHistory.isEmpty { fields.append(("clientHistory", .array(c.clientHistory.map(\.json)))) }
-            // Only for imported dumps that told something, so event logs'
-            // reports keep their shape. Not `connections`: that key is the
-            // spec's count, which a second one would hide.
-            if let list = connections[p.uid], !list.isEmpty {
-                fields.append(("connectionContexts", .array(list.map { .object($0.jsonFields) })))
-            }
-            fields.append(("context", c.json))
-            return .object(fields)
-        })
+    func participantWithContextJSON(_ i: Int) -> JSON {
+        let p = analysis.participants[i], c = context.participants[i]
+        guard case .object(var fields) = p.json else { return p.json }
+        fields.append(("client", c.client.json))
+        fields.append(("networks", .array(c.networkPath.map { .string($0) })))
+        // Only for a participant who rejoined as another client, so
+        // other reports keep their shape.
+        if !c.clientHistory.isEmpty { fields.append(("clientHistory", .array(c.clientHistory.map(\.json)))) }
+        // Only for imported dumps that told something, so event logs'
+        // reports keep their shape. Not `connections`: that key is the
+        // spec's count, which a second one would hide.
+        if let list = connections[p.uid], !list.isEmpty {
+            fields.append(("connectionContexts", .array(list.map { .object($0.jsonFields) })))
+        }
+        fields.append(("context", c.json))
+        return .object(fields)
     }
 
     /// The sentence a report on damaged data opens with.

@@ -13,6 +13,15 @@ extension ReportTable {
         return out + ReportTable.htmlTail
     }
 
+    /// `html` of a table whose `count` rows `row` makes, each handed to
+    /// `emit` as it is made: a 20,000-viewer meeting's 60,000 stalls are
+    /// never held as one table or one text.
+    func writeHTML(rows count: Int, _ row: (Int) -> Row, _ emit: (String) -> Void) {
+        emit(htmlHead)
+        for k in 0..<count { emit(htmlRow(row(k))) }
+        emit(ReportTable.htmlTail)
+    }
+
     /// `html` up to its first row: a table too long to hold (a meeting's
     /// 100,000 incidents) is written as its head, each row, and the tail.
     var htmlHead: String {

@@ -19,18 +19,29 @@ extension SVGCharts {
     /// tier did not see). The time axis is at the top, where a reader
     /// starts; a long timeline repeats it at the bottom.
     static func stallTimeline(_ rows: [TrackRow], axis a: TimeAxis, caption: String) -> String {
+        var out = ""
+        writeStallTimeline(count: rows.count, { rows[$0] }, axis: a, caption: caption) { out += $0 }
+        return out
+    }
+
+    /// `stallTimeline` of `count` rows that `row` makes, each handed to
+    /// `emit` as it is drawn (a 20,000-viewer webinar's chart is 25 MB).
+    static func writeStallTimeline(count: Int, _ row: (Int) -> TrackRow, axis a: TimeAxis, caption: String,
+                                   _ emit: (String) -> Void) {
         let gutter = 230.0, rowH = 24.0, top = 6.0 + TimeAxis.labelHeight
         let axis = a.on(gutter, width - 20)
-        let bottom = top + rowH * Double(max(rows.count, 1))
-        let repeatAxis = rows.count > 12
+        let bottom = top + rowH * Double(max(count, 1))
+        let repeatAxis = count > 12
         let height = bottom + (repeatAxis ? TimeAxis.labelHeight : 4)
         var out = open(height: height, label: caption)
         out += axis.axis(top: top, bottom: bottom, labels: true, above: true)
         if repeatAxis { out += axis.axis(top: bottom, bottom: bottom, labels: true) }
-        for (i, row) in rows.enumerated() {
+        emit(out)
+        for i in 0..<count {
+            let row = row(i)
             let s = row.subscription
             let y = top + rowH * Double(i) + 5, barH = 10.0
-            out += "<text x=\"\(f(gutter - 8))\" y=\"\(f(y + 9))\" text-anchor=\"end\">\(label(row.label, limit: 38))<title>\(row.label.html)</title></text>"
+            out = "<text x=\"\(f(gutter - 8))\" y=\"\(f(y + 9))\" text-anchor=\"end\">\(label(row.label, limit: 38))<title>\(row.label.html)</title></text>"
             let xs = axis.x(s.subscribeTs), xe = max(axis.x(s.endTs), xs + 1)
             let xf = s.firstFrameTs.map { axis.x($0) } ?? xe
             out += rect(xs, y, max(xf - xs, 0.5), barH, fill: "#bbbbbb", tip: "\(s.track): loading, subscribed, no frame yet")
@@ -48,12 +59,10 @@ extension SVGCharts {
                 out += rect(x0, y - 1, x1 - x0, barH + 2, fill: row.stallColour(st), tip: tip)
                 out += rect(x0, y + barH + 2, 5, 4, fill: HTMLPage.colour(st.tier), extra: "stroke=\"#0006\" stroke-width=\"0.5\"")
             }
-            out += "\n"
+            emit(out + "\n")
         }
-        if rows.isEmpty {
-            out += text((axis.x0 + axis.x1) / 2, top + 14, "no subscriptions", anchor: "middle", small: false) + "\n"
-        }
-        return out + "</svg>\n"
+        out = count == 0 ? text((axis.x0 + axis.x1) / 2, top + 14, "no subscriptions", anchor: "middle", small: false) + "\n" : ""
+        emit(out + "</svg>\n")
     }
 
     /// The legend of the stall timeline, as HTML (it goes above the chart).
@@ -78,22 +87,32 @@ extension SVGCharts {
     /// Horizontal stacked bars on a common scale (`scale` = the value of a
     /// full-width bar; the longest bar when nil).
     static func stackedBars(_ bars: [Bar], scale: Double? = nil, caption: String) -> String {
+        var out = ""
+        writeStackedBars(count: bars.count, { bars[$0] }, scale: scale, caption: caption) { out += $0 }
+        return out
+    }
+
+    /// `stackedBars` of `count` bars that `bar` makes, each handed to
+    /// `emit` as it is drawn (without `scale`, each is made twice).
+    static func writeStackedBars(count: Int, _ bar: (Int) -> Bar, scale: Double? = nil, caption: String,
+                                 _ emit: (String) -> Void) {
         let gutter = 180.0, rowH = 22.0, top = 4.0, noteW = 120.0
-        let height = top + rowH * Double(max(bars.count, 1)) + 4
-        let full = scale ?? bars.map { $0.parts.reduce(0) { $0 + $1.value } }.max() ?? 1
+        let height = top + rowH * Double(max(count, 1)) + 4
+        let full = scale ?? (0..<count).map { bar($0).parts.reduce(0) { $0 + $1.value } }.max() ?? 1
         let plotW = width - gutter - noteW
-        var out = open(height: height, label: caption)
-        for (i, bar) in bars.enumerated() {
+        emit(open(height: height, label: caption))
+        for i in 0..<count {
+            let bar = bar(i)
             let y = top + rowH * Double(i) + 3
-            out += "<text x=\"\(f(gutter - 8))\" y=\"\(f(y + 11))\" text-anchor=\"end\">\(label(bar.label, limit: 30))<title>\(bar.label.html)</title></text>"
+            var out = "<text x=\"\(f(gutter - 8))\" y=\"\(f(y + 11))\" text-anchor=\"end\">\(label(bar.label, limit: 30))<title>\(bar.label.html)</title></text>"
             var x = gutter
             for p in bar.parts where p.value > 0 {
                 let w = full > 0 ? plotW * p.value / full : 0
                 out += rect(x, y, w, 14, fill: p.colour, tip: p.tip)
                 x += w
             }
-            out += text(x + 6, y + 11, bar.note) + "\n"
+            emit(out + text(x + 6, y + 11, bar.note) + "\n")
         }
-        return out + "</svg>\n"
+        emit("</svg>\n")
     }
 }

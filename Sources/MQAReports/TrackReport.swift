@@ -132,6 +132,33 @@ public struct TrackReport: Sendable, RenderedReport {
             }
     }
 
+    /// Each track's verdict, as `all(meeting:)` has it, without the rows
+    /// (a meeting page shows only the verdicts): one track's rule at a
+    /// time, so a 20,000-viewer webinar's tracks are never all held.
+    public static func verdicts(meeting report: MeetingReport) -> [String: Verdict] {
+        let subscriptions = report.analysis.subscriptions, silences = report.analysis.silences
+        var out: [String: Verdict] = [:]
+        for (track, positions) in Dictionary(grouping: subscriptions.indices, by: { subscriptions[$0].track }) {
+            let subs = positions.map { subscriptions[$0] }
+            let sharing = SharedStalls(subs, silences: silences, toleranceMs: TrackReport.alignmentToleranceMs)
+            var total = 0, shared = 0
+            for s in subs {
+                total += s.stalls.count
+                shared += s.stalls.count { sharing.isShared($0, of: s) && sharing.hasOthers(overlapping: $0, of: s) }
+            }
+            out[track] = verdict(stalls: total, shared: shared, subscribers: Set(subs.map(\.subscriber)).count)
+        }
+        return out
+    }
+
+    /// Sender-side when more than half of the stalls are shared; nothing to
+    /// say without stalls, or with one subscriber.
+    static func verdict(stalls total: Int, shared: Int, subscribers: Int) -> Verdict {
+        if total == 0 { return .noStalls }
+        if subscribers < 2 { return .undetermined }
+        return shared * 2 > total ? .senderSide : .subscriberSide
+    }
+
     /// `subs`: the track's subscriptions in the meeting's order, not empty.
     private init(header: MeetingHeader, track: String, subscriptions subs: [Subscription], silences: [String: [FeedSilence]]) {
         self.header = header
@@ -145,15 +172,8 @@ public struct TrackReport: Sendable, RenderedReport {
             Row(subscription: s, shared: s.stalls.map { sharing.isShared($0, of: s) && sharing.hasOthers(overlapping: $0, of: s) },
                 compared: s.stalls.map { sharing.isComparable($0, of: s) }, sharing: sharing)
         }
-        let total = rows.reduce(0) { $0 + $1.subscription.stallCount }
-        let shared = rows.reduce(0) { $0 + $1.sharedStallCount }
-        if total == 0 {
-            verdict = .noStalls
-        } else if Set(subs.map(\.subscriber)).count < 2 {
-            verdict = .undetermined
-        } else {
-            verdict = shared * 2 > total ? .senderSide : .subscriberSide
-        }
+        verdict = TrackReport.verdict(stalls: rows.reduce(0) { $0 + $1.subscription.stallCount },
+                                      shared: rows.reduce(0) { $0 + $1.sharedStallCount }, subscribers: Set(subs.map(\.subscriber)).count)
     }
 
     public var stallCount: Int { rows.reduce(0) { $0 + $1.subscription.stallCount } }
