@@ -63,8 +63,8 @@ extension TrackReport {
                 let x = s.stalls[k]
                 return .object([
                     ("start", .int(x.start)), ("end", .int(x.end)), ("open", .bool(x.open)),
-                    ("tier", .string(x.tier.name)), ("sharedWith", .array(r.sharedWith(stall: k).map { .string($0) })),
-                ])
+                    ("tier", .string(x.tier.name)),
+                ] + sharedWithJSON(r.sharedWith(stall: k, first: TrackReport.jsonNamesPerStall)))
             })),
         ])
     }
@@ -157,9 +157,20 @@ extension TrackReport {
 
     /// Subscribers named in a stall's "lines up with" cell before "and N
     /// more": in a webinar every viewer stalls with every other, and the
-    /// md of 4,000 viewers listed 3,999 names per stall (145 MB). JSON
-    /// keeps them all.
+    /// md of 4,000 viewers listed 3,999 names per stall (145 MB).
     static let namesPerStall = 10
+
+    /// Subscribers a stall's `sharedWith` names in JSON, with all of them
+    /// counted in `sharedWithCount`: every name of every stall made a
+    /// 20,000-viewer webinar's track JSON 34 GB (7.5 minutes to write).
+    /// The stalls of everyone are in the JSON, so the rest can be found
+    /// with `toleranceMs`.
+    static let jsonNamesPerStall = 100
+
+    /// `sharedWith` (the first `jsonNamesPerStall`) and `sharedWithCount`.
+    private static func sharedWithJSON(_ who: (names: [String], count: Int)) -> [(String, JSON)] {
+        [("sharedWith", .array(who.names.map { .string($0) })), ("sharedWithCount", .int(Int64(who.count)))]
+    }
 
     /// Every stall of the track, with the subscribers it lines up with.
     var stallsTable: ReportTable {

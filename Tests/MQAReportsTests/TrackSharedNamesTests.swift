@@ -6,17 +6,18 @@ import MQAAnalysis
 import MQATestSupport
 
 /// A stall shared with many viewers names ten of them in md and html, and
-/// all of them in JSON.
+/// up to 100 in JSON, which counts them all.
 @Suite struct TrackSharedNamesTests {
-    @Test func mdNamesTenViewersAndCountsTheRest() throws {
+    /// `viewers` viewers of host's camera who all stall together.
+    static func webinar(viewers: Int) throws -> TrackReport {
         let t = Fixtures.t0
         var host = ClientBuilder("host")
         host.join(t)
         host.reports(from: t + 2000, to: t + 60_000, mos: 4.3, rtt: 60)
         host.leave(t + 60_000)
         var clients = [host.build()]
-        for v in 0..<14 {
-            var viewer = ClientBuilder("v\(v < 10 ? "0" : "")\(v)")
+        for v in 0..<viewers {
+            var viewer = ClientBuilder("v\(v < 10 ? "00" : v < 100 ? "0" : "")\(v)")
             viewer.join(t + 100)
             viewer.subscribe(t + 200, "host", "host-cam")
             viewer.status(t + 500, "host", "host-cam", timedOut: false)
@@ -26,10 +27,24 @@ import MQATestSupport
             clients.append(viewer.build())
         }
         let meeting = MeetingReport(log: MeetingLog(meeting: "m-webinar", clients: clients), config: TierConfig())
-        let report = try TrackReport(meeting: meeting, track: "host-cam")
+        return try TrackReport(meeting: meeting, track: "host-cam")
+    }
+
+    @Test func mdNamesTenViewersAndCountsTheRest() throws {
+        let report = try Self.webinar(viewers: 14)
         #expect(report.rows.allSatisfy { $0.sharedWith.map(\.count) == [13] })
-        #expect(report.markdown.contains("| v01, v02, v03, v04, v05, v06, v07, v08, v09, v10 and 3 more |"), "\(report.markdown)")
-        #expect(report.html.contains("v01, v02, v03, v04, v05, v06, v07, v08, v09, v10 and 3 more"))
-        #expect(report.json.rendered().contains(#""sharedWith":["v00","v01","v02","v03","v04","v05","v06","v07","v08","v09","v10","v11","v12"]"#))
+        #expect(report.markdown.contains("| v001, v002, v003, v004, v005, v006, v007, v008, v009, v010 and 3 more |"), "\(report.markdown)")
+        #expect(report.html.contains("v001, v002, v003, v004, v005, v006, v007, v008, v009, v010 and 3 more"))
+        let names = (0..<13).map { #""v0\#($0 < 10 ? "0" : "")\#($0)""# }.joined(separator: ",")
+        #expect(report.json.rendered().contains(#""sharedWith":[\#(names)],"sharedWithCount":13"#))
+    }
+
+    @Test func jsonNamesAHundredViewersAndCountsThemAll() throws {
+        let report = try Self.webinar(viewers: 120)
+        #expect(report.rows.allSatisfy { $0.sharedWith.map(\.count) == [119] })
+        let names = (1...100).map { #""v\#($0 < 10 ? "00" : $0 < 100 ? "0" : "")\#($0)""# }.joined(separator: ",")
+        #expect(report.json.rendered().contains(#""sharedWith":[\#(names)],"sharedWithCount":119"#))
+        // Streamed as the command writes it, the same.
+        #expect(try StreamedReportTests.written(report, .json) == report.render(.json))
     }
 }
