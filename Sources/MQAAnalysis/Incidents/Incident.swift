@@ -17,6 +17,18 @@ public enum IncidentKind: String, Sendable, CaseIterable, Comparable {
     /// ever evidence of a stall, never an incident alone.
     case jitter
 
+    /// The kind's bit in `Incident.kinds`, by declaration order.
+    var bit: UInt8 {
+        switch self {
+        case .stall: 1
+        case .lowTier: 2
+        case .loss: 4
+        case .rtt: 8
+        case .disconnect: 16
+        case .jitter: 32
+        }
+    }
+
     /// Declaration order, so `kinds` lists read the same everywhere.
     public static func < (a: IncidentKind, b: IncidentKind) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
@@ -85,16 +97,16 @@ public struct Incident: Sendable, Equatable {
 
     /// The kinds present, in `IncidentKind` order (each once).
     public var kinds: [IncidentKind] {
-        get { IncidentKind.allCases.indices.filter { kindBits & (1 << $0) != 0 }.map { IncidentKind.allCases[$0] } }
+        get { Incident.order.filter(has) }
         set { kindBits = Incident.bits(newValue) }
     }
 
     /// Whether `kind` is among `kinds`.
-    public func has(_ kind: IncidentKind) -> Bool { kindBits & Incident.bits([kind]) != 0 }
+    public func has(_ kind: IncidentKind) -> Bool { kindBits & kind.bit != 0 }
 
-    private static func bits(_ kinds: [IncidentKind]) -> UInt8 {
-        kinds.reduce(0) { $0 | 1 << IncidentKind.allCases.firstIndex(of: $1)! }
-    }
+    private static let order = IncidentKind.allCases
+
+    private static func bits(_ kinds: [IncidentKind]) -> UInt8 { kinds.reduce(0) { $0 | $1.bit } }
 
     public init(startTs: Int64, endTs: Int64, uid: String, track: String?, kinds: [IncidentKind], cause: IncidentCause,
                 evidence: IncidentEvidence) {

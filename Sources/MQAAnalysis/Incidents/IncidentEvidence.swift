@@ -26,7 +26,7 @@ public struct IncidentEvidence: Sendable, Equatable {
     /// weigh in the impact (as in the participant's and the fleet score).
     public var abnormalDisconnects: Int = 0
     /// The cause rules' figures, nil while none is set.
-    private var details: EvidenceDetailsBox?
+    private var details = RareFields<EvidenceDetails>()
     // The optionals last, the one-byte tier between the two doubles: its
     // byte packs after the first's (89 bytes, not 104).
     /// Largest loss (%) and RTT (ms) among the spiking warm reports.
@@ -36,21 +36,15 @@ public struct IncidentEvidence: Sendable, Equatable {
 
     public init() {}
 
-    /// A cause rule's figure: read from the box, or the default without
-    /// one; a new value copies the box (never shared while written), and
-    /// all defaults drop it, so equal evidence compares equal.
+    /// A cause rule's figure (`RareFields`).
     private subscript<T>(detail path: WritableKeyPath<EvidenceDetails, T>) -> T {
-        get { details.map { $0.value[keyPath: path] } ?? EvidenceDetails.none[keyPath: path] }
-        set {
-            var d = details?.value ?? EvidenceDetails()
-            d[keyPath: path] = newValue
-            details = d == EvidenceDetails.none ? nil : EvidenceDetailsBox(d)
-        }
+        get { details[path] }
+        set { details[path] = newValue }
     }
 }
 
 /// The figures of `IncidentEvidence` that the cause rules set.
-struct EvidenceDetails: Sendable, Equatable {
+struct EvidenceDetails: RareFieldSet {
     static let none = EvidenceDetails()
     var disconnectError: String?
     var awayMs: Int64?
@@ -75,13 +69,6 @@ struct EvidenceDetails: Sendable, Equatable {
     var alsoLossyMaxPct: Double?
     var alsoSlow: [String] = []
     var alsoSlowMaxRttMs: Double?
-}
-
-/// `EvidenceDetails` behind a reference, immutable (a new value is a new box).
-final class EvidenceDetailsBox: Sendable, Equatable {
-    let value: EvidenceDetails
-    init(_ value: EvidenceDetails) { self.value = value }
-    static func == (a: EvidenceDetailsBox, b: EvidenceDetailsBox) -> Bool { a === b || a.value == b.value }
 }
 
 extension IncidentEvidence {

@@ -15,8 +15,8 @@ struct IncidentSignal: Sendable, Equatable {
     var uid: String
     var start: Int64
     var end: Int64
-    /// The other fields, nil while none is set.
-    private var details: SignalDetailsBox?
+    /// The other fields (`RareFields`).
+    private var details: RareFields<SignalDetails>
     /// Loss/RTT: the largest value; low tier: the lowest tier.
     var peak: Double?
     var kind: IncidentKind
@@ -33,44 +33,37 @@ struct IncidentSignal: Sendable, Equatable {
         self.peak = peak
         let d = SignalDetails(track: track, publisher: publisher, subscribers: subscribers, stallCount: stallCount,
                               stalledMs: stalledMs, shared: shared, error: error, awayMs: awayMs, strainedGapMs: strainedGapMs)
-        details = d == SignalDetails.none ? nil : SignalDetailsBox(d)
+        details = RareFields(d)
     }
 
-    /// A field of the box: read from it, or the default without one; a
-    /// new value copies the box, and all defaults drop it, so equal
-    /// signals compare equal.
     private subscript<T>(detail path: WritableKeyPath<SignalDetails, T>) -> T {
-        get { details.map { $0.value[keyPath: path] } ?? SignalDetails.none[keyPath: path] }
-        set {
-            var d = details?.value ?? SignalDetails()
-            d[keyPath: path] = newValue
-            details = d == SignalDetails.none ? nil : SignalDetailsBox(d)
-        }
+        get { details[path] }
+        set { details[path] = newValue }
     }
 
     /// Stalls: the track, its publisher, the subscribers that stalled and
     /// their summed stall time (several for a shared cluster).
-    var track: String? { self[detail: \.track] }
-    var publisher: String? { self[detail: \.publisher] }
-    var subscribers: [String] { self[detail: \.subscribers] }
-    var stallCount: Int { self[detail: \.stallCount] }
-    var stalledMs: Int64 { self[detail: \.stalledMs] }
+    var track: String? { details.value.track }
+    var publisher: String? { details.value.publisher }
+    var subscribers: [String] { details.value.subscribers }
+    var stallCount: Int { details.value.stallCount }
+    var stalledMs: Int64 { details.value.stalledMs }
     /// A cluster of stalls every watching subscriber saw together.
-    var shared: Bool { self[detail: \.shared] }
+    var shared: Bool { details.value.shared }
     /// Disconnect: its error, and ms until the client came back (nil: never).
-    var error: String? { self[detail: \.error] }
-    var awayMs: Int64? { self[detail: \.awayMs] }
+    var error: String? { details.value.error }
+    var awayMs: Int64? { details.value.awayMs }
     /// An RTT run measured while the client's own reports fell behind
     /// (`strainedGap`): the longest gap between them, ms.
     var strainedGapMs: Int64? {
-        get { self[detail: \.strainedGapMs] }
+        get { details.value.strainedGapMs }
         set { self[detail: \.strainedGapMs] = newValue }
     }
 }
 
 /// The fields of `IncidentSignal` that only stalls, disconnects and
 /// strained RTT runs set.
-struct SignalDetails: Sendable, Equatable {
+struct SignalDetails: RareFieldSet {
     static let none = SignalDetails()
     var track: String?
     var publisher: String?
@@ -81,13 +74,6 @@ struct SignalDetails: Sendable, Equatable {
     var error: String?
     var awayMs: Int64?
     var strainedGapMs: Int64?
-}
-
-/// `SignalDetails` shared by copies of a signal.
-final class SignalDetailsBox: Sendable, Equatable {
-    let value: SignalDetails
-    init(_ value: SignalDetails) { self.value = value }
-    static func == (a: SignalDetailsBox, b: SignalDetailsBox) -> Bool { a === b || a.value == b.value }
 }
 
 /// A run of a participant's warm reports above their own baseline but
