@@ -22,16 +22,4 @@ struct LazyReportTable {
 
     func writeMarkdown(_ emit: (String) -> Void) { head.writeMarkdown(rows: count, { row($0).cells }, emit) }
     func writeHTML(_ emit: (String) -> Void) { head.writeHTML(rows: count, row, emit) }
-
-    var markdown: String {
-        var out = ""
-        writeMarkdown { out += $0 }
-        return out
-    }
-
-    var html: String {
-        var out = ""
-        writeHTML { out += $0 }
-        return out
-    }
 }
