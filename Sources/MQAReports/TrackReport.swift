@@ -144,11 +144,18 @@ public struct TrackReport: Sendable, RenderedReport {
             var total = 0, shared = 0
             for s in subs {
                 total += s.stalls.count
-                shared += s.stalls.count { sharing.isShared($0, of: s) && sharing.hasOthers(overlapping: $0, of: s) }
+                shared += TrackReport.shared(s, sharing).count { $0 }
             }
             out[track] = verdict(stalls: total, shared: shared, subscribers: Set(subs.map(\.subscriber)).count)
         }
         return out
+    }
+
+    /// Per stall of `s`: shared, when the rule says so and someone is
+    /// named (as the names were held before, `sharedStallCount` counts
+    /// those). The rows and `verdicts` both count by it.
+    static func shared(_ s: Subscription, _ sharing: SharedStalls) -> [Bool] {
+        s.stalls.map { sharing.isShared($0, of: s) && sharing.hasOthers(overlapping: $0, of: s) }
     }
 
     /// Sender-side when more than half of the stalls are shared; nothing to
@@ -167,9 +174,7 @@ public struct TrackReport: Sendable, RenderedReport {
         let sharing = SharedStalls(subs, silences: silences, toleranceMs: TrackReport.alignmentToleranceMs)
         // The incidents' rule too: shared only when everyone watching stalled.
         rows = subs.map { s in
-            // Shared only when the rule says so and someone is named (as
-            // the names were held before, `sharedStallCount` counts those).
-            Row(subscription: s, shared: s.stalls.map { sharing.isShared($0, of: s) && sharing.hasOthers(overlapping: $0, of: s) },
+            Row(subscription: s, shared: TrackReport.shared(s, sharing),
                 compared: s.stalls.map { sharing.isComparable($0, of: s) }, sharing: sharing)
         }
         verdict = TrackReport.verdict(stalls: rows.reduce(0) { $0 + $1.subscription.stallCount },
