@@ -19,25 +19,6 @@ import MQATestSupport
          "\(a.span.map { "\($0.first)-\($0.last)" } ?? "none")"].joined(separator: "\n")
     }
 
-    /// `columns` cut at random places into blocks of 1 to 40 reports (some
-    /// empty blocks too).
-    func randomBlocks(_ columns: ReportColumns, rng: inout SplitMix64) -> ReportBlocks {
-        var cuts: [Range<Int>] = []
-        var i = 0
-        while i < columns.count {
-            let n = Int.random(in: 0...40, using: &rng)
-            cuts.append(i..<min(columns.count, i + n))
-            i += n
-        }
-        return ReportBlocks { body in
-            for r in cuts {
-                var block = ReportColumns()
-                for k in r { block.append(ts: columns.ts[k], columns.report(at: k)) }
-                try body(block)
-            }
-        }
-    }
-
     @Test func blocksOfAnySizeGiveTheSameAnalysis() throws {
         var rng = SplitMix64(seed: 23)
         for round in 0..<60 {

@@ -77,8 +77,10 @@ import MQATestSupport
     }
 
     /// `tune --by` counts its fleet and cohorts in batches too: the same
-    /// rankings and gain intervals, windows of a changed network included.
-    @Test func cohortsInBatchesAreTheWhole() {
+    /// rankings and gain intervals, windows of a changed network included,
+    /// whether each client is held, walked block by block, or so long for
+    /// its batch that the fleet counts it before the cohorts take it.
+    @Test func cohortsInBatchesAreTheWhole() throws {
         var configs = Self.configs
         for h in [0.05, 0.1, 0.3] {
             var c = TierConfig()
@@ -86,23 +88,34 @@ import MQATestSupport
             c.upDwell = 3
             configs.append(c)
         }
-        var intervals = 0
+        var intervals = 0, longClients = 0, changed = 0
         for field in [CohortField.netType, .platform] {
             var whole = CohortTuning.Builder(by: field, configs: configs, options: TuningOptions())
             var small = CohortTuning.Builder(by: field, configs: configs, options: TuningOptions(), batchReports: 500)
+            var walked = CohortTuning.Builder(by: field, configs: configs, options: TuningOptions(), batchReports: 60)
+            var rng = SplitMix64(seed: 5)
             for log in Self.logs {
                 whole.add(log)
                 small.add(log)
+                var bare = log
+                for i in bare.clients.indices { bare.clients[i].reports = ReportColumns() }
+                try walked.add(bare, walking: { try ConnectedReports(bare.clients[$0], reports: randomBlocks(log.clients[$0].reports, rng: &rng)) })
             }
-            let a = whole.finish(), b = small.finish()
-            #expect(a.fleet == b.fleet && a.cohorts.count == b.cohorts.count && a.cohorts.count > 1)
-            for (x, y) in zip(a.cohorts, b.cohorts) {
-                #expect(x.value == y.value && x.clients == y.clients && x.stalls == y.stalls && x.reports == y.reports
-                        && x.meetings == y.meetings && x.ranking == y.ranking && x.fleetBest == y.fleetBest && x.gainCI == y.gainCI)
-                if let ci = x.gainCI, ci.lower != ci.upper { intervals += 1 }
+            let a = whole.finish()
+            for b in [small.finish(), walked.finish()] {
+                #expect(a.fleet == b.fleet && a.cohorts.count == b.cohorts.count && a.cohorts.count > 1)
+                for (x, y) in zip(a.cohorts, b.cohorts) {
+                    #expect(x.value == y.value && x.clients == y.clients && x.stalls == y.stalls && x.reports == y.reports
+                            && x.meetings == y.meetings && x.ranking == y.ranking && x.fleetBest == y.fleetBest && x.gainCI == y.gainCI)
+                }
             }
+            for x in a.cohorts { if let ci = x.gainCI, ci.lower != ci.upper { intervals += 1 } }
+            longClients += Self.logs.reduce(0) { $0 + $1.clients.count { 2 * $0.reports.count > 60 } }
+            changed += Self.logs.reduce(0) { $0 + $1.clients.count { ClientFieldTimeline($0, field: field).changes } }
         }
+        #expect(changed > 0, "a client counted in windows")
         #expect(intervals > 0, "a gain was resampled")
+        #expect(longClients > 10, "clients counted in the fleet before their cohorts")
     }
 }
 

@@ -38,31 +38,36 @@ public struct CohortTuning: Sendable {
     /// The field's value for one client of `log` (what held for its
     /// figures, `ClientInfo(_:)`; the meeting's engine for `engine`).
     public static func value(of client: ClientLog, in log: MeetingLog, field: CohortField) -> String? {
-        value(of: client, engine: log.engine, field: field)
+        value(of: client, lastReport: client.reports.ts.last, engine: log.engine, field: field)
     }
 
-    /// `value(of:in:field:)`, the meeting's engine given (found once a
-    /// meeting: `MeetingLog.engine` reads every client's events).
-    static func value(of client: ClientLog, engine: String?, field: CohortField) -> String? {
-        field == .engine ? engine : ParticipantContext.ClientInfo(client)[field]
+    /// `value(of:in:field:)` of a client read without its reports, whose
+    /// last report time is known apart, the meeting's engine given (found
+    /// once a meeting: `MeetingLog.engine` reads every client's events).
+    static func value(of client: ClientLog, lastReport: Int64?, engine: String?, field: CohortField) -> String? {
+        field == .engine ? engine : ParticipantContext.ClientInfo(client, lastReport: lastReport)[field]
     }
 
     /// Where a client counts by `field`: one value, whole, or, for a
     /// client whose value changed (its network, or a rejoin with another),
     /// each value it had reports or stalls under, inside that value's
     /// stretches (as the cohorts count it, `CohortParticipant.split`).
-    static func values(of client: ClientLog, engine: String?, field: CohortField)
+    /// `reports` walks the client's reports (`client.reports` is not read).
+    static func values(of client: ClientLog, reports: ConnectedReports, engine: String?, field: CohortField) throws
         -> [(value: String?, windows: [TuningCorpus.Window]?)] {
-        let whole = [(value: value(of: client, engine: engine, field: field), windows: [TuningCorpus.Window]?.none)]
+        let whole = [(value: value(of: client, lastReport: reports.lastReportTs, engine: engine, field: field),
+                      windows: [TuningCorpus.Window]?.none)]
         let timeline = ClientFieldTimeline(client, field: field)
         guard timeline.changes else { return whole }
-        var times: [Int64] = []
-        for span in client.connectionSpans() { times += client.reports.ts[span.reports] }
-        for s in client.subscriptions() { times += s.stalls.map(\.start) }
+        var used = Set<Int>()
+        try reports.forEachConnectedRun { c, r, _ in
+            for t in c.ts[r] { used.insert(timeline.stretch(at: t)) }
+        }
+        for s in client.subscriptions(until: reports.lastTs(of: client)) {
+            for stall in s.stalls { used.insert(timeline.stretch(at: stall.start)) }
+        }
         var order: [String?] = []
         var windows: [String?: [TuningCorpus.Window]] = [:]
-        var used = Set<Int>()
-        for t in times { used.insert(timeline.stretch(at: t)) }
         for i in timeline.values.indices where used.contains(i) {
             let v = timeline.values[i]
             let w = TuningCorpus.Window(from: timeline.starts[i], to: timeline.end(of: i))
@@ -111,36 +116,46 @@ public struct CohortTuning: Sendable {
         }
 
         public mutating func add(_ log: MeetingLog) {
-            add(log, reports: { log.clients[$0] })
+            // Reports held in memory are read without any failure.
+            try! add(log, walking: { ConnectedReports(log.clients[$0]) })
         }
 
         /// Adds a meeting a client at a time: `log` may come without its
-        /// reports (`EventStore.meetingLogWithoutReports`), `client(i)`
-        /// gives client `i` of it with them, each let go before the next.
-        public mutating func add(_ log: MeetingLog, reports client: (Int) throws -> ClientLog) rethrows {
+        /// reports (`EventStore.meetingLogWithoutReports`), `reports(i)`
+        /// walks client `i`'s (`ConnectedReports`), so that a client of
+        /// millions of them is read block by block. Throws what reading
+        /// them throws.
+        public mutating func add(_ log: MeetingLog, walking reports: (Int) throws -> ConnectedReports) throws {
             var touched: [String?] = []
             let engine = log.engine
-            for i in log.clients.indices {
-                let c = try client(i)
+            for (i, c) in log.clients.enumerated() {
+                let walk = try reports(i)
                 // Counted first when this client (about twice: in the fleet
                 // and in its cohorts) could take the tallies past the budget.
                 let held = split.values.reduce(fleet.heldReports) { $0 + $1.heldReports }
-                if held > 0, held + 2 * c.reports.count > budget {
-                    fleet.flush()
-                    // A cohort's share of the next batch may differ: its
-                    // columns are let go, not kept for it.
-                    for v in split.keys { split[v]!.flush(keepingCapacity: false) }
-                }
-                fleet.add(client: c, engine: engine, windows: nil)
-                for (v, windows) in CohortTuning.values(of: c, engine: engine, field: field) {
+                if held > 0, held + 2 * walk.reportCount > budget { flushAll() }
+                try fleet.add(client: c, reports: walk, engine: engine, windows: nil)
+                // A client too long to be held twice is counted in the fleet
+                // before its cohorts take it: one copy at a time (a client
+                // of 4M reports held twice peaked at 426 MiB).
+                if 2 * walk.reportCount > budget { fleet.flush(keepingCapacity: false) }
+                for (v, windows) in try CohortTuning.values(of: c, reports: walk, engine: engine, field: field) {
                     if !touched.contains(v) { touched.append(v) }
-                    split[v, default: TuningTally(configs: configs, options: options, keepsParts: true, batchReports: .max)]
-                        .add(client: c, engine: engine, windows: windows)
+                    try split[v, default: TuningTally(configs: configs, options: options, keepsParts: true, batchReports: .max)]
+                        .add(client: c, reports: walk, engine: engine, windows: windows)
                     clients[v, default: 0] += 1
                 }
             }
             fleet.endPart()
             for v in touched { split[v]!.endPart() }
+        }
+
+        /// Counts what every tally holds.
+        private mutating func flushAll() {
+            fleet.flush()
+            // A cohort's share of the next batch may differ: its columns are
+            // let go, not kept for it.
+            for v in split.keys { split[v]!.flush(keepingCapacity: false) }
         }
 
         /// Ranks the configs over the fleet and over each cohort.

@@ -122,18 +122,21 @@ struct TierMachine {
     }
 
     /// Runs a fresh machine over one connection `[start, end]` whose reports
-    /// (already restricted to the connection, in order) are given as columns;
-    /// `mos` is each report's MOS as `ReportMOS` chooses it (only read for
-    /// warm reports). See `TierRun` for what is reported to the sink.
+    /// (already restricted to the connection, in order) all carry a measured
+    /// RTT, given as columns: a report without one is cold whatever the
+    /// config, and moves nothing, so the tuning corpus keeps none. `mos` is
+    /// each report's MOS as `ReportMOS` chooses it (only read for warm
+    /// reports). See `TierRun` for what is reported to the sink.
     @inline(__always)
     static func run<Sink: TierSink>(
-        ts: UnsafeBufferPointer<Int64>, rtt: UnsafeBufferPointer<Double>,
+        measuredTs ts: UnsafeBufferPointer<Int64>,
         mos: UnsafeBufferPointer<Double>, start: Int64, end: Int64,
         _ p: TierParams, _ sink: inout Sink
     ) {
         var run = TierRun(start: start, p)
         for i in 0..<ts.count {
-            run.feed(report: i, ts: ts[i], rtt: rtt[i], mos: mos[i], p, &sink)
+            // Any RTT but 0 is a measured one.
+            run.feed(report: i, ts: ts[i], rtt: 1, mos: mos[i], p, &sink)
         }
         run.finish(end: end, p, &sink)
     }

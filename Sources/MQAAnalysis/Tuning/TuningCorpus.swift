@@ -5,12 +5,16 @@ import MQAModel
 /// contiguous columns so that each config is one tight pass over memory.
 ///
 /// Only what a config can change is left to the sweep: the corpus holds the
-/// reports inside connections (reports outside count nowhere), connection
-/// bounds, and each client's stall start times (stalls do not depend on the
-/// tier config).
+/// reports inside connections (reports outside count nowhere) that carry a
+/// measured RTT (one without is cold under any config, and a cold report
+/// moves no tier, hold or gap), connection bounds, and each client's stall
+/// start times (stalls do not depend on the tier config).
 public struct TuningCorpus: Sendable, Equatable {
-    // Reports of every connection, concatenated in client, connection, ts order.
+    // The reports kept, concatenated in client, connection, ts order.
     public private(set) var ts = ContiguousArray<Int64>()
+    /// Kept with the MOS inputs only (the E-model reads it): the sweep
+    /// needs no RTT of a report it holds, all of them measured. A third of
+    /// the bytes a report for a grid of one (source, E-model) pair.
     public private(set) var rtt = ContiguousArray<Double>()
     public private(set) var loss = ContiguousArray<Double>()
     public private(set) var jitter = ContiguousArray<Double>()
@@ -18,9 +22,7 @@ public struct TuningCorpus: Sendable, Equatable {
     public private(set) var sdkMOS = ContiguousArray<Double>()
     /// With `init(mosFor:)`: the (source, E-model) pairs the configs use,
     /// and each report's MOS under each pair, made as reports are added in
-    /// place of `loss`, `jitter` and `sdkMOS`, which stay empty (`rtt`
-    /// stays: the cold-start rule reads it). Half the bytes a report for a
-    /// grid of one such pair.
+    /// place of `rtt`, `loss`, `jitter` and `sdkMOS`, which stay empty.
     public private(set) var mosKeys: [MOSKey] = []
     /// `mosColumns[k]` belongs to `mosKeys[k]`.
     public private(set) var mosColumns: [ContiguousArray<Double>] = []
@@ -79,8 +81,12 @@ public struct TuningCorpus: Sendable, Equatable {
         }
     }
 
-    /// Reports the sweep runs over (a windowed client's, all of them).
-    public var reportCount: Int { ts.count }
+    /// Reports added inside connections (a windowed client's, all of
+    /// them): what the sweep is said to run over, those without a measured
+    /// RTT included, though it holds only the others (`heldReportCount`).
+    public private(set) var reportCount = 0
+    /// Reports held: those of `reportCount` with a measured RTT.
+    public var heldReportCount: Int { ts.count }
     /// Reports that count: inside their client's windows, if it has any
     /// (what a cohort of `tune --by` says it holds).
     public private(set) var countedReportCount = 0
@@ -128,13 +134,24 @@ public struct TuningCorpus: Sendable, Equatable {
     /// meeting at a time are not left with up to twice the space they use.
     public mutating func reserve(reports: Int) {
         ts.reserveCapacity(reports)
-        rtt.reserveCapacity(reports)
         if keepsMOSInputs {
+            rtt.reserveCapacity(reports)
             loss.reserveCapacity(reports)
             jitter.reserveCapacity(reports)
             sdkMOS.reserveCapacity(reports)
         }
         for k in mosColumns.indices { mosColumns[k].reserveCapacity(reports) }
+    }
+
+    /// Grows the columns, when `reports` more would not fit, to hold them
+    /// (twice the space at least, so that many small clients are not
+    /// copied each time): a client of millions of reports then takes the
+    /// space it needs, where appends would double past it, holding the
+    /// old columns and the new at once while copying.
+    private mutating func makeRoom(for reports: Int) {
+        let needed = ts.count + reports
+        guard needed > ts.capacity else { return }
+        reserve(reports: max(needed, 2 * ts.capacity))
     }
 
     /// Empties the corpus for the next batch of meetings (`TuningTally`),
@@ -157,6 +174,7 @@ public struct TuningCorpus: Sendable, Equatable {
         clientStall = [0]
         clientWindow = [0]
         maxClientReports = 0
+        reportCount = 0
         countedReportCount = 0
     }
 
@@ -194,38 +212,60 @@ public struct TuningCorpus: Sendable, Equatable {
         // A CDN meeting has no quality feed: reports it logs anyway drive
         // no tier, as in `MeetingAnalysis` (its stalls stay, uncovered).
         let feed = EventCatalog.hasQualityFeed(engine: engine)
+        if feed { makeRoom(for: reports.reportCount) }
         let before = ts.count
+        // Reports kept per connection, and those that count (inside the
+        // windows, if any), all of them read.
+        var kept = [Int](repeating: 0, count: reports.spans.count)
+        var added = 0, counted = 0
         if feed {
-            try reports.forEachConnectedRun { c, r, _ in
-                ts.append(contentsOf: c.ts[r])
-                rtt.append(contentsOf: c.rtt[r])
+            try reports.forEachConnectedRun { c, r, k in
+                let start = ts.count
+                for i in r where c.rtt[i] != 0 { ts.append(c.ts[i]) }
+                kept[k] += ts.count - start
+                added += r.count
+                if let windows {
+                    counted += c.ts[r].count { t in windows.contains { $0.from <= t && t < $0.to } }
+                }
+                if ts.count == start { return }
+                let all = ts.count - start == r.count
                 if keepsMOSInputs {
-                    loss.append(contentsOf: c.loss[r])
-                    jitter.append(contentsOf: c.jitter[r])
-                    sdkMOS.append(contentsOf: c.mos[r])
+                    if all {
+                        rtt.append(contentsOf: c.rtt[r])
+                        loss.append(contentsOf: c.loss[r])
+                        jitter.append(contentsOf: c.jitter[r])
+                        sdkMOS.append(contentsOf: c.mos[r])
+                    } else {
+                        for i in r where c.rtt[i] != 0 {
+                            rtt.append(c.rtt[i])
+                            loss.append(c.loss[i])
+                            jitter.append(c.jitter[i])
+                            sdkMOS.append(c.mos[i])
+                        }
+                    }
                 }
                 for (k, key) in mosKeys.enumerated() {
-                    for i in r {
+                    for i in r where all || c.rtt[i] != 0 {
                         mosColumns[k].append(ReportMOS.mos(sdkMOS: c.mos[i], rtt: c.rtt[i], loss: c.loss[i], jitter: c.jitter[i],
                                                            source: key.source, emodel: key.emodel))
                     }
                 }
             }
         }
-        // Each connection's reports went in whole, in order.
+        // Each connection's reports went in in order.
         var end = before
-        for span in reports.spans {
-            if feed { end += span.reports.count }
+        for (k, span) in reports.spans.enumerated() {
+            end += kept[k]
             connStart.append(span.start)
             connEnd.append(span.end)
             reportStart.append(end)
         }
         clientConn.append(connStart.count)
         maxClientReports = max(maxClientReports, ts.count - before)
+        reportCount += added
+        countedReportCount += windows == nil ? added : counted
         var starts: [Int64] = []
         for s in client.subscriptions(until: reports.lastTs(of: client)) { starts += s.stalls.map(\.start) }
-        let added = ts[before...]
-        countedReportCount += windows.map { w in added.count { t in w.contains { $0.from <= t && t < $0.to } } } ?? added.count
         if let windows {
             // A stall counts where it starts.
             starts = starts.filter { t in windows.contains { $0.from <= t && t < $0.to } }

@@ -163,7 +163,7 @@ public enum Tuning {
     static func mosColumn(_ corpus: TuningCorpus, source: MOSSource, emodel: EModelParams) -> ContiguousArray<Double> {
         if let k = corpus.mosKeys.firstIndex(of: MOSKey(source: source, emodel: emodel)) { return corpus.mosColumns[k] }
         precondition(corpus.keepsMOSInputs, "the corpus was made for other MOS settings")
-        var column = ContiguousArray<Double>(repeating: 0, count: corpus.reportCount)
+        var column = ContiguousArray<Double>(repeating: 0, count: corpus.heldReportCount)
         column.withUnsafeMutableBufferPointer { out in
             corpus.sdkMOS.withUnsafeBufferPointer { sdk in
             corpus.rtt.withUnsafeBufferPointer { rtt in

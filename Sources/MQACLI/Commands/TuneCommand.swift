@@ -138,7 +138,7 @@ enum TuneCommand {
             let batch = TuningTally(configs: configs, options: options).batchReports
             var builder = CohortTuning.Builder(by: field, configs: configs, options: options,
                                                reports: try reportsToReserve(upTo: batch))
-            try forEachLog { log, reports in try builder.add(log, reports: { try reports.client($0, of: log) }) }
+            try forEachLog { log, reports in try builder.add(log, walking: { try reports.walk($0, of: log) }) }
             if progress { context.stderr.write("\r\u{1B}[K") }
             let tuning = builder.finish()
             // Ten rows a value unless --top says: a table per value of every
