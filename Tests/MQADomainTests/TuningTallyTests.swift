@@ -125,8 +125,10 @@ import MQATestSupport
         var bins: [TuningCounts.LeadBin] = []
         var ms = Int64(r.next() % 3)
         for _ in 0..<Int(r.next() % 60) {
-            // Gaps and counts of every varint length, up to 2^40 ms.
-            let gap: Int64 = r.next() % 4 == 0 ? Int64(r.next() % (1 << 40)) : Int64(r.next() % 200)
+            // Gaps and counts of every varint length, up to 2^40 ms, and
+            // runs of bins 1 ms apart of any length.
+            let gap: Int64 = r.next() % 4 == 0 ? Int64(r.next() % (1 << 40))
+                : r.next() % 3 == 0 ? Int64(r.next() % 200) : 0
             ms += gap + (bins.isEmpty ? 0 : 1)
             let count = r.next() % 5 == 0 ? Int(r.next() % 1_000_000) + 1 : Int(r.next() % 3) + 1
             bins.append(TuningCounts.LeadBin(ms: ms, count: count))
@@ -148,5 +150,25 @@ import MQATestSupport
             #expect(merged == PackedLeads(sum))
         }
         #expect(PackedLeads().medianMs == nil && PackedLeads().bins.isEmpty)
+    }
+
+    /// What the packing is for: a fleet's histogram is every ms of the
+    /// first seconds, each with many stalls, then a sparse tail of single
+    /// ones. The dense part takes a byte a bin, the tail's a byte a bin
+    /// for gaps under 32 ms.
+    @Test func aDenseHeadAndASparseTailTakeAByteABin() {
+        var bins = (0..<10_000).map { TuningCounts.LeadBin(ms: Int64($0), count: 15 + $0 % 7) }
+        bins += (1...5_000).map { TuningCounts.LeadBin(ms: 10_000 + Int64($0) * 31, count: 1) }
+        let packed = PackedLeads(bins)
+        #expect(packed.bins == bins)
+        #expect(packed.bytes.count <= 15_010, "\(packed.bytes.count) bytes")
+    }
+
+    /// A run's length has 3 bytes: a longer run goes on as another.
+    @Test func aRunLongerThanItsLengthHoldsIsTwo() {
+        let bins = (0..<(1 << 21) + 10).map { TuningCounts.LeadBin(ms: 7 + Int64($0), count: 1 + $0 % 3) }
+        let packed = PackedLeads(bins)
+        #expect(packed.bins == bins && packed.binCount == bins.count)
+        #expect(packed.medianMs == PackedLeads().merged(with: bins).medianMs)
     }
 }
