@@ -134,15 +134,18 @@ public struct CohortTuning: Sendable {
                 // and in its cohorts) could take the tallies past the budget.
                 let held = split.values.reduce(fleet.heldReports) { $0 + $1.heldReports }
                 if held > 0, held + 2 * walk.reportCount > budget { flushAll() }
+                // A client too long to be held twice is counted in each
+                // tally as soon as it is added, before the next takes it:
+                // one copy at a time, however many networks it used (a
+                // client of 4M reports held twice peaked at 426 MiB).
+                let long = 2 * walk.reportCount > budget
                 try fleet.add(client: c, reports: walk, engine: engine, windows: nil)
-                // A client too long to be held twice is counted in the fleet
-                // before its cohorts take it: one copy at a time (a client
-                // of 4M reports held twice peaked at 426 MiB).
-                if 2 * walk.reportCount > budget { fleet.flush(keepingCapacity: false) }
+                if long { fleet.flush(keepingCapacity: false) }
                 for (v, windows) in try CohortTuning.values(of: c, reports: walk, engine: engine, field: field) {
                     if !touched.contains(v) { touched.append(v) }
                     try split[v, default: TuningTally(configs: configs, options: options, keepsParts: true, batchReports: .max)]
                         .add(client: c, reports: walk, engine: engine, windows: windows)
+                    if long { split[v]!.flush(keepingCapacity: false) }
                     clients[v, default: 0] += 1
                 }
             }

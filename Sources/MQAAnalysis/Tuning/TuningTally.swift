@@ -22,7 +22,7 @@ public struct TuningTally: Sendable {
     private var leads: [PackedLeads] = []
     /// With `keepsParts`: `partCounts[config][part]`, meetings in the order added.
     public private(set) var partCounts: [[TuningPartCounts]]
-    private var countedFigures = (reports: 0, connections: 0, stalls: 0, countedReports: 0, parts: 0)
+    private var countedFigures = (reports: 0, swept: 0, connections: 0, stalls: 0, countedReports: 0, parts: 0)
     /// Whether the meeting last counted was not yet whole: the batch's
     /// first part is more of it.
     private var continuesPart = false
@@ -59,6 +59,9 @@ public struct TuningTally: Sendable {
     public var partCount: Int { countedFigures.parts + batch.partCount }
     /// Reports added but not counted yet.
     public var heldReports: Int { batch.reportCount }
+    /// Reports the kernel has run or will run over: those added with a
+    /// measured RTT (`TuningCorpus.heldReportCount`).
+    public var sweptReportCount: Int { countedFigures.swept + batch.heldReportCount }
 
     /// Makes room for the first `reports` reports (no more than a batch).
     public mutating func reserve(reports: Int) {
@@ -187,6 +190,7 @@ public struct TuningTally: Sendable {
     /// Empties the batch, its figures kept.
     private mutating func letBatchGo(keepingCapacity: Bool = true) {
         countedFigures.reports += batch.reportCount
+        countedFigures.swept += batch.heldReportCount
         countedFigures.countedReports += batch.countedReportCount
         countedFigures.connections += batch.connectionCount
         countedFigures.stalls += batch.stallCount

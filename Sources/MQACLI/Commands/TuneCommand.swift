@@ -160,15 +160,17 @@ enum TuneCommand {
             meetingIDs.append(log.meeting)
             try tally.add(log, walking: { try reports.walk($0, of: log) })
         }
-        if progress { context.stderr.write("\r\u{1B}[Kscoring \(configs.count) configs over \(tally.heldReports) reports…") }
+        if progress { context.stderr.write("\r\u{1B}[Kscoring \(configs.count) configs…") }
         context.stderr.flush()
         let counts = tally.finish(medianLeadOnly: !partials)
         if progress { context.stderr.write("\r\u{1B}[K") }
         let seconds = tally.countingTime / .seconds(1)
-        let steps = Double(tally.reportCount) * Double(configs.count)
+        // A step is one report through one config's machine: reports
+        // without a measured RTT take none (the corpus holds none).
+        let steps = Double(tally.sweptReportCount) * Double(configs.count)
         context.stderr.write(String(
             format: "tune: %d configs × %d reports = %.0f steps in %.2f s (%.1fM steps/s); loading took %.2f s\n",
-            configs.count, tally.reportCount, steps, seconds, steps / max(seconds, 1e-9) / 1e6,
+            configs.count, tally.sweptReportCount, steps, seconds, steps / max(seconds, 1e-9) / 1e6,
             max(0, Date().timeIntervalSince(started) - seconds)))
 
         let out = try context.output(args)
