@@ -220,33 +220,26 @@ public struct TuningCorpus: Sendable, Equatable {
         var added = 0, counted = 0
         if feed {
             try reports.forEachConnectedRun { c, r, k in
-                let start = ts.count
-                for i in r where c.rtt[i] != 0 { ts.append(c.ts[i]) }
-                kept[k] += ts.count - start
                 added += r.count
                 if let windows {
                     counted += c.ts[r].count { t in windows.contains { $0.from <= t && t < $0.to } }
                 }
-                if ts.count == start { return }
-                let all = ts.count - start == r.count
-                if keepsMOSInputs {
-                    if all {
-                        rtt.append(contentsOf: c.rtt[r])
-                        loss.append(contentsOf: c.loss[r])
-                        jitter.append(contentsOf: c.jitter[r])
-                        sdkMOS.append(contentsOf: c.mos[r])
-                    } else {
-                        for i in r where c.rtt[i] != 0 {
-                            rtt.append(c.rtt[i])
-                            loss.append(c.loss[i])
-                            jitter.append(c.jitter[i])
-                            sdkMOS.append(c.mos[i])
-                        }
+                let start = ts.count
+                let inputs = keepsMOSInputs
+                for i in r where c.rtt[i] != 0 {
+                    ts.append(c.ts[i])
+                    if inputs {
+                        rtt.append(c.rtt[i])
+                        loss.append(c.loss[i])
+                        jitter.append(c.jitter[i])
+                        sdkMOS.append(c.mos[i])
                     }
                 }
-                for (k, key) in mosKeys.enumerated() {
-                    for i in r where all || c.rtt[i] != 0 {
-                        mosColumns[k].append(ReportMOS.mos(sdkMOS: c.mos[i], rtt: c.rtt[i], loss: c.loss[i], jitter: c.jitter[i],
+                kept[k] += ts.count - start
+                // A column at a time: a loop over the reports for each.
+                for (m, key) in mosKeys.enumerated() {
+                    for i in r where c.rtt[i] != 0 {
+                        mosColumns[m].append(ReportMOS.mos(sdkMOS: c.mos[i], rtt: c.rtt[i], loss: c.loss[i], jitter: c.jitter[i],
                                                            source: key.source, emodel: key.emodel))
                     }
                 }
